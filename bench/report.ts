@@ -1,0 +1,45 @@
+// The shape every benchmark scenario returns, so bench/run.ts can write results and docs/performance.md uniformly.
+
+/** One measured figure: a competitor in a scenario, as the median of several rounds. */
+export interface BenchRow {
+  scenario: string
+  competitor: string
+  /** Median over rounds, in `unit` (higher is better unless `lower_is_better`). */
+  median: number
+  /** Every round's figure, in run order, so noise is visible. */
+  rounds: number[]
+  unit: string
+  lower_is_better?: boolean
+}
+
+/** A ratio of two competitors' medians in one scenario, with the target it is held to. */
+export interface BenchRatio {
+  scenario: string
+  label: string
+  value: number
+  /** The issue's target, for example 0.9 for "at least 0.9x"; omitted where none was set. */
+  target?: number
+}
+
+/** What one benchmark module returns. */
+export interface BenchReport {
+  name: string
+  rows: BenchRow[]
+  ratios: BenchRatio[]
+  notes?: string[]
+}
+
+/** Median of a list of numbers (mean of the two middle ones for an even count). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+/** Ratio row helper: `a / b` of two rows' medians. */
+export function ratio(scenario: string, label: string, a: BenchRow, b: BenchRow, target?: number): BenchRatio {
+  const r: BenchRatio = { scenario, label, value: a.lower_is_better ? b.median / a.median : a.median / b.median }
+  if (target !== undefined) r.target = target
+  return r
+}
