@@ -1,0 +1,99 @@
+// Binds a compiled App onto a Fastify instance (its own, or an encapsulated context of a host app): body parsing,
+// routes, the not-found chain, error answers, and committing the buffered Response.
+import { randomUUID } from 'node:crypto'
+import { stat } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
+import fastifyStatic from '@fastify/static'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AppCore } from '../lib/app.js'
+import type { Handler } from '../lib/compose.js'
+import { httpCode } from '../lib/errors.js'
+import { Request, type IpResolver } from '../lib/request.js'
+import { Response } from '../lib/response.js'
+import { ip_resolver } from './ip.js'
+
+const CODE_INTERNAL = httpCode('internal_error')
+const CODE_TOO_LARGE = httpCode('payload_too_large')
+const CODE_BAD_REQUEST = httpCode('bad_request')
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** Fastify's `genReqId`: a well-formed incoming `x-request-id`, else a new UUID. */
+export function request_id(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const h = req.headers['x-request-id']
+  return typeof h === 'string' && REQUEST_ID.test(h) ? h : randomUUID()
+}
+
+/** Registers the app's routes on `instance`; call once per app. */
+export async function mount(instance: FastifyInstance, app: AppCore): Promise<void> {
+  const compiled = app.compile(instance.prefix)
+  const bind = binder(app, ip_resolver(app.config.trust_proxy))
+
+  // Bodies stay raw: Request.body() is the text and Request.json() parses lazily, so bad JSON reaches the handler.
+  instance.removeAllContentTypeParsers()
+  instance.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))
+  if (!instance.hasReplyDecorator('sendFile')) await instance.register(fastifyStatic, { root: process.cwd(), serve: false })
+
+  for (const r of compiled.routes) {
+    instance.route({ method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run) })
+  }
+  instance.setNotFoundHandler(bind(compiled.not_found))
+  instance.setErrorHandler((err: FastifyError, freq, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return error(reply, 413, CODE_TOO_LARGE, 'Request body is too large')
+    const status = err.statusCode ?? 500
+    if (status >= 400 && status < 500) return error(reply, status, CODE_BAD_REQUEST, err.message)
+    freq.log.error({ err }, 'request failed')
+    return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
+  })
+}
+
+function error(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ ok: false, error: code, message }))
+}
+
+/** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
+function binder(app: AppCore, ip: IpResolver) {
+  const services = app.services
+  const echo_id = app.config.request_id
+  return (run: Handler) => function handler(freq: FastifyRequest, reply: FastifyReply) {
+    const req = new Request(freq, services, ip)
+    const res = new Response()
+    if (echo_id) reply.header('x-request-id', freq.id)
+    let result: void | Promise<void>
+    try {
+      result = run(req, res)
+    } catch (err) {
+      return Promise.resolve(fail(freq, reply, res, err))
+    }
+    if (result instanceof Promise) {
+      return result.then(() => commit(reply, res), (err: unknown) => fail(freq, reply, res, err))
+    }
+    return commit(reply, res)
+  }
+}
+
+/** A handler or middleware threw: log it with its stack, answer 500 without one. */
+function fail(freq: FastifyRequest, reply: FastifyReply, res: Response, err: unknown): FastifyReply | Promise<FastifyReply> {
+  freq.log.error({ err }, 'handler failed')
+  res.error(500, CODE_INTERNAL, 'Internal Server Error')
+  return commit(reply, res)
+}
+
+/** Sends the buffered response. */
+export function commit(reply: FastifyReply, res: Response): FastifyReply | Promise<FastifyReply> {
+  reply.code(res.status_code)
+  reply.headers(res.headers())
+  if (res.kind === 'file') return send_file(reply, res.payload as string)
+  return reply.send(res.payload)
+}
+
+async function send_file(reply: FastifyReply, path: string): Promise<FastifyReply> {
+  const st = await stat(path).catch(() => undefined)
+  if (!st?.isFile()) {
+    reply.removeHeader('cache-control')
+    return error(reply, 404, 'not_found', 'File not found')
+  }
+  const has_cache_control = reply.hasHeader('cache-control')
+  return reply.sendFile(basename(path), dirname(path), { cacheControl: !has_cache_control, dotfiles: 'allow' })
+}

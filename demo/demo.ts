@@ -1,0 +1,17 @@
+// What every demo provides: a name, a line of description, and a setup that registers its routes on a router of an App.
+import type { App, Router } from '../lib/index.js'
+
+/** One demo. `setup` registers routes on `r` (the App itself standalone, a group in the showcase). */
+export interface Demo {
+  readonly name: string
+  readonly description: string
+  setup(app: App, r: Router): void | Promise<void>
+}
+
+/** A development secret from the environment, with a loud default when unset. */
+export function dev_secret(name: string, fallback: string): string {
+  const v = process.env[name]
+  if (v) return v
+  console.warn(`warning: ${name} is not set; using the development default. Never do this in production.`)
+  return fallback
+}

@@ -1,0 +1,63 @@
+// Demo `http-api`: the spec's example application routes, a route group, and a static folder behind a wildcard.
+import { fileURLToPath } from 'node:url'
+import { json } from '../lib/index.js'
+import type { Demo } from './demo.js'
+
+const PUBLIC = fileURLToPath(new URL('./public/', import.meta.url))
+
+export const demo: Demo = {
+  name: 'http-api',
+  description: 'users CRUD example, /api group, static files under /static',
+  setup(_app, r) {
+    r.get('/health', (_req, res) => void res.json('ok', true))
+
+    r.get('/users', (req, res) => {
+      const page = req.query_value('page', '1')
+      const limit = req.query_value('limit', '20')
+      res.json('ok', true, 'page', page, 'limit', limit, 'data', json.array(json.o('id', 1, 'name', 'Ada'), json.o('id', 2, 'name', 'Linus')))
+    })
+
+    r.get('/users/{id}', (req, res) => {
+      const id = req.param('id')
+      if (id === '0') {
+        res.error(404, 'user_not_found', 'User not found')
+        return
+      }
+      res.json('ok', true, 'data', json.o('id', id))
+    })
+
+    r.post('/users', (req, res) => {
+      const body = req.json()
+      if (!body.is_object()) {
+        res.error(400, 'invalid_body', 'Expected JSON object')
+        return
+      }
+      const name = body.value('name', '')
+      if (name.trim() === '') {
+        res.error(400, 'validation_failed', 'name is required')
+        return
+      }
+      res.status(201).json('ok', true, 'message', 'User created', 'name', name)
+    })
+
+    r.del('/users/{id}', (req, res) => {
+      const id = req.param('id')
+      if (id === '0') {
+        res.error(404, 'user_not_found', 'User not found')
+        return
+      }
+      res.json('ok', true, 'message', 'User deleted', 'id', id)
+    })
+
+    r.group('/api', (api) => {
+      api.get('/health', (_req, res) => void res.json('ok', true))
+      api.get('/users', (_req, res) => void res.json('ok', true, 'data', json.array()))
+      api.group('/admin', (admin) => admin.get('/stats', (_req, res) => void res.json('ok', true, 'users', 2)))
+    })
+
+    // The spec's wildcard example: a handler sending file(dir + path) with a Cache-Control header.
+    r.get('/static/*', (req, res) => {
+      res.header('Cache-Control', 'public, max-age=300').file(PUBLIC + req.param('*'))
+    })
+  },
+}

@@ -1,0 +1,232 @@
+// The App's Fastify-independent core: route and middleware registration, groups, static folders, and compiling each
+// route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
+import { resolve, sep } from 'node:path'
+import { compose, route_options_of, type Handler, type Middleware } from './compose.js'
+import { resolve_config, type AppConfig, type AppOptions } from './config.js'
+import { defineError, httpCode } from './errors.js'
+import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type Segment } from './path.js'
+import type { Request } from './request.js'
+import { is_unsafe_path } from './response.js'
+import { Services } from './state.js'
+
+export const ERR_APP_LOCKED = defineError(
+  'FW_ERR_APP_LOCKED',
+  (what: string) => `cannot ${what} after the app has started (listen, inject or mount)`,
+)
+
+export const CODE_NOT_FOUND = httpCode('not_found')
+
+/** HTTP methods a route can answer. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS'
+
+/** Options of `static_dir`. */
+export interface StaticOptions {
+  /** URL prefix the folder is served under (default `/`). */
+  prefix?: string
+  /** A `Cache-Control` header for every file served. */
+  cache_control?: string
+  /** File served for the prefix itself (default `index.html`; false for none). */
+  index?: string | false
+}
+
+interface RouteDef { method: Method; path: string; segs: Segment[]; handler: Handler }
+interface MwDef { prefix: string[]; mw: Middleware }
+
+/** A route ready for the adapter: its router path, and its handler wrapped in its middleware chain. */
+export interface CompiledRoute {
+  readonly method: Method
+  readonly url: string
+  readonly run: Handler
+  readonly body_limit: number
+}
+
+/** Everything the adapter registers. */
+export interface CompiledApp {
+  readonly routes: CompiledRoute[]
+  readonly not_found: Handler
+}
+
+/**
+ * Route registration shared by the App and its groups.
+ * @example
+ * app.group('/api', api => { api.get('/health', h); api.group('/admin', a => a.get('/stats', h)) })
+ */
+export class Router {
+  readonly #core: AppCore
+  readonly #prefix: string
+
+  constructor(core: AppCore | undefined, prefix: string) {
+    this.#core = core ?? (this as unknown as AppCore)
+    this.#prefix = prefix
+  }
+
+  /** Registers a GET route. */
+  get(path: string, handler: Handler): this { return this.route('GET', path, handler) }
+  /** Registers a POST route. */
+  post(path: string, handler: Handler): this { return this.route('POST', path, handler) }
+  /** Registers a PUT route. */
+  put(path: string, handler: Handler): this { return this.route('PUT', path, handler) }
+  /** Registers a PATCH route. */
+  patch(path: string, handler: Handler): this { return this.route('PATCH', path, handler) }
+  /** Registers a DELETE route (`delete` is a reserved word, hence `del`). */
+  del(path: string, handler: Handler): this { return this.route('DELETE', path, handler) }
+  /** Registers a HEAD route (GET routes answer HEAD on their own). */
+  head(path: string, handler: Handler): this { return this.route('HEAD', path, handler) }
+  /** Registers an OPTIONS route (known paths answer OPTIONS on their own). */
+  options(path: string, handler: Handler): this { return this.route('OPTIONS', path, handler) }
+
+  /** Registers a route for any method. */
+  route(method: Method, path: string, handler: Handler): this {
+    this.#core.add_route(method, join_path(this.#prefix, path), handler)
+    return this
+  }
+
+  /** Registers routes under a prefix; groups nest. */
+  group(prefix: string, fn: (group: Router) => void): this {
+    parse_route(prefix)
+    fn(new Router(this.#core, join_path(this.#prefix, prefix)))
+    return this
+  }
+
+  /** Adds middleware for everything under this router (`use(mw)`), or under a sub-prefix (`use('/admin', mw)`). */
+  use(mw: Middleware): this
+  use(prefix: string, mw: Middleware): this
+  use(a: string | Middleware, b?: Middleware): this {
+    const [prefix, mw] = typeof a === 'string' ? [join_path(this.#prefix, a), b!] : [this.#prefix, a]
+    this.#core.add_middleware(prefix, mw)
+    return this
+  }
+}
+
+/** The Fastify-independent part of an App. */
+export class AppCore extends Router {
+  /** Resolved configuration (options, then FW_* environment). */
+  readonly config: AppConfig
+  /** Typed service registry: `services.set(Token, impl)`, `services.get(Token)`. */
+  readonly services = new Services()
+  readonly #routes: RouteDef[] = []
+  readonly #mws: MwDef[] = []
+  readonly #closers: Array<() => unknown> = []
+  #compiled: CompiledApp | undefined
+  #base: string[] = []
+
+  constructor(options: AppOptions = {}) {
+    super(undefined, '')
+    this.config = resolve_config(options)
+  }
+
+  /** @internal Adds a route; use `get`, `post`, ... */
+  add_route(method: Method, path: string, handler: Handler): void {
+    if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
+    this.#routes.push({ method, path, segs: parse_route(path), handler })
+  }
+
+  /** @internal Adds middleware; use `use`. */
+  add_middleware(prefix: string, mw: Middleware): void {
+    if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
+    if (typeof mw !== 'function') throw new TypeError('middleware must be a function')
+    this.#mws.push({ prefix: prefix_segments(prefix), mw })
+  }
+
+  /**
+   * Serves a folder. Paths with `..`, dot files and anything resolving outside the folder are never served.
+   * @example
+   * app.static_dir('./public', { prefix: '/static', cache_control: 'public, max-age=3600' })
+   */
+  static_dir(dir: string, options: StaticOptions = {}): this {
+    const root = resolve(dir)
+    const prefix = options.prefix ?? '/'
+    const index = options.index ?? 'index.html'
+    const cache = options.cache_control
+    const serve: Handler = (req, res) => {
+      const rel = req.param('*') || (index || '')
+      const target = resolve(root, '.' + sep + rel)
+      if (rel === '' || is_unsafe_path(rel) || !target.startsWith(root + sep) || /(^|[\\/])\./.test(rel)) {
+        res.error(404, CODE_NOT_FOUND, 'File not found')
+        return
+      }
+      if (cache !== undefined) res.header('Cache-Control', cache)
+      res.file(target)
+    }
+    this.get(join_path(prefix === '/' ? '' : prefix, '/*'), serve)
+    if (index) this.get(prefix, serve)
+    return this
+  }
+
+  /** Registers a function to run when the app closes (stores, timers). */
+  on_close(fn: () => unknown): this {
+    this.#closers.push(fn)
+    return this
+  }
+
+  /** @internal Runs the close hooks, last registered first. */
+  async run_closers(): Promise<void> {
+    for (const fn of this.#closers.splice(0).reverse()) await fn()
+  }
+
+  /** Whether routes were compiled (the app started). */
+  get started(): boolean {
+    return this.#compiled !== undefined
+  }
+
+  /**
+   * @internal Compiles every route's chain once; the app is locked afterwards. `mount_prefix` is where a host
+   * mounted the app, so per-request prefix checks see the app's own paths.
+   */
+  compile(mount_prefix = ''): CompiledApp {
+    if (this.#compiled) return this.#compiled
+    this.#base = prefix_segments(mount_prefix)
+    const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler))
+    routes.push(...this.#auto_options())
+    const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
+    const not_found = compose(guarded, (_req, res) => void res.error(404, CODE_NOT_FOUND, 'Route not found'))
+    this.#compiled = { routes, not_found }
+    return this.#compiled
+  }
+
+  #compile_route(method: Method, segs: Segment[], handler: Handler): CompiledRoute {
+    const chain: Middleware[] = []
+    let body_limit = this.config.body_limit
+    for (const m of this.#mws) {
+      const c = classify(segs, m.prefix)
+      if (c === 'never') continue
+      chain.push(c === 'always' ? m.mw : this.#guard(m))
+      const limit = route_options_of(m.mw)?.body_limit
+      if (limit !== undefined && limit < body_limit) body_limit = limit
+    }
+    return { method, url: router_path(segs), run: compose(chain, handler), body_limit }
+  }
+
+  /** Wraps prefix middleware that can only be decided per request (parameters, wildcard, unknown routes). */
+  #guard(m: MwDef): Middleware {
+    const prefix = [...this.#base, ...m.prefix]
+    const mw = m.mw
+    return (req, res, next) => {
+      const r = req as WithSegs
+      const segs = (r[SEGS] ??= canonical_segments(req.raw.url))
+      return under_prefix(segs, prefix) ? mw(req, res, next) : next()
+    }
+  }
+
+  /** OPTIONS on a known path runs the chain, then answers 204 with `Allow`. */
+  #auto_options(): CompiledRoute[] {
+    const by_path = new Map<string, { segs: Segment[]; methods: Set<string> }>()
+    for (const r of this.#routes) {
+      const key = router_path(r.segs)
+      const e = by_path.get(key) ?? { segs: r.segs, methods: new Set<string>() }
+      e.methods.add(r.method)
+      if (r.method === 'GET') e.methods.add('HEAD')
+      by_path.set(key, e)
+    }
+    const out: CompiledRoute[] = []
+    for (const { segs, methods } of by_path.values()) {
+      if (methods.has('OPTIONS')) continue
+      const allow = [...methods, 'OPTIONS'].join(', ')
+      out.push(this.#compile_route('OPTIONS', segs, (_req, res) => void res.status(204).header('Allow', allow).send()))
+    }
+    return out
+  }
+}
+
+const SEGS = Symbol('fw.segments')
+type WithSegs = Request & { [SEGS]?: string[] }

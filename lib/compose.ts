@@ -1,0 +1,94 @@
+// The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
+import type { Request } from './request.js'
+import type { Response } from './response.js'
+import type { Services } from './state.js'
+
+/** A route handler. */
+export type Handler = (req: Request, res: Response) => void | Promise<void>
+
+/** Runs the rest of the chain and the handler. */
+export type Next = () => Promise<void>
+
+/** App middleware: call `await next()` to continue; not calling it ends the chain. */
+export type Middleware = (req: Request, res: Response, next: Next) => void | Promise<void>
+
+/** The context that context middleware (`fw.middleware.auth`, `fw.middleware.security`) receives. */
+export interface Ctx {
+  readonly req: Request
+  readonly res: Response
+  readonly services: Services
+}
+
+/** Context middleware: `(ctx, next)`; `adapt_ctx` turns it into App middleware. */
+export type CtxMiddleware = (ctx: Ctx, next: Next) => void | Promise<void>
+
+const done = Promise.resolve()
+
+/**
+ * Composes middleware and a handler into one function. With no middleware it is the handler itself,
+ * so a bare route pays nothing for the chain.
+ */
+export function compose(mws: readonly Middleware[], handler: Handler): Handler {
+  if (mws.length === 0) return handler
+  const n = mws.length
+  return function chain(req, res) {
+    let index = -1
+    function dispatch(i: number): Promise<void> {
+      // A second next() from the same middleware would run the rest twice; it is ignored.
+      if (i <= index) return done
+      index = i
+      try {
+        const r = i === n ? handler(req, res) : mws[i]!(req, res, () => dispatch(i + 1))
+        return r instanceof Promise ? r : done
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    }
+    return dispatch(0)
+  }
+}
+
+const CTX = Symbol('fw.ctx')
+type WithCtx = Request & { [CTX]?: Ctx }
+
+/** The per-request context shared by all context middleware of one request. */
+export function ctx_of(req: Request, res: Response): Ctx {
+  const r = req as WithCtx
+  return (r[CTX] ??= { req, res, services: req.services })
+}
+
+/**
+ * Adapts context middleware to App middleware.
+ * @example
+ * app.use(adapt_ctx(fw.middleware.auth.jwt({ secret })))
+ */
+export function adapt_ctx(mw: CtxMiddleware): Middleware {
+  const adapted: Middleware = (req, res, next) => mw(ctx_of(req, res), next)
+  return carry_route_options(mw, adapted)
+}
+
+/** Route-level options a middleware asks of the adapter (for example a body limit that must act before the body is read). */
+export interface RouteOptions {
+  body_limit?: number
+}
+
+/** Where a middleware carries its route options. */
+export const ROUTE_OPTIONS = Symbol.for('fw.route_options')
+
+type Carrier = { [ROUTE_OPTIONS]?: RouteOptions }
+
+/** Attaches route options to a middleware function. */
+export function with_route_options<F extends object>(fn: F, options: RouteOptions): F {
+  ;(fn as Carrier)[ROUTE_OPTIONS] = options
+  return fn
+}
+
+/** The route options a middleware carries, if any. */
+export function route_options_of(fn: object): RouteOptions | undefined {
+  return (fn as Carrier)[ROUTE_OPTIONS]
+}
+
+function carry_route_options<F extends object>(from: object, to: F): F {
+  const o = route_options_of(from)
+  return o ? with_route_options(to, o) : to
+}

@@ -1,0 +1,69 @@
+// Runtime configuration: App options, overridden by FW_* environment variables, with the defaults in one place.
+import { defineError } from './errors.js'
+
+export const ERR_CONFIG_BAD_VALUE = defineError(
+  'FW_ERR_CONFIG_BAD_VALUE',
+  (name: string, value: unknown, expected: string) => `${name} must be ${expected}; got ${JSON.stringify(value)}`,
+)
+
+/** App options. Each may be overridden by its `FW_*` environment variable. */
+export interface AppOptions {
+  /** Port for `run()` (FW_PORT; default 8080). */
+  port?: number
+  /** Address to listen on (FW_HOST; default 127.0.0.1). Use 0.0.0.0 in a container. */
+  host?: string
+  /** Addresses or CIDRs of your own proxies (FW_TRUST_PROXY, comma-separated); only their forwarded headers count. */
+  trust_proxy?: string[] | boolean
+  /** Largest request body in bytes (FW_BODY_LIMIT; default 1 MiB). */
+  body_limit?: number
+  /** How long `close()` waits for in-flight requests before it cuts connections (FW_CLOSE_TIMEOUT_MS; default 10000). */
+  close_timeout_ms?: number
+  /** Echo and generate `x-request-id` (default true). */
+  request_id?: boolean
+  /** Level of the per-request access line, or false for none (FW_ACCESS_LOG; default 'info'). */
+  access_log?: string | false
+}
+
+/** Options after defaults and environment are applied. */
+export interface AppConfig {
+  readonly port: number
+  readonly host: string
+  readonly trust_proxy: string[] | boolean
+  readonly body_limit: number
+  readonly close_timeout_ms: number
+  readonly request_id: boolean
+  readonly access_log: string | false
+}
+
+function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return check_int(name, fallback, min)
+  const n = Number(raw)
+  return check_int(name, n, min, raw)
+}
+
+function check_int(name: string, n: number, min: number, raw: unknown = n): number {
+  if (!Number.isInteger(n) || n < min) throw ERR_CONFIG_BAD_VALUE(name, raw, `an integer >= ${min}`)
+  return n
+}
+
+function trust_env(raw: string | undefined, fallback: string[] | boolean): string[] | boolean {
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'true') return true
+  if (raw === 'false') return false
+  return raw.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+/** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */
+export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const access = env.FW_ACCESS_LOG ?? options.access_log ?? 'info'
+  return {
+    port: int_env(env, 'FW_PORT', options.port ?? 8080, 0),
+    host: env.FW_HOST || options.host || '127.0.0.1',
+    trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
+    body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
+    close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0),
+    request_id: options.request_id ?? true,
+    access_log: access === 'false' || access === 'off' ? false : access,
+  }
+}

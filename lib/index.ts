@@ -1,0 +1,11 @@
+// The package entry `fw`: the App, the facades, JSON helpers, errors, and the module namespaces.
+export { App } from '../adapters/app.js'
+export { AppCore, Router, type Method, type StaticOptions, type CompiledApp, type CompiledRoute } from './app.js'
+export { Request, type HostRequest } from './request.js'
+export { Response } from './response.js'
+export { compose, adapt_ctx, type Handler, type Middleware, type Next, type Ctx, type CtxMiddleware } from './compose.js'
+export { json, Json, type JsonValue } from './json.js'
+export { FwError, errorCodes, httpErrorCodes } from './errors.js'
+export { Token, Services, type Key } from './state.js'
+export { type AppOptions, type AppConfig } from './config.js'
+export * as middleware from './middleware/index.js'

@@ -1,0 +1,2 @@
+// fw.middleware.auth: API key, bearer JWT, RBAC and session middleware.
+export {}

@@ -1,0 +1,131 @@
+// The Request facade: the spec's accessors over the host's request, with lazily parsed body, JSON and cookies.
+import type { IncomingHttpHeaders } from 'node:http'
+import { parseCookie } from 'cookie'
+import { Json } from './json.js'
+import { KeyMap, type Key, type Services } from './state.js'
+
+/** The part of a host request (a Fastify request satisfies it) that the facade reads. */
+export interface HostRequest {
+  readonly id: string
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  readonly params: unknown
+  readonly query: unknown
+  readonly body: unknown
+  readonly ip: string
+}
+
+/** How the App resolves the client address; see `trust_proxy`. */
+export type IpResolver = (req: HostRequest) => string
+
+const default_ip: IpResolver = (req) => req.ip
+
+/**
+ * What a handler and middleware read of the request.
+ * @example
+ * app.get('/users/{id}', (req, res) => res.json('id', req.param('id'), 'page', req.query_value('page', '1')))
+ */
+export class Request {
+  /** The host request (a Fastify request), for what the facade does not cover. */
+  readonly raw: HostRequest
+  /** The app's service registry. */
+  readonly services: Services
+  #ip_resolver: IpResolver
+  #body: string | undefined = undefined
+  #json: Json | undefined = undefined
+  #cookies: Record<string, string | undefined> | undefined = undefined
+  #state: KeyMap | undefined = undefined
+  #path: string | undefined = undefined
+
+  constructor(raw: HostRequest, services: Services, ip_resolver: IpResolver = default_ip) {
+    this.raw = raw
+    this.services = services
+    this.#ip_resolver = ip_resolver
+  }
+
+  /** A path parameter (`{name}` in the route; `*` for the wildcard), URL-decoded; `fallback` (default '') when absent. */
+  param(name: string, fallback = ''): string {
+    const v = (this.raw.params as Record<string, string | undefined>)[name]
+    return v === undefined ? fallback : v
+  }
+
+  /** One query parameter (the first when repeated), or `fallback`. */
+  query_value(name: string, fallback: string): string {
+    const v = (this.raw.query as Record<string, string | string[] | undefined>)[name]
+    if (v === undefined) return fallback
+    return typeof v === 'string' ? v : (v[0] ?? fallback)
+  }
+
+  /** All query parameters; a repeated name has an array of values. */
+  query(): Readonly<Record<string, string | string[]>> {
+    return this.raw.query as Record<string, string | string[]>
+  }
+
+  /** A request header, case-insensitively; repeated headers are joined with `, `. `fallback` (default '') when absent. */
+  header(name: string, fallback = ''): string {
+    const v = this.raw.headers[name.toLowerCase()]
+    if (v === undefined) return fallback
+    return typeof v === 'string' ? v : v.join(', ')
+  }
+
+  /** The raw body as a string ('' when there is none). */
+  body(): string {
+    if (this.#body === undefined) {
+      const b = this.raw.body
+      this.#body = typeof b === 'string' ? b : Buffer.isBuffer(b) ? b.toString('utf8') : ''
+    }
+    return this.#body
+  }
+
+  /** The body parsed as JSON; invalid JSON gives a view that is not an object, never an exception. */
+  json(): Json {
+    if (this.#json === undefined) this.#json = new Json(this.body())
+    return this.#json
+  }
+
+  /** The request path, without the query string, as sent. */
+  path(): string {
+    if (this.#path === undefined) {
+      const url = this.raw.url
+      const q = url.indexOf('?')
+      this.#path = q === -1 ? url : url.slice(0, q)
+    }
+    return this.#path
+  }
+
+  /** The HTTP method, uppercase. */
+  method(): string {
+    return this.raw.method
+  }
+
+  /** The request id: a valid incoming `x-request-id`, or a new one. */
+  id(): string {
+    return this.raw.id
+  }
+
+  /** The client address: the socket peer, or the forwarded client when the peer is a trusted proxy. */
+  ip(): string {
+    return this.#ip_resolver(this.raw)
+  }
+
+  /** A cookie's value, or undefined. */
+  cookie(name: string): string | undefined {
+    if (this.#cookies === undefined) {
+      const h = this.raw.headers.cookie
+      this.#cookies = h ? parseCookie(h) : {}
+    }
+    return this.#cookies[name]
+  }
+
+  /** Per-request state stored by middleware under a class key, e.g. `req.state(JwtClaims)`. */
+  state<T>(key: Key<T>): T | undefined {
+    return this.#state?.get(key)
+  }
+
+  /** Stores per-request state under a class key. */
+  set_state<T>(key: Key<T>, value: T): void {
+    if (this.#state === undefined) this.#state = new KeyMap()
+    this.#state.set(key, value)
+  }
+}

@@ -1,0 +1,159 @@
+// The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain unwinds.
+import { defineError, httpCode } from './errors.js'
+import { pairs_to_object, type KeyValues } from './json.js'
+
+export const ERR_RESPONSE_BAD_HEADER = defineError(
+  'FW_ERR_RESPONSE_BAD_HEADER',
+  (name: string) => `response header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL`,
+)
+export const ERR_RESPONSE_BAD_STATUS = defineError(
+  'FW_ERR_RESPONSE_BAD_STATUS',
+  (code: unknown) => `status must be an integer from 100 to 599; got ${String(code)}`,
+)
+
+/** What kind of body the response carries. */
+export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file'
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const BAD_VALUE = /[\r\n\0]/
+
+export const CODE_BAD_PATH = httpCode('bad_path')
+
+/** True when a file path has a `..` segment (either slash), a NUL byte, or is empty. */
+export function is_unsafe_path(path: string): boolean {
+  if (path.length === 0 || path.includes('\0')) return true
+  for (const seg of path.split(/[\\/]/)) if (seg === '..') return true
+  return false
+}
+
+/**
+ * What a handler writes. Calls chain: `res.status(201).json('ok', true)`. Nothing is sent until the chain unwinds,
+ * so middleware can read and change the response after `await next()`.
+ * @example
+ * res.status(404).error(404, 'user_not_found', 'User not found')
+ */
+export class Response {
+  /** The status code to send (default 200). */
+  status_code = 200
+  /** The body kind set by the last body call. */
+  kind: BodyKind = 'none'
+  /** The body: a string, a Buffer, or for `file` the path. */
+  payload: string | Buffer | undefined = undefined
+  #headers: Record<string, string | string[]> = {}
+
+  /** Sets the status code. */
+  status(code: number): this {
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw ERR_RESPONSE_BAD_STATUS(code)
+    this.status_code = code
+    return this
+  }
+
+  /** Sets a header; `Set-Cookie` accumulates. A name that is not a token or a value with CR/LF/NUL throws (no header injection). */
+  header(name: string, value: string | number): this {
+    const v = typeof value === 'number' ? String(value) : value
+    if (!TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
+    const key = name.toLowerCase()
+    if (key === 'set-cookie') {
+      const prev = this.#headers[key]
+      this.#headers[key] = prev === undefined ? [v] : [...(prev as string[]), v]
+    } else {
+      this.#headers[key] = v
+    }
+    return this
+  }
+
+  /** A response header already set (lowercase lookup); `Set-Cookie` gives the list joined by `, `. */
+  get_header(name: string): string | undefined {
+    const v = this.#headers[name.toLowerCase()]
+    return v === undefined ? undefined : typeof v === 'string' ? v : v.join(', ')
+  }
+
+  /** Removes a header. */
+  remove_header(name: string): this {
+    delete this.#headers[name.toLowerCase()]
+    return this
+  }
+
+  /** Every header set so far, names lowercase. */
+  headers(): Readonly<Record<string, string | string[]>> {
+    return this.#headers
+  }
+
+  /** A plain-text body (`text/plain; charset=utf-8`). */
+  text(s: string): this {
+    this.#content_type('text/plain; charset=utf-8')
+    return this.#body('text', s)
+  }
+
+  /** A basic body: a string (text/plain unless a content type is set) or a Buffer (application/octet-stream); none when omitted. */
+  send(s?: string | Buffer): this {
+    if (s === undefined) return this.#body('send', '')
+    if (this.#headers['content-type'] === undefined) {
+      this.#headers['content-type'] = typeof s === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream'
+    }
+    return this.#body('send', s)
+  }
+
+  /**
+   * A JSON body: one value, or alternating key/value arguments kept in order.
+   * @example
+   * res.json({ ok: true }); res.json('ok', true, 'count', 2)
+   */
+  json(value: unknown): this
+  json(...pairs: KeyValues): this
+  json(...args: unknown[]): this {
+    const value = args.length === 1 ? args[0] : pairs_to_object(args)
+    this.#content_type('application/json; charset=utf-8')
+    return this.#body('json', JSON.stringify(value) ?? 'null')
+  }
+
+  /**
+   * The conventional error body. With three arguments `{ok:false, error:code, message}`; with two `{ok:false, error:message}`
+   * (the reference authentication API's variant).
+   */
+  error(status: number, code: string, message: string, details?: unknown): this
+  error(status: number, message: string): this
+  error(status: number, code: string, message?: string, details?: unknown): this {
+    this.status(status)
+    if (message === undefined) return this.json('ok', false, 'error', code)
+    return details === undefined
+      ? this.json('ok', false, 'error', code, 'message', message)
+      : this.json('ok', false, 'error', code, 'message', message, 'details', details)
+  }
+
+  /** Sends a file, streamed when committed. A path with a `..` segment answers 400 `bad_path`; a missing file 404. */
+  file(path: string): this {
+    if (is_unsafe_path(path)) return this.error(400, CODE_BAD_PATH, 'Invalid file path')
+    return this.#body('file', path)
+  }
+
+  /** Whether a body call (text, send, json, error, file) was made. */
+  is_sent(): boolean {
+    return this.kind !== 'none'
+  }
+
+  /** The body as text, for middleware that reads it after `next()`; '' for none or a file. */
+  body_text(): string {
+    const p = this.payload
+    return this.kind === 'file' || p === undefined ? '' : typeof p === 'string' ? p : p.toString('utf8')
+  }
+
+  /** Clears body and headers (keeps nothing), so an error answer does not inherit a half-written response. */
+  reset(): this {
+    this.status_code = 200
+    this.kind = 'none'
+    this.payload = undefined
+    this.#headers = {}
+    return this
+  }
+
+  #content_type(v: string): void {
+    this.#headers['content-type'] = v
+  }
+
+  #body(kind: BodyKind, payload: string | Buffer): this {
+    this.kind = kind
+    this.payload = payload
+    return this
+  }
+}
