@@ -1,0 +1,40 @@
+// `npm start`: every demo on one App, each under its own prefix so their routes never collide.
+import { App } from '../lib/index.js'
+import { demos } from './registry.js'
+
+/** Where each demo lives in the showcase ('' = at the root). Demos not listed mount under `/<name>`. */
+export const SHOWCASE_PREFIXES: Record<string, string> = {
+  'showcase-page': '',
+  'http-api': '',
+  'auth-api': '',
+  session: '',
+  'api-key': '/key',
+  jwt: '/jwt',
+  rbac: '/rbac',
+  security: '/security',
+  cache: '/cache',
+  log: '/log',
+}
+
+/** Builds the showcase App. */
+export async function build_showcase(app = new App()): Promise<App> {
+  for (const demo of Object.values(demos)) {
+    const prefix = SHOWCASE_PREFIXES[demo.name] ?? `/${demo.name}`
+    if (prefix === '') await demo.setup(app, app)
+    else {
+      const setups: Array<void | Promise<void>> = []
+      app.group(prefix, (g) => void setups.push(demo.setup(app, g)))
+      await Promise.all(setups)
+    }
+  }
+  return app
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const app = await build_showcase()
+  for (const demo of Object.values(demos)) {
+    const prefix = SHOWCASE_PREFIXES[demo.name] ?? `/${demo.name}`
+    console.log(`  ${demo.name.padEnd(14)} ${(prefix || '/').padEnd(10)} ${demo.description}`)
+  }
+  await app.run()
+}
