@@ -1,0 +1,120 @@
+// CSRF: a double-submit cookie checked against a header or form field on unsafe methods, plus Sec-Fetch-Site and Origin checks.
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import type { CtxMiddleware } from '../../compose.js'
+import { httpCode } from '../../errors.js'
+import type { Request } from '../../request.js'
+import type { Response } from '../../response.js'
+import { ERR_SECURITY_BAD_OPTION } from './errors.js'
+import { check_bool, check_one_of, check_token } from './options.js'
+
+export const CODE_CSRF_FAILED = httpCode('csrf_failed')
+
+/** Request state: the CSRF token of this request, so a page can embed it (`req.state(CsrfToken)?.value`). */
+export class CsrfToken {
+  constructor(readonly value: string) {}
+}
+
+/** Options of `csrf`. */
+export interface CsrfOptions {
+  /** Cookie holding the token (default `csrf_token`); a `__Host-` name needs `secure` and path `/`. */
+  cookie_name?: string
+  /** Header a script sends the token in (default `x-csrf-token`). */
+  header_name?: string
+  /** Field of an `application/x-www-form-urlencoded` body a form sends the token in (default `_csrf`). */
+  field_name?: string
+  /** Cookie path (default `/`). */
+  cookie_path?: string
+  /** Adds `Secure` to the cookie; use true over HTTPS (default false). */
+  secure?: boolean
+  /** SameSite attribute of the cookie (default `Lax`). */
+  same_site?: 'Strict' | 'Lax' | 'None'
+  /** Origins besides the request's own host allowed to send unsafe requests (exact strings; default none). */
+  trusted_origins?: readonly string[]
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/
+const FORM = 'application/x-www-form-urlencoded'
+
+/** Constant-time equality of two tokens (lengths are public: every token has 43 characters). */
+function same_token(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/** The token the client submitted: the header, else the form field of a urlencoded body. */
+function submitted(req: Request, header: string, field: string): string {
+  const h = req.header(header)
+  if (h !== '' || !req.header('content-type').toLowerCase().startsWith(FORM)) return h
+  return new URLSearchParams(req.body()).get(field) ?? ''
+}
+
+/** Why a request fails the fetch-metadata and origin checks, if it does. */
+function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefined {
+  if (req.header('sec-fetch-site') === 'cross-site') return 'Cross-site request refused'
+  const origin = req.raw.headers.origin
+  if (origin === undefined || trusted.has(origin)) return undefined
+  try {
+    if (origin !== 'null' && new URL(origin).host === req.header('host').toLowerCase()) return undefined
+  } catch {
+    // An unparsable Origin is treated like a foreign one.
+  }
+  return 'Origin does not match host'
+}
+
+function check_options(cookie_name: string, cookie_path: string, secure: boolean, trusted: unknown): void {
+  if (cookie_name.startsWith('__Host-') && (!secure || cookie_path !== '/')) {
+    throw ERR_SECURITY_BAD_OPTION('csrf', 'cookie_name', 'used with secure true and cookie_path "/" when it starts with __Host-', cookie_name)
+  }
+  if (!cookie_path.startsWith('/') || /[;\s]/.test(cookie_path)) {
+    throw ERR_SECURITY_BAD_OPTION('csrf', 'cookie_path', 'a path starting with / without ; or spaces', cookie_path)
+  }
+  if (!Array.isArray(trusted) || !trusted.every((o) => typeof o === 'string')) {
+    throw ERR_SECURITY_BAD_OPTION('csrf', 'trusted_origins', 'a list of origins', trusted)
+  }
+}
+
+/**
+ * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a `csrf_token` cookie when
+ * they have none (random, readable by scripts, SameSite); every other method must send the same token in `x-csrf-token`
+ * or the `_csrf` form field, and must not come cross-site (`Sec-Fetch-Site`) or from an `Origin` other than the Host.
+ * Failures answer 403 `csrf_failed`. The token is in `req.state(CsrfToken)` for pages to embed.
+ * @example
+ * app.use(adapt_ctx(fw.middleware.security.csrf({ secure: true })))
+ */
+export function csrf({
+  cookie_name = 'csrf_token', header_name = 'x-csrf-token', field_name = '_csrf', cookie_path = '/', secure = false,
+  same_site = 'Lax', trusted_origins = [],
+}: CsrfOptions = {}): CtxMiddleware {
+  check_token('csrf', 'cookie_name', cookie_name)
+  check_token('csrf', 'header_name', header_name)
+  check_token('csrf', 'field_name', field_name)
+  check_options(cookie_name, cookie_path, check_bool('csrf', 'secure', secure), trusted_origins)
+  const attributes = `; Path=${cookie_path}; SameSite=${check_one_of('csrf', 'same_site', same_site, ['Strict', 'Lax', 'None'])}${secure ? '; Secure' : ''}`
+  const trusted = new Set(trusted_origins)
+  const issue = (res: Response): string => {
+    const token = randomBytes(32).toString('base64url')
+    res.header('Set-Cookie', `${cookie_name}=${token}${attributes}`)
+    return token
+  }
+
+  return function csrf({ req, res }, next) {
+    const cookie = req.cookie(cookie_name)
+    if (SAFE.has(req.method())) {
+      const token = cookie !== undefined && TOKEN_FORMAT.test(cookie) ? cookie : issue(res)
+      req.set_state(CsrfToken, new CsrfToken(token))
+      return next()
+    }
+    const why = cross_site(req, trusted) ?? token_problem(cookie, submitted(req, header_name, field_name))
+    if (why !== undefined) return void res.error(403, CODE_CSRF_FAILED, why)
+    req.set_state(CsrfToken, new CsrfToken(cookie!))
+    return next()
+  }
+}
+
+/** Why the double-submitted token fails, if it does. */
+function token_problem(cookie: string | undefined, sent: string): string | undefined {
+  if (cookie === undefined || !TOKEN_FORMAT.test(cookie) || sent === '') return 'CSRF token missing'
+  return same_token(cookie, sent) ? undefined : 'CSRF token mismatch'
+}

@@ -1,0 +1,30 @@
+// The coded errors the security middleware throws at startup when its options are wrong.
+import { defineError } from '../../errors.js'
+
+/** How a bad option value is quoted in a message (functions and undefined have no JSON form). */
+function show(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  return JSON.stringify(value) ?? String(value)
+}
+
+export const ERR_SECURITY_BAD_OPTION = defineError(
+  'FW_ERR_SECURITY_BAD_OPTION',
+  (middleware: string, option: string, expected: string, value: unknown) =>
+    `${middleware}: ${option} must be ${expected}; got ${show(value)}`,
+)
+
+export const ERR_CORS_BAD_ORIGIN = defineError(
+  'FW_ERR_CORS_BAD_ORIGIN',
+  (origin: unknown) =>
+    `cors: ${show(origin)} is not an exact origin (scheme://host[:port] without a path), "null", or "*" alone`,
+)
+
+export const ERR_CORS_WILDCARD_CREDENTIALS = defineError(
+  'FW_ERR_CORS_WILDCARD_CREDENTIALS',
+  () => 'cors: origins ["*"] cannot be combined with allow_credentials; list the allowed origins instead',
+)
+
+export const ERR_IP_FILTER_BAD_ADDRESS = defineError(
+  'FW_ERR_IP_FILTER_BAD_ADDRESS',
+  (list: string, entry: unknown) => `ip_filter: ${list} entry ${show(entry)} is not an IPv4/IPv6 address or CIDR`,
+)

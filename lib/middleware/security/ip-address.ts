@@ -1,0 +1,46 @@
+// Client addresses as the security middleware compares and counts them: IPv4-mapped IPv6 as IPv4, IPv6 grouped by /64.
+import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
+
+/** A parsed address, IPv4-mapped IPv6 (`::ffff:10.0.0.1`) turned into IPv4; undefined when `text` is no IP address. */
+export function parse_ip(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  // net.isIP is strict where ipaddr.js also takes legacy forms such as `127.1` or `0x7f.0.0.1`.
+  if (isIP(text) === 0) return undefined
+  return ipaddr.process(text)
+}
+
+/** A range `[network, prefix bits]`, IPv4-mapped IPv6 ranges of /96 and longer turned into IPv4 ranges. */
+export type IpRange = [ipaddr.IPv4 | ipaddr.IPv6, number]
+
+/** Parses an address (a single-host range) or a CIDR; undefined when `text` is neither. */
+export function parse_range(text: string): IpRange | undefined {
+  const slash = text.indexOf('/')
+  const addr = slash === -1 ? text : text.slice(0, slash)
+  const bits_text = slash === -1 ? undefined : text.slice(slash + 1)
+  if (isIP(addr) === 0 || (bits_text !== undefined && !/^\d{1,3}$/.test(bits_text))) return undefined
+  const ip = ipaddr.parse(addr)
+  const bits = bits_text === undefined ? (ip.kind() === 'ipv4' ? 32 : 128) : Number(bits_text)
+  if (bits > (ip.kind() === 'ipv4' ? 32 : 128)) return undefined
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+    return [(ip as ipaddr.IPv6).toIPv4Address(), bits - 96]
+  }
+  return [ip, bits]
+}
+
+/** Whether an address lies in a range of the same family. */
+export function in_range(ip: ipaddr.IPv4 | ipaddr.IPv6, [net, bits]: IpRange): boolean {
+  return ip.kind() === net.kind() && ip.match(net, bits)
+}
+
+/**
+ * The counting key of an address: IPv4 as is, IPv6 as its /64 network (one subscriber usually holds a whole /64, so
+ * counting single IPv6 addresses would let a client rotate through billions of keys). Text that is no address is kept as is.
+ */
+export function ip_key(text: string): string {
+  if (!text.includes(':')) return text
+  const ip = parse_ip(text)
+  if (ip === undefined) return text
+  if (ip.kind() === 'ipv4') return ip.toString()
+  const parts = (ip as ipaddr.IPv6).parts
+  return `${parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`
+}

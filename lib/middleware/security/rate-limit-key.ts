@@ -1,0 +1,51 @@
+// What a rate limit counts per: the client address, the authenticated user, or the API key.
+import { createHash } from 'node:crypto'
+import type { Ctx } from '../../compose.js'
+import type { Request } from '../../request.js'
+import { ip_key } from './ip-address.js'
+
+/** The spec's counting keys. */
+export type RateLimitKey = 'ip' | 'user' | 'api_key'
+
+/** The counting keys, for option checks. */
+export const RATE_LIMIT_KEYS: readonly RateLimitKey[] = ['ip', 'user', 'api_key']
+
+/**
+ * Request state naming the user for `key: 'user'`. Authentication middleware that fw does not know (a custom login, a
+ * session lookup) sets it: `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
+ */
+export class RateLimitUser {
+  constructor(readonly subject: string) {}
+}
+
+/** Computes the counting key of a request; a `key_fn` returning undefined falls back to the client address. */
+export type KeyFn = (ctx: Ctx) => string | undefined
+
+/** `ip:<address>`, with IPv6 grouped by /64. */
+export function ip_counting_key(req: Request): string {
+  return 'ip:' + ip_key(req.ip())
+}
+
+/** `user:<subject>` for an authenticated request, else the `ip:` key (so anonymous clients still share a per-address limit). */
+function user_counting_key(req: Request): string {
+  const subject = req.state(RateLimitUser)?.subject
+  return subject === undefined || subject === '' ? ip_counting_key(req) : 'user:' + subject
+}
+
+/** `key:<digest>` of the API key header (hashed: keys never sit in a store in clear), else the `ip:` key. */
+function api_key_counting_key(header: string): (req: Request) => string {
+  return (req) => {
+    const key = req.header(header)
+    return key === '' ? ip_counting_key(req) : 'key:' + createHash('sha256').update(key).digest('base64url').slice(0, 22)
+  }
+}
+
+/** The key function for a counting key kind, or for a custom `key_fn`. */
+export function counting_key(kind: RateLimitKey, api_key_header: string, key_fn: KeyFn | undefined): (ctx: Ctx) => string {
+  if (key_fn !== undefined) return (ctx) => {
+    const k = key_fn(ctx)
+    return k === undefined ? ip_counting_key(ctx.req) : 'fn:' + k
+  }
+  const by_req = kind === 'ip' ? ip_counting_key : kind === 'user' ? user_counting_key : api_key_counting_key(api_key_header)
+  return (ctx) => by_req(ctx.req)
+}

@@ -1,0 +1,90 @@
+// Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
+import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { httpCode } from '../../errors.js'
+import { check_fn, check_int, check_one_of, check_token } from './options.js'
+import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
+import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
+
+export const CODE_RATE_LIMIT_EXCEEDED = httpCode('rate_limit_exceeded')
+
+/** The spec's `RateLimitOptions`, plus where counts live and what a key is. */
+export interface RateLimitOptions {
+  /** Requests allowed per window. */
+  max_requests: number
+  /** Window length in seconds. */
+  window_seconds: number
+  /** What is counted per: `ip` (default; IPv6 by /64), `user` (authenticated subject, else the ip) or `api_key` (else the ip). */
+  key?: RateLimitKey
+  /** A custom key; undefined from it falls back to the ip. Overrides `key`. */
+  key_fn?: KeyFn
+  /** Header read for `key: 'api_key'` (default `x-api-key`). */
+  api_key_header?: string
+  /** Where counts live (default a new `MemoryRateLimitStore` per middleware). */
+  store?: RateLimitStore
+  /** Prefix of this middleware's keys in the store, so two limits on one store count apart (default unique per process). */
+  namespace?: string
+  /** The clock in ms (default `Date.now`); tests pass a fake one. */
+  now?: () => number
+}
+
+let instances = 0
+
+/** The sliding window estimate: the previous window's hits, weighted by how much of it still overlaps, plus the current ones. */
+export function sliding_count(hit: RateLimitResult, now_ms: number, window_ms: number): number {
+  const elapsed = Math.min(Math.max(now_ms - hit.window_start_ms, 0), window_ms)
+  return hit.previous * (1 - elapsed / window_ms) + hit.current
+}
+
+/** Ms until one more request would pass, assuming no other hits until then. */
+export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: number, max: number): number {
+  const end = hit.window_start_ms + window_ms
+  if (hit.current + 1 <= max && hit.previous > 0) {
+    // Still inside this window: wait until the previous window's weight has decayed enough.
+    const t = hit.window_start_ms + window_ms * (1 - (max - hit.current - 1) / hit.previous)
+    if (t < end) return Math.max(t - now_ms, 0)
+  }
+  // In the next window this window's hits become the decaying previous count.
+  const t = hit.current > 0 ? end + window_ms * Math.max(0, 1 - (max - 1) / hit.current) : end
+  return Math.max(t - now_ms, 0)
+}
+
+/**
+ * Allows `max_requests` per `window_seconds` per key. Every response gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
+ * and `X-RateLimit-Reset` (seconds until the current window ends); over the limit it answers 429 `rate_limit_exceeded`
+ * with `Retry-After`. Refused requests count too. Two instances keep separate counts, even on one store.
+ * @example
+ * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
+ * app.use('/auth', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 5, window_seconds: 60 })))
+ */
+export function rate_limit({
+  max_requests, window_seconds, key = 'ip', key_fn, api_key_header = 'x-api-key', store = new MemoryRateLimitStore(),
+  namespace = `rl${++instances}`, now = Date.now,
+}: RateLimitOptions): CtxMiddleware {
+  const max = check_int('rate_limit', 'max_requests', max_requests, 1)
+  const window_ms = check_int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
+  const key_of = counting_key(check_one_of('rate_limit', 'key', key, RATE_LIMIT_KEYS),
+    check_token('rate_limit', 'api_key_header', api_key_header), key_fn === undefined ? undefined : check_fn('rate_limit', 'key_fn', key_fn))
+  check_fn('rate_limit', 'store.hit', store.hit)
+  check_fn('rate_limit', 'now', now)
+  const prefix = check_token('rate_limit', 'namespace', namespace) + ':'
+  const limit = String(max)
+
+  const decide = (ctx: Ctx, next: Next, hit: RateLimitResult, now_ms: number): void | Promise<void> => {
+    const { res } = ctx
+    const count = sliding_count(hit, now_ms, window_ms)
+    res.header('X-RateLimit-Limit', limit)
+    res.header('X-RateLimit-Remaining', String(Math.max(0, Math.floor(max - count))))
+    res.header('X-RateLimit-Reset', String(Math.ceil((hit.window_start_ms + window_ms - now_ms) / 1000)))
+    if (count <= max) return next()
+    const retry = Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
+    res.header('Retry-After', String(retry))
+    res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
+  }
+
+  return function rate_limit(ctx, next) {
+    const now_ms = now()
+    const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
+    if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms))
+    return decide(ctx, next, hit, now_ms)
+  }
+}
