@@ -1,2 +1,4 @@
 // fw.middleware.app: App-ready helpers and development presets.
 export { adapt_ctx } from '../../compose.js'
+export { cors_dev, csrf_dev, security_headers_dev, rate_limit_dev, DEV_ORIGIN } from './security-presets.js'
+export { rate_limit, use_on_prefix } from './rate-limit.js'
