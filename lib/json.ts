@@ -11,8 +11,15 @@ export const ERR_JSON_BAD_KEY = defineError('FW_ERR_JSON_BAD_KEY', (key: unknown
 /** A JSON value as it can be sent in a response. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue | undefined }
 
-/** Alternating key/value arguments: `'ok', true, 'data', 7`. An odd count is a type error. */
-export type KeyValues = [] | [string, unknown, ...unknown[]]
+/**
+ * Checks alternating key/value arguments `A` (`'ok', true, 'data', 7`): it is `A` itself when every key is a string and
+ * the count is even, and a longer or different tuple otherwise, so an odd count or a non-string key is a type error.
+ */
+export type KeyValues<A extends readonly unknown[]> = A extends readonly []
+  ? A
+  : A extends readonly [string, unknown, ...infer R]
+    ? readonly [A[0], A[1], ...KeyValues<R>]
+    : readonly [string, unknown]
 
 /** Builds an object from alternating key/value arguments, keeping insertion order. */
 export function pairs_to_object(args: readonly unknown[]): Record<string, unknown> {
@@ -33,8 +40,8 @@ export function pairs_to_object(args: readonly unknown[]): Record<string, unknow
  * res.json('ok', true, 'data', json.o('id', 7, 'tags', json.array('a', 'b')))
  */
 export const json = {
-  /** An object from alternating key/value arguments. */
-  o(...args: unknown[]): Record<string, unknown> {
+  /** An object from alternating key/value arguments; an odd count is a type error. */
+  o<const A extends unknown[]>(...args: A & KeyValues<A>): Record<string, unknown> {
     return pairs_to_object(args)
   },
   /** An array of the arguments. */
@@ -100,7 +107,7 @@ export class Json {
     if (!Object.hasOwn(obj, key)) return fallback
     const v = obj[key]
     if (fallback === null || fallback === undefined) return v as T
-    if (Array.isArray(fallback)) return (Array.isArray(v) ? v : fallback) as T
+    if (Array.isArray(fallback) !== Array.isArray(v)) return fallback
     if (typeof v !== typeof fallback || v === null) return fallback
     return v as T
   }

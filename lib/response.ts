@@ -100,7 +100,7 @@ export class Response {
    * res.json({ ok: true }); res.json('ok', true, 'count', 2)
    */
   json(value: unknown): this
-  json(...pairs: KeyValues): this
+  json<const A extends unknown[]>(...pairs: A & KeyValues<A>): this
   json(...args: unknown[]): this {
     const value = args.length === 1 ? args[0] : pairs_to_object(args)
     this.#content_type('application/json; charset=utf-8')
