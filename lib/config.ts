@@ -1,4 +1,5 @@
 // Runtime configuration: App options, overridden by FW_* environment variables, with the defaults in one place.
+import proxyaddr from 'proxy-addr'
 import { defineError } from './errors.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
@@ -35,30 +36,41 @@ export interface AppConfig {
   readonly access_log: string | false
 }
 
-function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
   const raw = env[name]
-  if (raw === undefined || raw === '') return check_int(name, fallback, min)
-  const n = Number(raw)
-  return check_int(name, n, min, raw)
+  if (raw === undefined || raw === '') return check_int(name, fallback, min, max)
+  return check_int(name, Number(raw), min, max, raw)
 }
 
-function check_int(name: string, n: number, min: number, raw: unknown = n): number {
-  if (!Number.isInteger(n) || n < min) throw ERR_CONFIG_BAD_VALUE(name, raw, `an integer >= ${min}`)
+function check_int(name: string, n: number, min: number, max: number | undefined, raw: unknown = n): number {
+  const expected = max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`
+  if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) throw ERR_CONFIG_BAD_VALUE(name, raw, expected)
   return n
 }
 
 function trust_env(raw: string | undefined, fallback: string[] | boolean): string[] | boolean {
-  if (raw === undefined || raw === '') return fallback
+  if (raw === undefined || raw === '') return check_trust(fallback, fallback)
   if (raw === 'true') return true
   if (raw === 'false') return false
-  return raw.split(',').map((s) => s.trim()).filter(Boolean)
+  return check_trust(raw.split(',').map((s) => s.trim()).filter(Boolean), raw)
+}
+
+/** A list of proxies must be addresses, CIDRs or proxy-addr's names (loopback, ...); proxy-addr says which are not. */
+function check_trust(list: string[] | boolean, raw: unknown): string[] | boolean {
+  if (typeof list === 'boolean') return list
+  try {
+    proxyaddr.compile(list)
+  } catch {
+    throw ERR_CONFIG_BAD_VALUE('FW_TRUST_PROXY', raw, 'true, false, or IP addresses and CIDRs separated by commas')
+  }
+  return list
 }
 
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */
 export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
   const access = env.FW_ACCESS_LOG ?? options.access_log ?? 'info'
   return {
-    port: int_env(env, 'FW_PORT', options.port ?? 8080, 0),
+    port: int_env(env, 'FW_PORT', options.port ?? 8080, 0, 65535),
     host: env.FW_HOST || options.host || '127.0.0.1',
     trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),

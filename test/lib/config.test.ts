@@ -1,0 +1,79 @@
+import t from 'tap'
+import { ERR_CONFIG_BAD_VALUE, resolve_config } from '../../lib/config.js'
+
+const TRUST = 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas'
+
+t.test('resolve_config', async (t) => {
+  t.test('applies the documented defaults', async (t) => {
+    t.same(resolve_config({}, {}), {
+      port: 8080,
+      host: '127.0.0.1',
+      trust_proxy: false,
+      body_limit: 1048576,
+      close_timeout_ms: 10000,
+      request_id: true,
+      access_log: 'info',
+    })
+  })
+
+  t.test('takes the options when no environment variable is set', async (t) => {
+    const c = resolve_config(
+      { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false },
+      {},
+    )
+    t.same(c, { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false })
+  })
+
+  t.test('lets FW_* environment variables override the options', async (t) => {
+    const c = resolve_config(
+      { port: 3000, host: '0.0.0.0', trust_proxy: false, body_limit: 10, close_timeout_ms: 5, access_log: 'info' },
+      { FW_PORT: '9090', FW_HOST: '::1', FW_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8', FW_BODY_LIMIT: '64', FW_CLOSE_TIMEOUT_MS: '250', FW_ACCESS_LOG: 'off' },
+    )
+    t.same(c, { port: 9090, host: '::1', trust_proxy: ['127.0.0.1', '10.0.0.0/8'], body_limit: 64, close_timeout_ms: 250, request_id: true, access_log: false })
+  })
+
+  t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {
+    t.equal(resolve_config({ trust_proxy: ['1.2.3.4'] }, { FW_TRUST_PROXY: 'false' }).trust_proxy, false)
+    t.equal(resolve_config({}, { FW_TRUST_PROXY: 'true' }).trust_proxy, true)
+    t.same(resolve_config({}, { FW_TRUST_PROXY: 'loopback,::1' }).trust_proxy, ['loopback', '::1'])
+  })
+
+  t.test('ignores empty environment variables', async (t) => {
+    const c = resolve_config({ port: 3000, body_limit: 10, trust_proxy: ['1.2.3.4'] }, { FW_PORT: '', FW_BODY_LIMIT: '', FW_TRUST_PROXY: '' })
+    t.equal(c.port, 3000)
+    t.equal(c.body_limit, 10)
+    t.same(c.trust_proxy, ['1.2.3.4'])
+  })
+
+  t.test('throws FW_ERR_CONFIG_BAD_VALUE for a bad environment value, quoting it', async (t) => {
+    const cases: Array<[NodeJS.ProcessEnv, string]> = [
+      [{ FW_PORT: 'http' }, 'FW_PORT must be an integer from 0 to 65535; got "http"'],
+      [{ FW_PORT: '80.5' }, 'FW_PORT must be an integer from 0 to 65535; got "80.5"'],
+      [{ FW_PORT: '-1' }, 'FW_PORT must be an integer from 0 to 65535; got "-1"'],
+      [{ FW_PORT: '65536' }, 'FW_PORT must be an integer from 0 to 65535; got "65536"'],
+      [{ FW_TRUST_PROXY: '127.0.0.1,proxy.local' }, TRUST + '; got "127.0.0.1,proxy.local"'],
+      [{ FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
+      [{ FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
+      [{ FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer >= 0; got "soon"'],
+    ]
+    for (const [env, message] of cases) {
+      t.throws(() => resolve_config({}, env), { code: ERR_CONFIG_BAD_VALUE.code, message }, message)
+    }
+  })
+
+  t.test('throws FW_ERR_CONFIG_BAD_VALUE for a bad option', async (t) => {
+    t.throws(() => resolve_config({ body_limit: -5 }, {}), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: 'FW_BODY_LIMIT must be an integer >= 0; got -5' })
+    t.throws(() => resolve_config({ trust_proxy: ['not-an-ip'] }, {}), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: TRUST + '; got ["not-an-ip"]' })
+    t.throws(() => resolve_config({ port: 1.5 }, {}), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: 'FW_PORT must be an integer from 0 to 65535; got 1.5' })
+  })
+
+  t.test('reads process.env by default', async (t) => {
+    const saved = process.env.FW_BODY_LIMIT
+    t.teardown(() => {
+      if (saved === undefined) delete process.env.FW_BODY_LIMIT
+      else process.env.FW_BODY_LIMIT = saved
+    })
+    process.env.FW_BODY_LIMIT = '123'
+    t.equal(resolve_config({ body_limit: 5 }).body_limit, 123)
+  })
+})
