@@ -1,0 +1,130 @@
+import t from 'tap'
+import { adapt_ctx, compose, ctx_of, route_options_of, with_route_options, type Middleware } from '../../lib/compose.js'
+import { Request } from '../../lib/request.js'
+import { Response } from '../../lib/response.js'
+import { Services } from '../../lib/state.js'
+
+function facades(): { req: Request; res: Response } {
+  const raw = { id: 'r1', method: 'GET', url: '/', headers: {}, params: {}, query: {}, body: undefined, ip: '127.0.0.1' }
+  return { req: new Request(raw, new Services()), res: new Response() }
+}
+
+function tracer(log: string[], name: string): Middleware {
+  return async (_req, _res, next) => {
+    log.push(`${name} before`)
+    await next()
+    log.push(`${name} after`)
+  }
+}
+
+t.test('compose', async (t) => {
+  t.test('returns the handler itself when there is no middleware', async (t) => {
+    const handler = (): void => {}
+    t.equal(compose([], handler), handler)
+  })
+
+  t.test('runs middleware in onion order around the handler', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    await compose([tracer(log, 'a'), tracer(log, 'b')], () => void log.push('handler'))(req, res)
+    t.same(log, ['a before', 'b before', 'handler', 'b after', 'a after'])
+  })
+
+  t.test('mixes sync and async middleware and handlers', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    const sync: Middleware = (_req, _res, next) => {
+      log.push('sync')
+      return next()
+    }
+    const handler = async (): Promise<void> => {
+      await Promise.resolve()
+      log.push('async handler')
+    }
+    await compose([sync, tracer(log, 'async')], handler)(req, res)
+    t.same(log, ['sync', 'async before', 'async handler', 'async after'])
+  })
+
+  t.test('ends the chain when a middleware does not call next', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    const stop: Middleware = (_req, res) => void res.status(401).text('stop')
+    await compose([tracer(log, 'a'), stop, tracer(log, 'c')], () => void log.push('handler'))(req, res)
+    t.same(log, ['a before', 'a after'])
+    t.equal(res.status_code, 401)
+    t.equal(res.body_text(), 'stop')
+  })
+
+  t.test('runs the rest of the chain once when next is called twice', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    const twice: Middleware = async (_req, _res, next) => {
+      await next()
+      await next()
+      log.push('twice done')
+    }
+    await compose([twice, tracer(log, 'b')], () => void log.push('handler'))(req, res)
+    t.same(log, ['b before', 'handler', 'b after', 'twice done'])
+  })
+
+  t.test('rejects with an error thrown synchronously or asynchronously, skipping the rest', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    const sync_throw: Middleware = () => {
+      throw new Error('sync boom')
+    }
+    const async_throw: Middleware = async () => {
+      throw new Error('async boom')
+    }
+    const run = (mws: Middleware[], handler: () => void) => async () => compose(mws, handler)(req, res)
+    await t.rejects(run([tracer(log, 'a'), sync_throw], () => void log.push('handler')), { message: 'sync boom' })
+    await t.rejects(run([async_throw], () => void log.push('handler')), { message: 'async boom' })
+    await t.rejects(run([tracer(log, 'z')], () => { throw new Error('handler boom') }), { message: 'handler boom' })
+    t.same(log, ['a before', 'z before'])
+  })
+
+  t.test('lets middleware catch an error thrown further down', async (t) => {
+    const { req, res } = facades()
+    const guard: Middleware = async (_req, res, next) => {
+      try {
+        await next()
+      } catch (err) {
+        res.status(503).text((err as Error).message)
+      }
+    }
+    await compose([guard], () => { throw new Error('down') })(req, res)
+    t.equal(res.status_code, 503)
+    t.equal(res.body_text(), 'down')
+  })
+})
+
+t.test('adapt_ctx', async (t) => {
+  t.test('gives context middleware one shared ctx with req, res and services', async (t) => {
+    const { req, res } = facades()
+    const seen: unknown[] = []
+    const mw = adapt_ctx(async (ctx, next) => {
+      seen.push(ctx)
+      await next()
+    })
+    await compose([mw, mw], () => {})(req, res)
+    const ctx = ctx_of(req, res)
+    t.same(seen.map((c) => c === ctx), [true, true])
+    t.equal(ctx.req, req)
+    t.equal(ctx.res, res)
+    t.equal(ctx.services, req.services)
+  })
+
+  t.test('keeps route options of the context middleware', async (t) => {
+    const inner = with_route_options(async (_ctx: unknown, next: () => Promise<void>) => next(), { body_limit: 10 })
+    t.same(route_options_of(adapt_ctx(inner)), { body_limit: 10 })
+    t.equal(route_options_of(adapt_ctx(async (_ctx, next) => next())), undefined)
+  })
+})
+
+t.test('with_route_options', async (t) => {
+  t.test('attaches options to the function and returns it', async (t) => {
+    const mw: Middleware = (_req, _res, next) => next()
+    t.equal(with_route_options(mw, { body_limit: 4 }), mw)
+    t.same(route_options_of(mw), { body_limit: 4 })
+  })
+})

@@ -1,0 +1,104 @@
+import t from 'tap'
+import {
+  ERR_APP_BAD_PATH, canonical_segments, classify, join_path, parse_route, prefix_segments, router_path, under_prefix,
+} from '../../lib/path.js'
+
+t.test('parse_route', async (t) => {
+  t.test('splits static segments, {name} parameters and the final wildcard', async (t) => {
+    t.same(parse_route('/'), [])
+    t.same(parse_route('/users/{id}/files/*'), [
+      { kind: 'static', value: 'users' },
+      { kind: 'param', name: 'id' },
+      { kind: 'static', value: 'files' },
+      { kind: 'wildcard' },
+    ])
+    t.same(parse_route('/a/'), [{ kind: 'static', value: 'a' }])
+  })
+
+  t.test('rejects paths that break the rules with FW_ERR_APP_BAD_PATH', async (t) => {
+    const cases: Array<[string, string]> = [
+      ['users', 'invalid route path "users": it must start with /'],
+      ['/*/x', 'invalid route path "/*/x": the wildcard /* must be last'],
+      ['/a/:id', 'invalid route path "/a/:id": bad segment ":id"'],
+      ['/a/{1x}', 'invalid route path "/a/{1x}": bad segment "{1x}"'],
+      ['/a/x*', 'invalid route path "/a/x*": bad segment "x*"'],
+      ['/a//b', 'invalid route path "/a//b": empty segment'],
+    ]
+    for (const [path, message] of cases) {
+      t.throws(() => parse_route(path), { code: ERR_APP_BAD_PATH.code, message }, path)
+    }
+  })
+})
+
+t.test('router_path', async (t) => {
+  t.test('writes parameters as :name and keeps the wildcard', async (t) => {
+    t.equal(router_path(parse_route('/')), '/')
+    t.equal(router_path(parse_route('/users/{id}/*')), '/users/:id/*')
+  })
+})
+
+t.test('join_path', async (t) => {
+  t.test('joins a group prefix and a path', async (t) => {
+    t.equal(join_path('', '/x'), '/x')
+    t.equal(join_path('/', '/x'), '/x')
+    t.equal(join_path('/api', '/health'), '/api/health')
+    t.equal(join_path('/api', '/'), '/api')
+  })
+})
+
+t.test('prefix_segments', async (t) => {
+  t.test('lowercases whole segments and treats / as everything', async (t) => {
+    t.same(prefix_segments('/API/Admin/'), ['api', 'admin'])
+    t.same(prefix_segments('/'), [])
+    t.same(prefix_segments(''), [])
+  })
+
+  t.test('rejects a prefix without a leading slash', async (t) => {
+    t.throws(() => prefix_segments('api'), { code: 'FW_ERR_APP_BAD_PATH', message: 'invalid route path "api": a prefix must start with /' })
+  })
+})
+
+t.test('classify', async (t) => {
+  t.test('decides static routes at startup, case-insensitively', async (t) => {
+    t.equal(classify(parse_route('/api/x'), ['api']), 'always')
+    t.equal(classify(parse_route('/API/x'), ['api']), 'always')
+    t.equal(classify(parse_route('/api'), ['api']), 'always')
+    t.equal(classify(parse_route('/apix'), ['api']), 'never')
+    t.equal(classify(parse_route('/'), ['api']), 'never')
+    t.equal(classify(parse_route('/x'), []), 'always')
+  })
+
+  t.test('leaves parameters and wildcards where the prefix is to the request', async (t) => {
+    t.equal(classify(parse_route('/{p}/x'), ['api']), 'maybe')
+    t.equal(classify(parse_route('/*'), ['api', 'x']), 'maybe')
+    t.equal(classify(parse_route('/api/*'), ['api']), 'always')
+    t.equal(classify(parse_route('/other/*'), ['api']), 'never')
+  })
+})
+
+t.test('canonical_segments', async (t) => {
+  t.test('decodes once, folds slashes and backslashes, resolves dot segments, lowercases and drops the query', async (t) => {
+    t.same(canonical_segments('/%61pi/x'), ['api', 'x'])
+    t.same(canonical_segments('//api//x/'), ['api', 'x'])
+    t.same(canonical_segments('/x/../api/y'), ['api', 'y'])
+    t.same(canonical_segments('/x/%2e%2e/api/./y'), ['api', 'y'])
+    t.same(canonical_segments('/API%2fX'), ['api', 'x'])
+    t.same(canonical_segments('/api%5cx'), ['api', 'x'])
+    t.same(canonical_segments('/../../api?q=/x'), ['api'])
+    t.same(canonical_segments('/%2561pi'), ['%61pi'])
+  })
+
+  t.test('keeps a malformed escape as sent', async (t) => {
+    t.same(canonical_segments('/api/%zz'), ['api', '%zz'])
+  })
+})
+
+t.test('under_prefix', async (t) => {
+  t.test('matches whole segments only', async (t) => {
+    t.equal(under_prefix(['api'], ['api']), true)
+    t.equal(under_prefix(['api', 'x'], ['api']), true)
+    t.equal(under_prefix(['apix'], ['api']), false)
+    t.equal(under_prefix([], ['api']), false)
+    t.equal(under_prefix(['anything'], []), true)
+  })
+})
