@@ -43,7 +43,8 @@ function check_origins(origins: unknown, credentials: boolean): boolean {
 /** `scheme://host[:port]` exactly as a browser serialises it (so a match is a plain string comparison), or `null`. */
 function is_exact_origin(o: unknown): boolean {
   if (o === 'null') return true
-  if (typeof o !== 'string') return false
+  // URL accepts `*` in a host; a browser never sends one, so such an entry is a pattern that would never match.
+  if (typeof o !== 'string' || o.includes('*')) return false
   try {
     const url = new URL(o)
     return url.origin !== 'null' && url.origin === o

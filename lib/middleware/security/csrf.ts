@@ -56,7 +56,9 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
   const origin = req.raw.headers.origin
   if (origin === undefined || trusted.has(origin)) return undefined
   try {
-    if (origin !== 'null' && new URL(origin).host === req.header('host').toLowerCase()) return undefined
+    // Both sides through URL, so a default port (`Host: example.com:443` against `https://example.com`) compares equal.
+    const o = new URL(origin)
+    if (origin !== 'null' && new URL(`${o.protocol}//${req.header('host')}`).host === o.host) return undefined
   } catch {
     // An unparsable Origin is treated like a foreign one.
   }

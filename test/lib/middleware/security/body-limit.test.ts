@@ -1,0 +1,126 @@
+import { connect } from 'node:net'
+import t, { type Test } from 'tap'
+import { adapt_ctx, App } from '../../../../lib/index.js'
+import { route_options_of } from '../../../../lib/compose.js'
+import { body_limit } from '../../../../lib/middleware/security/body-limit.js'
+
+function limited(t: Test, max_bytes?: number) {
+  const app = new App({ access_log: false })
+  const seen: number[] = []
+  app.use(adapt_ctx(max_bytes === undefined ? body_limit() : body_limit({ max_bytes })))
+  app.post('/echo', (req, res) => {
+    seen.push(req.body().length)
+    res.json('len', req.body().length)
+  })
+  app.get('/echo', (req, res) => {
+    seen.push(req.body().length)
+    res.json('len', req.body().length)
+  })
+  t.teardown(() => app.close())
+  return { app, seen }
+}
+
+/** Writes raw bytes to a server and collects what comes back until it closes the connection (or 2 s pass). */
+function raw(port: number, chunks: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    let out = ''
+    const socket = connect(port, '127.0.0.1', () => {
+      for (const c of chunks) socket.write(c)
+    })
+    const timer = setTimeout(() => {
+      socket.destroy()
+      resolve(out + '\n<still open>')
+    }, 2000)
+    socket.on('data', (d: Buffer) => (out += d.toString()))
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve(out)
+    })
+  })
+}
+
+const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
+
+t.test('body_limit', async (t) => {
+  t.test('asks the adapter for a route body limit, also through adapt_ctx', async (t) => {
+    t.same(route_options_of(body_limit({ max_bytes: 10 })), { body_limit: 10 })
+    t.same(route_options_of(adapt_ctx(body_limit())), { body_limit: 1024 * 1024 })
+  })
+
+  t.test('accepts a body up to the limit and refuses one byte more with 413 payload_too_large', async (t) => {
+    const { app, seen } = limited(t, 100)
+    const ok = await app.inject({ method: 'POST', url: '/echo', payload: 'a'.repeat(100), headers: { 'content-type': 'text/plain' } })
+    t.equal(ok.statusCode, 200)
+    t.same(ok.json(), { len: 100 })
+    const r = await app.inject({ method: 'POST', url: '/echo', payload: 'a'.repeat(101), headers: { 'content-type': 'text/plain' } })
+    t.equal(r.statusCode, 413)
+    t.same(r.json(), TOO_LARGE)
+    t.same(seen, [100])
+  })
+
+  t.test('defaults to 1 MiB', async (t) => {
+    const { app } = limited(t)
+    const MiB = 1024 * 1024
+    const headers = { 'content-type': 'application/octet-stream' }
+    t.equal((await app.inject({ method: 'POST', url: '/echo', payload: Buffer.alloc(MiB), headers })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/echo', payload: Buffer.alloc(MiB + 1), headers })).statusCode, 413)
+  })
+
+  t.test('takes the smallest limit of the middleware on a route', async (t) => {
+    const app = new App({ access_log: false, body_limit: 1000 })
+    app.use(adapt_ctx(body_limit({ max_bytes: 500 })))
+    app.use('/small', adapt_ctx(body_limit({ max_bytes: 10 })))
+    app.post('/small/x', (_req, res) => void res.json('ok', true))
+    app.post('/big', (_req, res) => void res.json('ok', true))
+    t.teardown(() => app.close())
+    const post = async (url: string, n: number) =>
+      (await app.inject({ method: 'POST', url, payload: 'a'.repeat(n), headers: { 'content-type': 'text/plain' } })).statusCode
+    t.same([await post('/small/x', 10), await post('/small/x', 11)], [200, 413])
+    t.same([await post('/big', 500), await post('/big', 501)], [200, 413])
+  })
+
+  t.test('refuses a Content-Length over the limit itself where the adapter reads no body', async (t) => {
+    const { app, seen } = limited(t, 100)
+    const r = await app.inject({ method: 'GET', url: '/echo', headers: { 'content-length': '101' }, payload: 'a'.repeat(101) })
+    t.equal(r.statusCode, 413)
+    t.same(r.json(), TOO_LARGE)
+    t.type(r.headers['x-request-id'], 'string', 'answered by the middleware chain, not the body parser')
+    t.same(seen, [])
+  })
+
+  t.test('answers 413 on a real socket from the Content-Length alone, before any body byte is sent', async (t) => {
+    const { app, seen } = limited(t, 100)
+    const port = await app.listen(0)
+    const out = await raw(port, ['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10485760\r\n\r\n'])
+    t.match(out, /^HTTP\/1\.1 413 Payload Too Large\r\n/)
+    t.same(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4)), TOO_LARGE)
+    t.same(seen, [])
+  })
+
+  t.test('answers 413 on a real socket when a chunked body grows over the limit', async (t) => {
+    const { app, seen } = limited(t, 100)
+    const port = await app.listen(0)
+    const chunk = `40\r\n${'a'.repeat(64)}\r\n`
+    const out = await raw(port, ['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n',
+      chunk, chunk, chunk, '0\r\n\r\n'])
+    t.match(out, /^HTTP\/1\.1 413 Payload Too Large\r\n/)
+    t.same(seen, [])
+  })
+
+  t.test('reads no more than a lying Content-Length on a real socket and refuses the rest', async (t) => {
+    const { app, seen } = limited(t, 100)
+    const port = await app.listen(0)
+    const out = await raw(port, ['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n' + 'a'.repeat(300)])
+    t.match(out, /HTTP\/1\.1 400 Bad Request\r\n/, 'the extra bytes are no valid request')
+    t.notMatch(out, /"len":(?![0-5]\b)/)
+    t.ok(seen.every((n) => n <= 5), `the handler saw ${JSON.stringify(seen)}`)
+  })
+
+  t.test('throws at creation for a bad max_bytes', async (t) => {
+    t.throws(() => body_limit({ max_bytes: -1 }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'body_limit: max_bytes must be an integer >= 0; got -1',
+    })
+  })
+})

@@ -1,0 +1,218 @@
+import t, { type Test } from 'tap'
+import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
+import { cors, type CorsOptions } from '../../../../lib/middleware/security/cors.js'
+import { build } from './build.js'
+
+const APP_ORIGIN = 'http://localhost:5173'
+
+function with_cors(t: Test, options: CorsOptions, before: Middleware[] = [], after: Middleware[] = []) {
+  return build(t, [...before, adapt_ctx(cors(options)), ...after])
+}
+
+const preflight = (origin: string, method = 'PUT', headers?: string) => ({
+  method: 'OPTIONS' as const,
+  url: '/data',
+  headers: {
+    origin,
+    'access-control-request-method': method,
+    ...(headers === undefined ? {} : { 'access-control-request-headers': headers }),
+  },
+})
+
+t.test('cors', async (t) => {
+  t.test('allows a listed origin and varies on Origin', async (t) => {
+    const { app, calls } = with_cors(t, { origins: [APP_ORIGIN] })
+    const r = await app.inject({ url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(r.statusCode, 200)
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(r.headers['access-control-allow-credentials'], undefined)
+    t.equal(r.headers.vary, 'Origin')
+    t.equal(calls.n, 1)
+  })
+
+  t.test('adds Access-Control-Allow-Credentials when credentials are on', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true })
+    const r = await app.inject({ url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(r.headers['access-control-allow-credentials'], 'true')
+  })
+
+  t.test('lets a refused origin simple request through without CORS headers', async (t) => {
+    const { app, calls } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true })
+    const r = await app.inject({ url: '/data', headers: { origin: 'https://evil.example' } })
+    t.equal(r.statusCode, 200)
+    t.equal(r.headers['access-control-allow-origin'], undefined)
+    t.equal(r.headers['access-control-allow-credentials'], undefined)
+    t.equal(r.headers.vary, 'Origin')
+    t.equal(calls.n, 1)
+  })
+
+  t.test('leaves requests without Origin alone apart from Vary', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN] })
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.statusCode, 200)
+    t.equal(r.headers['access-control-allow-origin'], undefined)
+    t.equal(r.headers.vary, 'Origin')
+  })
+
+  t.test('answers an allowed preflight with 204 without running the handler', async (t) => {
+    const { app, calls } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true })
+    const r = await app.inject(preflight(APP_ORIGIN, 'PUT', 'content-type, Authorization'))
+    t.equal(r.statusCode, 204)
+    t.equal(r.body, '')
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(r.headers['access-control-allow-credentials'], 'true')
+    t.equal(r.headers['access-control-allow-methods'], 'GET, POST, PUT, PATCH, DELETE, OPTIONS')
+    t.equal(r.headers['access-control-allow-headers'], 'Content-Type, Authorization')
+    t.equal(r.headers['access-control-max-age'], '600')
+    t.equal(r.headers.vary, 'Origin')
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses a preflight from a refused origin with 403 cors_forbidden', async (t) => {
+    const { app, calls } = with_cors(t, { origins: [APP_ORIGIN] })
+    const r = await app.inject(preflight('https://evil.example'))
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'cors_forbidden', message: 'CORS origin not allowed' })
+    t.equal(r.headers['access-control-allow-origin'], undefined)
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses look-alike origins: evil-localhost, a suffix, another port, another scheme, upper case', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true })
+    for (const origin of ['http://evil-localhost:5173', 'http://localhost:5173.evil.com', 'http://localhost:5174',
+      'https://localhost:5173', 'http://LOCALHOST:5173', 'http://localhost:5173/', `${APP_ORIGIN}, https://evil.example`]) {
+      const r = await app.inject(preflight(origin))
+      t.equal(r.statusCode, 403, origin)
+      t.equal(r.json().error, 'cors_forbidden', origin)
+      const simple = await app.inject({ url: '/data', headers: { origin } })
+      t.equal(simple.headers['access-control-allow-origin'], undefined, origin)
+    }
+  })
+
+  t.test('refuses the null origin unless it is listed', async (t) => {
+    const refused = with_cors(t, { origins: [APP_ORIGIN] })
+    const r1 = await refused.app.inject(preflight('null'))
+    t.equal(r1.statusCode, 403)
+    t.equal(r1.json().error, 'cors_forbidden')
+    const r2 = await refused.app.inject({ url: '/data', headers: { origin: 'null' } })
+    t.equal(r2.headers['access-control-allow-origin'], undefined)
+
+    const listed = with_cors(t, { origins: ['null'] })
+    const r3 = await listed.app.inject(preflight('null'))
+    t.equal(r3.statusCode, 204)
+    t.equal(r3.headers['access-control-allow-origin'], 'null')
+  })
+
+  t.test('refuses a preflight asking for a method that is not allowed', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN], methods: ['GET', 'POST'] })
+    const r = await app.inject(preflight(APP_ORIGIN, 'DELETE'))
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'cors_forbidden', message: 'CORS method not allowed' })
+    const ok = await app.inject(preflight(APP_ORIGIN, 'POST'))
+    t.equal(ok.statusCode, 204)
+    t.equal(ok.headers['access-control-allow-methods'], 'GET, POST')
+  })
+
+  t.test('refuses a preflight asking for a header that is not allowed', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN] })
+    const r = await app.inject(preflight(APP_ORIGIN, 'POST', 'content-type, x-secret'))
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'cors_forbidden', message: 'CORS header not allowed' })
+  })
+
+  t.test('answers a preflight on an unknown path too (CORS runs before the 404)', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN] })
+    const r = await app.inject({ ...preflight(APP_ORIGIN), url: '/nowhere' })
+    t.equal(r.statusCode, 204)
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    const get = await app.inject({ url: '/nowhere', headers: { origin: APP_ORIGIN } })
+    t.equal(get.statusCode, 404)
+    t.equal(get.headers['access-control-allow-origin'], APP_ORIGIN)
+  })
+
+  t.test('treats OPTIONS without Access-Control-Request-Method as an ordinary request', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN] })
+    const r = await app.inject({ method: 'OPTIONS', url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(r.statusCode, 204)
+    t.equal(r.headers.allow, 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS')
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(r.headers['access-control-allow-methods'], undefined)
+  })
+
+  t.test('allows any origin with the wildcard, without credentials', async (t) => {
+    const { app } = with_cors(t, { origins: ['*'] })
+    const r = await app.inject({ url: '/data', headers: { origin: 'https://anyone.example' } })
+    t.equal(r.headers['access-control-allow-origin'], '*')
+    t.equal(r.headers['access-control-allow-credentials'], undefined)
+    const p = await app.inject(preflight('null'))
+    t.equal(p.statusCode, 204)
+    t.equal(p.headers['access-control-allow-origin'], '*')
+  })
+
+  t.test('keeps CORS headers on error answers of later middleware', async (t) => {
+    const deny: Middleware = (_req, res) => void res.error(401, 'missing_api_key', 'API key required')
+    const { app, calls } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true }, [], [deny])
+    const r = await app.inject({ url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(r.statusCode, 401)
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(r.headers['access-control-allow-credentials'], 'true')
+    t.equal(calls.n, 0)
+  })
+
+  t.test('appends Origin to an existing Vary header', async (t) => {
+    const vary: Middleware = (_req, res, next) => {
+      res.header('Vary', 'Accept-Encoding')
+      return next()
+    }
+    const { app } = with_cors(t, { origins: [APP_ORIGIN] }, [vary])
+    const r = await app.inject({ url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(r.headers.vary, 'Accept-Encoding, Origin')
+  })
+
+  t.test('exposes the configured response headers to allowed origins', async (t) => {
+    const { app } = with_cors(t, { origins: [APP_ORIGIN], expose_headers: ['X-RateLimit-Remaining', 'Retry-After'] })
+    const r = await app.inject({ url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(r.headers['access-control-expose-headers'], 'X-RateLimit-Remaining, Retry-After')
+    const refused = await app.inject({ url: '/data', headers: { origin: 'https://evil.example' } })
+    t.equal(refused.headers['access-control-expose-headers'], undefined)
+  })
+
+  t.test('throws at creation for the wildcard with credentials', async (t) => {
+    t.throws(() => cors({ origins: ['*'], allow_credentials: true }), {
+      code: 'FW_ERR_CORS_WILDCARD_CREDENTIALS',
+      message: 'cors: origins ["*"] cannot be combined with allow_credentials; list the allowed origins instead',
+    })
+  })
+
+  t.test('throws at creation for origins that are not exact', async (t) => {
+    for (const origin of ['http://localhost:5173/', 'localhost:5173', 'https://*.example.com', '*.example.com',
+      'http://example.com/path', 'HTTP://EXAMPLE.COM', 'file:///tmp/x', 42]) {
+      t.throws(() => cors({ origins: [origin as string] }), {
+        code: 'FW_ERR_CORS_BAD_ORIGIN',
+        message: `cors: ${JSON.stringify(origin)} is not an exact origin (scheme://host[:port] without a path), "null", or "*" alone`,
+      }, String(origin))
+    }
+    t.throws(() => cors({ origins: ['*', APP_ORIGIN] }), { code: 'FW_ERR_CORS_BAD_ORIGIN' })
+  })
+
+  t.test('throws at creation for other bad options', async (t) => {
+    t.throws(() => cors({ origins: [] }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'cors: origins must be a non-empty list of origins; got []',
+    })
+    t.throws(() => cors({ origins: [APP_ORIGIN], max_age: -1 }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'cors: max_age must be an integer >= 0; got -1',
+    })
+    t.throws(() => cors({ origins: [APP_ORIGIN], methods: ['GE T'] }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'cors: methods must be an HTTP token; got "GE T"',
+    })
+    t.throws(() => cors({ origins: [APP_ORIGIN], headers: ['x\r\ny'] }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => cors({ origins: [APP_ORIGIN], allow_credentials: 'yes' as unknown as boolean }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'cors: allow_credentials must be a boolean; got "yes"',
+    })
+  })
+})

@@ -1,0 +1,214 @@
+import t, { type Test } from 'tap'
+import { adapt_ctx } from '../../../../lib/index.js'
+import { csrf, CsrfToken, type CsrfOptions } from '../../../../lib/middleware/security/csrf.js'
+import { build } from './build.js'
+
+const COOKIE = /^csrf_token=([A-Za-z0-9_-]{43}); Path=\/; SameSite=Lax$/
+
+function with_csrf(t: Test, options: CsrfOptions = {}) {
+  const built = build(t, [adapt_ctx(csrf(options))])
+  built.app.get('/token', (req, res) => void res.json('token', req.state(CsrfToken)?.value ?? null))
+  built.app.post('/token', (req, res) => void res.json('token', req.state(CsrfToken)?.value ?? null))
+  return built
+}
+
+/** A fresh token as a browser would get it: the cookie of a first GET. */
+async function token_of(app: ReturnType<typeof with_csrf>['app']): Promise<string> {
+  const r = await app.inject({ url: '/token' })
+  return COOKIE.exec(String(r.headers['set-cookie']))![1]!
+}
+
+t.test('csrf', async (t) => {
+  t.test('issues a random, script-readable, SameSite=Lax cookie on a safe request without one', async (t) => {
+    const { app } = with_csrf(t)
+    const r = await app.inject({ url: '/token' })
+    t.equal(r.statusCode, 200)
+    const m = COOKIE.exec(String(r.headers['set-cookie']))
+    t.ok(m, String(r.headers['set-cookie']))
+    t.notMatch(String(r.headers['set-cookie']), /HttpOnly/i)
+    t.same(r.json(), { token: m![1] })
+    t.not(await token_of(app), m![1], 'each new cookie has its own token')
+  })
+
+  t.test('keeps a valid cookie and exposes its token to the handler', async (t) => {
+    const { app } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({ url: '/token', headers: { cookie: `csrf_token=${token}` } })
+    t.equal(r.headers['set-cookie'], undefined)
+    t.same(r.json(), { token })
+  })
+
+  t.test('replaces a malformed cookie on a safe request', async (t) => {
+    const { app } = with_csrf(t)
+    const r = await app.inject({ url: '/token', headers: { cookie: 'csrf_token=short' } })
+    const m = COOKIE.exec(String(r.headers['set-cookie']))
+    t.ok(m)
+    t.same(r.json(), { token: m![1] })
+  })
+
+  t.test('leaves safe methods untouched: GET, HEAD and OPTIONS pass without a token', async (t) => {
+    const { app, calls } = with_csrf(t)
+    for (const method of ['GET', 'HEAD', 'OPTIONS'] as const) {
+      const r = await app.inject({ method, url: '/data' })
+      t.ok(r.statusCode === 200 || r.statusCode === 204, method)
+    }
+    t.equal(calls.n, 2, 'GET and HEAD ran the handler; OPTIONS answered 204')
+  })
+
+  t.test('accepts POST, PUT, PATCH and DELETE with the cookie and the same token in x-csrf-token', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const token = await token_of(app)
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      const r = await app.inject({ method, url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token } })
+      t.equal(r.statusCode, 200, method)
+    }
+    t.equal(calls.n, 4)
+    const r = await app.inject({ method: 'POST', url: '/token', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token } })
+    t.same(r.json(), { token })
+  })
+
+  t.test('accepts the token in the _csrf field of a urlencoded form', async (t) => {
+    const { app } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({
+      method: 'POST', url: '/data', payload: `name=x&_csrf=${token}`,
+      headers: { cookie: `csrf_token=${token}`, 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+    })
+    t.equal(r.statusCode, 200)
+  })
+
+  t.test('does not read _csrf from a body that is not a urlencoded form', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({
+      method: 'POST', url: '/data', payload: JSON.stringify({ _csrf: token }),
+      headers: { cookie: `csrf_token=${token}`, 'content-type': 'application/json' },
+    })
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses a missing cookie with 403 csrf_failed', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({ method: 'POST', url: '/data', headers: { 'x-csrf-token': token } })
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses a missing header with 403 csrf_failed', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}` } })
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses a token that differs from the cookie', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const token = await token_of(app)
+    const wrong = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')
+    for (const sent of [wrong, token + 'x', token.slice(1), 'x']) {
+      const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': sent } })
+      t.equal(r.statusCode, 403)
+      t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token mismatch' })
+    }
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses the token of another session', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const mine = await token_of(app)
+    const theirs = await token_of(app)
+    const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${mine}`, 'x-csrf-token': theirs } })
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token mismatch' })
+    t.equal(calls.n, 0)
+  })
+
+  t.test('refuses a malformed cookie even when the header repeats it', async (t) => {
+    const { app } = with_csrf(t)
+    const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: 'csrf_token=abc', 'x-csrf-token': 'abc' } })
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
+  })
+
+  t.test('refuses Sec-Fetch-Site cross-site even with a matching token', async (t) => {
+    const { app, calls } = with_csrf(t)
+    const token = await token_of(app)
+    const headers = { cookie: `csrf_token=${token}`, 'x-csrf-token': token }
+    const r = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })
+    t.equal(r.statusCode, 403)
+    t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'Cross-site request refused' })
+    for (const site of ['same-origin', 'same-site', 'none']) {
+      const ok = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': site } })
+      t.equal(ok.statusCode, 200, site)
+    }
+    t.equal(calls.n, 3)
+  })
+
+  t.test('refuses an Origin that does not match the Host', async (t) => {
+    const { app } = with_csrf(t)
+    const token = await token_of(app)
+    const headers = { cookie: `csrf_token=${token}`, 'x-csrf-token': token, host: 'app.example:8080' }
+    for (const origin of ['https://evil.example', 'http://app.example:8081', 'null', 'not a url']) {
+      const r = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, origin } })
+      t.equal(r.statusCode, 403, origin)
+      t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'Origin does not match host' }, origin)
+    }
+    const same = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, origin: 'http://app.example:8080' } })
+    t.equal(same.statusCode, 200)
+    const default_port = await app.inject({
+      method: 'POST', url: '/data', headers: { ...headers, host: 'app.example:443', origin: 'https://app.example' },
+    })
+    t.equal(default_port.statusCode, 200)
+  })
+
+  t.test('accepts a trusted origin other than the host', async (t) => {
+    const { app } = with_csrf(t, { trusted_origins: ['https://admin.example'] })
+    const token = await token_of(app)
+    const r = await app.inject({
+      method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token, origin: 'https://admin.example' },
+    })
+    t.equal(r.statusCode, 200)
+  })
+
+  t.test('sets the cookie attributes from the options', async (t) => {
+    const { app } = with_csrf(t, { cookie_name: '__Host-csrf', secure: true, same_site: 'Strict' })
+    const r = await app.inject({ url: '/token' })
+    t.match(String(r.headers['set-cookie']), /^__Host-csrf=[A-Za-z0-9_-]{43}; Path=\/; SameSite=Strict; Secure$/)
+  })
+
+  t.test('reads the header and field names from the options', async (t) => {
+    const { app } = with_csrf(t, { cookie_name: 'xsrf', header_name: 'x-xsrf', field_name: 'tok' })
+    const r0 = await app.inject({ url: '/token' })
+    const token = /^xsrf=([^;]+);/.exec(String(r0.headers['set-cookie']))![1]!
+    const h = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `xsrf=${token}`, 'x-xsrf': token } })
+    t.equal(h.statusCode, 200)
+    const f = await app.inject({
+      method: 'POST', url: '/data', payload: `tok=${token}`,
+      headers: { cookie: `xsrf=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    t.equal(f.statusCode, 200)
+  })
+
+  t.test('throws at creation for bad options', async (t) => {
+    t.throws(() => csrf({ cookie_name: '__Host-csrf' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: cookie_name must be used with secure true and cookie_path "/" when it starts with __Host-; got "__Host-csrf"',
+    })
+    t.throws(() => csrf({ same_site: 'lax' as 'Lax' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: same_site must be one of Strict, Lax, None; got "lax"',
+    })
+    t.throws(() => csrf({ cookie_path: 'app' }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => csrf({ header_name: 'x csrf' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: header_name must be an HTTP token; got "x csrf"',
+    })
+    t.throws(() => csrf({ trusted_origins: [7 as unknown as string] }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+  })
+})

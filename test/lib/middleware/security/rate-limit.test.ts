@@ -1,0 +1,237 @@
+import t, { type Test } from 'tap'
+import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
+import { rate_limit, retry_after_ms, sliding_count, type RateLimitOptions } from '../../../../lib/middleware/security/rate-limit.js'
+import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
+import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
+import { build } from './build.js'
+
+/** A fake clock the tests move by hand. */
+function clock(start = 0) {
+  const c = { ms: start, now: () => c.ms }
+  return c
+}
+
+function limited(t: Test, options: RateLimitOptions, before: Middleware[] = []) {
+  return build(t, [...before, adapt_ctx(rate_limit(options))])
+}
+
+type App = ReturnType<typeof limited>['app']
+
+/** Sends `n` GET /data one after the other and lists the statuses. */
+async function statuses(app: App, n: number, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1'): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < n; i++) out.push((await app.inject({ url: '/data', headers, remoteAddress })).statusCode)
+  return out
+}
+
+const as_user: Middleware = (req, _res, next) => {
+  const user = req.header('x-user')
+  if (user !== '') req.set_state(RateLimitUser, new RateLimitUser(user))
+  return next()
+}
+
+t.test('rate_limit', async (t) => {
+  t.test('sets the X-RateLimit headers on every response and answers 429 over the limit', async (t) => {
+    const c = clock(1_000)
+    const { app, calls } = limited(t, { max_requests: 3, window_seconds: 10, now: c.now })
+    const remaining: unknown[] = []
+    for (let i = 0; i < 3; i++) {
+      const r = await app.inject({ url: '/data' })
+      t.equal(r.statusCode, 200)
+      t.equal(r.headers['x-ratelimit-limit'], '3')
+      t.equal(r.headers['x-ratelimit-reset'], '9')
+      t.equal(r.headers['retry-after'], undefined)
+      remaining.push(r.headers['x-ratelimit-remaining'])
+    }
+    t.same(remaining, ['2', '1', '0'])
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.statusCode, 429)
+    t.same(r.json(), { ok: false, error: 'rate_limit_exceeded', message: 'Too many requests, retry later' })
+    t.equal(r.headers['x-ratelimit-limit'], '3')
+    t.equal(r.headers['x-ratelimit-remaining'], '0')
+    t.equal(r.headers['x-ratelimit-reset'], '9')
+    t.equal(r.headers['retry-after'], '14', 'these 4 hits weigh 2 at 15 s, when one more fits under 3')
+    t.equal(calls.n, 3)
+  })
+
+  t.test('sets the headers on 404s and on errors of later middleware too', async (t) => {
+    const deny: Middleware = (_req, res) => void res.error(401, 'missing_api_key', 'API key required')
+    const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, now: () => 0 })), deny])
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.statusCode, 401)
+    t.equal(r.headers['x-ratelimit-remaining'], '4')
+    const missing = await app.inject({ url: '/nowhere' })
+    t.equal(missing.statusCode, 401, 'global middleware runs before the 404')
+    t.equal(missing.headers['x-ratelimit-remaining'], '3')
+  })
+
+  t.test('has no double burst at a window boundary', async (t) => {
+    const c = clock(9_900)
+    const { app } = limited(t, { max_requests: 10, window_seconds: 10, now: c.now })
+    t.same(await statuses(app, 10), Array(10).fill(200), 'a full burst just before the window ends')
+    c.ms = 10_000
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.statusCode, 429, 'the next window starts with the previous one still weighing fully')
+    t.equal(r.headers['retry-after'], '2')
+    c.ms = 12_000
+    t.same(await statuses(app, 2), [200, 429], 'at 12 s the previous window weighs 8 hits, plus 2 counted here')
+  })
+
+  t.test('lets the previous window decay linearly', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 10, window_seconds: 10, now: c.now })
+    await statuses(app, 10)
+    c.ms = 15_000
+    t.same(await statuses(app, 6), [200, 200, 200, 200, 200, 429], 'half of 10 still counts, so 5 more pass')
+    c.ms = 30_000
+    t.same(await statuses(app, 10), Array(10).fill(200), 'two windows later everything is forgotten')
+  })
+
+  t.test('lets exactly max_requests of many parallel requests pass', async (t) => {
+    const { app, calls } = limited(t, { max_requests: 20, window_seconds: 60, now: () => 0 })
+    await app.ready()
+    const rs = await Promise.all(Array.from({ length: 50 }, () => app.inject({ url: '/data' })))
+    t.equal(rs.filter((r) => r.statusCode === 200).length, 20)
+    t.equal(rs.filter((r) => r.statusCode === 429).length, 30)
+    t.equal(calls.n, 20)
+  })
+
+  t.test('is exact with an asynchronous store', async (t) => {
+    const memory = new MemoryRateLimitStore()
+    const store: RateLimitStore = {
+      hit: (key, now_ms, window_ms) => new Promise((resolve) => setImmediate(() => resolve(memory.hit(key, now_ms, window_ms)))),
+    }
+    const { app, calls } = limited(t, { max_requests: 7, window_seconds: 60, now: () => 0, store })
+    const rs = await Promise.all(Array.from({ length: 30 }, () => app.inject({ url: '/data' })))
+    t.equal(rs.filter((r) => r.statusCode === 200).length, 7)
+    t.equal(calls.n, 7)
+    const retries = rs.filter((r) => r.statusCode === 429).map((r) => Number(r.headers['retry-after']))
+    t.ok(retries.every((s) => Number.isInteger(s) && s > 60), 'refused hits wait into the next window')
+  })
+
+  t.test('counts per client address, grouping IPv6 by /64 and IPv4-mapped as IPv4', async (t) => {
+    const { app } = limited(t, { max_requests: 2, window_seconds: 60, now: () => 0 })
+    t.same(await statuses(app, 3, {}, '10.0.0.1'), [200, 200, 429])
+    t.same(await statuses(app, 1, {}, '::ffff:10.0.0.1'), [429], 'the mapped form is the same client')
+    t.same(await statuses(app, 2, {}, '10.0.0.2'), [200, 200])
+    t.same(await statuses(app, 2, {}, '2001:db8:1:2::1'), [200, 200])
+    t.same(await statuses(app, 1, {}, '2001:db8:1:2:ffff:ffff:ffff:ffff'), [429], 'same /64')
+    t.same(await statuses(app, 1, {}, '2001:db8:1:3::1'), [200], 'another /64')
+  })
+
+  t.test('ignores a spoofed X-Forwarded-For from a peer that is not a trusted proxy', async (t) => {
+    const { app } = limited(t, { max_requests: 2, window_seconds: 60, now: () => 0 })
+    const rs = []
+    for (let i = 0; i < 3; i++) rs.push((await app.inject({ url: '/data', headers: { 'x-forwarded-for': `1.1.1.${i}` } })).statusCode)
+    t.same(rs, [200, 200, 429])
+  })
+
+  t.test('counts per authenticated user under key user, and per address for anonymous requests', async (t) => {
+    const { app } = limited(t, { max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }, [as_user])
+    t.same(await statuses(app, 3, { 'x-user': 'alice' }), [200, 200, 429])
+    t.same(await statuses(app, 2, { 'x-user': 'bob' }), [200, 200], 'another user from the same address')
+    t.same(await statuses(app, 3), [200, 200, 429], 'anonymous requests share the address count')
+    t.same(await statuses(app, 1, {}, '10.0.0.9'), [200], 'another anonymous address')
+    t.same(await statuses(app, 1, { 'x-user': '127.0.0.1' }), [200], 'a user named like an address has its own count')
+  })
+
+  t.test('counts per API key under key api_key, and per address without one', async (t) => {
+    const { app } = limited(t, { max_requests: 1, window_seconds: 60, key: 'api_key', now: () => 0 })
+    t.same(await statuses(app, 2, { 'x-api-key': 'k1' }), [200, 429])
+    t.same(await statuses(app, 1, { 'x-api-key': 'k2' }), [200])
+    t.same(await statuses(app, 2), [200, 429])
+    const custom = limited(t, { max_requests: 1, window_seconds: 60, key: 'api_key', api_key_header: 'x-key', now: () => 0 }).app
+    t.same(await statuses(custom, 2, { 'x-key': 'k1' }), [200, 429])
+    t.same(await statuses(custom, 1, { 'x-api-key': 'k1' }), [200], 'without x-key the address counts')
+  })
+
+  t.test('counts per key_fn, falling back to the address when it gives none', async (t) => {
+    const { app } = limited(t, {
+      max_requests: 1, window_seconds: 60, now: () => 0, key_fn: ({ req }) => req.query_value('tenant', '') || undefined,
+    })
+    const get = async (url: string) => (await app.inject({ url })).statusCode
+    t.same([await get('/data?tenant=a'), await get('/data?tenant=a'), await get('/data?tenant=b')], [200, 429, 200])
+    t.same([await get('/data'), await get('/data')], [200, 429])
+  })
+
+  t.test('applies a stricter prefix limit in addition to the global one', async (t) => {
+    const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 4, window_seconds: 60, now: () => 0 }))])
+    app.use('/auth', adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 })))
+    app.post('/auth/login', (_req, res) => void res.json('ok', true))
+    const login = async () => (await app.inject({ method: 'POST', url: '/auth/login' }))
+    const r1 = await login()
+    t.equal(r1.headers['x-ratelimit-limit'], '2', 'the inner limit writes the headers last')
+    t.same([r1.statusCode, (await login()).statusCode, (await login()).statusCode], [200, 200, 429])
+    t.same(await statuses(app, 2), [200, 429], 'the three logins counted against the global limit too')
+  })
+
+  t.test('keeps separate counts for two instances on one store, unless they share a namespace', async (t) => {
+    const store = new MemoryRateLimitStore()
+    const { app } = build(t, [])
+    app.use('/a', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0 })))
+    app.use('/b', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0 })))
+    app.use('/c', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0, namespace: 'shared' })))
+    app.use('/d', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0, namespace: 'shared' })))
+    for (const p of ['/a', '/b', '/c', '/d']) app.get(p, (_req, res) => void res.json('ok', true))
+    const get = async (url: string) => (await app.inject({ url })).statusCode
+    t.same([await get('/a'), await get('/b'), await get('/a'), await get('/b')], [200, 200, 429, 429])
+    t.same([await get('/c'), await get('/d')], [200, 429])
+    t.equal(store.size, 3)
+  })
+
+  t.test('answers 500 when the store fails', async (t) => {
+    const store: RateLimitStore = { hit: () => Promise.reject(new Error('store down')) }
+    const { app, calls } = limited(t, { max_requests: 1, window_seconds: 60, store })
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.statusCode, 500)
+    t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
+    t.equal(calls.n, 0)
+  })
+
+  t.test('throws at creation for bad options', async (t) => {
+    t.throws(() => rate_limit({ max_requests: 0, window_seconds: 60 }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: max_requests must be an integer >= 1; got 0',
+    })
+    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 1.5 }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: window_seconds must be an integer >= 1; got 1.5',
+    })
+    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, key: 'email' as 'ip' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: key must be one of ip, user, api_key; got "email"',
+    })
+    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, store: {} as RateLimitStore }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: store.hit must be a function; got undefined',
+    })
+    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, namespace: 'a b' }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, key_fn: 'ip' as unknown as () => string }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: key_fn must be a function; got "ip"',
+    })
+  })
+})
+
+t.test('sliding_count', async (t) => {
+  t.test('weighs the previous window by how much of it still overlaps', async (t) => {
+    t.equal(sliding_count({ current: 3, previous: 10, window_start_ms: 10_000 }, 10_000, 10_000), 13)
+    t.equal(sliding_count({ current: 3, previous: 10, window_start_ms: 10_000 }, 12_500, 10_000), 10.5)
+    t.equal(sliding_count({ current: 3, previous: 10, window_start_ms: 10_000 }, 20_000, 10_000), 3)
+  })
+})
+
+t.test('retry_after_ms', async (t) => {
+  t.test('waits inside the window while the previous window decays', async (t) => {
+    t.equal(retry_after_ms({ current: 1, previous: 10, window_start_ms: 10_000 }, 10_000, 10_000, 10), 2_000)
+  })
+
+  t.test('waits into the next window when this one is full', async (t) => {
+    t.equal(retry_after_ms({ current: 11, previous: 0, window_start_ms: 0 }, 1_000, 10_000, 10), 9_000 + 10_000 * (1 - 9 / 11))
+    t.equal(retry_after_ms({ current: 10, previous: 0, window_start_ms: 0 }, 4_000, 10_000, 10), 6_000 + 1_000)
+  })
+
+  t.test('waits a whole further window with a limit of one', async (t) => {
+    t.equal(retry_after_ms({ current: 2, previous: 0, window_start_ms: 0 }, 0, 10_000, 1), 20_000)
+  })
+})
