@@ -1,0 +1,67 @@
+// String fields: trim and lowercase transforms, email format, and lengths counted in code points.
+import { code_point_length } from './code-points.js'
+import { is_email } from './email.js'
+import { ERR_VALIDATION_BAD_LIMIT } from './errors.js'
+import { Field } from './field.js'
+import { count_limit } from './limits.js'
+import { ValidationErrorCode } from './validation-error.js'
+
+/**
+ * A string field. Transforms (`trim`, `lowercase`) run before every rule, wherever they stand in the chain; rules run in the
+ * order declared and the first failing one is the field's error. Lengths count Unicode code points.
+ * @example
+ * field.string().required('email is required').trim().lowercase().email('invalid email format').max_length(120)
+ */
+export class StringField<R extends boolean> extends Field<'string', R> {
+  /** Removes leading and trailing whitespace (`String.prototype.trim`), so `'  '` counts as empty. */
+  trim(): StringField<R> {
+    return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s) => s.trim()] })
+  }
+
+  /** Lowercases the value (`String.prototype.toLowerCase`); meant for emails, where case carries no meaning in practice. */
+  lowercase(): StringField<R> {
+    return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s) => s.toLowerCase()] })
+  }
+
+  /** Fails with `Email` unless the value passes `is_email` (default message `<field> must be a valid email address`). */
+  email(message?: string): StringField<R> {
+    return this.with_rule<StringField<R>>({
+      code: ValidationErrorCode.Email,
+      message,
+      default_message: (name) => `${name} must be a valid email address`,
+      test: is_email,
+      references: undefined,
+    })
+  }
+
+  /** Fails with `MinLength` when the value has fewer than `min` code points. */
+  min_length(min: number, message?: string): StringField<R> {
+    return this.#min(count_limit(`min_length(${min})`, min), message, (name) => `${name} must be at least ${min} characters`)
+  }
+
+  /** Fails with `MaxLength` when the value has more than `max` code points. */
+  max_length(max: number, message?: string): StringField<R> {
+    return this.#max(count_limit(`max_length(${max})`, max), message, (name) => `${name} must be at most ${max} characters`)
+  }
+
+  /** Fails with `MinLength` below `min` code points and `MaxLength` above `max` (default message `<field> must be <min> to <max> characters`). */
+  length(min: number, max: number, message?: string): StringField<R> {
+    const call = `length(${min}, ${max})`
+    count_limit(call, min)
+    count_limit(call, max)
+    if (min > max) throw ERR_VALIDATION_BAD_LIMIT(call, 'min must not exceed max')
+    const default_message = (name: string): string => `${name} must be ${min} to ${max} characters`
+    return this.#min(min, message, default_message).#max(max, message, default_message)
+  }
+
+  #min(min: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
+    const test = (value: string): boolean => code_point_length(value) >= min
+    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MinLength, message, default_message, test, references: undefined })
+  }
+
+  #max(max: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
+    // The UTF-16 length bounds the code point count from above, so most values skip the count.
+    const test = (value: string): boolean => value.length <= max || code_point_length(value) <= max
+    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MaxLength, message, default_message, test, references: undefined })
+  }
+}
