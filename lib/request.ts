@@ -64,7 +64,9 @@ export class Request {
 
   /** A request header, case-insensitively; repeated headers are joined with `, `. `fallback` (default '') when absent. */
   header(name: string, fallback = ''): string {
-    const v = this.raw.headers[name.toLowerCase()]
+    const key = name.toLowerCase()
+    // Own properties only: the headers object inherits `constructor`, `__proto__` and the like.
+    const v = Object.hasOwn(this.raw.headers, key) ? this.raw.headers[key] : undefined
     if (v === undefined) return fallback
     return typeof v === 'string' ? v : v.join(', ')
   }

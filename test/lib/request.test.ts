@@ -1,0 +1,125 @@
+import t from 'tap'
+import { build } from '../helpers/build.js'
+
+class Visitor {
+  constructor(readonly name: string) {}
+}
+
+const app = build(t, (app) => {
+  app.get('/users/{id}', (req, res) => void res.json(
+    'id', req.param('id'), 'missing', req.param('nope'), 'fb', req.param('nope', 'fallback'), 'inherited', req.param('toString'),
+  ))
+  app.get('/files/*', (req, res) => void res.json('rest', req.param('*')))
+  app.get('/q', (req, res) => void res.json(
+    'page', req.query_value('page', '1'), 'tag', req.query_value('tag', 'none'), 'empty', req.query_value('empty', 'fb'),
+    'inherited', req.query_value('toString', 'fb'), 'all', req.query(),
+  ))
+  app.get('/h', (req, res) => void res.json(
+    'mixed', req.header('X-Custom'), 'lower', req.header('x-custom'), 'fb', req.header('x-nope', 'fb'), 'none', req.header('x-nope'),
+    'inherited', req.header('constructor', 'fb'), 'proto', req.header('__proto__'), 'list', req.header('x-list'),
+  ))
+  app.post('/body', (req, res) => {
+    const j = req.json()
+    res.json('body', req.body(), 'is_object', j.is_object(), 'name', j.value('name', 'anon'), 'n', j.value('n', 0), 'same', req.json() === j)
+  })
+  app.get('/meta', (req, res) => void res.json('path', req.path(), 'method', req.method(), 'id', req.id(), 'ip', req.ip()))
+  app.get('/cookies', (req, res) => void res.json('a', req.cookie('a') ?? null, 'b', req.cookie('b') ?? null, 'x', req.cookie('x') ?? null))
+  app.use(async (req, _res, next) => {
+    req.set_state(Visitor, new Visitor(req.header('x-visitor', 'anonymous')))
+    await next()
+  })
+  app.get('/state', (req, res) => {
+    const v: Visitor | undefined = req.state(Visitor)
+    // @ts-expect-error state is undefined until middleware stored it
+    const w: Visitor = req.state(Visitor)
+    // @ts-expect-error a Visitor key holds a Visitor
+    if (req.header('x-never') === 'yes') req.set_state(Visitor, 'name')
+    res.json('name', v?.name ?? null, 'same', v === w)
+  })
+})
+
+async function get(url: string, headers: Record<string, string> = {}): Promise<unknown> {
+  const r = await app.inject({ method: 'GET', url, headers })
+  t.equal(r.statusCode, 200, `GET ${url}`)
+  return r.json()
+}
+
+t.test('Request.param', async (t) => {
+  t.test('reads a path parameter, URL-decoded, with a fallback for a missing one', async (t) => {
+    t.same(await get('/users/a%20b%2Fc%C3%A9'), { id: 'a b/cé', missing: '', fb: 'fallback', inherited: '' })
+  })
+
+  t.test('reads the wildcard over any depth as *', async (t) => {
+    t.same(await get('/files/a/b/c.txt'), { rest: 'a/b/c.txt' })
+    t.same(await get('/files/x'), { rest: 'x' })
+  })
+})
+
+t.test('Request.query_value', async (t) => {
+  t.test('reads one value, the first of a repeated key, and the fallback when absent', async (t) => {
+    t.same(await get('/q?page=3&tag=a&tag=b&empty='), {
+      page: '3', tag: 'a', empty: '', inherited: 'fb', all: { page: '3', tag: ['a', 'b'], empty: '' },
+    })
+    t.same(await get('/q'), { page: '1', tag: 'none', empty: 'fb', inherited: 'fb', all: {} })
+  })
+
+  t.test('decodes values', async (t) => {
+    t.same(await get('/q?page=%31%20x&tag=a+b'), { page: '1 x', tag: 'a b', empty: 'fb', inherited: 'fb', all: { page: '1 x', tag: 'a b' } })
+  })
+})
+
+t.test('Request.header', async (t) => {
+  t.test('reads headers case-insensitively, with a fallback, never inherited properties', async (t) => {
+    t.same(await get('/h', { 'X-CUSTOM': 'v1', 'x-list': 'a' }), {
+      mixed: 'v1', lower: 'v1', fb: 'fb', none: '', inherited: 'fb', proto: '', list: 'a',
+    })
+  })
+})
+
+t.test('Request.body', async (t) => {
+  const post = async (payload: string, content_type = 'application/json'): Promise<unknown> => {
+    const r = await app.inject({ method: 'POST', url: '/body', payload, headers: { 'content-type': content_type } })
+    t.equal(r.statusCode, 200, payload)
+    return r.json()
+  }
+
+  t.test('keeps the raw text next to the parsed JSON', async (t) => {
+    const text = '{ "name" : "Ada",  "n": 2 }'
+    t.same(await post(text), { body: text, is_object: true, name: 'Ada', n: 2, same: true })
+  })
+
+  t.test('hands malformed, array, null and empty bodies to the handler as not an object', async (t) => {
+    for (const payload of ['{"name":', '[1,2]', 'null', '']) {
+      t.same(await post(payload), { body: payload, is_object: false, name: 'anon', n: 0, same: true }, JSON.stringify(payload))
+    }
+  })
+
+  t.test('returns the fallback for a field of another type', async (t) => {
+    t.same(await post('{"name":7,"n":"2"}'), { body: '{"name":7,"n":"2"}', is_object: true, name: 'anon', n: 0, same: true })
+  })
+
+  t.test('reads JSON sent with any content type, and bodies without one', async (t) => {
+    t.same(await post('{"name":"Bo"}', 'text/plain'), { body: '{"name":"Bo"}', is_object: true, name: 'Bo', n: 0, same: true })
+    const r = await app.inject({ method: 'POST', url: '/body', payload: '{"n":5}' })
+    t.same(r.json(), { body: '{"n":5}', is_object: true, name: 'anon', n: 5, same: true })
+  })
+})
+
+t.test('Request.path', async (t) => {
+  t.test('gives the path without the query, with method, request id and client address', async (t) => {
+    t.same(await get('/meta?x=1', { 'x-request-id': 'req-7' }), { path: '/meta', method: 'GET', id: 'req-7', ip: '127.0.0.1' })
+  })
+})
+
+t.test('Request.cookie', async (t) => {
+  t.test('reads cookies by name, decoded, and undefined for a missing one', async (t) => {
+    t.same(await get('/cookies', { cookie: 'a=1; b=hello%20world' }), { a: '1', b: 'hello world', x: null })
+    t.same(await get('/cookies'), { a: null, b: null, x: null })
+  })
+})
+
+t.test('Request.state', async (t) => {
+  t.test('reads typed state that middleware stored under a class key', async (t) => {
+    t.same(await get('/state', { 'x-visitor': 'Ada' }), { name: 'Ada', same: true })
+  })
+})
