@@ -44,8 +44,8 @@ export const json = {
   o<const A extends unknown[]>(...args: A & KeyValues<A>): Record<string, unknown> {
     return pairs_to_object(args)
   },
-  /** An array of the arguments. */
-  array<T>(...items: T[]): T[] {
+  /** An array of the arguments, which may be of different types. */
+  array<T extends unknown[]>(...items: T): T {
     return items
   },
 }

@@ -26,8 +26,8 @@ t.test('pairs_to_object', async (t) => {
 
 t.test('json.o', async (t) => {
   t.test('builds nested objects and arrays in order', async (t) => {
-    const v = json.o('id', 7, 'tags', json.array('a', 'b'), 'empty', json.o(), 'list', json.array())
-    t.equal(JSON.stringify(v), '{"id":7,"tags":["a","b"],"empty":{},"list":[]}')
+    const v = json.o('id', 7, 'tags', json.array('a', 'b'), 'empty', json.o(), 'list', json.array(), 'mixed', json.array(1, 'b', null))
+    t.equal(JSON.stringify(v), '{"id":7,"tags":["a","b"],"empty":{},"list":[],"mixed":[1,"b",null]}')
   })
 
   t.test('makes an odd count or a non-string key a type error', async (t) => {

@@ -1,0 +1,174 @@
+import { join } from 'node:path'
+import t from 'tap'
+import { json } from '../../lib/json.js'
+import { ERR_RESPONSE_BAD_HEADER, ERR_RESPONSE_BAD_STATUS, Response, is_unsafe_path } from '../../lib/response.js'
+import { build } from '../helpers/build.js'
+
+const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
+
+t.test('Response.json', async (t) => {
+  t.test('keeps the order of alternating key/value arguments and nests json.o and json.array', async (t) => {
+    const res = new Response().json('z', 1, 'a', json.o('id', 7, 'tags', json.array('x', 'y')), 'm', null)
+    t.equal(res.body_text(), '{"z":1,"a":{"id":7,"tags":["x","y"]},"m":null}')
+    t.equal(res.get_header('content-type'), 'application/json; charset=utf-8')
+    t.equal(res.kind, 'json')
+    t.equal(res.is_sent(), true)
+  })
+
+  t.test('sends a single value as it is, and no arguments as an empty object', async (t) => {
+    t.equal(new Response().json('a').body_text(), '"a"')
+    t.equal(new Response().json({ ok: true, n: [1] }).body_text(), '{"ok":true,"n":[1]}')
+    t.equal(new Response().json(json.array(1, 'b')).body_text(), '[1,"b"]')
+    t.equal(new Response().json(undefined).body_text(), 'null')
+    t.equal(new Response().json().body_text(), '{}')
+  })
+
+  t.test('makes an odd count or a non-string key a type error and a coded error at run time', async (t) => {
+    // @ts-expect-error the value of the last key is missing
+    t.throws(() => new Response().json('k', 1, 'odd'), { code: 'FW_ERR_JSON_ODD_PAIRS' })
+    // @ts-expect-error keys are strings
+    t.throws(() => new Response().json(1, 2), { code: 'FW_ERR_JSON_BAD_KEY' })
+  })
+})
+
+t.test('Response.error', async (t) => {
+  t.test('sends {ok:false,error,message} with three arguments', async (t) => {
+    const res = new Response().error(404, 'user_not_found', 'User not found')
+    t.equal(res.status_code, 404)
+    t.equal(res.body_text(), '{"ok":false,"error":"user_not_found","message":"User not found"}')
+  })
+
+  t.test('sends {ok:false,error} with two arguments, and details with four', async (t) => {
+    t.equal(new Response().error(403, 'admin role required').body_text(), '{"ok":false,"error":"admin role required"}')
+    const res = new Response().error(400, 'validation_failed', 'bad', [{ field: 'name' }])
+    t.equal(res.body_text(), '{"ok":false,"error":"validation_failed","message":"bad","details":[{"field":"name"}]}')
+  })
+})
+
+t.test('Response.status', async (t) => {
+  t.test('chains and rejects codes outside 100-599', async (t) => {
+    const res = new Response()
+    t.equal(res.status(201), res)
+    t.equal(res.status(201).json('ok', true).status_code, 201)
+    for (const bad of [99, 600, 200.5, Number.NaN]) {
+      t.throws(() => res.status(bad), { code: ERR_RESPONSE_BAD_STATUS.code, message: `status must be an integer from 100 to 599; got ${bad}` })
+    }
+    t.equal(res.status_code, 201)
+  })
+})
+
+t.test('Response.header', async (t) => {
+  t.test('sets, reads, replaces and removes headers by lowercase name', async (t) => {
+    const res = new Response().header('X-Thing', 'a').header('x-thing', 'b').header('X-Count', 3)
+    t.equal(res.get_header('X-THING'), 'b')
+    t.same(res.headers(), { 'x-thing': 'b', 'x-count': '3' })
+    res.remove_header('X-Thing')
+    t.equal(res.get_header('x-thing'), undefined)
+  })
+
+  t.test('accumulates Set-Cookie', async (t) => {
+    const res = new Response().header('Set-Cookie', 'a=1').header('set-cookie', 'b=2')
+    t.same(res.headers()['set-cookie'], ['a=1', 'b=2'])
+    t.equal(res.get_header('Set-Cookie'), 'a=1, b=2')
+  })
+
+  t.test('rejects CR, LF and NUL in values and non-token names', async (t) => {
+    const res = new Response()
+    for (const [name, value] of [['x-a', 'a\r\nSet-Cookie: evil=1'], ['x-a', 'a\nb'], ['x-a', 'a\rb'], ['x-a', 'a\0b'], ['bad name', 'v'], ['x:y', 'v'], ['', 'v']]) {
+      t.throws(() => res.header(name!, value!), {
+        code: ERR_RESPONSE_BAD_HEADER.code,
+        message: `response header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL`,
+      })
+    }
+    t.same(res.headers(), {})
+  })
+})
+
+t.test('Response.send', async (t) => {
+  t.test('picks text/plain for strings and octet-stream for buffers unless a content type is set', async (t) => {
+    t.equal(new Response().send('hi').get_header('content-type'), 'text/plain; charset=utf-8')
+    const buf = new Response().send(Buffer.from('hi'))
+    t.equal(buf.get_header('content-type'), 'application/octet-stream')
+    t.equal(buf.body_text(), 'hi')
+    t.equal(new Response().header('Content-Type', 'text/csv').send('a,b').get_header('content-type'), 'text/csv')
+    const empty = new Response().send()
+    t.equal(empty.kind, 'send')
+    t.equal(empty.get_header('content-type'), undefined)
+    t.equal(new Response().header('Content-Type', 'text/csv').text('x').get_header('content-type'), 'text/plain; charset=utf-8')
+  })
+
+  t.test('reset clears status, headers and body', async (t) => {
+    const res = new Response().status(201).header('x-a', '1').text('x').reset()
+    t.same([res.status_code, res.kind, res.payload, res.headers(), res.is_sent(), res.body_text()], [200, 'none', undefined, {}, false, ''])
+  })
+})
+
+t.test('Response.file', async (t) => {
+  t.test('refuses paths with a .. segment or a NUL byte with 400 bad_path', async (t) => {
+    for (const p of ['../etc/passwd', 'a/../../b', 'a\\..\\b', 'a\0b', '']) {
+      const res = new Response().file(p)
+      t.equal(res.status_code, 400, JSON.stringify(p))
+      t.equal(res.body_text(), '{"ok":false,"error":"bad_path","message":"Invalid file path"}')
+      t.equal(is_unsafe_path(p), true)
+    }
+    t.equal(is_unsafe_path('a/..b/c..'), false)
+  })
+})
+
+t.test('Response over HTTP', async (t) => {
+  const dir = t.testdir({ 'note.txt': 'file body', 'page.html': '<p>hi</p>' })
+  const app = build(t, (app) => {
+    app.get('/cookies', (_req, res) => void res.header('Set-Cookie', 'a=1; Path=/').header('Set-Cookie', 'b=2; HttpOnly').text('ok'))
+    app.get('/inject', (_req, res) => {
+      res.header('x-injected', 'a\r\nSet-Cookie: evil=1')
+      res.text('never')
+    })
+    app.get('/text', (_req, res) => void res.status(202).text('plain'))
+    app.get('/buf', (_req, res) => void res.send(Buffer.from([0, 1, 2])))
+    app.get('/nothing', (_req, res) => void res.status(204))
+    app.get('/file/{name}', (req, res) => void res.header('Cache-Control', 'public, max-age=60').file(join(dir, req.param('name'))))
+  })
+  const get = (url: string) => app.inject({ method: 'GET', url })
+
+  t.test('sends each Set-Cookie as its own header', async (t) => {
+    const r = await get('/cookies')
+    t.same(r.headers['set-cookie'], ['a=1; Path=/', 'b=2; HttpOnly'])
+    t.equal(r.body, 'ok')
+  })
+
+  t.test('answers 500 internal_error when a handler sets a header with CR/LF, without the injected header', async (t) => {
+    const r = await get('/inject')
+    t.equal(r.statusCode, 500)
+    t.same(r.json(), INTERNAL)
+    t.equal(r.headers['x-injected'], undefined)
+    t.equal(r.headers['set-cookie'], undefined)
+  })
+
+  t.test('sends text, buffers and empty bodies with their content types', async (t) => {
+    const text = await get('/text')
+    t.same([text.statusCode, text.headers['content-type'], text.body], [202, 'text/plain; charset=utf-8', 'plain'])
+    const buf = await get('/buf')
+    t.same([buf.headers['content-type'], [...buf.rawPayload]], ['application/octet-stream', [0, 1, 2]])
+    const none = await get('/nothing')
+    t.same([none.statusCode, none.body], [204, ''])
+  })
+
+  t.test('streams a file with its content type and the handler Cache-Control', async (t) => {
+    const r = await get('/file/note.txt')
+    t.same([r.statusCode, r.body, r.headers['content-type'], r.headers['cache-control']], [200, 'file body', 'text/plain; charset=utf-8', 'public, max-age=60'])
+    const html = await get('/file/page.html')
+    t.equal(html.headers['content-type'], 'text/html; charset=utf-8')
+  })
+
+  t.test('answers 404 not_found for a missing file, without the Cache-Control', async (t) => {
+    const r = await get('/file/missing.txt')
+    t.equal(r.statusCode, 404)
+    t.same(r.json(), { ok: false, error: 'not_found', message: 'File not found' })
+    t.equal(r.headers['cache-control'], undefined)
+  })
+
+  t.test('answers 404 for a folder', async (t) => {
+    const r = await app.inject({ url: '/file/%2E' })
+    t.equal(r.statusCode, 404)
+  })
+})
