@@ -1,0 +1,286 @@
+import { join } from 'node:path'
+import t from 'tap'
+import { App, Token, adapt_ctx, type Middleware } from '../../lib/index.js'
+import { ERR_APP_LOCKED } from '../../lib/app.js'
+import { with_route_options } from '../../lib/compose.js'
+import { build, listening } from '../helpers/build.js'
+import { send } from '../helpers/http.js'
+
+const NOT_FOUND = { ok: false, error: 'not_found', message: 'Route not found' }
+const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
+
+/** Middleware that appends its name to the `x-trace` response header before and after the rest of the chain. */
+function trace(name: string): Middleware {
+  return async (_req, res, next) => {
+    res.header('x-trace', [res.get_header('x-trace'), `${name}>`].filter(Boolean).join(' '))
+    await next()
+    res.header('x-trace', `${res.get_header('x-trace')} <${name}`)
+  }
+}
+
+t.test('App routes', async (t) => {
+  const app = build(t, (app) => {
+    const answer = (name: string) => (req: { method(): string }, res: { header(n: string, v: string): unknown; text(s: string): unknown }) => {
+      res.header('x-route', name)
+      res.text(`${name} ${req.method()}`)
+    }
+    app.get('/m', answer('get')).post('/m', answer('post')).put('/m', answer('put')).patch('/m', answer('patch'))
+    app.del('/m', answer('del')).head('/m', answer('head')).options('/m', answer('options'))
+    app.get('/h', answer('get')).head('/h', answer('head'))
+    app.group('/api', (api) => {
+      api.get('/', answer('api root'))
+      api.group('/admin', (admin) => admin.get('/stats', answer('stats')).group('/deep', (d) => d.get('/{id}', answer('deep'))))
+    })
+    app.get('/files/*', answer('wildcard'))
+    app.get('/files/fixed', answer('fixed'))
+    app.post('/only-post', answer('only post'))
+  })
+
+  t.test('answers every method on its own route, DELETE through del', async (t) => {
+    for (const method of METHODS) {
+      const r = await app.inject({ method, url: '/m' })
+      const name = method === 'DELETE' ? 'del' : method.toLowerCase()
+      t.same([r.statusCode, r.headers['x-route'], r.body], [200, name, method === 'HEAD' ? '' : `${name} ${method}`], method)
+    }
+  })
+
+  t.test('keeps an own HEAD route registered after the GET route', async (t) => {
+    const r = await app.inject({ method: 'HEAD', url: '/h' })
+    t.same([r.statusCode, r.headers['x-route'], r.body], [200, 'head', ''])
+  })
+
+  t.test('nests groups', async (t) => {
+    for (const [url, body] of [['/api', 'api root GET'], ['/api/admin/stats', 'stats GET'], ['/api/admin/deep/7', 'deep GET']] as const) {
+      const r = await app.inject({ url })
+      t.same([r.statusCode, r.body], [200, body], url)
+    }
+  })
+
+  t.test('matches the wildcard over any depth, static routes first', async (t) => {
+    t.equal((await app.inject({ url: '/files/a/b/c/d' })).body, 'wildcard GET')
+    t.equal((await app.inject({ url: '/files/fixed' })).body, 'fixed GET')
+  })
+
+  t.test('answers HEAD through the GET route without a body', async (t) => {
+    const r = await app.inject({ method: 'HEAD', url: '/api/admin/stats' })
+    t.same([r.statusCode, r.headers['x-route'], r.headers['content-length'], r.body], [200, 'stats', '10', ''])
+  })
+
+  t.test('answers OPTIONS on a known path with 204 and Allow', async (t) => {
+    const r = await app.inject({ method: 'OPTIONS', url: '/api/admin/stats' })
+    t.same([r.statusCode, r.headers.allow, r.body], [204, 'GET, HEAD, OPTIONS', ''])
+    t.equal((await app.inject({ method: 'OPTIONS', url: '/only-post' })).headers.allow, 'POST, OPTIONS')
+  })
+
+  t.test('answers 404 not_found for unknown paths and methods', async (t) => {
+    for (const [method, url] of [['GET', '/nope'], ['GET', '/api/admin'], ['GET', '/only-post'], ['DELETE', '/files/x']] as const) {
+      const r = await app.inject({ method, url })
+      t.same([r.statusCode, r.headers['content-type'], r.json()], [404, 'application/json; charset=utf-8', NOT_FOUND], `${method} ${url}`)
+    }
+  })
+
+  t.test('refuses routes and middleware after start', async (t) => {
+    t.throws(() => app.get('/late', () => {}), { code: ERR_APP_LOCKED.code, message: 'cannot add route GET /late after the app has started (listen, inject or mount)' })
+    t.throws(() => app.use(trace('late')), { code: ERR_APP_LOCKED.code, message: 'cannot add middleware after the app has started (listen, inject or mount)' })
+    t.equal(app.started, true)
+  })
+})
+
+t.test('App.route', async (t) => {
+  t.test('rejects a bad path or prefix at registration', async (t) => {
+    const app = new App()
+    t.throws(() => app.get('users', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
+    t.throws(() => app.group('/a/*/b', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
+    t.throws(() => app.use('api', (_q, _s, next) => next()), { code: 'FW_ERR_APP_BAD_PATH' })
+    t.throws(() => app.use(undefined as unknown as Middleware), { name: 'TypeError', message: 'middleware must be a function' })
+    t.equal(app.started, false)
+  })
+})
+
+t.test('App.use', async (t) => {
+  const calls: string[] = []
+  const app = build(t, (app) => {
+    app.get('/early', (_req, res) => void res.text('early'))
+    app.use(trace('global'))
+    app.use('/api', trace('api'))
+    app.group('/api', (api) => {
+      api.use(trace('group'))
+      api.get('/x', (_req, res) => void res.text('x'))
+      api.use('/admin', trace('admin'))
+      api.get('/admin/y', (_req, res) => void res.text('y'))
+    })
+    app.use(trace('late'))
+    app.get('/stop', (_req, res) => void res.text('unreachable'))
+    app.use('/stop', (_req, res) => void res.status(401).text('stopped'))
+    app.get('/twice', () => void calls.push('handler'))
+    app.use('/twice', async (_req, res, next) => {
+      await next()
+      await next()
+      res.text(`handler ran ${calls.length}`)
+    })
+    app.get('/throws', (_req, res) => void res.text('unreachable'))
+    app.use('/throws', () => { throw new Error('middleware boom') })
+    app.get('/rejects', (_req, res) => void res.text('unreachable'))
+    app.use('/rejects', async () => { throw new Error('async middleware boom') })
+    app.use('/sync', (_req, res, next) => {
+      res.header('x-sync', '1')
+      return next()
+    })
+    app.get('/sync', async (_req, res) => void res.text('sync ok'))
+  })
+  const get = (url: string) => app.inject({ method: 'GET', url })
+
+  t.test('runs middleware in registration order, onion style, including middleware added after the route', async (t) => {
+    t.equal((await get('/early')).headers['x-trace'], 'global> late> <late <global')
+    t.equal((await get('/api/x')).headers['x-trace'], 'global> api> group> late> <late <group <api <global')
+    t.equal((await get('/api/admin/y')).headers['x-trace'], 'global> api> group> admin> late> <late <admin <group <api <global')
+  })
+
+  t.test('runs global middleware before the 404', async (t) => {
+    const r = await get('/nope')
+    t.same([r.statusCode, r.headers['x-trace'], r.json()], [404, 'global> late> <late <global', NOT_FOUND])
+    t.equal((await get('/api/nope')).headers['x-trace'], 'global> api> group> late> <late <group <api <global')
+  })
+
+  t.test('ends the chain when middleware does not call next', async (t) => {
+    const r = await get('/stop')
+    t.same([r.statusCode, r.body, r.headers['x-trace']], [401, 'stopped', 'global> late> <late <global'])
+  })
+
+  t.test('runs the rest once when next is called twice', async (t) => {
+    t.equal((await get('/twice')).body, 'handler ran 1')
+  })
+
+  t.test('accepts sync middleware', async (t) => {
+    const r = await get('/sync')
+    t.same([r.headers['x-sync'], r.body], ['1', 'sync ok'])
+  })
+
+  t.test('answers 500 internal_error when middleware throws or rejects, and keeps serving', async (t) => {
+    for (const url of ['/throws', '/rejects']) {
+      const r = await get(url)
+      t.same([r.statusCode, r.json()], [500, INTERNAL], url)
+    }
+    t.equal((await get('/early')).statusCode, 200)
+  })
+})
+
+t.test('App handlers', async (t) => {
+  const app = build(t, (app) => {
+    app.get('/throws', () => { throw new Error('secret detail') })
+    app.get('/rejects', async () => { throw new TypeError('secret detail') })
+    app.get('/ok', (_req, res) => void res.json('ok', true))
+    app.get('/silent', () => {})
+  })
+
+  t.test('answer 500 internal_error, the exact contract body without a stack, when they throw or reject', async (t) => {
+    for (const url of ['/throws', '/rejects', '/throws']) {
+      const r = await app.inject({ url })
+      t.same([r.statusCode, r.json()], [500, INTERNAL], url)
+      t.same((await app.inject({ url: '/ok' })).json(), { ok: true })
+    }
+  })
+
+  t.test('answer 200 with an empty body when they send nothing', async (t) => {
+    const r = await app.inject({ url: '/silent' })
+    t.same([r.statusCode, r.body], [200, ''])
+  })
+})
+
+t.test('App.services', async (t) => {
+  t.test('lets handlers and context middleware look services up', async (t) => {
+    const Greeting = new Token<(name: string) => string>('Greeting')
+    const app = build(t, (app) => {
+      app.services.set(Greeting, (name) => `hello ${name}`)
+      app.use(adapt_ctx(async (ctx, next) => {
+        ctx.res.header('x-ctx', ctx.services.get(Greeting)?.('ctx') ?? 'none')
+        await next()
+      }))
+      app.get('/g', (req, res) => void res.text(req.services.get(Greeting)?.('handler') ?? 'none'))
+    })
+    const r = await app.inject({ url: '/g' })
+    t.same([r.headers['x-ctx'], r.body], ['hello ctx', 'hello handler'])
+  })
+})
+
+t.test('App body limits', async (t) => {
+  t.test('apply the smallest limit a route middleware asks for, before the chain runs', async (t) => {
+    let ran = 0
+    const app = build(t, (app) => {
+      app.use('/small', with_route_options<Middleware>((_req, _res, next) => {
+        ran++
+        return next()
+      }, { body_limit: 4 }))
+      app.post('/small', (req, res) => void res.text(req.body()))
+      app.post('/big', (req, res) => void res.text(req.body()))
+    }, { body_limit: 8 })
+    const post = (url: string, payload: string) => app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'text/plain' } })
+    t.same([(await post('/small', '1234')).body, (await post('/big', '12345678')).body], ['1234', '12345678'])
+    const small = await post('/small', '12345')
+    const big = await post('/big', '123456789')
+    for (const r of [small, big]) t.same([r.statusCode, r.json()], [413, { ok: false, error: 'payload_too_large', message: 'Request body is too large' }])
+    t.equal(ran, 1)
+  })
+})
+
+t.test('App prefix middleware', async (t) => {
+  const { port } = await listening(t, (app) => {
+    app.use('/api', (_req, res) => void res.error(401, 'denied', 'prefix middleware ran'))
+    app.get('/api/static', (_req, res) => void res.text('static'))
+    app.get('/api/{id}/p', (_req, res) => void res.text('param'))
+    app.get('/{section}/x', (_req, res) => void res.text('param first'))
+    app.get('/*', (req, res) => void res.text(`wildcard ${req.param('*')}`))
+  })
+
+  t.test('is not bypassed by encoding, doubled slashes, dot segments or case', async (t) => {
+    const paths = [
+      '/api/static', '/%61pi/static', '//api/static', '/x/../api/static', '/API/static', '/Api%2Fstatic', '/api%5cstatic',
+      '/api/7/p', '/%61pi/7/p', '//api/7/p', '/x/../api/7/p', '/API/7/p',
+      '/api/x', '/%61pi/x', '/API/x', '/api/zzz/deep', '/%41PI/zzz/deep', '/./api/unknown', '/api', '/%61pi',
+    ]
+    for (const path of paths) {
+      const r = await send(port, { path })
+      t.same([r.status, JSON.parse(r.body)], [401, { ok: false, error: 'denied', message: 'prefix middleware ran' }], path)
+    }
+  })
+
+  t.test('leaves paths outside the prefix alone', async (t) => {
+    for (const [path, body] of [['/apix/x', 'param first'], ['/other', 'wildcard other'], ['/api../x', 'param first']] as const) {
+      const r = await send(port, { path })
+      t.same([r.status, r.body], [200, body], path)
+    }
+  })
+})
+
+t.test('App.static_dir', async (t) => {
+  const dir = t.testdir({
+    'outside.txt': 'OUTSIDE',
+    public: { 'index.html': '<h1>home</h1>', 'a.txt': 'alpha', sub: { 'b.txt': 'beta' }, '.env': 'SECRET=1', '.git': { config: 'SECRET' } },
+  })
+  const { port } = await listening(t, (app) => {
+    app.static_dir(join(dir, 'public'), { prefix: '/s', cache_control: 'public, max-age=60' })
+    app.static_dir(join(dir, 'public', 'sub'), { prefix: '/plain', index: false })
+  })
+
+  t.test('serves files, nested files and the index with the Cache-Control', async (t) => {
+    for (const [path, body] of [['/s/a.txt', 'alpha'], ['/s/sub/b.txt', 'beta'], ['/s', '<h1>home</h1>'], ['/plain/b.txt', 'beta']] as const) {
+      const r = await send(port, { path })
+      t.same([r.status, r.body], [200, body], path)
+    }
+    t.equal((await send(port, { path: '/s/a.txt' })).headers['cache-control'], 'public, max-age=60')
+  })
+
+  t.test('never serves dot files, traversal or anything outside the folder', async (t) => {
+    const paths = [
+      '/s/.env', '/s/.git/config', '/s/%2eenv', '/s/sub/../.env', '/s/../outside.txt', '/s/%2e%2e/outside.txt', '/s/%2E%2E/outside.txt',
+      '/s/..%2foutside.txt', '/s/..%5coutside.txt', '/s/sub/..%2f..%2foutside.txt', '/s//../outside.txt', '/s/%2f..%2foutside.txt',
+      '/plain/../a.txt', '/plain/..%2fa.txt', '/s/missing.txt', '/plain', '/s/sub', '/s/%00a.txt',
+    ]
+    for (const path of paths) {
+      const r = await send(port, { path })
+      t.ok(r.status === 404 || r.status === 400, `${path} answers ${r.status}`)
+      t.notMatch(r.body, /SECRET|OUTSIDE|alpha/, path)
+    }
+  })
+})
