@@ -50,11 +50,17 @@ function submitted(req: Request, header: string, field: string): string {
   return new URLSearchParams(req.body()).get(field) ?? ''
 }
 
-/** Why a request fails the fetch-metadata and origin checks, if it does. */
+/**
+ * Why a request fails the fetch-metadata and origin checks, if it does. A browser's `Sec-Fetch-Site` decides when present
+ * (only `cross-site` fails): under `Referrer-Policy: no-referrer` browsers send `Origin: null` even on same-origin form
+ * posts. Without it, an `Origin` must name the request's own host.
+ */
 function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefined {
-  if (req.header('sec-fetch-site') === 'cross-site') return 'Cross-site request refused'
   const origin = req.raw.headers.origin
-  if (origin === undefined || trusted.has(origin)) return undefined
+  if (origin !== undefined && trusted.has(origin)) return undefined
+  const site = req.raw.headers['sec-fetch-site']
+  if (site !== undefined) return site === 'cross-site' ? 'Cross-site request refused' : undefined
+  if (origin === undefined) return undefined
   try {
     // Both sides through URL, so a default port (`Host: example.com:443` against `https://example.com`) compares equal.
     const o = new URL(origin)
@@ -80,7 +86,7 @@ function check_options(cookie_name: string, cookie_path: string, secure: boolean
 /**
  * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a `csrf_token` cookie when
  * they have none (random, readable by scripts, SameSite); every other method must send the same token in `x-csrf-token`
- * or the `_csrf` form field, and must not come cross-site (`Sec-Fetch-Site`) or from an `Origin` other than the Host.
+ * or the `_csrf` form field, and must not come cross-site (`Sec-Fetch-Site`; without it, an `Origin` other than the Host).
  * Failures answer 403 `csrf_failed`. The token is in `req.state(CsrfToken)` for pages to embed.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.csrf({ secure: true })))

@@ -143,6 +143,10 @@ t.test('csrf', async (t) => {
     const r = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })
     t.equal(r.statusCode, 403)
     t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'Cross-site request refused' })
+    const foreign = await app.inject({
+      method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': 'cross-site', origin: 'http://localhost:80' },
+    })
+    t.equal(foreign.json().message, 'Cross-site request refused', 'Sec-Fetch-Site wins over a matching Origin')
     for (const site of ['same-origin', 'same-site', 'none']) {
       const ok = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': site } })
       t.equal(ok.statusCode, 200, site)
@@ -150,7 +154,20 @@ t.test('csrf', async (t) => {
     t.equal(calls.n, 3)
   })
 
-  t.test('refuses an Origin that does not match the Host', async (t) => {
+  t.test('accepts Origin null on a same-origin request, as browsers send it under Referrer-Policy no-referrer', async (t) => {
+    const { app } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({
+      method: 'POST', url: '/data',
+      headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token, origin: 'null', 'sec-fetch-site': 'same-origin' },
+    })
+    t.equal(r.statusCode, 200)
+    const without_token = await app.inject({ method: 'POST', url: '/data', headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } })
+    t.equal(without_token.statusCode, 403)
+    t.equal(without_token.json().message, 'CSRF token missing')
+  })
+
+  t.test('refuses an Origin that does not match the Host when Sec-Fetch-Site is absent', async (t) => {
     const { app } = with_csrf(t)
     const token = await token_of(app)
     const headers = { cookie: `csrf_token=${token}`, 'x-csrf-token': token, host: 'app.example:8080' }
