@@ -34,11 +34,16 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   instance.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))
   if (!instance.hasReplyDecorator('sendFile')) await instance.register(fastifyStatic, { root: process.cwd(), serve: false })
 
+  // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
+  const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    instance.route({ method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run) })
+    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run) }
+    instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   instance.setNotFoundHandler(bind(compiled.not_found))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
+    // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
+    if (app.config.request_id) reply.header('x-request-id', freq.id)
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return error(reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return error(reply, status, CODE_BAD_REQUEST, err.message)

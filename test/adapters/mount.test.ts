@@ -1,0 +1,121 @@
+import t from 'tap'
+import { request_id } from '../../adapters/mount.js'
+import { build, listening } from '../helpers/build.js'
+import { raw, send } from '../helpers/http.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
+
+t.test('request_id', async (t) => {
+  t.test('keeps a well-formed x-request-id', async (t) => {
+    for (const id of ['abc-123', 'a', 'A.b_c:d-9', 'x'.repeat(128)]) t.equal(request_id({ headers: { 'x-request-id': id } }), id)
+  })
+
+  t.test('makes a new UUID for a missing, too long, repeated or ill-formed one', async (t) => {
+    const bad = [undefined, '', 'x'.repeat(129), 'a b', 'a\r\nSet-Cookie: x=1', 'a\nb', '<script>', 'ä', ['a', 'b']]
+    for (const id of bad) t.match(request_id({ headers: { 'x-request-id': id } }), UUID, JSON.stringify(id))
+  })
+})
+
+t.test('mount request ids', async (t) => {
+  const { app, port } = await listening(t, (app) => {
+    app.get('/id', (req, res) => void res.text(req.id()))
+    app.post('/id', (req, res) => void res.text(req.id()))
+  }, { body_limit: 4 })
+
+  t.test('echoes a valid incoming x-request-id and gives the handler the same id', async (t) => {
+    const r = await send(port, { path: '/id', headers: { 'x-request-id': 'trace-42' } })
+    t.same([r.headers['x-request-id'], r.body], ['trace-42', 'trace-42'])
+  })
+
+  t.test('replaces a too long or ill-formed x-request-id with a new UUID', async (t) => {
+    for (const id of ['x'.repeat(129), 'a b', 'a;b', '../x']) {
+      const r = await send(port, { path: '/id', headers: { 'x-request-id': id } })
+      t.match(r.headers['x-request-id'], UUID, id)
+      t.equal(r.body, r.headers['x-request-id'])
+    }
+  })
+
+  t.test('never echoes a CR/LF sent in x-request-id', async (t) => {
+    const r = await app.inject({ url: '/id', headers: { 'x-request-id': 'a\rb' } })
+    t.match(r.headers['x-request-id'], UUID)
+    t.equal(r.body, r.headers['x-request-id'])
+    const folded = await raw(port, 'GET /id HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\n evil: 1\r\nConnection: close\r\n\r\n')
+    t.equal(folded.status, 400)
+    t.equal(folded.headers['evil'], undefined)
+  })
+
+  t.test('puts the id on 404s and on answers made before the chain (413)', async (t) => {
+    const nf = await send(port, { path: '/nope', headers: { 'x-request-id': 'nf-1' } })
+    t.same([nf.status, nf.headers['x-request-id']], [404, 'nf-1'])
+    const big = await send(port, { method: 'POST', path: '/id', headers: { 'x-request-id': 'big-1', 'content-type': 'text/plain' }, body: '12345' })
+    t.same([big.status, big.headers['x-request-id'], JSON.parse(big.body)], [413, 'big-1', TOO_LARGE])
+  })
+
+  t.test('sends no x-request-id when request_id is off', async (t) => {
+    const off = build(t, (app) => app.get('/id', (req, res) => void res.text(req.id())), { request_id: false })
+    const r = await off.inject({ url: '/id', headers: { 'x-request-id': 'abc' } })
+    t.same([r.headers['x-request-id'], r.body], [undefined, 'abc'])
+  })
+})
+
+t.test('mount body limits', async (t) => {
+  const seen: string[] = []
+  const { port } = await listening(t, (app) => {
+    app.post('/echo', (req, res) => {
+      seen.push(req.body())
+      res.json('len', req.body().length)
+    })
+  }, { body_limit: 16 })
+  const post = (head: string, body: string) =>
+    raw(port, `POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: text/plain\r\n${head}\r\n\r\n${body}`)
+
+  t.test('accepts a body at the limit', async (t) => {
+    const r = await post('Content-Length: 16', '0123456789abcdef')
+    t.same([r.status, JSON.parse(r.body)], [200, { len: 16 }])
+  })
+
+  t.test('answers 413 payload_too_large for a Content-Length over the limit', async (t) => {
+    const r = await post('Content-Length: 17', '0123456789abcdefg')
+    t.same([r.status, r.headers['content-type'], JSON.parse(r.body)], [413, 'application/json; charset=utf-8', TOO_LARGE])
+  })
+
+  t.test('answers 413 before the body arrives when Content-Length claims more than the limit', async (t) => {
+    const r = await post('Content-Length: 1000000', 'only a few bytes')
+    t.same([r.status, JSON.parse(r.body)], [413, TOO_LARGE])
+  })
+
+  t.test('answers 413 for a chunked body that grows over the limit', async (t) => {
+    const r = await post('Transfer-Encoding: chunked', '10\r\n0123456789abcdef\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n')
+    t.same([r.status, JSON.parse(r.body)], [413, TOO_LARGE])
+    const ok = await post('Transfer-Encoding: chunked', '8\r\n01234567\r\n8\r\n89abcdef\r\n0\r\n\r\n')
+    t.same([ok.status, JSON.parse(ok.body)], [200, { len: 16 }])
+  })
+
+  t.test('reads no more than Content-Length when a client sends extra bytes', async (t) => {
+    seen.length = 0
+    await post('Content-Length: 4', '0123456789abcdefXYZ-not-a-request')
+    t.same(seen, ['0123'])
+  })
+
+  t.test('never runs the handler for a body over the limit', async (t) => {
+    seen.length = 0
+    await post('Content-Length: 20', '01234567890123456789')
+    await post('Transfer-Encoding: chunked', '14\r\n01234567890123456789\r\n0\r\n\r\n')
+    t.same(seen, [])
+  })
+})
+
+t.test('mount errors', async (t) => {
+  t.test('keep the server serving after a handler fails', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.get('/boom', () => { throw new Error('boom') })
+      app.get('/ok', (_req, res) => void res.text('ok'))
+    })
+    for (let i = 0; i < 3; i++) {
+      const boom = await send(port, { path: '/boom' })
+      t.same([boom.status, JSON.parse(boom.body)], [500, { ok: false, error: 'internal_error', message: 'Internal Server Error' }])
+      t.equal((await send(port, { path: '/ok' })).body, 'ok')
+    }
+  })
+})
