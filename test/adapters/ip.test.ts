@@ -1,0 +1,59 @@
+import t from 'tap'
+import { ip_resolver } from '../../adapters/ip.js'
+import type { App } from '../../lib/index.js'
+import type { HostRequest } from '../../lib/request.js'
+import { listening } from '../helpers/build.js'
+import { send } from '../helpers/http.js'
+
+const FORWARDED = { 'x-forwarded-for': '203.0.113.7' }
+const REAL = { 'x-real-ip': '198.51.100.9' }
+
+function host(peer: string, headers: Record<string, string>, ip = peer): HostRequest & { socket: { remoteAddress: string } } {
+  return { id: '1', method: 'GET', url: '/', headers, params: {}, query: {}, body: undefined, ip, socket: { remoteAddress: peer } }
+}
+
+t.test('ip_resolver', async (t) => {
+  t.test('returns the host ip when nothing is trusted', async (t) => {
+    for (const trust of [false, [] as string[]]) {
+      t.equal(ip_resolver(trust)(host('10.0.0.1', { ...REAL })), '10.0.0.1')
+    }
+  })
+
+  t.test('honours X-Real-IP only from a trusted peer, only when it is an address and X-Forwarded-For is absent', async (t) => {
+    const resolve = ip_resolver(['10.0.0.0/8'])
+    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': ' 198.51.100.9 ' })), '198.51.100.9')
+    t.equal(resolve(host('192.0.2.1', { ...REAL })), '192.0.2.1')
+    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': 'not-an-ip' })), '10.0.0.1')
+    t.equal(resolve(host('10.0.0.1', { ...REAL, ...FORWARDED }, '203.0.113.7')), '203.0.113.7')
+    t.equal(ip_resolver(true)(host('192.0.2.1', { ...REAL })), '198.51.100.9')
+  })
+})
+
+t.test('Request.ip with trust_proxy', async (t) => {
+  const setup = (app: App): void => void app.get('/ip', (req, res) => void res.text(req.ip()))
+  const ip = async (port: number, headers: Record<string, string>) => (await send(port, { path: '/ip', headers })).body
+
+  t.test('ignores X-Forwarded-For and X-Real-IP when no proxy is trusted', async (t) => {
+    const { port } = await listening(t, setup)
+    for (const headers of [{}, FORWARDED, REAL, { ...FORWARDED, ...REAL }]) t.equal(await ip(port, headers), '127.0.0.1', JSON.stringify(headers))
+  })
+
+  t.test('ignores them when the peer is not the trusted proxy', async (t) => {
+    const { port } = await listening(t, setup, { trust_proxy: ['10.0.0.1'] })
+    for (const headers of [FORWARDED, REAL]) t.equal(await ip(port, headers), '127.0.0.1', JSON.stringify(headers))
+  })
+
+  t.test('counts them when the peer 127.0.0.1 is trusted', async (t) => {
+    const { port } = await listening(t, setup, { trust_proxy: ['127.0.0.1'] })
+    t.equal(await ip(port, {}), '127.0.0.1')
+    t.equal(await ip(port, FORWARDED), '203.0.113.7')
+    t.equal(await ip(port, REAL), '198.51.100.9')
+    t.equal(await ip(port, { ...FORWARDED, ...REAL }), '203.0.113.7')
+    t.equal(await ip(port, { 'x-forwarded-for': '203.0.113.7, 10.9.9.9' }), '10.9.9.9')
+  })
+
+  t.test('walks X-Forwarded-For through every trusted hop', async (t) => {
+    const { port } = await listening(t, setup, { trust_proxy: ['127.0.0.1', '10.0.0.0/8'] })
+    t.equal(await ip(port, { 'x-forwarded-for': '203.0.113.7, 10.9.9.9' }), '203.0.113.7')
+  })
+})

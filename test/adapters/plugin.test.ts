@@ -1,0 +1,87 @@
+import Fastify from 'fastify'
+import t from 'tap'
+import { fw_plugin } from '../../adapters/plugin.js'
+import { App } from '../../lib/index.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    host_name: string
+  }
+}
+
+t.test('fw_plugin', async (t) => {
+  const closed: string[] = []
+  const app = new App({ access_log: false })
+  app.use(async (_req, res, next) => {
+    res.header('x-fw', 'global')
+    await next()
+  })
+  app.use('/admin', async (_req, res, next) => {
+    res.header('x-fw-admin', '1')
+    await next()
+  })
+  app.get('/hello', (req, res) => void res.json('ok', true, 'path', req.path(), 'host_name', (req.raw as unknown as { server: { host_name: string } }).server.host_name))
+  app.get('/admin/{id}', (req, res) => void res.json('id', req.param('id')))
+  app.post('/echo', (req, res) => void res.json('body', req.body(), 'is_object', req.json().is_object()))
+  app.get('/boom', () => { throw new Error('fw boom') })
+  app.on_close(() => void closed.push('fw'))
+
+  const host = Fastify()
+  host.decorate('host_name', 'the host')
+  host.addHook('onRequest', async (_req, reply) => void reply.header('x-host-hook', '1'))
+  host.get('/legacy', async () => ({ legacy: true }))
+  host.post('/legacy', async (req) => ({ got: req.body }))
+  host.get('/admin/x', async () => ({ host_admin: true }))
+  host.get('/host-boom', async () => { throw new Error('host boom') })
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+
+  const inject = (method: 'GET' | 'POST', url: string, payload?: string) =>
+    host.inject({ method, url, ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }) })
+
+  t.test('answers fw routes under the prefix with fw middleware, the host hook and the host decorators', async (t) => {
+    const r = await inject('GET', '/fw/hello')
+    t.same([r.statusCode, r.headers['x-fw'], r.headers['x-host-hook']], [200, 'global', '1'])
+    t.same(r.json(), { ok: true, path: '/fw/hello', host_name: 'the host' })
+    t.equal((await inject('GET', '/hello')).statusCode, 404)
+  })
+
+  t.test('matches fw prefix middleware on the app own paths, case and encoding included', async (t) => {
+    for (const url of ['/fw/admin/7', '/fw/%61dmin/7', '/fw/ADMIN/7', '/FW/admin/7']) {
+      const r = await inject('GET', url)
+      t.equal(r.headers['x-fw-admin'], url === '/FW/admin/7' ? undefined : '1', url)
+    }
+    t.same((await inject('GET', '/fw/admin/7')).json(), { id: '7' })
+  })
+
+  t.test('keeps fw raw body handling for fw routes', async (t) => {
+    const r = await inject('POST', '/fw/echo', '{"a":')
+    t.same([r.statusCode, r.json()], [200, { body: '{"a":', is_object: false }])
+  })
+
+  t.test('answers fw 404 and 500 bodies under the prefix', async (t) => {
+    const nf = await inject('GET', '/fw/nope')
+    t.same([nf.statusCode, nf.headers['x-fw'], nf.json()], [404, 'global', { ok: false, error: 'not_found', message: 'Route not found' }])
+    const boom = await inject('GET', '/fw/boom')
+    t.same([boom.statusCode, boom.json()], [500, { ok: false, error: 'internal_error', message: 'Internal Server Error' }])
+  })
+
+  t.test('leaves the host routes to the host: no fw middleware, parser, 404 or error handler', async (t) => {
+    const legacy = await inject('GET', '/legacy')
+    t.same([legacy.statusCode, legacy.headers['x-fw'], legacy.headers['x-host-hook'], legacy.json()], [200, undefined, '1', { legacy: true }])
+    const admin = await inject('GET', '/admin/x')
+    t.same([admin.headers['x-fw-admin'], admin.json()], [undefined, { host_admin: true }])
+    t.same((await inject('POST', '/legacy', '{"a":1}')).json(), { got: { a: 1 } })
+    const bad = await inject('POST', '/legacy', '{"a":')
+    t.same([bad.statusCode, bad.json().code], [400, 'FST_ERR_CTP_INVALID_JSON_BODY'])
+    const nf = await inject('GET', '/nope')
+    t.same([nf.statusCode, nf.headers['x-fw'], nf.json()], [404, undefined, { message: 'Route GET:/nope not found', error: 'Not Found', statusCode: 404 }])
+    const boom = await inject('GET', '/host-boom')
+    t.same([boom.statusCode, boom.json()], [500, { statusCode: 500, error: 'Internal Server Error', message: 'host boom' }])
+  })
+
+  t.test('runs the app on_close hooks when the host closes', async (t) => {
+    await host.close()
+    t.same(closed, ['fw'])
+  })
+})
