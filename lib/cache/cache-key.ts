@@ -1,0 +1,68 @@
+// Cache keys: one deterministic string per request, from method, path, sorted query and the chosen headers.
+import { HeaderUtil } from './header-util.js'
+
+/** Request headers as Node gives them: a value, a list of values, or undefined. */
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
+
+interface QueryPair {
+  raw: string
+  name: string
+  value: string
+}
+
+const by_code_unit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+function sorted_query(query: string): string {
+  const pairs: QueryPair[] = []
+  for (const raw of query.split('&')) {
+    if (raw === '') continue
+    const eq = raw.indexOf('=')
+    pairs.push(eq === -1 ? { raw, name: raw, value: '' } : { raw, name: raw.slice(0, eq), value: raw.slice(eq + 1) })
+  }
+  // Ties on name and value ("a" and "a=") fall back to the raw text, so any order of the same pairs gives one key.
+  pairs.sort((a, b) => by_code_unit(a.name, b.name) || by_code_unit(a.value, b.value) || by_code_unit(a.raw, b.raw))
+  return pairs.map((p) => p.raw).join('&').replace(/ /g, '%20')
+}
+
+/** The value of header `name` (lowercase), looked up case-insensitively; of several case variants the last one wins. */
+function header_value(headers: RequestHeaders, name: string): string | undefined {
+  let found: string | readonly string[] | undefined
+  for (const key of Object.keys(headers)) {
+    if (key === name || HeaderUtil.toLower(key) === name) found = headers[key] ?? found
+  }
+  if (found === undefined) return undefined
+  const value = typeof found === 'string' ? found : found.join(', ')
+  return value.replace(/^[ \t]+|[ \t]+$/g, '')
+}
+
+function header_segment(headers: RequestHeaders, include_headers: readonly string[]): string {
+  if (include_headers.length === 0) return ''
+  const names = [...new Set(include_headers.map(HeaderUtil.toLower))].sort(by_code_unit)
+  let out = ' |h:'
+  for (const name of names) {
+    const value = header_value(headers, name)
+    // Escaping '%' and ';' keeps one header's value from passing for the next header's segment.
+    if (value !== undefined) out += `${name}=${value.replace(/%/g, '%25').replace(/;/g, '%3B')};`
+  }
+  return out
+}
+
+/**
+ * The spec's `CacheKey.fromRequest(method, path, query, headers, include_headers = [])`, giving
+ * `<METHOD> <path>?<sorted query>` and, when `include_headers` is not empty, ` |h:<name>=<value>;` per included header
+ * that the request has. The `?` is always there, even for an empty query (`GET /a?`). The method is uppercased; `query`
+ * is the raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted by
+ * name, then value, then raw text (code-unit order), keep their raw encoding, and empty pairs are dropped. A space is
+ * written `%20` in path and query and a `?` in the path `%3F`, so the first `?` always ends the path and the headers
+ * always start at ` |h:`. Included names are lowercased, deduplicated and sorted; lookup is case-insensitive; a list
+ * value is joined with `, `; values are trimmed of spaces and tabs, with `%` written `%25` and `;` written `%3B`.
+ * @example
+ * CacheKey.fromRequest('get', '/users', 'page=2&sort=name', { 'Accept-Language': 'fr' }, ['accept-language'])
+ * // 'GET /users?page=2&sort=name |h:accept-language=fr;'
+ */
+export const CacheKey = Object.freeze({
+  fromRequest(method: string, path: string, query: string, headers: RequestHeaders, include_headers: readonly string[] = []): string {
+    return `${method.toUpperCase()} ${path.replace(/ /g, '%20').replace(/\?/g, '%3F')}?${sorted_query(query)}` +
+      header_segment(headers, include_headers)
+  },
+})

@@ -1,0 +1,72 @@
+// The freshness policy: how long an entry is fresh, and how long it may be reused stale when offline or after a network error.
+import { check_bool, check_int } from './options.js'
+
+/** Options of a `CachePolicy`; every field has the documented default. */
+export interface CachePolicyOptions {
+  /** Freshness window in ms (default 60000). */
+  ttl_ms?: number
+  /** Largest age in ms at which an entry may be reused after a network error (default 300000). */
+  stale_if_error_ms?: number
+  /** Largest age in ms at which an entry may be reused while offline (default 600000). */
+  stale_if_offline_ms?: number
+  /** Enables reuse after a network error (default true). */
+  allow_stale_if_error?: boolean
+  /** Enables reuse while offline (default true). */
+  allow_stale_if_offline?: boolean
+}
+
+/** An age as the windows read it: a negative age (an entry from a clock that runs ahead) counts as 0; NaN stays NaN. */
+function clamp(age_ms: number): number {
+  return age_ms < 0 ? 0 : age_ms
+}
+
+/**
+ * The spec's `CachePolicy`. Every window is half-open and measured from the entry's creation: an age is inside a window of
+ * `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts as 0; a NaN age is inside no
+ * window. Windows must be non-negative integers and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
+ * @example
+ * const policy = new CachePolicy({ ttl_ms: 30_000, stale_if_offline_ms: 3_600_000 })
+ * policy.is_fresh(29_999) // true
+ * policy.is_fresh(30_000) // false
+ */
+export class CachePolicy {
+  readonly ttl_ms: number
+  readonly stale_if_error_ms: number
+  readonly stale_if_offline_ms: number
+  readonly allow_stale_if_error: boolean
+  readonly allow_stale_if_offline: boolean
+  /** The age from which no rule can serve an entry any more: the largest of ttl and each enabled stale window. */
+  readonly max_useful_age_ms: number
+
+  constructor({
+    ttl_ms = 60_000, stale_if_error_ms = 300_000, stale_if_offline_ms = 600_000,
+    allow_stale_if_error = true, allow_stale_if_offline = true,
+  }: CachePolicyOptions = {}) {
+    this.ttl_ms = check_int('CachePolicy', 'ttl_ms', ttl_ms)
+    this.stale_if_error_ms = check_int('CachePolicy', 'stale_if_error_ms', stale_if_error_ms)
+    this.stale_if_offline_ms = check_int('CachePolicy', 'stale_if_offline_ms', stale_if_offline_ms)
+    this.allow_stale_if_error = check_bool('CachePolicy', 'allow_stale_if_error', allow_stale_if_error)
+    this.allow_stale_if_offline = check_bool('CachePolicy', 'allow_stale_if_offline', allow_stale_if_offline)
+    this.max_useful_age_ms = Math.max(
+      this.ttl_ms,
+      this.allow_stale_if_error ? this.stale_if_error_ms : 0,
+      this.allow_stale_if_offline ? this.stale_if_offline_ms : 0,
+    )
+    Object.freeze(this)
+  }
+
+  /** True when `age_ms` is inside the ttl window. */
+  is_fresh(age_ms: number): boolean {
+    return clamp(age_ms) < this.ttl_ms
+  }
+
+  /** True when reuse after a network error is enabled and `age_ms` is inside `stale_if_error_ms`. */
+  allow_stale_error(age_ms: number): boolean {
+    return this.allow_stale_if_error && clamp(age_ms) < this.stale_if_error_ms
+  }
+
+  /** True when reuse while offline is enabled and `age_ms` is inside `stale_if_offline_ms`. */
+  allow_stale_offline(age_ms: number): boolean {
+    return this.allow_stale_if_offline && clamp(age_ms) < this.stale_if_offline_ms
+  }
+}

@@ -1,0 +1,41 @@
+// The coded errors of the cache module: bad options, bad entries, bad clocks, and the FileStore warnings.
+import { defineError } from '../errors.js'
+
+/** How a bad value is quoted in a message (NaN, functions and undefined have no JSON form). */
+export function show(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint' || value === undefined) return String(value)
+  if (typeof value === 'function') return 'a function'
+  return JSON.stringify(value) ?? String(value)
+}
+
+export const ERR_CACHE_BAD_OPTION = defineError(
+  'FW_ERR_CACHE_BAD_OPTION',
+  (owner: string, option: string, expected: string, value: unknown) => `${owner}: ${option} must be ${expected}; got ${show(value)}`,
+)
+
+export const ERR_CACHE_BAD_ENTRY = defineError(
+  'FW_ERR_CACHE_BAD_ENTRY',
+  (field: string, expected: string, value: unknown) => `CacheEntry: ${field} must be ${expected}; got ${show(value)}`,
+)
+
+export const ERR_CACHE_BAD_TIME = defineError(
+  'FW_ERR_CACHE_BAD_TIME',
+  (operation: string, value: unknown) => `${operation}: now_ms must be a finite number of milliseconds; got ${show(value)}`,
+)
+
+export const ERR_CACHE_FILE_CORRUPT = defineError(
+  'FW_ERR_CACHE_FILE_CORRUPT',
+  (file: string, reason: string, moved_to: string) =>
+    `FileStore: ${file} is not a readable cache file (${reason}); ${moved_to}; starting empty`,
+)
+
+export const ERR_CACHE_FILE_UNREADABLE = defineError(
+  'FW_ERR_CACHE_FILE_UNREADABLE',
+  (file: string, reason: string) => `FileStore: cannot read ${file} (${reason}); keeping entries in memory only and leaving the file untouched`,
+)
+
+export const ERR_CACHE_FILE_UNWRITABLE = defineError(
+  'FW_ERR_CACHE_FILE_UNWRITABLE',
+  (file: string, reason: string) =>
+    `FileStore: cannot write ${file} (${reason}); entries stay in memory and every later change retries the write`,
+)

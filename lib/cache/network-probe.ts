@@ -1,0 +1,78 @@
+// The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per interval.
+import { check_bool, check_fn, check_int, check_now } from './options.js'
+
+/** Configuration of a `NetworkProbe`. */
+export interface NetworkProbeConfig {
+  /** Least time in ms between two checks (default 5000). */
+  min_interval_ms?: number
+  /** The state before the first check (default true). */
+  initial_online?: boolean
+}
+
+/** The check a probe runs: true when the network is reachable. A throw or rejection counts as offline. */
+export type ProbeCheck = () => boolean | Promise<boolean>
+
+/** What the context helpers need from a probe; any object with `isOnline(now_ms)` will do. */
+export interface OnlineState {
+  isOnline(now_ms: number): boolean
+}
+
+/**
+ * The spec's `NetworkProbe`. `isOnline(now_ms)` answers at once from the last known state; `refresh(now_ms)` runs the check
+ * unless one ran less than `min_interval_ms` before (then it answers the known state), and concurrent refreshes share
+ * the one check in flight. A clock that went back since the last check does not throttle.
+ * @example
+ * const probe = new NetworkProbe({ min_interval_ms: 10_000 }, async () => (await fetch('https://example.com/health')).ok)
+ * await probe.refresh(Date.now())
+ * const ctx = contextFromProbe(probe, Date.now())
+ */
+export class NetworkProbe implements OnlineState {
+  readonly min_interval_ms: number
+  readonly #check: ProbeCheck
+  #online: boolean
+  #last_check_ms: number | undefined
+  #in_flight: Promise<boolean> | undefined
+
+  constructor({ min_interval_ms = 5_000, initial_online = true }: NetworkProbeConfig, check: ProbeCheck) {
+    this.min_interval_ms = check_int('NetworkProbe', 'min_interval_ms', min_interval_ms)
+    this.#online = check_bool('NetworkProbe', 'initial_online', initial_online)
+    this.#check = check_fn('NetworkProbe', 'check', check)
+  }
+
+  /** The last known state; `now_ms` is accepted for the spec's signature and does not start a check. */
+  isOnline(_now_ms: number): boolean {
+    return this.#online
+  }
+
+  /** When the last check started, in the caller's ms; undefined before the first. */
+  get last_check_ms(): number | undefined {
+    return this.#last_check_ms
+  }
+
+  /** Runs the check when the interval has passed and resolves to the state; throws `FW_ERR_CACHE_BAD_TIME` on a non-finite `now_ms`. */
+  refresh(now_ms: number): Promise<boolean> {
+    check_now('NetworkProbe.refresh', now_ms)
+    if (this.#in_flight) return this.#in_flight
+    const last = this.#last_check_ms
+    if (last !== undefined && now_ms >= last && now_ms - last < this.min_interval_ms) return Promise.resolve(this.#online)
+    this.#last_check_ms = now_ms
+    const run = this.#run()
+    this.#in_flight = run
+    void run.finally(() => {
+      if (this.#in_flight === run) this.#in_flight = undefined
+    })
+    return run
+  }
+
+  async #run(): Promise<boolean> {
+    let online: boolean
+    try {
+      online = Boolean(await this.#check())
+    } catch {
+      // A check that cannot even run (DNS failure, refused socket) is the plainest sign of being offline.
+      online = false
+    }
+    this.#online = online
+    return online
+  }
+}
