@@ -2,3 +2,4 @@
 export { adapt_ctx } from '../../compose.js'
 export { cors_dev, csrf_dev, security_headers_dev, rate_limit_dev, DEV_ORIGIN } from './security-presets.js'
 export { rate_limit, use_on_prefix } from './rate-limit.js'
+export { api_key_dev, jwt_dev, session_dev, sign_dev_token } from './auth-presets.js'

@@ -1,0 +1,45 @@
+// Development presets of the authentication middleware, ready for `app.use`, and a token signer for demos and tests.
+import { randomBytes } from 'node:crypto'
+import { createSigner } from 'fast-jwt'
+import { adapt_ctx, type Middleware } from '../../compose.js'
+import { api_key } from '../auth/api-key.js'
+import { jwt } from '../auth/jwt.js'
+import { secret_option } from '../auth/options.js'
+import { session } from '../auth/session.js'
+
+/**
+ * API key authentication for development: the one key, from header `x-api-key` or query parameter `api_key`.
+ * @example
+ * app.use('/secure', fw.middleware.app.api_key_dev(process.env.FW_API_KEY!))
+ */
+export function api_key_dev(key: string): Middleware {
+  return adapt_ctx(api_key({ allowed_keys: [key], query_param: 'api_key' }))
+}
+
+/**
+ * Bearer JWT (HS256) for development: expiry is not checked, so long-lived demonstration tokens keep working.
+ * @example
+ * app.use('/secure', fw.middleware.app.jwt_dev(process.env.FW_JWT_SECRET!))
+ */
+export function jwt_dev(secret: string): Middleware {
+  return adapt_ctx(jwt({ secret, verify_exp: false }))
+}
+
+/**
+ * Sessions with the defaults (in-memory store, cookie `sid`, not Secure, 7 days). Without a secret a random one is made,
+ * so sessions end when the process restarts.
+ * @example
+ * app.use('/session', fw.middleware.app.session_dev(process.env.FW_SESSION_SECRET))
+ */
+export function session_dev(secret: string = randomBytes(32).toString('base64url')): Middleware {
+  return adapt_ctx(session({ secret }))
+}
+
+/**
+ * Signs an HS256 token for demos and tests; `claims` is the payload (`sub`, `roles`, `perms`, `exp`...), `iat` is added.
+ * @example
+ * const token = sign_dev_token(secret, { sub: 'ada', roles: ['admin'], perms: ['products:write'] })
+ */
+export function sign_dev_token(secret: string, claims: Record<string, unknown>): string {
+  return createSigner({ key: secret_option('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(claims)
+}

@@ -1,0 +1,82 @@
+// API key authentication: a key from a header (or a query parameter), checked in constant time against a static set or a function.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { httpCode } from '../../errors.js'
+import { ERR_AUTH_NO_API_KEYS } from './errors.js'
+import { bool_option, fn_option, names_option, must, token_option } from './options.js'
+import { ApiKey } from './state.js'
+
+export const CODE_MISSING_API_KEY = httpCode('missing_api_key')
+export const CODE_INVALID_API_KEY = httpCode('invalid_api_key')
+
+/** Options of `api_key`. */
+export interface ApiKeyOptions {
+  /** Header carrying the key, matched case-insensitively (default `x-api-key`). */
+  header?: string
+  /** Query parameter read when the header is absent; '' disables it (default ''). Query strings end up in logs: prefer the header. */
+  query_param?: string
+  /** Whether a missing key is refused with 401; when false the request goes on without `ApiKey` (default true). */
+  required?: boolean
+  /** Accepted keys. With none, `validate` is required (fail closed). */
+  allowed_keys?: Iterable<string>
+  /** Reads the key instead of `header` and `query_param`; '' or undefined means no key. */
+  extract?: (ctx: Ctx) => string | undefined
+  /** Accepts a key not in `allowed_keys` (for example a database lookup); true accepts. */
+  validate?: (key: string, ctx: Ctx) => boolean | Promise<boolean>
+}
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest()
+
+/** Compares a key with every allowed key, on SHA-256 digests of equal length, without stopping at the first match. */
+function key_set(keys: readonly string[]): (key: string) => boolean {
+  const digests = keys.map(sha256)
+  return (key) => {
+    const d = sha256(key)
+    let found = false
+    for (const k of digests) found = timingSafeEqual(d, k) || found
+    return found
+  }
+}
+
+/**
+ * API key authentication. A missing (or empty) key answers 401 `missing_api_key`, a refused one 403 `invalid_api_key`;
+ * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys`, or else when
+ * `validate` returns true.
+ * @example
+ * app.use('/api', adapt_ctx(fw.middleware.auth.api_key({ allowed_keys: [process.env.FW_API_KEY!] })))
+ */
+export function api_key({
+  header = 'x-api-key', query_param = '', required = true, allowed_keys = [], extract, validate,
+}: ApiKeyOptions = {}): CtxMiddleware {
+  const name = token_option('api_key', 'header', header)
+  must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
+  const refuse_missing = bool_option('api_key', 'required', required)
+  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false)
+  const custom = fn_option('api_key', 'validate', validate)
+  if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
+  const read = fn_option('api_key', 'extract', extract) ??
+    (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
+  const listed = key_set(keys)
+
+  return function api_key(ctx, next) {
+    const key = read(ctx) ?? ''
+    if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
+    if (listed(key)) return accept(ctx, key, next)
+    if (custom === undefined) return void refuse(ctx)
+    return validated(custom, ctx, key, next)
+  }
+}
+
+function accept(ctx: Ctx, key: string, next: Next): Promise<void> {
+  ctx.req.set_state(ApiKey, new ApiKey(key))
+  return next()
+}
+
+function refuse(ctx: Ctx): void {
+  ctx.res.error(403, CODE_INVALID_API_KEY, 'Invalid API key')
+}
+
+async function validated(validate: NonNullable<ApiKeyOptions['validate']>, ctx: Ctx, key: string, next: Next): Promise<void> {
+  if ((await validate(key, ctx)) === true) return accept(ctx, key, next)
+  refuse(ctx)
+}

@@ -1,0 +1,87 @@
+// The session a request sees: string values, plus destroy and regenerate; the middleware persists what changed.
+import { randomBytes } from 'node:crypto'
+import { ERR_AUTH_SESSION_DESTROYED } from './errors.js'
+import type { SessionRecord } from './session-store.js'
+
+/** A new session id: 192 random bits, base64url (32 characters). */
+export function new_session_id(): string {
+  return randomBytes(24).toString('base64url')
+}
+
+/**
+ * Stored by `session`: the caller's session. Changes are saved after the handler returns; `destroy()` and `regenerate()`
+ * take effect then too.
+ * @example
+ * const s = req.state(Session)!
+ * const n = Number(s.get('n') ?? '0') + 1
+ * s.set('n', String(n))
+ */
+export class Session implements SessionRecord {
+  /** The id the session had when the request came in (the one in the store). */
+  readonly loaded_id: string
+  /** Whether the session was created by this request (no valid session cookie came with it). */
+  readonly is_new: boolean
+  #id: string
+  #values: Map<string, string>
+  #changed = false
+  #destroyed = false
+
+  constructor(record: SessionRecord, is_new: boolean) {
+    this.loaded_id = this.#id = record.id
+    this.is_new = is_new
+    this.#values = new Map(Object.entries(record.data))
+  }
+
+  /** The session id (a new one after `regenerate()`). */
+  get id(): string {
+    return this.#id
+  }
+
+  /** A copy of every value. */
+  get data(): Record<string, string> {
+    return Object.fromEntries(this.#values)
+  }
+
+  /** Whether a value was set, deleted, or the id regenerated during this request. */
+  get changed(): boolean {
+    return this.#changed
+  }
+
+  /** Whether `destroy()` was called. */
+  get destroyed(): boolean {
+    return this.#destroyed
+  }
+
+  /** A value, or undefined. */
+  get(key: string): string | undefined {
+    return this.#values.get(key)
+  }
+
+  /** Stores a value. */
+  set(key: string, value: string): void {
+    if (this.#destroyed) throw ERR_AUTH_SESSION_DESTROYED('set a value in')
+    if (this.#values.get(key) === value) return
+    this.#values.set(key, value)
+    this.#changed = true
+  }
+
+  /** Removes a value; true when there was one. */
+  delete(key: string): boolean {
+    const had = this.#values.delete(key)
+    if (had) this.#changed = true
+    return had
+  }
+
+  /** Ends the session: it is removed from the store and its cookie cleared (`Max-Age=0`). */
+  destroy(): void {
+    this.#destroyed = true
+    this.#values.clear()
+  }
+
+  /** Gives the session a new id and keeps its values; the old id is deleted from the store. Call it after login. */
+  regenerate(): void {
+    if (this.#destroyed) throw ERR_AUTH_SESSION_DESTROYED('regenerate')
+    this.#id = new_session_id()
+    this.#changed = true
+  }
+}

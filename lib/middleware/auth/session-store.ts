@@ -1,0 +1,80 @@
+// Where sessions live between requests: the store interface, and a bounded in-memory store with ttl expiry.
+import { int_option, fn_option } from './options.js'
+
+/** What a store keeps of a session: its id and its string values. */
+export interface SessionRecord {
+  readonly id: string
+  readonly data: Readonly<Record<string, string>>
+}
+
+/**
+ * A session store. Methods may return promises (Redis, a database). `load` returns undefined for an unknown or expired id;
+ * `save` keeps the record for `ttl_seconds` from now, replacing any earlier one; `destroy` forgets the id.
+ */
+export interface ISessionStore {
+  load(sid: string): SessionRecord | undefined | Promise<SessionRecord | undefined>
+  save(session: SessionRecord, ttl_seconds: number): void | Promise<void>
+  destroy(sid: string): void | Promise<void>
+}
+
+/** Options of `InMemorySessionStore`. */
+export interface InMemorySessionStoreOptions {
+  /** Most sessions kept; saving one more evicts the least recently used (default 10000). */
+  max_entries?: number
+  /** The clock, in milliseconds (default `Date.now`); tests pass a fake one. */
+  now?: () => number
+}
+
+interface Entry {
+  data: Readonly<Record<string, string>>
+  expires_at: number
+}
+
+/**
+ * Sessions in this process's memory: for development, demos and single-instance apps (lost on restart, not shared between
+ * instances). Expired sessions are dropped when read or evicted; no timer runs, so the store never keeps the process alive.
+ * @example
+ * const store = new InMemorySessionStore({ max_entries: 50_000 })
+ * app.use(adapt_ctx(auth.session({ secret, store })))
+ */
+export class InMemorySessionStore implements ISessionStore {
+  readonly max_entries: number
+  readonly #now: () => number
+  // A Map iterates in insertion order; re-inserting on use keeps the least recently used first.
+  readonly #entries = new Map<string, Entry>()
+
+  constructor({ max_entries = 10_000, now = Date.now }: InMemorySessionStoreOptions = {}) {
+    this.max_entries = int_option('InMemorySessionStore', 'max_entries', max_entries, 1)
+    this.#now = fn_option('InMemorySessionStore', 'now', now) ?? Date.now
+  }
+
+  /** The session under `sid`, as a copy, or undefined when unknown or expired. */
+  load(sid: string): SessionRecord | undefined {
+    const e = this.#entries.get(sid)
+    if (e === undefined) return undefined
+    this.#entries.delete(sid)
+    if (e.expires_at <= this.#now()) return undefined
+    this.#entries.set(sid, e)
+    return { id: sid, data: { ...e.data } }
+  }
+
+  /** Keeps a copy of the session for `ttl_seconds`, evicting the least recently used ones beyond `max_entries`. */
+  save(session: SessionRecord, ttl_seconds: number): void {
+    this.#entries.delete(session.id)
+    this.#entries.set(session.id, { data: { ...session.data }, expires_at: this.#now() + ttl_seconds * 1000 })
+    for (const id of this.#entries.keys()) {
+      if (this.#entries.size <= this.max_entries) break
+      this.#entries.delete(id)
+    }
+  }
+
+  /** Forgets the session. */
+  destroy(sid: string): void {
+    this.#entries.delete(sid)
+  }
+
+  /** How many sessions are kept, expired ones not yet dropped included. */
+  get size(): number {
+    return this.#entries.size
+  }
+}

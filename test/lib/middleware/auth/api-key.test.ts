@@ -1,0 +1,143 @@
+import t, { type Test } from 'tap'
+import { api_key, type ApiKeyOptions } from '../../../../lib/middleware/auth/api-key.js'
+import { ApiKey } from '../../../../lib/middleware/auth/state.js'
+import { build, error_body, throws_coded } from './build.js'
+
+const KEY = 'k-0123456789abcdef'
+
+function with_key(t: Test, options: ApiKeyOptions = { allowed_keys: [KEY] }) {
+  return build(t, [api_key(options)], (req) => ({ key: req.state(ApiKey)?.value ?? null }))
+}
+
+const MISSING = error_body('missing_api_key', 'API key required')
+const INVALID = error_body('invalid_api_key', 'Invalid API key')
+
+t.test('api_key', async (t) => {
+  t.test('accepts an allowed key in x-api-key and stores ApiKey', async (t) => {
+    const { app, calls } = with_key(t)
+    const r = await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true, key: KEY })
+    t.equal(calls.n, 1)
+  })
+
+  t.test('answers 401 missing_api_key without a key', async (t) => {
+    const { app, calls } = with_key(t)
+    const r = await app.inject({ url: '/p' })
+    t.equal(r.statusCode, 401)
+    t.same(r.json(), MISSING)
+    t.equal(calls.n, 0)
+  })
+
+  t.test('counts an empty key as missing', async (t) => {
+    const { app, calls } = with_key(t)
+    const r = await app.inject({ url: '/p', headers: { 'x-api-key': '' } })
+    t.equal(r.statusCode, 401)
+    t.same(r.json(), MISSING)
+    t.equal(calls.n, 0)
+  })
+
+  t.test('answers 403 invalid_api_key for a wrong key', async (t) => {
+    const { app, calls } = with_key(t)
+    for (const wrong of ['nope', KEY + 'x', KEY.slice(0, -1), KEY.toUpperCase()]) {
+      const r = await app.inject({ url: '/p', headers: { 'x-api-key': wrong } })
+      t.equal(r.statusCode, 403, wrong)
+      t.same(r.json(), INVALID)
+    }
+    t.equal(calls.n, 0)
+  })
+
+  t.test('finds the header whatever the case of its name, in the request or the option', async (t) => {
+    const { app } = with_key(t, { header: 'X-Api-Key', allowed_keys: [KEY] })
+    const r = await app.inject({ url: '/p', headers: { 'X-API-KEY': KEY } })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true, key: KEY })
+  })
+
+  t.test('ignores the query when query_param is off (the default)', async (t) => {
+    const { app, calls } = with_key(t)
+    const r = await app.inject({ url: `/p?api_key=${KEY}` })
+    t.equal(r.statusCode, 401)
+    t.same(r.json(), MISSING)
+    t.equal(calls.n, 0)
+  })
+
+  t.test('reads the query parameter when configured, the header first', async (t) => {
+    const { app } = with_key(t, { allowed_keys: [KEY], query_param: 'api_key' })
+    const from_query = await app.inject({ url: `/p?api_key=${KEY}` })
+    t.equal(from_query.statusCode, 200)
+    t.same(from_query.json(), { ok: true, key: KEY })
+    const header_wins = await app.inject({ url: `/p?api_key=${KEY}`, headers: { 'x-api-key': 'wrong' } })
+    t.equal(header_wins.statusCode, 403)
+    t.same(header_wins.json(), INVALID)
+  })
+
+  t.test('accepts any of several keys', async (t) => {
+    const { app } = with_key(t, { allowed_keys: new Set(['a-key', KEY, 'z-key']) })
+    for (const k of ['a-key', KEY, 'z-key']) {
+      const r = await app.inject({ url: '/p', headers: { 'x-api-key': k } })
+      t.same(r.json(), { ok: true, key: k })
+    }
+  })
+
+  t.test('lets a request without a key through when not required, but still refuses a wrong one', async (t) => {
+    const { app, calls } = with_key(t, { allowed_keys: [KEY], required: false })
+    const none = await app.inject({ url: '/p' })
+    t.equal(none.statusCode, 200)
+    t.same(none.json(), { ok: true, key: null })
+    const wrong = await app.inject({ url: '/p', headers: { 'x-api-key': 'wrong' } })
+    t.equal(wrong.statusCode, 403)
+    t.equal(calls.n, 1)
+  })
+
+  t.test('asks validate for keys not in allowed_keys, sync or async', async (t) => {
+    const seen: string[] = []
+    const { app } = with_key(t, {
+      allowed_keys: [KEY],
+      validate: async (k) => {
+        seen.push(k)
+        return k.startsWith('db-')
+      },
+    })
+    t.equal((await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })).statusCode, 200)
+    const ok = await app.inject({ url: '/p', headers: { 'x-api-key': 'db-7' } })
+    t.same(ok.json(), { ok: true, key: 'db-7' })
+    const no = await app.inject({ url: '/p', headers: { 'x-api-key': 'other' } })
+    t.equal(no.statusCode, 403)
+    t.same(no.json(), INVALID)
+    t.same(seen, ['db-7', 'other'])
+  })
+
+  t.test('accepts only a validate result of exactly true', async (t) => {
+    const { app } = with_key(t, { validate: (() => 'yes') as unknown as () => boolean })
+    const r = await app.inject({ url: '/p', headers: { 'x-api-key': 'any' } })
+    t.equal(r.statusCode, 403)
+  })
+
+  t.test('uses extract instead of the header and query', async (t) => {
+    const { app } = with_key(t, { allowed_keys: [KEY], extract: ({ req }) => req.header('authorization').replace(/^ApiKey /, '') })
+    t.equal((await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })).statusCode, 401)
+    const r = await app.inject({ url: '/p', headers: { authorization: `ApiKey ${KEY}` } })
+    t.same(r.json(), { ok: true, key: KEY })
+  })
+
+  t.test('treats undefined from extract as no key', async (t) => {
+    const { app } = with_key(t, { allowed_keys: [KEY], extract: () => undefined })
+    const r = await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.equal(r.statusCode, 401)
+    t.same(r.json(), MISSING)
+  })
+
+  t.test('refuses bad options at creation', async (t) => {
+    const bad = (options: unknown, code: string, message: RegExp) => throws_coded(t, () => api_key(options as ApiKeyOptions), code, message)
+    bad({}, 'FW_ERR_AUTH_NO_API_KEYS', /allowed_keys is empty and no validate function/)
+    bad({ allowed_keys: [] }, 'FW_ERR_AUTH_NO_API_KEYS', /every key would be refused/)
+    bad({ allowed_keys: [''] }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: allowed_keys must be a list of non-empty strings; got \[""\]$/)
+    bad({ allowed_keys: 'k' }, 'FW_ERR_AUTH_BAD_OPTION', /allowed_keys must be a list/)
+    bad({ allowed_keys: [KEY], header: 'x api key' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: header must be an HTTP token/)
+    bad({ allowed_keys: [KEY], required: 'yes' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: required must be a boolean; got "yes"$/)
+    bad({ allowed_keys: [KEY], query_param: 3 }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: query_param must be a string; got 3$/)
+    bad({ allowed_keys: [KEY], validate: true }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: validate must be a function; got true$/)
+    bad({ allowed_keys: [KEY], extract: 'x-key' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: extract must be a function/)
+  })
+})

@@ -1,0 +1,200 @@
+import { createHmac, generateKeyPairSync } from 'node:crypto'
+import { createSigner } from 'fast-jwt'
+import t, { type Test } from 'tap'
+import { jwt, type JwtOptions } from '../../../../lib/middleware/auth/jwt.js'
+import { JwtClaims } from '../../../../lib/middleware/auth/state.js'
+import { build, error_body, throws_coded } from './build.js'
+
+const SECRET = 'jwt-test-secret-0123456789'
+const now_s = Math.floor(Date.now() / 1000)
+const RSA = generateKeyPairSync('rsa', { modulusLength: 2048 })
+const PUBLIC_PEM = RSA.publicKey.export({ type: 'spki', format: 'pem' }) as string
+
+const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url')
+const hmac = (alg: string, secret: string, input: string): string =>
+  createHmac(`sha${alg.slice(2)}`, secret).update(input).digest('base64url')
+
+/** A token signed by hand, so the header can say anything. */
+function forge(header: object, payload: object | string, secret = SECRET, alg = 'HS256'): string {
+  const input = `${b64(header)}.${b64(payload)}`
+  return `${input}.${hmac(alg, secret, input)}`
+}
+
+function sign(payload: object, options: { secret?: string; algorithm?: 'HS256' | 'HS384' | 'HS512' } = {}): string {
+  return createSigner({ key: options.secret ?? SECRET, algorithm: options.algorithm ?? 'HS256' })(payload)
+}
+
+function with_jwt(t: Test, options: Partial<JwtOptions> = {}) {
+  return build(t, [jwt({ secret: SECRET, ...options })], (req) => {
+    const c = req.state(JwtClaims)!
+    return { sub: c.subject, roles: c.roles, name: c.payload.name ?? null }
+  })
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+const MISSING = error_body('missing_token', 'Missing bearer token')
+const INVALID = error_body('invalid_token', 'Invalid token')
+const EXPIRED = error_body('token_expired', 'Token expired')
+
+t.test('jwt', async (t) => {
+  t.test('stores JwtClaims for a valid HS256 token', async (t) => {
+    const { app, calls } = with_jwt(t)
+    const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', roles: ['admin', 'dev'], name: 'Ada' })) })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true, sub: 'ada', roles: ['admin', 'dev'], name: 'Ada' })
+    t.equal(calls.n, 1)
+  })
+
+  t.test('reads a single-string roles claim as one role, a missing one as none, and skips non-strings', async (t) => {
+    const { app } = with_jwt(t)
+    const roles = async (payload: object) => (await app.inject({ url: '/p', headers: bearer(sign(payload)) })).json().roles
+    t.same(await roles({ sub: 'a', roles: 'admin' }), ['admin'])
+    t.same(await roles({ sub: 'a' }), [])
+    t.same(await roles({ sub: 'a', roles: ['x', 7, null, '', 'y'] }), ['x', 'y'])
+    t.same(await roles({ sub: 'a', roles: { admin: true } }), [])
+  })
+
+  t.test('reads roles from roles_key', async (t) => {
+    const { app } = with_jwt(t, { roles_key: 'groups' })
+    const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'a', roles: ['x'], groups: ['ops'] })) })
+    t.same(r.json().roles, ['ops'])
+  })
+
+  t.test('gives an empty subject to a token without sub', async (t) => {
+    const { app } = with_jwt(t)
+    const r = await app.inject({ url: '/p', headers: bearer(sign({ name: 'n' })) })
+    t.same(r.json(), { ok: true, sub: '', roles: [], name: 'n' })
+  })
+
+  t.test('answers 401 missing_token with WWW-Authenticate: Bearer when there is no token', async (t) => {
+    const { app, calls } = with_jwt(t)
+    const token = sign({ sub: 'ada' })
+    const cases: Array<[string, Record<string, string>]> = [
+      ['no header', {}],
+      ['lower-case bearer', { authorization: `bearer ${token}` }],
+      ['upper-case BEARER', { authorization: `BEARER ${token}` }],
+      ['Bearer and nothing', { authorization: 'Bearer ' }],
+      ['Bearer without a space', { authorization: `Bearer${token}` }],
+      ['another scheme', { authorization: `Basic ${b64('a:b')}` }],
+      ['a bare token', { authorization: token }],
+    ]
+    for (const [name, headers] of cases) {
+      const r = await app.inject({ url: '/p', headers })
+      t.equal(r.statusCode, 401, name)
+      t.same(r.json(), MISSING, name)
+      t.equal(r.headers['www-authenticate'], 'Bearer', name)
+    }
+    t.equal(calls.n, 0)
+  })
+
+  t.test('answers 401 invalid_token for malformed and forged tokens', async (t) => {
+    const { app, calls } = with_jwt(t)
+    const good = sign({ sub: 'ada', roles: ['user'] })
+    const [h, p, s] = good.split('.') as [string, string, string]
+    const rs256 = createSigner({ key: RSA.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, algorithm: 'RS256' })({ sub: 'ada' })
+    const cases: Array<[string, string]> = [
+      ['missing dots', good.replaceAll('.', '')],
+      ['two parts', `${h}.${p}`],
+      ['bad base64', `${h}.!!!$$$.${s}`],
+      ['bad JSON payload', forge({ alg: 'HS256', typ: 'JWT' }, '{"sub":')],
+      ['payload not an object', forge({ alg: 'HS256', typ: 'JWT' }, '"ada"')],
+      ['tampered payload', `${h}.${b64({ sub: 'ada', roles: ['admin'] })}.${s}`],
+      ['wrong secret', sign({ sub: 'ada' }, { secret: 'another-secret-0123456789' })],
+      ['alg none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'ada' })}.`],
+      ['alg none with a signature', forge({ alg: 'none', typ: 'JWT' }, { sub: 'ada' })],
+      ['alg HS384', sign({ sub: 'ada' }, { algorithm: 'HS384' })],
+      ['alg HS512', sign({ sub: 'ada' }, { algorithm: 'HS512' })],
+      ['HS256 signature under an HS384 header', forge({ alg: 'HS384', typ: 'JWT' }, { sub: 'ada' })],
+      ['RS256 signed with the secret as key', forge({ alg: 'RS256', typ: 'JWT' }, { sub: 'ada' })],
+      ['RS256 signed with the public key as HMAC secret', forge({ alg: 'RS256', typ: 'JWT' }, { sub: 'ada' }, PUBLIC_PEM)],
+      ['a real RS256 token', rs256],
+      ['a non-string sub', sign({ sub: 42 })],
+      ['two Authorization values joined', `${good}, Bearer ${good}`],
+    ]
+    for (const [name, token] of cases) {
+      const r = await app.inject({ url: '/p', headers: bearer(token) })
+      t.equal(r.statusCode, 401, name)
+      t.same(r.json(), INVALID, name)
+      t.equal(r.headers['www-authenticate'], 'Bearer error="invalid_token"', name)
+    }
+    t.equal(calls.n, 0)
+  })
+
+  t.test('answers 401 token_expired for an expired token', async (t) => {
+    const { app, calls } = with_jwt(t)
+    const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', exp: now_s - 3600 })) })
+    t.equal(r.statusCode, 401)
+    t.same(r.json(), EXPIRED)
+    t.equal(r.headers['www-authenticate'], 'Bearer error="invalid_token"')
+    t.equal(calls.n, 0)
+  })
+
+  t.test('accepts an unexpired token', async (t) => {
+    const { app } = with_jwt(t)
+    const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', exp: now_s + 3600 })) })
+    t.equal(r.statusCode, 200)
+  })
+
+  t.test('accepts an expired token when verify_exp is false', async (t) => {
+    const { app } = with_jwt(t, { verify_exp: false })
+    const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', exp: now_s - 3600 })) })
+    t.equal(r.statusCode, 200)
+    t.equal(r.json().sub, 'ada')
+  })
+
+  t.test('refuses a token whose nbf is in the future, even with verify_exp false', async (t) => {
+    for (const verify_exp of [true, false]) {
+      const { app, calls } = with_jwt(t, { verify_exp })
+      const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', nbf: now_s + 3600 })) })
+      t.equal(r.statusCode, 401)
+      t.same(r.json(), INVALID)
+      t.equal(calls.n, 0)
+    }
+  })
+
+  t.test('allows clock_tolerance seconds of skew on exp and nbf', async (t) => {
+    const { app } = with_jwt(t, { clock_tolerance: 120 })
+    const status = async (payload: object) => (await app.inject({ url: '/p', headers: bearer(sign(payload)) })).statusCode
+    t.equal(await status({ sub: 'a', exp: now_s - 60 }), 200)
+    t.equal(await status({ sub: 'a', nbf: now_s + 60 }), 200)
+    t.equal(await status({ sub: 'a', exp: now_s - 600 }), 401)
+    t.equal(await status({ sub: 'a', nbf: now_s + 600 }), 401)
+  })
+
+  t.test('checks issuer and audience when configured', async (t) => {
+    const { app, calls } = with_jwt(t, { issuer: 'https://id.example', audience: ['api', 'admin'] })
+    const answer = async (payload: object) => {
+      const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'a', ...payload })) })
+      return [r.statusCode, r.json().error ?? 'ok']
+    }
+    t.same(await answer({ iss: 'https://id.example', aud: 'api' }), [200, 'ok'])
+    t.same(await answer({ iss: 'https://id.example', aud: ['other', 'admin'] }), [200, 'ok'])
+    t.same(await answer({ iss: 'https://evil.example', aud: 'api' }), [401, 'invalid_token'])
+    t.same(await answer({ iss: 'https://id.example', aud: 'web' }), [401, 'invalid_token'])
+    t.equal(calls.n, 2)
+  })
+
+  t.test('accepts the algorithms it is pinned to, and only those', async (t) => {
+    const { app } = with_jwt(t, { algorithms: ['HS512'] })
+    const status = async (algorithm: 'HS256' | 'HS512') =>
+      (await app.inject({ url: '/p', headers: bearer(sign({ sub: 'a' }, { algorithm })) })).statusCode
+    t.equal(await status('HS512'), 200)
+    t.equal(await status('HS256'), 401)
+  })
+
+  t.test('refuses bad options at creation', async (t) => {
+    const bad = (options: unknown, message: RegExp) => throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
+    bad(undefined, /^jwt: options must be an object; got undefined$/)
+    bad({}, /^jwt: secret must be a string of at least 1 characters; got undefined$/)
+    bad({ secret: '' }, /^jwt: secret must be a string of at least 1 characters; got a string of 0 characters$/)
+    bad({ secret: SECRET, algorithms: ['none'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "none"$/)
+    bad({ secret: SECRET, algorithms: ['RS256'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "RS256"$/)
+    bad({ secret: SECRET, algorithms: [] }, /^jwt: algorithms must be a non-empty list of non-empty strings; got \[\]$/)
+    bad({ secret: SECRET, verify_exp: 'false' }, /^jwt: verify_exp must be a boolean; got "false"$/)
+    bad({ secret: SECRET, clock_tolerance: -1 }, /^jwt: clock_tolerance must be an integer >= 0; got -1$/)
+    bad({ secret: SECRET, issuer: '' }, /^jwt: issuer must be a string of at least 1 characters; got ""$/)
+    bad({ secret: SECRET, audience: [] }, /^jwt: audience must be a non-empty list/)
+    bad({ secret: SECRET, roles_key: '' }, /^jwt: roles_key must be a string/)
+    bad({ secret: PUBLIC_PEM }, /^jwt: secret must be an HMAC secret, not a PEM key; got a string of \d+ characters$/)
+  })
+})

@@ -1,0 +1,255 @@
+import { createHmac } from 'node:crypto'
+import t, { type Test } from 'tap'
+import { App, adapt_ctx, type Request } from '../../../../lib/index.js'
+import { session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
+import { Session } from '../../../../lib/middleware/auth/session-state.js'
+import { InMemorySessionStore, type ISessionStore, type SessionRecord } from '../../../../lib/middleware/auth/session-store.js'
+import { throws_coded } from './build.js'
+
+const SECRET = 'session-test-secret-0123'
+const WEEK = 604800
+const mac = (id: string, secret = SECRET) => createHmac('sha256', secret).update(id).digest('base64url')
+
+/** An App with the session middleware and routes that count, log in, log out, peek and fail; closed on teardown. */
+function build(t: Test, options: Partial<SessionOptions> = {}) {
+  const clock = { now: 5_000_000 }
+  const store = new InMemorySessionStore({ now: () => clock.now })
+  const app = new App({ access_log: false })
+  const calls = { n: 0 }
+  app.use(adapt_ctx(session({ secret: SECRET, store, ...options })))
+  const s = (req: Request) => req.state(Session)!
+  app.get('/count', (req, res) => {
+    calls.n++
+    const n = Number(s(req).get('n') ?? '0') + 1
+    s(req).set('n', String(n))
+    res.text(`n=${n}`)
+  })
+  app.get('/peek', (req, res) => void res.json({ id: s(req).id, is_new: s(req).is_new, data: s(req).data }))
+  app.get('/login', (req, res) => {
+    s(req).regenerate()
+    s(req).set('user', 'ada')
+    res.json({ id: s(req).id })
+  })
+  app.get('/logout', (req, res) => {
+    s(req).destroy()
+    res.json({ ok: true })
+  })
+  app.get('/fail', (req) => {
+    s(req).set('n', '100')
+    throw new Error('handler failed')
+  })
+  t.teardown(() => app.close())
+  return { app, store, clock, calls }
+}
+
+/** The `sid` cookie value a response sets, and the id inside it. */
+function cookie_of(r: { headers: Record<string, unknown> }, name = 'sid') {
+  const set = r.headers['set-cookie']
+  const line = (Array.isArray(set) ? set : [set]).find((c): c is string => typeof c === 'string' && c.startsWith(`${name}=`))
+  const value = line?.slice(name.length + 1).split(';')[0]
+  return { line, value, id: value?.split('.')[0] }
+}
+
+t.test('session', async (t) => {
+  t.test('starts a session without a cookie and sets a signed cookie with the default attributes', async (t) => {
+    const { app, store } = build(t)
+    const r = await app.inject({ url: '/count' })
+    t.equal(r.body, 'n=1')
+    const c = cookie_of(r)
+    t.match(c.id, /^[A-Za-z0-9_-]{32}$/)
+    t.equal(c.line, `sid=${c.id}.${mac(c.id!)}; Max-Age=${WEEK}; Path=/; HttpOnly; SameSite=Lax`)
+    t.same(store.load(c.id!), { id: c.id, data: { n: '1' } })
+  })
+
+  t.test('counts 1, 2, 3 with the same cookie', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const cookie = `sid=${cookie_of(first).value}`
+    t.equal(first.body, 'n=1')
+    t.equal((await app.inject({ url: '/count', headers: { cookie } })).body, 'n=2')
+    const third = await app.inject({ url: '/count', headers: { cookie } })
+    t.equal(third.body, 'n=3')
+    t.equal(cookie_of(third).value, cookie_of(first).value, 'the id stays the same')
+    t.equal(store.size, 1)
+  })
+
+  t.test('sets no cookie and saves nothing when a loaded session did not change', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(first).value}` } })
+    t.same(r.json(), { id: cookie_of(first).id, is_new: false, data: { n: '1' } })
+    t.equal(r.headers['set-cookie'], undefined)
+    t.equal(store.size, 1)
+  })
+
+  t.test('starts a new session for a forged, unknown, expired or foreign cookie', async (t) => {
+    const { app, store, clock } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const unknown = 'A'.repeat(32)
+    const cases: Array<[string, string]> = [
+      ['forged signature', `${id}.${mac(id!, 'x').slice(0, -2)}AA`],
+      ['signature of another id', `${id}.${mac(unknown)}`],
+      ['no signature', id!],
+      ['empty signature', `${id}.`],
+      ['signed with another secret', `${id}.${mac(id!, 'another-secret-0123456789')}`],
+      ['unknown id, validly signed', `${unknown}.${mac(unknown)}`],
+      ['malformed id', `${'*'.repeat(32)}.${mac('*'.repeat(32))}`],
+      ['empty', ''],
+    ]
+    for (const [name, cookie_value] of cases) {
+      const r = await app.inject({ url: '/count', headers: { cookie: `sid=${cookie_value}` } })
+      t.equal(r.body, 'n=1', name)
+      t.not(cookie_of(r).id, id, name)
+      t.not(cookie_of(r).id, unknown, `${name}: an id the client chose is never adopted`)
+    }
+    clock.now += WEEK * 1000
+    const expired = await app.inject({ url: '/count', headers: { cookie: `sid=${value}` } })
+    t.equal(expired.body, 'n=1', 'expired')
+    t.not(cookie_of(expired).id, id)
+    t.equal(store.load(id!), undefined)
+  })
+
+  t.test('keeps a session alive up to ttl after its last save', async (t) => {
+    const { app, clock } = build(t, { ttl: 60 })
+    const first = await app.inject({ url: '/count' })
+    const cookie = `sid=${cookie_of(first).value}`
+    t.match(cookie_of(first).line, /; Max-Age=60;/)
+    clock.now += 59_000
+    t.equal((await app.inject({ url: '/count', headers: { cookie } })).body, 'n=2')
+    clock.now += 59_000
+    t.equal((await app.inject({ url: '/count', headers: { cookie } })).body, 'n=3')
+    clock.now += 60_000
+    t.equal((await app.inject({ url: '/count', headers: { cookie } })).body, 'n=1')
+  })
+
+  t.test('regenerate moves the values to a new id and deletes the old one', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const old = cookie_of(first)
+    const r = await app.inject({ url: '/login', headers: { cookie: `sid=${old.value}` } })
+    const fresh = cookie_of(r)
+    t.equal(r.json().id, fresh.id)
+    t.not(fresh.id, old.id)
+    t.equal(store.load(old.id!), undefined)
+    t.same(store.load(fresh.id!), { id: fresh.id, data: { n: '1', user: 'ada' } })
+    const again = await app.inject({ url: '/count', headers: { cookie: `sid=${old.value}` } })
+    t.equal(again.body, 'n=1', 'the old cookie no longer works')
+  })
+
+  t.test('destroy removes the session and clears the cookie', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const r = await app.inject({ url: '/logout', headers: { cookie: `sid=${value}` } })
+    t.equal(cookie_of(r).line, 'sid=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax')
+    t.equal(store.load(id!), undefined)
+    t.equal(store.size, 0)
+  })
+
+  t.test('does not save a session when the handler throws', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const r = await app.inject({ url: '/fail', headers: { cookie: `sid=${value}` } })
+    t.equal(r.statusCode, 500)
+    t.equal(r.headers['set-cookie'], undefined)
+    t.same(store.load(id!), { id, data: { n: '1' } })
+  })
+
+  t.test('with auto_create false, saves a new session only once a value is set', async (t) => {
+    const { app, store } = build(t, { auto_create: false })
+    const peek = await app.inject({ url: '/peek' })
+    t.equal(peek.json().is_new, true)
+    t.equal(peek.headers['set-cookie'], undefined)
+    t.equal(store.size, 0)
+    const count = await app.inject({ url: '/count' })
+    t.equal(count.body, 'n=1')
+    t.equal(store.size, 1)
+    t.equal((await app.inject({ url: '/count', headers: { cookie: `sid=${cookie_of(count).value}` } })).body, 'n=2')
+  })
+
+  t.test('writes the cookie attributes from the options', async (t) => {
+    const { app } = build(t, { cookie_name: 'app_sid', cookie_path: '/app', secure: true, http_only: false, same_site: 'Strict', ttl: 3600 })
+    const c = cookie_of(await app.inject({ url: '/count' }), 'app_sid')
+    t.equal(c.line, `app_sid=${c.value}; Max-Age=3600; Path=/app; Secure; SameSite=Strict`)
+    const none = build(t, { secure: true, same_site: 'None' })
+    t.match(cookie_of(await none.app.inject({ url: '/count' })).line, /; HttpOnly; Secure; SameSite=None$/)
+  })
+
+  t.test('works with a store whose methods return promises', async (t) => {
+    const map = new Map<string, SessionRecord>()
+    const log: string[] = []
+    const store: ISessionStore = {
+      load: async (sid) => (log.push('load'), map.get(sid)),
+      save: async (s, ttl) => void (log.push(`save ${ttl}`), map.set(s.id, { id: s.id, data: { ...s.data } })),
+      destroy: async (sid) => void (log.push('destroy'), map.delete(sid)),
+    }
+    const { app } = build(t, { store, ttl: 90 })
+    const first = await app.inject({ url: '/count' })
+    const cookie = `sid=${cookie_of(first).value}`
+    t.equal((await app.inject({ url: '/count', headers: { cookie } })).body, 'n=2')
+    await app.inject({ url: '/logout', headers: { cookie } })
+    t.same(log, ['save 90', 'load', 'save 90', 'load', 'destroy'])
+    t.equal(map.size, 0)
+  })
+
+  t.test('serializes concurrent requests of one session, so N increments end at N', async (t) => {
+    const { app, store } = build(t)
+    app.get('/slow-count', async (req, res) => {
+      const s = req.state(Session)!
+      const n = Number(s.get('n') ?? '0') + 1
+      await new Promise((r) => setImmediate(r))
+      s.set('n', String(n))
+      res.text(`n=${n}`)
+    })
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const N = 25
+    const bodies = await Promise.all(Array.from({ length: N }, () => app.inject({ url: '/slow-count', headers: { cookie: `sid=${value}` } })))
+    t.same(bodies.map((r) => r.body).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))), Array.from({ length: N }, (_, i) => `n=${i + 2}`))
+    t.same(store.load(id!), { id, data: { n: String(N + 1) } })
+  })
+
+  t.test('without serialize, concurrent requests read the same value and the last write wins', async (t) => {
+    const { app, store } = build(t, { serialize: false })
+    const N = 10
+    let arrived = 0
+    let open!: () => void
+    const all_in = new Promise<void>((r) => (open = r))
+    app.get('/slow-count', async (req, res) => {
+      const s = req.state(Session)!
+      const n = Number(s.get('n') ?? '0') + 1
+      if (++arrived === N) open()
+      await all_in
+      s.set('n', String(n))
+      res.text(`n=${n}`)
+    })
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const bodies = await Promise.all(Array.from({ length: N }, () => app.inject({ url: '/slow-count', headers: { cookie: `sid=${value}` } })))
+    t.same(new Set(bodies.map((r) => r.body)), new Set(['n=2']))
+    t.same(store.load(id!), { id, data: { n: '2' } })
+  })
+
+  t.test('refuses bad options at creation', async (t) => {
+    const bad = (options: unknown, message: RegExp) => throws_coded(t, () => session(options as SessionOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
+    bad(undefined, /^session: options must be an object; got undefined$/)
+    bad({}, /^session: secret must be a string of at least 16 characters; got undefined$/)
+    bad({ secret: 'short' }, /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/)
+    bad({ secret: SECRET, cookie_name: 'a b' }, /^session: cookie_name must be an HTTP token/)
+    bad({ secret: SECRET, cookie_path: 'app' }, /^session: cookie_path must be a path starting with \/ without ; or spaces; got "app"$/)
+    bad({ secret: SECRET, cookie_path: '/a; Domain=evil' }, /^session: cookie_path must be a path/)
+    bad({ secret: SECRET, same_site: 'lax' }, /^session: same_site must be one of Strict, Lax, None; got "lax"$/)
+    bad({ secret: SECRET, same_site: 'None' }, /^session: secure must be true when same_site is None; got false$/)
+    bad({ secret: SECRET, cookie_name: '__Host-sid' }, /^session: secure must be true for a cookie named __Host-sid; got false$/)
+    bad({ secret: SECRET, cookie_name: '__Host-sid', secure: true, cookie_path: '/app' }, /^session: cookie_path must be \/ for a __Host- cookie; got "\/app"$/)
+    bad({ secret: SECRET, ttl: 0 }, /^session: ttl must be an integer >= 1; got 0$/)
+    bad({ secret: SECRET, ttl: 1.5 }, /^session: ttl must be an integer >= 1; got 1.5$/)
+    bad({ secret: SECRET, http_only: 'yes' }, /^session: http_only must be a boolean; got "yes"$/)
+    bad({ secret: SECRET, auto_create: null }, /^session: auto_create must be a boolean; got null$/)
+    bad({ secret: SECRET, serialize: 0 }, /^session: serialize must be a boolean; got 0$/)
+    bad({ secret: SECRET, store: { load() {} } }, /^session: store must be an object with load, save and destroy methods/)
+    bad({ secret: SECRET, store: null }, /^session: store must be an object with load, save and destroy methods; got null$/)
+  })
+})
