@@ -1,0 +1,160 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { App } from '../../lib/index.js'
+import { build, gate, listening, type Teardown } from '../helpers/build.js'
+import { send } from '../helpers/http.js'
+
+const RUN_APP = fileURLToPath(new URL('../helpers/run-app.ts', import.meta.url))
+
+/** Restores the FW_* variables a test changes. */
+function with_env(t: Teardown, vars: Record<string, string>): void {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]))
+  Object.assign(process.env, vars)
+  t.teardown(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  })
+}
+
+t.test('App.listen', async (t) => {
+  t.test('gives the bound port to the callback and resolves with it', async (t) => {
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')))
+    t.equal(app.port(), 0)
+    let from_cb = -1
+    const port = await app.listen(0, (p) => (from_cb = p))
+    t.ok(port > 0)
+    t.equal(from_cb, port)
+    t.equal(app.port(), port)
+    t.equal((await send(port, { path: '/x' })).body, 'x')
+  })
+})
+
+t.test('App.close', async (t) => {
+  t.test('lets an in-flight request finish, refuses new connections, runs on_close hooks and resolves wait', async (t) => {
+    const arrived = gate()
+    const release = gate()
+    const log: string[] = []
+    const { app, port } = await listening(t, (app) => {
+      app.get('/slow', async (_req, res) => {
+        arrived.open()
+        await release.promise
+        res.json('ok', true)
+      })
+      app.on_close(() => void log.push('first registered'))
+      app.on_close(async () => void log.push('last registered'))
+    })
+    let waited = false
+    void app.wait().then(() => (waited = true))
+    const slow = send(port, { path: '/slow' })
+    await arrived.promise
+    const closing = app.close()
+    t.equal(app.close(), closing)
+    await t.rejects(send(port, { path: '/slow' }), { code: 'ECONNREFUSED' })
+    t.same([log, waited], [[], false])
+    release.open()
+    const r = await slow
+    t.same([r.status, JSON.parse(r.body)], [200, { ok: true }])
+    await closing
+    await app.wait()
+    t.same([log, waited], [['last registered', 'first registered'], true])
+  })
+
+  t.test('cuts a request that never ends after close_timeout_ms', async (t) => {
+    const arrived = gate()
+    const { app, port } = await listening(t, (app) => {
+      app.get('/never', async () => {
+        arrived.open()
+        await new Promise(() => {})
+      })
+    }, { close_timeout_ms: 100 })
+    const never = send(port, { path: '/never' })
+    await arrived.promise
+    const started = performance.now()
+    await app.close()
+    const took = performance.now() - started
+    t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
+    await t.rejects(never, { code: 'ECONNRESET' })
+  })
+
+  t.test('closes an app that never listened', async (t) => {
+    const app = new App()
+    let ran = false
+    app.on_close(() => (ran = true))
+    await app.close()
+    await app.wait()
+    t.equal(ran, true)
+  })
+})
+
+t.test('App.run', async (t) => {
+  t.test('stops gracefully on SIGTERM, answering the in-flight request, and exits 0', async (t) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', RUN_APP], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, FW_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    t.teardown(() => void child.kill('SIGKILL'))
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    const until = (text: string) => new Promise<void>((resolve, reject) => {
+      const check = (): void => void (out.includes(text) && resolve())
+      child.stdout.on('data', check)
+      check()
+      child.once('exit', () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${err}`)))
+    })
+    await until('\n')
+    const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1])
+    t.ok(port > 0, `listening line: ${out.trim()}`)
+    const slow = send(port, { path: '/slow' })
+    await until('in flight')
+    child.kill('SIGTERM')
+    const [code] = (await once(child, 'exit')) as [number | null]
+    const r = await slow
+    t.same([r.status, JSON.parse(r.body)], [200, { ok: true, answered: 'after SIGTERM' }])
+    t.equal(code, 0, err)
+    t.match(out, /in flight\non_close ran\nstopped\n$/)
+  })
+})
+
+t.test('App configuration', async (t) => {
+  t.test('takes FW_BODY_LIMIT from the environment over the option', async (t) => {
+    with_env(t, { FW_BODY_LIMIT: '4' })
+    const app = build(t, (app) => app.post('/x', (req, res) => void res.text(req.body())), { body_limit: 1000 })
+    t.equal(app.config.body_limit, 4)
+    const r = await app.inject({ method: 'POST', url: '/x', payload: '12345', headers: { 'content-type': 'text/plain' } })
+    t.equal(r.statusCode, 413)
+  })
+
+  t.test('takes FW_TRUST_PROXY from the environment over the option', async (t) => {
+    with_env(t, { FW_TRUST_PROXY: '127.0.0.1' })
+    const { port } = await listening(t, (app) => app.get('/ip', (req, res) => void res.text(req.ip())), { trust_proxy: false })
+    t.equal((await send(port, { path: '/ip', headers: { 'x-forwarded-for': '203.0.113.7' } })).body, '203.0.113.7')
+  })
+
+  t.test('takes FW_PORT from the environment for listen without a port', async (t) => {
+    with_env(t, { FW_PORT: '0' })
+    const app = build(t)
+    t.equal(app.config.port, 0)
+    t.ok((await app.listen()) > 0)
+  })
+
+  t.test('throws FW_ERR_CONFIG_BAD_VALUE at construction for bad environment values', async (t) => {
+    const cases: Array<[string, string, string]> = [
+      ['FW_PORT', 'eighty', 'FW_PORT must be an integer from 0 to 65535; got "eighty"'],
+      ['FW_BODY_LIMIT', '-1', 'FW_BODY_LIMIT must be an integer >= 0; got "-1"'],
+      ['FW_TRUST_PROXY', 'my-proxy', 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas; got "my-proxy"'],
+    ]
+    for (const [name, value, message] of cases) {
+      t.test(name, async (t) => {
+        with_env(t, { [name]: value })
+        t.throws(() => new App(), { code: 'FW_ERR_CONFIG_BAD_VALUE', message })
+      })
+    }
+  })
+})
