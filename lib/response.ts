@@ -121,9 +121,12 @@ export class Response {
       : this.json('ok', false, 'error', code, 'message', message, 'details', details)
   }
 
-  /** Sends a file, streamed when committed. A path with a `..` segment answers 400 `bad_path`; a missing file 404. */
+  /**
+   * Sends a file, streamed when committed. A path with a `..` segment answers 400 `bad_path`; a missing file 404.
+   * Neither error keeps a `Cache-Control` meant for the file.
+   */
   file(path: string): this {
-    if (is_unsafe_path(path)) return this.error(400, CODE_BAD_PATH, 'Invalid file path')
+    if (is_unsafe_path(path)) return this.remove_header('cache-control').error(400, CODE_BAD_PATH, 'Invalid file path')
     return this.#body('file', path)
   }
 

@@ -104,10 +104,11 @@ t.test('Response.send', async (t) => {
 })
 
 t.test('Response.file', async (t) => {
-  t.test('refuses paths with a .. segment or a NUL byte with 400 bad_path', async (t) => {
+  t.test('refuses paths with a .. segment or a NUL byte with 400 bad_path, dropping the Cache-Control', async (t) => {
     for (const p of ['../etc/passwd', 'a/../../b', 'a\\..\\b', 'a\0b', '']) {
-      const res = new Response().file(p)
+      const res = new Response().header('Cache-Control', 'public, max-age=60').file(p)
       t.equal(res.status_code, 400, JSON.stringify(p))
+      t.equal(res.get_header('cache-control'), undefined)
       t.equal(res.body_text(), '{"ok":false,"error":"bad_path","message":"Invalid file path"}')
       t.equal(is_unsafe_path(p), true)
     }
