@@ -1,7 +1,15 @@
 // Every demo by name, for `npm run demo -- <name>` and the showcase.
+import { demo as api_key } from './api-key.js'
 import type { Demo } from './demo.js'
 import { demo as http_api } from './http-api.js'
+import { demo as jwt } from './jwt.js'
+import { demo as rbac } from './rbac.js'
+import { demo as session } from './session.js'
 
 export const demos: Record<string, Demo> = {
   [http_api.name]: http_api,
+  [api_key.name]: api_key,
+  [jwt.name]: jwt,
+  [rbac.name]: rbac,
+  [session.name]: session,
 }

@@ -1,0 +1,56 @@
+import t, { type Test } from 'tap'
+import { setup_api_key } from '../../demo/api-key.js'
+import { demos } from '../../demo/registry.js'
+import { App } from '../../lib/index.js'
+
+const KEY = 'demo-key-0123456789'
+
+/** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
+function demo_app(t: Test, prefix = ''): App {
+  const app = new App({ access_log: false })
+  if (prefix === '') setup_api_key(app, { key: KEY })
+  else app.group(prefix, (g) => setup_api_key(g, { key: KEY }))
+  app.get('/open', (_req, res) => void res.json('ok', true))
+  t.teardown(() => app.close())
+  return app
+}
+
+t.test('api-key demo', async (t) => {
+  t.test('is registered under its name', async (t) => {
+    t.equal(demos['api-key']?.name, 'api-key')
+  })
+
+  t.test('answers GET /secure with the key size for a key in x-api-key or query api_key', async (t) => {
+    const app = demo_app(t)
+    const header = await app.inject({ url: '/secure', headers: { 'x-api-key': KEY } })
+    t.equal(header.statusCode, 200)
+    t.same(header.json(), { ok: true, key_size: KEY.length })
+    const query = await app.inject({ url: `/secure?api_key=${KEY}` })
+    t.same(query.json(), { ok: true, key_size: KEY.length })
+  })
+
+  t.test('answers GET /api/admin/status with admin true behind the key', async (t) => {
+    const app = demo_app(t)
+    const r = await app.inject({ url: '/api/admin/status', headers: { 'x-api-key': KEY } })
+    t.same(r.json(), { ok: true, admin: true, key_size: KEY.length })
+  })
+
+  t.test('answers 401 missing_api_key and 403 invalid_api_key on both routes', async (t) => {
+    const app = demo_app(t)
+    for (const url of ['/secure', '/api/admin/status']) {
+      const none = await app.inject({ url })
+      t.equal(none.statusCode, 401)
+      t.same(none.json(), { ok: false, error: 'missing_api_key', message: 'API key required' })
+      const wrong = await app.inject({ url, headers: { 'x-api-key': 'wrong' } })
+      t.equal(wrong.statusCode, 403)
+      t.same(wrong.json(), { ok: false, error: 'invalid_api_key', message: 'Invalid API key' })
+    }
+  })
+
+  t.test('protects only its own routes, under whatever prefix it is mounted', async (t) => {
+    const app = demo_app(t, '/key')
+    t.equal((await app.inject({ url: '/open' })).statusCode, 200)
+    t.equal((await app.inject({ url: '/key/secure' })).statusCode, 401)
+    t.same((await app.inject({ url: '/key/secure', headers: { 'x-api-key': KEY } })).json(), { ok: true, key_size: KEY.length })
+  })
+})

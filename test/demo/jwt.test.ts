@@ -1,0 +1,57 @@
+import t, { type Test } from 'tap'
+import { setup_jwt } from '../../demo/jwt.js'
+import { demos } from '../../demo/registry.js'
+import { App } from '../../lib/index.js'
+import { sign_dev_token } from '../../lib/middleware/app/index.js'
+
+const SECRET = 'demo-jwt-secret-0123456789'
+
+function demo_app(t: Test, prefix = ''): App {
+  const app = new App({ access_log: false })
+  if (prefix === '') setup_jwt(app, { secret: SECRET })
+  else app.group(prefix, (g) => setup_jwt(g, { secret: SECRET }))
+  app.get('/open', (_req, res) => void res.json('ok', true))
+  t.teardown(() => app.close())
+  return app
+}
+
+const bearer = (claims: Record<string, unknown>, secret = SECRET) => ({ authorization: `Bearer ${sign_dev_token(secret, claims)}` })
+
+t.test('jwt demo', async (t) => {
+  t.test('is registered under its name', async (t) => {
+    t.equal(demos.jwt?.name, 'jwt')
+  })
+
+  t.test('answers GET /secure with the subject and the number of roles', async (t) => {
+    const app = demo_app(t)
+    const r = await app.inject({ url: '/secure', headers: bearer({ sub: 'ada', roles: ['admin', 'dev'] }) })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true, sub: 'ada', roles_count: 2 })
+    const one = await app.inject({ url: '/secure', headers: bearer({ sub: 'bob', roles: 'user' }) })
+    t.same(one.json(), { ok: true, sub: 'bob', roles_count: 1 })
+  })
+
+  t.test('accepts an expired demonstration token (the preset does not check expiry)', async (t) => {
+    const app = demo_app(t)
+    const r = await app.inject({ url: '/secure', headers: bearer({ sub: 'ada', exp: 1 }) })
+    t.same(r.json(), { ok: true, sub: 'ada', roles_count: 0 })
+  })
+
+  t.test('answers 401 missing_token and invalid_token', async (t) => {
+    const app = demo_app(t)
+    const none = await app.inject({ url: '/secure' })
+    t.equal(none.statusCode, 401)
+    t.same(none.json(), { ok: false, error: 'missing_token', message: 'Missing bearer token' })
+    t.equal(none.headers['www-authenticate'], 'Bearer')
+    const wrong = await app.inject({ url: '/secure', headers: bearer({ sub: 'ada' }, 'another-secret-0123456789') })
+    t.equal(wrong.statusCode, 401)
+    t.same(wrong.json(), { ok: false, error: 'invalid_token', message: 'Invalid token' })
+  })
+
+  t.test('protects only its own route, under whatever prefix it is mounted', async (t) => {
+    const app = demo_app(t, '/jwt')
+    t.equal((await app.inject({ url: '/open' })).statusCode, 200)
+    t.equal((await app.inject({ url: '/jwt/secure' })).statusCode, 401)
+    t.same((await app.inject({ url: '/jwt/secure', headers: bearer({ sub: 'ada' }) })).json(), { ok: true, sub: 'ada', roles_count: 0 })
+  })
+})
