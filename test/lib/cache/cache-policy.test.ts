@@ -1,0 +1,99 @@
+import t from 'tap'
+import { CachePolicy } from '../../../lib/cache/cache-policy.js'
+import { ERR_CACHE_BAD_OPTION } from '../../../lib/cache/errors.js'
+
+t.test('CachePolicy', async (t) => {
+  t.test('has the documented defaults', async (t) => {
+    const p = new CachePolicy()
+    t.same(
+      [p.ttl_ms, p.stale_if_error_ms, p.stale_if_offline_ms, p.allow_stale_if_error, p.allow_stale_if_offline],
+      [60_000, 300_000, 600_000, true, true],
+    )
+    t.equal(p.max_useful_age_ms, 600_000)
+  })
+
+  t.test('takes every field and freezes itself', async (t) => {
+    const p = new CachePolicy({ ttl_ms: 1, stale_if_error_ms: 2, stale_if_offline_ms: 3, allow_stale_if_error: false, allow_stale_if_offline: false })
+    t.same([p.ttl_ms, p.stale_if_error_ms, p.stale_if_offline_ms, p.allow_stale_if_error, p.allow_stale_if_offline], [1, 2, 3, false, false])
+    t.equal(Object.isFrozen(p), true)
+  })
+
+  t.test('rejects negative, fractional, NaN and infinite windows with a coded error that quotes the value', async (t) => {
+    const cases: [string, unknown, string][] = [
+      ['ttl_ms', -1, 'CachePolicy: ttl_ms must be a non-negative integer; got -1'],
+      ['ttl_ms', NaN, 'CachePolicy: ttl_ms must be a non-negative integer; got NaN'],
+      ['ttl_ms', 1.5, 'CachePolicy: ttl_ms must be a non-negative integer; got 1.5'],
+      ['stale_if_error_ms', Infinity, 'CachePolicy: stale_if_error_ms must be a non-negative integer; got Infinity'],
+      ['stale_if_offline_ms', '10', 'CachePolicy: stale_if_offline_ms must be a non-negative integer; got "10"'],
+      ['allow_stale_if_error', 1, 'CachePolicy: allow_stale_if_error must be a boolean; got 1'],
+      ['allow_stale_if_offline', null, 'CachePolicy: allow_stale_if_offline must be a boolean; got null'],
+    ]
+    for (const [field, value, message] of cases) {
+      t.throws(() => new CachePolicy({ [field]: value }), { code: ERR_CACHE_BAD_OPTION.code, message }, field)
+    }
+  })
+
+  t.test('accepts zero windows', async (t) => {
+    const p = new CachePolicy({ ttl_ms: 0, stale_if_error_ms: 0, stale_if_offline_ms: 0 })
+    t.equal(p.is_fresh(0), false)
+    t.equal(p.allow_stale_error(0), false)
+    t.equal(p.allow_stale_offline(0), false)
+    t.equal(p.max_useful_age_ms, 0)
+  })
+})
+
+t.test('CachePolicy.is_fresh', async (t) => {
+  const p = new CachePolicy({ ttl_ms: 1000 })
+
+  t.test('is true from age 0 up to ttl_ms - 1 and false from ttl_ms on', async (t) => {
+    t.same([0, 1, 999, 999.5, 1000, 1001].map((a) => p.is_fresh(a)), [true, true, true, true, false, false])
+  })
+
+  t.test('treats a negative age (clock skew) as age 0', async (t) => {
+    t.equal(p.is_fresh(-1), true)
+    t.equal(p.is_fresh(-1e12), true)
+    t.equal(new CachePolicy({ ttl_ms: 0 }).is_fresh(-5), false)
+  })
+
+  t.test('is false for a NaN or infinite age', async (t) => {
+    t.equal(p.is_fresh(NaN), false)
+    t.equal(p.is_fresh(Infinity), false)
+  })
+})
+
+t.test('CachePolicy.allow_stale_error', async (t) => {
+  t.test('is true below stale_if_error_ms and false at it', async (t) => {
+    const p = new CachePolicy({ ttl_ms: 10, stale_if_error_ms: 500 })
+    t.same([0, 10, 499, 500, 501].map((a) => p.allow_stale_error(a)), [true, true, true, false, false])
+    t.equal(p.allow_stale_error(-3), true)
+    t.equal(p.allow_stale_error(NaN), false)
+  })
+
+  t.test('is always false when allow_stale_if_error is off', async (t) => {
+    const p = new CachePolicy({ stale_if_error_ms: 500, allow_stale_if_error: false })
+    t.same([0, 499, -1].map((a) => p.allow_stale_error(a)), [false, false, false])
+  })
+})
+
+t.test('CachePolicy.allow_stale_offline', async (t) => {
+  t.test('is true below stale_if_offline_ms and false at it', async (t) => {
+    const p = new CachePolicy({ ttl_ms: 10, stale_if_offline_ms: 700 })
+    t.same([0, 10, 699, 700, 701].map((a) => p.allow_stale_offline(a)), [true, true, true, false, false])
+    t.equal(p.allow_stale_offline(-3), true)
+    t.equal(p.allow_stale_offline(NaN), false)
+  })
+
+  t.test('is always false when allow_stale_if_offline is off', async (t) => {
+    const p = new CachePolicy({ stale_if_offline_ms: 700, allow_stale_if_offline: false })
+    t.same([0, 699, -1].map((a) => p.allow_stale_offline(a)), [false, false, false])
+  })
+})
+
+t.test('CachePolicy.max_useful_age_ms', async (t) => {
+  t.test('is the largest of ttl and each enabled stale window', async (t) => {
+    t.equal(new CachePolicy({ ttl_ms: 100, stale_if_error_ms: 300, stale_if_offline_ms: 200 }).max_useful_age_ms, 300)
+    t.equal(new CachePolicy({ ttl_ms: 100, stale_if_error_ms: 300, stale_if_offline_ms: 200, allow_stale_if_error: false }).max_useful_age_ms, 200)
+    t.equal(new CachePolicy({ ttl_ms: 100, stale_if_error_ms: 300, stale_if_offline_ms: 200, allow_stale_if_error: false, allow_stale_if_offline: false }).max_useful_age_ms, 100)
+    t.equal(new CachePolicy({ ttl_ms: 900, stale_if_error_ms: 300, stale_if_offline_ms: 200 }).max_useful_age_ms, 900)
+  })
+})

@@ -1,0 +1,253 @@
+import t from 'tap'
+import { Cache } from '../../../lib/cache/cache.js'
+import { CacheContext } from '../../../lib/cache/cache-context.js'
+import { CacheEntry } from '../../../lib/cache/cache-entry.js'
+import { CachePolicy } from '../../../lib/cache/cache-policy.js'
+import type { AnyCacheStore, AsyncCacheStore, EntryPredicate } from '../../../lib/cache/cache-store.js'
+import { ERR_CACHE_BAD_ENTRY, ERR_CACHE_BAD_OPTION, ERR_CACHE_BAD_TIME } from '../../../lib/cache/errors.js'
+import { LruMemoryStore } from '../../../lib/cache/lru-memory-store.js'
+import { MemoryStore } from '../../../lib/cache/memory-store.js'
+
+/** A store that answers every call in a later microtask, recording the calls, as a network store would. */
+class AsyncMapStore implements AsyncCacheStore {
+  readonly async = true
+  readonly map = new Map<string, CacheEntry>()
+  readonly calls: string[] = []
+  async put(key: string, entry: CacheEntry): Promise<void> {
+    await null
+    this.calls.push(`put ${key}`)
+    this.map.set(key, entry)
+  }
+  async get(key: string): Promise<CacheEntry | undefined> {
+    await null
+    this.calls.push(`get ${key}`)
+    return this.map.get(key)
+  }
+  async erase(key: string): Promise<void> {
+    this.map.delete(key)
+  }
+  async clear(): Promise<void> {
+    this.map.clear()
+  }
+}
+
+class AsyncStoreWithEraseIf extends AsyncMapStore {
+  async eraseIf(pred: EntryPredicate): Promise<number> {
+    await null
+    const keys = [...this.map].filter(([k, e]) => pred(k, e)).map(([k]) => k)
+    for (const k of keys) this.map.delete(k)
+    return keys.length
+  }
+}
+
+const policy = new CachePolicy({ ttl_ms: 100, stale_if_offline_ms: 1000, stale_if_error_ms: 500 })
+const both = new CacheContext({ offline: true, network_error: true })
+
+function cache_with(entry_age_ms: number, p: CachePolicy = policy): Cache<MemoryStore> {
+  const cache = new Cache(p, new MemoryStore())
+  cache.put('k', { body: 'b', created_at_ms: 10_000 - entry_age_ms })
+  return cache
+}
+
+t.test('Cache.get', async (t) => {
+  t.test('row 1: answers undefined when no entry is stored under the key', async (t) => {
+    const cache = new Cache(policy, new MemoryStore())
+    for (const ctx of [CacheContext.Online(), CacheContext.Offline(), CacheContext.NetworkError(), both]) {
+      t.equal(cache.get('missing', 0, ctx), undefined)
+    }
+  })
+
+  t.test('row 2: answers a fresh entry in every context, up to ttl_ms - 1', async (t) => {
+    for (const ctx of [CacheContext.Online(), CacheContext.Offline(), CacheContext.NetworkError(), both]) {
+      t.equal(cache_with(0).get('k', 10_000, ctx)?.body, 'b')
+      t.equal(cache_with(99).get('k', 10_000, ctx)?.body, 'b')
+    }
+    t.equal(cache_with(100).get('k', 10_000, CacheContext.Online()), undefined)
+  })
+
+  t.test('row 3: answers a stale entry offline while offline reuse allows its age', async (t) => {
+    t.equal(cache_with(100).get('k', 10_000, CacheContext.Offline())?.body, 'b')
+    t.equal(cache_with(999).get('k', 10_000, CacheContext.Offline())?.body, 'b')
+    t.equal(cache_with(1000).get('k', 10_000, CacheContext.Offline()), undefined)
+    const no_offline = new CachePolicy({ ttl_ms: 100, stale_if_offline_ms: 1000, allow_stale_if_offline: false })
+    t.equal(cache_with(100, no_offline).get('k', 10_000, CacheContext.Offline()), undefined)
+  })
+
+  t.test('row 4: answers a stale entry after a network error while error reuse allows its age', async (t) => {
+    t.equal(cache_with(100).get('k', 10_000, CacheContext.NetworkError())?.body, 'b')
+    t.equal(cache_with(499).get('k', 10_000, CacheContext.NetworkError())?.body, 'b')
+    t.equal(cache_with(500).get('k', 10_000, CacheContext.NetworkError()), undefined)
+    const no_error = new CachePolicy({ ttl_ms: 100, stale_if_error_ms: 500, allow_stale_if_error: false })
+    t.equal(cache_with(100, no_error).get('k', 10_000, CacheContext.NetworkError()), undefined)
+  })
+
+  t.test('row 5: answers undefined for a stale entry online, or beyond every window', async (t) => {
+    t.equal(cache_with(100).get('k', 10_000, CacheContext.Online()), undefined)
+    t.equal(cache_with(100).get('k', 10_000), undefined, 'the context defaults to online')
+    t.equal(cache_with(700).get('k', 10_000, CacheContext.NetworkError()), undefined)
+    t.equal(cache_with(1000).get('k', 10_000, both), undefined)
+  })
+
+  t.test('applies either stale window when offline and a network error hold together', async (t) => {
+    t.equal(cache_with(999).get('k', 10_000, both)?.body, 'b', 'the offline window is the longer one here')
+    const error_longer = new CachePolicy({ ttl_ms: 100, stale_if_offline_ms: 200, stale_if_error_ms: 500 })
+    t.equal(cache_with(499, error_longer).get('k', 10_000, both)?.body, 'b')
+  })
+
+  t.test('serves an entry from the future (clock skew) as fresh and never one aged NaN', async (t) => {
+    t.equal(cache_with(-5000).get('k', 10_000)?.body, 'b')
+    t.equal(cache_with(0).get('k', NaN, both), undefined)
+  })
+
+  t.test('keeps a stale entry in the store, so a later offline get can still use it', async (t) => {
+    const cache = cache_with(200)
+    t.equal(cache.get('k', 10_000), undefined)
+    t.equal(cache.store.size, 1)
+    t.equal(cache.get('k', 10_000, CacheContext.Offline())?.body, 'b')
+  })
+})
+
+t.test('Cache.put', async (t) => {
+  t.test('stores a frozen CacheEntry with lowercased header names, the later case variant winning', async (t) => {
+    const store = new MemoryStore()
+    const cache = new Cache(policy, store)
+    cache.put('k', { status: 201, body: 'x', headers: { 'Content-Type': 'a', 'content-type': 'b', ETag: 'e' }, created_at_ms: 1 })
+    const e = store.get('k')!
+    t.type(e, CacheEntry)
+    t.strictSame({ ...e }, { status: 201, body: 'x', headers: { 'content-type': 'b', etag: 'e' }, created_at_ms: 1 })
+    t.equal(Object.isFrozen(e), true)
+  })
+
+  t.test('stores a CacheEntry instance as it is and replaces an older one', async (t) => {
+    const store = new MemoryStore()
+    const cache = new Cache(policy, store)
+    const first = new CacheEntry({ body: '1', created_at_ms: 1 })
+    const second = new CacheEntry({ body: '2', created_at_ms: 2 })
+    cache.put('k', first)
+    t.equal(store.get('k'), first)
+    cache.put('k', second)
+    t.equal(store.get('k'), second)
+    t.equal(store.size, 1)
+  })
+
+  t.test('rejects a bad entry before touching the store', async (t) => {
+    const store = new MemoryStore()
+    t.throws(() => new Cache(policy, store).put('k', { status: 42, created_at_ms: 0 }), { code: ERR_CACHE_BAD_ENTRY.code })
+    t.equal(store.size, 0)
+  })
+})
+
+t.test('Cache.prune', async (t) => {
+  t.test('removes entries at or past the largest useful age and keeps younger ones', async (t) => {
+    const store = new LruMemoryStore()
+    const cache = new Cache(policy, store)
+    for (const age of [0, 100, 999, 1000, 5000]) cache.put(`age ${age}`, { created_at_ms: 10_000 - age })
+    cache.put('future', { created_at_ms: 20_000 })
+    t.equal(cache.prune(10_000), 2)
+    t.same(['age 0', 'age 100', 'age 999', 'age 1000', 'age 5000', 'future'].map((k) => store.get(k) !== undefined),
+      [true, true, true, false, false, true])
+  })
+
+  t.test('uses only the enabled stale windows', async (t) => {
+    const p = new CachePolicy({ ttl_ms: 100, stale_if_offline_ms: 1000, stale_if_error_ms: 500, allow_stale_if_offline: false })
+    const store = new LruMemoryStore()
+    const cache = new Cache(p, store)
+    for (const age of [499, 500]) cache.put(`age ${age}`, { created_at_ms: 10_000 - age })
+    t.equal(cache.prune(10_000), 1)
+    t.equal(store.size, 1)
+    t.not(store.get('age 499'), undefined)
+  })
+
+  t.test('removes an entry whose creation time cannot be read, which nothing could serve', async (t) => {
+    const store = new LruMemoryStore()
+    store.put('broken', { status: 200, body: '', headers: {}, created_at_ms: NaN })
+    t.equal(new Cache(policy, store).prune(10_000), 1)
+    t.equal(store.size, 0)
+  })
+
+  t.test('returns 0 on a store without eraseIf and leaves it as it was', async (t) => {
+    const store = new MemoryStore()
+    const cache = new Cache(policy, store)
+    cache.put('old', { created_at_ms: 0 })
+    t.equal(cache.prune(1e9), 0)
+    t.equal(store.size, 1)
+  })
+
+  t.test('refuses a non-finite now_ms instead of clearing the store', async (t) => {
+    const cache = new Cache(policy, new LruMemoryStore())
+    for (const now of [NaN, Infinity]) {
+      t.throws(() => cache.prune(now), { code: ERR_CACHE_BAD_TIME.code, message: `Cache.prune: now_ms must be a finite number of milliseconds; got ${now}` })
+    }
+  })
+})
+
+t.test('Cache', async (t) => {
+  t.test('takes policy options in place of a CachePolicy', async (t) => {
+    const cache = new Cache({ ttl_ms: 5 }, new MemoryStore())
+    t.type(cache.policy, CachePolicy)
+    t.equal(cache.policy.ttl_ms, 5)
+    t.throws(() => new Cache({ ttl_ms: -1 }, new MemoryStore()), { code: ERR_CACHE_BAD_OPTION.code })
+  })
+
+  t.test('refuses a store that lacks a method', async (t) => {
+    const bad = { put() {}, get() {}, erase() {} } as unknown as MemoryStore
+    t.throws(() => new Cache(policy, bad), { code: ERR_CACHE_BAD_OPTION.code, message: 'Cache: store.clear must be a function; got undefined' })
+  })
+
+  t.test('answers with promises over an async store, following the same rule', async (t) => {
+    const store = new AsyncMapStore()
+    const cache = new Cache(policy, store)
+    const put = cache.put('k', { body: 'b', created_at_ms: 1000 })
+    t.type(put, Promise)
+    t.equal(await put, undefined)
+    const fresh = cache.get('k', 1050)
+    t.type(fresh, Promise)
+    t.equal((await fresh)?.body, 'b')
+    t.equal(await cache.get('k', 1200), undefined)
+    t.equal((await cache.get('k', 1200, CacheContext.Offline()))?.body, 'b')
+    t.equal((await cache.get('k', 1499, CacheContext.NetworkError()))?.body, 'b')
+    t.equal(await cache.get('k', 1500, CacheContext.NetworkError()), undefined)
+    t.equal(await cache.get('nothing', 1000), undefined)
+    t.same(store.calls, ['put k', 'get k', 'get k', 'get k', 'get k', 'get k', 'get nothing'])
+  })
+
+  t.test('prunes an async store through its eraseIf, and answers a promise of 0 without one', async (t) => {
+    const store = new AsyncStoreWithEraseIf()
+    const cache = new Cache(policy, store)
+    await cache.put('old', { created_at_ms: 0 })
+    await cache.put('new', { created_at_ms: 9_500 })
+    t.equal(await cache.prune(10_000), 1)
+    t.same([...store.map.keys()], ['new'])
+    const bare = cache_with_async()
+    const n = bare.prune(10_000)
+    t.type(n, Promise)
+    t.equal(await n, 0)
+  })
+
+  t.test('turns an async store that throws at once into a rejected promise', async (t) => {
+    const store = new AsyncMapStore()
+    store.get = () => {
+      throw new Error('connection lost')
+    }
+    const result = new Cache(policy, store).get('k', 0)
+    t.type(result, Promise)
+    await t.rejects(result, { message: 'connection lost' })
+  })
+
+  t.test('types results as values for a sync store, promises for an async one, and either for any store', async (t) => {
+    const sync_cache = new Cache(policy, new MemoryStore())
+    const value: CacheEntry | undefined = sync_cache.get('k', 0)
+    const count: number = sync_cache.prune(0)
+    const async_cache = new Cache(policy, new AsyncMapStore())
+    const later: Promise<CacheEntry | undefined> = async_cache.get('k', 0)
+    // @ts-expect-error an async store's get is not a plain value
+    const wrong: CacheEntry | undefined = async_cache.get('k', 0)
+    const any_cache: Cache<AnyCacheStore> = async_cache
+    const either = await any_cache.get('k', 0)
+    t.same([value, count, await later, await wrong, either], [undefined, 0, undefined, undefined, undefined])
+  })
+})
+
+function cache_with_async(): Cache<AsyncMapStore> {
+  return new Cache(policy, new AsyncMapStore())
+}
