@@ -8,6 +8,7 @@ import { send } from '../helpers/http.js'
 
 const NOT_FOUND = { ok: false, error: 'not_found', message: 'Route not found' }
 const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
+const DENIED = { ok: false, error: 'denied', message: 'prefix middleware ran' }
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
 
 /** Middleware that appends its name to the `x-trace` response header before and after the rest of the chain. */
@@ -229,6 +230,7 @@ t.test('App prefix middleware', async (t) => {
     app.use('/api', (_req, res) => void res.error(401, 'denied', 'prefix middleware ran'))
     app.get('/api/static', (_req, res) => void res.text('static'))
     app.get('/api/{id}/p', (_req, res) => void res.text('param'))
+    app.get('/api/files/*', (_req, res) => void res.text('prefixed wildcard'))
     app.get('/{section}/x', (_req, res) => void res.text('param first'))
     app.get('/*', (req, res) => void res.text(`wildcard ${req.param('*')}`))
   })
@@ -238,11 +240,21 @@ t.test('App prefix middleware', async (t) => {
       '/api/static', '/%61pi/static', '//api/static', '/x/../api/static', '/API/static', '/Api%2Fstatic', '/api%5cstatic',
       '/api/7/p', '/%61pi/7/p', '//api/7/p', '/x/../api/7/p', '/API/7/p',
       '/api/x', '/%61pi/x', '/API/x', '/api/zzz/deep', '/%41PI/zzz/deep', '/./api/unknown', '/api', '/%61pi',
+      '/api/files/a/b', '/%61pi/files/a/b', '//api//files/a', '/x/../api/files/a', '/API/FILES/a',
     ]
     for (const path of paths) {
       const r = await send(port, { path })
-      t.same([r.status, JSON.parse(r.body)], [401, { ok: false, error: 'denied', message: 'prefix middleware ran' }], path)
+      t.same([r.status, r.body], [401, JSON.stringify(DENIED)], path)
     }
+  })
+
+  t.test('is not bypassed on unknown routes either', async (t) => {
+    for (const path of ['/api/static', '/%61pi/none', '//api/none', '/x/../api/none', '/API/none', '/api%2fnone']) {
+      const r = await send(port, { method: 'POST', path })
+      t.same([r.status, r.body], [401, JSON.stringify(DENIED)], `POST ${path}`)
+    }
+    const outside = await send(port, { method: 'POST', path: '/apix' })
+    t.same([outside.status, JSON.parse(outside.body)], [404, NOT_FOUND])
   })
 
   t.test('leaves paths outside the prefix alone', async (t) => {
