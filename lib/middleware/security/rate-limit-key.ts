@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto'
 import type { Ctx } from '../../compose.js'
 import type { Request } from '../../request.js'
+import { ApiKey, Authz, JwtClaims } from '../auth/state.js'
 import { ip_key } from './ip-address.js'
 
 /** The spec's counting keys. */
@@ -11,8 +12,8 @@ export type RateLimitKey = 'ip' | 'user' | 'api_key'
 export const RATE_LIMIT_KEYS: readonly RateLimitKey[] = ['ip', 'user', 'api_key']
 
 /**
- * Request state naming the user for `key: 'user'`. Authentication middleware that fw does not know (a custom login, a
- * session lookup) sets it: `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
+ * Request state naming the user for `key: 'user'` when fw's `jwt` / `rbac_context` did not run: authentication that fw does
+ * not know (a custom login, a session lookup) sets it, `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
  */
 export class RateLimitUser {
   constructor(readonly subject: string) {}
@@ -26,16 +27,22 @@ export function ip_counting_key(req: Request): string {
   return 'ip:' + ip_key(req.ip())
 }
 
-/** `user:<subject>` for an authenticated request, else the `ip:` key (so anonymous clients still share a per-address limit). */
+/**
+ * `user:<subject>` for an authenticated request (the subject of `Authz`, else `JwtClaims`, else `RateLimitUser`), else the
+ * `ip:` key, so anonymous clients still share a per-address limit.
+ */
 function user_counting_key(req: Request): string {
-  const subject = req.state(RateLimitUser)?.subject
+  const subject = req.state(Authz)?.subject ?? req.state(JwtClaims)?.subject ?? req.state(RateLimitUser)?.subject
   return subject === undefined || subject === '' ? ip_counting_key(req) : 'user:' + subject
 }
 
-/** `key:<digest>` of the API key header (hashed: keys never sit in a store in clear), else the `ip:` key. */
+/**
+ * `key:<digest>` of the accepted key (`ApiKey`, when `api_key` ran first), else of the key header, else the `ip:` key.
+ * Hashed, so keys never sit in a store in clear.
+ */
 function api_key_counting_key(header: string): (req: Request) => string {
   return (req) => {
-    const key = req.header(header)
+    const key = req.state(ApiKey)?.value ?? req.header(header)
     return key === '' ? ip_counting_key(req) : 'key:' + createHash('sha256').update(key).digest('base64url').slice(0, 22)
   }
 }

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
 import { rate_limit, retry_after_ms, sliding_count, type RateLimitOptions } from '../../../../lib/middleware/security/rate-limit.js'
+import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
@@ -133,6 +134,34 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 3), [200, 200, 429], 'anonymous requests share the address count')
     t.same(await statuses(app, 1, {}, '10.0.0.9'), [200], 'another anonymous address')
     t.same(await statuses(app, 1, { 'x-user': '127.0.0.1' }), [200], 'a user named like an address has its own count')
+  })
+
+  t.test('takes the user from Authz, then JwtClaims, then RateLimitUser', async (t) => {
+    const auth: Middleware = (req, _res, next) => {
+      const [kind, name] = req.header('x-auth').split(':') as [string, string]
+      if (kind === 'jwt') req.set_state(JwtClaims, new JwtClaims(name, [], { sub: name }))
+      if (kind === 'authz') {
+        req.set_state(JwtClaims, new JwtClaims('ignored', [], {}))
+        req.set_state(Authz, new Authz(name, new Set(), new Set()))
+      }
+      if (kind === 'custom') req.set_state(RateLimitUser, new RateLimitUser(name))
+      return next()
+    }
+    const { app } = limited(t, { max_requests: 1, window_seconds: 60, key: 'user', now: () => 0 }, [auth])
+    t.same(await statuses(app, 1, { 'x-auth': 'jwt:alice' }), [200])
+    t.same(await statuses(app, 1, { 'x-auth': 'authz:alice' }), [429], 'Authz names the same user')
+    t.same(await statuses(app, 1, { 'x-auth': 'custom:alice' }), [429], 'RateLimitUser names the same user')
+    t.same(await statuses(app, 1, { 'x-auth': 'jwt:bob' }), [200])
+  })
+
+  t.test('counts the accepted ApiKey when the api_key middleware ran first', async (t) => {
+    const accepted: Middleware = (req, _res, next) => {
+      req.set_state(ApiKey, new ApiKey('k-accepted'))
+      return next()
+    }
+    const { app } = limited(t, { max_requests: 1, window_seconds: 60, key: 'api_key', now: () => 0 }, [accepted])
+    t.same(await statuses(app, 2, { 'x-api-key': 'other' }), [200, 429], 'the stored key counts, not the header')
+    t.same(await statuses(app, 1), [429])
   })
 
   t.test('counts per API key under key api_key, and per address without one', async (t) => {
