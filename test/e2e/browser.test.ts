@@ -1,0 +1,118 @@
+// The security demo in a real headless Chromium: CSRF-protected form, session counter, cross-origin fetch, headers and CSP.
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { setup_security } from '../../demo/security.js'
+import { App } from '../../lib/index.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+/** Chromium, installed once outside CI when missing; never a silent skip. */
+function ensure_chromium(): void {
+  if (existsSync(CHROMIUM)) return
+  if (process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install chromium (apt-get install -y chromium) before the tests`)
+  const r = spawnSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit' })
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing and 'apt-get install -y chromium' failed (exit ${r.status}); install it to run the browser tests`)
+  }
+}
+
+/** A security demo App listening on 127.0.0.1; `api_origins` is its /api CORS allow-list. */
+async function serve(t: Test, api_origins?: string[]): Promise<string> {
+  const app = new App({ access_log: false })
+  setup_security(app, { session_secret: 'e2e-session-secret-0123456789', ...(api_origins === undefined ? {} : { api_origins }) })
+  t.teardown(() => app.close())
+  return `http://127.0.0.1:${await app.listen(0)}`
+}
+
+/** Every CSP violation and script error a page reports, recorded from before its first script runs. */
+async function watch(page: Page): Promise<string[]> {
+  const problems: string[] = []
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`))
+  await page.exposeFunction('report_violation', (v: string) => problems.push(`csp: ${v}`))
+  // Page-side code is passed as text: this file is type-checked without the DOM library.
+  await page.addInitScript(`document.addEventListener('securitypolicyviolation',
+    (e) => window.report_violation(e.violatedDirective + ' ' + e.blockedURI))`)
+  return problems
+}
+
+/** Waits until the API button's fetch has settled one way or the other. */
+const api_answered = (page: Page) =>
+  page.waitForFunction("!/^(not called yet|calling\\.\\.\\.)$/.test(document.querySelector('#api-result').textContent)")
+
+const visits = async (page: Page): Promise<number> => Number(await page.textContent('#visits'))
+
+t.test('security demo in a browser', async (t) => {
+  ensure_chromium()
+  const page_origin = await serve(t)
+  const refused_origin = await serve(t)
+  const api = await serve(t, [page_origin])
+  const context: BrowserContext = await chromium.launchPersistentContext(t.testdir(), { executablePath: CHROMIUM, headless: true, args: FLAGS })
+  t.teardown(() => context.close())
+
+  t.test('posts the form with its CSRF token', async (t) => {
+    const page = await context.newPage()
+    await page.goto(api + '/')
+    const n = await visits(page)
+    const [response] = await Promise.all([page.waitForResponse(api + '/form'), page.click('#send')])
+    t.equal(response.status(), 200)
+    t.same(await response.json(), { ok: true, message: 'hello', visits: n })
+    const sent = await response.request().allHeaders()
+    t.equal(sent.origin, 'null', 'under Referrer-Policy no-referrer the browser hides the origin of a same-origin post')
+    t.equal(sent['sec-fetch-site'], 'same-origin')
+  })
+
+  t.test('refuses the form without its CSRF token with 403 csrf_failed', async (t) => {
+    const page = await context.newPage()
+    await page.goto(api + '/')
+    await page.evaluate("document.querySelector('input[name=_csrf]').remove()")
+    const [response] = await Promise.all([page.waitForResponse(api + '/form'), page.click('#send')])
+    t.equal(response.status(), 403)
+    t.same(await response.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
+  })
+
+  t.test('keeps the session counter across reloads', async (t) => {
+    const page = await context.newPage()
+    await page.goto(api + '/')
+    const first = await visits(page)
+    await page.reload()
+    t.equal(await visits(page), first + 1)
+    await page.reload()
+    t.equal(await visits(page), first + 2)
+  })
+
+  t.test('lets a page from an allowed origin call the API with credentials', async (t) => {
+    const page = await context.newPage()
+    await page.goto(`${page_origin}/?api=${encodeURIComponent(api)}`)
+    await page.click('#ping')
+    await api_answered(page)
+    t.equal(await page.textContent('#api-result'), 'allowed: 200 {"ok":true}')
+  })
+
+  t.test('blocks a page from a refused origin', async (t) => {
+    const page = await context.newPage()
+    await page.goto(`${refused_origin}/?api=${encodeURIComponent(api)}`)
+    await page.click('#ping')
+    await api_answered(page)
+    t.equal(await page.textContent('#api-result'), 'blocked: TypeError')
+  })
+
+  t.test('renders the page under its security headers without CSP violations or script errors', async (t) => {
+    const page = await context.newPage()
+    const problems = await watch(page)
+    const response = await page.goto(api + '/')
+    t.equal(response?.headers()['x-frame-options'], 'DENY')
+    t.equal(response?.headers()['cross-origin-opener-policy'], 'same-origin')
+    t.equal(await page.textContent('#api-url'), `http://localhost:${new URL(api).port}/api/ping`, 'the page script ran')
+    t.match(await page.evaluate('getComputedStyle(document.body).fontFamily'), /system-ui/, 'the stylesheet applied')
+    t.same(problems, [])
+    await page.evaluate(`new Promise((done) => {
+      document.addEventListener('securitypolicyviolation', done, { once: true })
+      fetch('https://example.invalid/x').catch(() => {})
+    })`)
+    t.same(problems, ['csp: connect-src https://example.invalid/x'], 'the watch does see a violation')
+  })
+})
