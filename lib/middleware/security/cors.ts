@@ -60,6 +60,16 @@ function vary_origin(res: Response): void {
   else if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(v)) res.header('Vary', `${v}, Origin`)
 }
 
+/** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */
+function preflight_refusal(req: Request, methods: ReadonlySet<string>, headers: ReadonlySet<string>): string | undefined {
+  if (!methods.has(req.header('access-control-request-method'))) return 'CORS method not allowed'
+  for (const h of req.header('access-control-request-headers').split(',')) {
+    const name = h.trim().toLowerCase()
+    if (name !== '' && !headers.has(name)) return 'CORS header not allowed'
+  }
+  return undefined
+}
+
 /**
  * CORS middleware. Allowed origins get `Access-Control-Allow-Origin` (set before the rest of the chain, so error answers
  * carry it too); a refused origin's simple request passes without CORS headers (the browser blocks it); a preflight
@@ -85,28 +95,20 @@ export function cors({
     res.header('Access-Control-Allow-Origin', any ? '*' : origin)
     if (credentials) res.header('Access-Control-Allow-Credentials', 'true')
   }
-  const refusal = (req: Request, origin: string): string | undefined => {
-    if (!any && !allowed.has(origin)) return 'CORS origin not allowed'
-    if (!method_set.has(req.header('access-control-request-method'))) return 'CORS method not allowed'
-    for (const h of req.header('access-control-request-headers').split(',')) {
-      const name = h.trim().toLowerCase()
-      if (name !== '' && !header_set.has(name)) return 'CORS header not allowed'
-    }
-    return undefined
-  }
 
   return function cors({ req, res }, next) {
     vary_origin(res)
     const origin = req.raw.headers.origin
     if (origin === undefined) return next()
+    const ok = any || allowed.has(origin)
     if (req.method() === 'OPTIONS' && req.raw.headers['access-control-request-method'] !== undefined) {
-      const why = refusal(req, origin)
+      const why = ok ? preflight_refusal(req, method_set, header_set) : 'CORS origin not allowed'
       if (why !== undefined) return void res.error(403, CODE_CORS_FORBIDDEN, why)
       allow(res, origin)
       for (const [name, value] of preflight_headers) res.header(name, value)
       return void res.status(204).send()
     }
-    if (any || allowed.has(origin)) {
+    if (ok) {
       allow(res, origin)
       if (expose !== '') res.header('Access-Control-Expose-Headers', expose)
     }
