@@ -1,0 +1,223 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import t from 'tap'
+import type { Test } from 'tap'
+import { parse_cache_file } from '../../../lib/cache/cache-file.js'
+import { CacheEntry } from '../../../lib/cache/cache-entry.js'
+import { ERR_CACHE_BAD_ENTRY, ERR_CACHE_BAD_OPTION } from '../../../lib/cache/errors.js'
+import { FileStore } from '../../../lib/cache/file-store.js'
+import type { FwError } from '../../../lib/errors.js'
+
+const entry = (body: string, created_at_ms = 0): CacheEntry => new CacheEntry({ body, created_at_ms })
+
+/** The cache warnings emitted while the test runs (they arrive on the next tick). */
+function capture_warnings(t: Test): () => Promise<{ code: string; message: string }[]> {
+  const seen: { code: string; message: string }[] = []
+  const listener = (w: Error): void => {
+    const code = (w as FwError).code
+    if (code?.startsWith('FW_ERR_CACHE_')) seen.push({ code, message: w.message })
+  }
+  process.on('warning', listener)
+  t.teardown(() => void process.off('warning', listener))
+  return async () => {
+    await new Promise((r) => setImmediate(r))
+    return seen
+  }
+}
+
+/** The bodies stored on disk, by key. */
+function on_disk(file: string): Record<string, string> {
+  return Object.fromEntries([...parse_cache_file(readFileSync(file, 'utf8'))].map(([k, e]) => [k, e.body]))
+}
+
+t.test('FileStore', async (t) => {
+  t.test('defaults to ./.fw/cache_http.json under the working directory and touches nothing until used', async (t) => {
+    const existed = existsSync(resolve('.fw/cache_http.json'))
+    const store = new FileStore()
+    t.equal(store.file_path, resolve('.fw/cache_http.json'))
+    t.equal(existsSync(resolve('.fw/cache_http.json')), existed)
+    t.equal(store.pretty_json, false)
+  })
+
+  t.test('refuses a bad file_path or pretty_json', async (t) => {
+    t.throws(() => new FileStore({ file_path: '' }), { code: ERR_CACHE_BAD_OPTION.code, message: 'FileStore: file_path must be a non-empty string; got ""' })
+    t.throws(() => new FileStore({ pretty_json: 'yes' as unknown as boolean }), {
+      code: ERR_CACHE_BAD_OPTION.code, message: 'FileStore: pretty_json must be a boolean; got "yes"',
+    })
+  })
+
+  t.test('reads the file on first access, not when made', async (t) => {
+    const dir = t.testdir({ 'c.json': '{"version":1,"entries":{}}' })
+    const store = new FileStore({ file_path: join(dir, 'c.json') })
+    writeFileSync(join(dir, 'c.json'), JSON.stringify({ version: 1, entries: { k: { status: 200, body: 'late', headers: {}, created_at_ms: 3 } } }))
+    t.equal(store.get('k')?.body, 'late')
+    t.type(store.get('k'), CacheEntry)
+  })
+
+  t.test('creates the missing folders on the first write and writes compact JSON', async (t) => {
+    const file = join(t.testdir(), 'deep', 'er', 'c.json')
+    const store = new FileStore({ file_path: file })
+    t.equal(store.get('k'), undefined)
+    t.equal(existsSync(file), false, 'a read creates nothing')
+    store.put('k', new CacheEntry({ body: 'v', headers: { 'X-A': '1' }, created_at_ms: 5 }))
+    t.equal(readFileSync(file, 'utf8'), '{"version":1,"entries":{"k":{"status":200,"body":"v","headers":{"x-a":"1"},"created_at_ms":5}}}')
+  })
+
+  t.test('indents the JSON with pretty_json', async (t) => {
+    const file = join(t.testdir(), 'c.json')
+    new FileStore({ file_path: file, pretty_json: true }).put('k', entry('v', 1))
+    t.equal(readFileSync(file, 'utf8'), [
+      '{', '  "version": 1,', '  "entries": {', '    "k": {', '      "status": 200,', '      "body": "v",', '      "headers": {},',
+      '      "created_at_ms": 1', '    }', '  }', '}', ''].join('\n'))
+  })
+
+  t.test('writes every change: put, replace, erase, eraseIf and clear', async (t) => {
+    const file = join(t.testdir(), 'c.json')
+    const store = new FileStore({ file_path: file })
+    store.put('a', entry('1', 1))
+    store.put('b', entry('2', 2))
+    store.put('c', entry('3', 3))
+    t.same(on_disk(file), { a: '1', b: '2', c: '3' })
+    store.put('a', entry('1b', 4))
+    t.same(on_disk(file), { a: '1b', b: '2', c: '3' })
+    store.erase('b')
+    t.same(on_disk(file), { a: '1b', c: '3' })
+    t.equal(store.eraseIf((_k, e) => e.created_at_ms === 3), 1)
+    t.same(on_disk(file), { a: '1b' })
+    t.equal(store.eraseIf(() => false), 0)
+    store.clear()
+    t.same(on_disk(file), {})
+    t.equal(store.size, 0)
+  })
+
+  t.test('leaves the file alone when nothing changed', async (t) => {
+    const dir = t.testdir({ 'c.json': '{"version":1,"entries":{}}' })
+    const store = new FileStore({ file_path: join(dir, 'c.json') })
+    store.erase('missing')
+    store.clear()
+    store.eraseIf(() => true)
+    t.equal(readFileSync(join(dir, 'c.json'), 'utf8'), '{"version":1,"entries":{}}')
+  })
+
+  t.test('checks a plain entry before storing it, so the file always loads again', async (t) => {
+    const file = join(t.testdir(), 'c.json')
+    const store = new FileStore({ file_path: file })
+    t.throws(() => store.put('k', { status: 0, body: '', headers: {}, created_at_ms: 0 }), { code: ERR_CACHE_BAD_ENTRY.code })
+    store.put('k', { status: 200, body: 'ok', headers: { 'X-Y': 'z' }, created_at_ms: 0 })
+    t.type(store.get('k'), CacheEntry)
+    t.same(store.get('k')?.headers, { 'x-y': 'z' })
+    t.equal(existsSync(file), true)
+  })
+
+  t.test('shares entries between stores on one resolved path', async (t) => {
+    const dir = t.testdir({ sub: {} })
+    const a = new FileStore({ file_path: join(dir, 'c.json') })
+    const b = new FileStore({ file_path: join(dir, 'sub', '..', 'c.json'), pretty_json: true })
+    a.put('k', entry('from a'))
+    t.equal(b.get('k')?.body, 'from a')
+    b.put('k2', entry('from b'))
+    t.equal(a.get('k2')?.body, 'from b')
+    t.same(on_disk(join(dir, 'c.json')), { k: 'from a', k2: 'from b' })
+    t.match(readFileSync(join(dir, 'c.json'), 'utf8'), /^{\n {2}"version"/, 'the last writer wrote with its own formatting')
+  })
+
+  t.test('keeps everything when the file is read again from disk', async (t) => {
+    const file = join(t.testdir(), 'c.json')
+    const store = new FileStore({ file_path: file })
+    store.put('GET /ü? |h:accept=*/*;', new CacheEntry({ status: 404, body: '{"a":"ü\\n"}', headers: { etag: '"x"' }, created_at_ms: 1.5 }))
+    const back = parse_cache_file(readFileSync(file, 'utf8')).get('GET /ü? |h:accept=*/*;')
+    t.strictSame({ ...back }, { status: 404, body: '{"a":"ü\\n"}', headers: { etag: '"x"' }, created_at_ms: 1.5 })
+  })
+})
+
+t.test('FileStore faults', async (t) => {
+  t.test('starts empty without a warning when the file or its folder is missing', async (t) => {
+    const warnings = capture_warnings(t)
+    const store = new FileStore({ file_path: join(t.testdir(), 'no', 'such', 'c.json') })
+    t.equal(store.get('k'), undefined)
+    t.equal(store.size, 0)
+    t.same(await warnings(), [])
+  })
+
+  for (const [name, text] of [
+    ['corrupt JSON', 'this is not json'],
+    ['truncated JSON', '{"version":1,"entries":{"k":{"status":200,"body":"abc'],
+    ['JSON of another shape', '{"version":1,"entries":{"k":{"status":"200"}}}'],
+  ] as const) {
+    t.test(`sets a file of ${name} aside, warns and starts empty`, async (t) => {
+      const warnings = capture_warnings(t)
+      const dir = t.testdir({ 'c.json': text })
+      const file = join(dir, 'c.json')
+      const store = new FileStore({ file_path: file })
+      t.equal(store.get('k'), undefined)
+      const aside = readdirSync(dir).filter((n) => /^c\.json\.corrupt-\d+$/.test(n))
+      t.equal(aside.length, 1)
+      t.equal(readFileSync(join(dir, aside[0]!), 'utf8'), text, 'the bad file is kept for inspection')
+      t.equal(existsSync(file), false)
+      const seen = await warnings()
+      t.equal(seen.length, 1)
+      t.equal(seen[0]!.code, 'FW_ERR_CACHE_FILE_CORRUPT')
+      t.match(seen[0]!.message, `FileStore: ${file} is not a readable cache file (`)
+      t.match(seen[0]!.message, `); moved it to ${join(dir, aside[0]!)}; starting empty`)
+      store.put('k', entry('fresh'))
+      t.same(on_disk(file), { k: 'fresh' })
+    })
+  }
+
+  t.test('warns once when the folder cannot be written, and keeps working in memory', async (t) => {
+    const warnings = capture_warnings(t)
+    const dir = t.testdir({ ro: {}, blocker: 'a regular file' })
+    // chmod does not stop root, so as root the file goes under a regular file, where mkdir fails for anyone.
+    const as_root = process.getuid?.() === 0
+    const folder = as_root ? join(dir, 'blocker', 'sub') : join(dir, 'ro')
+    if (!as_root) chmodSync(folder, 0o500)
+    t.teardown(() => chmodSync(join(dir, 'ro'), 0o700))
+    const file = join(folder, 'c.json')
+    const store = new FileStore({ file_path: file })
+    store.put('a', entry('1'))
+    store.put('b', entry('2'))
+    t.equal(store.get('a')?.body, '1')
+    t.equal(store.get('b')?.body, '2')
+    t.equal(existsSync(file), false)
+    const seen = await warnings()
+    t.equal(seen.length, 1, 'one warning for two failed writes')
+    t.equal(seen[0]!.code, 'FW_ERR_CACHE_FILE_UNWRITABLE')
+    t.match(seen[0]!.message, `FileStore: cannot write ${file} (`)
+    t.match(seen[0]!.message, as_root ? 'ENOTDIR' : 'EACCES')
+    t.match(seen[0]!.message, '); entries stay in memory and every later change retries the write')
+    t.same(readdirSync(as_root ? dir : folder).filter((n) => n.endsWith('.tmp')), [], 'no temporary file is left behind')
+  })
+
+  t.test('writes again once the folder can be written, and warns again on a later failure', async (t) => {
+    const warnings = capture_warnings(t)
+    const dir = t.testdir({ blocker: 'a regular file' })
+    const file = join(dir, 'blocker', 'c.json')
+    const store = new FileStore({ file_path: file })
+    store.put('a', entry('1'))
+    // Replace the blocking file by a folder: the next write succeeds and writes everything kept in memory.
+    rmSync(join(dir, 'blocker'))
+    mkdirSync(join(dir, 'blocker'))
+    store.put('b', entry('2'))
+    t.same(on_disk(file), { a: '1', b: '2' })
+    rmSync(join(dir, 'blocker'), { recursive: true })
+    writeFileSync(join(dir, 'blocker'), 'a regular file again')
+    store.put('c', entry('3'))
+    t.same((await warnings()).map((w) => w.code), ['FW_ERR_CACHE_FILE_UNWRITABLE', 'FW_ERR_CACHE_FILE_UNWRITABLE'])
+  })
+
+  t.test('keeps entries in memory only, and the path untouched, when the path cannot be read', async (t) => {
+    const warnings = capture_warnings(t)
+    const dir = t.testdir({ 'c.json': { 'inside.txt': 'kept' } })
+    const file = join(dir, 'c.json')
+    const store = new FileStore({ file_path: file })
+    store.put('k', entry('v'))
+    t.equal(store.get('k')?.body, 'v')
+    t.same(readdirSync(file), ['inside.txt'])
+    t.same(readdirSync(dir), ['c.json'])
+    const seen = await warnings()
+    t.same(seen.map((w) => w.code), ['FW_ERR_CACHE_FILE_UNREADABLE'])
+    t.match(seen[0]!.message, `FileStore: cannot read ${file} (`)
+    t.match(seen[0]!.message, 'EISDIR')
+    t.match(seen[0]!.message, '); keeping entries in memory only and leaving the file untouched')
+  })
+})
