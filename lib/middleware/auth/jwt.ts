@@ -32,6 +32,11 @@ export interface JwtOptions {
   audience?: string | readonly string[]
   /** Payload key holding the roles stored in `JwtClaims.roles` (default `roles`). */
   roles_key?: string
+  /**
+   * How many verified tokens to remember, so a token seen again skips the signature check until it expires (default 1000;
+   * 0 turns it off). Claims of a remembered token are one shared, read-only object.
+   */
+  cache_size?: number
 }
 
 const PREFIX = 'Bearer '
@@ -44,7 +49,7 @@ function allowed(option: string, value: string | readonly string[] | undefined):
 
 /** Builds the fast-jwt verifier for checked options. */
 function verifier(options: JwtOptions): (token: string) => unknown {
-  const { secret, verify_exp = true, algorithms = ['HS256'], clock_tolerance = 0, issuer, audience } = options
+  const { secret, verify_exp = true, algorithms = ['HS256'], clock_tolerance = 0, issuer, audience, cache_size = 1000 } = options
   const key = secret_option('jwt', 'secret', secret, 1)
   // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
   if (key.includes('-----BEGIN')) throw ERR_AUTH_BAD_OPTION('jwt', 'secret', 'an HMAC secret, not a PEM key', key, true)
@@ -53,11 +58,14 @@ function verifier(options: JwtOptions): (token: string) => unknown {
   const aud = allowed('audience', audience)
   const ignore_exp = !bool_option('jwt', 'verify_exp', verify_exp)
   const tolerance_ms = int_option('jwt', 'clock_tolerance', clock_tolerance, 0) * 1000
+  // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
+  const cache = int_option('jwt', 'cache_size', cache_size, 0)
   return createVerifier({
     key,
     algorithms: algs,
     ignoreExpiration: ignore_exp,
     clockTolerance: tolerance_ms,
+    cache,
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
   })

@@ -182,6 +182,21 @@ t.test('jwt', async (t) => {
     t.equal(await status('HS256'), 401)
   })
 
+  t.test('answers a token seen before from the cache, and never a tampered copy of it', async (t) => {
+    for (const cache_size of [1000, 0]) {
+      const { app, calls } = with_jwt(t, { cache_size })
+      const token = sign({ sub: 'ada', roles: ['user'] })
+      for (let i = 0; i < 3; i++) {
+        t.same((await app.inject({ url: '/p', headers: bearer(token) })).json(), { ok: true, sub: 'ada', roles: ['user'], name: null })
+      }
+      const [h, , s] = token.split('.')
+      const tampered = await app.inject({ url: '/p', headers: bearer(`${h}.${b64({ sub: 'ada', roles: ['admin'] })}.${s}`) })
+      t.equal(tampered.statusCode, 401)
+      t.same(tampered.json(), INVALID)
+      t.equal(calls.n, 3)
+    }
+  })
+
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) => throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^jwt: options must be an object; got undefined$/)
@@ -195,6 +210,7 @@ t.test('jwt', async (t) => {
     bad({ secret: SECRET, issuer: '' }, /^jwt: issuer must be a string of at least 1 characters; got ""$/)
     bad({ secret: SECRET, audience: [] }, /^jwt: audience must be a non-empty list/)
     bad({ secret: SECRET, roles_key: '' }, /^jwt: roles_key must be a string/)
+    bad({ secret: SECRET, cache_size: -1 }, /^jwt: cache_size must be an integer >= 0; got -1$/)
     bad({ secret: PUBLIC_PEM }, /^jwt: secret must be an HMAC secret, not a PEM key; got a string of \d+ characters$/)
   })
 })
