@@ -78,9 +78,17 @@ function binder(app: AppCore, ip: IpResolver) {
   }
 }
 
-/** A handler or middleware threw: log it with its stack, answer 500 without one. */
+/** Headers that describe the body or its caching: an error answer must not inherit them from a half-written response. */
+const BODY_HEADERS = ['set-cookie', 'cache-control', 'etag', 'last-modified', 'expires', 'content-disposition', 'content-encoding', 'content-language', 'content-location', 'location', 'age']
+
+/**
+ * A handler or middleware threw: log it with its stack, answer 500 without one. Headers that middleware set for the
+ * exchange (CORS, security headers, rate-limit counters) stay; those about the failed body go, and it is never cached.
+ */
 function fail(freq: FastifyRequest, reply: FastifyReply, res: Response, err: unknown): FastifyReply | Promise<FastifyReply> {
   freq.log.error({ err }, 'handler failed')
+  for (const h of BODY_HEADERS) res.remove_header(h)
+  res.header('cache-control', 'no-store')
   res.error(500, CODE_INTERNAL, 'Internal Server Error')
   return commit(reply, res)
 }

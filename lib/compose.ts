@@ -38,8 +38,16 @@ export function compose(mws: readonly Middleware[], handler: Handler): Handler {
       if (i <= index) return done
       index = i
       try {
-        const r = i === n ? handler(req, res) : mws[i]!(req, res, () => dispatch(i + 1))
-        return r instanceof Promise ? r : done
+        if (i === n) {
+          const r = handler(req, res)
+          return r instanceof Promise ? r : done
+        }
+        let downstream: Promise<void> | undefined
+        const r = mws[i]!(req, res, () => (downstream = dispatch(i + 1)))
+        // An async middleware owns its `await next()` (and may catch what it throws). A sync one that calls next()
+        // without returning it still waits for the rest of the chain.
+        if (r instanceof Promise) return r
+        return downstream ?? done
       } catch (err) {
         return Promise.reject(err)
       }

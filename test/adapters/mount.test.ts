@@ -118,4 +118,38 @@ t.test('mount errors', async (t) => {
       t.equal((await send(port, { path: '/ok' })).body, 'ok')
     }
   })
+
+  t.test('drop the failed body\'s cookies and caching headers but keep the middleware\'s', async (t) => {
+    const app = build(t, (app) => {
+      app.use(async (_req, res, next) => {
+        res.header('X-Frame-Options', 'DENY')
+        await next()
+      })
+      app.get('/half', (_req, res) => {
+        res.header('Set-Cookie', 'sid=abc').header('Cache-Control', 'public, max-age=600').header('ETag', '"v1"')
+        throw new Error('after headers')
+      })
+    })
+    const r = await app.inject({ url: '/half' })
+    t.equal(r.statusCode, 500)
+    t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
+    t.equal(r.headers['x-frame-options'], 'DENY')
+    t.equal(r.headers['cache-control'], 'no-store')
+    t.equal(r.headers['set-cookie'], undefined)
+    t.equal(r.headers.etag, undefined)
+  })
+
+  t.test('wait for an async handler when a sync middleware calls next() without returning it', async (t) => {
+    const app = build(t, (app) => {
+      app.use((_req, _res, next) => {
+        void next()
+      })
+      app.get('/slow', async (_req, res) => {
+        await new Promise((r) => setImmediate(r))
+        res.json('ok', true)
+      })
+    })
+    const r = await app.inject({ url: '/slow' })
+    t.same([r.statusCode, r.json()], [200, { ok: true }])
+  })
 })
