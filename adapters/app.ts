@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
-import { mount, request_id } from './mount.js'
+import { framework_error, mount, request_id } from './mount.js'
 
 /**
  * A web application: routes, ordered middleware, static folders, lifecycle and configuration.
@@ -36,6 +36,8 @@ export class App extends AppCore {
       logController: new LogController({ disableRequestLogging: true }),
       return503OnClosing: true,
       forceCloseConnections: 'idle',
+      // A malformed URL (`/x/%zz`) fails in the router, before any route: answer it in fw's error shape too.
+      frameworkErrors: framework_error(this.config.request_id),
     })
     return this.#fastify
   }

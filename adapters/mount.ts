@@ -52,6 +52,15 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   })
 }
 
+/** Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. */
+export function framework_error(echo_id: boolean) {
+  return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): void => {
+    if (echo_id) reply.header('x-request-id', freq.id)
+    const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400
+    void error(reply, status, CODE_BAD_REQUEST, status === 400 ? 'Bad Request' : err.message)
+  }
+}
+
 function error(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
   return reply.code(status).header('content-type', 'application/json; charset=utf-8')
     .send(JSON.stringify({ ok: false, error: code, message }))

@@ -152,4 +152,14 @@ t.test('mount errors', async (t) => {
     const r = await app.inject({ url: '/slow' })
     t.same([r.statusCode, r.json()], [200, { ok: true }])
   })
+
+  t.test('answer a malformed URL escape with 400 bad_request in the fw shape, with a request id', async (t) => {
+    let ran = 0
+    const app = build(t, (app) => app.get('/x/{a}', (_req, res) => void res.text(String(++ran))))
+    const r = await app.inject({ url: '/x/%zz' })
+    t.equal(r.statusCode, 400)
+    t.same(r.json(), { ok: false, error: 'bad_request', message: 'Bad Request' })
+    t.match(r.headers['x-request-id'], UUID)
+    t.equal(ran, 0)
+  })
 })
