@@ -1,6 +1,7 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
+import type { App } from '../../../../lib/index.js'
 import { jwt, type JwtOptions } from '../../../../lib/middleware/auth/jwt.js'
 import { JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'
@@ -35,6 +36,16 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 const MISSING = error_body('missing_token', 'Missing bearer token')
 const INVALID = error_body('invalid_token', 'Invalid token')
 const EXPIRED = error_body('token_expired', 'Token expired')
+
+/** Sends each named set of headers and expects 401 with `body` and the `WWW-Authenticate` challenge. */
+async function expect_401(t: Test, app: App, cases: Array<[string, Record<string, string>]>, body: object, challenge: string) {
+  for (const [name, headers] of cases) {
+    const r = await app.inject({ url: '/p', headers })
+    t.equal(r.statusCode, 401, name)
+    t.same(r.json(), body, name)
+    t.equal(r.headers['www-authenticate'], challenge, name)
+  }
+}
 
 t.test('jwt', async (t) => {
   t.test('stores JwtClaims for a valid HS256 token', async (t) => {
@@ -78,12 +89,7 @@ t.test('jwt', async (t) => {
       ['another scheme', { authorization: `Basic ${b64('a:b')}` }],
       ['a bare token', { authorization: token }],
     ]
-    for (const [name, headers] of cases) {
-      const r = await app.inject({ url: '/p', headers })
-      t.equal(r.statusCode, 401, name)
-      t.same(r.json(), MISSING, name)
-      t.equal(r.headers['www-authenticate'], 'Bearer', name)
-    }
+    await expect_401(t, app, cases, MISSING, 'Bearer')
     t.equal(calls.n, 0)
   })
 
@@ -92,7 +98,7 @@ t.test('jwt', async (t) => {
     const good = sign({ sub: 'ada', roles: ['user'] })
     const [h, p, s] = good.split('.') as [string, string, string]
     const rs256 = createSigner({ key: RSA.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, algorithm: 'RS256' })({ sub: 'ada' })
-    const cases: Array<[string, string]> = [
+    const tokens: Array<[string, string]> = [
       ['missing dots', good.replaceAll('.', '')],
       ['two parts', `${h}.${p}`],
       ['bad base64', `${h}.!!!$$$.${s}`],
@@ -111,12 +117,7 @@ t.test('jwt', async (t) => {
       ['a non-string sub', sign({ sub: 42 })],
       ['two Authorization values joined', `${good}, Bearer ${good}`],
     ]
-    for (const [name, token] of cases) {
-      const r = await app.inject({ url: '/p', headers: bearer(token) })
-      t.equal(r.statusCode, 401, name)
-      t.same(r.json(), INVALID, name)
-      t.equal(r.headers['www-authenticate'], 'Bearer error="invalid_token"', name)
-    }
+    await expect_401(t, app, tokens.map(([name, token]) => [name, bearer(token)]), INVALID, 'Bearer error="invalid_token"')
     t.equal(calls.n, 0)
   })
 
