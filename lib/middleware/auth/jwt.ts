@@ -87,7 +87,8 @@ function refuse(res: Response, code: string, message: string): void {
 export function jwt(options: JwtOptions): CtxMiddleware {
   if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options)
   const verify = verifier(options)
-  const roles_key = string_option('jwt', 'roles_key', options.roles_key ?? 'roles')
+  const { roles_key: key = 'roles' } = options
+  const roles_key = string_option('jwt', 'roles_key', key)
 
   return function jwt({ req, res }, next) {
     const auth = req.header('authorization')
