@@ -5,16 +5,20 @@ import { rate_limit } from '../../lib/middleware/security/index.js'
 import { normalise_email } from './bodies.js'
 import type { AuthApiConfig } from './options.js'
 
-/** The per-email counting key: a digest of the normalised email, so no address sits in the store; none without an email. */
-function email_key(ctx: Ctx): string | undefined {
-  const email = normalise_email(ctx.req.json().value('email', ''))
-  return email === '' ? undefined : 'email:' + createHash('sha256').update(email).digest('base64url').slice(0, 22)
+/** The login body's email as validation will see it ('' when there is none). */
+function email_of(ctx: Ctx): string {
+  return normalise_email(ctx.req.json().value('email', ''))
+}
+
+/** The per-email counting key: a digest of the email, so no address sits in the store in clear. */
+function email_key(ctx: Ctx): string {
+  return 'email:' + createHash('sha256').update(email_of(ctx)).digest('base64url').slice(0, 22)
 }
 
 /** Counts only requests that name an email; the rest are left to the per-address limit (and to validation). */
 function per_email(limit: CtxMiddleware): CtxMiddleware {
   return function login_limit_per_email(ctx, next) {
-    return email_key(ctx) === undefined ? next() : limit(ctx, next)
+    return email_of(ctx) === '' ? next() : limit(ctx, next)
   }
 }
 

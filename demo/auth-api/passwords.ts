@@ -74,8 +74,8 @@ export class ScryptPasswords implements PasswordHasher {
 
   /** Whether `password` derives the stored key; with no user, a throwaway hash is checked so the answer takes as long. */
   async verify(password: string, stored: string | undefined): Promise<boolean> {
-    this.#dummy ??= this.hash(randomBytes(12).toString('base64url'))
-    const [tag, n, r, p, salt, key] = (stored ?? (await this.#dummy)).split('$')
+    const checked = stored ?? (await (this.#dummy ??= this.hash(randomBytes(12).toString('base64url'))))
+    const [tag, n, r, p, salt, key] = checked.split('$')
     if (tag !== 'scrypt' || salt === undefined || key === undefined) return false
     const expected = Buffer.from(key, 'base64url')
     if (expected.length !== KEY_LENGTH) return false
