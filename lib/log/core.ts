@@ -1,0 +1,149 @@
+// The one logging state every logger shares (level, format, destination, async mode, clock) and the path of a line.
+import { color_wanted } from './colors.js'
+import { current_context } from './context.js'
+import { check_format, parse_format, type LogFormat } from './formats.js'
+import { JsonWriter, json_record, pretty_line } from './json-line.js'
+import { kv_line } from './kv-line.js'
+import { LEVELS, OFF, parse_level, severity_of, type LogLevel } from './levels.js'
+import { check_destination, flush_on_signals, open_sink, type LogDestination, type Sink } from './sink.js'
+import { first_error, format_message } from './values.js'
+
+/** Logging configuration; `configure` sets any of these together and leaves the others as they are. */
+export interface LogConfig {
+  /** Lowest level written (default `Info`). */
+  level: LogLevel
+  /** Output format (default `KV`). */
+  format: LogFormat
+  /** Buffer lines and write them in the background, flushed on exit, `flush()`, SIGTERM and SIGINT (default false). */
+  async: boolean
+  /** Where lines go (default stdout). */
+  destination: LogDestination
+}
+
+const CRITICAL = 5
+
+/** The shared state behind every logger. `threshold` is public so a disabled call costs one comparison. */
+export class LogCore {
+  /** Severity of the lowest enabled level; `OFF` (6) when logging is off. */
+  threshold = 2
+  #format: LogFormat = 'kv'
+  #async = false
+  #destination: LogDestination = 1
+  #sink: Sink | undefined
+  #color = false
+  #clock: () => number = Date.now
+  readonly #json = new JsonWriter((line) => this.#sink?.write(line))
+  readonly #level_watchers = new Set<(level: LogLevel) => void>()
+
+  /** Sets level, format, async mode and destination together; everything is checked before anything changes. */
+  configure(config: Partial<LogConfig>): void {
+    const severity = config.level === undefined ? this.threshold : severity_of(config.level)
+    const format = config.format === undefined ? this.#format : check_format(config.format)
+    const destination = config.destination === undefined ? this.#destination : check_destination(config.destination)
+    const async = config.async === undefined ? this.#async : config.async === true
+    if (destination !== this.#destination || async !== this.#async) this.#reopen(destination, async)
+    this.#format = format
+    this.#set_threshold(severity)
+  }
+
+  /** The active level. */
+  level(): LogLevel {
+    return LEVELS[this.threshold]!
+  }
+
+  /** The active format. */
+  format(): LogFormat {
+    return this.#format
+  }
+
+  /** Whether async mode is on. */
+  is_async(): boolean {
+    return this.#async
+  }
+
+  /** Whether a message at `level` is written now (`Off` never is). */
+  enabled(level: LogLevel): boolean {
+    const s = severity_of(level)
+    return s >= this.threshold && s < OFF
+  }
+
+  /** Reads the level from an environment variable through `parse_level`; unset or empty changes nothing and returns false. */
+  set_level_from_env(name = 'FW_LOG_LEVEL'): boolean {
+    const text = process.env[name]
+    if (text === undefined || text.trim() === '') return false
+    this.configure({ level: parse_level(text) })
+    return true
+  }
+
+  /** Reads the format from an environment variable through `parse_format`; unset or empty changes nothing and returns false. */
+  set_format_from_env(name = 'FW_LOG_FORMAT'): boolean {
+    const text = process.env[name]
+    if (text === undefined || text.trim() === '') return false
+    this.configure({ format: parse_format(text) })
+    return true
+  }
+
+  /** Replaces the clock lines are stamped with (epoch milliseconds); no argument restores `Date.now`. */
+  set_clock(clock: () => number = Date.now): void {
+    this.#clock = clock
+  }
+
+  /** Calls `watcher` with the new level whenever it changes, until the returned function is called. */
+  watch_level(watcher: (level: LogLevel) => void): () => void {
+    this.#level_watchers.add(watcher)
+    return () => this.#level_watchers.delete(watcher)
+  }
+
+  /** Resolves once every line logged so far has reached the destination. */
+  flush(): Promise<void> {
+    return this.#sink?.flush() ?? Promise.resolve()
+  }
+
+  /** Formats `format` with `args` and writes it; an `Error` among `args` also becomes the `err` field. */
+  message(severity: number, name: string, format: string, args: readonly unknown[]): void {
+    const err = args.length === 0 ? undefined : first_error(args)
+    this.write(severity, name, format_message(format, args), err === undefined ? undefined : ['err', err])
+  }
+
+  /** Writes one line at an enabled severity: `msg` then the context and `pairs` (alternating keys and values). */
+  write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined): void {
+    const sink = this.#sink ?? this.#open()
+    const time = this.#clock()
+    const ctx = current_context()
+    if (this.#format === 'kv') sink.write(kv_line(severity, name, msg, time, ctx, pairs, this.#color))
+    else if (this.#format === 'json') this.#json.write(severity, json_record(name, msg, time, ctx, pairs))
+    else sink.write(pretty_line(severity, json_record(name, msg, time, ctx, pairs), this.#color))
+    // A critical line may be the last before a crash: it is on disk before the call returns, even in async mode.
+    if (severity === CRITICAL) sink.flush_sync()
+  }
+
+  #set_threshold(severity: number): void {
+    if (severity === this.threshold) return
+    this.threshold = severity
+    for (const watcher of this.#level_watchers) watcher(LEVELS[severity]!)
+  }
+
+  #open(): Sink {
+    return this.#use(open_sink(this.#destination, this.#async))
+  }
+
+  #use(sink: Sink): Sink {
+    this.#sink = sink
+    this.#color = color_wanted(sink.is_tty)
+    flush_on_signals(this.#async ? () => sink.flush_sync() : undefined)
+    return sink
+  }
+
+  #reopen(destination: LogDestination, async: boolean): void {
+    // The new destination is opened before anything changes, so a bad one throws while the old one still works.
+    const sink = open_sink(destination, async)
+    const old = this.#sink
+    this.#destination = destination
+    this.#async = async
+    this.#use(sink)
+    old?.close()
+  }
+}
+
+/** The state shared by the global logger and every named one. */
+export const core = new LogCore()

@@ -1,0 +1,139 @@
+// Rendering of logged values: `{}` placeholders, text for KV lines, JSON-safe copies of objects and errors, the length cap.
+
+/** Longest message or value a line carries, in UTF-16 code units; a longer one is cut and marked `...[truncated N chars]`. */
+export const MAX_VALUE_CHARS = 8192
+
+const MAX_DEPTH = 6
+const MAX_ITEMS = 100
+
+/** Cuts text longer than `MAX_VALUE_CHARS` (never inside a surrogate pair) and says how much was cut. */
+export function cap(text: string): string {
+  if (text.length <= MAX_VALUE_CHARS) return text
+  const code = text.charCodeAt(MAX_VALUE_CHARS - 1)
+  const end = code >= 0xd800 && code <= 0xdbff ? MAX_VALUE_CHARS - 1 : MAX_VALUE_CHARS
+  return `${text.slice(0, end)}...[truncated ${text.length - end} chars]`
+}
+
+/**
+ * Replaces each `{}` in `format` with the next argument as text. Placeholders without an argument stay as written;
+ * arguments without a placeholder are not shown (an `Error` among them still becomes the line's `err` field).
+ */
+export function format_message(format: string, args: readonly unknown[]): string {
+  if (typeof format !== 'string') format = text_of(format)
+  if (args.length === 0) return cap(format)
+  let out = ''
+  let from = 0
+  let i = 0
+  for (let at = format.indexOf('{}'); at !== -1 && i < args.length; at = format.indexOf('{}', from)) {
+    out += format.slice(from, at) + text_of(args[i++])
+    from = at + 2
+  }
+  return cap(out + format.slice(from))
+}
+
+/** The first `Error` among message arguments, which a line carries as its `err` field. */
+export function first_error(args: readonly unknown[]): Error | undefined {
+  for (const a of args) if (a instanceof Error) return a
+  return undefined
+}
+
+/** A value as message text: strings as they are, an `Error` as `Name: message`, objects and arrays as compact JSON. */
+export function text_of(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value
+    case 'object':
+      if (value === null) return 'null'
+      return value instanceof Error ? `${value.name}: ${value.message}` : JSON.stringify(json_safe(value))
+    case 'function':
+      return `[Function ${value.name || 'anonymous'}]`
+    default:
+      return String(value)
+  }
+}
+
+/** A field value as KV text, capped: an `Error` shows its stack (and its causes'), anything else as `text_of` gives it. */
+export function field_text(value: unknown): string {
+  return cap(value instanceof Error ? error_text(value, 0) : text_of(value))
+}
+
+function error_text(e: Error, depth: number): string {
+  const own = typeof e.stack === 'string' && e.stack !== '' ? e.stack : `${e.name}: ${e.message}`
+  const cause: unknown = e.cause
+  if (cause === undefined || depth >= 3) return own
+  return `${own}\ncaused by: ${cause instanceof Error ? error_text(cause, depth + 1) : text_of(cause)}`
+}
+
+/**
+ * A copy of any value that `JSON.stringify` renders faithfully and never throws on: strings capped, `undefined` as null
+ * (members whose value is undefined are left out),
+ * non-finite numbers and bigints as strings, errors as `{type, message, stack, ...own fields, cause}`, cycles as
+ * `"[Circular]"`, objects beyond 6 levels as `"[Object]"`, at most 100 items or keys per level.
+ */
+export function json_safe(value: unknown, depth = 0, parents: object[] = []): unknown {
+  switch (typeof value) {
+    case 'string':
+      return cap(value)
+    case 'number':
+      return Number.isFinite(value) ? value : String(value)
+    case 'boolean':
+      return value
+    case 'undefined':
+      return null
+    case 'function':
+      return `[Function ${value.name || 'anonymous'}]`
+    case 'object':
+      return value === null ? null : object_safe(value, depth, parents)
+    default:
+      return String(value)
+  }
+}
+
+function object_safe(value: object, depth: number, parents: object[]): unknown {
+  if (parents.includes(value)) return '[Circular]'
+  if (depth >= MAX_DEPTH) return Array.isArray(value) ? '[Array]' : '[Object]'
+  parents.push(value)
+  try {
+    if (value instanceof Error) return error_safe(value, depth, parents)
+    const to_json = (value as { toJSON?: unknown }).toJSON
+    if (typeof to_json === 'function') return json_safe(to_json.call(value), depth + 1, parents)
+    if (Array.isArray(value)) return items_safe(value, depth, parents)
+    if (value instanceof Set) return items_safe([...value], depth, parents)
+    const entries = value instanceof Map ? [...value].map(([k, v]) => [String(k), v] as const) : Object.entries(value)
+    return entries_safe(entries, depth, parents)
+  } catch {
+    // A getter or toJSON that throws must not turn a log call into a crash.
+    return '[Unserializable]'
+  } finally {
+    parents.pop()
+  }
+}
+
+function items_safe(items: readonly unknown[], depth: number, parents: object[]): unknown[] {
+  const out = items.slice(0, MAX_ITEMS).map((v) => json_safe(v, depth + 1, parents))
+  if (items.length > MAX_ITEMS) out.push(`...[${items.length - MAX_ITEMS} more items]`)
+  return out
+}
+
+function entries_safe(entries: ReadonlyArray<readonly [string, unknown]>, depth: number, parents: object[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  // Like JSON.stringify, a member whose value is undefined is left out.
+  for (const [k, v] of entries.slice(0, MAX_ITEMS)) if (v !== undefined) set_field(out, k, json_safe(v, depth + 1, parents))
+  if (entries.length > MAX_ITEMS) out['...'] = `${entries.length - MAX_ITEMS} more keys`
+  return out
+}
+
+function error_safe(e: Error, depth: number, parents: object[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: e.name, message: cap(String(e.message)) }
+  if (typeof e.stack === 'string') out.stack = cap(e.stack)
+  for (const [k, v] of Object.entries(e)) if (!Object.hasOwn(out, k)) set_field(out, k, json_safe(v, depth + 1, parents))
+  if (e.cause !== undefined) out.cause = json_safe(e.cause, depth + 1, parents)
+  if (e instanceof AggregateError) out.errors = json_safe(e.errors, depth + 1, parents)
+  return out
+}
+
+/** Sets a field as data, so a `__proto__` key is kept as a key instead of replacing the prototype. */
+export function set_field(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
+}
