@@ -170,10 +170,20 @@ class StreamSink implements Sink {
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
 let signal_flush: (() => void) | undefined
 
+/**
+ * How many listeners of a signal belong to signal-exit (used by many tools), which, like fw, only ends the process when no
+ * one else listens. Counting them as bystanders keeps the two from each waiting for the other.
+ */
+function bystanders(): number {
+  const v4 = (globalThis as Record<symbol, { count?: unknown } | undefined>)[Symbol.for('signal-exit emitter')]?.count
+  const v3 = (process as { __signal_exit_emitter__?: { count?: unknown } }).__signal_exit_emitter__?.count
+  return (typeof v4 === 'number' ? v4 : 0) + (typeof v3 === 'number' ? v3 : 0)
+}
+
 function on_signal(signal: NodeJS.Signals): void {
   signal_flush?.()
-  // When fw is the only listener it must not swallow the signal: stop listening and raise it again for the default action.
-  if (process.listenerCount(signal) === 1) {
+  // When no program handler listens, fw must not swallow the signal: stop listening and raise it again for its usual effect.
+  if (process.listenerCount(signal) <= 1 + bystanders()) {
     for (const s of SIGNALS) process.off(s, on_signal)
     signal_flush = undefined
     process.kill(process.pid, signal)

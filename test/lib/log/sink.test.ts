@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process'
+import { closeSync, openSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { MemoryStream } from './capture.js'
+import { ERR_LOG_BAD_DESTINATION, ERR_LOG_OPEN_FAILED } from '../../../lib/log/errors.js'
+import { check_destination, open_sink, type LogDestination } from '../../../lib/log/sink.js'
+
+const CHILD = fileURLToPath(new URL('./fixtures/child.ts', import.meta.url))
+
+t.test('check_destination', async (t) => {
+  t.test('accepts a path, a descriptor and a writable stream', async (t) => {
+    const stream = new MemoryStream()
+    t.equal(check_destination('app.log'), 'app.log')
+    t.equal(check_destination(1), 1)
+    t.equal(check_destination(stream), stream)
+  })
+
+  t.test('rejects anything else with its code', async (t) => {
+    t.throws(() => check_destination(''), {
+      code: ERR_LOG_BAD_DESTINATION.code,
+      message: 'log destination must be a file path, a file descriptor or a writable stream; got ""',
+    })
+    t.throws(() => check_destination(-1), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got -1$/ })
+    t.throws(() => check_destination(1.5), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got 1.5$/ })
+    t.throws(() => check_destination({} as LogDestination), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got an object without write\(\)$/ })
+    t.throws(() => check_destination(null as unknown as LogDestination), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got null$/ })
+  })
+})
+
+t.test('open_sink', async (t) => {
+  t.test('appends to a file, creating missing folders, each line at once in sync mode', async (t) => {
+    const dir = t.testdir({ 'app.log': 'before\n' })
+    const sink = open_sink(join(dir, 'app.log'), false)
+    sink.write('one\n')
+    t.equal(readFileSync(join(dir, 'app.log'), 'utf8'), 'before\none\n')
+    const nested = join(dir, 'a', 'b', 'c.log')
+    const second = open_sink(nested, false)
+    second.write('two\n')
+    t.equal(readFileSync(nested, 'utf8'), 'two\n')
+    t.equal(sink.is_tty, false)
+    sink.close()
+    second.close()
+  })
+
+  t.test('buffers in async mode until flushed', async (t) => {
+    const file = join(t.testdir(), 'async.log')
+    const sink = open_sink(file, true)
+    for (let i = 0; i < 1000; i++) sink.write(`line ${i}\n`)
+    t.ok(readFileSync(file, 'utf8').split('\n').length < 1001, 'not all lines are written before the flush')
+    await sink.flush()
+    t.equal(readFileSync(file, 'utf8').split('\n').length, 1001)
+    await sink.flush()
+    sink.write('last\n')
+    sink.flush_sync()
+    t.match(readFileSync(file, 'utf8'), /line 999\nlast\n$/)
+    sink.close()
+  })
+
+  t.test('writes to a descriptor it does not close', async (t) => {
+    const file = join(t.testdir(), 'fd.log')
+    const fd = openSync(file, 'a')
+    const sink = open_sink(fd, false)
+    sink.write('via fd\n')
+    sink.close()
+    t.equal(readFileSync(file, 'utf8'), 'via fd\n')
+    t.doesNotThrow(() => closeSync(fd), 'the descriptor is still open')
+  })
+
+  t.test('throws a coded error for a file it cannot open or a descriptor that is not open', async (t) => {
+    const dir = t.testdir({ sub: {} })
+    t.throws(() => open_sink(join(dir, 'sub'), false), { code: ERR_LOG_OPEN_FAILED.code, message: /^cannot open log destination ".*sub": EISDIR/ })
+    t.throws(() => open_sink(9999, false), { code: 'FW_ERR_LOG_OPEN_FAILED', message: /^cannot open log destination fd 9999: EBADF/ })
+  })
+
+  t.test('hands lines to a stream and waits for it on flush', async (t) => {
+    const stream = new MemoryStream(true)
+    const sink = open_sink(stream, true)
+    t.equal(sink.is_tty, true)
+    sink.write('a\n')
+    await sink.flush()
+    t.equal(stream.text(), 'a\n')
+    sink.close()
+    t.equal(stream.listenerCount('error'), 0)
+  })
+
+  t.test('accepts an object with only write()', async (t) => {
+    const got: string[] = []
+    const sink = open_sink({ write: (chunk: string) => got.push(chunk) }, false)
+    sink.write('x\n')
+    await sink.flush()
+    t.same(got, ['x\n'])
+  })
+
+  t.test('drops lines after a stream fails, without throwing', async (t) => {
+    const stream = new MemoryStream()
+    const sink = open_sink(stream, false)
+    stream.emit('error', new Error('gone'))
+    sink.write('dropped\n')
+    await sink.flush()
+    t.equal(stream.text(), '')
+    const throwing = open_sink({ write: () => { throw new Error('broken') } }, false)
+    t.doesNotThrow(() => throwing.write('x\n'))
+  })
+})
+
+interface Ended {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stderr: string
+}
+
+function run_child(args: string[], close_stdout = false): Promise<Ended> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
+    // Reading the first lines and then closing the pipe is what `cmd | head -1` does to a logging process.
+    child.stdout.once('data', () => close_stdout && child.stdout.destroy())
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({ code, signal, stderr }))
+  })
+}
+
+function line_count(file: string): number {
+  return readFileSync(file, 'utf8').split('\n').length - 1
+}
+
+t.test('async mode in a child process', async (t) => {
+  t.jobs = 5
+  const N = 20_000
+
+  t.test('loses no line when the process ends on its own', async (t) => {
+    const file = join(t.testdir(), 'exit.log')
+    const ended = await run_child(['exit', file, String(N)])
+    t.same(ended, { code: 0, signal: null, stderr: '' })
+    t.equal(line_count(file), N)
+  })
+
+  t.test('loses no line on process.exit()', async (t) => {
+    const file = join(t.testdir(), 'process-exit.log')
+    const ended = await run_child(['process-exit', file, String(N)])
+    t.same(ended, { code: 0, signal: null, stderr: '' })
+    t.equal(line_count(file), N)
+  })
+
+  t.test('loses no line on SIGTERM, and the signal still ends the process', async (t) => {
+    const file = join(t.testdir(), 'sigterm.log')
+    const ended = await run_child(['SIGTERM', file, String(N)])
+    t.same(ended, { code: null, signal: 'SIGTERM', stderr: '' })
+    t.equal(line_count(file), N)
+  })
+
+  t.test('loses no line on SIGINT, and the signal still ends the process', async (t) => {
+    const file = join(t.testdir(), 'sigint.log')
+    const ended = await run_child(['SIGINT', file, String(N)])
+    t.same(ended, { code: null, signal: 'SIGINT', stderr: '' })
+    t.equal(line_count(file), N)
+  })
+
+  t.test('flushes on SIGTERM and leaves the ending to the program’s own handler', async (t) => {
+    const file = join(t.testdir(), 'handled.log')
+    const ended = await run_child(['SIGTERM-handled', file, String(N)])
+    t.same(ended, { code: 3, signal: null, stderr: 'own handler\n' })
+    t.equal(line_count(file), N)
+  })
+})
+
+t.test('a closed stdout pipe (EPIPE)', async (t) => {
+  t.jobs = 2
+
+  t.test('never crashes a process logging synchronously', async (t) => {
+    t.same(await run_child(['epipe-sync'], true), { code: 0, signal: null, stderr: 'survived\n' })
+  })
+
+  t.test('never crashes a process logging asynchronously', async (t) => {
+    t.same(await run_child(['epipe-async'], true), { code: 0, signal: null, stderr: 'survived\n' })
+  })
+})
