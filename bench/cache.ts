@@ -1,0 +1,106 @@
+// Cache micro-benchmark: Cache.get on a hit, and LruMemoryStore against lru-cache for get and put (same keys, same
+// capacity, the same random access sequence), rounds interleaved and the order alternated each round.
+import { pathToFileURL } from 'node:url'
+import { LRUCache } from 'lru-cache'
+import { Cache, CacheContext, CacheEntry, CachePolicy, LruMemoryStore, MemoryStore } from '../lib/cache/index.js'
+import { median, ratio, type BenchReport, type BenchRow } from './report.js'
+
+const CAPACITY = 1024
+/** Twice the capacity, so gets miss about half the time and puts evict, as a cache under real pressure does. */
+const KEY_COUNT = 2 * CAPACITY
+const SCENARIO = 'cache'
+
+const keys = Array.from({ length: KEY_COUNT }, (_, i) => `GET /api/items/${i}?page=${i % 7} |h:accept=application/json;`)
+const entry = new CacheEntry({ body: '{"ok":true}', headers: { 'content-type': 'application/json' }, created_at_ms: 0 })
+
+/** A fixed pseudo-random key sequence, the same for every competitor. */
+function sequence(length: number): Uint16Array {
+  const out = new Uint16Array(length)
+  let seed = 12345
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    out[i] = seed % KEY_COUNT
+  }
+  return out
+}
+
+/** Ops per second of `run`, which performs `ops` operations. */
+function ops_per_s(ops: number, run: () => unknown): number {
+  const start = process.hrtime.bigint()
+  run()
+  return ops / (Number(process.hrtime.bigint() - start) / 1e9)
+}
+
+function filled_lru(): LruMemoryStore {
+  const store = new LruMemoryStore({ max_entries: CAPACITY })
+  for (const k of keys) store.put(k, entry)
+  return store
+}
+
+function filled_lru_cache(): LRUCache<string, CacheEntry> {
+  const cache = new LRUCache<string, CacheEntry>({ max: CAPACITY })
+  for (const k of keys) cache.set(k, entry)
+  return cache
+}
+
+/** One measurement per competitor; each loop is its own function so neither shares type feedback with the other. */
+function measurements(seq: Uint16Array): Record<string, () => number> {
+  const n = seq.length
+  return {
+    'LruMemoryStore get': () => { const s = filled_lru(); return ops_per_s(n, () => { let h = 0; for (let i = 0; i < n; i++) if (s.get(keys[seq[i]!]!)) h++; return h }) },
+    'lru-cache get': () => { const c = filled_lru_cache(); return ops_per_s(n, () => { let h = 0; for (let i = 0; i < n; i++) if (c.get(keys[seq[i]!]!)) h++; return h }) },
+    'LruMemoryStore put': () => { const s = filled_lru(); return ops_per_s(n, () => { for (let i = 0; i < n; i++) s.put(keys[seq[i]!]!, entry) }) },
+    'lru-cache put': () => { const c = filled_lru_cache(); return ops_per_s(n, () => { for (let i = 0; i < n; i++) c.set(keys[seq[i]!]!, entry) }) },
+    'Cache.get hit (LruMemoryStore)': () => cache_get_hits(new LruMemoryStore({ max_entries: KEY_COUNT }), seq),
+    'Cache.get hit (MemoryStore)': () => cache_get_hits(new MemoryStore(), seq),
+  }
+}
+
+function cache_get_hits(store: LruMemoryStore | MemoryStore, seq: Uint16Array): number {
+  const cache = new Cache(new CachePolicy(), store)
+  for (const k of keys) cache.put(k, entry)
+  const ctx = CacheContext.Online()
+  const n = seq.length
+  return ops_per_s(n, () => {
+    let h = 0
+    for (let i = 0; i < n; i++) if (cache.get(keys[seq[i]!]!, 1000, ctx)) h++
+    if (h !== n) throw new Error(`Cache.get missed ${n - h} of ${n} fresh entries`)
+  })
+}
+
+/** Runs the cache scenarios; `quick` uses shorter measurements for a smoke run. */
+export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
+  const seq = sequence(opts.quick ? 300_000 : 2_000_000)
+  const runs = measurements(seq)
+  const names = Object.keys(runs)
+  for (const name of names) runs[name]!()
+  const figures = new Map<string, number[]>(names.map((n) => [n, []]))
+  for (let round = 0; round < opts.rounds; round++) {
+    // Each pair runs back to back, first one then the other, swapping who goes first every round.
+    const order = round % 2 === 0 ? names : [...names].reverse()
+    for (const name of order) figures.get(name)!.push(runs[name]!())
+    await new Promise((r) => setImmediate(r))
+  }
+  const rows: BenchRow[] = names.map((competitor) => {
+    const rounds = figures.get(competitor)!
+    return { scenario: SCENARIO, competitor, median: median(rounds), rounds, unit: 'ops/s' }
+  })
+  const row = (name: string): BenchRow => rows.find((r) => r.competitor === name)!
+  return {
+    name: 'cache',
+    rows,
+    ratios: [
+      ratio(SCENARIO, 'LruMemoryStore/lru-cache get', row('LruMemoryStore get'), row('lru-cache get'), 0.8),
+      ratio(SCENARIO, 'LruMemoryStore/lru-cache put', row('LruMemoryStore put'), row('lru-cache put'), 0.8),
+    ],
+    notes: [
+      `${CAPACITY} entries of capacity, ${KEY_COUNT} keys, one pseudo-random access sequence of ${seq.length} operations per measurement;`
+      + ' gets hit about half the time and puts evict.',
+      'Cache.get hit: every key stored and fresh, online context; the figure includes the policy check.',
+    ],
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify(await bench({ rounds: 5 }), null, 2))
+}
