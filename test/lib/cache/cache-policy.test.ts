@@ -61,33 +61,26 @@ t.test('CachePolicy.is_fresh', async (t) => {
   })
 })
 
-t.test('CachePolicy.allow_stale_error', async (t) => {
-  t.test('is true below stale_if_error_ms and false at it', async (t) => {
-    const p = new CachePolicy({ ttl_ms: 10, stale_if_error_ms: 500 })
-    t.same([0, 10, 499, 500, 501].map((a) => p.allow_stale_error(a)), [true, true, true, false, false])
-    t.equal(p.allow_stale_error(-3), true)
-    t.equal(p.allow_stale_error(NaN), false)
-  })
+const STALE_PREDICATES = [
+  { name: 'allow_stale_error', window: 'stale_if_error_ms', flag: 'allow_stale_if_error', w: 500 },
+  { name: 'allow_stale_offline', window: 'stale_if_offline_ms', flag: 'allow_stale_if_offline', w: 700 },
+] as const
 
-  t.test('is always false when allow_stale_if_error is off', async (t) => {
-    const p = new CachePolicy({ stale_if_error_ms: 500, allow_stale_if_error: false })
-    t.same([0, 499, -1].map((a) => p.allow_stale_error(a)), [false, false, false])
-  })
-})
+for (const { name, window, flag, w } of STALE_PREDICATES) {
+  t.test(`CachePolicy.${name}`, async (t) => {
+    t.test(`is true below ${window} and false at it`, async (t) => {
+      const p = new CachePolicy({ ttl_ms: 10, [window]: w })
+      t.same([0, 10, w - 1, w, w + 1].map((a) => p[name](a)), [true, true, true, false, false])
+      t.equal(p[name](-3), true, 'a negative age counts as 0')
+      t.equal(p[name](NaN), false)
+    })
 
-t.test('CachePolicy.allow_stale_offline', async (t) => {
-  t.test('is true below stale_if_offline_ms and false at it', async (t) => {
-    const p = new CachePolicy({ ttl_ms: 10, stale_if_offline_ms: 700 })
-    t.same([0, 10, 699, 700, 701].map((a) => p.allow_stale_offline(a)), [true, true, true, false, false])
-    t.equal(p.allow_stale_offline(-3), true)
-    t.equal(p.allow_stale_offline(NaN), false)
+    t.test(`is always false when ${flag} is off`, async (t) => {
+      const p = new CachePolicy({ [window]: w, [flag]: false })
+      t.same([0, w - 1, -1].map((a) => p[name](a)), [false, false, false])
+    })
   })
-
-  t.test('is always false when allow_stale_if_offline is off', async (t) => {
-    const p = new CachePolicy({ stale_if_offline_ms: 700, allow_stale_if_offline: false })
-    t.same([0, 699, -1].map((a) => p.allow_stale_offline(a)), [false, false, false])
-  })
-})
+}
 
 t.test('CachePolicy.max_useful_age_ms', async (t) => {
   t.test('is the largest of ttl and each enabled stale window', async (t) => {

@@ -65,21 +65,19 @@ t.test('Cache.get', async (t) => {
     t.equal(cache_with(100).get('k', 10_000, CacheContext.Online()), undefined)
   })
 
-  t.test('row 3: answers a stale entry offline while offline reuse allows its age', async (t) => {
-    t.equal(cache_with(100).get('k', 10_000, CacheContext.Offline())?.body, 'b')
-    t.equal(cache_with(999).get('k', 10_000, CacheContext.Offline())?.body, 'b')
-    t.equal(cache_with(1000).get('k', 10_000, CacheContext.Offline()), undefined)
-    const no_offline = new CachePolicy({ ttl_ms: 100, stale_if_offline_ms: 1000, allow_stale_if_offline: false })
-    t.equal(cache_with(100, no_offline).get('k', 10_000, CacheContext.Offline()), undefined)
-  })
-
-  t.test('row 4: answers a stale entry after a network error while error reuse allows its age', async (t) => {
-    t.equal(cache_with(100).get('k', 10_000, CacheContext.NetworkError())?.body, 'b')
-    t.equal(cache_with(499).get('k', 10_000, CacheContext.NetworkError())?.body, 'b')
-    t.equal(cache_with(500).get('k', 10_000, CacheContext.NetworkError()), undefined)
-    const no_error = new CachePolicy({ ttl_ms: 100, stale_if_error_ms: 500, allow_stale_if_error: false })
-    t.equal(cache_with(100, no_error).get('k', 10_000, CacheContext.NetworkError()), undefined)
-  })
+  const STALE_ROWS = [
+    { row: 3, when: 'offline while offline reuse', ctx: CacheContext.Offline, window: 'stale_if_offline_ms', flag: 'allow_stale_if_offline', w: 1000 },
+    { row: 4, when: 'after a network error while error reuse', ctx: CacheContext.NetworkError, window: 'stale_if_error_ms', flag: 'allow_stale_if_error', w: 500 },
+  ] as const
+  for (const { row, when, ctx, window, flag, w } of STALE_ROWS) {
+    t.test(`row ${row}: answers a stale entry ${when} allows its age`, async (t) => {
+      t.equal(cache_with(100).get('k', 10_000, ctx())?.body, 'b')
+      t.equal(cache_with(w - 1).get('k', 10_000, ctx())?.body, 'b')
+      t.equal(cache_with(w).get('k', 10_000, ctx()), undefined)
+      const disabled = new CachePolicy({ ttl_ms: 100, [window]: w, [flag]: false })
+      t.equal(cache_with(100, disabled).get('k', 10_000, ctx()), undefined)
+    })
+  }
 
   t.test('row 5: answers undefined for a stale entry online, or beyond every window', async (t) => {
     t.equal(cache_with(100).get('k', 10_000, CacheContext.Online()), undefined)
