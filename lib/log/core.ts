@@ -32,7 +32,7 @@ export class LogCore {
   #sink: Sink | undefined
   #color = false
   #clock: () => number = Date.now
-  readonly #json = new JsonWriter((line) => this.#sink?.write(line))
+  readonly #json = new JsonWriter()
   readonly #level_watchers = new Set<(level: LogLevel) => void>()
 
   /** Sets level, format, async mode and destination together; everything is checked before anything changes. */
@@ -110,11 +110,15 @@ export class LogCore {
     const sink = this.#sink ?? this.#open()
     const time = this.#clock()
     const ctx = current_context()
-    if (this.#format === 'kv') sink.write(kv_line(severity, name, msg, time, ctx, pairs, this.#color))
-    else if (this.#format === 'json') this.#json.write(severity, json_record(name, msg, time, ctx, pairs))
-    else sink.write(pretty_line(severity, json_record(name, msg, time, ctx, pairs), this.#color))
-    // A critical line may be the last before a crash: it is on disk before the call returns, even in async mode.
-    if (severity === CRITICAL) sink.flush_sync()
+    const line =
+      this.#format === 'kv'
+        ? kv_line(severity, name, msg, time, ctx, pairs, this.#color)
+        : this.#format === 'json'
+          ? this.#json.line(severity, json_record(name, msg, time, ctx, pairs))
+          : pretty_line(severity, json_record(name, msg, time, ctx, pairs), this.#color)
+    // A critical line may be the last before a crash: it is written before the call returns, even in async mode.
+    if (severity === CRITICAL) sink.write_sync(line)
+    else sink.write(line)
   }
 
   #set_threshold(severity: number): void {

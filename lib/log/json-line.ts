@@ -41,11 +41,12 @@ export function json_record(
   return rec
 }
 
-/** Writes single-line JSON records through pino to `write`, which receives each finished line. */
+/** Turns records into single-line JSON through pino. */
 export class JsonWriter {
   readonly #pino: pino.Logger
+  #line = ''
 
-  constructor(write: (line: string) => void) {
+  constructor() {
     // fw filters levels itself and puts msg and time first, so pino runs at `trace` without its own time, pid or hostname;
     // values arrive JSON-safe already, so pino's err serializer must not reshape an `err` member.
     const options: pino.LoggerOptions = {
@@ -55,12 +56,16 @@ export class JsonWriter {
       serializers: { err: (value: unknown) => value },
       formatters: { level: (label) => ({ level: FW_LABELS[label] ?? label }) },
     }
-    this.#pino = pino(options, { write })
+    // pino hands its finished line to the stream synchronously; keeping it lets fw decide where and how it is written.
+    this.#pino = pino(options, { write: (line: string) => void (this.#line = line) })
   }
 
-  /** Writes one record at a severity (0 trace ... 5 critical). */
-  write(severity: number, rec: Record<string, unknown>): void {
+  /** One record at a severity (0 trace ... 5 critical) as a line, newline included. */
+  line(severity: number, rec: Record<string, unknown>): string {
     this.#pino[PINO_METHODS[severity]!](rec)
+    const line = this.#line
+    this.#line = ''
+    return line
   }
 }
 

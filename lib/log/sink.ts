@@ -23,9 +23,11 @@ export interface Sink {
   /** Whether lines land on a terminal (colours are then wanted). */
   readonly is_tty: boolean
   write(line: string): void
+  /** Writes buffered lines, then `line`, before returning (a write already under way in the background lands on its own). */
+  write_sync(line: string): void
   /** Resolves once every line written so far has reached the destination; never rejects. */
   flush(): Promise<void>
-  /** Writes buffered lines now, blocking; for exit paths. */
+  /** Writes buffered lines now, blocking; for exit paths (a write already under way in the background lands on its own). */
   flush_sync(): void
   /** Flushes and releases what the sink opened (a file it opened is closed; a given descriptor or stream is not). */
   close(): void
@@ -66,6 +68,19 @@ function report_failure(err: NodeJS.ErrnoException, fd: number): void {
   }
 }
 
+/** Writes all of `bytes` to `fd`, pausing a millisecond whenever a non-blocking pipe is full (for up to a second). */
+function write_all(fd: number, bytes: Buffer): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (let done = 0, waits = 0; done < bytes.length; ) {
+    try {
+      done += writeSync(fd, bytes, done)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++waits > 1000) throw err
+      Atomics.wait(pause, 0, 0, 1)
+    }
+  }
+}
+
 /** sonic-boom in buffer mode: its typings only know string mode. */
 type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: Buffer): boolean }
 
@@ -73,12 +88,14 @@ type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: 
 class FdSink implements Sink {
   readonly is_tty: boolean
   readonly #boom: Boom
+  readonly #fd: number
   readonly #async: boolean
   readonly #owned: boolean
   #failed = false
 
   constructor(fd: number, async: boolean, owned: boolean) {
     this.is_tty = isatty(fd)
+    this.#fd = fd
     this.#async = async
     this.#owned = owned
     // pino.destination flushes async buffers on exit and turns EPIPE into silent drops; the listener keeps other errors from
@@ -95,6 +112,19 @@ class FdSink implements Sink {
     try {
       this.#boom.write(Buffer.from(line))
     } catch {
+      this.#failed = true
+    }
+  }
+
+  write_sync(line: string): void {
+    if (!this.#async) return this.write(line)
+    this.flush_sync()
+    if (this.#failed) return
+    // Written past sonic-boom, which would start a background write for a line arriving while it is idle.
+    try {
+      write_all(this.#fd, Buffer.from(line))
+    } catch (err) {
+      report_failure(err as NodeJS.ErrnoException, this.#fd)
       this.#failed = true
     }
   }
@@ -151,6 +181,10 @@ class StreamSink implements Sink {
     } catch {
       this.#failed = true
     }
+  }
+
+  write_sync(line: string): void {
+    this.write(line)
   }
 
   flush(): Promise<void> {

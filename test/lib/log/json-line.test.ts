@@ -3,9 +3,7 @@ import { T0 } from './capture.js'
 import { JsonWriter, json_record, pretty_line } from '../../../lib/log/json-line.js'
 
 function written(severity: number, rec: Record<string, unknown>): string[] {
-  const lines: string[] = []
-  new JsonWriter((line) => lines.push(line)).write(severity, rec)
-  return lines
+  return [new JsonWriter().line(severity, rec)]
 }
 
 t.test('json_record', async (t) => {
@@ -27,7 +25,7 @@ t.test('json_record', async (t) => {
   })
 })
 
-t.test('JsonWriter', async (t) => {
+t.test('JsonWriter.line', async (t) => {
   t.test('writes one line with level first and numbers kept as numbers', async (t) => {
     const rec = json_record('fw', 'order placed', T0, undefined, ['order_id', 981, 'ok', true, 'note', 'a "b"'])
     t.same(written(2, rec), [`{"level":"info","msg":"order placed","time":${T0},"name":"fw","order_id":981,"ok":true,"note":"a \\"b\\""}\n`])

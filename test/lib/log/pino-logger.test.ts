@@ -1,0 +1,124 @@
+import Fastify from 'fastify'
+import t from 'tap'
+import { MemoryStream, T0, parse_kv } from './capture.js'
+import { LogFormat, LogLevel, configure, pino_logger, run_with_context, set_clock } from '../../../lib/log/index.js'
+
+const out = new MemoryStream()
+configure({ destination: out })
+set_clock(() => T0)
+t.beforeEach(() => {
+  configure({ level: LogLevel.Info, format: LogFormat.KV })
+  out.clear()
+})
+
+t.test('pino_logger', async (t) => {
+  t.test('is a pino logger at fw’s level that Fastify accepts as its loggerInstance', async (t) => {
+    const logger = pino_logger()
+    t.equal(logger.level, 'info')
+    for (const m of ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'child'] as const) t.type(logger[m], 'function')
+    const app = Fastify({ loggerInstance: logger })
+    await app.ready()
+    t.teardown(() => app.close())
+  })
+
+  t.test('writes Fastify’s request lines as fw KV lines with the request id and serialized request', async (t) => {
+    const app = Fastify({ loggerInstance: pino_logger() })
+    app.get('/hi', async (req) => {
+      req.log.info({ user: 7 }, 'hello %s', 'there')
+      return { ok: true }
+    })
+    t.teardown(() => app.close())
+    await app.inject('/hi')
+    const lines = out.lines().map(parse_kv)
+    t.same(lines.map((l) => [l.name, l.label, l.msg]), [
+      ['fastify', 'info', 'incoming request'],
+      ['fastify', 'info', 'hello there'],
+      ['fastify', 'info', 'request completed'],
+    ])
+    t.same(lines[0]!.pairs, [
+      ['reqId', 'req-1'],
+      ['req', '{"method":"GET","url":"/hi","host":"localhost:80","remoteAddress":"127.0.0.1"}'],
+    ])
+    t.same(lines[1]!.pairs, [['reqId', 'req-1'], ['user', '7']])
+    t.same(lines[2]!.pairs.slice(0, 2), [['reqId', 'req-1'], ['res', '{"statusCode":200}']])
+    t.equal(lines[2]!.pairs[2]![0], 'responseTime')
+  })
+
+  t.test('writes a failing request’s error with its stack', async (t) => {
+    const app = Fastify({ loggerInstance: pino_logger('http') })
+    const err = new Error('boom')
+    app.get('/boom', async () => {
+      throw err
+    })
+    t.teardown(() => app.close())
+    await app.inject('/boom')
+    const failed = out.lines().map(parse_kv).find((l) => l.label === 'error')!
+    t.equal(failed.name, 'http')
+    t.equal(failed.msg, 'boom')
+    t.same(failed.pairs.find(([k]) => k === 'err'), ['err', err.stack])
+  })
+
+  t.test('writes JSON lines in the JSON format, with the request context', async (t) => {
+    configure({ format: LogFormat.JSON })
+    const logger = pino_logger()
+    run_with_context({ request_id: 'r-9' }, () => logger.child({ reqId: 'req-5' }).warn({ n: 1, nested: { a: [1] } }, 'careful'))
+    t.same(out.lines(), [
+      `{"level":"warning","msg":"careful","time":${T0},"name":"fastify","rid":"r-9","reqId":"req-5","n":1,"nested":{"a":[1]}}`,
+    ])
+  })
+
+  t.test('keeps its level in step with set_level, and fw’s level filters old children too', async (t) => {
+    const logger = pino_logger()
+    const child = logger.child({ reqId: 'old' })
+    configure({ level: LogLevel.Critical })
+    t.equal(logger.level, 'fatal')
+    configure({ level: LogLevel.Off })
+    t.equal(logger.level, 'silent')
+    configure({ level: LogLevel.Debug })
+    t.equal(logger.level, 'debug')
+    t.equal(logger.isLevelEnabled('debug'), true)
+    configure({ level: LogLevel.Error })
+    child.warn('dropped')
+    logger.fatal('kept')
+    t.same(out.lines(), ['03:04:05.678 [fastify] [critical] kept'])
+  })
+
+  t.test('accepts every pino call shape', async (t) => {
+    configure({ level: LogLevel.Trace })
+    const logger = pino_logger('p')
+    const err = new TypeError('bad input')
+    logger.info('plain')
+    // pino's typings check printf arguments; these calls test the run-time handling of any arguments.
+    const info = logger.info.bind(logger) as (...args: unknown[]) => void
+    info('%s is %d years, %i%% done, %j %o', 'Ada', 36.5, 99.9, [1], [2])
+    info('missing %s %s', 'one')
+    logger.info({ msg: 'from the object', k: 'v' })
+    logger.info({ k: 'v' })
+    logger.error(err)
+    logger.error(err, 'wrapped %s', 'message')
+    logger.debug(42 as unknown as string)
+    logger.trace({ undef: undefined, n: null })
+    t.same(out.lines(), [
+      '03:04:05.678 [p] [info] plain',
+      '03:04:05.678 [p] [info] Ada is 36.5 years, 99% done, [1] [2]',
+      '03:04:05.678 [p] [info] missing one %s',
+      '03:04:05.678 [p] [info] from the object k=v',
+      '03:04:05.678 [p] [info] "" k=v',
+      `03:04:05.678 [p] [error] bad input err=${JSON.stringify(err.stack)}`,
+      `03:04:05.678 [p] [error] wrapped message err=${JSON.stringify(err.stack)}`,
+      '03:04:05.678 [p] [debug] 42',
+      '03:04:05.678 [p] [trace] "" undef=undefined n=null',
+    ])
+  })
+
+  t.test('applies serializers given to a child', async (t) => {
+    const child = pino_logger().child({}, { serializers: { user: (u: { id: number; password: string }) => ({ id: u.id }) } })
+    child.info({ user: { id: 3, password: 'secret' } }, 'login')
+    t.same(out.lines(), ['03:04:05.678 [fastify] [info] login user="{\\"id\\":3}"'])
+  })
+
+  t.test('flushes fw’s destination when pino is asked to', async (t) => {
+    const flushed = await new Promise<boolean>((resolve) => pino_logger().flush(() => resolve(true)))
+    t.equal(flushed, true)
+  })
+})

@@ -1,0 +1,61 @@
+import t from 'tap'
+import { REDACTED, SECRET_HEADERS, redact_headers, redact_query } from '../../../lib/log/redact.js'
+
+t.test('redact_headers', async (t) => {
+  t.test('hides credentials and cookies in a copy, leaving other headers and the original alone', async (t) => {
+    const headers = {
+      authorization: 'Bearer abc',
+      cookie: 'sid=1',
+      'set-cookie': ['a=1', 'b=2'],
+      'x-api-key': 'k-123',
+      'proxy-authorization': 'Basic eA==',
+      accept: 'application/json',
+      'content-length': '12',
+      'x-missing': undefined,
+    }
+    const copy = redact_headers(headers)
+    t.same(copy, {
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+      'set-cookie': '[redacted]',
+      'x-api-key': '[redacted]',
+      'proxy-authorization': '[redacted]',
+      accept: 'application/json',
+      'content-length': '12',
+      'x-missing': undefined,
+    })
+    t.equal(headers.authorization, 'Bearer abc')
+    t.not(copy, headers)
+    t.equal(REDACTED, '[redacted]')
+    t.same(SECRET_HEADERS, ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'])
+  })
+
+  t.test('matches header names in any case and leaves a header without a value out of it', async (t) => {
+    t.same(redact_headers({ Authorization: 'x', 'X-API-KEY': 'y', Cookie: undefined }), { Authorization: '[redacted]', 'X-API-KEY': '[redacted]', Cookie: undefined })
+  })
+
+  t.test('hides the headers it is told to instead', async (t) => {
+    t.same(redact_headers({ authorization: 'x', 'x-token': 'y' }, ['X-Token']), { authorization: 'x', 'x-token': '[redacted]' })
+  })
+})
+
+t.test('redact_query', async (t) => {
+  t.test('hides api_key in a parsed query', async (t) => {
+    const query = { api_key: 's3cr3t', page: '2', tags: ['a', 'b'] }
+    t.same(redact_query(query), { api_key: '[redacted]', page: '2', tags: ['a', 'b'] })
+    t.equal(query.api_key, 's3cr3t')
+  })
+
+  t.test('hides api_key in a query string or a URL and keeps the rest as written', async (t) => {
+    t.equal(redact_query('/items?api_key=s3cr3t&page=2'), '/items?api_key=[redacted]&page=2')
+    t.equal(redact_query('api_key=a&API_KEY=b&x=%20'), 'api_key=[redacted]&API_KEY=[redacted]&x=%20')
+    t.equal(redact_query('?q=1&api%5Fkey=s3cr3t'), '?q=1&api%5Fkey=[redacted]')
+    t.equal(redact_query('/items'), '/items')
+    t.equal(redact_query('/items?api_key&bad=%E0%A4%A'), '/items?api_key&bad=%E0%A4%A')
+  })
+
+  t.test('hides the parameters it is told to instead', async (t) => {
+    t.equal(redact_query('/cb?token=t&code=c&state=s', ['token', 'code']), '/cb?token=[redacted]&code=[redacted]&state=s')
+    t.same(redact_query({ token: 't', api_key: 'k' }, ['token']), { token: '[redacted]', api_key: 'k' })
+  })
+})
