@@ -1,0 +1,30 @@
+// The coded errors of fw/redis: bad options at creation, and a Redis that cannot answer (503) or refuses a command.
+import { defineError } from '../errors.js'
+
+/** How a bad value is quoted in a message (functions and undefined have no JSON form). */
+function show(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'number' || value === undefined) return String(value)
+  return JSON.stringify(value) ?? String(value)
+}
+
+export const ERR_REDIS_BAD_OPTION = defineError(
+  'FW_ERR_REDIS_BAD_OPTION',
+  (owner: string, option: string, expected: string, value: unknown) => `${owner}: ${option} must be ${expected}; got ${show(value)}`,
+)
+
+/**
+ * Redis did not answer in time, the connection is down, or the server is not ready (loading, read-only replica).
+ * Status 503: the middleware turns it into `session_store_unavailable`, `rate_limit_unavailable` or a cache bypass.
+ */
+export const ERR_REDIS_UNAVAILABLE = defineError(
+  'FW_ERR_REDIS_UNAVAILABLE',
+  (store: string, operation: string, reason: string) => `${store}.${operation}: Redis is unavailable (${reason})`,
+  503,
+)
+
+/** Redis answered with an error that retrying will not fix (a key of another type, a script error). */
+export const ERR_REDIS_COMMAND_FAILED = defineError(
+  'FW_ERR_REDIS_COMMAND_FAILED',
+  (store: string, operation: string, reason: string) => `${store}.${operation}: Redis refused the command (${reason})`,
+)

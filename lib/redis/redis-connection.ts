@@ -1,0 +1,97 @@
+// How a Redis store reaches Redis: a client given by the caller or made from options, a key prefix, and error mapping.
+import { once } from 'node:events'
+import { Redis, ReplyError, type RedisOptions } from 'ioredis'
+import { ERR_REDIS_BAD_OPTION, ERR_REDIS_COMMAND_FAILED, ERR_REDIS_UNAVAILABLE } from './errors.js'
+
+/** An ioredis client, its connection options, or a `redis://` URL. */
+export type RedisClientOption = Redis | RedisOptions | string
+
+/** Options every Redis store takes. */
+export interface RedisStoreOptions {
+  /** The client to use (shared, closed by its owner), or options / a URL for a client the store makes and closes (default localhost:6379). */
+  client?: RedisClientOption
+  /** Prefix of every key the store writes (default `fw:`); give each app its own when apps share one Redis. */
+  prefix?: string
+}
+
+/**
+ * Settings for a client that fails fast instead of holding requests while Redis is down: a command waits at most
+ * `commandTimeout` ms (queued ones included), queued commands fail after one reconnect attempt, and reconnecting never stops
+ * (every 100 ms at first, then every second), so service resumes within about a second of Redis coming back.
+ */
+export const FAIL_FAST_OPTIONS = {
+  commandTimeout: 1000,
+  connectTimeout: 2000,
+  maxRetriesPerRequest: 1,
+  retryStrategy: (times: number): number => Math.min(times * 100, 1000),
+} as const satisfies RedisOptions
+
+/**
+ * A new ioredis client with `FAIL_FAST_OPTIONS` under the given options. Connection errors are left to the commands that
+ * fail because of them (no unhandled 'error' event).
+ * @example
+ * const redis = create_redis_client({ host: '10.0.0.5', commandTimeout: 500 })
+ * const sessions = new RedisSessionStore({ client: redis })
+ * app.on_close(() => redis.quit())
+ */
+export function create_redis_client(options: RedisOptions | string = {}): Redis {
+  // The stores read replies in the RESP2 shapes ('legacy'), whatever protocol the connection speaks.
+  const client = typeof options === 'string'
+    ? new Redis(options, { ...FAIL_FAST_OPTIONS, replyMapping: 'legacy' })
+    : new Redis({ ...FAIL_FAST_OPTIONS, ...options, replyMapping: 'legacy' })
+  // Each failed command carries the cause to its caller; the event would only repeat it (and ioredis logs unheard ones).
+  client.on('error', () => {})
+  return client
+}
+
+/** Server replies that mean "not now" rather than "never": a retry on a healthy server would succeed. */
+const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/
+
+/** What a failed command means for the caller: unavailable (503) or refused (500), with the original as cause. */
+function coded(store: string, operation: string, err: unknown): Error {
+  const reason = err instanceof Error ? err.message : String(err)
+  const refused = err instanceof ReplyError && !TRANSIENT_REPLY.test(reason)
+  return (refused ? ERR_REDIS_COMMAND_FAILED : ERR_REDIS_UNAVAILABLE)(store, operation, reason, { cause: err })
+}
+
+/** The client, key prefix and error mapping one store uses. */
+export class RedisConnection {
+  readonly client: Redis
+  readonly prefix: string
+  readonly #store: string
+  readonly #owned: boolean
+
+  constructor(store: string, { client = {}, prefix = 'fw:' }: RedisStoreOptions) {
+    if (typeof prefix !== 'string' || /[\s\0]/.test(prefix)) {
+      throw ERR_REDIS_BAD_OPTION(store, 'prefix', 'a string without spaces or control characters', prefix)
+    }
+    const given = client instanceof Redis
+    if (!given && (typeof client !== 'string' && (typeof client !== 'object' || client === null))) {
+      throw ERR_REDIS_BAD_OPTION(store, 'client', 'an ioredis client, connection options or a redis:// URL', client)
+    }
+    this.client = given ? client : create_redis_client(client)
+    this.prefix = prefix
+    this.#store = store
+    this.#owned = !given
+  }
+
+  /** Runs one store operation, turning any failure into `FW_ERR_REDIS_UNAVAILABLE` or `FW_ERR_REDIS_COMMAND_FAILED`. */
+  async run<T>(operation: string, call: (client: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.client)
+    } catch (err) {
+      throw coded(this.#store, operation, err)
+    }
+  }
+
+  /** Closes the client when the store made it; a client passed in stays open for its owner. */
+  async close(): Promise<void> {
+    const client = this.client
+    if (!this.#owned || client.status === 'end') return
+    // QUIT only reaches a connected server; otherwise it would wait for a connection just to say goodbye.
+    if (client.status !== 'ready') return client.disconnect()
+    const ended = once(client, 'end')
+    await client.quit().catch(() => client.disconnect())
+    await ended
+  }
+}

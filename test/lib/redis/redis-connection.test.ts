@@ -1,0 +1,70 @@
+import t from 'tap'
+import { Redis, ReplyError } from 'ioredis'
+import { FwError } from '../../../lib/errors.js'
+import { create_redis_client, FAIL_FAST_OPTIONS } from '../../../lib/redis/index.js'
+import { RedisConnection } from '../../../lib/redis/redis-connection.js'
+import { start_redis } from '../../helpers/redis-server.js'
+
+t.test('create_redis_client', async (t) => {
+  t.test('applies the fail-fast settings under the given options, lazily connecting only if asked', async (t) => {
+    const redis = create_redis_client({ host: '127.0.0.1', port: 1, commandTimeout: 250, lazyConnect: true })
+    t.teardown(() => redis.disconnect())
+    t.equal(redis.options.commandTimeout, 250)
+    t.equal(redis.options.maxRetriesPerRequest, FAIL_FAST_OPTIONS.maxRetriesPerRequest)
+    t.equal(redis.options.connectTimeout, FAIL_FAST_OPTIONS.connectTimeout)
+    t.same([1, 5, 30].map((n) => redis.options.retryStrategy!(n)), [100, 500, 1000], 'reconnects forever, at most a second apart')
+    t.equal(redis.status, 'wait')
+  })
+
+  t.test('takes a redis:// URL and listens to its own error events', async (t) => {
+    const server = await start_redis(t)
+    const redis = create_redis_client(server.url)
+    t.teardown(() => redis.disconnect())
+    t.equal(await redis.ping(), 'PONG')
+    t.equal(redis.options.commandTimeout, FAIL_FAST_OPTIONS.commandTimeout)
+    t.equal(redis.listenerCount('error'), 1, 'connection errors never become an unheard error event')
+  })
+})
+
+t.test('RedisConnection.run', async (t) => {
+  const conn = new RedisConnection('TestStore', { client: { host: '127.0.0.1', port: 1, lazyConnect: true } })
+  t.teardown(() => conn.close())
+  const fails = (err: unknown) => conn.run('op', () => Promise.reject(err))
+
+  t.test('answers what the call answers', async (t) => {
+    t.equal(await conn.run('op', async () => 42), 42)
+  })
+
+  t.test('maps replies that a retry would fix, and failures without a reply, to FW_ERR_REDIS_UNAVAILABLE (503)', async (t) => {
+    for (const reason of ['LOADING Redis is loading the dataset in memory', 'READONLY You can\'t write against a read only replica.',
+      'MASTERDOWN Link with MASTER is down', 'BUSY Redis is busy running a script']) {
+      await t.rejects(fails(new ReplyError(reason)), { code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503, message: `TestStore.op: Redis is unavailable (${reason})` })
+    }
+    await t.rejects(fails(new Error('Command timed out')), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: 'TestStore.op: Redis is unavailable (Command timed out)' })
+    await t.rejects(fails('down'), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: 'TestStore.op: Redis is unavailable (down)' })
+  })
+
+  t.test('maps other replies to FW_ERR_REDIS_COMMAND_FAILED (500), keeping the cause', async (t) => {
+    const cause = new ReplyError('ERR Error running script')
+    const err = await fails(cause).catch((e: unknown) => e)
+    t.ok(err instanceof FwError)
+    t.match(err, { code: 'FW_ERR_REDIS_COMMAND_FAILED', status: 500, message: 'TestStore.op: Redis refused the command (ERR Error running script)' })
+    t.equal((err as FwError).cause, cause)
+  })
+})
+
+t.test('RedisConnection.close', async (t) => {
+  t.test('quits a client it made and leaves one passed in open', async (t) => {
+    const server = await start_redis(t)
+    const given = new Redis(server.port, '127.0.0.1')
+    t.teardown(() => given.disconnect())
+    const borrowed = new RedisConnection('S', { client: given })
+    const owned = new RedisConnection('S', { client: server.url })
+    t.equal(await owned.client.ping(), 'PONG')
+    await owned.close()
+    await borrowed.close()
+    t.equal(owned.client.status, 'end')
+    t.equal(await given.ping(), 'PONG')
+    await owned.close()
+  })
+})

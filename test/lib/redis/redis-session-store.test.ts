@@ -1,0 +1,161 @@
+import { createHmac } from 'node:crypto'
+import t from 'tap'
+import { App, adapt_ctx } from '../../../lib/index.js'
+import { session } from '../../../lib/middleware/auth/session.js'
+import { Session } from '../../../lib/middleware/auth/session-state.js'
+import { RedisSessionStore } from '../../../lib/redis/index.js'
+import { free_port, start_redis } from '../../helpers/redis-server.js'
+import { client } from './setup.js'
+
+const SECRET = 'redis-session-secret-0123'
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+t.test('RedisSessionStore', async (t) => {
+  const server = await start_redis(t)
+  const redis = client(t, server.port)
+  const store = new RedisSessionStore({ client: redis })
+
+  t.test('loads nothing for an unknown id', async (t) => {
+    t.equal(await store.load('unknown'), undefined)
+  })
+
+  t.test('saves the values as JSON under <prefix>sess:<id> with the ttl as a Redis expiry', async (t) => {
+    await store.save({ id: 'a1', data: { n: '1', user: 'ada' } }, 3600)
+    t.equal(await redis.get('fw:sess:a1'), '{"n":"1","user":"ada"}')
+    const pttl = await redis.pttl('fw:sess:a1')
+    t.ok(pttl > 3_599_000 && pttl <= 3_600_000, `PTTL ${pttl} is the ttl in ms`)
+    t.same(await store.load('a1'), { id: 'a1', data: { n: '1', user: 'ada' } })
+  })
+
+  t.test('replaces the values and restarts the ttl on each save', async (t) => {
+    await store.save({ id: 'a2', data: { n: '1', old: 'x' } }, 10)
+    await store.save({ id: 'a2', data: { n: '2' } }, 7200)
+    t.same(await store.load('a2'), { id: 'a2', data: { n: '2' } })
+    t.ok(await redis.pttl('fw:sess:a2') > 7_199_000)
+  })
+
+  t.test('lets Redis expire a session after its ttl', async (t) => {
+    await store.save({ id: 'short', data: { n: '1' } }, 0.03)
+    const pttl = await redis.pttl('fw:sess:short')
+    t.ok(pttl > 0 && pttl <= 30, `PTTL ${pttl} is 30 ms at most`)
+    await sleep(60)
+    t.equal(await store.load('short'), undefined)
+    t.equal(await redis.exists('fw:sess:short'), 0, 'Redis itself dropped the key')
+  })
+
+  t.test('destroys a session', async (t) => {
+    await store.save({ id: 'a3', data: { n: '1' } }, 60)
+    await store.destroy('a3')
+    t.equal(await store.load('a3'), undefined)
+    t.equal(await redis.exists('fw:sess:a3'), 0)
+    await store.destroy('a3')
+  })
+
+  t.test('loads a stored text that is not an object of strings as unknown', async (t) => {
+    for (const bad of ['not json', '[1,2]', '"text"', 'null', '{"n":1}', '{"a":"x","b":{"c":"d"}}']) {
+      await redis.set('fw:sess:bad', bad)
+      t.equal(await store.load('bad'), undefined, bad)
+    }
+  })
+
+  t.test('keeps sessions of stores with other prefixes apart', async (t) => {
+    const other = new RedisSessionStore({ client: redis, prefix: 'shop:' })
+    await other.save({ id: 'p1', data: { cart: '3' } }, 60)
+    t.equal(await store.load('p1'), undefined)
+    t.same(await other.load('p1'), { id: 'p1', data: { cart: '3' } })
+    t.equal(other.key('p1'), 'shop:sess:p1')
+  })
+
+  t.test('refuses a command on a key of another type with FW_ERR_REDIS_COMMAND_FAILED', async (t) => {
+    await redis.hset('fw:sess:hash', 'n', '1')
+    await t.rejects(store.load('hash'), {
+      code: 'FW_ERR_REDIS_COMMAND_FAILED',
+      status: 500,
+      message: /^RedisSessionStore\.load: Redis refused the command \(WRONGTYPE /,
+    })
+  })
+
+  t.test('counts on across two apps sharing the store, as the session middleware sees it', async (t) => {
+    const apps = [0, 1].map(() => {
+      const app = new App({ access_log: false })
+      app.use(adapt_ctx(session({ secret: SECRET, store: new RedisSessionStore({ client: redis }) })))
+      app.get('/count', (req, res) => {
+        const s = req.state(Session)!
+        const n = Number(s.get('n') ?? '0') + 1
+        s.set('n', String(n))
+        res.text(`n=${n}`)
+      })
+      t.teardown(() => app.close())
+      return app
+    })
+    const first = await apps[0]!.inject({ url: '/count' })
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!
+    const bodies = [first.body]
+    for (let i = 0; i < 4; i++) bodies.push((await apps[(i + 1) % 2]!.inject({ url: '/count', headers: { cookie } })).body)
+    t.same(bodies, ['n=1', 'n=2', 'n=3', 'n=4', 'n=5'])
+  })
+
+  t.test('makes its own client from options or a URL, and closes only that one', async (t) => {
+    const by_url = new RedisSessionStore({ client: server.url })
+    const by_options = new RedisSessionStore({ client: { host: '127.0.0.1', port: server.port } })
+    await by_url.save({ id: 'own', data: { a: 'b' } }, 60)
+    t.same(await by_options.load('own'), { id: 'own', data: { a: 'b' } })
+    await by_url.close()
+    await by_options.close()
+    await t.rejects(by_url.load('own'), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: /Connection is closed/ })
+    await store.close()
+    t.equal(await redis.ping(), 'PONG', 'a client passed in stays open')
+  })
+
+  t.test('throws at creation for a bad prefix or client', async (t) => {
+    t.throws(() => new RedisSessionStore({ client: redis, prefix: 'a b' }), {
+      code: 'FW_ERR_REDIS_BAD_OPTION',
+      message: 'RedisSessionStore: prefix must be a string without spaces or control characters; got "a b"',
+    })
+    t.throws(() => new RedisSessionStore({ client: 42 as unknown as string }), {
+      code: 'FW_ERR_REDIS_BAD_OPTION',
+      message: 'RedisSessionStore: client must be an ioredis client, connection options or a redis:// URL; got 42',
+    })
+  })
+})
+
+t.test('RedisSessionStore while Redis is down', async (t) => {
+  const port = await free_port()
+  const store = new RedisSessionStore({ client: { host: '127.0.0.1', port, commandTimeout: 200 } })
+  t.teardown(() => store.close())
+
+  t.test('rejects with FW_ERR_REDIS_UNAVAILABLE, status 503, within the command timeout', async (t) => {
+    const started = Date.now()
+    await t.rejects(store.load('x'), { name: 'FwError', code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503, message: /^RedisSessionStore\.load: Redis is unavailable \(/ })
+    await t.rejects(store.save({ id: 'x', data: {} }, 60), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: /^RedisSessionStore\.save: / })
+    await t.rejects(store.destroy('x'), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: /^RedisSessionStore\.destroy: / })
+    t.ok(Date.now() - started < 1500, 'three commands failed within their timeouts')
+  })
+
+  const app = new App({ access_log: false })
+  let runs = 0
+  app.use(adapt_ctx(session({ secret: SECRET, store })))
+  app.get('/count', (_req, res) => void res.header('set-cookie', 'theme=dark').text(`run ${++runs}`))
+  t.teardown(() => app.close())
+  const unavailable = { ok: false, error: 'session_store_unavailable', message: 'Session store unavailable, retry later' }
+
+  t.test('makes the session middleware answer 503 session_store_unavailable before the handler when the load fails', async (t) => {
+    const id = 'A'.repeat(32)
+    const cookie = `sid=${id}.${createHmac('sha256', SECRET).update(id).digest('base64url')}`
+    const r = await app.inject({ url: '/count', headers: { cookie } })
+    t.equal(r.statusCode, 503)
+    t.same(r.json(), unavailable)
+    t.equal(r.headers['set-cookie'], undefined)
+    t.equal(r.headers['cache-control'], 'no-store')
+    t.equal(runs, 0)
+  })
+
+  t.test('replaces the handler\'s answer and cookies with the 503 when the save fails', async (t) => {
+    const r = await app.inject({ url: '/count' })
+    t.equal(runs, 1, 'a request without a cookie loads nothing, so the handler ran')
+    t.equal(r.statusCode, 503)
+    t.same(r.json(), unavailable)
+    t.equal(r.headers['set-cookie'], undefined, 'neither the session cookie nor the handler\'s')
+    t.equal(r.headers['cache-control'], 'no-store')
+  })
+})
