@@ -1,5 +1,6 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { FwError, httpCode } from '../../errors.js'
 import { bool_option, int_option, must, one_of_option, secret_option, token_option } from './options.js'
 import { SessionCookie, type CookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
@@ -31,6 +32,8 @@ export interface SessionOptions {
 }
 
 const WEEK = 7 * 24 * 3600
+
+export const CODE_SESSION_STORE_UNAVAILABLE = httpCode('session_store_unavailable')
 const MW = 'session'
 
 interface Config {
@@ -91,19 +94,37 @@ async function persist(c: Config, ctx: Ctx, s: Session): Promise<void> {
   c.cookie.write(ctx.res, s.id)
 }
 
+/**
+ * Runs store work. A store that cannot answer now (it throws an error with status 503, as `FW_ERR_REDIS_UNAVAILABLE`)
+ * makes the answer 503 `session_store_unavailable` instead of a 500, and the work gives undefined.
+ */
+async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work()
+  } catch (err) {
+    if (!(err instanceof FwError) || err.status !== 503) throw err
+    // The handler may have answered already: its cookies and caching must not outlive a session that was not saved.
+    ctx.res.remove_header('set-cookie').header('cache-control', 'no-store')
+    ctx.res.error(503, CODE_SESSION_STORE_UNAVAILABLE, 'Session store unavailable, retry later')
+    return undefined
+  }
+}
+
 async function run(c: Config, ctx: Ctx, id: string | undefined, next: Next): Promise<void> {
-  const s = await open(c, id)
+  const s = await store_work(ctx, () => open(c, id))
+  if (s === undefined) return
   ctx.req.set_state(Session, s)
   await next()
   // Not reached when the chain throws: a failed request leaves the stored session as it was.
-  await persist(c, ctx, s)
+  await store_work(ctx, () => persist(c, ctx, s))
 }
 
 /**
  * Server-side sessions. The cookie `<id>.<HMAC>` names a session in the store; a missing, forged, unknown or expired cookie
  * starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with `ttl`) when it is
  * new or changed, removed after `destroy()`, and moved to its new id after `regenerate()`. Requests carrying the same session
- * run one at a time in this process (`serialize`), so a counter incremented by N concurrent requests ends at N.
+ * run one at a time in this process (`serialize`), so a counter incremented by N concurrent requests ends at N. A store that
+ * cannot answer (an error with status 503) gives 503 `session_store_unavailable`.
  * @example
  * app.use(adapt_ctx(auth.session({ secret: process.env.FW_SESSION_SECRET!, secure: true })))
  */

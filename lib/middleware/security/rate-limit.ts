@@ -1,11 +1,12 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
-import { httpCode } from '../../errors.js'
-import { check_fn, check_int, check_one_of, check_token } from './options.js'
+import { FwError, httpCode } from '../../errors.js'
+import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
 
 export const CODE_RATE_LIMIT_EXCEEDED = httpCode('rate_limit_exceeded')
+export const CODE_RATE_LIMIT_UNAVAILABLE = httpCode('rate_limit_unavailable')
 
 /** The spec's `RateLimitOptions`, plus where counts live and what a key is. */
 export interface RateLimitOptions {
@@ -25,6 +26,11 @@ export interface RateLimitOptions {
   namespace?: string
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
+  /**
+   * While the store cannot answer (it rejects with status 503, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests through
+   * uncounted, false answers 503 `rate_limit_unavailable` (default false).
+   */
+  fail_open?: boolean
 }
 
 let instances = 0
@@ -51,14 +57,15 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
 /**
  * Allows `max_requests` per `window_seconds` per key. Every response gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
  * and `X-RateLimit-Reset` (seconds until the current window ends); over the limit it answers 429 `rate_limit_exceeded`
- * with `Retry-After`. Refused requests count too. Two instances keep separate counts, even on one store.
+ * with `Retry-After`. Refused requests count too. Two instances keep separate counts, even on one store (processes sharing
+ * a store such as Redis share counts when they name the same `namespace`). A store that cannot answer follows `fail_open`.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
  * app.use('/auth', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 5, window_seconds: 60 })))
  */
 export function rate_limit({
   max_requests, window_seconds, key = 'ip', key_fn, api_key_header = 'x-api-key', store = new MemoryRateLimitStore(),
-  namespace = `rl${++instances}`, now = Date.now,
+  namespace = `rl${++instances}`, now = Date.now, fail_open = false,
 }: RateLimitOptions): CtxMiddleware {
   const max = check_int('rate_limit', 'max_requests', max_requests, 1)
   const window_ms = check_int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
@@ -67,6 +74,7 @@ export function rate_limit({
   check_fn('rate_limit', 'store.hit', store.hit)
   check_fn('rate_limit', 'now', now)
   const prefix = check_token('rate_limit', 'namespace', namespace) + ':'
+  check_bool('rate_limit', 'fail_open', fail_open)
   const limit = String(max)
 
   const decide = (ctx: Ctx, next: Next, hit: RateLimitResult, now_ms: number): void | Promise<void> => {
@@ -81,10 +89,16 @@ export function rate_limit({
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
   }
 
+  const unavailable = (ctx: Ctx, next: Next, err: unknown): void | Promise<void> => {
+    if (!(err instanceof FwError) || err.status !== 503) throw err
+    if (fail_open) return next()
+    ctx.res.error(503, CODE_RATE_LIMIT_UNAVAILABLE, 'Rate limit unavailable, retry later')
+  }
+
   return function rate_limit(ctx, next) {
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
-    if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms))
+    if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))
     return decide(ctx, next, hit, now_ms)
   }
 }
