@@ -1,12 +1,6 @@
 // The coded errors of fw/redis: bad options at creation, and a Redis that cannot answer (503) or refuses a command.
+import { show } from '../cache/errors.js'
 import { defineError } from '../errors.js'
-
-/** How a bad value is quoted in a message (functions and undefined have no JSON form). */
-function show(value: unknown): string {
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'number' || value === undefined) return String(value)
-  return JSON.stringify(value) ?? String(value)
-}
 
 export const ERR_REDIS_BAD_OPTION = defineError(
   'FW_ERR_REDIS_BAD_OPTION',
