@@ -69,18 +69,12 @@ export class LogCore {
 
   /** Reads the level from an environment variable through `parse_level`; unset or empty changes nothing and returns false. */
   set_level_from_env(name = 'FW_LOG_LEVEL'): boolean {
-    const text = process.env[name]
-    if (text === undefined || text.trim() === '') return false
-    this.configure({ level: parse_level(text) })
-    return true
+    return this.#from_env(name, (text) => this.configure({ level: parse_level(text) }))
   }
 
   /** Reads the format from an environment variable through `parse_format`; unset or empty changes nothing and returns false. */
   set_format_from_env(name = 'FW_LOG_FORMAT'): boolean {
-    const text = process.env[name]
-    if (text === undefined || text.trim() === '') return false
-    this.configure({ format: parse_format(text) })
-    return true
+    return this.#from_env(name, (text) => this.configure({ format: parse_format(text) }))
   }
 
   /** Replaces the clock lines are stamped with (epoch milliseconds); no argument restores `Date.now`. */
@@ -119,6 +113,13 @@ export class LogCore {
     // A critical line may be the last before a crash: it is written before the call returns, even in async mode.
     if (severity === CRITICAL) sink.write_sync(line)
     else sink.write(line)
+  }
+
+  #from_env(name: string, apply: (text: string) => void): boolean {
+    const text = process.env[name]
+    if (text === undefined || text.trim() === '') return false
+    apply(text)
+    return true
   }
 
   #set_threshold(severity: number): void {

@@ -145,41 +145,20 @@ function line_count(file: string): number {
 t.test('async mode in a child process', async (t) => {
   t.jobs = 5
   const N = 20_000
-
-  t.test('loses no line when the process ends on its own', async (t) => {
-    const file = join(t.testdir(), 'exit.log')
-    const ended = await run_child(['exit', file, String(N)])
-    t.same(ended, { code: 0, signal: null, stderr: '' })
-    t.equal(line_count(file), N)
-  })
-
-  t.test('loses no line on process.exit()', async (t) => {
-    const file = join(t.testdir(), 'process-exit.log')
-    const ended = await run_child(['process-exit', file, String(N)])
-    t.same(ended, { code: 0, signal: null, stderr: '' })
-    t.equal(line_count(file), N)
-  })
-
-  t.test('loses no line on SIGTERM, and the signal still ends the process', async (t) => {
-    const file = join(t.testdir(), 'sigterm.log')
-    const ended = await run_child(['SIGTERM', file, String(N)])
-    t.same(ended, { code: null, signal: 'SIGTERM', stderr: '' })
-    t.equal(line_count(file), N)
-  })
-
-  t.test('loses no line on SIGINT, and the signal still ends the process', async (t) => {
-    const file = join(t.testdir(), 'sigint.log')
-    const ended = await run_child(['SIGINT', file, String(N)])
-    t.same(ended, { code: null, signal: 'SIGINT', stderr: '' })
-    t.equal(line_count(file), N)
-  })
-
-  t.test('flushes on SIGTERM and leaves the ending to the program’s own handler', async (t) => {
-    const file = join(t.testdir(), 'handled.log')
-    const ended = await run_child(['SIGTERM-handled', file, String(N)])
-    t.same(ended, { code: 3, signal: null, stderr: 'own handler\n' })
-    t.equal(line_count(file), N)
-  })
+  const cases: Array<[string, string, Ended]> = [
+    ['exit', 'loses no line when the process ends on its own', { code: 0, signal: null, stderr: '' }],
+    ['process-exit', 'loses no line on process.exit()', { code: 0, signal: null, stderr: '' }],
+    ['SIGTERM', 'loses no line on SIGTERM, and the signal still ends the process', { code: null, signal: 'SIGTERM', stderr: '' }],
+    ['SIGINT', 'loses no line on SIGINT, and the signal still ends the process', { code: null, signal: 'SIGINT', stderr: '' }],
+    ['SIGTERM-handled', 'flushes on SIGTERM and leaves the ending to the program’s own handler', { code: 3, signal: null, stderr: 'own handler\n' }],
+  ]
+  for (const [mode, title, expected] of cases) {
+    t.test(title, async (t) => {
+      const file = join(t.testdir(), `${mode}.log`)
+      t.same(await run_child([mode, file, String(N)]), expected)
+      t.equal(line_count(file), N)
+    })
+  }
 })
 
 t.test('a closed stdout pipe (EPIPE)', async (t) => {
