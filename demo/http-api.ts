@@ -1,9 +1,15 @@
 // Demo `http-api`: the spec's example application routes, a route group, and a static folder behind a wildcard.
 import { fileURLToPath } from 'node:url'
+import { httpCode } from '../lib/errors.js'
 import { json } from '../lib/index.js'
 import type { Demo } from './demo.js'
 
 const PUBLIC = fileURLToPath(new URL('./public/', import.meta.url))
+
+/** The spec's codes of the example routes: 404 for user id `0`, 400 for a body that is not an object or has no name. */
+const USER_NOT_FOUND = httpCode('user_not_found')
+const INVALID_BODY = httpCode('invalid_body')
+const VALIDATION_FAILED = httpCode('validation_failed')
 
 export const demo: Demo = {
   name: 'http-api',
@@ -20,7 +26,7 @@ export const demo: Demo = {
     r.get('/users/{id}', (req, res) => {
       const id = req.param('id')
       if (id === '0') {
-        res.error(404, 'user_not_found', 'User not found')
+        res.error(404, USER_NOT_FOUND, 'User not found')
         return
       }
       res.json('ok', true, 'data', json.o('id', id))
@@ -29,12 +35,12 @@ export const demo: Demo = {
     r.post('/users', (req, res) => {
       const body = req.json()
       if (!body.is_object()) {
-        res.error(400, 'invalid_body', 'Expected JSON object')
+        res.error(400, INVALID_BODY, 'Expected JSON object')
         return
       }
       const name = body.value('name', '')
       if (name.trim() === '') {
-        res.error(400, 'validation_failed', 'name is required')
+        res.error(400, VALIDATION_FAILED, 'name is required')
         return
       }
       res.status(201).json('ok', true, 'message', 'User created', 'name', name)
@@ -43,7 +49,7 @@ export const demo: Demo = {
     r.del('/users/{id}', (req, res) => {
       const id = req.param('id')
       if (id === '0') {
-        res.error(404, 'user_not_found', 'User not found')
+        res.error(404, USER_NOT_FOUND, 'User not found')
         return
       }
       res.json('ok', true, 'message', 'User deleted', 'id', id)
