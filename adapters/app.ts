@@ -1,8 +1,9 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
 import type { AddressInfo } from 'node:net'
-import Fastify, { LogController, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
+import { pino_logger } from '../lib/log/index.js'
 import { framework_error, mount, request_id } from './mount.js'
 
 /**
@@ -32,7 +33,10 @@ export class App extends AppCore {
       bodyLimit: this.config.body_limit,
       genReqId: request_id,
       requestIdHeader: false,
-      // fw writes its own access line per request.
+      // Fastify's own lines go through fw/log (same level, format and destination). Each request's lines carry its
+      // id from the log context (`rid=`), so no per-request child logger is needed; fw writes its own access line.
+      loggerInstance: pino_logger('fastify') as FastifyBaseLogger,
+      childLoggerFactory: (logger) => logger,
       logController: new LogController({ disableRequestLogging: true }),
       return503OnClosing: true,
       forceCloseConnections: 'idle',

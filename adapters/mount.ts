@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppCore } from '../lib/app.js'
 import type { Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
+import { logger, redact_query, run_with_context, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { ip_resolver } from './ip.js'
@@ -41,13 +42,14 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   instance.setNotFoundHandler(bind(compiled.not_found))
+  if (app.config.access_log !== false) instance.addHook('onResponse', access_line(app.config.access_log))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return error(reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return error(reply, status, CODE_BAD_REQUEST, err.message)
-    freq.log.error({ err }, 'request failed')
+    run_with_context({ request_id: freq.id }, () => freq.log.error({ err }, 'request failed'))
     return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   })
 }
@@ -70,7 +72,8 @@ function error(reply: FastifyReply, status: number, code: string, message: strin
 function binder(app: AppCore, ip: IpResolver) {
   const services = app.services
   const echo_id = app.config.request_id
-  return (run: Handler) => function handler(freq: FastifyRequest, reply: FastifyReply) {
+  // Each request runs in its own log context, so every line logged while serving it carries its id.
+  return (run: Handler) => (freq: FastifyRequest, reply: FastifyReply) => run_with_context({ request_id: freq.id }, () => {
     const req = new Request(freq, services, ip)
     const res = new Response()
     if (echo_id) reply.header('x-request-id', freq.id)
@@ -84,6 +87,21 @@ function binder(app: AppCore, ip: IpResolver) {
       return result.then(() => commit(reply, res), (err: unknown) => fail(freq, reply, res, err))
     }
     return commit(reply, res)
+  })
+}
+
+/**
+ * The access line, written once a response is sent: `request rid=<id> method=GET path=/x?api_key=[redacted]
+ * status=200 duration_ms=0.42`. Secret query parameters are redacted; headers are never written.
+ */
+function access_line(level: LogLevel) {
+  const http = logger('http')
+  return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    if (http.enabled(level)) {
+      run_with_context({ request_id: freq.id }, () => http.logf(level, 'request', 'method', freq.method,
+        'path', redact_query(freq.url), 'status', reply.statusCode, 'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000))
+    }
+    done()
   }
 }
 

@@ -1,6 +1,7 @@
 // Runtime configuration: App options, overridden by FW_* environment variables, with the defaults in one place.
 import proxyaddr from 'proxy-addr'
 import { defineError } from './errors.js'
+import { known_level, type LogLevel } from './log/levels.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
   'FW_ERR_CONFIG_BAD_VALUE',
@@ -21,8 +22,8 @@ export interface AppOptions {
   close_timeout_ms?: number
   /** Echo and generate `x-request-id` (default true). */
   request_id?: boolean
-  /** Level of the per-request access line, or false for none (FW_ACCESS_LOG; default 'info'). */
-  access_log?: string | false
+  /** Level of the per-request access line, or false for none (FW_ACCESS_LOG: a level name, or `false`/`off`; default 'info'). */
+  access_log?: LogLevel | false
 }
 
 /** Options after defaults and environment are applied. */
@@ -33,7 +34,7 @@ export interface AppConfig {
   readonly body_limit: number
   readonly close_timeout_ms: number
   readonly request_id: boolean
-  readonly access_log: string | false
+  readonly access_log: LogLevel | false
 }
 
 function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
@@ -66,9 +67,18 @@ function check_trust(list: string[] | boolean, raw: unknown): string[] | boolean
   return list
 }
 
+/** The access line's level: a level name (`warning`, `fatal` and the other aliases too), or false/`off` for none. */
+function access_level(raw: string | false | undefined): LogLevel | false {
+  if (raw === undefined) return 'info'
+  if (raw === false || raw === 'false') return false
+  const level = known_level(raw)
+  if (level === undefined) throw ERR_CONFIG_BAD_VALUE('FW_ACCESS_LOG', raw, 'a log level (trace, debug, info, warn, error, critical) or false')
+  return level === 'off' ? false : level
+}
+
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */
 export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const access = env.FW_ACCESS_LOG ?? options.access_log ?? 'info'
+  const access = env.FW_ACCESS_LOG || options.access_log
   return {
     port: int_env(env, 'FW_PORT', options.port ?? 8080, 0, 65535),
     host: env.FW_HOST || options.host || '127.0.0.1',
@@ -76,6 +86,6 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
     close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0),
     request_id: options.request_id ?? true,
-    access_log: access === 'false' || access === 'off' ? false : access,
+    access_log: access_level(access),
   }
 }

@@ -47,8 +47,13 @@ const ALIASES: Readonly<Record<string, LogLevel>> = {
  * parse_level('WARNING') // 'warn'
  */
 export function parse_level(text: string): LogLevel {
+  return known_level(text) ?? LogLevel.Info
+}
+
+/** The level `text` names, as `parse_level` reads it, or `undefined` when it names none (for strict configuration). */
+export function known_level(text: string): LogLevel | undefined {
   const key = String(text).trim().toLowerCase()
-  return Object.hasOwn(ALIASES, key) ? ALIASES[key]! : LogLevel.Info
+  return Object.hasOwn(ALIASES, key) ? ALIASES[key] : undefined
 }
 
 /** The severity of a `LogLevel` value; anything else throws `FW_ERR_LOG_BAD_LEVEL`. */

@@ -38,6 +38,12 @@ t.test('resolve_config', async (t) => {
     t.same(resolve_config({}, { FW_TRUST_PROXY: 'loopback,::1' }).trust_proxy, ['loopback', '::1'])
   })
 
+  t.test('reads the access line level by any of its names; false, off and none turn it off', async (t) => {
+    const cases: Array<[string, string | false]> = [['WARNING', 'warn'], ['fatal', 'critical'], [' debug ', 'debug'], ['false', false], ['off', false], ['none', false]]
+    for (const [raw, want] of cases) t.equal(resolve_config({}, { FW_ACCESS_LOG: raw }).access_log, want, raw)
+    t.equal(resolve_config({ access_log: false }, {}).access_log, false)
+  })
+
   t.test('ignores empty environment variables', async (t) => {
     const c = resolve_config({ port: 3000, body_limit: 10, trust_proxy: ['1.2.3.4'] }, { FW_PORT: '', FW_BODY_LIMIT: '', FW_TRUST_PROXY: '' })
     t.equal(c.port, 3000)
@@ -55,6 +61,7 @@ t.test('resolve_config', async (t) => {
       [{ FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
       [{ FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
       [{ FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer >= 0; got "soon"'],
+      [{ FW_ACCESS_LOG: 'loud' }, 'FW_ACCESS_LOG must be a log level (trace, debug, info, warn, error, critical) or false; got "loud"'],
     ]
     for (const [env, message] of cases) {
       t.throws(() => resolve_config({}, env), { code: ERR_CONFIG_BAD_VALUE.code, message }, message)

@@ -1,0 +1,178 @@
+// The App and fw/log: one access line per request, each request's lines under its own id, handler errors with their
+// stack, Fastify's own lines through the same logger, and no secret in any line.
+import t from 'tap'
+import * as log from '../../lib/log/index.js'
+import { build, gate, type Teardown } from '../helpers/build.js'
+import { MemoryStream, parse_kv, set_env } from '../lib/log/capture.js'
+
+/** Sends fw's lines to memory in `format` at `level` until the test ends. */
+function capture(t: Teardown, format: log.LogFormat = 'kv', level: log.LogLevel = 'info'): MemoryStream {
+  const out = new MemoryStream()
+  const saved_level = log.level()
+  log.configure({ destination: out, format, level, async: false })
+  t.teardown(() => log.configure({ destination: 1, format: 'kv', level: saved_level }))
+  return out
+}
+
+const pairs_of = (line: string): Record<string, string> => Object.fromEntries(parse_kv(line).pairs)
+
+t.test('access line', async (t) => {
+  t.test('one KV line per request: rid, method, path, status, duration_ms, after the response', async (t) => {
+    const out = capture(t)
+    const app = build(t, (app) => app.get('/items/{id}', (_req, res) => void res.status(201).json('ok', true)), { access_log: 'info' })
+    const r = await app.inject({ url: '/items/7?page=2', headers: { 'x-request-id': 'req-1' } })
+    t.equal(r.statusCode, 201)
+    const lines = out.lines()
+    t.equal(lines.length, 1, lines.join('\n'))
+    const line = parse_kv(lines[0]!)
+    t.equal(line.name, 'http')
+    t.equal(line.label, 'info')
+    t.equal(line.msg, 'request')
+    const p = pairs_of(lines[0]!)
+    t.same(Object.keys(p), ['rid', 'method', 'path', 'status', 'duration_ms'])
+    t.match(p, { rid: 'req-1', method: 'GET', path: '/items/7?page=2', status: '201' })
+    t.ok(Number(p.duration_ms) >= 0, `duration_ms is a number: ${p.duration_ms}`)
+  })
+
+  t.test('JSON keeps status and duration_ms as numbers', async (t) => {
+    const out = capture(t, 'json')
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'info' })
+    await app.inject({ url: '/x', headers: { 'x-request-id': 'j-1' } })
+    const rec = JSON.parse(out.lines()[0]!) as Record<string, unknown>
+    t.match(rec, { level: 'info', msg: 'request', rid: 'j-1', method: 'GET', path: '/x', status: 200 })
+    t.type(rec.duration_ms, 'number')
+  })
+
+  t.test('not-found, 413 and malformed-JSON answers are logged too, with their status', async (t) => {
+    const out = capture(t)
+    const app = build(t, (app) => app.post('/p', (req, res) => void res.json('n', req.body().length)), { access_log: 'info', body_limit: 16 })
+    t.equal((await app.inject({ url: '/nope' })).statusCode, 404)
+    t.equal((await app.inject({ url: '/p', method: 'POST', payload: 'x'.repeat(64) })).statusCode, 413)
+    t.same(out.lines().map((l) => pairs_of(l).status), ['404', '413'])
+  })
+
+  t.test('written at the configured level, and not at all when it is below the logger level or false', async (t) => {
+    const out = capture(t, 'kv', 'warn')
+    const warn = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'warn' })
+    const debug = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'debug' })
+    const none = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: false })
+    await warn.inject('/x')
+    await debug.inject('/x')
+    await none.inject('/x')
+    const lines = out.lines()
+    t.equal(lines.length, 1)
+    t.equal(parse_kv(lines[0]!).label, 'warning')
+  })
+
+  t.test('FW_ACCESS_LOG wins over the option; a bad level is a startup error', async (t) => {
+    const out = capture(t)
+    set_env(t, { FW_ACCESS_LOG: 'off' })
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'info' })
+    await app.inject('/x')
+    t.equal(out.lines().length, 0)
+    set_env(t, { FW_ACCESS_LOG: 'loud' })
+    t.throws(() => build(t), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: /FW_ACCESS_LOG/ })
+  })
+})
+
+t.test('per-request context', async (t) => {
+  t.test('two concurrent requests never see each other\'s request id', async (t) => {
+    const out = capture(t)
+    const first_in = gate()
+    const second_done = gate()
+    const app = build(t, (app) => {
+      app.get('/a', async (_req, res) => {
+        log.info('a before')
+        first_in.open()
+        await second_done.promise
+        log.info('a after, ctx {}', log.context().request_id)
+        res.text('a')
+      })
+      app.get('/b', async (_req, res) => {
+        await first_in.promise
+        log.info('b')
+        await new Promise((resolve) => setImmediate(resolve))
+        second_done.open()
+        res.text(log.context().request_id)
+      })
+    })
+    const [a, b] = await Promise.all([
+      app.inject({ url: '/a', headers: { 'x-request-id': 'rid-a' } }),
+      app.inject({ url: '/b', headers: { 'x-request-id': 'rid-b' } }),
+    ])
+    t.equal(a.body, 'a')
+    t.equal(b.body, 'rid-b')
+    const lines = out.lines().map(parse_kv)
+    t.same(lines.map((l) => [l.msg, Object.fromEntries(l.pairs).rid]), [
+      ['a before', 'rid-a'],
+      ['b', 'rid-b'],
+      ['a after, ctx rid-a', 'rid-a'],
+    ])
+  })
+
+  t.test('a generated id is the one echoed in x-request-id', async (t) => {
+    const out = capture(t)
+    const app = build(t, (app) => app.get('/x', (_req, res) => {
+      log.info('inside')
+      res.text('x')
+    }))
+    const r = await app.inject({ url: '/x', headers: { 'x-request-id': 'bad id with spaces' } })
+    const rid = r.headers['x-request-id'] as string
+    t.not(rid, 'bad id with spaces')
+    t.equal(pairs_of(out.lines()[0]!).rid, rid)
+  })
+
+  t.test('the context ends with the request: code after inject sees none', async (t) => {
+    capture(t)
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text(log.context().request_id)))
+    const r = await app.inject({ url: '/x', headers: { 'x-request-id': 'scoped' } })
+    t.equal(r.body, 'scoped')
+    t.equal(log.context().request_id, '')
+  })
+})
+
+t.test('handler errors and Fastify lines', async (t) => {
+  t.test('a throwing handler is logged at error with its stack and request id; the answer has no stack', async (t) => {
+    const out = capture(t)
+    const app = build(t, (app) => app.get('/boom', () => {
+      throw new Error('kaboom')
+    }))
+    const r = await app.inject({ url: '/boom', headers: { 'x-request-id': 'e-1' } })
+    t.equal(r.statusCode, 500)
+    t.notMatch(r.body, /kaboom|at /)
+    const lines = out.lines()
+    t.equal(lines.length, 1)
+    const line = parse_kv(lines[0]!)
+    t.equal(line.label, 'error')
+    t.equal(line.name, 'fastify')
+    const p = Object.fromEntries(line.pairs)
+    t.equal(p.rid, 'e-1')
+    t.match(p.err, /^Error: kaboom\n {4}at /)
+  })
+
+  t.test('app.fastify.log writes through fw/log with fw\'s level', async (t) => {
+    const out = capture(t, 'kv', 'warn')
+    const app = build(t)
+    app.fastify.log.info('hidden')
+    app.fastify.log.warn({ port: 1 }, 'shown')
+    const lines = out.lines().map(parse_kv)
+    t.same(lines.map((l) => [l.name, l.label, l.msg, l.pairs]), [['fastify', 'warning', 'shown', [['port', '1']]]])
+  })
+})
+
+t.test('secrets never reach a line', async (t) => {
+  const out = capture(t, 'kv', 'trace')
+  const app = build(t, (app) => app.get('/s', (req, _res) => {
+    throw new Error(`failed for ${req.path()}`)
+  }), { access_log: 'info' })
+  const r = await app.inject({
+    url: '/s?api_key=q-secret-1&API_KEY=q-secret-2&page=2',
+    headers: { authorization: 'Bearer h-secret-3', cookie: 'sid=h-secret-4', 'x-api-key': 'h-secret-5' },
+  })
+  t.equal(r.statusCode, 500)
+  const text = out.text()
+  t.ok(text.length > 0)
+  t.notMatch(text, /secret/)
+  const access = out.lines().map(parse_kv).find((l) => l.name === 'http')!
+  t.equal(Object.fromEntries(access.pairs).path, '/s?api_key=[redacted]&API_KEY=[redacted]&page=2')
+})
