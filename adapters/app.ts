@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
-import { pino_logger } from '../lib/log/index.js'
+import { flush, pino_logger } from '../lib/log/index.js'
 import { framework_error, mount, request_id } from './mount.js'
 
 /**
@@ -88,7 +88,7 @@ export class App extends AppCore {
 
   /**
    * Stops accepting connections, lets in-flight requests finish (at most `close_timeout_ms`, then cuts them),
-   * runs `on_close` hooks (stores), and resolves `wait()`.
+   * runs `on_close` hooks (stores), flushes buffered log lines, and resolves `wait()`.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -103,6 +103,8 @@ export class App extends AppCore {
         }
       }
       await this.run_closers()
+      // In async mode lines wait in a buffer: a closed app has written every line it logged.
+      await flush()
       this.#on_closed()
     })()
     return this.#closing

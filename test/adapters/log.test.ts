@@ -1,5 +1,8 @@
 // The App and fw/log: one access line per request, each request's lines under its own id, handler errors with their
 // stack, Fastify's own lines through the same logger, and no secret in any line.
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import * as log from '../../lib/log/index.js'
 import { build, gate, type Teardown } from '../helpers/build.js'
@@ -175,4 +178,16 @@ t.test('secrets never reach a line', async (t) => {
   t.notMatch(text, /secret/)
   const access = out.lines().map(parse_kv).find((l) => l.name === 'http')!
   t.equal(Object.fromEntries(access.pairs).path, '/s?api_key=[redacted]&API_KEY=[redacted]&page=2')
+})
+
+t.test('async mode: every access line is in the file once close() resolves', async (t) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'fw-log-')), 'app.log')
+  const saved_level = log.level()
+  log.configure({ destination: file, format: 'json', level: 'info', async: true })
+  t.teardown(() => log.configure({ destination: 1, format: 'kv', level: saved_level, async: false }))
+  const app = build(t, (app) => app.get('/x/{n}', (_req, res) => void res.text('x')), { access_log: 'info' })
+  for (let i = 0; i < 50; i++) await app.inject(`/x/${i}`)
+  await app.close()
+  const paths = readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { path: string }).path)
+  t.same(paths, Array.from({ length: 50 }, (_, i) => `/x/${i}`))
 })
