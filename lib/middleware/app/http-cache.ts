@@ -1,0 +1,202 @@
+// The response cache as App middleware: GET answers kept under a request key, shared by concurrent misses, and served stale
+// when the handler fails.
+import { Cache } from '../../cache/cache.js'
+import { CacheContext } from '../../cache/cache-context.js'
+import type { CacheEntry } from '../../cache/cache-entry.js'
+import type { CachePolicy, CachePolicyOptions } from '../../cache/cache-policy.js'
+import type { AnyCacheStore } from '../../cache/cache-store.js'
+import { CacheKey } from '../../cache/cache-key.js'
+import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
+import { LruMemoryStore } from '../../cache/lru-memory-store.js'
+import { check_fn } from '../../cache/options.js'
+import type { Middleware, Next } from '../../compose.js'
+import type { Request } from '../../request.js'
+import type { Response } from '../../response.js'
+import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
+
+/** What the cache did for one request. `stale` is an entry past its ttl served because the handler failed (header `hit`). */
+export type HttpCacheDecision = 'hit' | 'miss' | 'bypass' | 'stale'
+
+/** More about a decision: the age of the entry served, and the error behind a bypass, a failed store or a stale answer. */
+export interface HttpCacheDetail {
+  /** Age in seconds of the entry served (`hit`, `stale`). */
+  age_s?: number
+  /** `bypass`: the store's error; `miss`: the store's error on put; `stale`: what the handler threw (absent for a 5xx). */
+  error?: unknown
+}
+
+/** Options of `http_cache`. */
+export interface HttpCacheOptions {
+  /** Freshness and stale windows (default `new CachePolicy()`: ttl 60 s, stale after an error up to 300 s). */
+  policy?: CachePolicy | CachePolicyOptions
+  /** Where entries live (default a new `LruMemoryStore`, 1024 entries); an `AsyncCacheStore` such as Redis works too. */
+  store?: AnyCacheStore
+  /** A ready `Cache` to use instead of `policy` and `store` (give one or the other, not both). */
+  cache?: Cache
+  /** Request headers that take part in the key, such as `accept-language` (default none). */
+  include_headers?: readonly string[]
+  /** Called once per GET or HEAD request with the decision and the key, for logs and metrics. */
+  on_decision?: (decision: HttpCacheDecision, key: string, detail: HttpCacheDetail) => void
+  /** The clock in ms (default `Date.now`); tests pass a fake one. */
+  now?: () => number
+}
+
+const OWNER = 'http_cache'
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** The `Cache` the options describe, after checking them. */
+function cache_of({ policy, store, cache }: HttpCacheOptions): Cache {
+  if (cache === undefined) {
+    if (policy !== undefined && (typeof policy !== 'object' || policy === null)) {
+      throw ERR_CACHE_BAD_OPTION(OWNER, 'policy', 'a CachePolicy or its options', policy)
+    }
+    return new Cache(policy ?? {}, store ?? new LruMemoryStore())
+  }
+  if (!(cache instanceof Cache)) throw ERR_CACHE_BAD_OPTION(OWNER, 'cache', 'a Cache', cache)
+  if (policy !== undefined) throw ERR_CACHE_BAD_OPTION(OWNER, 'policy', 'left out when cache is given', policy)
+  if (store !== undefined) throw ERR_CACHE_BAD_OPTION(OWNER, 'store', 'left out when cache is given', store)
+  return cache
+}
+
+function header_names(value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && TOKEN.test(v))) {
+    throw ERR_CACHE_BAD_OPTION(OWNER, 'include_headers', 'a list of header names', value)
+  }
+  return [...new Set(value.map((v: string) => v.toLowerCase()))]
+}
+
+/** The raw query string, without the `?`. */
+function raw_query(req: Request): string {
+  const url = req.raw.url
+  const q = url.indexOf('?')
+  return q === -1 ? '' : url.slice(q + 1)
+}
+
+/** One request through the cache: what it answers with, and how it reports. */
+interface Exchange {
+  readonly req: Request
+  readonly res: Response
+  readonly next: Next
+  readonly key: string
+}
+
+/**
+ * The response cache in front of the routes it is mounted on. GET requests are looked up under
+ * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`, and a
+ * miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and HEAD answer
+ * carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the GET entry but
+ * never stores. `x-fw-cache: bypass` on the request skips lookup and store. When the handler throws or answers 5xx, an
+ * entry the policy still allows after an error is served instead (status `hit`, its `Age` past the ttl); otherwise the failure
+ * passes through. Concurrent misses of one key run the handler once and share its answer when it could be stored. A store
+ * that fails (Redis down) makes the request a `bypass`: the handler runs, the cache never answers 500.
+ * @example
+ * app.use('/api/catalog', fw.middleware.app.http_cache({ policy: { ttl_ms: 30_000 }, include_headers: ['accept-language'] }))
+ */
+export function http_cache(options: HttpCacheOptions = {}): Middleware {
+  const cache = cache_of(options)
+  const include_headers = header_names(options.include_headers ?? [])
+  const now = check_fn(OWNER, 'now', options.now ?? Date.now)
+  const on_decision = options.on_decision === undefined ? undefined : check_fn(OWNER, 'on_decision', options.on_decision)
+  /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
+  const flights = new Map<string, Promise<CacheEntry | undefined>>()
+
+  const decide = (x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void => {
+    x.res.header('x-fw-cache-status', decision === 'stale' ? 'hit' : decision)
+    on_decision?.(decision, x.key, detail)
+  }
+
+  const serve = (x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): void => {
+    const age_s = age_seconds(entry, now())
+    replay(x.res, entry, age_s)
+    decide(x, decision, { age_s, ...failure })
+  }
+
+  /** Stores `entry`; a store that fails only loses the entry, and the error goes to `on_decision`. */
+  const put = async (key: string, entry: CacheEntry): Promise<HttpCacheDetail> => {
+    try {
+      await cache.put(key, entry)
+      return {}
+    } catch (error) {
+      return { error }
+    }
+  }
+
+  /** The entry the policy allows after a failed request, or undefined (also when the store cannot answer). */
+  const stale_entry = async (key: string): Promise<CacheEntry | undefined> => {
+    try {
+      return await cache.get(key, now(), CacheContext.NetworkError())
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Runs the rest of the chain. A failure is answered stale when the policy allows (undefined is returned) and passes
+   * through otherwise; a success gives the entry to store, if the answer may be stored.
+   */
+  const run = async (x: Exchange, store: boolean): Promise<{ entry: CacheEntry | undefined } | undefined> => {
+    const before = snapshot(x.res)
+    let failure: { error?: unknown } | undefined
+    try {
+      await x.next()
+      if (x.res.status_code >= 500) failure = {}
+    } catch (error) {
+      failure = { error }
+    }
+    if (failure === undefined) return { entry: store ? storable(x.res, before, now()) : undefined }
+    const stale = await stale_entry(x.key)
+    if (stale !== undefined) {
+      restore(x.res, before)
+      serve(x, stale, 'stale', failure)
+      return undefined
+    }
+    if (!('error' in failure)) return { entry: undefined }
+    decide(x, 'miss')
+    throw failure.error
+  }
+
+  /** A miss: runs the handler (as the leader of concurrent misses when `lead`), stores what may be stored. */
+  const fetch = async (x: Exchange, lead: boolean, store: boolean): Promise<void> => {
+    let settle: ((entry: CacheEntry | undefined) => void) | undefined
+    if (lead) flights.set(x.key, new Promise((resolve) => (settle = resolve)))
+    let ran: { entry: CacheEntry | undefined } | undefined
+    try {
+      ran = await run(x, store)
+    } finally {
+      if (settle !== undefined) {
+        flights.delete(x.key)
+        settle(ran?.entry)
+      }
+    }
+    if (ran === undefined) return
+    decide(x, 'miss', ran.entry === undefined ? {} : await put(x.key, ran.entry))
+  }
+
+  return async function http_cache(req, res, next) {
+    const method = req.method()
+    if (method !== 'GET' && method !== 'HEAD') return next()
+    const x: Exchange = { req, res, next, key: CacheKey.fromRequest('GET', req.path(), raw_query(req), req.raw.headers, include_headers) }
+    if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') {
+      await next()
+      return decide(x, 'bypass')
+    }
+    let flight = flights.get(x.key)
+    if (flight === undefined) {
+      let entry: CacheEntry | undefined
+      try {
+        entry = await cache.get(x.key, now())
+      } catch (error) {
+        await next()
+        return decide(x, 'bypass', { error })
+      }
+      if (entry !== undefined) return serve(x, entry, 'hit')
+      // Another miss of this key may have started while the store answered.
+      flight = flights.get(x.key)
+    }
+    if (flight !== undefined) {
+      const shared = await flight
+      if (shared !== undefined) return serve(x, shared, 'hit')
+    }
+    return fetch(x, flight === undefined && method === 'GET', method === 'GET')
+  }
+}

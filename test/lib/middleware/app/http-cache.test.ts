@@ -1,0 +1,349 @@
+import t, { type Test } from 'tap'
+import { Cache, CachePolicy, LruMemoryStore, type AsyncCacheStore, type CacheEntry } from '../../../../lib/cache/index.js'
+import type { Handler, Middleware } from '../../../../lib/index.js'
+import * as fw from '../../../../lib/index.js'
+import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
+import { build, gate } from '../../../helpers/build.js'
+
+const { http_cache } = fw.middleware.app
+
+const T0 = 1_700_000_000_000
+
+/** An App with `http_cache` over `/data`, a fake clock, a handler counter and the decisions it reported. */
+function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, outer: Middleware[] = []) {
+  const clock = { ms: T0 }
+  const decisions: Array<[HttpCacheDecision, string, HttpCacheDetail]> = []
+  let calls = 0
+  const app = build(t, (app) => {
+    for (const mw of outer) app.use(mw)
+    app.use('/data', http_cache({ now: () => clock.ms, on_decision: (d, key, detail) => void decisions.push([d, key, detail]), ...options }))
+    app.get('/data', (req, res) => {
+      calls++
+      return handler ? handler(req, res) : void res.json('n', calls)
+    })
+    app.post('/data', (_req, res) => void res.json('posted', ++calls))
+  })
+  return { app, clock, decisions, calls: () => calls }
+}
+
+const status_of = (r: { headers: Record<string, unknown> }): unknown => r.headers['x-fw-cache-status']
+
+/** An async store over a Map; `fail` makes the named operations reject as an unreachable Redis would. */
+class AsyncMapStore implements AsyncCacheStore {
+  readonly async = true
+  readonly map = new Map<string, CacheEntry>()
+  fail = new Set<'get' | 'put'>()
+  async get(key: string): Promise<CacheEntry | undefined> {
+    await null
+    if (this.fail.has('get')) throw new Error('store down')
+    return this.map.get(key)
+  }
+  async put(key: string, entry: CacheEntry): Promise<void> {
+    await null
+    if (this.fail.has('put')) throw new Error('store down')
+    this.map.set(key, entry)
+  }
+  async erase(key: string): Promise<void> {
+    this.map.delete(key)
+  }
+  async clear(): Promise<void> {
+    this.map.clear()
+  }
+}
+
+t.test('http_cache', async (t) => {
+  t.test('answers a miss from the handler, then a hit from the entry with Age', async (t) => {
+    const { app, clock, calls, decisions } = cached(t)
+    const miss = await app.inject({ url: '/data' })
+    t.same([miss.statusCode, status_of(miss), miss.headers.age, miss.body], [200, 'miss', undefined, '{"n":1}'])
+    clock.ms += 5_400
+    const hit = await app.inject({ url: '/data' })
+    t.same([hit.statusCode, status_of(hit), hit.headers.age, hit.body], [200, 'hit', '5', '{"n":1}'])
+    t.equal(hit.headers['content-type'], 'application/json; charset=utf-8')
+    t.equal(calls(), 1)
+    t.same(decisions, [['miss', 'GET /data?', {}], ['hit', 'GET /data?', { age_s: 5 }]])
+  })
+
+  t.test('runs the handler again once the ttl has passed', async (t) => {
+    const { app, clock, calls } = cached(t, { policy: { ttl_ms: 10_000 } })
+    await app.inject({ url: '/data' })
+    clock.ms += 9_999
+    t.equal(status_of(await app.inject({ url: '/data' })), 'hit')
+    clock.ms += 1
+    const again = await app.inject({ url: '/data' })
+    t.same([status_of(again), again.body, calls()], ['miss', '{"n":2}', 2])
+  })
+
+  t.test('keys on the sorted query, so the same parameters in any order share an entry', async (t) => {
+    const { app, calls, decisions } = cached(t)
+    await app.inject({ url: '/data?b=2&a=1' })
+    t.equal(status_of(await app.inject({ url: '/data?a=1&b=2' })), 'hit')
+    t.equal(status_of(await app.inject({ url: '/data?a=1&b=3' })), 'miss')
+    t.equal(calls(), 2)
+    t.same(decisions.map(([, key]) => key), ['GET /data?a=1&b=2', 'GET /data?a=1&b=2', 'GET /data?a=1&b=3'])
+  })
+
+  t.test('skips lookup and store for x-fw-cache: bypass', async (t) => {
+    const { app, calls } = cached(t)
+    await app.inject({ url: '/data' })
+    const bypass = await app.inject({ url: '/data', headers: { 'x-fw-cache': 'Bypass' } })
+    t.same([bypass.statusCode, status_of(bypass), bypass.body], [200, 'bypass', '{"n":2}'])
+    const hit = await app.inject({ url: '/data' })
+    t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 2], 'the bypassed answer was not stored')
+  })
+
+  t.test('leaves other methods untouched, with no status header', async (t) => {
+    const { app, calls } = cached(t)
+    await app.inject({ url: '/data' })
+    for (const n of [2, 3]) {
+      const post = await app.inject({ method: 'POST', url: '/data' })
+      t.same([post.statusCode, status_of(post), post.body], [200, undefined, `{"posted":${n}}`])
+    }
+    t.equal(calls(), 3)
+  })
+
+  t.test('answers HEAD from the GET entry and never stores for it', async (t) => {
+    const { app, calls } = cached(t)
+    const cold = await app.inject({ method: 'HEAD', url: '/data' })
+    t.same([cold.statusCode, status_of(cold), cold.body], [200, 'miss', ''])
+    t.equal(status_of(await app.inject({ url: '/data' })), 'miss', 'HEAD stored nothing')
+    const head = await app.inject({ method: 'HEAD', url: '/data' })
+    t.same([head.statusCode, status_of(head), head.headers['content-type'], head.body], [200, 'hit', 'application/json; charset=utf-8', ''])
+    t.equal(calls(), 2)
+  })
+
+  const not_stored: Array<[string, Handler]> = [
+    ['a Set-Cookie', (_req, res) => void res.header('Set-Cookie', 'a=1').json('ok', true)],
+    ['Cache-Control: no-store', (_req, res) => void res.header('Cache-Control', 'max-age=60, no-store').json('ok', true)],
+    ['Cache-Control: private', (_req, res) => void res.header('Cache-Control', 'Private').json('ok', true)],
+    ['Cache-Control: private="x-user"', (_req, res) => void res.header('Cache-Control', 'public, private="x-user"').json('ok', true)],
+    ['status 201', (_req, res) => void res.status(201).json('ok', true)],
+    ['status 404', (_req, res) => void res.error(404, 'not_found', 'Nothing here')],
+    ['no body', (_req, res) => void res.status(200)],
+    ['a file body', (_req, res) => void res.file('package.json')],
+    ['a Buffer body', (_req, res) => void res.send(Buffer.from([0xff, 0x00]))],
+  ]
+  for (const [what, handler] of not_stored) {
+    t.test(`does not store an answer with ${what}`, async (t) => {
+      const { app, calls } = cached(t, {}, handler)
+      const first = await app.inject({ url: '/data' })
+      const second = await app.inject({ url: '/data' })
+      t.same([status_of(first), status_of(second), calls()], ['miss', 'miss', 2])
+    })
+  }
+
+  t.test('stores an answer whose Cache-Control only mentions the words inside other directives', async (t) => {
+    const { app, calls } = cached(t, {}, (_req, res) => void res.header('Cache-Control', 'public, max-age=60, x-no-store-hint').text('ok'))
+    await app.inject({ url: '/data' })
+    const hit = await app.inject({ url: '/data' })
+    t.same([status_of(hit), hit.headers['cache-control'], hit.body, calls()], ['hit', 'public, max-age=60, x-no-store-hint', 'ok', 1])
+  })
+
+  t.test('keys on include_headers, so their values vary the entry', async (t) => {
+    const handler: Handler = (req, res) => void res.text(`lang=${req.header('accept-language')}`)
+    const { app, calls, decisions } = cached(t, { include_headers: ['Accept-Language'] }, handler)
+    const fr = await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })
+    const en = await app.inject({ url: '/data', headers: { 'accept-language': 'en' } })
+    const fr_again = await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })
+    t.same([fr.body, en.body, fr_again.body], ['lang=fr', 'lang=en', 'lang=fr'])
+    t.same([status_of(fr), status_of(en), status_of(fr_again), calls()], ['miss', 'miss', 'hit', 2])
+    t.equal(decisions[0]![1], 'GET /data? |h:accept-language=fr;')
+  })
+
+  t.test('ignores headers it was not told to include', async (t) => {
+    const { app, calls } = cached(t, {}, (req, res) => void res.text(`lang=${req.header('accept-language')}`))
+    await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })
+    const en = await app.inject({ url: '/data', headers: { 'accept-language': 'en' } })
+    t.same([status_of(en), en.body, calls()], ['hit', 'lang=fr', 1])
+  })
+
+  /** A handler that answers `{"v":1}` with a header of its own once, then fails as `fail` says. */
+  function failing_after_first(fail: (res: fw.Response) => void): Handler {
+    let n = 0
+    return (_req, res) => {
+      if (++n === 1) return void res.header('x-upstream', 'v1').json('v', 1)
+      fail(res)
+    }
+  }
+
+  const failures: Array<[string, (res: fw.Response) => void, unknown]> = [
+    ['throws', () => { throw new Error('upstream down') }, 'upstream down'],
+    ['answers 500', (res) => void res.header('x-upstream', 'broken').header('x-failure', 'yes').error(500, 'upstream_failed', 'Upstream failed'), undefined],
+    ['answers 503', (res) => void res.status(503).text('busy'), undefined],
+  ]
+  for (const [what, fail, error] of failures) {
+    t.test(`serves the stale entry with Age when the handler ${what}`, async (t) => {
+      const tag: Middleware = async (_req, res, next) => {
+        res.header('x-outer', 'kept')
+        await next()
+      }
+      const { app, clock, decisions } = cached(t, { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 } }, failing_after_first(fail), [tag])
+      await app.inject({ url: '/data' })
+      clock.ms += 59_999
+      const stale = await app.inject({ url: '/data' })
+      t.same([stale.statusCode, status_of(stale), stale.headers.age, stale.body], [200, 'hit', '59', '{"v":1}'])
+      t.same([stale.headers['content-type'], stale.headers['x-upstream'], stale.headers['x-outer']], ['application/json; charset=utf-8', 'v1', 'kept'])
+      t.equal(stale.headers['x-failure'], undefined, 'nothing of the failed answer is left')
+      const [decision, , detail] = decisions[1]!
+      t.same([decision, detail.age_s, (detail.error as Error | undefined)?.message], ['stale', 59, error])
+    })
+  }
+
+  t.test('lets the failure through once the entry is older than stale_if_error_ms', async (t) => {
+    const handler = failing_after_first(() => {
+      throw new Error('upstream down')
+    })
+    const { app, clock } = cached(t, { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 } }, handler)
+    await app.inject({ url: '/data' })
+    clock.ms += 60_000
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, status_of(r), r.headers.age], [500, 'miss', undefined])
+    t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
+  })
+
+  t.test('lets a 5xx through when stale reuse after an error is off', async (t) => {
+    const handler = failing_after_first((res) => void res.error(502, 'bad_gateway', 'Upstream failed'))
+    const { app, clock } = cached(t, { policy: { ttl_ms: 1_000, allow_stale_if_error: false } }, handler)
+    await app.inject({ url: '/data' })
+    clock.ms += 1_000
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, status_of(r), r.json()], [502, 'miss', { ok: false, error: 'bad_gateway', message: 'Upstream failed' }])
+  })
+
+  t.test('never serves a stale entry to a request that bypasses the cache', async (t) => {
+    const handler = failing_after_first((res) => void res.status(500).text('down'))
+    const { app, clock } = cached(t, { policy: { ttl_ms: 1_000 } }, handler)
+    await app.inject({ url: '/data' })
+    clock.ms += 2_000
+    const r = await app.inject({ url: '/data', headers: { 'x-fw-cache': 'bypass' } })
+    t.same([r.statusCode, status_of(r), r.body], [500, 'bypass', 'down'])
+  })
+
+  t.test('sets headers of outer middleware again on a hit instead of storing them', async (t) => {
+    let n = 0
+    const counter: Middleware = async (_req, res, next) => {
+      res.header('x-request-count', ++n)
+      await next()
+    }
+    const { app } = cached(t, {}, undefined, [counter])
+    await app.inject({ url: '/data' })
+    const hit = await app.inject({ url: '/data' })
+    t.same([status_of(hit), hit.headers['x-request-count']], ['hit', '2'])
+  })
+
+  t.test('runs the handler once for concurrent misses and gives every request its answer', async (t) => {
+    const hold = gate()
+    const { app, calls, decisions } = cached(t, {}, async (_req, res) => {
+      await hold.promise
+      res.json('shared', true)
+    })
+    const N = 12
+    const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    hold.open()
+    const rs = await Promise.all(pending)
+    t.equal(calls(), 1)
+    t.same(rs.map((r) => [r.statusCode, r.body]), Array.from({ length: N }, () => [200, '{"shared":true}']))
+    t.same(rs.map(status_of).sort(), ['miss', ...Array.from({ length: N - 1 }, () => 'hit')].sort())
+    t.equal(decisions.length, N)
+  })
+
+  t.test('lets followers run the handler themselves when the leader\'s answer cannot be stored', async (t) => {
+    const hold = gate()
+    const { app, calls } = cached(t, {}, async (_req, res) => {
+      await hold.promise
+      res.header('Set-Cookie', 'a=1').text('personal')
+    })
+    const N = 5
+    const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    hold.open()
+    const rs = await Promise.all(pending)
+    t.equal(calls(), N)
+    t.same(rs.map((r) => [r.statusCode, status_of(r), r.body]), Array.from({ length: N }, () => [200, 'miss', 'personal']))
+  })
+
+  t.test('lets followers run the handler themselves when the leader throws', async (t) => {
+    const hold = gate()
+    let n = 0
+    const { app, calls } = cached(t, {}, async (_req, res) => {
+      await hold.promise
+      if (++n === 1) throw new Error('first one fails')
+      res.text('fine')
+    })
+    const pending = Array.from({ length: 3 }, () => app.inject({ url: '/data' }))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    hold.open()
+    const rs = await Promise.all(pending)
+    t.equal(calls(), 3)
+    t.same(rs.map((r) => r.statusCode).sort(), [200, 200, 500])
+  })
+
+  t.test('works over an async store', async (t) => {
+    const store = new AsyncMapStore()
+    const { app, calls } = cached(t, { store })
+    t.equal(status_of(await app.inject({ url: '/data' })), 'miss')
+    t.same([...store.map.keys()], ['GET /data?'])
+    const hit = await app.inject({ url: '/data' })
+    t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 1])
+  })
+
+  t.test('answers bypass and runs the handler while the store cannot be read', async (t) => {
+    const store = new AsyncMapStore()
+    const { app, calls, decisions } = cached(t, { store })
+    await app.inject({ url: '/data' })
+    store.fail.add('get')
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, status_of(r), r.body, calls()], [200, 'bypass', '{"n":2}', 2])
+    t.equal((decisions[1]![2].error as Error).message, 'store down')
+  })
+
+  t.test('answers a miss when the store cannot be written, and reports the error', async (t) => {
+    const store = new AsyncMapStore()
+    store.fail.add('put')
+    const { app, decisions } = cached(t, { store })
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, status_of(r), r.body], [200, 'miss', '{"n":1}'])
+    t.same([decisions[0]![0], (decisions[0]![2].error as Error).message], ['miss', 'store down'])
+  })
+
+  t.test('lets the failure through when the store cannot give a stale entry', async (t) => {
+    const store = new AsyncMapStore()
+    const handler = failing_after_first((res) => void res.status(500).text('down'))
+    const { app, clock } = cached(t, { store, policy: { ttl_ms: 1_000 } }, handler)
+    await app.inject({ url: '/data' })
+    clock.ms += 2_000
+    let reads = 0
+    const get = store.get.bind(store)
+    store.get = (key) => (++reads === 1 ? get(key) : Promise.reject(new Error('store down')))
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, status_of(r), r.body], [500, 'miss', 'down'])
+  })
+
+  t.test('uses a given Cache', async (t) => {
+    const cache = new Cache(new CachePolicy({ ttl_ms: 5_000 }), new LruMemoryStore({ max_entries: 2 }))
+    const { app } = cached(t, { cache })
+    await app.inject({ url: '/data' })
+    t.equal(cache.store.size, 1)
+    t.equal((cache.get('GET /data?', T0) as CacheEntry | undefined)?.body, '{"n":1}')
+  })
+
+  t.test('checks its options when it is created', async (t) => {
+    const cache = new Cache(new CachePolicy(), new LruMemoryStore())
+    const bad: Array<[unknown, string]> = [
+      [{ policy: 5 }, 'http_cache: policy must be a CachePolicy or its options; got 5'],
+      [{ policy: { ttl_ms: -1 } }, 'CachePolicy: ttl_ms must be a non-negative integer; got -1'],
+      [{ store: {} }, 'Cache: store.put must be a function; got undefined'],
+      [{ cache: {} }, 'http_cache: cache must be a Cache; got {}'],
+      [{ cache, policy: { ttl_ms: 1 } }, 'http_cache: policy must be left out when cache is given; got {"ttl_ms":1}'],
+      [{ cache, store: new LruMemoryStore() }, 'http_cache: store must be left out when cache is given; got {"max_entries":1024}'],
+      [{ include_headers: 'accept' }, 'http_cache: include_headers must be a list of header names; got "accept"'],
+      [{ include_headers: ['bad name'] }, 'http_cache: include_headers must be a list of header names; got ["bad name"]'],
+      [{ now: 0 }, 'http_cache: now must be a function; got 0'],
+      [{ on_decision: 'log' }, 'http_cache: on_decision must be a function; got "log"'],
+    ]
+    for (const [options, message] of bad) {
+      t.throws(() => http_cache(options as HttpCacheOptions), { code: 'FW_ERR_CACHE_BAD_OPTION', message }, message)
+    }
+  })
+})
