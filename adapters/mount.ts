@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppCore } from '../lib/app.js'
+import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import type { Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
 import { logger, redact_query, run_with_context, type LogLevel } from '../lib/log/index.js'
@@ -132,7 +132,7 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
   const st = await stat(path).catch(() => undefined)
   if (!st?.isFile()) {
     reply.removeHeader('cache-control')
-    return error(reply, 404, 'not_found', 'File not found')
+    return error(reply, 404, CODE_NOT_FOUND, 'File not found')
   }
   const has_cache_control = reply.hasHeader('cache-control')
   return reply.sendFile(basename(path), dirname(path), { cacheControl: !has_cache_control, dotfiles: 'allow' })
