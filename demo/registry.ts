@@ -4,6 +4,7 @@ import type { Demo } from './demo.js'
 import { demo as auth_api } from './auth-api.js'
 import { demo as http_api } from './http-api.js'
 import { demo as jwt } from './jwt.js'
+import { demo as log } from './log.js'
 import { demo as rbac } from './rbac.js'
 import { demo as security } from './security.js'
 import { demo as session } from './session.js'
@@ -18,4 +19,5 @@ export const demos: Record<string, Demo> = {
   [auth_api.name]: auth_api,
   [showcase_page.name]: showcase_page,
   [security.name]: security,
+  [log.name]: log,
 }

@@ -104,6 +104,11 @@ export class Logger {
     return core.enabled(level)
   }
 
+  /** The active output format (shared by every logger). */
+  format(): LogFormat {
+    return core.format()
+  }
+
   /** Sets the output format of every logger. */
   set_format(format: LogFormat): void {
     core.configure({ format })
