@@ -111,6 +111,15 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
     decide(x, decision, { age_s, ...failure })
   }
 
+  /** Runs the rest of the chain without the cache; the status header stays on a failure passing through too. */
+  const bypass = async (x: Exchange, detail: HttpCacheDetail): Promise<void> => {
+    try {
+      await x.next()
+    } finally {
+      decide(x, 'bypass', detail)
+    }
+  }
+
   /** Stores `entry`; a store that fails only loses the entry, and the error goes to `on_decision`. */
   const put = async (key: string, entry: CacheEntry): Promise<HttpCacheDetail> => {
     try {
@@ -176,18 +185,14 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
     const method = req.method()
     if (method !== 'GET' && method !== 'HEAD') return next()
     const x: Exchange = { req, res, next, key: CacheKey.fromRequest('GET', req.path(), raw_query(req), req.raw.headers, include_headers) }
-    if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') {
-      await next()
-      return decide(x, 'bypass')
-    }
+    if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return bypass(x, {})
     let flight = flights.get(x.key)
     if (flight === undefined) {
       let entry: CacheEntry | undefined
       try {
         entry = await cache.get(x.key, now())
       } catch (error) {
-        await next()
-        return decide(x, 'bypass', { error })
+        return bypass(x, { error })
       }
       if (entry !== undefined) return serve(x, entry, 'hit')
       // Another miss of this key may have started while the store answered.

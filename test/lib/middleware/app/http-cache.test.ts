@@ -219,6 +219,18 @@ t.test('http_cache', async (t) => {
     t.same([r.statusCode, status_of(r), r.body], [500, 'bypass', 'down'])
   })
 
+  t.test('keeps the bypass status on a thrown failure, for the header and the store', async (t) => {
+    const store = new AsyncMapStore()
+    const { app, decisions } = cached(t, { store }, () => {
+      throw new Error('upstream down')
+    })
+    const asked = await app.inject({ url: '/data', headers: { 'x-fw-cache': 'bypass' } })
+    store.fail.add('get')
+    const down = await app.inject({ url: '/data' })
+    t.same([asked.statusCode, status_of(asked), down.statusCode, status_of(down)], [500, 'bypass', 500, 'bypass'])
+    t.same(decisions.map(([d]) => d), ['bypass', 'bypass'])
+  })
+
   t.test('sets headers of outer middleware again on a hit instead of storing them', async (t) => {
     let n = 0
     const counter: Middleware = async (_req, res, next) => {
