@@ -2,6 +2,7 @@
 import { demo as api_key } from './api-key.js'
 import type { Demo } from './demo.js'
 import { demo as auth_api } from './auth-api.js'
+import { demo as cache } from './cache.js'
 import { demo as http_api } from './http-api.js'
 import { demo as jwt } from './jwt.js'
 import { demo as log } from './log.js'
@@ -19,5 +20,6 @@ export const demos: Record<string, Demo> = {
   [auth_api.name]: auth_api,
   [showcase_page.name]: showcase_page,
   [security.name]: security,
+  [cache.name]: cache,
   [log.name]: log,
 }
