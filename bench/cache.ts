@@ -3,7 +3,7 @@
 import { pathToFileURL } from 'node:url'
 import { LRUCache } from 'lru-cache'
 import { Cache, CacheContext, CacheEntry, CachePolicy, LruMemoryStore, MemoryStore } from '../lib/cache/index.js'
-import { median, ratio, type BenchReport, type BenchRow } from './report.js'
+import { ratio, scenario_rows, type BenchReport } from './report.js'
 
 const CAPACITY = 1024
 /** Twice the capacity, so gets miss about half the time and puts evict, as a cache under real pressure does. */
@@ -81,11 +81,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     for (const name of order) figures.get(name)!.push(runs[name]!())
     await new Promise((r) => setImmediate(r))
   }
-  const rows: BenchRow[] = names.map((competitor) => {
-    const rounds = figures.get(competitor)!
-    return { scenario: SCENARIO, competitor, median: median(rounds), rounds, unit: 'ops/s' }
-  })
-  const row = (name: string): BenchRow => rows.find((r) => r.competitor === name)!
+  const { rows, row } = scenario_rows(SCENARIO, figures, 'ops/s')
   return {
     name: 'cache',
     rows,

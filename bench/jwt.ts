@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { sign_dev_token } from '../lib/middleware/app/auth-presets.js'
-import { median, ratio, type BenchReport, type BenchRow } from './report.js'
+import { ratio, scenario_rows, type BenchReport } from './report.js'
 import { load, start_server, type Server } from './servers.js'
 
 const COMPETITORS = [
@@ -39,10 +39,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
 }
 
 function report(figures: Map<string, number[]>, duration_s: number): BenchReport {
-  const rows: BenchRow[] = [...figures].map(([competitor, rounds]) => ({
-    scenario: SCENARIO, competitor, median: median(rounds), rounds, unit: 'req/s',
-  }))
-  const row = (c: string): BenchRow => rows.find((r) => r.competitor === c)!
+  const { rows, row } = scenario_rows(SCENARIO, figures, 'req/s')
   return {
     name: 'jwt',
     rows,

@@ -43,3 +43,19 @@ export function ratio(scenario: string, label: string, a: BenchRow, b: BenchRow,
   if (target !== undefined) r.target = target
   return r
 }
+
+/**
+ * One scenario's rows from each competitor's per-round figures, and a lookup by competitor name for the ratios.
+ * @example
+ * const { rows, row } = scenario_rows('hello', figures, 'req/s')
+ * ratio('hello', 'fw / fastify', row('fw'), row('fastify'), 0.9)
+ */
+export function scenario_rows(scenario: string, figures: ReadonlyMap<string, number[]>, unit: string): { rows: BenchRow[]; row: (competitor: string) => BenchRow } {
+  const rows: BenchRow[] = [...figures].map(([competitor, rounds]) => ({ scenario, competitor, median: median(rounds), rounds, unit }))
+  const row = (competitor: string): BenchRow => {
+    const found = rows.find((r) => r.competitor === competitor)
+    if (found === undefined) throw new Error(`no figures for ${competitor} in ${scenario}`)
+    return found
+  }
+  return { rows, row }
+}

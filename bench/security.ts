@@ -4,7 +4,7 @@
 // started again with SECURITY_BENCH_SERVER=<name>.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { median, ratio, type BenchReport, type BenchRow } from './report.js'
+import { ratio, scenario_rows, type BenchReport } from './report.js'
 import { announce, load, start_server, type Server } from './servers.js'
 
 const ORIGIN = 'http://localhost:5173'
@@ -120,8 +120,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
 
 function report(figures: Map<string, number[]>, duration_s: number): BenchReport {
   const scenario = 'security chain'
-  const rows: BenchRow[] = [...figures].map(([competitor, rounds]) => ({ scenario, competitor, median: median(rounds), rounds, unit: 'req/s' }))
-  const row = (c: string): BenchRow => rows.find((r) => r.competitor === c)!
+  const { rows, row } = scenario_rows(scenario, figures, 'req/s')
   return {
     name: 'security',
     rows,
