@@ -1,19 +1,13 @@
 import t, { type Test } from 'tap'
 import { setup_api_key } from '../../demo/api-key.js'
 import { demos } from '../../demo/registry.js'
-import { App } from '../../lib/index.js'
+import type { App } from '../../lib/index.js'
+import { mounted } from '../helpers/build.js'
 
 const KEY = 'demo-key-0123456789'
 
 /** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
-function demo_app(t: Test, prefix = ''): App {
-  const app = new App({ access_log: false })
-  if (prefix === '') setup_api_key(app, { key: KEY })
-  else app.group(prefix, (g) => setup_api_key(g, { key: KEY }))
-  app.get('/open', (_req, res) => void res.json('ok', true))
-  t.teardown(() => app.close())
-  return app
-}
+const demo_app = (t: Test, prefix = ''): App => mounted(t, (r) => setup_api_key(r, { key: KEY }), prefix)
 
 t.test('api-key demo', async (t) => {
   t.test('is registered under its name', async (t) => {

@@ -1,19 +1,14 @@
 import t, { type Test } from 'tap'
 import { setup_jwt } from '../../demo/jwt.js'
 import { demos } from '../../demo/registry.js'
-import { App } from '../../lib/index.js'
+import type { App } from '../../lib/index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
+import { mounted } from '../helpers/build.js'
 
 const SECRET = 'demo-jwt-secret-0123456789'
 
-function demo_app(t: Test, prefix = ''): App {
-  const app = new App({ access_log: false })
-  if (prefix === '') setup_jwt(app, { secret: SECRET })
-  else app.group(prefix, (g) => setup_jwt(g, { secret: SECRET }))
-  app.get('/open', (_req, res) => void res.json('ok', true))
-  t.teardown(() => app.close())
-  return app
-}
+/** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
+const demo_app = (t: Test, prefix = ''): App => mounted(t, (r) => setup_jwt(r, { secret: SECRET }), prefix)
 
 const bearer = (claims: Record<string, unknown>, secret = SECRET) => ({ authorization: `Bearer ${sign_dev_token(secret, claims)}` })
 

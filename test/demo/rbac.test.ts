@@ -1,19 +1,14 @@
 import t, { type Test } from 'tap'
 import { setup_rbac } from '../../demo/rbac.js'
 import { demos } from '../../demo/registry.js'
-import { App } from '../../lib/index.js'
+import type { App } from '../../lib/index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
+import { mounted } from '../helpers/build.js'
 
 const SECRET = 'demo-jwt-secret-0123456789'
 
-function demo_app(t: Test, prefix = ''): App {
-  const app = new App({ access_log: false })
-  if (prefix === '') setup_rbac(app, { secret: SECRET })
-  else app.group(prefix, (g) => setup_rbac(g, { secret: SECRET }))
-  app.get('/open', (_req, res) => void res.json('ok', true))
-  t.teardown(() => app.close())
-  return app
-}
+/** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
+const demo_app = (t: Test, prefix = ''): App => mounted(t, (r) => setup_rbac(r, { secret: SECRET }), prefix)
 
 const bearer = (claims: Record<string, unknown>) => ({ authorization: `Bearer ${sign_dev_token(SECRET, claims)}` })
 

@@ -1,6 +1,7 @@
 // Test helpers: an App that is closed when the test ends, and a listening one for tests that need a real socket.
 import { App } from '../../lib/index.js'
 import type { AppOptions } from '../../lib/config.js'
+import type { Router } from '../../lib/index.js'
 
 /** The part of a tap test the helpers use. */
 export interface Teardown {
@@ -36,4 +37,18 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void
   const promise = new Promise<void>((resolve) => (open = resolve))
   return { promise, open }
+}
+
+/**
+ * A demo's routes on an App, at the root or inside a group under `prefix` (as the showcase mounts them), next to an
+ * unprotected `GET /open`; closed when the test ends.
+ * @example
+ * const app = mounted(t, (r) => setup_jwt(r, { secret }), '/jwt')
+ */
+export function mounted(t: Teardown, setup: (r: Router) => void, prefix = ''): App {
+  return build(t, (app) => {
+    if (prefix === '') setup(app)
+    else app.group(prefix, setup)
+    app.get('/open', (_req, res) => void res.json('ok', true))
+  })
 }
