@@ -1,0 +1,79 @@
+// http_cache: an fw route whose handler does 1 ms of CPU work (a busy-wait, standing for rendering or serialising), bare
+// against the same route behind http_cache answering hits. One server process (this file started again with
+// HTTP_CACHE_BENCH_SERVER=1), rounds interleaved with the order alternated, autocannon on 127.0.0.1.
+import { pathToFileURL } from 'node:url'
+import type { Handler } from '../lib/index.js'
+import { ratio, scenario_rows, type BenchReport } from './report.js'
+import { announce, load, start_server } from './servers.js'
+
+const WORK_MS = 1
+const ROUTES = [
+  ['uncached', '/work'],
+  ['http_cache hit', '/cached/work'],
+] as const
+const SCENARIO = `handler with ${WORK_MS} ms CPU`
+
+/** The server: the same handler at /work and behind http_cache at /cached/work; GET /calls counts its runs. */
+async function serve(): Promise<number> {
+  const { App, middleware } = await import('../lib/index.js')
+  const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+  let calls = 0
+  const work: Handler = (_req, res) => {
+    const until = performance.now() + WORK_MS
+    while (performance.now() < until);
+    res.json('ok', true, 'calls', ++calls)
+  }
+  app.use('/cached', middleware.app.http_cache({ policy: { ttl_ms: 3_600_000 } }))
+  app.get('/work', work)
+  app.get('/cached/work', work)
+  app.get('/calls', (_req, res) => void res.json('calls', calls))
+  return app.listen(0)
+}
+
+async function calls(port: number): Promise<number> {
+  return ((await (await fetch(`http://127.0.0.1:${port}/calls`)).json()) as { calls: number }).calls
+}
+
+/** Runs the benchmark; `quick` shortens each run for a smoke test. */
+export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
+  const duration_s = opts.quick ? 1 : 2
+  const server = await start_server('fw', '../http-cache.ts', { HTTP_CACHE_BENCH_SERVER: '1' })
+  try {
+    // The first request stores the entry, so every request of the cached runs is a hit.
+    const first = await fetch(`http://127.0.0.1:${server.port}/cached/work`)
+    if (first.headers.get('x-fw-cache-status') !== 'miss') throw new Error('the first cached request was not a miss')
+    if (!opts.quick) for (const [, path] of ROUTES) await load(server.port, { path, pipelining: 1, duration_s: 1 })
+    const figures = new Map<string, number[]>(ROUTES.map(([name]) => [name, []]))
+    let cached_calls = 0
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const [name, path] of round % 2 ? [...ROUTES].reverse() : ROUTES) {
+        const before = await calls(server.port)
+        figures.get(name)!.push(await load(server.port, { path, pipelining: 1, duration_s }))
+        if (path === '/cached/work') cached_calls += (await calls(server.port)) - before
+      }
+    }
+    return report(figures, duration_s, cached_calls)
+  } finally {
+    await server.stop()
+  }
+}
+
+function report(figures: Map<string, number[]>, duration_s: number, cached_calls: number): BenchReport {
+  const { rows, row } = scenario_rows(SCENARIO, figures, 'req/s')
+  return {
+    name: 'http-cache',
+    rows,
+    ratios: [ratio(SCENARIO, 'hit / uncached', row('http_cache hit'), row('uncached'), 1.5)],
+    notes: [
+      `GET with a handler that busy-waits ${WORK_MS} ms and answers JSON; http_cache over the default LruMemoryStore, ttl 1 h`,
+      `autocannon -c 100 -p 1, ${duration_s} s per run, the two routes alternating first; req/s medians`,
+      `handler runs during the http_cache runs: ${cached_calls} (every request a hit)`,
+    ],
+  }
+}
+
+if (process.env.HTTP_CACHE_BENCH_SERVER !== undefined) {
+  announce(await serve())
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify(await bench({ rounds: 5 }), null, 2))
+}
