@@ -14,6 +14,11 @@ export const ERR_APP_LOCKED = defineError(
   (what: string) => `cannot ${what} after the app has started (listen, inject or mount)`,
 )
 
+export const ERR_APP_BAD_HANDLER = defineError(
+  'FW_ERR_APP_BAD_HANDLER',
+  (what: string, value: unknown) => `${what} must be a function; got ${value === null ? 'null' : typeof value}`,
+)
+
 export const CODE_NOT_FOUND = httpCode('not_found')
 
 /** HTTP methods a route can answer. */
@@ -118,13 +123,14 @@ export class AppCore extends Router {
   /** @internal Adds a route; use `get`, `post`, ... */
   add_route(method: Method, path: string, handler: Handler): void {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
+    if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     this.#routes.push({ method, path, segs: parse_route(path), handler })
   }
 
   /** @internal Adds middleware; use `use`. */
   add_middleware(prefix: string, mw: Middleware): void {
     if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
-    if (typeof mw !== 'function') throw new TypeError('middleware must be a function')
+    if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
     this.#mws.push({ prefix: prefix_segments(prefix), mw })
   }
 

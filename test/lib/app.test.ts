@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { App, Token, adapt_ctx, type Middleware } from '../../lib/index.js'
+import { App, Token, adapt_ctx, type Handler, type Middleware } from '../../lib/index.js'
 import { ERR_APP_LOCKED } from '../../lib/app.js'
 import { with_route_options } from '../../lib/compose.js'
 import { build, listening } from '../helpers/build.js'
@@ -94,7 +94,9 @@ t.test('App.route', async (t) => {
     t.throws(() => app.get('users', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
     t.throws(() => app.group('/a/*/b', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
     t.throws(() => app.use('api', (_q, _s, next) => next()), { code: 'FW_ERR_APP_BAD_PATH' })
-    t.throws(() => app.use(undefined as unknown as Middleware), { name: 'TypeError', message: 'middleware must be a function' })
+    t.throws(() => app.use(undefined as unknown as Middleware), { code: 'FW_ERR_APP_BAD_HANDLER', message: 'middleware must be a function; got undefined' })
+    t.throws(() => app.use('/api', null as unknown as Middleware), { code: 'FW_ERR_APP_BAD_HANDLER', message: 'middleware must be a function; got null' })
+    t.throws(() => app.get('/x', 'hi' as unknown as Handler), { code: 'FW_ERR_APP_BAD_HANDLER', message: 'the handler of GET /x must be a function; got string' })
     t.equal(app.started, false)
   })
 })
