@@ -74,7 +74,6 @@ function raw_query(req: Request): string {
 
 /** One request through the cache: what it answers with, and how it reports. */
 interface Exchange {
-  readonly req: Request
   readonly res: Response
   readonly next: Next
   readonly key: string
@@ -184,7 +183,7 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   return async function http_cache(req, res, next) {
     const method = req.method()
     if (method !== 'GET' && method !== 'HEAD') return next()
-    const x: Exchange = { req, res, next, key: CacheKey.fromRequest('GET', req.path(), raw_query(req), req.raw.headers, include_headers) }
+    const x: Exchange = { res, next, key: CacheKey.fromRequest('GET', req.path(), raw_query(req), req.raw.headers, include_headers) }
     if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return bypass(x, {})
     let flight = flights.get(x.key)
     if (flight === undefined) {
