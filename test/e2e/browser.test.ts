@@ -1,24 +1,12 @@
 // The security demo in a real headless Chromium: CSRF-protected form, session counter, cross-origin fetch, headers and CSP.
-import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { setup_security } from '../../demo/security.js'
 import { App } from '../../lib/index.js'
+import { CHROMIUM, ensure } from '../helpers/services.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync']
-
-/** Chromium, installed once outside CI when missing; never a silent skip. */
-function ensure_chromium(): void {
-  if (existsSync(CHROMIUM)) return
-  if (process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install chromium (apt-get install -y chromium) before the tests`)
-  const r = spawnSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit' })
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing and 'apt-get install -y chromium' failed (exit ${r.status}); install it to run the browser tests`)
-  }
-}
 
 /** A security demo App listening on 127.0.0.1; `api_origins` is its /api CORS allow-list. */
 async function serve(t: Test, api_origins?: string[]): Promise<string> {
@@ -42,7 +30,7 @@ async function watch(page: Page): Promise<string[]> {
 const visits = async (page: Page): Promise<number> => Number(await page.textContent('#visits'))
 
 t.test('security demo in a browser', async (t) => {
-  ensure_chromium()
+  ensure('chromium')
   const page_origin = await serve(t)
   const refused_origin = await serve(t)
   const api = await serve(t, [page_origin])

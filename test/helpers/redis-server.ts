@@ -1,11 +1,12 @@
 // A real redis-server for tests: on a free 127.0.0.1 port, in a temp dir, without persistence; stopped by its pid.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Teardown } from './build.js'
+import { ensure } from './services.js'
 
 /** A running (or stopped, then restartable) redis-server. */
 export interface RedisServer {
@@ -20,26 +21,6 @@ export interface RedisServer {
   restart(): Promise<void>
   /** Stops the server (SIGTERM) and removes its temp dir. */
   stop(): Promise<void>
-}
-
-let checked = false
-
-/** redis-server on the PATH, installed once outside CI when missing; never a silent skip. */
-function ensure_redis_server(): void {
-  if (checked) return
-  const has = (): boolean => spawnSync('redis-server', ['--version']).status === 0
-  if (!has()) {
-    if (process.env.CI) throw new Error('redis-server is missing: CI must install it (apt-get install -y redis-server) before the tests')
-    let r = spawnSync('apt-get', ['install', '-y', 'redis-server'], { stdio: 'inherit' })
-    if (r.status !== 0) {
-      spawnSync('apt-get', ['update'], { stdio: 'inherit' })
-      r = spawnSync('apt-get', ['install', '-y', 'redis-server'], { stdio: 'inherit' })
-    }
-    if (!has()) {
-      throw new Error(`redis-server is missing and 'apt-get install -y redis-server' failed (exit ${r.status}); install it to run the Redis tests`)
-    }
-  }
-  checked = true
 }
 
 /** A port of 127.0.0.1 that was free a moment ago (nothing listens on it unless someone takes it since). */
@@ -95,7 +76,7 @@ async function end(child: ChildProcess | undefined, signal: NodeJS.Signals): Pro
  * const store = new RedisSessionStore({ client: redis.url })
  */
 export async function start_redis(t: Teardown): Promise<RedisServer> {
-  ensure_redis_server()
+  ensure('redis-server')
   const dir = mkdtempSync(join(tmpdir(), 'fw-redis-'))
   const port = await free_port()
   let child: ChildProcess | undefined = await launch(port, dir)
