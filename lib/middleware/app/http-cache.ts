@@ -37,11 +37,19 @@ export interface HttpCacheOptions {
   include_headers?: readonly string[]
   /** Called once per GET or HEAD request with the decision and the key, for logs and metrics. */
   on_decision?: (decision: HttpCacheDecision, key: string, detail: HttpCacheDetail) => void
+  /**
+   * Serve and store answers to requests that carry `Authorization` or `Cookie` (default false: such a request is a
+   * `bypass`, unless `include_headers` names the header, which keys the entry per credential). Turn it on only for routes
+   * whose answer is the same for every caller.
+   */
+  cache_credentialed?: boolean
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
 }
 
 const OWNER = 'http_cache'
+/** Request headers that make an answer personal unless the key includes them (a shared cache's rule, RFC 9111 3.5). */
+const CREDENTIALS = ['authorization', 'cookie']
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** The `Cache` the options describe, after checking them. */
@@ -84,7 +92,8 @@ interface Exchange {
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`, and a
  * miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and HEAD answer
  * carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the GET entry but
- * never stores. `x-fw-cache: bypass` on the request skips lookup and store. When the handler throws or answers 5xx, an
+ * never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with `Authorization` or
+ * `Cookie` unless `include_headers` names it or `cache_credentialed` is set. When the handler throws or answers 5xx, an
  * entry the policy still allows after an error is served instead (status `hit`, its `Age` past the ttl); otherwise the failure
  * passes through. Concurrent misses of one key run the handler once and share its answer when it could be stored. A store
  * that fails (Redis down) makes the request a `bypass`: the handler runs, the cache never answers 500.
@@ -95,6 +104,9 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = cache_of(options)
   const include_headers = header_names(options.include_headers ?? [])
   const now = check_fn(OWNER, 'now', options.now ?? Date.now)
+  const cache_credentialed = options.cache_credentialed ?? false
+  if (typeof cache_credentialed !== 'boolean') throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
+  const personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
   const on_decision = options.on_decision === undefined ? undefined : check_fn(OWNER, 'on_decision', options.on_decision)
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
   const flights = new Map<string, Promise<CacheEntry | undefined>>()
@@ -185,6 +197,7 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
     if (method !== 'GET' && method !== 'HEAD') return next()
     const x: Exchange = { res, next, key: CacheKey.fromRequest('GET', req.path(), raw_query(req), req.raw.headers, include_headers) }
     if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return bypass(x, {})
+    if (personal.some((h) => req.raw.headers[h] !== undefined)) return bypass(x, {})
     let flight = flights.get(x.key)
     if (flight === undefined) {
       let entry: CacheEntry | undefined

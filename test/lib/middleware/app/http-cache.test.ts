@@ -92,6 +92,33 @@ t.test('http_cache', async (t) => {
     t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 2], 'the bypassed answer was not stored')
   })
 
+  t.test('bypasses requests with Authorization or Cookie: a personal answer is neither served from nor stored in the cache', async (t) => {
+    const { app, calls } = cached(t, {}, (req, res) => void res.text(`for ${req.header('authorization') || req.header('cookie') || 'anyone'}`))
+    t.equal((await app.inject({ url: '/data' })).body, 'for anyone')
+    for (const headers of [{ authorization: 'Bearer alice' }, { cookie: 'sid=bob' }, { Authorization: '' }]) {
+      const r = await app.inject({ url: '/data', headers })
+      t.same([status_of(r), r.body], ['bypass', `for ${Object.values(headers)[0] || 'anyone'}`], JSON.stringify(headers))
+    }
+    const anon = await app.inject({ url: '/data' })
+    t.same([status_of(anon), anon.body, calls()], ['hit', 'for anyone', 4], 'no personal answer was stored')
+  })
+
+  t.test('keys per credential when include_headers names it, and shares answers when cache_credentialed is set', async (t) => {
+    const per_user = cached(t, { include_headers: ['authorization'] }, (req, res) => void res.text(`for ${req.header('authorization')}`))
+    const alice = { authorization: 'Bearer alice' }
+    t.same(status_of(await per_user.app.inject({ url: '/data', headers: alice })), 'miss')
+    const bob = await per_user.app.inject({ url: '/data', headers: { authorization: 'Bearer bob' } })
+    t.same([status_of(bob), bob.body], ['miss', 'for Bearer bob'])
+    const alice_again = await per_user.app.inject({ url: '/data', headers: alice })
+    t.same([status_of(alice_again), alice_again.body], ['hit', 'for Bearer alice'])
+    t.same(status_of(await per_user.app.inject({ url: '/data', headers: { cookie: 'sid=1', ...alice } })), 'bypass', 'Cookie is still personal')
+
+    const shared = cached(t, { cache_credentialed: true })
+    await shared.app.inject({ url: '/data', headers: { cookie: 'sid=1' } })
+    const r = await shared.app.inject({ url: '/data', headers: { authorization: 'Bearer x' } })
+    t.same([status_of(r), r.body, shared.calls()], ['hit', '{"n":1}', 1])
+  })
+
   t.test('leaves other methods untouched, with no status header', async (t) => {
     const { app, calls } = cached(t)
     await app.inject({ url: '/data' })
@@ -353,6 +380,7 @@ t.test('http_cache', async (t) => {
       [{ include_headers: ['bad name'] }, 'http_cache: include_headers must be a list of header names; got ["bad name"]'],
       [{ now: 0 }, 'http_cache: now must be a function; got 0'],
       [{ on_decision: 'log' }, 'http_cache: on_decision must be a function; got "log"'],
+      [{ cache_credentialed: 'yes' }, 'http_cache: cache_credentialed must be a boolean; got "yes"'],
     ]
     for (const [options, message] of bad) {
       t.throws(() => http_cache(options as HttpCacheOptions), { code: 'FW_ERR_CACHE_BAD_OPTION', message }, message)
