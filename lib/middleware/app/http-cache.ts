@@ -1,13 +1,15 @@
 // The response cache as App middleware: GET answers kept under a request key, shared by concurrent misses, and served stale
 // when the handler fails.
 import { Cache } from '../../cache/cache.js'
-import { CacheContext } from '../../cache/cache-context.js'
+import { CacheContext, RequestOutcome } from '../../cache/cache-context.js'
 import type { CacheEntry } from '../../cache/cache-entry.js'
 import type { CachePolicy, CachePolicyOptions } from '../../cache/cache-policy.js'
 import type { AnyCacheStore } from '../../cache/cache-store.js'
 import { CacheKey } from '../../cache/cache-key.js'
+import { contextFromProbe, contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
 import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
 import { LruMemoryStore } from '../../cache/lru-memory-store.js'
+import type { OnlineState } from '../../cache/network-probe.js'
 import { check_fn } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
 import type { Request } from '../../request.js'
@@ -43,6 +45,12 @@ export interface HttpCacheOptions {
    * whose answer is the same for every caller.
    */
   cache_credentialed?: boolean
+  /**
+   * Whether the upstream the routes depend on is reachable, for stale-if-offline: while `probe.isOnline(now)` is false, an
+   * entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is refreshed
+   * (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
+   */
+  probe?: OnlineState & { refresh?(now_ms: number): unknown }
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
 }
@@ -107,6 +115,16 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache_credentialed = options.cache_credentialed ?? false
   if (typeof cache_credentialed !== 'boolean') throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
   const personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
+  const probe = options.probe
+  if (probe !== undefined && typeof probe?.isOnline !== 'function') {
+    throw ERR_CACHE_BAD_OPTION(OWNER, 'probe', 'an object with isOnline(now_ms), such as a NetworkProbe', probe)
+  }
+  /** The context of a lookup at `now_ms`: online, or what the probe knows (and a refresh started for next time). */
+  const context_at = (now_ms: number, outcome: RequestOutcome = RequestOutcome.Ok): CacheContext => {
+    if (probe === undefined) return outcome === RequestOutcome.NetworkError ? CacheContext.NetworkError() : CacheContext.Online()
+    void probe.refresh?.(now_ms)
+    return outcome === RequestOutcome.NetworkError ? contextFromProbeAndOutcome(probe, now_ms, outcome) : contextFromProbe(probe, now_ms)
+  }
   const on_decision = options.on_decision === undefined ? undefined : check_fn(OWNER, 'on_decision', options.on_decision)
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
   const flights = new Map<string, Promise<CacheEntry | undefined>>()
@@ -144,7 +162,8 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   /** The entry the policy allows after a failed request, or undefined (also when the store cannot answer). */
   const stale_entry = async (key: string): Promise<CacheEntry | undefined> => {
     try {
-      return await cache.get(key, now(), CacheContext.NetworkError())
+      const t = now()
+      return await cache.get(key, t, context_at(t, RequestOutcome.NetworkError))
     } catch {
       return undefined
     }
@@ -201,12 +220,14 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
     let flight = flights.get(x.key)
     if (flight === undefined) {
       let entry: CacheEntry | undefined
+      const t = now()
       try {
-        entry = await cache.get(x.key, now())
+        entry = await cache.get(x.key, t, context_at(t))
       } catch (error) {
         return bypass(x, { error })
       }
-      if (entry !== undefined) return serve(x, entry, 'hit')
+      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer.
+      if (entry !== undefined) return serve(x, entry, cache.policy.is_fresh(t - entry.created_at_ms) ? 'hit' : 'stale')
       // Another miss of this key may have started while the store answered.
       flight = flights.get(x.key)
     }

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { Cache, CachePolicy, LruMemoryStore, type AsyncCacheStore, type CacheEntry } from '../../../../lib/cache/index.js'
+import { Cache, CachePolicy, LruMemoryStore, NetworkProbe, type AsyncCacheStore, type CacheEntry } from '../../../../lib/cache/index.js'
 import type { Handler, Middleware } from '../../../../lib/index.js'
 import * as fw from '../../../../lib/index.js'
 import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
@@ -117,6 +117,37 @@ t.test('http_cache', async (t) => {
     await shared.app.inject({ url: '/data', headers: { cookie: 'sid=1' } })
     const r = await shared.app.inject({ url: '/data', headers: { authorization: 'Bearer x' } })
     t.same([status_of(r), r.body, shared.calls()], ['hit', '{"n":1}', 1])
+  })
+
+  t.test('stale if offline: while the probe says offline, an entry past its ttl answers without the handler', async (t) => {
+    const link = { online: true }
+    const policy = { ttl_ms: 10_000, stale_if_offline_ms: 60_000 }
+    const { app, clock, calls, decisions } = cached(t, { policy, probe: { isOnline: () => link.online } })
+    await app.inject({ url: '/data' })
+    clock.ms += 30_000
+    link.online = false
+    const offline = await app.inject({ url: '/data' })
+    t.same([offline.statusCode, status_of(offline), offline.headers.age, offline.body, calls()], [200, 'hit', '30', '{"n":1}', 1])
+    t.same(decisions.at(-1), ['stale', 'GET /data?', { age_s: 30 }])
+    clock.ms += 30_000
+    const too_old = await app.inject({ url: '/data' })
+    t.same([status_of(too_old), too_old.body, calls()], ['miss', '{"n":2}', 2], 'at stale_if_offline_ms the handler runs again')
+    link.online = true
+    clock.ms += 30_000
+    const online = await app.inject({ url: '/data' })
+    t.same([status_of(online), online.body, calls()], ['miss', '{"n":3}', 3], 'online, an entry past its ttl is not reused')
+  })
+
+  t.test('refreshes a NetworkProbe as requests arrive, at most once per interval, without waiting for it', async (t) => {
+    let checks = 0
+    const probe = new NetworkProbe({ min_interval_ms: 1_000 }, () => (checks++, false))
+    const { app, clock } = cached(t, { policy: { ttl_ms: 10_000 }, probe })
+    for (let i = 0; i < 5; i++) await app.inject({ url: '/data' })
+    t.equal(checks, 1)
+    t.equal(probe.isOnline(clock.ms), false, 'the check ran and found the upstream offline')
+    clock.ms += 1_000
+    await app.inject({ url: '/data' })
+    t.equal(checks, 2)
   })
 
   t.test('leaves other methods untouched, with no status header', async (t) => {
@@ -381,6 +412,7 @@ t.test('http_cache', async (t) => {
       [{ now: 0 }, 'http_cache: now must be a function; got 0'],
       [{ on_decision: 'log' }, 'http_cache: on_decision must be a function; got "log"'],
       [{ cache_credentialed: 'yes' }, 'http_cache: cache_credentialed must be a boolean; got "yes"'],
+      [{ probe: { online: true } }, 'http_cache: probe must be an object with isOnline(now_ms), such as a NetworkProbe; got {"online":true}'],
     ]
     for (const [options, message] of bad) {
       t.throws(() => http_cache(options as HttpCacheOptions), { code: 'FW_ERR_CACHE_BAD_OPTION', message }, message)
