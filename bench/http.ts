@@ -2,7 +2,7 @@
 // and Hono in the same run, each in its own process, rounds interleaved, at pipelining 10 and 1.
 import { pathToFileURL } from 'node:url'
 import { median, ratio, type BenchReport, type BenchRow } from './report.js'
-import { load, start_server, type Load, type Server } from './servers.js'
+import { load, start_server, warm_up, WARM_UP_S, type Load, type Server } from './servers.js'
 
 const COMPETITORS = [
   ['node:http', 'http-node.ts'],
@@ -25,6 +25,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const servers: Server[] = []
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_server(name, script))
+    if (!opts.quick) await warm_up(servers, SCENARIOS.map((s) => s.load))
     const figures = new Map<string, number[]>()
     const pipelinings = opts.quick ? [10] : [10, 1]
     for (let round = 0; round < opts.rounds; round++) {
@@ -65,7 +66,7 @@ function report(figures: Map<string, number[]>, pipelinings: number[]): BenchRep
       )
     }
   }
-  return { name: 'http', rows, ratios, notes: ['autocannon -c 100, 2 s per run; req/s medians over rounds'] }
+  return { name: 'http', rows, ratios, notes: [`autocannon -c 100, 2 s per run after ${WARM_UP_S} s of untimed warm-up per route and server; req/s medians over rounds`] }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { sign_dev_token } from '../lib/middleware/app/auth-presets.js'
 import { ratio, scenario_rows, type BenchReport } from './report.js'
-import { load, start_server, type Server } from './servers.js'
+import { load, start_server, warm_up, WARM_UP_S, type Server } from './servers.js'
 
 const COMPETITORS = [
   ['fw', 'jwt-fw.ts'],
@@ -24,6 +24,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const servers: Server[] = []
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_server(name, script, { FW_BENCH_JWT_SECRET: secret }))
+    if (!opts.quick) await warm_up(servers, [{ path: '/secure', headers, pipelining: 10 }])
     const figures = new Map<string, number[]>(servers.map((s) => [s.name, []]))
     for (let round = 0; round < opts.rounds; round++) {
       // Rotate the order each round so no competitor always runs first.
@@ -48,7 +49,7 @@ function report(figures: Map<string, number[]>, duration_s: number): BenchReport
       ratio(SCENARIO, 'fw / express-jwt', row('fw'), row('express-jwt'), 2),
       ratio(SCENARIO, 'fw / hono-jwt', row('fw'), row('hono-jwt')),
     ],
-    notes: [`GET /secure with one HS256 token (exp checked), autocannon -c 100 -p 10, ${duration_s} s per run; req/s medians over rounds`],
+    notes: [`GET /secure with one HS256 token (exp checked), autocannon -c 100 -p 10, ${duration_s} s per run after ${WARM_UP_S} s of untimed warm-up; req/s medians over rounds`],
   }
 }
 

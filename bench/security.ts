@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { ratio, scenario_rows, type BenchReport } from './report.js'
-import { announce, load, start_server, type Server } from './servers.js'
+import { announce, load, start_server, warm_up, WARM_UP_S, type Server } from './servers.js'
 
 const ORIGIN = 'http://localhost:5173'
 const KEY = 'bench-api-key-0123456789'
@@ -104,8 +104,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     for (const name of Object.keys(SERVERS)) {
       servers.push(await start_server(name, '../security.ts', { SECURITY_BENCH_SERVER: name }))
     }
-    // One short untimed run each, so no competitor's first round pays for its JIT warm-up.
-    if (!opts.quick) for (const s of servers) await load(s.port, { path: PATH, headers: HEADERS, duration_s: 1 })
+    if (!opts.quick) await warm_up(servers, [{ path: PATH, headers: HEADERS }])
     const figures = new Map<string, number[]>(servers.map((s) => [s.name, []]))
     for (let round = 0; round < opts.rounds; round++) {
       // Rotate the order each round so no competitor always runs first.
@@ -131,7 +130,7 @@ function report(figures: Map<string, number[]>, duration_s: number): BenchReport
     ],
     notes: [
       `GET ${PATH} with Origin and x-api-key; CORS, rate limit (never triggered), security headers, 1 MiB body limit, API key, JSON`,
-      `autocannon -c 100 -p 10, ${duration_s} s per run, rounds interleaved; req/s medians; helmet and secureHeaders with their defaults`,
+      `autocannon -c 100 -p 10, ${duration_s} s per run after ${WARM_UP_S} s of untimed warm-up, rounds interleaved; req/s medians; helmet and secureHeaders with their defaults`,
     ],
   }
 }

@@ -66,6 +66,18 @@ export async function load(port: number, l: Load): Promise<number> {
   return r.requests.average
 }
 
+/** Seconds of untimed load each server gets on each of its routes before the measured rounds. */
+export const WARM_UP_S = 3
+
+/**
+ * Untimed load on every route of every server before the measured rounds, so they compare steady states, not JIT
+ * warm-up: a server with more JavaScript on its hot path (fw over raw Fastify) needs longer to be fully optimised, and
+ * 2 s rounds on a cold process measured that instead of the framework.
+ */
+export async function warm_up(servers: readonly Server[], loads: ReadonlyArray<Omit<Load, 'duration_s'>>, duration_s = WARM_UP_S): Promise<void> {
+  for (const l of loads) for (const s of servers) await load(s.port, { ...l, duration_s })
+}
+
 /** Writes `listening <port>` for start_server. */
 export function announce(port: number): void {
   process.stdout.write(`listening ${port}\n`)
