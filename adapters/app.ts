@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
 import { flush, pino_logger } from '../lib/log/index.js'
-import { framework_error, mount, request_id } from './mount.js'
+import { framework_error, mount, request_id, sequential_ids } from './mount.js'
 
 /**
  * A web application: routes, ordered middleware, static folders, lifecycle and configuration.
@@ -31,7 +31,7 @@ export class App extends AppCore {
       routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 1000 },
       trustProxy: this.config.trust_proxy,
       bodyLimit: this.config.body_limit,
-      genReqId: request_id,
+      genReqId: this.config.request_id ? request_id : sequential_ids(),
       requestIdHeader: false,
       // Fastify's own lines go through fw/log (same level, format and destination). Each request's lines carry its
       // id from the log context (`rid=`), so no per-request child logger is needed; fw writes its own access line.

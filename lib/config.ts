@@ -20,7 +20,7 @@ export interface AppOptions {
   body_limit?: number
   /** How long `close()` waits for in-flight requests before it cuts connections (FW_CLOSE_TIMEOUT_MS; default 10000). */
   close_timeout_ms?: number
-  /** Echo and generate `x-request-id` (default true). */
+  /** Echo `x-request-id`: the well-formed incoming one or a new UUID (default true). With false nothing is echoed, and requests without one are numbered `req-1`, `req-2`... for the log. */
   request_id?: boolean
   /** Level of the per-request access line, or false for none (FW_ACCESS_LOG: a level name, or `false`/`off`; default 'info'). */
   access_log?: LogLevel | false

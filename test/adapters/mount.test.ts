@@ -56,6 +56,9 @@ t.test('mount request ids', async (t) => {
     const off = build(t, (app) => app.get('/id', (req, res) => void res.text(req.id())), { request_id: false })
     const r = await off.inject({ url: '/id', headers: { 'x-request-id': 'abc' } })
     t.same([r.headers['x-request-id'], r.body], [undefined, 'abc'])
+    const ids = []
+    for (let i = 0; i < 3; i++) ids.push((await off.inject({ url: '/id' })).body)
+    t.same(ids, ['req-1', 'req-2', 'req-3'], 'numbered for the log, no UUID drawn')
   })
 })
 
