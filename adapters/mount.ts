@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import fastifyStatic from '@fastify/static'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
-import type { Handler } from '../lib/compose.js'
+import { compose, type Handler, type Middleware } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
 import { logger, redact_query, run_with_context, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
@@ -54,7 +54,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run) }
+    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config: { [FW_MIDDLEWARE]: r.middleware } as FastifyContextConfig }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   instance.setNotFoundHandler(bind(compiled.not_found))
@@ -62,12 +62,26 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return error(reply, 413, CODE_TOO_LARGE, 'Request body is too large')
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(bind, freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
-    if (status >= 400 && status < 500) return error(reply, status, CODE_BAD_REQUEST, err.message)
+    if (status >= 400 && status < 500) return refuse(bind, freq, reply, status, CODE_BAD_REQUEST, err.message)
     run_with_context({ request_id: freq.id }, () => freq.log.error({ err }, 'request failed'))
     return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   })
+}
+
+/** Where a route's config keeps its middleware, for answers made before the chain. */
+const FW_MIDDLEWARE = 'fw_middleware'
+
+/**
+ * Answers a request refused while its body was read (too large, unreadable) as the route's handler would have: the
+ * route's middleware runs first, so CORS, security headers, rate limits and auth apply to the 4xx as to any answer (a
+ * browser can read a 413 instead of seeing a CORS failure), and the error takes the handler's place. The body is empty.
+ */
+function refuse(bind: Bind, freq: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string): unknown {
+  const mws = (freq.routeOptions.config as { [FW_MIDDLEWARE]?: readonly Middleware[] } | undefined)?.[FW_MIDDLEWARE]
+  if (mws === undefined || mws.length === 0) return error(reply, status, code, message)
+  return bind(compose(mws, (_req, res) => void res.error(status, code, message)))(freq, reply)
 }
 
 /** Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. */
@@ -83,6 +97,8 @@ function error(reply: FastifyReply, status: number, code: string, message: strin
   return reply.code(status).header('content-type', 'application/json; charset=utf-8')
     .send(JSON.stringify({ ok: false, error: code, message }))
 }
+
+type Bind = ReturnType<typeof binder>
 
 /** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
 function binder(app: AppCore, ip: IpResolver) {

@@ -42,6 +42,8 @@ export interface CompiledRoute {
   readonly method: Method
   readonly url: string
   readonly run: Handler
+  /** The route's middleware without its handler: a request refused before the chain (body too large) still runs it. */
+  readonly middleware: readonly Middleware[]
   readonly body_limit: number
 }
 
@@ -200,7 +202,7 @@ export class AppCore extends Router {
       const limit = route_options_of(m.mw)?.body_limit
       if (limit !== undefined && limit < body_limit) body_limit = limit
     }
-    return { method, url: router_path(segs), run: compose(chain, handler), body_limit }
+    return { method, url: router_path(segs), run: compose(chain, handler), middleware: chain, body_limit }
   }
 
   /** Wraps prefix middleware that can only be decided per request (parameters, wildcard, unknown routes). */

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { request_id } from '../../adapters/mount.js'
+import * as fw from '../../lib/index.js'
 import { build, listening } from '../helpers/build.js'
 import { raw, send } from '../helpers/http.js'
 
@@ -165,4 +166,36 @@ t.test('mount errors', async (t) => {
     t.match(r.headers['x-request-id'], UUID)
     t.equal(ran, 0)
   })
+})
+
+t.test('answers made before the chain still run the route\'s middleware', async (t) => {
+  const ORIGIN = 'http://app.test'
+  let handled = 0
+  const ran: string[] = []
+  const { port } = await listening(t, (app) => {
+    app.use(fw.middleware.app.adapt_ctx(fw.middleware.security.cors({ origins: [ORIGIN] })))
+    app.use((req, res, next) => {
+      ran.push(`${req.method()} ${req.path()} body=${req.body().length}`)
+      res.header('x-outer', 'ran')
+      return next()
+    })
+    app.use('/admin', (_req, res) => void res.error(401, 'missing_api_key', 'API key required'))
+    app.post('/upload', (_req, res) => void res.json('handled', ++handled))
+    app.post('/admin/upload', (_req, res) => void res.json('handled', ++handled))
+  }, { body_limit: 16 })
+  const big = 'x'.repeat(64)
+  const headers = { origin: ORIGIN, 'content-type': 'text/plain', 'x-request-id': 'up-1' }
+
+  const r = await send(port, { method: 'POST', path: '/upload', headers, body: big })
+  t.same([r.status, JSON.parse(r.body)], [413, TOO_LARGE])
+  t.equal(r.headers['access-control-allow-origin'], ORIGIN, 'a browser can read the 413')
+  t.same([r.headers['x-outer'], r.headers['x-request-id']], ['ran', 'up-1'])
+  t.same(ran, ['POST /upload body=0'], 'middleware saw no body')
+
+  const admin = await send(port, { method: 'POST', path: '/admin/upload', headers, body: big })
+  t.same([admin.status, JSON.parse(admin.body).error], [401, 'missing_api_key'], 'middleware that answers first wins, as for any request')
+  t.equal(handled, 0, 'no handler ran')
+
+  const ok = await send(port, { method: 'POST', path: '/upload', headers, body: 'small' })
+  t.same([ok.status, JSON.parse(ok.body), ok.headers['access-control-allow-origin']], [200, { handled: 1 }, ORIGIN])
 })
