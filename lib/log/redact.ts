@@ -23,13 +23,31 @@ export function redact_headers<H extends Headers>(headers: H, names: readonly st
   return out as H
 }
 
+/** Query parameters `redact_query` hides by default; `api_key` middleware adds the `query_param` it reads. */
+const SECRET_QUERY = new Set(['api_key', 'access_token'])
+
 /**
- * A copy of a query with each parameter named in `names` (compared case-insensitively) reading `[redacted]`. Takes a
- * parsed query object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
+ * Adds a query parameter that carries a secret to those `redact_query` hides by default (compared case-insensitively).
+ * `api_key({ query_param })` calls it, so the App's access line never shows a key however the parameter is named.
+ * @example
+ * mark_secret_query('signature')
+ */
+export function mark_secret_query(name: string): void {
+  SECRET_QUERY.add(name.toLowerCase())
+}
+
+/** The query parameters `redact_query` hides by default now. */
+export function secret_query_params(): string[] {
+  return [...SECRET_QUERY]
+}
+
+/**
+ * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `api_key`,
+ * `access_token` and every `query_param` of `api_key` middleware) reading `[redacted]`. Takes a parsed query object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
  * @example
  * redact_query('/items?api_key=s3cr3t&page=2') // '/items?api_key=[redacted]&page=2'
  */
-export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(query: Q, names: readonly string[] = ['api_key']): Q {
+export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(query: Q, names: readonly string[] = secret_query_params()): Q {
   const secret = new Set(names.map((n) => n.toLowerCase()))
   if (typeof query !== 'string') return redact_headers(query, [...secret]) as Q
   const at = query.indexOf('?')

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import * as fw from '../../lib/index.js'
 import * as log from '../../lib/log/index.js'
 import { build, gate, type Teardown } from '../helpers/build.js'
 import { MemoryStream, parse_kv, set_env } from '../lib/log/capture.js'
@@ -190,4 +191,17 @@ t.test('async mode: every access line is in the file once close() resolves', asy
   await app.close()
   const paths = readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { path: string }).path)
   t.same(paths, Array.from({ length: 50 }, (_, i) => `/x/${i}`))
+})
+
+t.test('the access line hides the query parameter api_key middleware reads, whatever its name, and access_token', async (t) => {
+  const out = capture(t)
+  const app = build(t, (app) => {
+    app.use('/p', fw.middleware.app.adapt_ctx(fw.middleware.auth.api_key({ query_param: 'Sig', allowed_keys: ['k-secret-9'] })))
+    app.get('/p', (_req, res) => void res.text('ok'))
+    app.get('/q', (_req, res) => void res.text('ok'))
+  }, { access_log: 'info' })
+  t.equal((await app.inject('/p?Sig=k-secret-9&page=1')).statusCode, 200)
+  t.equal((await app.inject('/q?access_token=t-secret-8&SIG=k-secret-7')).statusCode, 200)
+  t.notMatch(out.text(), /secret/)
+  t.same(out.lines().map((l) => pairs_of(l).path), ['/p?Sig=[redacted]&page=1', '/q?access_token=[redacted]&SIG=[redacted]'])
 })

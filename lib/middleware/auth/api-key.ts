@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { mark_secret_query } from '../../log/redact.js'
 import { ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { bool_option, fn_option, names_option, must, token_option } from './options.js'
 import { ApiKey } from './state.js'
@@ -50,6 +51,8 @@ export function api_key({
 }: ApiKeyOptions = {}): CtxMiddleware {
   const name = token_option('api_key', 'header', header)
   must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
+  // The key in a query string would otherwise be written in every access line.
+  if (query_param !== '') mark_secret_query(query_param)
   const refuse_missing = bool_option('api_key', 'required', required)
   const keys = names_option('api_key', 'allowed_keys', allowed_keys, false)
   const custom = fn_option('api_key', 'validate', validate)
