@@ -8,7 +8,7 @@ import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply,
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import { compose, type Handler, type Middleware } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
-import { logger, redact_query, run_with_context, type LogLevel } from '../lib/log/index.js'
+import { logger, redact_query, run_with_request_id, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { ip_resolver } from './ip.js'
@@ -65,7 +65,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(bind, freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(bind, freq, reply, status, CODE_BAD_REQUEST, err.message)
-    run_with_context({ request_id: freq.id }, () => freq.log.error({ err }, 'request failed'))
+    run_with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
     return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   })
 }
@@ -104,22 +104,25 @@ type Bind = ReturnType<typeof binder>
 function binder(app: AppCore, ip: IpResolver) {
   const services = app.services
   const echo_id = app.config.request_id
-  // Each request runs in its own log context, so every line logged while serving it carries its id.
-  return (run: Handler) => (freq: FastifyRequest, reply: FastifyReply) => run_with_context({ request_id: freq.id }, () => {
-    const req = new Request(freq, services, ip)
-    const res = new Response()
-    if (echo_id) reply.header('x-request-id', freq.id)
-    let result: void | Promise<void>
-    try {
-      result = run(req, res)
-    } catch (err) {
-      return Promise.resolve(fail(freq, reply, res, err))
+  return (run: Handler) => {
+    const serve = (freq: FastifyRequest, reply: FastifyReply) => {
+      const req = new Request(freq, services, ip)
+      const res = new Response()
+      if (echo_id) reply.header('x-request-id', freq.id)
+      let result: void | Promise<void>
+      try {
+        result = run(req, res)
+      } catch (err) {
+        return Promise.resolve(fail(freq, reply, res, err))
+      }
+      if (result instanceof Promise) {
+        return result.then(() => commit(reply, res), (err: unknown) => fail(freq, reply, res, err))
+      }
+      return commit(reply, res)
     }
-    if (result instanceof Promise) {
-      return result.then(() => commit(reply, res), (err: unknown) => fail(freq, reply, res, err))
-    }
-    return commit(reply, res)
-  })
+    // Each request runs in its own log context, so every line logged while serving it carries its id.
+    return (freq: FastifyRequest, reply: FastifyReply) => run_with_request_id(freq.id, serve, freq, reply)
+  }
 }
 
 /**
@@ -128,11 +131,10 @@ function binder(app: AppCore, ip: IpResolver) {
  */
 function access_line(level: LogLevel) {
   const http = logger('http')
+  const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
+    'path', redact_query(freq.url), 'status', reply.statusCode, 'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000)
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (http.enabled(level)) {
-      run_with_context({ request_id: freq.id }, () => http.logf(level, 'request', 'method', freq.method,
-        'path', redact_query(freq.url), 'status', reply.statusCode, 'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000))
-    }
+    if (http.enabled(level)) run_with_request_id(freq.id, write, freq, reply)
     done()
   }
 }

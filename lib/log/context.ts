@@ -51,6 +51,17 @@ export function run_with_context<R>(ctx: LogContextInit, fn: () => R): R {
   return store.run(fresh(ctx), fn)
 }
 
+/**
+ * Runs `fn(...args)` in a context holding only `request_id`, as `run_with_context({ request_id }, ...)` does, without
+ * building a closure or copying an init object: the App calls it once per request.
+ * @example
+ * run_with_request_id(id, handle, req, res)
+ */
+export function run_with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
+  // Stored contexts are never changed in place (set_context and run_with_context store copies), so the empty fields are shared.
+  return store.run({ request_id, module: '', fields: EMPTY.fields }, fn, ...args)
+}
+
 /** The current context as stored, for the line writers (read only; `undefined` when none was ever set). */
 export function current_context(): LogContext | undefined {
   return store.getStore()

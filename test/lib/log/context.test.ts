@@ -1,7 +1,7 @@
 import { setImmediate as tick } from 'node:timers/promises'
 import t from 'tap'
 import { MemoryStream, T0, parse_kv } from './capture.js'
-import { clear_context, context, current_context, run_with_context, set_context } from '../../../lib/log/context.js'
+import { clear_context, context, current_context, run_with_context, run_with_request_id, set_context } from '../../../lib/log/context.js'
 import { configure, info, set_clock } from '../../../lib/log/index.js'
 
 t.test('set_context', async (t) => {
@@ -88,5 +88,23 @@ t.test('run_with_context', async (t) => {
     t.equal(ids.filter((s) => s === 'rid=b mod=mod-b').length, 5)
     // The flows really interleaved: their lines alternate instead of coming in two blocks.
     t.equal(ids.slice(0, 5).every((s) => s === ids[0]), false)
+  })
+})
+
+t.test('run_with_request_id', async (t) => {
+  t.test('runs fn with its arguments in a context of only the request id, and returns its result', async (t) => {
+    set_context({ request_id: 'outer', module: 'm', fields: { a: '1' } })
+    const r = run_with_request_id('rid-1', (x: number, y: string) => ({ ctx: context(), sum: `${x}${y}` }), 4, '2')
+    t.same(r, { ctx: { request_id: 'rid-1', module: '', fields: {} }, sum: '42' })
+    t.equal(context().request_id, 'outer', 'the caller keeps its own')
+  })
+
+  t.test('a context set inside, or a changed copy, never reaches another request', async (t) => {
+    run_with_request_id('a', () => {
+      context().fields.leak = 'x'
+      set_context({ ...context(), fields: { order: '7' } })
+      t.same(context().fields, { order: '7' })
+    })
+    t.same(run_with_request_id('b', () => context()), { request_id: 'b', module: '', fields: {} })
   })
 })
