@@ -6,7 +6,7 @@ import { basename, dirname } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
-import { compose, type Handler, type Middleware } from '../lib/compose.js'
+import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
 import { logger, redact_query, run_with_request_id, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
@@ -54,7 +54,8 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config: { [FW_MIDDLEWARE]: r.middleware } as FastifyContextConfig }
+    const config = { [FW_REFUSE]: bind(compose(r.middleware, answer_refusal)) } as FastifyContextConfig
+    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   instance.setNotFoundHandler(bind(compiled.not_found))
@@ -62,26 +63,36 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(bind, freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
-    if (status >= 400 && status < 500) return refuse(bind, freq, reply, status, CODE_BAD_REQUEST, err.message)
+    if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
     run_with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
     return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   })
 }
 
-/** Where a route's config keeps its middleware, for answers made before the chain. */
-const FW_MIDDLEWARE = 'fw_middleware'
+/** Where a route's config keeps its refusal chain: the route's middleware with `answer_refusal` in the handler's place. */
+const FW_REFUSE = 'fw_refuse'
+/** The answer a refused request is to get, kept on Fastify's request for `answer_refusal`. */
+const REFUSAL = Symbol('fw.refusal')
+type Refusal = { status: number; code: string; message: string }
+type Refused = { [REFUSAL]?: Refusal }
+
+function answer_refusal(req: Request, res: Response): void {
+  const r = (req.raw as Refused)[REFUSAL]!
+  res.error(r.status, r.code, r.message)
+}
 
 /**
  * Answers a request refused while its body was read (too large, unreadable) as the route's handler would have: the
  * route's middleware runs first, so CORS, security headers, rate limits and auth apply to the 4xx as to any answer (a
  * browser can read a 413 instead of seeing a CORS failure), and the error takes the handler's place. The body is empty.
  */
-function refuse(bind: Bind, freq: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string): unknown {
-  const mws = (freq.routeOptions.config as { [FW_MIDDLEWARE]?: readonly Middleware[] } | undefined)?.[FW_MIDDLEWARE]
-  if (mws === undefined || mws.length === 0) return error(reply, status, code, message)
-  return bind(compose(mws, (_req, res) => void res.error(status, code, message)))(freq, reply)
+function refuse(freq: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string): unknown {
+  const chain = (freq.routeOptions.config as { [FW_REFUSE]?: ReturnType<Bind> } | undefined)?.[FW_REFUSE]
+  if (chain === undefined) return error(reply, status, code, message)
+  ;(freq as Refused)[REFUSAL] = { status, code, message }
+  return chain(freq, reply)
 }
 
 /** Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. */
