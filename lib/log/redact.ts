@@ -8,16 +8,23 @@ export const SECRET_HEADERS: readonly string[] = ['authorization', 'proxy-author
 
 type Headers = Record<string, string | string[] | number | undefined>
 
+const lower_set = (names: readonly string[]): ReadonlySet<string> => new Set(names.map((n) => n.toLowerCase()))
+const SECRET_HEADER_SET = lower_set(SECRET_HEADERS)
+
 /**
  * A copy of `headers` in which each header named in `names` (compared case-insensitively) that has a value reads
  * `[redacted]`; the original is not changed.
  * @example
  * logf(LogLevel.Debug, 'request', 'headers', redact_headers(req.raw.headers))
  */
-export function redact_headers<H extends Headers>(headers: H, names: readonly string[] = SECRET_HEADERS): H {
-  const secret = new Set(names.map((n) => n.toLowerCase()))
+export function redact_headers<H extends Headers>(headers: H, names?: readonly string[]): H {
+  return redact_map(headers, names === undefined ? SECRET_HEADER_SET : lower_set(names))
+}
+
+/** A copy of `map` with the value of each name in `secret` (lowercase) that has one reading `[redacted]`. */
+function redact_map<H extends Headers>(map: H, secret: ReadonlySet<string>): H {
   const out: Headers = {}
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(map)) {
     out[name] = value !== undefined && secret.has(name.toLowerCase()) ? REDACTED : value
   }
   return out as H
@@ -36,20 +43,18 @@ export function mark_secret_query(name: string): void {
   SECRET_QUERY.add(name.toLowerCase())
 }
 
-/** The query parameters `redact_query` hides by default now. */
-export function secret_query_params(): string[] {
-  return [...SECRET_QUERY]
-}
-
 /**
  * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `api_key`,
- * `access_token` and every `query_param` of `api_key` middleware) reading `[redacted]`. Takes a parsed query object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
+ * `access_token` and every `query_param` of `api_key` middleware) reading `[redacted]`. Takes a parsed query object, or a
+ * query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
  * @example
  * redact_query('/items?api_key=s3cr3t&page=2') // '/items?api_key=[redacted]&page=2'
  */
-export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(query: Q, names: readonly string[] = secret_query_params()): Q {
-  const secret = new Set(names.map((n) => n.toLowerCase()))
-  if (typeof query !== 'string') return redact_headers(query, [...secret]) as Q
+export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(query: Q, names?: readonly string[]): Q {
+  const secret = names === undefined ? SECRET_QUERY : lower_set(names)
+  if (typeof query !== 'string') return redact_map(query, secret) as Q
+  // Without a `=` no parameter has a value to hide: a bare path, or a query of flags, is returned as it is.
+  if (!query.includes('=')) return query
   const at = query.indexOf('?')
   const head = query.slice(0, at + 1)
   const params = query.slice(at + 1).split('&').map((part) => {
