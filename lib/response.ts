@@ -14,7 +14,8 @@ export const ERR_RESPONSE_BAD_STATUS = defineError(
 /** What kind of body the response carries. */
 export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file'
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const BAD_VALUE = /[\r\n\0]/
 
 export const CODE_BAD_PATH = httpCode('bad_path')
@@ -51,7 +52,7 @@ export class Response {
   /** Sets a header; `Set-Cookie` accumulates. A name that is not a token or a value with CR/LF/NUL throws (no header injection). */
   header(name: string, value: string | number): this {
     const v = typeof value === 'number' ? String(value) : value
-    if (!TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
+    if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
     const key = name.toLowerCase()
     if (key === 'set-cookie') {
       const prev = this.#headers[key]

@@ -13,7 +13,7 @@ import type { OnlineState } from '../../cache/network-probe.js'
 import { check_fn } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
 import type { Request } from '../../request.js'
-import type { Response } from '../../response.js'
+import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
 
 /** What the cache did for one request. `stale` is an entry past its ttl served because the handler failed (header `hit`). */
@@ -58,7 +58,6 @@ export interface HttpCacheOptions {
 const OWNER = 'http_cache'
 /** Request headers that make an answer personal unless the key includes them (a shared cache's rule, RFC 9111 3.5). */
 const CREDENTIALS = ['authorization', 'cookie']
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** The `Cache` the options describe, after checking them. */
 function cache_of({ policy, store, cache }: HttpCacheOptions): Cache {
@@ -75,7 +74,7 @@ function cache_of({ policy, store, cache }: HttpCacheOptions): Cache {
 }
 
 function header_names(value: unknown): string[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && TOKEN.test(v))) {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && HTTP_TOKEN.test(v))) {
     throw ERR_CACHE_BAD_OPTION(OWNER, 'include_headers', 'a list of header names', value)
   }
   return [...new Set(value.map((v: string) => v.toLowerCase()))]

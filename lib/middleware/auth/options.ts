@@ -1,7 +1,6 @@
 // Checks of authentication options at creation, so a misconfiguration fails at startup with FW_ERR_AUTH_BAD_OPTION.
+import { HTTP_TOKEN } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
-
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** Throws FW_ERR_AUTH_BAD_OPTION unless `ok`. */
 export function must(ok: boolean, mw: string, option: string, expected: string, value: unknown): void {
@@ -30,7 +29,7 @@ export function secret_option(mw: string, option: string, value: unknown, min: n
 
 /** An HTTP token, such as a header or cookie name. */
 export function token_option(mw: string, option: string, value: unknown): string {
-  must(typeof value === 'string' && TOKEN.test(value), mw, option, 'an HTTP token (a header or cookie name)', value)
+  must(typeof value === 'string' && HTTP_TOKEN.test(value), mw, option, 'an HTTP token (a header or cookie name)', value)
   return value as string
 }
 

@@ -1,4 +1,5 @@
 // Checks of middleware options at creation, so a misconfiguration fails at startup with a coded error.
+import { HTTP_TOKEN } from '../../response.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 
 /** An integer >= `min` (and <= `max`), or `FW_ERR_SECURITY_BAD_OPTION`. */
@@ -22,11 +23,10 @@ export function check_one_of<T extends string>(mw: string, name: string, value: 
   return value as T
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** An HTTP token (a header or method name), or `FW_ERR_SECURITY_BAD_OPTION`. */
 export function check_token(mw: string, name: string, value: unknown): string {
-  if (typeof value !== 'string' || !TOKEN.test(value)) throw ERR_SECURITY_BAD_OPTION(mw, name, 'an HTTP token', value)
+  if (typeof value !== 'string' || !HTTP_TOKEN.test(value)) throw ERR_SECURITY_BAD_OPTION(mw, name, 'an HTTP token', value)
   return value
 }
 
