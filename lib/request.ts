@@ -96,6 +96,12 @@ export class Request {
     return this.#path
   }
 
+  /** The raw query string as sent, without the `?` ('' when there is none). */
+  query_string(): string {
+    const url = this.raw.url
+    return url.length === this.path().length ? '' : url.slice(this.path().length + 1)
+  }
+
   /** The HTTP method, uppercase. */
   method(): string {
     return this.raw.method

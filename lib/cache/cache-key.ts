@@ -35,9 +35,9 @@ function header_value(headers: RequestHeaders, name: string): string | undefined
   return value.replace(/^[ \t]+|[ \t]+$/g, '')
 }
 
-function header_segment(headers: RequestHeaders, include_headers: readonly string[]): string {
-  if (include_headers.length === 0) return ''
-  const names = [...new Set(include_headers.map(HeaderUtil.toLower))].sort(by_code_unit)
+/** The header segment for `names`, already lowercased, deduplicated and sorted. */
+function header_segment(headers: RequestHeaders, names: readonly string[]): string {
+  if (names.length === 0) return ''
   let out = ' |h:'
   for (const name of names) {
     const value = header_value(headers, name)
@@ -62,7 +62,22 @@ function header_segment(headers: RequestHeaders, include_headers: readonly strin
  */
 export const CacheKey = Object.freeze({
   fromRequest(method: string, path: string, query: string, headers: RequestHeaders, include_headers: readonly string[] = []): string {
-    return `${method.toUpperCase()} ${path.replace(/ /g, '%20').replace(/\?/g, '%3F')}?${sorted_query(query)}` +
-      header_segment(headers, include_headers)
+    return key_builder(include_headers)(method, path, query, headers)
   },
 })
+
+/** Builds keys as `CacheKey.fromRequest` does. */
+export type KeyBuilder = (method: string, path: string, query: string, headers: RequestHeaders) => string
+
+/**
+ * `CacheKey.fromRequest` with `include_headers` normalised (lowercased, deduplicated, sorted) once, for a caller that
+ * builds a key per request with the same list, such as `http_cache`.
+ * @example
+ * const key_of = key_builder(['Accept-Language'])
+ * key_of('GET', '/users', 'page=2', req.headers) // 'GET /users?page=2 |h:accept-language=fr;'
+ */
+export function key_builder(include_headers: readonly string[] = []): KeyBuilder {
+  const names = [...new Set(include_headers.map(HeaderUtil.toLower))].sort(by_code_unit)
+  return (method, path, query, headers) =>
+    `${method.toUpperCase()} ${path.replace(/ /g, '%20').replace(/\?/g, '%3F')}?${sorted_query(query)}` + header_segment(headers, names)
+}

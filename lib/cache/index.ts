@@ -8,7 +8,7 @@ export type { CacheStore, AsyncCacheStore, AnyCacheStore, StoreResult, EntryPred
 export { MemoryStore } from './memory-store.js'
 export { LruMemoryStore, type LruMemoryStoreOptions } from './lru-memory-store.js'
 export { FileStore, type FileStoreOptions } from './file-store.js'
-export { CacheKey, type RequestHeaders } from './cache-key.js'
+export { CacheKey, key_builder, type KeyBuilder, type RequestHeaders } from './cache-key.js'
 export { HeaderUtil, type HeaderMap } from './header-util.js'
 export { NetworkProbe, type NetworkProbeConfig, type ProbeCheck, type OnlineState } from './network-probe.js'
 export {

@@ -23,6 +23,7 @@ const app = build(t, (app) => {
     res.json('body', req.body(), 'is_object', j.is_object(), 'name', j.value('name', 'anon'), 'n', j.value('n', 0), 'same', req.json() === j)
   })
   app.get('/meta', (req, res) => void res.json('path', req.path(), 'method', req.method(), 'id', req.id(), 'ip', req.ip()))
+  app.get('/qs', (req, res) => void res.json('path', req.path(), 'qs', req.query_string()))
   app.get('/cookies', (req, res) => void res.json('a', req.cookie('a') ?? null, 'b', req.cookie('b') ?? null, 'x', req.cookie('x') ?? null))
   app.use(async (req, _res, next) => {
     req.set_state(Visitor, new Visitor(req.header('x-visitor', 'anonymous')))
@@ -108,6 +109,11 @@ t.test('Request.body', async (t) => {
 t.test('Request.path', async (t) => {
   t.test('gives the path without the query, with method, request id and client address', async (t) => {
     t.same(await get('/meta?x=1', { 'x-request-id': 'req-7' }), { path: '/meta', method: 'GET', id: 'req-7', ip: '127.0.0.1' })
+  })
+
+  t.test('query_string is the raw query after the first ?, as sent', async (t) => {
+    const cases: Array<[string, string]> = [['/qs', ''], ['/qs?', ''], ['/qs?b=2&a=%20x', 'b=2&a=%20x'], ['/qs?x=1?y', 'x=1?y']]
+    for (const [url, qs] of cases) t.same(await get(url), { path: '/qs', qs }, url)
   })
 })
 

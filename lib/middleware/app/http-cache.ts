@@ -1,18 +1,17 @@
 // The response cache as App middleware: GET answers kept under a request key, shared by concurrent misses, and served stale
 // when the handler fails.
 import { Cache } from '../../cache/cache.js'
-import { CacheContext, RequestOutcome } from '../../cache/cache-context.js'
+import { RequestOutcome, type CacheContext } from '../../cache/cache-context.js'
 import type { CacheEntry } from '../../cache/cache-entry.js'
 import type { CachePolicy, CachePolicyOptions } from '../../cache/cache-policy.js'
 import type { AnyCacheStore } from '../../cache/cache-store.js'
-import { CacheKey } from '../../cache/cache-key.js'
-import { contextFromProbe, contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
+import { key_builder } from '../../cache/cache-key.js'
+import { contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
 import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
 import { LruMemoryStore } from '../../cache/lru-memory-store.js'
 import type { OnlineState } from '../../cache/network-probe.js'
 import { check_fn } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
-import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
 
@@ -26,6 +25,9 @@ export interface HttpCacheDetail {
   /** `bypass`: the store's error; `miss`: the store's error on put; `stale`: what the handler threw (absent for a 5xx). */
   error?: unknown
 }
+
+/** What `http_cache` asks of a probe: `isOnline`, and `refresh` when it has one (a `NetworkProbe` does). */
+export type HttpCacheProbe = OnlineState & { refresh?(now_ms: number): unknown }
 
 /** Options of `http_cache`. */
 export interface HttpCacheOptions {
@@ -50,12 +52,14 @@ export interface HttpCacheOptions {
    * entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is refreshed
    * (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
    */
-  probe?: OnlineState & { refresh?(now_ms: number): unknown }
+  probe?: HttpCacheProbe
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
 }
 
 const OWNER = 'http_cache'
+/** The probe when none is given: the upstream is always reachable, so only failures of the handler serve stale. */
+const ALWAYS_ONLINE: HttpCacheProbe = { isOnline: () => true }
 /** Request headers that make an answer personal unless the key includes them (a shared cache's rule, RFC 9111 3.5). */
 const CREDENTIALS = ['authorization', 'cookie']
 
@@ -78,13 +82,6 @@ function header_names(value: unknown): string[] {
     throw ERR_CACHE_BAD_OPTION(OWNER, 'include_headers', 'a list of header names', value)
   }
   return [...new Set(value.map((v: string) => v.toLowerCase()))]
-}
-
-/** The raw query string, without the `?`. */
-function raw_query(req: Request): string {
-  const url = req.raw.url
-  const q = url.indexOf('?')
-  return q === -1 ? '' : url.slice(q + 1)
 }
 
 /** One request through the cache: what it answers with, and how it reports. */
@@ -110,19 +107,19 @@ interface Exchange {
 export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = cache_of(options)
   const include_headers = header_names(options.include_headers ?? [])
+  const key_of = key_builder(include_headers)
   const now = check_fn(OWNER, 'now', options.now ?? Date.now)
   const cache_credentialed = options.cache_credentialed ?? false
   if (typeof cache_credentialed !== 'boolean') throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
   const personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
-  const probe = options.probe
-  if (probe !== undefined && typeof probe?.isOnline !== 'function') {
+  const probe = options.probe ?? ALWAYS_ONLINE
+  if (typeof probe?.isOnline !== 'function') {
     throw ERR_CACHE_BAD_OPTION(OWNER, 'probe', 'an object with isOnline(now_ms), such as a NetworkProbe', probe)
   }
-  /** The context of a lookup at `now_ms`: online, or what the probe knows (and a refresh started for next time). */
+  /** The context of a lookup at `now_ms`: what the probe knows (and a refresh started for next time), and the outcome. */
   const context_at = (now_ms: number, outcome: RequestOutcome = RequestOutcome.Ok): CacheContext => {
-    if (probe === undefined) return outcome === RequestOutcome.NetworkError ? CacheContext.NetworkError() : CacheContext.Online()
     void probe.refresh?.(now_ms)
-    return outcome === RequestOutcome.NetworkError ? contextFromProbeAndOutcome(probe, now_ms, outcome) : contextFromProbe(probe, now_ms)
+    return contextFromProbeAndOutcome(probe, now_ms, outcome)
   }
   const on_decision = options.on_decision === undefined ? undefined : check_fn(OWNER, 'on_decision', options.on_decision)
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
@@ -213,7 +210,7 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   return async function http_cache(req, res, next) {
     const method = req.method()
     if (method !== 'GET' && method !== 'HEAD') return next()
-    const x: Exchange = { res, next, key: CacheKey.fromRequest('GET', req.path(), raw_query(req), req.raw.headers, include_headers) }
+    const x: Exchange = { res, next, key: key_of('GET', req.path(), req.query_string(), req.raw.headers) }
     if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return bypass(x, {})
     if (personal.some((h) => req.raw.headers[h] !== undefined)) return bypass(x, {})
     let flight = flights.get(x.key)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CacheKey } from '../../../lib/cache/cache-key.js'
+import { CacheKey, key_builder } from '../../../lib/cache/cache-key.js'
 
 const key = CacheKey.fromRequest
 
@@ -78,5 +78,18 @@ t.test('CacheKey.fromRequest', async (t) => {
 
   t.test('keeps unicode, | and ? in header values as they are', async (t) => {
     t.equal(key('GET', '/a', 'x=1', { l: 'ü|?日' }, ['L']), 'GET /a?x=1 |h:l=ü|?日;')
+  })
+})
+
+t.test('key_builder', async (t) => {
+  t.test('builds the keys fromRequest gives, with the header list normalised once', async (t) => {
+    const list = ['Accept-Language', 'x-tenant', 'ACCEPT-LANGUAGE']
+    const key_of = key_builder(list)
+    const requests: Array<[string, string, string, Record<string, string>]> = [
+      ['get', '/users', 'b=2&a=1', { 'accept-language': 'fr', 'X-Tenant': 't;1' }],
+      ['GET', '/a b?', '', {}],
+    ]
+    for (const [m, p, q, h] of requests) t.equal(key_of(m, p, q, h), CacheKey.fromRequest(m, p, q, h, list))
+    t.equal(key_of('get', '/users', 'b=2&a=1', { 'accept-language': 'fr' }), 'GET /users?a=1&b=2 |h:accept-language=fr;')
   })
 })
