@@ -6,17 +6,9 @@ import { join } from 'node:path'
 import t from 'tap'
 import * as fw from '../../lib/index.js'
 import * as log from '../../lib/log/index.js'
-import { build, gate, type Teardown } from '../helpers/build.js'
-import { MemoryStream, parse_kv, set_env } from '../lib/log/capture.js'
-
-/** Sends fw's lines to memory in `format` at `level` until the test ends. */
-function capture(t: Teardown, format: log.LogFormat = 'kv', level: log.LogLevel = 'info'): MemoryStream {
-  const out = new MemoryStream()
-  const saved_level = log.level()
-  log.configure({ destination: out, format, level, async: false })
-  t.teardown(() => log.configure({ destination: 1, format: 'kv', level: saved_level }))
-  return out
-}
+import { build, gate } from '../helpers/build.js'
+import { capture_log as capture } from '../helpers/log.js'
+import { parse_kv, set_env } from '../lib/log/capture.js'
 
 const pairs_of = (line: string): Record<string, string> => Object.fromEntries(parse_kv(line).pairs)
 

@@ -1,22 +1,15 @@
 import t from 'tap'
 import { setup_log } from '../../demo/log.js'
 import { demos } from '../../demo/registry.js'
-import { App } from '../../lib/index.js'
-import * as log from '../../lib/log/index.js'
-import type { Teardown } from '../helpers/build.js'
-import { MemoryStream, parse_kv } from '../lib/log/capture.js'
+import type { App } from '../../lib/index.js'
+import type * as log from '../../lib/log/index.js'
+import { build, type Teardown } from '../helpers/build.js'
+import { capture_log } from '../helpers/log.js'
+import { parse_kv, type MemoryStream } from '../lib/log/capture.js'
 
 /** The demo on an App, with fw's lines captured at `level` in KV until the test ends. */
 function demo_app(t: Teardown, level: log.LogLevel = 'info'): { app: App; out: MemoryStream } {
-  const out = new MemoryStream()
-  log.configure({ destination: out, format: 'kv', level, async: false })
-  const app = new App({ access_log: false })
-  setup_log(app)
-  t.teardown(async () => {
-    await app.close()
-    log.configure({ destination: 1, format: 'kv', level: 'info' })
-  })
-  return { app, out }
+  return { out: capture_log(t, 'kv', level), app: build(t, setup_log) }
 }
 
 t.test('log demo', async (t) => {
