@@ -1,72 +1,66 @@
-// HTTP scenarios: JSON hello, path parameter + query, POST JSON echo, 5 no-op middleware; node:http, Fastify, fw, Express 5
-// and Hono in the same run, each in its own process, rounds interleaved, at pipelining 10 and 1.
+// HTTP scenarios by CPU per request (bench/cpu.ts): JSON hello, path parameter + query, POST JSON echo and 5 no-op
+// middleware, fw against raw Fastify doing the same work, logging off and access log to a file; Hono and node:http as
+// references. Every server in its own process pinned to core 0, wrk on core 1, on the machine's Node and on Node 24.
 import { pathToFileURL } from 'node:url'
-import { median, ratio, type BenchReport, type BenchRow } from './report.js'
-import { load, start_server, warm_up, WARM_UP_S, type Load, type Server } from './servers.js'
+import { cpu_ratio, cpu_rounds, cpu_rows, method_note, nodes, type Competitor, type CpuScenario } from './cpu.js'
+import type { BenchRatio, BenchReport, BenchRow } from './report.js'
 
-const COMPETITORS = [
-  ['node:http', 'http-node.ts'],
-  ['fastify', 'http-fastify.ts'],
-  ['fw', 'http-fw.ts'],
-  ['express', 'http-express.ts'],
-  ['hono', 'http-hono.ts'],
-] as const
-
-const SCENARIOS: Array<{ name: string; load: Omit<Load, 'duration_s' | 'pipelining'>; target: number }> = [
-  { name: 'json hello', load: { path: '/hello' }, target: 0.9 },
-  { name: 'param + query', load: { path: '/users/42?fields=name,email' }, target: 0.9 },
-  { name: 'post json echo', load: { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }, target: 0.9 },
-  { name: '5 middleware', load: { path: '/mw/hello' }, target: 0.85 },
+/** fw with its defaults; logging off, or on at info with the access line written to a file (FW_BENCH_LOG_FILE). */
+export const COMPETITORS: readonly Competitor[] = [
+  { name: 'fastify', script: 'http-fastify.ts' },
+  { name: 'fw', script: 'http-fw.ts', env: { FW_LOG_LEVEL: 'off' } },
+  { name: 'hono', script: 'http-hono.ts' },
+  { name: 'node:http', script: 'http-node.ts' },
+  { name: 'fastify logger', script: 'http-fastify.ts', log_file: true },
+  { name: 'fw access log', script: 'http-fw.ts', env: { FW_LOG_LEVEL: 'info' }, log_file: true },
 ]
 
-/** Runs the HTTP scenarios; `quick` shortens rounds for a smoke run. */
-export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
-  const duration_s = opts.quick ? 1 : 2
-  const servers: Server[] = []
-  try {
-    for (const [name, script] of COMPETITORS) servers.push(await start_server(name, script))
-    if (!opts.quick) await warm_up(servers, SCENARIOS.map((s) => s.load))
-    const figures = new Map<string, number[]>()
-    const pipelinings = opts.quick ? [10] : [10, 1]
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const s of SCENARIOS) {
-        for (const p of pipelinings) {
-          // Rotate the order each round so no competitor always runs first on a cold machine.
-          const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
-          for (const server of order) {
-            const rps = await load(server.port, { ...s.load, pipelining: p, duration_s })
-            const key = `${s.name} -p${p}|${server.name}`
-            figures.set(key, [...(figures.get(key) ?? []), rps])
-          }
-        }
-      }
-    }
-    return report(figures, pipelinings)
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()))
-  }
-}
+const HELLO = { path: '/hello' }
+const PARAM = { path: '/users/42?fields=name,email' }
+const ECHO = { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }
+const PLAIN = ['fastify', 'fw', 'hono', 'node:http']
+const LOGGED = ['fastify logger', 'fw access log']
 
-function report(figures: Map<string, number[]>, pipelinings: number[]): BenchReport {
+/** Each scenario, its competitors and the ceiling of fw / its Fastify counterpart on CPU per request. */
+const SCENARIOS: Array<CpuScenario & { pair: [string, string]; target: number }> = [
+  { name: 'json hello', load: HELLO, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
+  { name: 'param + query', load: PARAM, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
+  { name: 'post json echo', load: ECHO, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
+  { name: '5 middleware', load: { path: '/mw/hello' }, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.15 },
+  { name: 'json hello, logged to a file', load: HELLO, competitors: LOGGED, pair: ['fw access log', 'fastify logger'], target: 1.25 },
+  { name: 'param + query, logged to a file', load: PARAM, competitors: LOGGED, pair: ['fw access log', 'fastify logger'], target: 1.25 },
+  { name: 'post json echo, logged to a file', load: ECHO, competitors: LOGGED, pair: ['fw access log', 'fastify logger'], target: 1.25 },
+]
+
+/** The quick mode's subset: JSON hello in both logging set-ups, fw and Fastify only, on the machine's Node. */
+const QUICK = SCENARIOS.filter((s) => s.name.startsWith('json hello')).map((s) => ({ ...s, competitors: s.pair }))
+
+/** Runs the HTTP scenarios; `quick` measures JSON hello only, on the machine's Node, in under a minute. */
+export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
+  const scenarios = opts.quick ? QUICK : SCENARIOS
+  const run = { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
+  const used = new Set(scenarios.flatMap((s) => s.competitors))
   const rows: BenchRow[] = []
-  for (const [key, rounds] of figures) {
-    const [scenario, competitor] = key.split('|') as [string, string]
-    rows.push({ scenario, competitor, median: median(rounds), rounds, unit: 'req/s' })
-  }
-  const ratios = []
-  for (const s of SCENARIOS) {
-    for (const p of pipelinings) {
-      const scenario = `${s.name} -p${p}`
-      const row = (c: string): BenchRow => rows.find((r) => r.scenario === scenario && r.competitor === c)!
-      ratios.push(
-        ratio(scenario, 'fw / fastify', row('fw'), row('fastify'), s.target),
-        ratio(scenario, 'fw / express', row('fw'), row('express'), 2),
-        ratio(scenario, 'fw / hono', row('fw'), row('hono')),
-        ratio(scenario, 'fw / node:http', row('fw'), row('node:http')),
-      )
+  const ratios: BenchRatio[] = []
+  for (const node of await nodes(opts.quick)) {
+    const figures = await cpu_rounds({ ...run, node, scenarios, competitors: COMPETITORS.filter((c) => used.has(c.name)) })
+    const node_rows = cpu_rows(figures, node.label)
+    rows.push(...node_rows)
+    for (const s of scenarios) {
+      ratios.push(cpu_ratio(node_rows, s.name, node.label, s.pair[0], s.pair[1], s.target))
+      if (s.competitors.includes('hono')) ratios.push(cpu_ratio(node_rows, s.name, node.label, 'fw', 'hono'))
     }
   }
-  return { name: 'http', rows, ratios, notes: [`autocannon -c 100, 2 s per run after ${WARM_UP_S} s of untimed warm-up per route and server; req/s medians over rounds`] }
+  return {
+    name: 'http',
+    rows,
+    ratios,
+    notes: [
+      method_note(run),
+      'fw runs with its defaults (request ids, access log at info); "fw" has FW_LOG_LEVEL=off, "fw access log" writes its access line to a file; ' +
+        '"fastify" has its logger off, "fastify logger" logs at info to a file (its two lines per request); 5 middleware: fw app.use no-ops against 5 no-op onRequest hooks',
+    ],
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

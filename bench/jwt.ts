@@ -1,55 +1,38 @@
-// JWT scenario: a JWT-protected JSON route with the same HS256 token in fw (`jwt`), Fastify with @fastify/jwt, Express 5 with
-// express-jwt and Hono's `hono/jwt`; each server in its own process, loaded by autocannon from here, rounds interleaved.
+// JWT scenario by CPU per request (bench/cpu.ts): a JWT-protected JSON route with the same HS256 token in fw (`jwt`),
+// Fastify with @fastify/jwt, Express 5 with express-jwt and Hono's `hono/jwt`, each server pinned to core 0, wrk on core 1.
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { sign_dev_token } from '../lib/middleware/app/auth-presets.js'
-import { ratio, scenario_rows, type BenchReport } from './report.js'
-import { load, start_server, warm_up, WARM_UP_S, type Server } from './servers.js'
-
-const COMPETITORS = [
-  ['fw', 'jwt-fw.ts'],
-  ['fastify-jwt', 'jwt-fastify.ts'],
-  ['express-jwt', 'jwt-express.ts'],
-  ['hono-jwt', 'jwt-hono.ts'],
-] as const
+import { cpu_ratio, cpu_rounds, cpu_rows, method_note, nodes } from './cpu.js'
+import type { BenchRatio, BenchReport, BenchRow } from './report.js'
 
 const SCENARIO = 'jwt protected json'
+const NAMES = ['fw', 'fastify-jwt', 'express-jwt', 'hono-jwt']
 
-/** Runs the JWT scenario; `quick` shortens rounds for a smoke run. */
+/** Runs the JWT scenario on each Node binary; `quick` runs 1 s rounds on the machine's Node only. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
-  const duration_s = opts.quick ? 1 : 2
+  const run = { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
   const secret = randomBytes(32).toString('base64url')
   const token = sign_dev_token(secret, { sub: 'bench-user', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 3600 })
-  const headers = { authorization: `Bearer ${token}` }
-  const servers: Server[] = []
-  try {
-    for (const [name, script] of COMPETITORS) servers.push(await start_server(name, script, { FW_BENCH_JWT_SECRET: secret }))
-    if (!opts.quick) await warm_up(servers, [{ path: '/secure', headers, pipelining: 10 }])
-    const figures = new Map<string, number[]>(servers.map((s) => [s.name, []]))
-    for (let round = 0; round < opts.rounds; round++) {
-      // Rotate the order each round so no competitor always runs first.
-      const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
-      for (const server of order) {
-        figures.get(server.name)!.push(await load(server.port, { path: '/secure', headers, pipelining: 10, duration_s }))
-      }
-    }
-    return report(figures, duration_s)
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()))
+  const env = { FW_BENCH_JWT_SECRET: secret, FW_LOG_LEVEL: 'off' }
+  const competitors = NAMES.map((name) => ({ name, script: `jwt-${name.replace('-jwt', '')}.ts`, env }))
+  const scenarios = [{ name: SCENARIO, load: { path: '/secure', headers: { authorization: `Bearer ${token}` } }, competitors: NAMES }]
+  const rows: BenchRow[] = []
+  const ratios: BenchRatio[] = []
+  for (const node of await nodes(opts.quick)) {
+    const node_rows = cpu_rows(await cpu_rounds({ ...run, node, scenarios, competitors }), node.label)
+    rows.push(...node_rows)
+    ratios.push(
+      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'fastify-jwt', 1),
+      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'express-jwt', 0.5),
+      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'hono-jwt'),
+    )
   }
-}
-
-function report(figures: Map<string, number[]>, duration_s: number): BenchReport {
-  const { rows, row } = scenario_rows(SCENARIO, figures, 'req/s')
   return {
     name: 'jwt',
     rows,
-    ratios: [
-      ratio(SCENARIO, 'fw / fastify-jwt', row('fw'), row('fastify-jwt'), 0.9),
-      ratio(SCENARIO, 'fw / express-jwt', row('fw'), row('express-jwt'), 2),
-      ratio(SCENARIO, 'fw / hono-jwt', row('fw'), row('hono-jwt')),
-    ],
-    notes: [`GET /secure with one HS256 token (exp checked), autocannon -c 100 -p 10, ${duration_s} s per run after ${WARM_UP_S} s of untimed warm-up; req/s medians over rounds`],
+    ratios,
+    notes: [`GET /secure with one HS256 token (exp checked); fw with its defaults and FW_LOG_LEVEL=off; ${method_note(run)}`],
   }
 }
 

@@ -1,5 +1,5 @@
 // Renders benchmark reports as the markdown of docs/performance.md and an SVG bar chart of the fw ratios.
-import type { BenchReport } from './report.js'
+import { met, target_text, type BenchReport } from './report.js'
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
@@ -16,7 +16,7 @@ export function render_chart(reports: readonly BenchReport[]): string {
   const bars = ratios.map((r, i) => {
     const y = 30 + i * (bar_h + gap)
     const w = Math.min(r.value, 12) * scale
-    const ok = r.target === undefined || r.value >= r.target
+    const ok = met(r)
     const tick = r.target === undefined ? '' : `<line x1="${left + r.target * scale}" x2="${left + r.target * scale}" y1="${y - 2}" y2="${y + bar_h + 2}" stroke="#000" stroke-width="2"/>`
     return `<text x="${left - 6}" y="${y + 12}" text-anchor="end" font-size="11">${esc(`${r.module}: ${r.scenario} ${r.label}`)}</text>` +
       `<rect x="${left}" y="${y}" width="${w}" height="${bar_h}" fill="${ok ? '#4a8' : '#d55'}"/>` +
@@ -24,7 +24,7 @@ export function render_chart(reports: readonly BenchReport[]): string {
   })
   const one = `<line x1="${left + scale}" x2="${left + scale}" y1="20" y2="${height - 5}" stroke="#888" stroke-dasharray="3,3"/>`
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">` +
-    `<rect width="100%" height="100%" fill="#fff"/><text x="10" y="16" font-size="13">fw ratios (median of rounds); black tick = target, dashed = 1.0x; red = target missed</text>` +
+    `<rect width="100%" height="100%" fill="#fff"/><text x="10" y="16" font-size="13">fw ratios (median of rounds); CPU ratios: lower is better; black tick = target, dashed = 1.0x; red = target missed</text>` +
     one + bars.join('') + '</svg>\n'
 }
 
@@ -45,13 +45,14 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
   for (const r of reports) {
     out.push(`## ${r.name}`, '', '| scenario | ratio | value | target |', '|---|---|---|---|')
     for (const x of r.ratios) {
-      const t = x.target === undefined ? '' : `${x.value >= x.target ? 'met' : '**missed**'} (>= ${x.target})`
+      const t = x.target === undefined ? '' : `${met(x) ? 'met' : '**missed**'} (${target_text(x)})`
       out.push(`| ${x.scenario} | ${x.label} | ${x.value.toFixed(2)}x | ${t} |`)
     }
-    out.push('', '| scenario | competitor | median | rounds |', '|---|---|---|---|')
+    out.push('', '| scenario | competitor | median | spread (min–max) | rounds |', '|---|---|---|---|---|')
     for (const row of r.rows) {
       const fmt = (n: number): string => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3))
-      out.push(`| ${row.scenario} | ${row.competitor} | ${fmt(row.median)} ${row.unit} | ${row.rounds.map(fmt).join(', ')} |`)
+      const spread = `${fmt(Math.min(...row.rounds))}–${fmt(Math.max(...row.rounds))}`
+      out.push(`| ${row.scenario} | ${row.competitor} | ${fmt(row.median)} ${row.unit} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`)
     }
     if (r.notes?.length) out.push('', ...r.notes.map((n) => `- ${n}`))
     out.push('')

@@ -19,6 +19,26 @@ export interface BenchRatio {
   value: number
   /** The issue's target, for example 0.9 for "at least 0.9x"; omitted where none was set. */
   target?: number
+  /** The target is a ceiling ("at most 1.10x"), as for a ratio of CPU time per request. */
+  at_most?: boolean
+}
+
+/** Whether a ratio meets its target (true when it has none). */
+export function met(r: BenchRatio): boolean {
+  if (r.target === undefined) return true
+  return r.at_most ? r.value <= r.target : r.value >= r.target
+}
+
+/** How a ratio's target reads: `<= 1.1` or `>= 0.9`. */
+export function target_text(r: BenchRatio): string {
+  return `${r.at_most ? '<=' : '>='} ${r.target}`
+}
+
+/** A cost ratio `a / b` of two rows' medians (CPU per request: lower is better for `a`), held to a ceiling `at_most`. */
+export function cost_ratio(scenario: string, label: string, a: BenchRow, b: BenchRow, at_most?: number): BenchRatio {
+  const r: BenchRatio = { scenario, label, value: a.median / b.median, at_most: true }
+  if (at_most !== undefined) r.target = at_most
+  return r
 }
 
 /** What one benchmark module returns. */

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { render_chart, render_markdown } from './render.js'
-import type { BenchReport } from './report.js'
+import { met, target_text, type BenchReport } from './report.js'
 
 const MODULES = ['http', 'jwt', 'security', 'log', 'cache', 'http-cache', 'redis']
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -29,7 +29,7 @@ for (const name of MODULES) {
   reports.push(report)
   console.log(`${((Date.now() - started) / 1000).toFixed(0)} s`)
   for (const r of report.ratios) {
-    const verdict = r.target === undefined ? '' : r.value >= r.target ? `  (target ${r.target}: met)` : `  (target ${r.target}: MISSED)`
+    const verdict = r.target === undefined ? '' : `  (target ${target_text(r)}: ${met(r) ? 'met' : 'MISSED'})`
     console.log(`  ${r.scenario.padEnd(32)} ${r.label.padEnd(24)} ${r.value.toFixed(2)}x${verdict}`)
   }
 }

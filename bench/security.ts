@@ -1,16 +1,18 @@
 // The recommended security chain (CORS, rate limit that never triggers, security headers, body limit, API key, JSON route)
 // in fw, Fastify (@fastify/cors, @fastify/rate-limit, @fastify/helmet), Express 5 (cors, express-rate-limit, helmet) and Hono
 // (hono/cors, hono/secure-headers, hono/body-limit, a plain rate limiter). Each server runs in its own process: this file
-// started again with SECURITY_BENCH_SERVER=<name>.
+// started again with SECURITY_BENCH_SERVER=<name>, pinned to core 0 and loaded by wrk on core 1 (bench/cpu.ts).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { ratio, scenario_rows, type BenchReport } from './report.js'
-import { announce, load, start_server, warm_up, WARM_UP_S, type Server } from './servers.js'
+import { cpu_ratio, cpu_rounds, cpu_rows, method_note, nodes } from './cpu.js'
+import type { BenchRatio, BenchReport, BenchRow } from './report.js'
+import { announce } from './servers.js'
 
 const ORIGIN = 'http://localhost:5173'
 const KEY = 'bench-api-key-0123456789'
 const HEADERS = { origin: ORIGIN, 'x-api-key': KEY }
 const PATH = '/api/data'
+const SCENARIO = 'security chain'
 const BODY = { ok: true, data: { id: 1, name: 'Ada' } }
 const HUGE = 1_000_000_000
 const MiB = 1024 * 1024
@@ -24,7 +26,7 @@ const SERVERS: Record<string, () => Promise<number>> = {
   async fw() {
     const { App, adapt_ctx, middleware } = await import('../lib/index.js')
     const { cors, rate_limit, security_headers, body_limit } = middleware.security
-    const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+    const app = new App({ host: '127.0.0.1' })
     app.use(adapt_ctx(cors({ origins: [ORIGIN], allow_credentials: true })))
     app.use(adapt_ctx(rate_limit({ max_requests: HUGE, window_seconds: 60 })))
     app.use(adapt_ctx(security_headers()))
@@ -96,41 +98,31 @@ const SERVERS: Record<string, () => Promise<number>> = {
   },
 }
 
-/** Runs the security chain benchmark; `quick` shortens rounds for a smoke run. */
+/** Runs the security chain benchmark on each Node binary; `quick` runs 1 s rounds on the machine's Node only. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
-  const duration_s = opts.quick ? 1 : 2
-  const servers: Server[] = []
-  try {
-    for (const name of Object.keys(SERVERS)) {
-      servers.push(await start_server(name, '../security.ts', { SECURITY_BENCH_SERVER: name }))
-    }
-    if (!opts.quick) await warm_up(servers, [{ path: PATH, headers: HEADERS }])
-    const figures = new Map<string, number[]>(servers.map((s) => [s.name, []]))
-    for (let round = 0; round < opts.rounds; round++) {
-      // Rotate the order each round so no competitor always runs first.
-      const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
-      for (const s of order) figures.get(s.name)!.push(await load(s.port, { path: PATH, headers: HEADERS, duration_s }))
-    }
-    return report(figures, duration_s)
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()))
+  const run = { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
+  const names = Object.keys(SERVERS)
+  // Each server is this file started again with SECURITY_BENCH_SERVER=<name>; fw with its defaults and logging off.
+  const competitors = names.map((name) => ({ name, script: '../security.ts', env: { SECURITY_BENCH_SERVER: name, FW_LOG_LEVEL: 'off' } }))
+  const scenarios = [{ name: SCENARIO, load: { path: PATH, headers: HEADERS }, competitors: names }]
+  const rows: BenchRow[] = []
+  const ratios: BenchRatio[] = []
+  for (const node of await nodes(opts.quick)) {
+    const node_rows = cpu_rows(await cpu_rounds({ ...run, node, scenarios, competitors }), node.label)
+    rows.push(...node_rows)
+    ratios.push(
+      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'fastify', 1),
+      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'express', 0.5),
+      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'hono'),
+    )
   }
-}
-
-function report(figures: Map<string, number[]>, duration_s: number): BenchReport {
-  const scenario = 'security chain'
-  const { rows, row } = scenario_rows(scenario, figures, 'req/s')
   return {
     name: 'security',
     rows,
-    ratios: [
-      ratio(scenario, 'fw / fastify', row('fw'), row('fastify'), 1.0),
-      ratio(scenario, 'fw / express', row('fw'), row('express'), 2),
-      ratio(scenario, 'fw / hono', row('fw'), row('hono'), 1.1),
-    ],
+    ratios,
     notes: [
-      `GET ${PATH} with Origin and x-api-key; CORS, rate limit (never triggered), security headers, 1 MiB body limit, API key, JSON`,
-      `autocannon -c 100 -p 10, ${duration_s} s per run after ${WARM_UP_S} s of untimed warm-up, rounds interleaved; req/s medians; helmet and secureHeaders with their defaults`,
+      `GET ${PATH} with Origin and x-api-key; CORS, rate limit (never triggered), security headers, 1 MiB body limit, API key, JSON; helmet and secureHeaders with their defaults`,
+      method_note(run),
     ],
   }
 }

@@ -104,7 +104,7 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
   try {
     const script = path.join(dir, 'load.lua')
     await writeFile(script, lua_script(load))
-    const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${load.connections ?? 64}`, `-d${load.duration_s}s`, '-s', script, `http://127.0.0.1:${server.port}${load.path}`]
+    const args = ['-c', LOAD_CORE, 'wrk', '-t1', '--timeout', '10s', `-c${load.connections ?? 64}`, `-d${load.duration_s}s`, '-s', script, `http://127.0.0.1:${server.port}${load.path}`]
     const before = await cpu_ticks(server.pid)
     const { stdout } = await run('taskset', args, { maxBuffer: 1 << 20 })
     const after = await cpu_ticks(server.pid)

@@ -1,8 +1,9 @@
-// Raw Fastify serving the HTTP scenarios.
+// Raw Fastify serving the HTTP scenarios; FW_BENCH_LOG_FILE turns its logger on (level info), writing to that file.
 import Fastify from 'fastify'
 import { announce } from '../servers.js'
 
-const f = Fastify()
+const file = process.env.FW_BENCH_LOG_FILE
+const f = Fastify({ logger: file ? { level: 'info', file } : false })
 f.get('/hello', async () => ({ hello: 'world' }))
 f.get<{ Params: { id: string }; Querystring: { fields?: string } }>('/users/:id', async (req) => ({ id: req.params.id, fields: req.query.fields ?? '' }))
 f.post('/echo', async (req) => req.body)

@@ -1,9 +1,11 @@
-// fw App serving the HTTP scenarios.
+// fw App serving the HTTP scenarios with its defaults; FW_BENCH_LOG_FILE sends its lines (the access log) to that file.
 import { App } from '../../lib/index.js'
 import type { Middleware } from '../../lib/index.js'
+import { configure } from '../../lib/log/index.js'
 import { announce } from '../servers.js'
 
-const app = new App({ host: '127.0.0.1', request_id: false })
+if (process.env.FW_BENCH_LOG_FILE) configure({ destination: process.env.FW_BENCH_LOG_FILE })
+const app = new App({ host: '127.0.0.1' })
 const noop: Middleware = (_req, _res, next) => next()
 for (let i = 0; i < 5; i++) app.use('/mw', noop)
 app.get('/hello', (_req, res) => void res.json({ hello: 'world' }))

@@ -1,0 +1,115 @@
+// Interleaved CPU-per-request rounds on pinned servers (bench/wrk.ts), and the report rows and ratios they give: each
+// scenario's competitors run one after another within a round, in an order rotated every round, so a noisy neighbour
+// on the shared machine weighs on all of them alike and the ratios of CPU per request stay put.
+import { mkdtemp, rm, truncate } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { cost_ratio, median, type BenchRatio, type BenchRow } from './report.js'
+import { measure, node_binaries, start_pinned, type CpuFigure, type PinnedServer, type WrkLoad } from './wrk.js'
+
+/** A server process: bench/servers/<script> with its environment. `log_file` gives it FW_BENCH_LOG_FILE to write to. */
+export interface Competitor {
+  name: string
+  script: string
+  env?: Record<string, string>
+  log_file?: boolean
+}
+
+/** A request repeated by wrk against some of the competitors. */
+export interface CpuScenario {
+  name: string
+  load: Omit<WrkLoad, 'duration_s'>
+  competitors: readonly string[]
+}
+
+/** One run: the servers, the scenarios, the rounds and the Node binary every server runs on. */
+export interface CpuRun {
+  competitors: readonly Competitor[]
+  scenarios: readonly CpuScenario[]
+  rounds: number
+  duration_s: number
+  warm_up_s: number
+  node: { label: string; path: string }
+}
+
+/** Every round's figure of a scenario's competitor, keyed `<scenario>|<competitor>`. */
+export type CpuFigures = Map<string, CpuFigure[]>
+
+/** Starts the competitors pinned, warms each scenario's servers up, then measures the interleaved rounds; stops them all. */
+export async function cpu_rounds(run: CpuRun): Promise<CpuFigures> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-bench-'))
+  const servers = new Map<string, { server: PinnedServer; log?: string }>()
+  try {
+    for (const c of run.competitors) {
+      const log = c.log_file ? path.join(dir, `${c.name}.log`) : undefined
+      const env = { ...c.env, ...(log === undefined ? {} : { FW_BENCH_LOG_FILE: log }) }
+      const server = await start_pinned(c.name, c.script, { env, node: run.node.path })
+      servers.set(c.name, log === undefined ? { server } : { server, log })
+    }
+    const one = async (s: CpuScenario, name: string, duration_s: number): Promise<CpuFigure> => {
+      const { server, log } = servers.get(name)!
+      const figure = await measure(server, { ...s.load, duration_s })
+      // The log files are emptied after each run, so a full bench never fills the disk with access lines.
+      if (log !== undefined) await truncate(log, 0).catch(() => undefined)
+      if (figure.non_2xx > 0) throw new Error(`${name} on ${s.name}: ${figure.non_2xx} failed answers`)
+      return figure
+    }
+    for (const s of run.scenarios) for (const name of s.competitors) await one(s, name, run.warm_up_s)
+    const figures: CpuFigures = new Map()
+    for (let round = 0; round < run.rounds; round++) {
+      for (const s of run.scenarios) {
+        const n = s.competitors.length
+        for (let i = 0; i < n; i++) {
+          const name = s.competitors[(i + round) % n]!
+          const key = `${s.name}|${name}`
+          figures.set(key, [...(figures.get(key) ?? []), await one(s, name, run.duration_s)])
+        }
+      }
+    }
+    return figures
+  } finally {
+    await Promise.all([...servers.values()].map((s) => s.server.stop()))
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** The Node binaries to run on: the machine's alone in quick mode, else it and Node 24. */
+export async function nodes(quick: boolean | undefined): Promise<Array<{ label: string; path: string }>> {
+  const all = await node_binaries()
+  return quick ? all.slice(0, 1) : all
+}
+
+/** The unit of the CPU rows. */
+export const CPU_UNIT = 'µs CPU/request'
+
+/** Two rows per scenario and competitor: server CPU µs per request (lower is better) and req/s, each over the rounds. */
+export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
+  const rows: BenchRow[] = []
+  for (const [key, list] of figures) {
+    const [scenario, competitor] = key.split('|') as [string, string]
+    const cpu = list.map((f) => f.cpu_us_per_req)
+    const rps = list.map((f) => f.rps)
+    const at = `${scenario} (${node_label})`
+    rows.push({ scenario: at, competitor, median: median(cpu), rounds: cpu, unit: CPU_UNIT, lower_is_better: true })
+    rows.push({ scenario: at, competitor, median: median(rps), rounds: rps, unit: 'req/s' })
+  }
+  return rows
+}
+
+/** `a / b` on the medians of CPU per request in one scenario on one Node binary, held to the ceiling `at_most`. */
+export function cpu_ratio(rows: readonly BenchRow[], scenario: string, node_label: string, a: string, b: string, at_most?: number): BenchRatio {
+  const at = `${scenario} (${node_label})`
+  const row = (c: string): BenchRow => {
+    const found = rows.find((r) => r.scenario === at && r.competitor === c && r.unit === CPU_UNIT)
+    if (found === undefined) throw new Error(`no CPU figures for ${c} in ${at}`)
+    return found
+  }
+  return cost_ratio(at, `${a} / ${b} CPU`, row(a), row(b), at_most)
+}
+
+/** The method note every CPU-per-request bench shares. */
+export function method_note(run: Pick<CpuRun, 'duration_s' | 'warm_up_s' | 'rounds'>): string {
+  return `each server pinned to core 0 (taskset), wrk -t1 -c64 pinned to core 1, ${run.warm_up_s} s of untimed warm-up per scenario and ` +
+    `server, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, ` +
+    'medians over rounds; ratios are fw / competitor on CPU per request (lower is better for fw)'
+}
