@@ -79,6 +79,31 @@ export async function nodes(quick: boolean | undefined): Promise<Array<{ label: 
   return quick ? all.slice(0, 1) : all
 }
 
+/** The rounds, run length and warm-up of a full or quick run (quick: 1 s runs, at least 3 rounds). */
+export function run_lengths(opts: { rounds: number; quick?: boolean }): Pick<CpuRun, 'rounds' | 'duration_s' | 'warm_up_s'> {
+  return { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
+}
+
+/**
+ * Runs the scenarios on each Node binary (the machine's alone when quick) and gathers every binary's rows, and the
+ * ratios `ratios_of` draws from them.
+ */
+export async function on_each_node(
+  opts: { rounds: number; quick?: boolean },
+  setup: Pick<CpuRun, 'competitors' | 'scenarios'>,
+  ratios_of: (rows: BenchRow[], node_label: string) => BenchRatio[],
+): Promise<{ rows: BenchRow[]; ratios: BenchRatio[]; note: string }> {
+  const lengths = run_lengths(opts)
+  const rows: BenchRow[] = []
+  const ratios: BenchRatio[] = []
+  for (const node of await nodes(opts.quick)) {
+    const node_rows = cpu_rows(await cpu_rounds({ ...setup, ...lengths, node }), node.label)
+    rows.push(...node_rows)
+    ratios.push(...ratios_of(node_rows, node.label))
+  }
+  return { rows, ratios, note: method_note(lengths) }
+}
+
 /** The unit of the CPU rows. */
 export const CPU_UNIT = 'µs CPU/request'
 

@@ -2,8 +2,8 @@
 // middleware, fw against raw Fastify doing the same work, logging off and access log to a file; Hono and node:http as
 // references. Every server in its own process pinned to core 0, wrk on core 1, on the machine's Node and on Node 24.
 import { pathToFileURL } from 'node:url'
-import { cpu_ratio, cpu_rounds, cpu_rows, method_note, nodes, type Competitor, type CpuScenario } from './cpu.js'
-import type { BenchRatio, BenchReport, BenchRow } from './report.js'
+import { cpu_ratio, on_each_node, type Competitor, type CpuScenario } from './cpu.js'
+import type { BenchReport } from './report.js'
 
 /** fw with its defaults; logging off, or on at info with the access line written to a file (FW_BENCH_LOG_FILE). */
 export const COMPETITORS: readonly Competitor[] = [
@@ -38,25 +38,19 @@ const QUICK = SCENARIOS.filter((s) => s.name.startsWith('json hello')).map((s) =
 /** Runs the HTTP scenarios; `quick` measures JSON hello only, on the machine's Node, in under a minute. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const scenarios = opts.quick ? QUICK : SCENARIOS
-  const run = { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
   const used = new Set(scenarios.flatMap((s) => s.competitors))
-  const rows: BenchRow[] = []
-  const ratios: BenchRatio[] = []
-  for (const node of await nodes(opts.quick)) {
-    const figures = await cpu_rounds({ ...run, node, scenarios, competitors: COMPETITORS.filter((c) => used.has(c.name)) })
-    const node_rows = cpu_rows(figures, node.label)
-    rows.push(...node_rows)
-    for (const s of scenarios) {
-      ratios.push(cpu_ratio(node_rows, s.name, node.label, s.pair[0], s.pair[1], s.target))
-      if (s.competitors.includes('hono')) ratios.push(cpu_ratio(node_rows, s.name, node.label, 'fw', 'hono'))
-    }
-  }
+  const competitors = COMPETITORS.filter((c) => used.has(c.name))
+  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) =>
+    scenarios.flatMap((s) => [
+      cpu_ratio(node_rows, s.name, node, s.pair[0], s.pair[1], s.target),
+      ...(s.competitors.includes('hono') ? [cpu_ratio(node_rows, s.name, node, 'fw', 'hono')] : []),
+    ]))
   return {
     name: 'http',
     rows,
     ratios,
     notes: [
-      method_note(run),
+      note,
       'fw runs with its defaults (request ids, access log at info); "fw" has FW_LOG_LEVEL=off, "fw access log" writes its access line to a file; ' +
         '"fastify" has its logger off, "fastify logger" logs at info to a file (its two lines per request); 5 middleware: fw app.use no-ops against 5 no-op onRequest hooks',
     ],

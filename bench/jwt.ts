@@ -3,36 +3,29 @@
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { sign_dev_token } from '../lib/middleware/app/auth-presets.js'
-import { cpu_ratio, cpu_rounds, cpu_rows, method_note, nodes } from './cpu.js'
-import type { BenchRatio, BenchReport, BenchRow } from './report.js'
+import { cpu_ratio, on_each_node } from './cpu.js'
+import type { BenchReport } from './report.js'
 
 const SCENARIO = 'jwt protected json'
 const NAMES = ['fw', 'fastify-jwt', 'express-jwt', 'hono-jwt']
 
 /** Runs the JWT scenario on each Node binary; `quick` runs 1 s rounds on the machine's Node only. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
-  const run = { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
   const secret = randomBytes(32).toString('base64url')
   const token = sign_dev_token(secret, { sub: 'bench-user', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 3600 })
   const env = { FW_BENCH_JWT_SECRET: secret, FW_LOG_LEVEL: 'off' }
   const competitors = NAMES.map((name) => ({ name, script: `jwt-${name.replace('-jwt', '')}.ts`, env }))
   const scenarios = [{ name: SCENARIO, load: { path: '/secure', headers: { authorization: `Bearer ${token}` } }, competitors: NAMES }]
-  const rows: BenchRow[] = []
-  const ratios: BenchRatio[] = []
-  for (const node of await nodes(opts.quick)) {
-    const node_rows = cpu_rows(await cpu_rounds({ ...run, node, scenarios, competitors }), node.label)
-    rows.push(...node_rows)
-    ratios.push(
-      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'fastify-jwt', 1),
-      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'express-jwt', 0.5),
-      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'hono-jwt'),
-    )
-  }
+  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
+    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'fastify-jwt', 1),
+    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'express-jwt', 0.5),
+    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'hono-jwt'),
+  ])
   return {
     name: 'jwt',
     rows,
     ratios,
-    notes: [`GET /secure with one HS256 token (exp checked); fw with its defaults and FW_LOG_LEVEL=off; ${method_note(run)}`],
+    notes: [`GET /secure with one HS256 token (exp checked); fw with its defaults and FW_LOG_LEVEL=off; ${note}`],
   }
 }
 

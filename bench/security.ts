@@ -4,8 +4,8 @@
 // started again with SECURITY_BENCH_SERVER=<name>, pinned to core 0 and loaded by wrk on core 1 (bench/cpu.ts).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { cpu_ratio, cpu_rounds, cpu_rows, method_note, nodes } from './cpu.js'
-import type { BenchRatio, BenchReport, BenchRow } from './report.js'
+import { cpu_ratio, on_each_node } from './cpu.js'
+import type { BenchReport } from './report.js'
 import { announce } from './servers.js'
 
 const ORIGIN = 'http://localhost:5173'
@@ -100,29 +100,22 @@ const SERVERS: Record<string, () => Promise<number>> = {
 
 /** Runs the security chain benchmark on each Node binary; `quick` runs 1 s rounds on the machine's Node only. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
-  const run = { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
   const names = Object.keys(SERVERS)
   // Each server is this file started again with SECURITY_BENCH_SERVER=<name>; fw with its defaults and logging off.
   const competitors = names.map((name) => ({ name, script: '../security.ts', env: { SECURITY_BENCH_SERVER: name, FW_LOG_LEVEL: 'off' } }))
   const scenarios = [{ name: SCENARIO, load: { path: PATH, headers: HEADERS }, competitors: names }]
-  const rows: BenchRow[] = []
-  const ratios: BenchRatio[] = []
-  for (const node of await nodes(opts.quick)) {
-    const node_rows = cpu_rows(await cpu_rounds({ ...run, node, scenarios, competitors }), node.label)
-    rows.push(...node_rows)
-    ratios.push(
-      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'fastify', 1),
-      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'express', 0.5),
-      cpu_ratio(node_rows, SCENARIO, node.label, 'fw', 'hono'),
-    )
-  }
+  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
+    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'fastify', 1),
+    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'express', 0.5),
+    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'hono'),
+  ])
   return {
     name: 'security',
     rows,
     ratios,
     notes: [
       `GET ${PATH} with Origin and x-api-key; CORS, rate limit (never triggered), security headers, 1 MiB body limit, API key, JSON; helmet and secureHeaders with their defaults`,
-      method_note(run),
+      note,
     ],
   }
 }
