@@ -8,7 +8,7 @@ import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply,
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
-import { logger, redact_query, run_with_request_id, type LogLevel } from '../lib/log/index.js'
+import { logger, redact_query, run_with_request_id, with_request_id, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { ip_resolver } from './ip.js'
@@ -66,7 +66,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
-    run_with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
+    with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
     return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   })
 }
@@ -145,7 +145,7 @@ function access_line(level: LogLevel) {
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
     'path', redact_query(freq.url), 'status', reply.statusCode, 'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000)
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (http.enabled(level)) run_with_request_id(freq.id, write, freq, reply)
+    if (http.enabled(level)) with_request_id(freq.id, write, freq, reply)
     done()
   }
 }

@@ -78,7 +78,8 @@ export async function warm_up(servers: readonly Server[], loads: ReadonlyArray<O
   for (const l of loads) for (const s of servers) await load(s.port, { ...l, duration_s })
 }
 
-/** Writes `listening <port>` for start_server. */
+/** Writes `listening <port>` for start_server; SIGTERM then exits through process.exit, so `--cpu-prof` writes its profile. */
 export function announce(port: number): void {
+  process.once('SIGTERM', () => process.exit(0))
   process.stdout.write(`listening ${port}\n`)
 }

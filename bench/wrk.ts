@@ -50,11 +50,14 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL')
 })
 
-/** Starts bench/servers/<script> under tsx pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready. */
-export async function start_pinned(name: string, script: string, opts: { env?: Record<string, string>; node?: string } = {}): Promise<PinnedServer> {
+/**
+ * Starts bench/servers/<script> under tsx pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready.
+ * `node_args` go before the script (`--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export async function start_pinned(name: string, script: string, opts: { env?: Record<string, string>; node?: string; node_args?: string[] } = {}): Promise<PinnedServer> {
   // taskset execs the command, so the child's pid is node's own; tsx as an --import loader keeps it one process.
   const node = opts.node ?? process.execPath
-  const child: ChildProcess = spawn('taskset', ['-c', SERVER_CORE, node, '--import', 'tsx', HERE + 'servers/' + script], {
+  const child: ChildProcess = spawn('taskset', ['-c', SERVER_CORE, node, ...(opts.node_args ?? []), '--import', 'tsx', HERE + 'servers/' + script], {
     env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

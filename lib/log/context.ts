@@ -16,6 +16,16 @@ export type LogContextInit = Partial<LogContext>
 
 const store = new AsyncLocalStorage<LogContext>()
 
+/**
+ * The context of the request whose synchronous part is running, when requests are served without following their async
+ * work: it is set and restored around the call, so it never outlives it or reaches another request.
+ */
+let sync_ctx: LogContext | undefined
+/** Whether some line can be written (the log level is not `off`); set by the logging core. */
+let lines_wanted = true
+/** Whether code has read the context: from then on it is kept for every request's async work too. */
+let asked = false
+
 const EMPTY: LogContext = Object.freeze({ request_id: '', module: '', fields: Object.freeze({}) })
 
 function fresh(ctx: LogContextInit): LogContext {
@@ -28,17 +38,24 @@ function fresh(ctx: LogContextInit): LogContext {
  * set_context({ request_id: req.header('x-request-id'), module: 'orders' })
  */
 export function set_context(ctx: LogContextInit): void {
+  sync_ctx = undefined
   store.enterWith(fresh(ctx))
 }
 
-/** A copy of the current context (empty fields when none was set); changing it changes nothing. */
+/**
+ * A copy of the current context (empty fields when none was set); changing it changes nothing. With the log level
+ * `off`, a request's context is kept only for its synchronous part until the first call of `context()`: from then on
+ * the App keeps it for every request's async work too.
+ */
 export function context(): LogContext {
-  const ctx = store.getStore() ?? EMPTY
+  asked = true
+  const ctx = current_context() ?? EMPTY
   return { request_id: ctx.request_id, module: ctx.module, fields: { ...ctx.fields } }
 }
 
 /** Empties the current flow's context; call it when a request ends if the flow goes on to other work. */
 export function clear_context(): void {
+  sync_ctx = undefined
   store.enterWith(EMPTY)
 }
 
@@ -48,21 +65,52 @@ export function clear_context(): void {
  * await run_with_context({ request_id: id }, () => handle(req, res))
  */
 export function run_with_context<R>(ctx: LogContextInit, fn: () => R): R {
-  return store.run(fresh(ctx), fn)
+  const init = fresh(ctx)
+  // A synchronous request context set around the caller gives way to this one.
+  return sync_ctx === undefined ? store.run(init, fn) : with_sync(undefined, () => store.run(init, fn))
 }
 
 /**
  * Runs `fn(...args)` in a context holding only `request_id`, as `run_with_context({ request_id }, ...)` does, without
- * building a closure or copying an init object: the App calls it once per request.
+ * building a closure or copying an init object: the App calls it once per request. The context follows the async work
+ * `fn` starts only while a line can be written or after `context()` was called: `AsyncLocalStorage.run` turns async
+ * hooks on for every async resource of the process on Node 20, a cost no request should pay when nothing reads the id.
  * @example
  * run_with_request_id(id, handle, req, res)
  */
 export function run_with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
   // Stored contexts are never changed in place (set_context and run_with_context store copies), so the empty fields are shared.
-  return store.run({ request_id, module: '', fields: EMPTY.fields }, fn, ...args)
+  const ctx: LogContext = { request_id, module: '', fields: EMPTY.fields }
+  if (!lines_wanted && !asked) return with_sync(ctx, fn, ...args)
+  return sync_ctx === undefined ? store.run(ctx, fn, ...args) : with_sync(undefined, () => store.run(ctx, fn, ...args))
+}
+
+/**
+ * Runs `fn(...args)` synchronously with a context holding only `request_id`, without following the async work it
+ * starts: for lines written before it returns, such as the access line once a response is sent.
+ * @example
+ * with_request_id(id, write_access_line, req, reply)
+ */
+export function with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
+  return with_sync({ request_id, module: '', fields: EMPTY.fields }, fn, ...args)
+}
+
+function with_sync<A extends unknown[], R>(ctx: LogContext | undefined, fn: (...args: A) => R, ...args: A): R {
+  const outer = sync_ctx
+  sync_ctx = ctx
+  try {
+    return fn(...args)
+  } finally {
+    sync_ctx = outer
+  }
+}
+
+/** Tells the context whether some line can be written now; the logging core calls it when the level changes. */
+export function set_lines_wanted(on: boolean): void {
+  lines_wanted = on
 }
 
 /** The current context as stored, for the line writers (read only; `undefined` when none was ever set). */
 export function current_context(): LogContext | undefined {
-  return store.getStore()
+  return sync_ctx ?? store.getStore()
 }

@@ -1,4 +1,5 @@
 // The global logger `fw` and the module-level operations of `fw/log`, configured from FW_LOG_LEVEL and FW_LOG_FORMAT at load.
+import { set_lines_wanted } from './context.js'
 import { core, type LogConfig } from './core.js'
 import type { LogFormat } from './formats.js'
 import type { LogLevel } from './levels.js'
@@ -106,5 +107,7 @@ export function set_clock(clock?: () => number): void {
   core.set_clock(clock)
 }
 
+// A request's log context follows its async work only while some line can be written (see run_with_request_id).
+core.watch_level((level) => set_lines_wanted(level !== 'off'))
 set_level_from_env()
 set_format_from_env()

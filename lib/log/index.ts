@@ -2,7 +2,7 @@
 export { LogLevel, parse_level } from './levels.js'
 export { LogFormat, parse_format } from './formats.js'
 export { type LogConfig } from './core.js'
-export { type LogContext, type LogContextInit, set_context, context, clear_context, run_with_context, run_with_request_id } from './context.js'
+export { type LogContext, type LogContextInit, set_context, context, clear_context, run_with_context, run_with_request_id, with_request_id } from './context.js'
 export { type LogDestination, type WritableLike } from './sink.js'
 export { Logger, type KeyValues } from './logger.js'
 export {
