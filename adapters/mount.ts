@@ -124,16 +124,24 @@ function binder(app: AppCore, ip: IpResolver) {
       try {
         result = run(req, res)
       } catch (err) {
-        return Promise.resolve(fail(freq, reply, res, err))
+        return pending(fail(freq, reply, res, err))
       }
       if (result instanceof Promise) {
-        return result.then(() => commit(reply, res), (err: unknown) => fail(freq, reply, res, err))
+        return result.then(() => pending(commit(reply, res)), (err: unknown) => pending(fail(freq, reply, res, err)))
       }
-      return commit(reply, res)
+      return pending(commit(reply, res))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id.
     return (freq: FastifyRequest, reply: FastifyReply) => run_with_request_id(freq.id, serve, freq, reply)
   }
+}
+
+/**
+ * What a bound handler hands Fastify: nothing once the reply has gone out, else the send still running (a file). A
+ * returned reply is a thenable, which Fastify and a resolving promise would each wait on for nothing.
+ */
+function pending(sent: FastifyReply | Promise<FastifyReply>): Promise<FastifyReply> | undefined {
+  return sent instanceof Promise ? sent : undefined
 }
 
 /**
