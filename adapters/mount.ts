@@ -8,7 +8,7 @@ import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply,
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
-import { logger, redact_query, run_with_request_id, with_request_id, type LogLevel } from '../lib/log/index.js'
+import { level as log_level, logger, redact_query, run_with_request_id, with_request_id, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { ip_resolver } from './ip.js'
@@ -59,7 +59,9 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   instance.setNotFoundHandler(bind(compiled.not_found))
-  if (app.config.access_log !== false) instance.addHook('onResponse', access_line(app.config.access_log))
+  // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
+  const access = app.config.access_log
+  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)

@@ -16,6 +16,7 @@ function layer(url: string, name: string): string {
   if (url.includes('/node_modules/fastify/') || url.includes('/node_modules/find-my-way/') || url.includes('/node_modules/light-my-request/')) return 'fastify'
   if (url.includes('/node_modules/')) return 'other packages'
   if (url.includes('/lib/') || url.includes('/adapters/')) return 'fw'
+  if (url.includes('async_hooks')) return 'async hooks'
   if (url.startsWith('node:')) return 'node internals'
   return 'other'
 }

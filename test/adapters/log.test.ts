@@ -60,6 +60,18 @@ t.test('access line', async (t) => {
     t.equal(parse_kv(lines[0]!).label, 'warning')
   })
 
+  t.test('with the level off when the app starts, it has no access line, even once the level is raised', async (t) => {
+    const out = capture(t, 'kv', 'off')
+    const app = build(t, (app) => app.get('/x', (_req, res) => {
+      log.info('inside')
+      res.text('x')
+    }), { access_log: 'info' })
+    await app.inject({ url: '/x', headers: { 'x-request-id': 'off-1' } })
+    log.set_level('info')
+    await app.inject({ url: '/x', headers: { 'x-request-id': 'off-2' } })
+    t.same(out.lines().map((l) => [parse_kv(l).msg, pairs_of(l).rid]), [['inside', 'off-2']])
+  })
+
   t.test('FW_ACCESS_LOG wins over the option; a bad level is a startup error', async (t) => {
     const out = capture(t)
     set_env(t, { FW_ACCESS_LOG: 'off' })
