@@ -121,7 +121,7 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
   return rows
 }
 
-/** `a / b` on the medians of CPU per request in one scenario on one Node binary, held to the ceiling `at_most`. */
+/** `a / b` of CPU per request in one scenario on one Node binary: the median of the rounds' ratios, held to the ceiling `at_most`. */
 export function cpu_ratio(rows: readonly BenchRow[], scenario: string, node_label: string, a: string, b: string, at_most?: number): BenchRatio {
   const at = `${scenario} (${node_label})`
   const row = (c: string): BenchRow => {
@@ -129,12 +129,17 @@ export function cpu_ratio(rows: readonly BenchRow[], scenario: string, node_labe
     if (found === undefined) throw new Error(`no CPU figures for ${c} in ${at}`)
     return found
   }
-  return cost_ratio(at, `${a} / ${b} CPU`, row(a), row(b), at_most)
+  const ra = row(a)
+  const rb = row(b)
+  // Each round's ratio pairs two runs made seconds apart, so a load change on the shared machine between rounds cancels
+  // out; the median of those is steadier than the ratio of the two medians.
+  const paired = ra.rounds.map((x, i) => x / rb.rounds[i]!)
+  return { ...cost_ratio(at, `${a} / ${b} CPU`, ra, rb, at_most), value: median(paired) }
 }
 
 /** The method note every CPU-per-request bench shares. */
 export function method_note(run: Pick<CpuRun, 'duration_s' | 'warm_up_s' | 'rounds'>): string {
   return `each server pinned to core 0 (taskset), wrk -t1 -c64 pinned to core 1, ${run.warm_up_s} s of untimed warm-up per scenario and ` +
     `server, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, ` +
-    'medians over rounds; ratios are fw / competitor on CPU per request (lower is better for fw)'
+    'medians over rounds; ratios are fw / competitor on CPU per request (lower is better for fw), the median of each round\'s ratio'
 }

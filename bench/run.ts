@@ -1,7 +1,7 @@
 // `npm run bench [-- --quick] [-- --rounds N] [-- --only a,b]`: runs every benchmark module, writes bench/results/<name>.json
-// and regenerates docs/performance.md with its chart.
+// and regenerates docs/performance.md with its chart; `-- --render` only rewrites the docs from the recorded results.
 import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { render_chart, render_markdown } from './render.js'
@@ -16,6 +16,19 @@ const rounds_at = args.indexOf('--rounds')
 const rounds = rounds_at === -1 ? (quick ? 1 : 5) : Number(args[rounds_at + 1])
 const only_at = args.indexOf('--only')
 const only = only_at === -1 ? undefined : new Set(args[only_at + 1]!.split(','))
+
+if (args.includes('--render')) {
+  // Rewrites docs/performance.md and its chart from the recorded results, each module with the run it came from.
+  const recorded: BenchReport[] = []
+  for (const name of MODULES) {
+    const file = `${ROOT}bench/results/${name}.json`
+    if (existsSync(file)) recorded.push(JSON.parse(await readFile(file, 'utf8')) as BenchReport)
+  }
+  await writeFile(`${ROOT}docs/performance-chart.svg`, render_chart(recorded))
+  await writeFile(`${ROOT}docs/performance.md`, render_markdown(recorded, { cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}` }))
+  console.log('wrote docs/performance.md and docs/performance-chart.svg from bench/results/*.json')
+  process.exit(0)
+}
 
 const reports: BenchReport[] = []
 for (const name of MODULES) {
