@@ -55,7 +55,7 @@ const [name = 'fw', url_path = '/hello'] = process.argv.slice(2)
 const competitor = COMPETITORS.find((c) => c.name === name)
 if (competitor === undefined) throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map((c) => c.name).join(', ')}`)
 const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
-const server = await start_pinned(name, competitor.script, { env: competitor.env ?? {}, node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+const server = await start_pinned(name, competitor.script, { env: { ...competitor.env, ...(competitor.log_file ? { FW_BENCH_LOG_FILE: path.join(dir, 'server.log') } : {}) }, node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
 let from_us: number
 try {
   await measure(server, { path: url_path, duration_s: 3 })

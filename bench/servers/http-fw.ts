@@ -4,7 +4,8 @@ import type { Middleware } from '../../lib/index.js'
 import { configure } from '../../lib/log/index.js'
 import { announce } from '../servers.js'
 
-if (process.env.FW_BENCH_LOG_FILE) configure({ destination: process.env.FW_BENCH_LOG_FILE })
+// Buffered background writes, as Fastify's logger (pino's SonicBoom) writes a file.
+if (process.env.FW_BENCH_LOG_FILE) configure({ destination: process.env.FW_BENCH_LOG_FILE, async: true })
 const app = new App({ host: '127.0.0.1' })
 const noop: Middleware = (_req, _res, next) => next()
 for (let i = 0; i < 5; i++) app.use('/mw', noop)
