@@ -25,12 +25,12 @@ export function check_source(source: unknown): StreamSource {
  */
 export function to_readable(source: StreamSource): Readable {
   if (source instanceof Readable) return source
-  return Readable.from(chunks(source), { objectMode: false })
+  return Readable.from(chunks(source))
 }
 
-async function* chunks(source: AsyncIterable<string | Uint8Array>): AsyncGenerator<Buffer> {
+async function* chunks(source: AsyncIterable<string | Uint8Array>): AsyncGenerator<string | Buffer> {
   for await (const chunk of source) {
-    if (typeof chunk === 'string') yield Buffer.from(chunk)
+    if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) yield chunk
     else if (chunk instanceof Uint8Array) yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
     else throw ERR_STREAM_BAD_SOURCE(`a chunk of type ${chunk === null ? 'null' : typeof chunk}`)
   }

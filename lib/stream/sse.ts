@@ -83,7 +83,8 @@ class SseStream extends Readable {
   #waiting: (() => void) | undefined
 
   constructor(producer: SseProducer, last_event_id: string | undefined, heartbeat_ms: number, every: Every) {
-    super()
+    // Object mode: each event goes to the socket as the string it is, up to 16 events ahead of it.
+    super({ objectMode: true })
     const comment = (text: string): Promise<void> => this.#write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`)
     const is_closed = (): boolean => this.#over || this.destroyed
     const sink: SseSink = {
