@@ -6,6 +6,10 @@ import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { multipart_body, MULTIPART_HEADERS } from '../../helpers/multipart.js'
 
+/** Waits until `ok()` holds, for at most 5 s (cleanup runs after the response, later on a loaded machine). */
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+}
 const upload_dirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('fw-upload-'))
 const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
 
@@ -143,7 +147,7 @@ t.test('Request.multipart', async (t) => {
       const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload })
       t.same(r.json(), { fields: { title: 'hi' }, files: [['doc', 'a.txt', 'text/plain', 5]] }, url)
       t.equal(saved.length, 1)
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await until(() => !existsSync(saved[0]!))
       t.notOk(existsSync(saved[0]!), 'temporary file removed')
     }
   })
@@ -159,14 +163,14 @@ t.test('Request.multipart', async (t) => {
   })
 
   t.test('answers 413 for a file over the limit and leaves no temporary file', async (t) => {
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await until(() => upload_dirs().length === 0)
     const before = upload_dirs()
     for (const url of ['/save', '/s/save']) {
       const payload = multipart_body([{ name: 'doc', filename: 'big.bin', content: Buffer.alloc(500) }])
       const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload })
       t.same([r.statusCode, r.json()], [413, { ok: false, error: 'payload_too_large', message: 'File is too large' }], url)
     }
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await until(() => upload_dirs().length <= before.length)
     t.same(upload_dirs(), before)
   })
 
@@ -185,5 +189,43 @@ t.test('Request.multipart', async (t) => {
     const payload = multipart_body([{ name: 'a', value: '1' }, { name: 'f', filename: 'x', content: 'abc' }, { name: 'b', value: '2' }])
     const r = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload })
     t.same(r.json(), { parts: ['a=1', 'file:f', 'b=2'] })
+  })
+})
+
+t.test('form limits', async (t) => {
+  const app = build(t, (app) => {
+    app.use((_req, res, next) => {
+      res.header('access-control-allow-origin', '*')
+      return next()
+    })
+    app.use('/s', stream_body())
+    app.post('/parts', async (req, res) => res.json('fields', (await req.multipart().save()).fields))
+    app.post('/s/raw', async (req, res) => {
+      for await (const _ of req.stream()) void _
+      res.json('ok', true)
+    })
+  }, { form_limits: { fields: 2, field_size: 5, files: 1 }, body_limit: 1000 })
+
+  t.test('the App options bound multipart fields, field size and files', async (t) => {
+    const cases: Array<[Parameters<typeof multipart_body>[0], string]> = [
+      [[{ name: 'a', value: '1' }, { name: 'b', value: '2' }, { name: 'c', value: '3' }], 'Too many form fields'],
+      [[{ name: 'a', value: '123456' }], 'Form field is too large'],
+      [[{ name: 'f', filename: 'a', content: 'x' }, { name: 'g', filename: 'b', content: 'y' }], 'Too many files'],
+    ]
+    for (const [parts, message] of cases) {
+      const r = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload: multipart_body(parts) })
+      t.same([r.statusCode, r.json().message, r.headers['access-control-allow-origin']], [413, message, '*'], message)
+    }
+    const ok = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload: multipart_body([{ name: 'a', value: '12345' }]) })
+    t.same(ok.json(), { fields: { a: '12345' } })
+  })
+
+  t.test('a streamed body over the limit answers 413 with the middleware headers', async (t) => {
+    const r = await app.inject({ method: 'POST', url: '/s/raw', headers: { 'transfer-encoding': 'chunked' }, payload: Buffer.alloc(1001) })
+    t.same([r.statusCode, r.json(), r.headers['access-control-allow-origin']], [413, TOO_LARGE, '*'])
+  })
+
+  t.test('a bad limit throws FW_ERR_BODY_BAD_OPTION naming it', async (t) => {
+    t.throws(() => build(t, () => {}, { form_limits: { files: -1 } }), { code: 'FW_ERR_BODY_BAD_OPTION', message: 'form_limits.files must be an integer >= 0; got -1' })
   })
 })

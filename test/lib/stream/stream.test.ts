@@ -114,7 +114,7 @@ t.test('Response.stream on a real socket', async (t) => {
     const before = process.getActiveResourcesInfo().filter((r) => r === 'FSReqCallback' || r === 'FileHandle').length
     await read_then_drop(port, '/endless', 'line 3')
     await read_then_drop(port, '/file', '\0')
-    for (let i = 0; i < 50 && (state.finally_ran < 1 || state.file_closed < 1); i++) await tick()
+    for (let i = 0; i < 250 && (state.finally_ran < 1 || state.file_closed < 1); i++) await tick()
     t.same(state, { finally_ran: 1, file_closed: 1 })
     const after = process.getActiveResourcesInfo().filter((r) => r === 'FSReqCallback' || r === 'FileHandle').length
     t.ok(after <= before, `file handles ${before} -> ${after}`)
@@ -131,7 +131,7 @@ t.test('Response.stream on a real socket', async (t) => {
       }).on('error', () => undefined)
     })
     t.equal(body, 'first\n')
-    for (let i = 0; i < 20 && !log.text().includes('late failure'); i++) await tick()
+    for (let i = 0; i < 250 && !log.text().includes('late failure'); i++) await tick()
     t.match(log.text(), /stream failed after the first byte.*late failure/s)
   })
 })
@@ -215,7 +215,7 @@ t.test('Response.sse on a real socket', async (t) => {
     const before = timers()
     const body = await read_then_drop(port, '/events', 'data: 3\n')
     t.match(body, /^id: 1\ndata: 1\n\n/)
-    for (let i = 0; i < 50 && seen.length === 0; i++) await tick()
+    for (let i = 0; i < 250 && seen.length === 0; i++) await tick()
     t.same(seen, [{ aborted: true, closed: true }])
     await tick()
     t.ok(timers() <= before, `timers ${before} -> ${timers()}`)
