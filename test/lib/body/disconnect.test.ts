@@ -25,6 +25,9 @@ function drop_mid_upload(port: number, path: string, headers: string, partial: s
   })
 }
 
+// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count here.
+process.env.TMPDIR = t.testdir()
+
 t.test('a client disconnecting mid-upload', async (t) => {
   capture_log(t)
   const settled: string[] = []

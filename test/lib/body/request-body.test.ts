@@ -13,6 +13,9 @@ async function until(ok: () => boolean): Promise<void> {
 const upload_dirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('fw-upload-'))
 const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
 
+// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count here.
+process.env.TMPDIR = t.testdir()
+
 t.test('Request.bytes', async (t) => {
   const app = build(t, (app) => {
     app.post('/echo', (req, res) => res.json('hex', req.bytes().toString('hex'), 'text_length', req.body().length))
