@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
 import { flush, pino_logger } from '../lib/log/index.js'
+import { client_error } from './client-error.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
 
 /**
@@ -42,6 +43,8 @@ export class App extends AppCore {
       forceCloseConnections: 'idle',
       // A malformed URL (`/x/%zz`) fails in the router, before any route: answer it in fw's error shape too.
       frameworkErrors: framework_error(this.config.request_id),
+      // And so does a request Node's HTTP parser refuses (bad request line, bad chunking, headers too large).
+      clientErrorHandler: client_error,
     })
     return this.#fastify
   }

@@ -11,7 +11,10 @@ import { httpCode } from '../lib/errors.js'
 import { level as log_level, logger, redact_query, run_with_request_id, with_request_id, type LogLevel } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
+import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
+import { bind_body, FW_STREAM_BODY, use_body_parser } from './body.js'
 import { ip_resolver } from './ip.js'
+import { send_streamed } from './stream.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
 const CODE_TOO_LARGE = httpCode('payload_too_large')
@@ -46,15 +49,14 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   const compiled = app.compile(instance.prefix)
   const bind = binder(app, ip_resolver(app.config.trust_proxy))
 
-  // Bodies stay raw: Request.body() is the text and Request.json() parses lazily, so bad JSON reaches the handler.
-  instance.removeAllContentTypeParsers()
-  instance.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))
+  // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
+  use_body_parser(instance, app.config)
   if (!instance.hasReplyDecorator('sendFile')) await instance.register(fastifyStatic, { root: process.cwd(), serve: false })
 
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    const config = { [FW_REFUSE]: bind(compose(r.middleware, answer_refusal)) } as FastifyContextConfig
+    const config = { [FW_REFUSE]: bind(compose(r.middleware, answer_refusal)), [FW_STREAM_BODY]: r.stream_body } as FastifyContextConfig
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
@@ -65,7 +67,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code) return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
     with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
@@ -122,7 +124,8 @@ function binder(app: AppCore, ip: IpResolver) {
       const req = new Request(freq, services, ip)
       const res = new Response()
       if (echo_id) reply.header('x-request-id', freq.id)
-      let result: void | Promise<void>
+      if (freq.body !== undefined) bind_body(freq.body, reply.raw)
+      let result: unknown
       try {
         result = run(req, res)
       } catch (err) {
@@ -168,10 +171,13 @@ const BODY_HEADERS = ['set-cookie', 'cache-control', 'etag', 'last-modified', 'e
  * exchange (CORS, security headers, rate-limit counters) stay; those about the failed body go, and it is never cached.
  */
 function fail(freq: FastifyRequest, reply: FastifyReply, res: Response, err: unknown): FastifyReply | Promise<FastifyReply> {
-  freq.log.error({ err }, 'handler failed')
+  // A body reader's refusal (413, 400, 415) is the client's doing: answered as such, not logged as a failure.
+  const refused = body_error_answer(err)
+  if (refused === undefined) freq.log.error({ err }, 'handler failed')
   for (const h of BODY_HEADERS) res.remove_header(h)
   res.header('cache-control', 'no-store')
-  res.error(500, CODE_INTERNAL, 'Internal Server Error')
+  if (refused !== undefined) res.error(refused.status, refused.code, refused.message)
+  else res.error(500, CODE_INTERNAL, 'Internal Server Error')
   return commit(reply, res)
 }
 
@@ -180,6 +186,7 @@ export function commit(reply: FastifyReply, res: Response): FastifyReply | Promi
   reply.code(res.status_code)
   reply.headers(res.headers())
   if (res.kind === 'file') return send_file(reply, res.payload as string)
+  if (res.streamed !== undefined) return send_streamed(reply, res.streamed)
   return reply.send(res.payload)
 }
 

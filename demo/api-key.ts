@@ -15,8 +15,8 @@ export function setup_api_key(r: Router, { key }: { key?: string } = {}): void {
   r.use('/secure', protect)
   r.use('/api/admin', protect)
   const key_size = (value: ApiKey | undefined): number => value?.value.length ?? 0
-  r.get('/secure', (req, res) => void res.json('ok', true, 'key_size', key_size(req.state(ApiKey))))
-  r.get('/api/admin/status', (req, res) => void res.json('ok', true, 'admin', true, 'key_size', key_size(req.state(ApiKey))))
+  r.get('/secure', (req, res) => res.json('ok', true, 'key_size', key_size(req.state(ApiKey))))
+  r.get('/api/admin/status', (req, res) => res.json('ok', true, 'admin', true, 'key_size', key_size(req.state(ApiKey))))
 }
 
 export const demo: Demo = {

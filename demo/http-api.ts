@@ -15,7 +15,7 @@ export const demo: Demo = {
   name: 'http-api',
   description: 'users CRUD example, /api group, static files under /static',
   setup(_app, r) {
-    r.get('/health', (_req, res) => void res.json('ok', true))
+    r.get('/health', (_req, res) => res.json('ok', true))
 
     r.get('/users', (req, res) => {
       const page = req.query_value('page', '1')
@@ -56,9 +56,9 @@ export const demo: Demo = {
     })
 
     r.group('/api', (api) => {
-      api.get('/health', (_req, res) => void res.json('ok', true))
-      api.get('/users', (_req, res) => void res.json('ok', true, 'data', json.array()))
-      api.group('/admin', (admin) => admin.get('/stats', (_req, res) => void res.json('ok', true, 'users', 2)))
+      api.get('/health', (_req, res) => res.json('ok', true))
+      api.get('/users', (_req, res) => res.json('ok', true, 'data', json.array()))
+      api.group('/admin', (admin) => admin.get('/stats', (_req, res) => res.json('ok', true, 'users', 2)))
     })
 
     // The spec's wildcard example: a handler sending file(dir + path) with a Cache-Control header.

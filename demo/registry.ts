@@ -3,6 +3,7 @@ import { demo as api_key } from './api-key.js'
 import type { Demo } from './demo.js'
 import { demo as auth_api } from './auth-api.js'
 import { demo as cache } from './cache.js'
+import { demo as files } from './files.js'
 import { demo as http_api } from './http-api.js'
 import { demo as jwt } from './jwt.js'
 import { demo as log } from './log.js'
@@ -10,6 +11,7 @@ import { demo as rbac } from './rbac.js'
 import { demo as security } from './security.js'
 import { demo as session } from './session.js'
 import { demo as showcase_page } from './showcase-page.js'
+import { demo as sse } from './sse.js'
 
 export const demos: Record<string, Demo> = {
   [http_api.name]: http_api,
@@ -22,4 +24,6 @@ export const demos: Record<string, Demo> = {
   [security.name]: security,
   [cache.name]: cache,
   [log.name]: log,
+  [files.name]: files,
+  [sse.name]: sse,
 }

@@ -53,7 +53,7 @@ const form: Handler = (req, res) => {
 export function setup_security(r: Router, { api_origins = [DEV_ORIGIN], session_secret }: SecurityDemoOptions = {}): void {
   r.group('/api', (api) => {
     api.use(security_headers_dev()).use(cors_dev(api_origins)).use(rate_limit_dev())
-    api.get('/ping', (_req, res) => void res.json('ok', true))
+    api.get('/ping', (_req, res) => res.json('ok', true))
   })
   const headers = adapt_ctx(security_headers({ csp: PAGE_CSP }))
   const secret = session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me')

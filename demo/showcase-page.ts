@@ -37,7 +37,7 @@ export const PAGE_CSP = `default-src 'none'; script-src ${csp_hash(PAGE_SCRIPT)}
  */
 export function setup_showcase_page(r: Router): void {
   const headers = adapt_ctx(security_headers({ csp: PAGE_CSP }))
-  r.get('/', compose([headers], (_req, res) => void res.header('Content-Type', 'text/html; charset=utf-8').send(PAGE_HTML)))
+  r.get('/', compose([headers], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(PAGE_HTML)))
 }
 
 export const demo: Demo = {

@@ -14,6 +14,8 @@ export const SHOWCASE_PREFIXES: Record<string, string> = {
   security: '/security',
   cache: '/cache',
   log: '/log',
+  files: '/files',
+  sse: '/sse',
 }
 
 /** Builds the showcase App. */

@@ -45,6 +45,8 @@ export interface CompiledRoute {
   /** The route's middleware without its handler: a request refused before the chain (body too large) still runs it. */
   readonly middleware: readonly Middleware[]
   readonly body_limit: number
+  /** Whether the route takes its body as a stream (a `stream_body` middleware covers it). */
+  readonly stream_body: boolean
 }
 
 /** Everything the adapter registers. */
@@ -195,14 +197,16 @@ export class AppCore extends Router {
   #compile_route(method: Method, segs: Segment[], handler: Handler): CompiledRoute {
     const chain: Middleware[] = []
     let body_limit = this.config.body_limit
+    let stream_body = false
     for (const m of this.#mws) {
       const c = classify(segs, m.prefix)
       if (c === 'never') continue
       chain.push(c === 'always' ? m.mw : this.#guard(m))
-      const limit = route_options_of(m.mw)?.body_limit
-      if (limit !== undefined && limit < body_limit) body_limit = limit
+      const options = route_options_of(m.mw)
+      if (options?.body_limit !== undefined && options.body_limit < body_limit) body_limit = options.body_limit
+      if (options?.stream_body === true) stream_body = true
     }
-    return { method, url: router_path(segs), run: compose(chain, handler), middleware: chain, body_limit }
+    return { method, url: router_path(segs), run: compose(chain, handler), middleware: chain, body_limit, stream_body }
   }
 
   /** Wraps prefix middleware that can only be decided per request (parameters, wildcard, unknown routes). */

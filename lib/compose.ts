@@ -3,8 +3,8 @@ import type { Request } from './request.js'
 import type { Response } from './response.js'
 import type { Services } from './state.js'
 
-/** A route handler. */
-export type Handler = (req: Request, res: Response) => void | Promise<void>
+/** A route handler; what it returns is ignored (a promise is awaited), so `(req, res) => res.json('ok', true)` is one. */
+export type Handler = (req: Request, res: Response) => unknown
 
 /** Runs the rest of the chain and the handler. */
 export type Next = () => Promise<void>
@@ -80,6 +80,8 @@ export function adapt_ctx(mw: CtxMiddleware): Middleware {
 /** Route-level options a middleware asks of the adapter (for example a body limit that must act before the body is read). */
 export interface RouteOptions {
   body_limit?: number
+  /** The route takes its request body as a stream (`stream_body`): the adapter does not read it first. */
+  stream_body?: boolean
 }
 
 /** Where a middleware carries its route options. */

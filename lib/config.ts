@@ -1,5 +1,6 @@
 // Runtime configuration: App options, overridden by FW_* environment variables, with the defaults in one place.
 import proxyaddr from 'proxy-addr'
+import { resolve_form_limits, type FormLimits, type ResolvedFormLimits } from './body/limits.js'
 import { defineError } from './errors.js'
 import { known_level, type LogLevel } from './log/levels.js'
 
@@ -24,6 +25,8 @@ export interface AppOptions {
   request_id?: boolean
   /** Level of the per-request access line, or false for none (FW_ACCESS_LOG: a level name, or `false`/`off`; default 'info'). */
   access_log?: LogLevel | false
+  /** Limits of `req.form()` and `req.multipart()` (fields, field_size, files, file_size); a call may override them. */
+  form_limits?: FormLimits
 }
 
 /** Options after defaults and environment are applied. */
@@ -35,6 +38,7 @@ export interface AppConfig {
   readonly close_timeout_ms: number
   readonly request_id: boolean
   readonly access_log: LogLevel | false
+  readonly form_limits: ResolvedFormLimits
 }
 
 function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
@@ -87,5 +91,6 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0),
     request_id: options.request_id ?? true,
     access_log: access_level(access),
+    form_limits: resolve_form_limits(options.form_limits),
   }
 }

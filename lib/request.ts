@@ -1,6 +1,11 @@
 // The Request facade: the spec's accessors over the host's request, with lazily parsed body, JSON and cookies.
 import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
 import { parseCookie } from 'cookie'
+import { RequestBody } from './body/request-body.js'
+import type { FormFields } from './body/form.js'
+import type { FormLimits } from './body/limits.js'
+import type { Multipart } from './body/multipart.js'
 import { Json } from './json.js'
 import { KeyMap, type Key, type Services } from './state.js'
 
@@ -33,6 +38,7 @@ export class Request {
   readonly services: Services
   #ip_resolver: IpResolver
   #body: string | undefined = undefined
+  #request_body: RequestBody | undefined = undefined
   #json: Json | undefined = undefined
   #cookies: Record<string, string | undefined> | undefined = undefined
   #state: KeyMap | undefined = undefined
@@ -71,13 +77,50 @@ export class Request {
     return typeof v === 'string' ? v : v.join(', ')
   }
 
-  /** The raw body as a string ('' when there is none). */
+  /** The raw body as a string, decoded as UTF-8 ('' when there is none). */
   body(): string {
     if (this.#body === undefined) {
       const b = this.raw.body
-      this.#body = typeof b === 'string' ? b : Buffer.isBuffer(b) ? b.toString('utf8') : ''
+      this.#body = typeof b === 'string' ? b : this.#read().bytes('body').toString('utf8')
     }
     return this.#body
+  }
+
+  /** The raw body as bytes, exactly as sent (an empty Buffer when there is none). */
+  bytes(): Buffer {
+    return this.#read().bytes()
+  }
+
+  /**
+   * An `application/x-www-form-urlencoded` body: fields by name, a repeated name as an array, no prototype (`__proto__`
+   * is a field like any other). Over `limits.fields` fields it throws 413; another content type 415.
+   * @example
+   * const { email = '' } = req.form()
+   */
+  form(limits?: FormLimits): FormFields {
+    return this.#read().form(limits)
+  }
+
+  /**
+   * A `multipart/form-data` body as an async iterable of parts, or `save()`d to a temporary folder removed after the
+   * response. Limits come from the App's `form_limits`, overridden by `limits`.
+   * @example
+   * const { fields, files } = await req.multipart({ file_size: 10 * 1024 * 1024 }).save()
+   */
+  multipart(limits?: FormLimits): Multipart {
+    return this.#read().multipart(limits)
+  }
+
+  /**
+   * The body as a stream (for proxies and large uploads on `stream_body` routes), counted against the route's limit.
+   * Once only; the buffered readers throw `FW_ERR_BODY_CONSUMED` after it, and it throws after them.
+   */
+  stream(): Readable {
+    return this.#read().stream()
+  }
+
+  #read(): RequestBody {
+    return (this.#request_body ??= RequestBody.of(this.raw.body, this.raw.headers))
   }
 
   /** The body parsed as JSON; invalid JSON gives a view that is not an object, never an exception. */

@@ -1,10 +1,15 @@
 // The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain unwinds.
 import { defineError, httpCode } from './errors.js'
 import { pairs_to_object, type KeyValues } from './json.js'
+import { check_source, discard_body, type SseOptions, type SseProducer, type StreamedBody, type StreamSource } from './stream/index.js'
 
 export const ERR_RESPONSE_BAD_HEADER = defineError(
   'FW_ERR_RESPONSE_BAD_HEADER',
   (name: string) => `response header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL`,
+)
+export const ERR_RESPONSE_BAD_STREAM = defineError(
+  'FW_ERR_RESPONSE_BAD_STREAM',
+  (why: string) => `bad streamed response: ${why}`,
 )
 export const ERR_RESPONSE_BAD_STATUS = defineError(
   'FW_ERR_RESPONSE_BAD_STATUS',
@@ -12,7 +17,7 @@ export const ERR_RESPONSE_BAD_STATUS = defineError(
 )
 
 /** What kind of body the response carries. */
-export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file'
+export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file' | 'stream' | 'sse'
 
 /** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
 export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -40,6 +45,8 @@ export class Response {
   kind: BodyKind = 'none'
   /** The body: a string, a Buffer, or for `file` the path. */
   payload: string | Buffer | undefined = undefined
+  /** For `stream` and `sse`: what the adapter opens when it commits (nothing runs before). */
+  streamed: StreamedBody | undefined = undefined
   #headers: Record<string, string | string[]> = {}
 
   /** Sets the status code. */
@@ -131,7 +138,40 @@ export class Response {
     return this.#body('file', path)
   }
 
-  /** Whether a body call (text, send, json, error, file) was made. */
+  /**
+   * A streamed body: a Node Readable or an async iterable of strings and bytes, sent with backpressure once the middleware
+   * chain has unwound (its headers are on the answer). A client going away destroys the source (a generator's `finally`
+   * runs). Never stored by `http_cache`.
+   * @example
+   * res.stream(createReadStream(path), 'text/csv; charset=utf-8')
+   */
+  stream(source: StreamSource, content_type = 'application/octet-stream'): this {
+    const checked = check_source(source)
+    this.header('content-type', content_type)
+    this.#body('stream', undefined)
+    this.streamed = { kind: 'stream', source: checked }
+    return this
+  }
+
+  /**
+   * Server-sent events: `producer(sink)` runs when the answer is sent and the stream ends when its promise settles. Sends
+   * `text/event-stream`, `cache-control: no-cache` and `x-accel-buffering: no`, and a heartbeat comment every 15 s.
+   * @example
+   * res.sse(async (sink) => { for (let n = 1; !sink.closed; n++) { await sink.send({ data: { n } }); await sleep(1000) } })
+   */
+  sse(producer: SseProducer, options: SseOptions = {}): this {
+    const heartbeat_ms = options.heartbeat_ms ?? 15_000
+    if (typeof producer !== 'function') throw ERR_RESPONSE_BAD_STREAM('sse() takes a function (sink) => ...')
+    if (!Number.isInteger(heartbeat_ms) || heartbeat_ms < 0) throw ERR_RESPONSE_BAD_STREAM(`heartbeat_ms must be an integer >= 0; got ${heartbeat_ms}`)
+    this.#content_type('text/event-stream; charset=utf-8')
+    this.#headers['cache-control'] = 'no-cache'
+    this.#headers['x-accel-buffering'] = 'no'
+    this.#body('sse', undefined)
+    this.streamed = { kind: 'sse', producer, heartbeat_ms }
+    return this
+  }
+
+  /** Whether a body call (text, send, json, error, file, stream, sse) was made. */
   is_sent(): boolean {
     return this.kind !== 'none'
   }
@@ -145,8 +185,7 @@ export class Response {
   /** Clears body and headers (keeps nothing), so an error answer does not inherit a half-written response. */
   reset(): this {
     this.status_code = 200
-    this.kind = 'none'
-    this.payload = undefined
+    this.#body('none', undefined)
     this.#headers = {}
     return this
   }
@@ -155,7 +194,12 @@ export class Response {
     this.#headers['content-type'] = v
   }
 
-  #body(kind: BodyKind, payload: string | Buffer): this {
+  #body(kind: BodyKind, payload: string | Buffer | undefined): this {
+    // A stream replaced before it was sent (an error answer after res.stream()) is let go, so no file stays open.
+    if (this.streamed !== undefined) {
+      discard_body(this.streamed)
+      this.streamed = undefined
+    }
     this.kind = kind
     this.payload = payload
     return this

@@ -2,6 +2,8 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../lib/index.js'
+import { capture_log } from '../helpers/log.js'
+import { multipart_body, MULTIPART_HEADERS } from '../helpers/multipart.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -83,5 +85,59 @@ t.test('fw_plugin', async (t) => {
   t.test('runs the app on_close hooks when the host closes', async (t) => {
     await host.close()
     t.same(closed, ['fw'])
+  })
+})
+
+t.test('fw_plugin settings in a host', async (t) => {
+  const log = capture_log(t)
+  const app = new App({ body_limit: 200, trust_proxy: true, request_id: true, access_log: 'info' })
+  app.post('/len', (req, res) => res.json('bytes', req.bytes().length, 'ip', req.ip()))
+  app.post('/form', (req, res) => res.json('form', req.form()))
+  app.post('/files', async (req, res) => res.json('files', (await req.multipart().save()).files.map((f) => f.size)))
+  app.get('/boom', () => {
+    throw new Error('fw boom')
+  })
+  const host = Fastify({ bodyLimit: 10, trustProxy: false, genReqId: () => 'host-id' })
+  host.post('/host-len', async (req) => ({ got: req.body }))
+  host.setErrorHandler(async (err: { statusCode?: number }, _req, reply) => reply.code(err.statusCode ?? 500).send({ host_handler: true }))
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+  const post = (url: string, payload: string | Buffer, type = 'application/octet-stream', headers: Record<string, string> = {}) =>
+    host.inject({ method: 'POST', url, payload, headers: { 'content-type': type, ...headers } })
+
+  t.test("the host's parsers stay on its own routes; fw's readers serve fw's", async (t) => {
+    t.same((await post('/host-len', '{"a":1}', 'application/json')).json(), { got: { a: 1 } })
+    t.same((await post('/fw/form', 'a=1&a=2', 'application/x-www-form-urlencoded')).json(), { form: { a: ['1', '2'] } })
+    const mp = multipart_body([{ name: 'f', filename: 'a', content: 'abc' }])
+    t.same((await post('/fw/files', mp, MULTIPART_HEADERS['content-type'])).json(), { files: [3] })
+  })
+
+  t.test("body limit: fw's body_limit governs fw routes, the host's bodyLimit the host's", async (t) => {
+    t.same((await post('/fw/len', Buffer.alloc(150))).json().bytes, 150)
+    const fw_big = await post('/fw/len', Buffer.alloc(201))
+    t.same([fw_big.statusCode, fw_big.json().error], [413, 'payload_too_large'])
+    const host_big = await post('/host-len', '{"a":12345}', 'application/json')
+    t.same([host_big.statusCode, host_big.json()], [413, { host_handler: true }])
+  })
+
+  t.test("trust proxy: the host's trustProxy decides X-Forwarded-For; fw's trust_proxy adds X-Real-IP", async (t) => {
+    t.equal((await post('/fw/len', 'x', undefined, { 'x-forwarded-for': '203.0.113.9' })).json().ip, '127.0.0.1')
+    t.equal((await post('/fw/len', 'x', undefined, { 'x-real-ip': '203.0.113.7' })).json().ip, '203.0.113.7')
+  })
+
+  t.test("request id: the host's genReqId makes the id, fw's request_id echoes it", async (t) => {
+    t.equal((await host.inject({ url: '/fw/boom' })).headers['x-request-id'], 'host-id')
+  })
+
+  t.test("error handler: fw's answers fw routes in its shape", async (t) => {
+    const r = await host.inject({ url: '/fw/boom' })
+    t.same([r.statusCode, r.json().error], [500, 'internal_error'])
+  })
+
+  t.test("access log: fw writes its line for fw routes only", async (t) => {
+    await post('/fw/len', 'x')
+    await post('/host-len', '{}', 'application/json')
+    t.match(log.text(), /request .*path=\/fw\/len/)
+    t.notMatch(log.text(), /path=\/host-len/)
   })
 })

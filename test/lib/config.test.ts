@@ -1,4 +1,5 @@
 import t from 'tap'
+import { DEFAULT_FORM_LIMITS } from '../../lib/body/limits.js'
 import { ERR_CONFIG_BAD_VALUE, resolve_config } from '../../lib/config.js'
 
 const TRUST = 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas'
@@ -13,6 +14,7 @@ t.test('resolve_config', async (t) => {
       close_timeout_ms: 10000,
       request_id: true,
       access_log: 'info',
+      form_limits: DEFAULT_FORM_LIMITS,
     })
   })
 
@@ -21,7 +23,7 @@ t.test('resolve_config', async (t) => {
       { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false },
       {},
     )
-    t.same(c, { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false })
+    t.same(c, { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false, form_limits: DEFAULT_FORM_LIMITS })
   })
 
   t.test('lets FW_* environment variables override the options', async (t) => {
@@ -29,7 +31,7 @@ t.test('resolve_config', async (t) => {
       { port: 3000, host: '0.0.0.0', trust_proxy: false, body_limit: 10, close_timeout_ms: 5, access_log: 'info' },
       { FW_PORT: '9090', FW_HOST: '::1', FW_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8', FW_BODY_LIMIT: '64', FW_CLOSE_TIMEOUT_MS: '250', FW_ACCESS_LOG: 'off' },
     )
-    t.same(c, { port: 9090, host: '::1', trust_proxy: ['127.0.0.1', '10.0.0.0/8'], body_limit: 64, close_timeout_ms: 250, request_id: true, access_log: false })
+    t.same(c, { port: 9090, host: '::1', trust_proxy: ['127.0.0.1', '10.0.0.0/8'], body_limit: 64, close_timeout_ms: 250, request_id: true, access_log: false, form_limits: DEFAULT_FORM_LIMITS })
   })
 
   t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {

@@ -173,3 +173,23 @@ t.test('Response over HTTP', async (t) => {
     t.equal(r.statusCode, 404)
   })
 })
+
+t.test('Response.stream and Response.sse', async (t) => {
+  const { Response } = await import('../../lib/response.js')
+
+  t.test('refuse a source or producer of the wrong kind, and a bad heartbeat', async (t) => {
+    t.throws(() => new Response().stream('text' as never), { code: 'FW_ERR_STREAM_BAD_SOURCE' })
+    t.throws(() => new Response().stream(null as never), { code: 'FW_ERR_STREAM_BAD_SOURCE' })
+    t.throws(() => new Response().sse('x' as never), { code: 'FW_ERR_RESPONSE_BAD_STREAM' })
+    t.throws(() => new Response().sse(() => undefined, { heartbeat_ms: -1 }), { code: 'FW_ERR_RESPONSE_BAD_STREAM' })
+  })
+
+  t.test('an error answer after res.stream() lets the source go', async (t) => {
+    const { Readable } = await import('node:stream')
+    const source = Readable.from(['x'])
+    const res = new Response().stream(source)
+    t.same([res.kind, res.is_sent(), res.body_text()], ['stream', true, ''])
+    res.error(500, 'internal_error', 'Internal Server Error')
+    t.same([res.kind, res.streamed, source.destroyed], ['json', undefined, true])
+  })
+})

@@ -204,6 +204,8 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
       }
     }
     if (ran === undefined) return
+    // A streamed answer is never stored: the cache stood aside.
+    if (x.res.streamed !== undefined) return decide(x, 'bypass')
     decide(x, 'miss', ran.entry === undefined ? {} : await put(x.key, ran.entry))
   }
 

@@ -47,7 +47,13 @@ function same_token(a: string, b: string): boolean {
 function submitted(req: Request, header: string, field: string): string {
   const h = req.header(header)
   if (h !== '' || !req.header('content-type').toLowerCase().startsWith(FORM)) return h
-  return new URLSearchParams(req.body()).get(field) ?? ''
+  // A stream_body route's body is the handler's to read: the token must come in the header there.
+  try {
+    const v = req.form()[field]
+    return (typeof v === 'string' ? v : v?.[0]) ?? ''
+  } catch {
+    return ''
+  }
 }
 
 /**

@@ -1,0 +1,27 @@
+// application/x-www-form-urlencoded bodies: fields by name, repeated names as arrays, a bounded field count.
+import { over_limit } from './errors.js'
+
+/** A parsed form: one string per name, an array for a repeated name. Its prototype is null. */
+export type FormFields = Record<string, string | string[]>
+
+/** Adds one field to a form made by `Object.create(null)`; a repeated name becomes an array in arrival order. */
+export function add_field(form: FormFields, name: string, value: string): void {
+  const prev = form[name]
+  if (prev === undefined) form[name] = value
+  else if (typeof prev === 'string') form[name] = [prev, value]
+  else prev.push(value)
+}
+
+/**
+ * Parses a urlencoded body. The object has no prototype, so `__proto__`, `constructor` and `toString` are plain field
+ * names; more than `max_fields` fields throws `FW_ERR_BODY_OVER_LIMIT` (413).
+ */
+export function parse_form(text: string, max_fields: number): FormFields {
+  const form = Object.create(null) as FormFields
+  let n = 0
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (++n > max_fields) throw over_limit('fields', max_fields)
+    add_field(form, name, value)
+  }
+  return form
+}

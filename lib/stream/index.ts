@@ -1,0 +1,22 @@
+// Streamed responses: `res.stream()` bodies and server-sent events, opened by the adapter when it commits the answer.
+import type { Readable } from 'node:stream'
+import { sse_readable, type SseProducer } from './sse.js'
+import { to_readable, type StreamSource } from './source.js'
+
+export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
+export { ERR_STREAM_BAD_EVENT, format_event, sse_readable, type Every, type SseEvent, type SseOptions, type SseProducer, type SseSink } from './sse.js'
+
+/** A streamed body kept by a Response until it is committed. */
+export type StreamedBody =
+  | { readonly kind: 'stream'; readonly source: StreamSource }
+  | { readonly kind: 'sse'; readonly producer: SseProducer; readonly heartbeat_ms: number }
+
+/** The Readable to send for `body`; an SSE producer starts now. */
+export function open_body(body: StreamedBody, last_event_id: string | undefined): Readable {
+  return body.kind === 'stream' ? to_readable(body.source) : sse_readable(body.producer, last_event_id, body.heartbeat_ms)
+}
+
+/** Lets go of a body that will not be sent (a HEAD request, or a handler that failed after choosing it). */
+export function discard_body(body: StreamedBody): void {
+  if (body.kind === 'stream' && typeof (body.source as Readable).destroy === 'function') (body.source as Readable).destroy()
+}

@@ -1,0 +1,141 @@
+// Server-sent events: a producer writes events to a sink; the sink is a Readable with backpressure, a heartbeat comment,
+// and an AbortSignal fired when the client goes away.
+import { Readable } from 'node:stream'
+import { defineError } from '../errors.js'
+
+export const ERR_STREAM_BAD_EVENT = defineError(
+  'FW_ERR_STREAM_BAD_EVENT',
+  (field: string, value: unknown) => `server-sent event ${field} must ${field === 'retry' ? 'be an integer >= 0' : 'hold no CR, LF or NUL'}; got ${JSON.stringify(value)}`,
+)
+
+/** One event: `data` a string (sent as is, line by line) or any other value (sent as JSON). */
+export interface SseEvent {
+  readonly data: unknown
+  readonly event?: string
+  readonly id?: string
+  /** The reconnection delay the client should use, in ms. */
+  readonly retry?: number
+}
+
+/** What a producer writes to. Each write resolves when the stream can take more (backpressure). */
+export interface SseSink {
+  /** Sends an event; does nothing once the stream is closed. */
+  send(event: SseEvent): Promise<void>
+  /** Sends a comment line (`: text`), which clients ignore; used to keep proxies from closing an idle connection. */
+  comment(text: string): Promise<void>
+  /** Fires when the client goes away. */
+  readonly signal: AbortSignal
+  /** Whether the stream is over (client gone, or the producer done). */
+  readonly closed: boolean
+  /** The `Last-Event-ID` a reconnecting client sent, or undefined. */
+  readonly last_event_id: string | undefined
+}
+
+/** Writes the events of one SSE answer; the stream ends when its promise settles (a rejection is logged). */
+export type SseProducer = (sink: SseSink) => unknown
+
+/** Options of `res.sse()`. */
+export interface SseOptions {
+  /** Milliseconds between heartbeat comments (default 15000; 0 for none). */
+  heartbeat_ms?: number
+}
+
+/** Starts a repeating timer and returns its stop function; tests pass a fake one. */
+export type Every = (fn: () => void, ms: number) => () => void
+
+const real_every: Every = (fn, ms) => {
+  const timer = setInterval(fn, ms)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
+const BAD_FIELD = /[\r\n\0]/
+const done = Promise.resolve()
+
+/** An event in the wire format (`event:`, `id:`, `retry:`, one `data:` line per line of data, a blank line). */
+export function format_event(e: SseEvent): string {
+  let out = ''
+  if (e.event !== undefined) out += `event: ${check_field('event', e.event)}\n`
+  if (e.id !== undefined) out += `id: ${check_field('id', e.id)}\n`
+  if (e.retry !== undefined) {
+    if (!Number.isInteger(e.retry) || e.retry < 0) throw ERR_STREAM_BAD_EVENT('retry', e.retry)
+    out += `retry: ${e.retry}\n`
+  }
+  const data = typeof e.data === 'string' ? e.data : (JSON.stringify(e.data) ?? 'null')
+  for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`
+  return out + '\n'
+}
+
+function check_field(name: string, value: string): string {
+  if (typeof value !== 'string' || BAD_FIELD.test(value)) throw ERR_STREAM_BAD_EVENT(name, value)
+  return value
+}
+
+/** The Readable of an SSE answer, running `producer` at once. */
+export function sse_readable(producer: SseProducer, last_event_id: string | undefined, heartbeat_ms = 15_000, every: Every = real_every): Readable {
+  return new SseStream(producer, last_event_id, heartbeat_ms, every)
+}
+
+class SseStream extends Readable {
+  readonly #abort = new AbortController()
+  readonly #stop_heartbeat: () => void
+  #over = false
+  #waiting: (() => void) | undefined
+
+  constructor(producer: SseProducer, last_event_id: string | undefined, heartbeat_ms: number, every: Every) {
+    // Object mode: each event goes to the socket as the string it is, up to 16 events ahead of it.
+    super({ objectMode: true })
+    const comment = (text: string): Promise<void> => this.#write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`)
+    const is_closed = (): boolean => this.#over || this.destroyed
+    const sink: SseSink = {
+      send: (event) => this.#write(format_event(event)),
+      comment,
+      signal: this.#abort.signal,
+      get closed() {
+        return is_closed()
+      },
+      last_event_id,
+    }
+    this.#stop_heartbeat = heartbeat_ms > 0 ? every(() => void comment('heartbeat'), heartbeat_ms) : () => {}
+    Promise.resolve()
+      .then(() => producer(sink))
+      .then(() => this.#end(), (err: unknown) => this.#fail(err))
+  }
+
+  override _read(): void {
+    const wake = this.#waiting
+    this.#waiting = undefined
+    wake?.()
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.#close()
+    if (!this.#abort.signal.aborted) this.#abort.abort()
+    cb(err)
+  }
+
+  #write(text: string): Promise<void> {
+    if (this.#over || this.destroyed) return done
+    if (this.push(text)) return done
+    return new Promise((resolve) => (this.#waiting = resolve))
+  }
+
+  #end(): void {
+    if (this.#over || this.destroyed) return
+    this.#close()
+    this.push(null)
+  }
+
+  #fail(err: unknown): void {
+    if (this.destroyed) return
+    this.destroy(err instanceof Error ? err : new Error(String(err)))
+  }
+
+  #close(): void {
+    this.#over = true
+    this.#stop_heartbeat()
+    const wake = this.#waiting
+    this.#waiting = undefined
+    wake?.()
+  }
+}

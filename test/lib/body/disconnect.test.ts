@@ -1,0 +1,73 @@
+// Clients that go away in the middle of an upload: nothing may stay open (files, temporary folders, timers, listeners).
+import { readdirSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import t from 'tap'
+import { stream_body } from '../../../lib/body/index.js'
+import { listening } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
+import { BOUNDARY } from '../../helpers/multipart.js'
+
+const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const upload_dirs = (): number => readdirSync(tmpdir()).filter((n) => n.startsWith('fw-upload-')).length
+/** Open file descriptors of this process (files and sockets alike). */
+const open_handles = (): number => readdirSync('/proc/self/fd').length
+
+/** Sends the head of a request and part of its body, then drops the connection. */
+function drop_mid_upload(port: number, path: string, headers: string, partial: string): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${headers}\r\n\r\n${partial}`)
+      setTimeout(() => socket.destroy(), 50)
+    })
+    socket.on('close', () => resolve())
+    socket.on('error', () => undefined)
+  })
+}
+
+// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count here.
+process.env.TMPDIR = t.testdir()
+
+t.test('a client disconnecting mid-upload', async (t) => {
+  capture_log(t)
+  const settled: string[] = []
+  const { app, port } = await listening(t, (app) => {
+    app.use('/s', stream_body())
+    app.post('/s/save', async (req, res) => {
+      try {
+        res.json('files', (await req.multipart().save()).files.length)
+      } finally {
+        settled.push('save')
+      }
+    })
+    app.post('/s/raw', async (req, res) => {
+      try {
+        for await (const _ of req.stream()) void _
+        res.json('ok', true)
+      } finally {
+        settled.push('raw')
+      }
+    })
+    app.post('/buffered', (req, res) => res.json('bytes', req.bytes().length))
+  })
+  const server = app.fastify.server
+
+  t.test('leaves no temporary folder, file handle or listener behind', async (t) => {
+    const before = { dirs: upload_dirs(), handles: open_handles(), listeners: server.listenerCount('request') }
+    const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`
+    const type = `Content-Type: multipart/form-data; boundary=${BOUNDARY}`
+    await drop_mid_upload(port, '/s/save', `${type}\r\nContent-Length: 100000`, head + 'x'.repeat(5000))
+    await drop_mid_upload(port, '/s/raw', 'Content-Length: 100000', 'y'.repeat(5000))
+    await drop_mid_upload(port, '/buffered', 'Content-Length: 100000', 'z'.repeat(5000))
+    for (let i = 0; i < 250 && settled.length < 2; i++) await tick()
+    t.same(settled.sort(), ['raw', 'save'], 'both handlers finished')
+    const now = (): Record<string, number> => ({ dirs: upload_dirs(), handles: open_handles(), listeners: server.listenerCount('request') })
+    for (let i = 0; i < 250 && JSON.stringify(now()) !== JSON.stringify(before); i++) await tick()
+    t.same(now(), before)
+  })
+
+  t.test('the server still answers afterwards', async (t) => {
+    const r = await app.inject({ method: 'POST', url: '/buffered', payload: 'abc' })
+    t.same(r.json(), { bytes: 3 })
+  })
+})

@@ -1,0 +1,223 @@
+import { createReadStream } from 'node:fs'
+import http from 'node:http'
+import { Readable } from 'node:stream'
+import t from 'tap'
+import { http_cache } from '../../../lib/middleware/app/index.js'
+import { format_event, sse_readable, type SseSink } from '../../../lib/stream/index.js'
+import { build, gate, listening } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
+
+const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
+const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Opens a GET on a real socket, reads until `until` shows up in the body, then drops the connection. */
+function read_then_drop(port: number, path: string, until: string, headers: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        body += chunk
+        if (body.includes(until)) {
+          req.destroy()
+          resolve(body)
+        }
+      })
+    })
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)))
+  })
+}
+
+t.test('Response.stream', async (t) => {
+  const app = build(t, (app) => {
+    app.use((_req, res, next) => {
+      res.header('x-mw', 'yes')
+      return next()
+    })
+    app.use('/cached', http_cache({ policy: { ttl_ms: 60_000 } }))
+    app.get('/gen', (_req, res) => res.stream((async function* () {
+      yield 'a,'
+      yield new Uint8Array([98, 44])
+      yield Buffer.from('c')
+    })(), 'text/csv'))
+    app.get('/readable', (_req, res) => res.stream(Readable.from(['x', 'y'])))
+    app.get('/fails-first', (_req, res) => res.stream((async function* () {
+      await tick(1)
+      throw new Error('boom')
+      yield ''
+    })()))
+    app.get('/cached/s', (_req, res) => res.stream(Readable.from(['s'])))
+  })
+
+  t.test('streams an async iterable of strings and bytes with the middleware headers', async (t) => {
+    const r = await app.inject({ url: '/gen' })
+    t.same([r.statusCode, r.body, r.headers['content-type'], r.headers['x-mw']], [200, 'a,b,c', 'text/csv', 'yes'])
+  })
+
+  t.test('streams a Readable as application/octet-stream by default', async (t) => {
+    const r = await app.inject({ url: '/readable' })
+    t.same([r.body, r.headers['content-type']], ['xy', 'application/octet-stream'])
+  })
+
+  t.test('answers the usual 500 JSON for an error before the first byte', async (t) => {
+    const log = capture_log(t)
+    const r = await app.inject({ url: '/fails-first' })
+    t.same([r.statusCode, r.json()], [500, INTERNAL])
+    t.match(log.text(), /boom/)
+  })
+
+  t.test('http_cache answers bypass and never stores a streamed answer', async (t) => {
+    for (let i = 0; i < 2; i++) {
+      const r = await app.inject({ url: '/cached/s' })
+      t.same([r.body, r.headers['x-fw-cache-status']], ['s', 'bypass'])
+    }
+  })
+
+  t.test('HEAD sends the headers and lets the source go unread', async (t) => {
+    const r = await app.inject({ method: 'HEAD', url: '/gen' })
+    t.same([r.statusCode, r.body, r.headers['content-type']], [200, '', 'text/csv'])
+  })
+
+  t.test('refuses a source that cannot be streamed', async (t) => {
+    capture_log(t)
+    const bad = build(t, (app) => app.get('/x', (_req, res) => res.stream(42 as never)))
+    t.equal((await bad.inject({ url: '/x' })).statusCode, 500)
+  })
+})
+
+t.test('Response.stream on a real socket', async (t) => {
+  const state = { finally_ran: 0, file_closed: 0 }
+  const { port } = await listening(t, (app) => {
+    app.get('/endless', (_req, res) => res.stream((async function* () {
+      try {
+        for (let i = 0; ; i++) {
+          yield `line ${i}\n`
+          await tick(1)
+        }
+      } finally {
+        state.finally_ran++
+      }
+    })()))
+    app.get('/file', (_req, res) => {
+      const file = createReadStream('/dev/zero', { highWaterMark: 16 * 1024 })
+      file.on('close', () => state.file_closed++)
+      res.stream(file)
+    })
+    app.get('/fails-later', (_req, res) => res.stream((async function* () {
+      yield 'first\n'
+      await tick(5)
+      throw new Error('late failure')
+    })()))
+  })
+
+  t.test('a client disconnecting mid-stream ends the generator and closes the file (no leak)', async (t) => {
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'FSReqCallback' || r === 'FileHandle').length
+    await read_then_drop(port, '/endless', 'line 3')
+    await read_then_drop(port, '/file', '\0')
+    for (let i = 0; i < 250 && (state.finally_ran < 1 || state.file_closed < 1); i++) await tick()
+    t.same(state, { finally_ran: 1, file_closed: 1 })
+    const after = process.getActiveResourcesInfo().filter((r) => r === 'FSReqCallback' || r === 'FileHandle').length
+    t.ok(after <= before, `file handles ${before} -> ${after}`)
+  })
+
+  t.test('an error after the first byte ends the stream and is logged', async (t) => {
+    const log = capture_log(t)
+    const body = await new Promise<string>((resolve) => {
+      http.get({ host: '127.0.0.1', port, path: '/fails-later', agent: false }, (res) => {
+        let text = ''
+        res.on('data', (c: Buffer) => (text += c.toString()))
+        res.on('error', () => resolve(text))
+        res.on('close', () => resolve(text))
+      }).on('error', () => undefined)
+    })
+    t.equal(body, 'first\n')
+    for (let i = 0; i < 250 && !log.text().includes('late failure'); i++) await tick()
+    t.match(log.text(), /stream failed after the first byte.*late failure/s)
+  })
+})
+
+t.test('format_event', async (t) => {
+  t.test('writes fields, one data line per line, and JSON for non-strings', async (t) => {
+    t.equal(format_event({ data: 'a\nb\r\nc', event: 'tick', id: '7', retry: 1000 }), 'event: tick\nid: 7\nretry: 1000\ndata: a\ndata: b\ndata: c\n\n')
+    t.equal(format_event({ data: { n: 1 } }), 'data: {"n":1}\n\n')
+  })
+
+  t.test('refuses a CR or LF in event or id, and a bad retry (no event injection)', async (t) => {
+    t.throws(() => format_event({ data: 'x', event: 'a\ndata: evil' }), { code: 'FW_ERR_STREAM_BAD_EVENT' })
+    t.throws(() => format_event({ data: 'x', id: 'a\rb' }), { code: 'FW_ERR_STREAM_BAD_EVENT' })
+    t.throws(() => format_event({ data: 'x', retry: -1 }), { code: 'FW_ERR_STREAM_BAD_EVENT' })
+  })
+})
+
+t.test('Response.sse', async (t) => {
+  const app = build(t, (app) => {
+    app.use((_req, res, next) => {
+      res.header('access-control-allow-origin', '*')
+      return next()
+    })
+    app.get('/events', (_req, res) => res.sse(async (sink) => {
+      await sink.send({ data: `resume after ${sink.last_event_id ?? 'none'}`, id: '1' })
+      await sink.comment('hello')
+      await sink.send({ data: { n: 2 }, event: 'count', id: '2' })
+    }))
+    app.get('/fails', (_req, res) => res.sse(() => {
+      throw new Error('no events')
+    }))
+  })
+
+  t.test('sends events with SSE headers and the middleware headers, ending when the producer settles', async (t) => {
+    const r = await app.inject({ url: '/events', headers: { 'last-event-id': '41' } })
+    t.same(
+      [r.statusCode, r.headers['content-type'], r.headers['cache-control'], r.headers['x-accel-buffering'], r.headers['access-control-allow-origin']],
+      [200, 'text/event-stream; charset=utf-8', 'no-cache', 'no', '*'],
+    )
+    t.equal(r.body, 'id: 1\ndata: resume after 41\n\n: hello\n\nevent: count\nid: 2\ndata: {"n":2}\n\n')
+  })
+
+  t.test('a producer failing before the first event answers 500 JSON', async (t) => {
+    capture_log(t)
+    const r = await app.inject({ url: '/fails' })
+    t.same([r.statusCode, r.json()], [500, INTERNAL])
+  })
+
+  t.test('sends a heartbeat comment on the timer, and stops it when the stream ends', async (t) => {
+    let beat: (() => void) | undefined
+    let stopped = false
+    const every = (fn: () => void): (() => void) => {
+      beat = fn
+      return () => (stopped = true)
+    }
+    const held = gate()
+    const stream = sse_readable(async () => held.promise, undefined, 15_000, every)
+    const chunks: string[] = []
+    stream.on('data', (c: Buffer) => chunks.push(c.toString()))
+    beat!()
+    held.open()
+    await new Promise((resolve) => stream.on('end', resolve))
+    t.same([chunks, stopped], [[': heartbeat\n\n'], true])
+  })
+})
+
+t.test('Response.sse on a real socket', async (t) => {
+  const seen: { aborted: boolean; closed: boolean }[] = []
+  const { port } = await listening(t, (app) => {
+    app.get('/events', (_req, res) => res.sse(async (sink: SseSink) => {
+      for (let n = 1; !sink.closed; n++) {
+        await sink.send({ data: String(n), id: String(n) })
+        await tick(2)
+      }
+      seen.push({ aborted: sink.signal.aborted, closed: sink.closed })
+    }))
+  })
+
+  t.test('a client going away fires the signal and ends the producer (no timer or listener left)', async (t) => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    const before = timers()
+    const body = await read_then_drop(port, '/events', 'data: 3\n')
+    t.match(body, /^id: 1\ndata: 1\n\n/)
+    for (let i = 0; i < 250 && seen.length === 0; i++) await tick()
+    t.same(seen, [{ aborted: true, closed: true }])
+    await tick()
+    t.ok(timers() <= before, `timers ${before} -> ${timers()}`)
+  })
+})
