@@ -54,7 +54,7 @@ export function api_key({
   // The key in a query string would otherwise be written in every access line.
   if (query_param !== '') mark_secret_query(query_param)
   const refuse_missing = bool_option('api_key', 'required', required)
-  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false)
+  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false, true)
   const custom = fn_option('api_key', 'validate', validate)
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
   const read = fn_option('api_key', 'extract', extract) ??

@@ -85,7 +85,7 @@ function refuse(res: Response, code: string, message: string): void {
  * app.use('/api', adapt_ctx(fw.middleware.auth.jwt({ secret: process.env.FW_JWT_SECRET!, issuer: 'https://id.example.com' })))
  */
 export function jwt(options: JwtOptions): CtxMiddleware {
-  if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options)
+  if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
   const verify = verifier(options)
   const { roles_key: key = 'roles' } = options
   const roles_key = string_option('jwt', 'roles_key', key)

@@ -60,7 +60,7 @@ function cookie_settings({
 }
 
 function configure(o: SessionOptions): Config {
-  must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o)
+  must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o, true)
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true } = o
   const settings = cookie_settings(o)
   const is_store = typeof store === 'object' && store !== null &&

@@ -1,10 +1,14 @@
 // The coded errors the security middleware throws at startup when its options are wrong.
 import { defineError } from '../../errors.js'
+import { describe_value } from '../auth/errors.js'
 
-/** How a bad option value is quoted in a message (functions and undefined have no JSON form). */
+/**
+ * How a bad option value is quoted in a message: a function or an instance of a class (a store, a client, which may hold
+ * credentials) by its shape only; plain values as JSON.
+ */
 function show(value: unknown): string {
-  if (typeof value === 'function') return 'a function'
-  return JSON.stringify(value) ?? String(value)
+  const plain = typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype
+  return typeof value === 'function' || !plain ? describe_value(value) : JSON.stringify(value) ?? String(value)
 }
 
 export const ERR_SECURITY_BAD_OPTION = defineError(
