@@ -55,9 +55,20 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
 }
 
 /**
+ * Seconds a client should wait, as `X-RateLimit-Reset` says it. With no quota left: until one more request passes (the
+ * `Retry-After` of a refusal, at least 1). With quota left: until every hit counted so far stops weighing, when the whole
+ * quota is back (the current window's hits weigh until the end of the next window).
+ */
+export function reset_seconds(hit: RateLimitResult, now_ms: number, window_ms: number, max: number, remaining: number): number {
+  if (remaining === 0) return Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
+  const until = hit.current > 0 ? hit.window_start_ms + 2 * window_ms : hit.window_start_ms + window_ms
+  return Math.ceil(Math.max(until - now_ms, 0) / 1000)
+}
+
+/**
  * Allows `max_requests` per `window_seconds` per key. Every response gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
- * and `X-RateLimit-Reset` (seconds until the current window ends); over the limit it answers 429 `rate_limit_exceeded`
- * with `Retry-After`. Refused requests count too. Two instances keep separate counts, even on one store (processes sharing
+ * and `X-RateLimit-Reset` (see `reset_seconds`); over the limit it answers 429 `rate_limit_exceeded` with `Retry-After`,
+ * equal to the Reset. Refused requests count too. Two instances keep separate counts, even on one store (processes sharing
  * a store such as Redis share counts when they name the same `namespace`). A store that cannot answer follows `fail_open`.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
@@ -81,11 +92,12 @@ export function rate_limit({
     const { res } = ctx
     const count = sliding_count(hit, now_ms, window_ms)
     res.header('X-RateLimit-Limit', limit)
-    res.header('X-RateLimit-Remaining', String(Math.max(0, Math.floor(max - count))))
-    res.header('X-RateLimit-Reset', String(Math.ceil((hit.window_start_ms + window_ms - now_ms) / 1000)))
+    const remaining = Math.max(0, Math.floor(max - count))
+    res.header('X-RateLimit-Remaining', String(remaining))
+    const reset = reset_seconds(hit, now_ms, window_ms, max, remaining)
+    res.header('X-RateLimit-Reset', String(reset))
     if (count <= max) return next()
-    const retry = Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
-    res.header('Retry-After', String(retry))
+    res.header('Retry-After', String(reset))
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
   }
 

@@ -40,7 +40,6 @@ t.test('rate_limit', async (t) => {
       const r = await app.inject({ url: '/data' })
       t.equal(r.statusCode, 200)
       t.equal(r.headers['x-ratelimit-limit'], '3')
-      t.equal(r.headers['x-ratelimit-reset'], '9')
       t.equal(r.headers['retry-after'], undefined)
       remaining.push(r.headers['x-ratelimit-remaining'])
     }
@@ -50,9 +49,39 @@ t.test('rate_limit', async (t) => {
     t.same(r.json(), { ok: false, error: 'rate_limit_exceeded', message: 'Too many requests, retry later' })
     t.equal(r.headers['x-ratelimit-limit'], '3')
     t.equal(r.headers['x-ratelimit-remaining'], '0')
-    t.equal(r.headers['x-ratelimit-reset'], '9')
     t.equal(r.headers['retry-after'], '14', 'these 4 hits weigh 2 at 15 s, when one more fits under 3')
+    t.equal(r.headers['x-ratelimit-reset'], '14', 'Reset and Retry-After name the same moment')
     t.equal(calls.n, 3)
+  })
+
+  t.test('says in X-RateLimit-Reset when a request passes again, so a client trusting it is not refused', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 3, window_seconds: 10, now: c.now })
+    const first = await app.inject({ url: '/data' })
+    t.equal(first.headers['x-ratelimit-reset'], '20', 'with quota left: when every counted hit has stopped weighing')
+    t.same(await statuses(app, 2), [200, 200])
+    c.ms = 9_000
+    const last = await app.inject({ url: '/data' })
+    t.equal(last.statusCode, 429)
+    t.equal(last.headers['x-ratelimit-remaining'], '0')
+    const reset = Number(last.headers['x-ratelimit-reset'])
+    t.equal(String(reset), last.headers['retry-after'])
+    c.ms = 9_000 + reset * 1000
+    t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
+  })
+
+  t.test('X-RateLimit-Reset on the last allowed request is the wait before the next one passes', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 3, window_seconds: 10, now: c.now })
+    await statuses(app, 2)
+    c.ms = 9_000
+    const last = await app.inject({ url: '/data' })
+    t.equal(last.statusCode, 200)
+    t.equal(last.headers['x-ratelimit-remaining'], '0')
+    const reset = Number(last.headers['x-ratelimit-reset'])
+    t.ok(reset > 1, `not the end of the fixed window (got ${reset})`)
+    c.ms = 9_000 + reset * 1000
+    t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
   })
 
   t.test('sets the headers on 404s and on errors of later middleware too', async (t) => {
