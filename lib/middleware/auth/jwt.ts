@@ -1,6 +1,6 @@
 // Bearer JWT authentication on fast-jwt: HMAC algorithms pinned at creation, expiry and not-before checked, claims stored.
 import { createVerifier } from 'fast-jwt'
-import type { CtxMiddleware } from '../../compose.js'
+import { with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
@@ -90,7 +90,8 @@ export function jwt(options: JwtOptions): CtxMiddleware {
   const { roles_key: key = 'roles' } = options
   const roles_key = string_option('jwt', 'roles_key', key)
 
-  return function jwt({ req, res }, next) {
+  // Declared so a per-user rate limit registered before this middleware is refused at startup.
+  return with_route_options(function jwt({ req, res }, next) {
     const auth = req.header('authorization')
     if (!auth.startsWith(PREFIX) || auth.length === PREFIX.length) return refuse(res, CODE_MISSING_TOKEN, 'Missing bearer token')
     let payload: Record<string, unknown>
@@ -104,5 +105,5 @@ export function jwt(options: JwtOptions): CtxMiddleware {
     if (sub !== undefined && typeof sub !== 'string') return refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
     req.set_state(JwtClaims, new JwtClaims(sub ?? '', claim_list(payload, roles_key), payload))
     return next()
-  }
+  } as CtxMiddleware, { authenticates: 'jwt' })
 }

@@ -1,5 +1,5 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
-import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
@@ -107,10 +107,12 @@ export function rate_limit({
     ctx.res.error(503, CODE_RATE_LIMIT_UNAVAILABLE, 'Rate limit unavailable, retry later')
   }
 
-  return function rate_limit(ctx, next) {
+  const mw: CtxMiddleware = function rate_limit(ctx, next) {
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
     if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))
     return decide(ctx, next, hit, now_ms)
   }
+  // A per-user limit before authentication would count every user of one address together: refused at startup.
+  return key === 'user' && key_fn === undefined ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" }) : mw
 }

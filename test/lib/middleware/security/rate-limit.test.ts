@@ -5,6 +5,10 @@ import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.
 import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
+import { jwt } from '../../../../lib/middleware/auth/jwt.js'
+import { sign_dev_token } from '../../../../lib/middleware/app/auth-presets.js'
+
+const JWT_SECRET = 'rate-limit-test-jwt-secret'
 
 /** A fake clock the tests move by hand. */
 function clock(start = 0) {
@@ -163,6 +167,29 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 3), [200, 200, 429], 'anonymous requests share the address count')
     t.same(await statuses(app, 1, {}, '10.0.0.9'), [200], 'another anonymous address')
     t.same(await statuses(app, 1, { 'x-user': '127.0.0.1' }), [200], 'a user named like an address has its own count')
+  })
+
+  t.test('refuses at startup key user registered before jwt, which would count every user of an address together', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+    const { app } = build(t, [limit, adapt_ctx(jwt({ secret: JWT_SECRET }))])
+    await t.rejects(app.inject({ url: '/data' }), {
+      code: 'FW_ERR_APP_IDENTITY_ORDER',
+      message: "GET /data: rate_limit({ key: 'user' }) runs before jwt, so it cannot see who the caller is; register it after jwt (app.use order)",
+    })
+  })
+
+  t.test('counts per user when registered after jwt, users behind one address apart', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+    const { app } = build(t, [adapt_ctx(jwt({ secret: JWT_SECRET })), limit])
+    const bearer = (sub: string) => ({ authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub })}` })
+    t.same(await statuses(app, 3, bearer('alice')), [200, 200, 429])
+    t.same(await statuses(app, 2, bearer('bob')), [200, 200], 'another user from the same address')
+  })
+
+  t.test('leaves the order free for keys that need no identity', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key_fn: () => 'all', now: () => 0 }))
+    const { app } = build(t, [limit, adapt_ctx(jwt({ secret: JWT_SECRET }))])
+    t.equal((await app.inject({ url: '/data' })).statusCode, 401)
   })
 
   t.test('takes the user from Authz, then JwtClaims, then RateLimitUser', async (t) => {
