@@ -37,3 +37,8 @@ export const ERR_AUTH_SESSION_DESTROYED = defineError(
   'FW_ERR_AUTH_SESSION_DESTROYED',
   (action: string) => `session: cannot ${action} a session after destroy() in the same request`,
 )
+
+export const ERR_AUTH_NO_SESSION = defineError(
+  'FW_ERR_AUTH_NO_SESSION',
+  () => 'start_session: no session middleware runs on this route',
+)

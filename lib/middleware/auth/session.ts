@@ -1,6 +1,8 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
+import type { Request } from '../../request.js'
+import { ERR_AUTH_NO_SESSION } from './errors.js'
 import { bool_option, int_option, must, one_of_option, secret_option, token_option } from './options.js'
 import { SessionCookie, type CookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
@@ -25,7 +27,10 @@ export interface SessionOptions {
   same_site?: 'Strict' | 'Lax' | 'None'
   /** Seconds a session lives after its last save; also the cookie's `Max-Age` (default 7 days). */
   ttl?: number
-  /** Save a new session (and set its cookie) on every request without one; when false, only once a value is set (default true). */
+  /**
+   * Start a session (saved, cookie set) on every request without one (default true). When false, a request without a known
+   * session has no `Session` state at all until the handler calls `start_session(req)`.
+   */
   auto_create?: boolean
   /** Run requests carrying the same session one at a time, so concurrent updates are not lost (default true). */
   serialize?: boolean
@@ -75,10 +80,35 @@ function configure(o: SessionOptions): Config {
   }
 }
 
-/** The session named by a verified cookie id, or a new one (never adopting an id the store does not know). */
-async function open(c: Config, id: string | undefined): Promise<Session> {
+/** A session with a new id: an id the client sent is never adopted (fixation). */
+function fresh(): Session {
+  return new Session({ id: new_session_id(), data: {} }, true)
+}
+
+/** The session named by a verified cookie id, else a new one, else (auto_create off) null. */
+async function open(c: Config, id: string | undefined): Promise<Session | null> {
   const record = id === undefined ? undefined : await c.store.load(id)
-  return record === undefined ? new Session({ id: new_session_id(), data: {} }, true) : new Session(record, false)
+  if (record !== undefined) return new Session(record, false)
+  return c.auto_create ? fresh() : null
+}
+
+/** Request state: a session middleware runs here, so `start_session` may create one. */
+class SessionStarter {}
+const STARTER = new SessionStarter()
+
+/**
+ * The request's session, started now when there is none (with `auto_create: false`); it is saved and its cookie set after
+ * the handler. Throws FW_ERR_AUTH_NO_SESSION when no session middleware runs on the route.
+ * @example
+ * const s = start_session(req); s.regenerate(); s.set('user', user.id)
+ */
+export function start_session(req: Request): Session {
+  const current = req.state(Session)
+  if (current !== undefined) return current
+  if (req.state(SessionStarter) === undefined) throw ERR_AUTH_NO_SESSION()
+  const s = fresh()
+  req.set_state(Session, s)
+  return s
 }
 
 /** Writes back what the request did to the session. */
@@ -88,7 +118,8 @@ async function persist(c: Config, ctx: Ctx, s: Session): Promise<void> {
     c.cookie.clear(ctx.res)
     return
   }
-  if (!s.changed && !(s.is_new && c.auto_create)) return
+  // A new session exists only when auto_create is on or the handler started it: either way it is saved.
+  if (!s.changed && !s.is_new) return
   if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
   await c.store.save(s, c.ttl)
   c.cookie.write(ctx.res, s.id)
@@ -111,12 +142,14 @@ async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | unde
 }
 
 async function run(c: Config, ctx: Ctx, id: string | undefined, next: Next): Promise<void> {
-  const s = await store_work(ctx, () => open(c, id))
-  if (s === undefined) return
-  ctx.req.set_state(Session, s)
+  const opened = await store_work(ctx, () => open(c, id))
+  if (opened === undefined) return
+  if (opened === null) ctx.req.set_state(SessionStarter, STARTER)
+  else ctx.req.set_state(Session, opened)
   await next()
+  const s = ctx.req.state(Session)
   // Not reached when the chain throws: a failed request leaves the stored session as it was.
-  await store_work(ctx, () => persist(c, ctx, s))
+  if (s !== undefined) await store_work(ctx, () => persist(c, ctx, s))
 }
 
 /**

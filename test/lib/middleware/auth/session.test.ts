@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { App, adapt_ctx, type Request } from '../../../../lib/index.js'
-import { session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
+import { session, start_session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
 import { Session } from '../../../../lib/middleware/auth/session-state.js'
 import { InMemorySessionStore, type ISessionStore, type SessionRecord } from '../../../../lib/middleware/auth/session-store.js'
 import { throws_coded } from './build.js'
@@ -157,16 +157,44 @@ t.test('session', async (t) => {
     t.same(store.load(id!), { id, data: { n: '1' } })
   })
 
-  t.test('with auto_create false, saves a new session only once a value is set', async (t) => {
+  t.test('with auto_create false, gives no session state until the handler starts one', async (t) => {
     const { app, store } = build(t, { auto_create: false })
-    const peek = await app.inject({ url: '/peek' })
-    t.equal(peek.json().is_new, true)
-    t.equal(peek.headers['set-cookie'], undefined)
+    app.get('/state', (req, res) => void res.json({ has: req.state(Session) !== undefined }))
+    app.get('/start', (req, res) => {
+      const s = start_session(req)
+      t.equal(start_session(req), s, 'a second call gives the same session')
+      s.set('user', 'ada')
+      res.json({ id: s.id, is_new: s.is_new })
+    })
+    const none = await app.inject({ url: '/state' })
+    t.same(none.json(), { has: false })
+    t.equal(none.headers['set-cookie'], undefined)
     t.equal(store.size, 0)
-    const count = await app.inject({ url: '/count' })
-    t.equal(count.body, 'n=1')
-    t.equal(store.size, 1)
-    t.equal((await app.inject({ url: '/count', headers: { cookie: `sid=${cookie_of(count).value}` } })).body, 'n=2')
+    const started = await app.inject({ url: '/start' })
+    t.equal(started.json().is_new, true)
+    const c = cookie_of(started)
+    t.equal(c.id, started.json().id)
+    t.same(store.load(c.id!)?.data, { user: 'ada' })
+    const back = await app.inject({ url: '/state', headers: { cookie: `sid=${c.value}` } })
+    t.same(back.json(), { has: true }, 'a known session is loaded as usual')
+    const forged = await app.inject({ url: '/state', headers: { cookie: `sid=${'A'.repeat(32)}.${mac('A'.repeat(32))}` } })
+    t.same(forged.json(), { has: false }, 'an unknown id gives no session either')
+  })
+
+  t.test('start_session outside a session middleware throws FW_ERR_AUTH_NO_SESSION', async (t) => {
+    const app = new App({ access_log: false })
+    let err: unknown
+    app.get('/x', (req, res) => {
+      try {
+        start_session(req)
+      } catch (e) {
+        err = e
+      }
+      res.text('x')
+    })
+    t.teardown(() => app.close())
+    await app.inject({ url: '/x' })
+    t.match(err, { code: 'FW_ERR_AUTH_NO_SESSION', message: 'start_session: no session middleware runs on this route' })
   })
 
   t.test('writes the cookie attributes from the options', async (t) => {
