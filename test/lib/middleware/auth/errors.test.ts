@@ -17,7 +17,9 @@ const LEAKS = [...forms(SECRET), ...forms(OTHER)]
 
 /** Every way a bad option can carry secret material: the secret itself in a wrong shape, or beside another bad option. */
 const CASES: Array<[string, () => unknown]> = [
-  ['session secret as a list', () => session({ secret: [SECRET, OTHER] as unknown as string })],
+  ['session secret list with a short one', () => session({ secret: [SECRET, OTHER.slice(0, 9)] })],
+  ['session secret list with a number', () => session({ secret: [SECRET, 42] as unknown as string[] })],
+  ['session secret list nested', () => session({ secret: [[SECRET, OTHER]] as unknown as string[] })],
   ['session secret too short', () => session({ secret: SECRET.slice(0, 12) })],
   ['session secret as bytes', () => session({ secret: Buffer.from(SECRET) as unknown as string })],
   ['session options as the secret', () => session(SECRET as unknown as SessionOptions)],
@@ -50,7 +52,7 @@ t.test('*_BAD_OPTION errors never carry secret material', async (t) => {
 })
 
 t.test('a secret in a wrong shape is described by its type and size', async (t) => {
-  t.throws(() => session({ secret: [SECRET, OTHER] as unknown as string }), {
+  t.throws(() => session({ secret: [[SECRET, OTHER]] as unknown as string[] }), {
     message: /^session: secret must be .*; got a list of 2 items$/,
   })
   t.throws(() => jwt({ secret: { k: SECRET } as unknown as string }), { message: /; got an object$/ })

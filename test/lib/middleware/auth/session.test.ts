@@ -260,6 +260,44 @@ t.test('session', async (t) => {
     t.same(store.load(id!), { id, data: { n: '2' } })
   })
 
+  t.test('with rolling, renews the store ttl and the cookie on every request, so an active user stays logged in', async (t) => {
+    for (const rolling of [true, false]) {
+      const { app, clock } = build(t, { ttl: 10, rolling })
+      const start = clock.now
+      const first = await app.inject({ url: '/count' })
+      const cookie = { cookie: `sid=${cookie_of(first).value}` }
+      for (const at of [4, 8]) {
+        clock.now = start + at * 1000
+        const read = await app.inject({ url: '/peek', headers: cookie })
+        t.equal(read.json().is_new, false, `read at ${at} s`)
+        t.equal(cookie_of(read).line?.includes('Max-Age=10') ?? false, rolling, `a read ${rolling ? 'renews' : 'sends no'} cookie`)
+      }
+      clock.now = start + 12_000
+      const later = await app.inject({ url: '/peek', headers: cookie })
+      t.equal(later.json().is_new, !rolling, rolling ? 'alive at 12 s after reads at 4 and 8 s' : 'without rolling it ends at 10 s')
+    }
+  })
+
+  t.test('verifies with every listed secret, signs with the first, and re-signs a cookie of a rotated secret', async (t) => {
+    const OLD = 'old-session-secret-0123'
+    const before = build(t, { secret: OLD })
+    const first = await before.app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const store = before.store
+    const app = new App({ access_log: false })
+    app.use(adapt_ctx(session({ secret: [SECRET, OLD], store })))
+    app.get('/peek', (req, res) => void res.json({ id: req.state(Session)!.id, n: req.state(Session)!.get('n') ?? null }))
+    t.teardown(() => app.close())
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
+    t.same(r.json(), { id, n: '1' }, 'a cookie of the previous secret still opens its session')
+    t.equal(cookie_of(r).value, `${id}.${mac(id!)}`, 'and is signed again with the first secret')
+    const again = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(r).value}` } })
+    t.same([again.json(), cookie_of(again).line], [{ id, n: '1' }, undefined], 'a current cookie is not re-sent')
+    const retired = await build(t, { secret: SECRET }).app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
+    t.equal(retired.json().is_new, true, 'a cookie of a secret dropped from the list opens nothing')
+    t.not(retired.json().id, id)
+  })
+
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) => throws_coded(t, () => session(options as SessionOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^session: options must be an object; got undefined$/)
@@ -277,6 +315,9 @@ t.test('session', async (t) => {
     bad({ secret: SECRET, http_only: 'yes' }, /^session: http_only must be a boolean; got "yes"$/)
     bad({ secret: SECRET, auto_create: null }, /^session: auto_create must be a boolean; got null$/)
     bad({ secret: SECRET, serialize: 0 }, /^session: serialize must be a boolean; got 0$/)
+    bad({ secret: SECRET, rolling: 'yes' }, /^session: rolling must be a boolean; got "yes"$/)
+    bad({ secret: [] }, /^session: secret must be a string or a non-empty list of strings of at least 16 characters; got a list of 0 items$/)
+    bad({ secret: [SECRET, 'short'] }, /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/)
     bad({ secret: SECRET, store: { load() {} } }, /^session: store must be an object with load, save and destroy methods/)
     bad({ secret: SECRET, store: null }, /^session: store must be an object with load, save and destroy methods; got null$/)
   })
