@@ -171,6 +171,18 @@ async function run(c: Config, ctx: Ctx, cookie: CookieId | undefined, next: Next
   if (s !== undefined) await store_work(ctx, () => persist(c, ctx, s, cookie?.retired === true && s.id === cookie.id))
 }
 
+/** Runs the request under the store's cross-process lock of the session (a shared store such as Redis). */
+async function shared(c: Config, lock: NonNullable<ISessionStore['lock']>, ctx: Ctx, cookie: CookieId, next: Next): Promise<void> {
+  const unlock = await store_work(ctx, () => lock(cookie.id))
+  if (unlock === undefined) return
+  try {
+    await run(c, ctx, cookie, next)
+  } finally {
+    // A lock that cannot be released (the store went away) expires by its own ttl; the answer is already decided.
+    await unlock().catch(() => undefined)
+  }
+}
+
 /**
  * Server-side sessions. The cookie `<id>.<HMAC>` names a session in the store; a missing, forged, unknown or expired cookie
  * starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with `ttl`) when it is
@@ -187,7 +199,7 @@ export function session(options: SessionOptions): CtxMiddleware {
     if (cookie === undefined || c.locks === undefined) return run(c, ctx, cookie, next)
     const release = await c.locks.acquire(cookie.id)
     try {
-      await run(c, ctx, cookie, next)
+      await (c.store.lock === undefined ? run(c, ctx, cookie, next) : shared(c, c.store.lock.bind(c.store), ctx, cookie, next))
     } finally {
       release()
     }
