@@ -13,8 +13,8 @@ function show(value: unknown): string {
 
 export const ERR_SECURITY_BAD_OPTION = defineError(
   'FW_ERR_SECURITY_BAD_OPTION',
-  (middleware: string, option: string, expected: string, value: unknown) =>
-    `${middleware}: ${option} must be ${expected}; got ${show(value)}`,
+  (middleware: string, option: string, expected: string, value: unknown, secret: boolean = false) =>
+    `${middleware}: ${option} must be ${expected}; got ${secret ? describe_value(value) : show(value)}`,
 )
 
 export const ERR_CORS_BAD_ORIGIN = defineError(

@@ -4,6 +4,8 @@ import { sign_dev_token } from '../../../../lib/middleware/app/auth-presets.js'
 import { api_key, type ApiKeyOptions } from '../../../../lib/middleware/auth/api-key.js'
 import { jwt, type JwtAlgorithm, type JwtOptions } from '../../../../lib/middleware/auth/jwt.js'
 import { session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
+import { csrf } from '../../../../lib/middleware/security/csrf.js'
+import { rate_limit } from '../../../../lib/middleware/security/rate-limit.js'
 import type { ISessionStore } from '../../../../lib/middleware/auth/session-store.js'
 
 // A recognisable secret, and the forms its bytes could take in a message.
@@ -34,6 +36,9 @@ const CASES: Array<[string, () => unknown]> = [
   ['api_key allowed_keys as one string', () => api_key({ allowed_keys: SECRET as unknown as string[] })],
   ['api_key allowed_keys with an empty entry', () => api_key({ allowed_keys: [SECRET, ''] })],
   ['api_key with a bad header', () => api_key({ allowed_keys: [SECRET], header: 'x y' } as ApiKeyOptions)],
+  ['csrf secret list with a short one', () => csrf({ secret: [SECRET, OTHER.slice(0, 9)] })],
+  ['csrf secret as bytes', () => csrf({ secret: Buffer.from(SECRET) as unknown as string })],
+  ['rate_limit with a store holding a secret', () => rate_limit({ max_requests: 1, window_seconds: 1, store: new (class Store { password = SECRET; hit = 1 })() as never })],
   ['sign_dev_token secret as a list', () => sign_dev_token([SECRET] as unknown as string, {})],
 ]
 
