@@ -20,7 +20,7 @@ export const ERR_SECURITY_BAD_OPTION = defineError(
 export const ERR_CORS_BAD_ORIGIN = defineError(
   'FW_ERR_CORS_BAD_ORIGIN',
   (origin: unknown) =>
-    `cors: ${show(origin)} is not an exact origin (scheme://host[:port] without a path), "null", or "*" alone`,
+    `cors: ${show(origin)} is not an exact origin (scheme://host[:port] without a path), a one-label wildcard (https://*.example.com), an anchored RegExp, "null", or "*" alone`,
 )
 
 export const ERR_CORS_WILDCARD_CREDENTIALS = defineError(
