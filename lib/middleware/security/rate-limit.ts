@@ -1,6 +1,7 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
+import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
@@ -31,6 +32,15 @@ export interface RateLimitOptions {
    * uncounted, false answers 503 `rate_limit_unavailable` (default false).
    */
   fail_open?: boolean
+  /**
+   * Also send the IETF fields of draft 8 of httpapi-ratelimit-headers: `RateLimit-Policy: "<policy>";q=<max>;w=<window>` and
+   * `RateLimit: "<policy>";r=<remaining>;t=<reset>` (default false).
+   */
+  ietf_headers?: boolean
+  /** The policy name in the IETF fields (default `default`). */
+  policy?: string
+  /** Requests it returns true for are neither counted nor limited (health checks, your own services). */
+  allow?: (ctx: Ctx) => boolean
 }
 
 let instances = 0
@@ -76,7 +86,7 @@ export function reset_seconds(hit: RateLimitResult, now_ms: number, window_ms: n
  */
 export function rate_limit({
   max_requests, window_seconds, key = 'ip', key_fn, api_key_header = 'x-api-key', store = new MemoryRateLimitStore(),
-  namespace = `rl${++instances}`, now = Date.now, fail_open = false,
+  namespace = `rl${++instances}`, now = Date.now, fail_open = false, ietf_headers = false, policy = 'default', allow,
 }: RateLimitOptions): CtxMiddleware {
   const max = check_int('rate_limit', 'max_requests', max_requests, 1)
   const window_ms = check_int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
@@ -87,6 +97,13 @@ export function rate_limit({
   const prefix = check_token('rate_limit', 'namespace', namespace) + ':'
   check_bool('rate_limit', 'fail_open', fail_open)
   const limit = String(max)
+  const allowed = allow === undefined ? undefined : check_fn('rate_limit', 'allow', allow)
+  // A structured-field string item: the policy name must be printable ASCII without quotes or backslashes.
+  if (typeof policy !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(policy)) {
+    throw ERR_SECURITY_BAD_OPTION('rate_limit', 'policy', 'printable ASCII without " or \\', policy)
+  }
+  const ietf = check_bool('rate_limit', 'ietf_headers', ietf_headers)
+  const policy_field = `"${policy}";q=${max};w=${window_ms / 1000}`
 
   const decide = (ctx: Ctx, next: Next, hit: RateLimitResult, now_ms: number): void | Promise<void> => {
     const { res } = ctx
@@ -96,6 +113,7 @@ export function rate_limit({
     res.header('X-RateLimit-Remaining', String(remaining))
     const reset = reset_seconds(hit, now_ms, window_ms, max, remaining)
     res.header('X-RateLimit-Reset', String(reset))
+    if (ietf) res.header('RateLimit-Policy', policy_field).header('RateLimit', `"${policy}";r=${remaining};t=${reset}`)
     if (count <= max) return next()
     res.header('Retry-After', String(reset))
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
@@ -108,6 +126,7 @@ export function rate_limit({
   }
 
   const mw: CtxMiddleware = function rate_limit(ctx, next) {
+    if (allowed !== undefined && allowed(ctx)) return next()
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
     if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))

@@ -88,6 +88,28 @@ t.test('rate_limit', async (t) => {
     t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
   })
 
+  t.test('sends the IETF RateLimit and RateLimit-Policy fields (draft 8) when asked, consistent with X-RateLimit', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 2, window_seconds: 10, now: c.now, ietf_headers: true, policy: 'api' })
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.headers['ratelimit-policy'], '"api";q=2;w=10')
+    t.equal(r.headers['ratelimit'], `"api";r=1;t=${r.headers['x-ratelimit-reset']}`)
+    await app.inject({ url: '/data' })
+    const refused = await app.inject({ url: '/data' })
+    t.equal(refused.statusCode, 429)
+    t.equal(refused.headers['ratelimit'], `"api";r=0;t=${refused.headers['retry-after']}`)
+    const plain = limited(t, { max_requests: 2, window_seconds: 10 })
+    t.equal((await plain.app.inject({ url: '/data' })).headers['ratelimit'], undefined, 'off by default')
+  })
+
+  t.test('neither counts nor limits requests the allow function lets through', async (t) => {
+    const { app } = limited(t, { max_requests: 1, window_seconds: 60, now: () => 0, allow: ({ req }) => req.header('x-probe') === 'health' })
+    t.same(await statuses(app, 3, { 'x-probe': 'health' }), [200, 200, 200])
+    const probe = await app.inject({ url: '/data', headers: { 'x-probe': 'health' } })
+    t.equal(probe.headers['x-ratelimit-limit'], undefined)
+    t.same(await statuses(app, 2), [200, 429], 'the allowed requests did not use the quota')
+  })
+
   t.test('sets the headers on 404s and on errors of later middleware too', async (t) => {
     const deny: Middleware = (_req, res) => void res.error(401, 'missing_api_key', 'API key required')
     const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, now: () => 0 })), deny])
@@ -271,6 +293,14 @@ t.test('rate_limit', async (t) => {
     t.equal(r.statusCode, 500)
     t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
     t.equal(calls.n, 0)
+  })
+
+  t.test('throws at creation for bad IETF and allow options', async (t) => {
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, policy: 'a"b' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'rate_limit: policy must be printable ASCII without " or \\; got "a\\"b"',
+    })
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, ietf_headers: 'yes' as unknown as boolean }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, allow: true as unknown as () => boolean }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
   })
 
   t.test('throws at creation for bad options', async (t) => {
