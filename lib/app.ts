@@ -1,7 +1,7 @@
 // The App's Fastify-independent core: route and middleware registration, groups, static folders, and compiling each
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
 import { resolve, sep } from 'node:path'
-import { compose, route_options_of, type Handler, type Middleware } from './compose.js'
+import { check_identity_order, compose, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
 import { resolve_config, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
 import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type Segment } from './path.js'
@@ -196,16 +196,19 @@ export class AppCore extends Router {
 
   #compile_route(method: Method, segs: Segment[], handler: Handler): CompiledRoute {
     const chain: Middleware[] = []
+    const options: Array<RouteOptions | undefined> = []
     let body_limit = this.config.body_limit
     let stream_body = false
     for (const m of this.#mws) {
       const c = classify(segs, m.prefix)
       if (c === 'never') continue
       chain.push(c === 'always' ? m.mw : this.#guard(m))
-      const options = route_options_of(m.mw)
-      if (options?.body_limit !== undefined && options.body_limit < body_limit) body_limit = options.body_limit
-      if (options?.stream_body === true) stream_body = true
+      const o = route_options_of(m.mw)
+      options.push(o)
+      if (o?.body_limit !== undefined && o.body_limit < body_limit) body_limit = o.body_limit
+      if (o?.stream_body === true) stream_body = true
     }
+    check_identity_order(`${method} ${router_path(segs)}`, options)
     return { method, url: router_path(segs), run: compose(chain, handler), middleware: chain, body_limit, stream_body }
   }
 

@@ -1,4 +1,5 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
+import { defineError } from './errors.js'
 import type { Request } from './request.js'
 import type { Response } from './response.js'
 import type { Services } from './state.js'
@@ -21,6 +22,12 @@ export interface Ctx {
 
 /** Context middleware: `(ctx, next)`; `adapt_ctx` turns it into App middleware. */
 export type CtxMiddleware = (ctx: Ctx, next: Next) => void | Promise<void>
+
+export const ERR_APP_IDENTITY_ORDER = defineError(
+  'FW_ERR_APP_IDENTITY_ORDER',
+  (route: string, reader: string, auth: string) =>
+    `${route}: ${reader} runs before ${auth}, so it cannot see who the caller is; register it after ${auth} (app.use order)`,
+)
 
 const done = Promise.resolve()
 
@@ -82,6 +89,10 @@ export interface RouteOptions {
   body_limit?: number
   /** The route takes its request body as a stream (`stream_body`): the adapter does not read it first. */
   stream_body?: boolean
+  /** The middleware authenticates the caller (its name, such as `jwt`): what reads the identity must come after it. */
+  authenticates?: string
+  /** The middleware reads the caller's identity (how it is written, such as `rate_limit({ key: 'user' })`). */
+  reads_identity?: string
 }
 
 /** Where a middleware carries its route options. */
@@ -98,6 +109,18 @@ export function with_route_options<F extends object>(fn: F, options: RouteOption
 /** The route options a middleware carries, if any. */
 export function route_options_of(fn: object): RouteOptions | undefined {
   return (fn as Carrier)[ROUTE_OPTIONS]
+}
+
+/**
+ * Refuses, at startup, a route chain where middleware that reads the caller's identity runs before middleware that
+ * establishes it: it would see every caller as anonymous (a per-user rate limit counting per address).
+ */
+export function check_identity_order(route: string, chain: ReadonlyArray<RouteOptions | undefined>): void {
+  let reader: string | undefined
+  for (const o of chain) {
+    if (reader !== undefined && o?.authenticates !== undefined) throw ERR_APP_IDENTITY_ORDER(route, reader, o.authenticates)
+    reader ??= o?.reads_identity
+  }
 }
 
 function carry_route_options<F extends object>(from: object, to: F): F {

@@ -1,5 +1,5 @@
 // `fw/redis`: Redis-backed stores for sessions, rate limits and the response cache, so several instances share them.
-export { RedisSessionStore } from './redis-session-store.js'
+export { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js'
 export { RedisRateLimitStore } from './redis-rate-limit-store.js'
 export { RedisCacheStore, type RedisCacheStoreOptions } from './redis-cache-store.js'
 export { create_redis_client, FAIL_FAST_OPTIONS, type RedisClientOption, type RedisStoreOptions } from './redis-connection.js'

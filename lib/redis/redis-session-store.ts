@@ -1,8 +1,28 @@
 // Sessions in Redis: one string key per session holding its values as JSON, expired by Redis after the ttl.
+import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { ISessionStore, SessionRecord } from '../middleware/auth/session-store.js'
+import { ERR_REDIS_BAD_OPTION, ERR_REDIS_UNAVAILABLE } from './errors.js'
+import { LuaScript } from './lua-script.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisSessionStore'
+
+/** Options of `RedisSessionStore`: the connection, and the per-session lock that serializes requests across instances. */
+export interface RedisSessionStoreOptions extends RedisStoreOptions {
+  /** Longest a request holds a session's lock; a crashed holder frees it after this (default 30000 ms). */
+  lock_ttl_ms?: number
+  /** Longest a request waits for a session another instance holds; then 503 `session_store_unavailable` (default 5000 ms). */
+  lock_wait_ms?: number
+}
+
+// Deletes the lock only when this holder still owns it, so a holder whose lock expired never frees the next one's.
+const UNLOCK = new LuaScript("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0")
+
+function ms_option(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw ERR_REDIS_BAD_OPTION(NAME, name, 'an integer >= 1', value)
+  return value
+}
 
 /** The values of a stored session, or undefined when the stored text is not an object of strings. */
 function parse_data(text: string): Record<string, string> | undefined {
@@ -18,7 +38,9 @@ function parse_data(text: string): Record<string, string> | undefined {
 }
 
 /**
- * Sessions shared by every instance that uses the same Redis and prefix. A session lives under `<prefix>sess:<id>` as the
+ * Sessions shared by every instance that uses the same Redis and prefix. The `session` middleware takes the session's
+ * Redis lock (`lock`) for each request that carries one, so two instances updating one session run one after the other and
+ * neither update is lost. A session lives under `<prefix>sess:<id>` as the
  * JSON of its values, written with `SET ... PX`, so Redis expires it `ttl_seconds` after its last save (nothing to sweep).
  * A record that is not an object of strings loads as unknown (the caller starts a new session). Every method rejects with
  * `FW_ERR_REDIS_UNAVAILABLE` (status 503) while Redis cannot answer; the `session` middleware then answers 503
@@ -29,8 +51,12 @@ function parse_data(text: string): Record<string, string> | undefined {
  */
 export class RedisSessionStore implements ISessionStore {
   readonly #redis: RedisConnection
+  readonly #lock_ttl_ms: number
+  readonly #lock_wait_ms: number
 
-  constructor(options: RedisStoreOptions = {}) {
+  constructor({ lock_ttl_ms = 30_000, lock_wait_ms = 5_000, ...options }: RedisSessionStoreOptions = {}) {
+    this.#lock_ttl_ms = ms_option('lock_ttl_ms', lock_ttl_ms)
+    this.#lock_wait_ms = ms_option('lock_wait_ms', lock_wait_ms)
     this.#redis = new RedisConnection(NAME, options)
   }
 
@@ -50,6 +76,31 @@ export class RedisSessionStore implements ISessionStore {
   async save(session: SessionRecord, ttl_seconds: number): Promise<void> {
     const text = JSON.stringify(session.data)
     await this.#redis.run('save', (r) => r.set(this.key(session.id), text, 'PX', Math.max(1, Math.round(ttl_seconds * 1000))))
+  }
+
+  /** Renews the session's expiry without rewriting it (`rolling`). One PEXPIRE. */
+  async touch(sid: string, ttl_seconds: number): Promise<void> {
+    await this.#redis.run('touch', (r) => r.pexpire(this.key(sid), Math.max(1, Math.round(ttl_seconds * 1000))))
+  }
+
+  /**
+   * Holds the session for one request across every instance: `SET <prefix>sess-lock:<id> <token> NX PX lock_ttl_ms`, retried
+   * until `lock_wait_ms`. Resolves to the release function (a compare-and-delete script). Rejects with
+   * `FW_ERR_REDIS_UNAVAILABLE` when the wait runs out, so the request gets 503 rather than overwriting another's update.
+   */
+  async lock(sid: string): Promise<() => Promise<void>> {
+    const key = `${this.#redis.prefix}sess-lock:${sid}`
+    const token = randomBytes(16).toString('base64url')
+    const deadline = Date.now() + this.#lock_wait_ms
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      const got = await this.#redis.run('lock', (r) => r.set(key, token, 'PX', this.#lock_ttl_ms, 'NX'))
+      if (got === 'OK') break
+      if (Date.now() >= deadline) throw ERR_REDIS_UNAVAILABLE(NAME, 'lock', `session held elsewhere beyond lock_wait_ms`)
+      await sleep(pause)
+    }
+    return async () => {
+      await this.#redis.run('unlock', (r) => UNLOCK.run(r, [key], [token]))
+    }
   }
 
   /** Forgets the session. One DEL. */

@@ -18,11 +18,11 @@ export interface ApiKeyOptions {
   query_param?: string
   /** Whether a missing key is refused with 401; when false the request goes on without `ApiKey` (default true). */
   required?: boolean
-  /** Accepted keys. With none, `validate` is required (fail closed). */
+  /** Accepted keys; when given, a key must be one of them (and pass `validate` too, when given). With none, `validate` is required (fail closed). */
   allowed_keys?: Iterable<string>
   /** Reads the key instead of `header` and `query_param`; '' or undefined means no key. */
   extract?: (ctx: Ctx) => string | undefined
-  /** Accepts a key not in `allowed_keys` (for example a database lookup); true accepts. */
+  /** Asked after `allowed_keys` (for example a database lookup, a revocation list); only exactly true accepts. */
   validate?: (key: string, ctx: Ctx) => boolean | Promise<boolean>
 }
 
@@ -41,8 +41,8 @@ function key_set(keys: readonly string[]): (key: string) => boolean {
 
 /**
  * API key authentication. A missing (or empty) key answers 401 `missing_api_key`, a refused one 403 `invalid_api_key`;
- * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys`, or else when
- * `validate` returns true.
+ * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys` (when a list is
+ * given) and `validate` returns true for it (when given): both checks must pass, so `validate` can revoke a listed key.
  * @example
  * app.use('/api', adapt_ctx(fw.middleware.auth.api_key({ allowed_keys: [process.env.FW_API_KEY!] })))
  */
@@ -54,19 +54,18 @@ export function api_key({
   // The key in a query string would otherwise be written in every access line.
   if (query_param !== '') mark_secret_query(query_param)
   const refuse_missing = bool_option('api_key', 'required', required)
-  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false)
+  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false, true)
   const custom = fn_option('api_key', 'validate', validate)
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
   const read = fn_option('api_key', 'extract', extract) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
-  const listed = key_set(keys)
+  const listed = keys.length === 0 ? () => true : key_set(keys)
 
   return function api_key(ctx, next) {
     const key = read(ctx) ?? ''
     if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
-    if (listed(key)) return accept(ctx, key, next)
-    if (custom === undefined) return void refuse(ctx)
-    return validated(custom, ctx, key, next)
+    if (!listed(key)) return void refuse(ctx)
+    return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
   }
 }
 

@@ -1,37 +1,41 @@
-// Bearer JWT authentication on fast-jwt: HMAC algorithms pinned at creation, expiry and not-before checked, claims stored.
+// JWT authentication on fast-jwt: HMAC, RSA, ECDSA and EdDSA keys or a remote JWKS, algorithms pinned, claims checked and stored.
 import { createVerifier } from 'fast-jwt'
-import type { CtxMiddleware } from '../../compose.js'
+import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { mark_secret_query } from '../../log/redact.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
-import { bool_option, int_option, names_option, one_of_option, secret_option, string_option } from './options.js'
+import { JwksUnavailable, key_config, type JwtKeyOptions } from './jwt-keys.js'
+import { bool_option, fn_option, int_option, must, names_option, string_option, token_option } from './options.js'
 import { JwtClaims, claim_list } from './state.js'
+
+export type { JwtAlgorithm } from './jwt-keys.js'
 
 export const CODE_MISSING_TOKEN = httpCode('missing_token')
 export const CODE_INVALID_TOKEN = httpCode('invalid_token')
 export const CODE_TOKEN_EXPIRED = httpCode('token_expired')
+export const CODE_JWKS_UNAVAILABLE = httpCode('jwks_unavailable')
 
-/** The HMAC algorithms `jwt` verifies with a shared secret. */
-export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512'
-
-const ALGORITHMS: readonly JwtAlgorithm[] = ['HS256', 'HS384', 'HS512']
-
-/** Options of `jwt`. */
-export interface JwtOptions {
-  /** The shared HMAC secret (required, not empty). Comes from configuration, never from source. */
-  secret: string
+/** Options of `jwt`: the key (see `JwtKeyOptions`), the claims checked, and where the token is read. */
+export interface JwtOptions extends JwtKeyOptions {
   /** Refuse expired tokens with 401 `token_expired` (default true; only development presets turn it off). */
   verify_exp?: boolean
-  /** Accepted algorithms, pinned here and never taken from the token (default `['HS256']`). */
-  algorithms?: readonly JwtAlgorithm[]
   /** Seconds of clock skew allowed on `exp` and `nbf` (default 0). */
   clock_tolerance?: number
   /** Required `iss` value (or one of several); unchecked when omitted. */
   issuer?: string | readonly string[]
   /** Required `aud` value (or one of several); unchecked when omitted. */
   audience?: string | readonly string[]
+  /** Claims every token must carry (for example `['exp', 'sub']`); a token without one is invalid. */
+  required_claims?: readonly string[]
   /** Payload key holding the roles stored in `JwtClaims.roles` (default `roles`). */
   roles_key?: string
+  /** Cookie read when there is no `Authorization: Bearer` header (default none). */
+  cookie?: string
+  /** Query parameter read when there is no header nor cookie (default none; it is redacted from access lines). */
+  query_param?: string
+  /** Reads the token instead of the header, cookie and query; '' or undefined means no token. */
+  extract?: (ctx: Ctx) => string | undefined
   /**
    * How many verified tokens to remember, so a token seen again skips the signature check until it expires (default 1000;
    * 0 turns it off). Claims of a remembered token are one shared, read-only object.
@@ -47,28 +51,39 @@ function allowed(option: string, value: string | readonly string[] | undefined):
   return typeof value === 'string' ? [string_option('jwt', option, value)] : names_option('jwt', option, value, true)
 }
 
-/** Builds the fast-jwt verifier for checked options. */
+/** Builds the fast-jwt verifier for checked options; it answers synchronously, or a promise with a JWKS. */
 function verifier(options: JwtOptions): (token: string) => unknown {
-  const { secret, verify_exp = true, algorithms = ['HS256'], clock_tolerance = 0, issuer, audience, cache_size = 1000 } = options
-  const key = secret_option('jwt', 'secret', secret, 1)
-  // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
-  if (key.includes('-----BEGIN')) throw ERR_AUTH_BAD_OPTION('jwt', 'secret', 'an HMAC secret, not a PEM key', key, true)
-  const algs = names_option('jwt', 'algorithms', algorithms, true).map((a) => one_of_option('jwt', 'algorithms', a, ALGORITHMS))
+  const { verify_exp = true, clock_tolerance = 0, issuer, audience, required_claims, cache_size = 1000 } = options
+  const { key, algorithms } = key_config(options)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
-  const ignore_exp = !bool_option('jwt', 'verify_exp', verify_exp)
-  const tolerance_ms = int_option('jwt', 'clock_tolerance', clock_tolerance, 0) * 1000
+  const required = required_claims === undefined ? undefined : names_option('jwt', 'required_claims', required_claims, true)
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
-  const cache = int_option('jwt', 'cache_size', cache_size, 0)
-  return createVerifier({
-    key,
-    algorithms: algs,
-    ignoreExpiration: ignore_exp,
-    clockTolerance: tolerance_ms,
-    cache,
+  const common = {
+    algorithms,
+    ignoreExpiration: !bool_option('jwt', 'verify_exp', verify_exp),
+    clockTolerance: int_option('jwt', 'clock_tolerance', clock_tolerance, 0) * 1000,
+    cache: int_option('jwt', 'cache_size', cache_size, 0),
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
-  })
+    ...(required && { requiredClaims: required }),
+  }
+  return typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })
+}
+
+/** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
+function token_reader(options: JwtOptions): (ctx: Ctx) => string {
+  const extract = fn_option('jwt', 'extract', options.extract)
+  if (extract !== undefined) return (ctx) => extract(ctx) ?? ''
+  const cookie = options.cookie === undefined ? undefined : token_option('jwt', 'cookie', options.cookie)
+  const query = options.query_param === undefined ? undefined : string_option('jwt', 'query_param', options.query_param)
+  // The token in a query string would otherwise be written in every access line.
+  if (query !== undefined) mark_secret_query(query)
+  return ({ req }) => {
+    const auth = req.header('authorization')
+    if (auth.startsWith(PREFIX)) return auth.slice(PREFIX.length)
+    return (cookie === undefined ? undefined : req.cookie(cookie)) || (query === undefined ? '' : req.query_value(query, ''))
+  }
 }
 
 /** The 401 answers; RFC 6750 asks for `WWW-Authenticate` on each. */
@@ -77,32 +92,50 @@ function refuse(res: Response, code: string, message: string): void {
   res.header('WWW-Authenticate', challenge).error(401, code, message)
 }
 
+/** The answer to a token fast-jwt refused, or whose key could not be fetched. */
+function refuse_error(res: Response, err: unknown, unavailable: 401 | 503): void {
+  const e = err as { code?: unknown; originalError?: unknown }
+  if (e.code === 'FAST_JWT_EXPIRED') return refuse(res, CODE_TOKEN_EXPIRED, 'Token expired')
+  if (e.originalError instanceof JwksUnavailable && unavailable === 503) {
+    return void res.error(503, CODE_JWKS_UNAVAILABLE, 'Token keys unavailable, retry later')
+  }
+  refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
+}
+
 /**
- * Bearer JWT authentication. `Authorization` must start with exactly `Bearer ` (anything else counts as no token):
- * no token answers 401 `missing_token`, a bad signature, algorithm, claim or format 401 `invalid_token`, an expired
- * token 401 `token_expired`. A valid token is stored as `JwtClaims` and the chain goes on.
+ * JWT authentication. The token comes from `Authorization: Bearer <token>` (exactly that prefix), else the `cookie`, else the
+ * `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id, claim or format
+ * 401 `invalid_token`, an expired token 401 `token_expired`; a JWKS that cannot be fetched within `jwks_timeout_ms` answers
+ * 503 `jwks_unavailable` (or 401 `invalid_token`, by `jwks_unavailable`). A valid token is stored as `JwtClaims`.
  * @example
- * app.use('/api', adapt_ctx(fw.middleware.auth.jwt({ secret: process.env.FW_JWT_SECRET!, issuer: 'https://id.example.com' })))
+ * app.use('/api', adapt_ctx(fw.middleware.auth.jwt({ jwks: 'https://id.example.com/.well-known/jwks.json', issuer: 'https://id.example.com/' })))
  */
 export function jwt(options: JwtOptions): CtxMiddleware {
-  if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options)
+  if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
   const verify = verifier(options)
-  const { roles_key: key = 'roles' } = options
-  const roles_key = string_option('jwt', 'roles_key', key)
+  const read = token_reader(options)
+  const roles_key = string_option('jwt', 'roles_key', options.roles_key ?? 'roles')
+  const { jwks_unavailable: unavailable = 503 } = options
+  must(unavailable === 401 || unavailable === 503, 'jwt', 'jwks_unavailable', '401 or 503', unavailable)
 
-  return function jwt({ req, res }, next) {
-    const auth = req.header('authorization')
-    if (!auth.startsWith(PREFIX) || auth.length === PREFIX.length) return refuse(res, CODE_MISSING_TOKEN, 'Missing bearer token')
-    let payload: Record<string, unknown>
-    try {
-      payload = verify(auth.slice(PREFIX.length)) as Record<string, unknown>
-    } catch (err) {
-      const expired = (err as { code?: unknown }).code === 'FAST_JWT_EXPIRED'
-      return expired ? refuse(res, CODE_TOKEN_EXPIRED, 'Token expired') : refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
-    }
+  const accept = (ctx: Ctx, next: Next, payload: Record<string, unknown>): void | Promise<void> => {
     const sub = payload.sub
-    if (sub !== undefined && typeof sub !== 'string') return refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
-    req.set_state(JwtClaims, new JwtClaims(sub ?? '', claim_list(payload, roles_key), payload))
+    if (sub !== undefined && typeof sub !== 'string') return refuse(ctx.res, CODE_INVALID_TOKEN, 'Invalid token')
+    ctx.req.set_state(JwtClaims, new JwtClaims(sub ?? '', claim_list(payload, roles_key), payload))
     return next()
   }
+
+  // Declared so a per-user rate limit registered before this middleware is refused at startup.
+  return with_route_options(function jwt(ctx, next) {
+    const token = read(ctx)
+    if (token === '') return refuse(ctx.res, CODE_MISSING_TOKEN, 'Missing bearer token')
+    let result: unknown
+    try {
+      result = verify(token)
+    } catch (err) {
+      return refuse_error(ctx.res, err, unavailable)
+    }
+    if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
+    return result.then((p: Record<string, unknown>) => accept(ctx, next, p), (err: unknown) => refuse_error(ctx.res, err, unavailable))
+  } as CtxMiddleware, { authenticates: 'jwt' })
 }

@@ -2,9 +2,9 @@
 import { HTTP_TOKEN } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 
-/** Throws FW_ERR_AUTH_BAD_OPTION unless `ok`. */
-export function must(ok: boolean, mw: string, option: string, expected: string, value: unknown): void {
-  if (!ok) throw ERR_AUTH_BAD_OPTION(mw, option, expected, value)
+/** Throws FW_ERR_AUTH_BAD_OPTION unless `ok`; a `secret` value is described by its shape, never quoted. */
+export function must(ok: boolean, mw: string, option: string, expected: string, value: unknown, secret = false): void {
+  if (!ok) throw ERR_AUTH_BAD_OPTION(mw, option, expected, value, secret)
 }
 
 /** A boolean. */
@@ -19,7 +19,7 @@ export function string_option(mw: string, option: string, value: unknown, min = 
   return value as string
 }
 
-/** A secret: a string of at least `min` characters; the message quotes its length, never its value. */
+/** A secret: a string of at least `min` characters; the message describes its shape, never its value. */
 export function secret_option(mw: string, option: string, value: unknown, min: number): string {
   if (typeof value !== 'string' || value.length < min) {
     throw ERR_AUTH_BAD_OPTION(mw, option, `a string of at least ${min} characters`, value, true)
@@ -39,11 +39,11 @@ export function int_option(mw: string, option: string, value: unknown, min: numb
   return value as number
 }
 
-/** A list of non-empty strings; `non_empty` also refuses an empty list. */
-export function names_option(mw: string, option: string, value: unknown, non_empty: boolean): string[] {
+/** A list of non-empty strings; `non_empty` also refuses an empty list; a `secret` list is never quoted. */
+export function names_option(mw: string, option: string, value: unknown, non_empty: boolean, secret = false): string[] {
   const list = typeof value === 'object' && value !== null && Symbol.iterator in value ? [...(value as Iterable<unknown>)] : undefined
   const ok = list !== undefined && (!non_empty || list.length > 0) && list.every((v) => typeof v === 'string' && v !== '')
-  must(ok, mw, option, non_empty ? 'a non-empty list of non-empty strings' : 'a list of non-empty strings', value)
+  must(ok, mw, option, non_empty ? 'a non-empty list of non-empty strings' : 'a list of non-empty strings', value, secret)
   return list as string[]
 }
 

@@ -15,34 +15,43 @@ export interface CookieSettings {
   readonly max_age: number
 }
 
-/** Reads, writes and clears the signed session cookie. */
+/** A verified cookie: the session id, and whether it was signed with a retired secret (so it is signed again). */
+export interface CookieId {
+  readonly id: string
+  readonly retired: boolean
+}
+
+/** Reads, writes and clears the signed session cookie; the first secret signs, every secret verifies (rotation). */
 export class SessionCookie {
-  readonly #secret: string
+  readonly #secrets: readonly string[]
   readonly #settings: CookieSettings
   readonly #attributes: string
 
-  constructor(secret: string, settings: CookieSettings) {
-    this.#secret = secret
+  constructor(secrets: readonly string[], settings: CookieSettings) {
+    this.#secrets = secrets
     this.#settings = settings
     const s = settings
     this.#attributes = `; Path=${s.path}${s.http_only ? '; HttpOnly' : ''}${s.secure ? '; Secure' : ''}; SameSite=${s.same_site}`
   }
 
-  /** The session id in the request's cookie, or undefined when absent, malformed or not signed with this secret. */
-  read(req: Request): string | undefined {
+  /** The session id in the request's cookie, or undefined when absent, malformed or signed with none of the secrets. */
+  read(req: Request): CookieId | undefined {
     const value = req.cookie(this.#settings.name)
     if (value === undefined) return undefined
     const dot = value.indexOf('.')
     const id = value.slice(0, dot)
     if (dot === -1 || !ID.test(id)) return undefined
     const given = Buffer.from(value.slice(dot + 1))
-    const expected = Buffer.from(this.#mac(id))
-    return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined
+    for (let i = 0; i < this.#secrets.length; i++) {
+      const expected = Buffer.from(this.#mac(id, this.#secrets[i]!))
+      if (given.length === expected.length && timingSafeEqual(given, expected)) return { id, retired: i > 0 }
+    }
+    return undefined
   }
 
   /** Sets the cookie for `id`, living as long as the session in the store. */
   write(res: Response, id: string): void {
-    res.header('Set-Cookie', `${this.#settings.name}=${id}.${this.#mac(id)}; Max-Age=${this.#settings.max_age}${this.#attributes}`)
+    res.header('Set-Cookie', `${this.#settings.name}=${id}.${this.#mac(id, this.#secrets[0]!)}; Max-Age=${this.#settings.max_age}${this.#attributes}`)
   }
 
   /** Tells the browser to drop the cookie. */
@@ -50,7 +59,7 @@ export class SessionCookie {
     res.header('Set-Cookie', `${this.#settings.name}=; Max-Age=0${this.#attributes}`)
   }
 
-  #mac(id: string): string {
-    return createHmac('sha256', this.#secret).update(id).digest('base64url')
+  #mac(id: string, secret: string): string {
+    return createHmac('sha256', secret).update(id).digest('base64url')
   }
 }

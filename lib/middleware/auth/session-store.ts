@@ -9,12 +9,16 @@ export interface SessionRecord {
 
 /**
  * A session store. Methods may return promises (Redis, a database). `load` returns undefined for an unknown or expired id;
- * `save` keeps the record for `ttl_seconds` from now, replacing any earlier one; `destroy` forgets the id.
+ * `save` keeps the record for `ttl_seconds` from now, replacing any earlier one; `destroy` forgets the id. Optional: `touch`
+ * renews a record's ttl without rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across
+ * processes for one request (see `RedisSessionStore`).
  */
 export interface ISessionStore {
   load(sid: string): SessionRecord | undefined | Promise<SessionRecord | undefined>
   save(session: SessionRecord, ttl_seconds: number): void | Promise<void>
   destroy(sid: string): void | Promise<void>
+  touch?(sid: string, ttl_seconds: number): void | Promise<void>
+  lock?(sid: string): Promise<() => Promise<void>>
 }
 
 /** Options of `InMemorySessionStore`. */
@@ -66,6 +70,12 @@ export class InMemorySessionStore implements ISessionStore {
       if (this.#entries.size <= this.max_entries) break
       this.#entries.delete(id)
     }
+  }
+
+  /** Renews the session's ttl, when it is still there. */
+  touch(sid: string, ttl_seconds: number): void {
+    const e = this.#entries.get(sid)
+    if (e !== undefined && e.expires_at > this.#now()) e.expires_at = this.#now() + ttl_seconds * 1000
   }
 
   /** Forgets the session. */

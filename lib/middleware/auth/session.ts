@@ -1,16 +1,22 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
+import type { Request } from '../../request.js'
+import { ERR_AUTH_NO_SESSION } from './errors.js'
 import { bool_option, int_option, must, one_of_option, secret_option, token_option } from './options.js'
-import { SessionCookie, type CookieSettings } from './session-cookie.js'
+import { SessionCookie, type CookieId, type CookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
 import { Session, new_session_id } from './session-state.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
 
 /** Options of `session`. */
 export interface SessionOptions {
-  /** Signs the cookie (HMAC-SHA256); at least 16 characters, from configuration. Changing it ends every session. */
-  secret: string
+  /**
+   * Signs the cookie (HMAC-SHA256); at least 16 characters, from configuration. A list rotates secrets: the first signs, every
+   * one verifies, and a cookie signed with a later one is signed again with the first; a secret dropped from the list ends the
+   * sessions it signed.
+   */
+  secret: string | readonly string[]
   /** Where sessions live (default a new `InMemorySessionStore`). */
   store?: ISessionStore
   /** Cookie name (default `sid`). */
@@ -25,10 +31,15 @@ export interface SessionOptions {
   same_site?: 'Strict' | 'Lax' | 'None'
   /** Seconds a session lives after its last save; also the cookie's `Max-Age` (default 7 days). */
   ttl?: number
-  /** Save a new session (and set its cookie) on every request without one; when false, only once a value is set (default true). */
+  /**
+   * Start a session (saved, cookie set) on every request without one (default true). When false, a request without a known
+   * session has no `Session` state at all until the handler calls `start_session(req)`.
+   */
   auto_create?: boolean
   /** Run requests carrying the same session one at a time, so concurrent updates are not lost (default true). */
   serialize?: boolean
+  /** Renew the store ttl and the cookie on every request of a known session, so an active user never expires (default false). */
+  rolling?: boolean
 }
 
 const WEEK = 7 * 24 * 3600
@@ -41,7 +52,15 @@ interface Config {
   cookie: SessionCookie
   ttl: number
   auto_create: boolean
+  rolling: boolean
   locks: KeyedLock | undefined
+}
+
+/** The secrets, first signing; each at least 16 characters; never quoted in an error. */
+function secrets_option(value: unknown): string[] {
+  const list = Array.isArray(value) ? value as unknown[] : [value]
+  must(list.length > 0, MW, 'secret', 'a string or a non-empty list of strings of at least 16 characters', value, true)
+  return list.map((v) => secret_option(MW, 'secret', v, 16))
 }
 
 function cookie_settings({
@@ -60,35 +79,66 @@ function cookie_settings({
 }
 
 function configure(o: SessionOptions): Config {
-  must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o)
-  const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true } = o
+  must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o, true)
+  const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
   const settings = cookie_settings(o)
   const is_store = typeof store === 'object' && store !== null &&
     ['load', 'save', 'destroy'].every((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function')
   must(is_store, MW, 'store', 'an object with load, save and destroy methods', store)
   return {
     store,
-    cookie: new SessionCookie(secret_option(MW, 'secret', secret, 16), settings),
+    cookie: new SessionCookie(secrets_option(secret), settings),
     ttl: settings.max_age,
     auto_create: bool_option(MW, 'auto_create', auto_create),
+    rolling: bool_option(MW, 'rolling', rolling),
     locks: bool_option(MW, 'serialize', serialize) ? new KeyedLock() : undefined,
   }
 }
 
-/** The session named by a verified cookie id, or a new one (never adopting an id the store does not know). */
-async function open(c: Config, id: string | undefined): Promise<Session> {
-  const record = id === undefined ? undefined : await c.store.load(id)
-  return record === undefined ? new Session({ id: new_session_id(), data: {} }, true) : new Session(record, false)
+/** A session with a new id: an id the client sent is never adopted (fixation). */
+function fresh(): Session {
+  return new Session({ id: new_session_id(), data: {} }, true)
 }
 
-/** Writes back what the request did to the session. */
-async function persist(c: Config, ctx: Ctx, s: Session): Promise<void> {
+/** The session named by a verified cookie id, else a new one, else (auto_create off) null. */
+async function open(c: Config, id: string | undefined): Promise<Session | null> {
+  const record = id === undefined ? undefined : await c.store.load(id)
+  if (record !== undefined) return new Session(record, false)
+  return c.auto_create ? fresh() : null
+}
+
+/** Request state: a session middleware runs here, so `start_session` may create one. */
+class SessionStarter {}
+const STARTER = new SessionStarter()
+
+/**
+ * The request's session, started now when there is none (with `auto_create: false`); it is saved and its cookie set after
+ * the handler. Throws FW_ERR_AUTH_NO_SESSION when no session middleware runs on the route.
+ * @example
+ * const s = start_session(req); s.regenerate(); s.set('user', user.id)
+ */
+export function start_session(req: Request): Session {
+  const current = req.state(Session)
+  if (current !== undefined) return current
+  if (req.state(SessionStarter) === undefined) throw ERR_AUTH_NO_SESSION()
+  const s = fresh()
+  req.set_state(Session, s)
+  return s
+}
+
+/** Writes back what the request did to the session; `resign` re-sends a cookie signed with a retired secret. */
+async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promise<void> {
   if (s.destroyed) {
     if (!s.is_new) await c.store.destroy(s.loaded_id)
     c.cookie.clear(ctx.res)
     return
   }
-  if (!s.changed && !(s.is_new && c.auto_create)) return
+  // A new session exists only when auto_create is on or the handler started it: either way it is saved.
+  if (!s.changed && !s.is_new) {
+    if (c.rolling) await (c.store.touch === undefined ? c.store.save(s, c.ttl) : c.store.touch(s.id, c.ttl))
+    if (c.rolling || resign) c.cookie.write(ctx.res, s.id)
+    return
+  }
   if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
   await c.store.save(s, c.ttl)
   c.cookie.write(ctx.res, s.id)
@@ -110,13 +160,27 @@ async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | unde
   }
 }
 
-async function run(c: Config, ctx: Ctx, id: string | undefined, next: Next): Promise<void> {
-  const s = await store_work(ctx, () => open(c, id))
-  if (s === undefined) return
-  ctx.req.set_state(Session, s)
+async function run(c: Config, ctx: Ctx, cookie: CookieId | undefined, next: Next): Promise<void> {
+  const opened = await store_work(ctx, () => open(c, cookie?.id))
+  if (opened === undefined) return
+  if (opened === null) ctx.req.set_state(SessionStarter, STARTER)
+  else ctx.req.set_state(Session, opened)
   await next()
+  const s = ctx.req.state(Session)
   // Not reached when the chain throws: a failed request leaves the stored session as it was.
-  await store_work(ctx, () => persist(c, ctx, s))
+  if (s !== undefined) await store_work(ctx, () => persist(c, ctx, s, cookie?.retired === true && s.id === cookie.id))
+}
+
+/** Runs the request under the store's cross-process lock of the session (a shared store such as Redis). */
+async function shared(c: Config, lock: NonNullable<ISessionStore['lock']>, ctx: Ctx, cookie: CookieId, next: Next): Promise<void> {
+  const unlock = await store_work(ctx, () => lock(cookie.id))
+  if (unlock === undefined) return
+  try {
+    await run(c, ctx, cookie, next)
+  } finally {
+    // A lock that cannot be released (the store went away) expires by its own ttl; the answer is already decided.
+    await unlock().catch(() => undefined)
+  }
 }
 
 /**
@@ -131,11 +195,11 @@ async function run(c: Config, ctx: Ctx, id: string | undefined, next: Next): Pro
 export function session(options: SessionOptions): CtxMiddleware {
   const c = configure(options)
   return async function session(ctx, next) {
-    const id = c.cookie.read(ctx.req)
-    if (id === undefined || c.locks === undefined) return run(c, ctx, id, next)
-    const release = await c.locks.acquire(id)
+    const cookie = c.cookie.read(ctx.req)
+    if (cookie === undefined || c.locks === undefined) return run(c, ctx, cookie, next)
+    const release = await c.locks.acquire(cookie.id)
     try {
-      await run(c, ctx, id, next)
+      await (c.store.lock === undefined ? run(c, ctx, cookie, next) : shared(c, c.store.lock.bind(c.store), ctx, cookie, next))
     } finally {
       release()
     }

@@ -1,8 +1,8 @@
-// CORS: an exact allow-list of origins, preflight answers, and `Vary: Origin` on every response.
-import type { CtxMiddleware } from '../../compose.js'
+// CORS: an allow-list of origins (exact, one-label wildcard, RegExp or function), preflight answers, and a correct `Vary`.
+import type { Ctx, CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
-import type { Response } from '../../response.js'
+import { HTTP_TOKEN, type Response } from '../../response.js'
 import { ERR_CORS_BAD_ORIGIN, ERR_CORS_WILDCARD_CREDENTIALS, ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { check_bool, check_int, check_tokens } from './options.js'
 
@@ -10,8 +10,15 @@ export const CODE_CORS_FORBIDDEN = httpCode('cors_forbidden')
 
 /** Options of `cors`. */
 export interface CorsOptions {
-  /** Allowed origins as exact strings (`https://app.example.com`); `["*"]` allows any origin without credentials; `"null"` only when listed. */
-  origins: readonly string[]
+  /**
+   * Allowed origins: exact strings (`https://app.example.com`), one-label wildcards (`https://*.example.com` matches
+   * `https://a.example.com`, never `https://a.b.example.com` nor `https://example.com.evil.net`), anchored RegExps
+   * (`/^https:\/\/(a|b)\.example\.com$/`), or a function deciding per origin. `["*"]` allows any origin without credentials;
+   * `"null"` only when listed. Origins are matched as browsers send them (lowercase scheme and host).
+   */
+  origins: ReadonlyArray<string | RegExp> | ((origin: string, ctx: Ctx) => boolean)
+  /** Answer a preflight's `Access-Control-Request-Headers` with the same list instead of `headers` (default false). */
+  reflect_headers?: boolean
   /** Send `Access-Control-Allow-Credentials: true` (cookies, HTTP auth); never with `*` (default false). */
   allow_credentials?: boolean
   /** Methods a preflight may ask for (default GET POST PUT PATCH DELETE OPTIONS). */
@@ -27,17 +34,36 @@ export interface CorsOptions {
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 const HEADERS = ['Content-Type', 'Authorization']
 
-/** Checks the allow-list; true when it is the wildcard. */
-function check_origins(origins: unknown, credentials: boolean): boolean {
+/** A DNS label: what one `*` of a wildcard origin stands for. */
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?'
+
+/** `https://*.example.com` as an anchored RegExp matching one label, or undefined when `o` is not such a pattern. */
+function wildcard(o: string): RegExp | undefined {
+  const m = /^(https?):\/\/\*\.(.+)$/.exec(o)
+  if (m === null || !is_exact_origin(`${m[1]}://${m[2]}`)) return undefined
+  return new RegExp(`^${m[1]}://${LABEL}\\.${m[2]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
+}
+
+/** The matcher of an allow-list; `any` when it is the wildcard. */
+function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx: Ctx) => boolean) | 'any' {
+  if (typeof origins === 'function') return origins as (origin: string, ctx: Ctx) => boolean
   if (!Array.isArray(origins) || origins.length === 0) {
-    throw ERR_SECURITY_BAD_OPTION('cors', 'origins', 'a non-empty list of origins', origins)
+    throw ERR_SECURITY_BAD_OPTION('cors', 'origins', 'a non-empty list of origins, or a function', origins)
   }
+  if (origins[0] === '*' && origins.length === 1) {
+    if (credentials) throw ERR_CORS_WILDCARD_CREDENTIALS()
+    return 'any'
+  }
+  const exact = new Set<string>()
+  const patterns: RegExp[] = []
   for (const o of origins as unknown[]) {
-    if (o === '*' ? origins.length !== 1 : !is_exact_origin(o)) throw ERR_CORS_BAD_ORIGIN(o)
+    // An unanchored RegExp would let `https://app.example.com.evil.net` through.
+    if (o instanceof RegExp && o.source.startsWith('^') && o.source.endsWith('$')) patterns.push(o)
+    else if (typeof o === 'string' && is_exact_origin(o)) exact.add(o)
+    else if (typeof o === 'string' && wildcard(o) !== undefined) patterns.push(wildcard(o)!)
+    else throw ERR_CORS_BAD_ORIGIN(o instanceof RegExp ? String(o) : o)
   }
-  const any = origins[0] === '*'
-  if (any && credentials) throw ERR_CORS_WILDCARD_CREDENTIALS()
-  return any
+  return (origin) => exact.has(origin) || patterns.some((p) => p.test(origin))
 }
 
 /** `scheme://host[:port]` exactly as a browser serialises it (so a match is a plain string comparison), or `null`. */
@@ -53,19 +79,20 @@ function is_exact_origin(o: unknown): boolean {
   }
 }
 
-/** Adds `Origin` to `Vary` without dropping what is there. */
-function vary_origin(res: Response): void {
+/** Adds a header name to `Vary` without dropping what is there. */
+function vary(res: Response, name: string): void {
   const v = res.get_header('vary')
-  if (v === undefined) res.header('Vary', 'Origin')
-  else if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(v)) res.header('Vary', `${v}, Origin`)
+  if (v === undefined) res.header('Vary', name)
+  else if (!new RegExp(`(^|,)\\s*(${name}|\\*)\\s*(,|$)`, 'i').test(v)) res.header('Vary', `${v}, ${name}`)
 }
 
 /** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */
-function preflight_refusal(req: Request, methods: ReadonlySet<string>, headers: ReadonlySet<string>): string | undefined {
+function preflight_refusal(req: Request, methods: ReadonlySet<string>, headers: ReadonlySet<string> | undefined): string | undefined {
   if (!methods.has(req.header('access-control-request-method'))) return 'CORS method not allowed'
   for (const h of req.header('access-control-request-headers').split(',')) {
     const name = h.trim().toLowerCase()
-    if (name !== '' && !headers.has(name)) return 'CORS header not allowed'
+    // Reflecting still refuses what is not a header name, so nothing odd is echoed into the answer.
+    if (name !== '' && (headers === undefined ? !HTTP_TOKEN.test(name) : !headers.has(name))) return 'CORS header not allowed'
   }
   return undefined
 }
@@ -79,33 +106,39 @@ function preflight_refusal(req: Request, methods: ReadonlySet<string>, headers: 
  */
 export function cors({
   origins, allow_credentials = false, methods = METHODS, headers = HEADERS, expose_headers = [], max_age = 600,
+  reflect_headers = false,
 }: CorsOptions): CtxMiddleware {
   const credentials = check_bool('cors', 'allow_credentials', allow_credentials)
-  const any = check_origins(origins, credentials)
-  const allowed = new Set(origins)
+  const match = matcher(origins, credentials)
+  const any = match === 'any'
+  const reflect = check_bool('cors', 'reflect_headers', reflect_headers)
   const method_set = new Set(check_tokens('cors', 'methods', methods).map((m) => m.toUpperCase()))
   const header_set = new Set(check_tokens('cors', 'headers', headers).map((h) => h.toLowerCase()))
   const expose = check_tokens('cors', 'expose_headers', expose_headers).join(', ')
   const preflight_headers: Array<[string, string]> = [
     ['Access-Control-Allow-Methods', [...method_set].join(', ')],
-    ['Access-Control-Allow-Headers', headers.join(', ')],
     ['Access-Control-Max-Age', String(check_int('cors', 'max_age', max_age, 0))],
   ]
+  const allowed_headers = headers.join(', ')
   const allow = (res: Response, origin: string): void => {
     res.header('Access-Control-Allow-Origin', any ? '*' : origin)
     if (credentials) res.header('Access-Control-Allow-Credentials', 'true')
   }
 
-  return function cors({ req, res }, next) {
-    vary_origin(res)
+  return function cors(ctx, next) {
+    const { req, res } = ctx
+    vary(res, 'Origin')
     const origin = req.raw.headers.origin
     if (origin === undefined) return next()
-    const ok = any || allowed.has(origin)
+    const ok = any || match(origin, ctx)
     if (req.method() === 'OPTIONS' && req.raw.headers['access-control-request-method'] !== undefined) {
-      const why = ok ? preflight_refusal(req, method_set, header_set) : 'CORS origin not allowed'
+      if (reflect) vary(res, 'Access-Control-Request-Headers')
+      const why = ok ? preflight_refusal(req, method_set, reflect ? undefined : header_set) : 'CORS origin not allowed'
       if (why !== undefined) return void res.error(403, CODE_CORS_FORBIDDEN, why)
       allow(res, origin)
       for (const [name, value] of preflight_headers) res.header(name, value)
+      const asked = req.header('access-control-request-headers')
+      if (!reflect || asked !== '') res.header('Access-Control-Allow-Headers', reflect ? asked : allowed_headers)
       return void res.status(204).send()
     }
     if (ok) {

@@ -1,9 +1,12 @@
-// CSRF: a double-submit cookie checked against a header or form field on unsafe methods, plus Sec-Fetch-Site and Origin checks.
+// CSRF: a signed double-submit cookie, bound to the session, checked against a header or form field on unsafe methods, plus
+// Sec-Fetch-Site and Origin checks.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
+import { Session } from '../auth/session-state.js'
+import { CsrfSigner, csrf_secrets } from './csrf-token.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { check_bool, check_one_of, check_token } from './options.js'
 
@@ -16,8 +19,13 @@ export class CsrfToken {
 
 /** Options of `csrf`. */
 export interface CsrfOptions {
-  /** Cookie holding the token (default `csrf_token`); a `__Host-` name needs `secure` and path `/`. */
+  /** Cookie holding the token (default `__Host-csrf` when `secure` with path `/`, else `csrf_token`); `__Host-` needs both. */
   cookie_name?: string
+  /**
+   * Signs tokens (HMAC-SHA256), at least 16 characters; a list rotates (the first signs, all verify). Default: a random
+   * secret per process, so tokens do not survive a restart nor pass between instances: give one when running several.
+   */
+  secret?: string | readonly string[]
   /** Header a script sends the token in (default `x-csrf-token`). */
   header_name?: string
   /** Field of an `application/x-www-form-urlencoded` body a form sends the token in (default `_csrf`). */
@@ -33,10 +41,9 @@ export interface CsrfOptions {
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
-const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/
 const FORM = 'application/x-www-form-urlencoded'
 
-/** Constant-time equality of two tokens (lengths are public: every token has 43 characters). */
+/** Constant-time equality of two tokens (lengths are public: every token has 87 characters). */
 function same_token(a: string, b: string): boolean {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
@@ -65,7 +72,8 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
   const origin = req.raw.headers.origin
   if (origin !== undefined && trusted.has(origin)) return undefined
   const site = req.raw.headers['sec-fetch-site']
-  if (site !== undefined) return site === 'cross-site' ? 'Cross-site request refused' : undefined
+  // A sibling subdomain is `same-site`: it can plant cookies for this host, so only this origin (or the user) may post.
+  if (site !== undefined) return site === 'cross-site' || site === 'same-site' ? 'Cross-site request refused' : undefined
   if (origin === undefined) return undefined
   try {
     // Both sides through URL, so a default port (`Host: example.com:443` against `https://example.com`) compares equal.
@@ -90,34 +98,40 @@ function check_options(cookie_name: string, cookie_path: string, secure: boolean
 }
 
 /**
- * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a `csrf_token` cookie when
- * they have none (random, readable by scripts, SameSite); every other method must send the same token in `x-csrf-token`
- * or the `_csrf` form field, and must not come cross-site (`Sec-Fetch-Site`; without it, an `Origin` other than the Host).
+ * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a token cookie when they have
+ * no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id when `session` ran first; readable by
+ * scripts, SameSite); every other method must carry a cookie this server signed for this session and send the same token in
+ * `x-csrf-token` or the `_csrf` form field, and must not come from another site or a sibling subdomain (`Sec-Fetch-Site`
+ * `cross-site` or `same-site`; without it, an `Origin` other than the Host).
  * Failures answer 403 `csrf_failed`. The token is in `req.state(CsrfToken)` for pages to embed.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.csrf({ secure: true })))
  */
 export function csrf({
-  cookie_name = 'csrf_token', header_name = 'x-csrf-token', field_name = '_csrf', cookie_path = '/', secure = false,
-  same_site = 'Lax', trusted_origins = [],
+  secure = false, cookie_path = '/', cookie_name = secure && cookie_path === '/' ? '__Host-csrf' : 'csrf_token',
+  header_name = 'x-csrf-token', field_name = '_csrf', same_site = 'Lax', trusted_origins = [],
+  secret = randomBytes(32).toString('base64url'),
 }: CsrfOptions = {}): CtxMiddleware {
+  const signer = new CsrfSigner(csrf_secrets(secret))
   check_token('csrf', 'cookie_name', cookie_name)
   check_token('csrf', 'header_name', header_name)
   check_token('csrf', 'field_name', field_name)
   check_options(cookie_name, cookie_path, check_bool('csrf', 'secure', secure), trusted_origins)
   const attributes = `; Path=${cookie_path}; SameSite=${check_one_of('csrf', 'same_site', same_site, ['Strict', 'Lax', 'None'])}${secure ? '; Secure' : ''}`
   const trusted = new Set(trusted_origins)
-  const issue = (res: Response): string => {
-    const token = randomBytes(32).toString('base64url')
+  const issue = (res: Response, binding: string): string => {
+    const token = signer.mint(binding)
     res.header('Set-Cookie', `${cookie_name}=${token}${attributes}`)
     return token
   }
 
   return function csrf({ req, res }, next) {
-    const cookie = req.cookie(cookie_name)
+    const raw = req.cookie(cookie_name)
+    // Bound to the session when the session middleware ran first: a token of another session (or none) is not this one's.
+    const binding = req.state(Session)?.id ?? ''
+    const cookie = raw !== undefined && signer.valid(raw, binding) ? raw : undefined
     if (SAFE.has(req.method())) {
-      const token = cookie !== undefined && TOKEN_FORMAT.test(cookie) ? cookie : issue(res)
-      req.set_state(CsrfToken, new CsrfToken(token))
+      req.set_state(CsrfToken, new CsrfToken(cookie ?? issue(res, binding)))
       return next()
     }
     const why = cross_site(req, trusted) ?? token_problem(cookie, submitted(req, header_name, field_name))
@@ -127,8 +141,8 @@ export function csrf({
   }
 }
 
-/** Why the double-submitted token fails, if it does. */
+/** Why the double-submitted token fails, if it does; `cookie` is undefined unless this server signed it for this session. */
 function token_problem(cookie: string | undefined, sent: string): string | undefined {
-  if (cookie === undefined || !TOKEN_FORMAT.test(cookie) || sent === '') return 'CSRF token missing'
+  if (cookie === undefined || sent === '') return 'CSRF token missing'
   return same_token(cookie, sent) ? undefined : 'CSRF token mismatch'
 }

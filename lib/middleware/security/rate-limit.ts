@@ -1,6 +1,7 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
-import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
+import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
@@ -31,6 +32,15 @@ export interface RateLimitOptions {
    * uncounted, false answers 503 `rate_limit_unavailable` (default false).
    */
   fail_open?: boolean
+  /**
+   * Also send the IETF fields of draft 8 of httpapi-ratelimit-headers: `RateLimit-Policy: "<policy>";q=<max>;w=<window>` and
+   * `RateLimit: "<policy>";r=<remaining>;t=<reset>` (default false).
+   */
+  ietf_headers?: boolean
+  /** The policy name in the IETF fields (default `default`). */
+  policy?: string
+  /** Requests it returns true for are neither counted nor limited (health checks, your own services). */
+  allow?: (ctx: Ctx) => boolean
 }
 
 let instances = 0
@@ -55,9 +65,20 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
 }
 
 /**
+ * Seconds a client should wait, as `X-RateLimit-Reset` says it. With no quota left: until one more request passes (the
+ * `Retry-After` of a refusal, at least 1). With quota left: until every hit counted so far stops weighing, when the whole
+ * quota is back (the current window's hits weigh until the end of the next window).
+ */
+export function reset_seconds(hit: RateLimitResult, now_ms: number, window_ms: number, max: number, remaining: number): number {
+  if (remaining === 0) return Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
+  const until = hit.current > 0 ? hit.window_start_ms + 2 * window_ms : hit.window_start_ms + window_ms
+  return Math.ceil(Math.max(until - now_ms, 0) / 1000)
+}
+
+/**
  * Allows `max_requests` per `window_seconds` per key. Every response gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
- * and `X-RateLimit-Reset` (seconds until the current window ends); over the limit it answers 429 `rate_limit_exceeded`
- * with `Retry-After`. Refused requests count too. Two instances keep separate counts, even on one store (processes sharing
+ * and `X-RateLimit-Reset` (see `reset_seconds`); over the limit it answers 429 `rate_limit_exceeded` with `Retry-After`,
+ * equal to the Reset. Refused requests count too. Two instances keep separate counts, even on one store (processes sharing
  * a store such as Redis share counts when they name the same `namespace`). A store that cannot answer follows `fail_open`.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
@@ -65,7 +86,7 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
  */
 export function rate_limit({
   max_requests, window_seconds, key = 'ip', key_fn, api_key_header = 'x-api-key', store = new MemoryRateLimitStore(),
-  namespace = `rl${++instances}`, now = Date.now, fail_open = false,
+  namespace = `rl${++instances}`, now = Date.now, fail_open = false, ietf_headers = false, policy = 'default', allow,
 }: RateLimitOptions): CtxMiddleware {
   const max = check_int('rate_limit', 'max_requests', max_requests, 1)
   const window_ms = check_int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
@@ -76,16 +97,25 @@ export function rate_limit({
   const prefix = check_token('rate_limit', 'namespace', namespace) + ':'
   check_bool('rate_limit', 'fail_open', fail_open)
   const limit = String(max)
+  const allowed = allow === undefined ? undefined : check_fn('rate_limit', 'allow', allow)
+  // A structured-field string item: the policy name must be printable ASCII without quotes or backslashes.
+  if (typeof policy !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(policy)) {
+    throw ERR_SECURITY_BAD_OPTION('rate_limit', 'policy', 'printable ASCII without " or \\', policy)
+  }
+  const ietf = check_bool('rate_limit', 'ietf_headers', ietf_headers)
+  const policy_field = `"${policy}";q=${max};w=${window_ms / 1000}`
 
   const decide = (ctx: Ctx, next: Next, hit: RateLimitResult, now_ms: number): void | Promise<void> => {
     const { res } = ctx
     const count = sliding_count(hit, now_ms, window_ms)
     res.header('X-RateLimit-Limit', limit)
-    res.header('X-RateLimit-Remaining', String(Math.max(0, Math.floor(max - count))))
-    res.header('X-RateLimit-Reset', String(Math.ceil((hit.window_start_ms + window_ms - now_ms) / 1000)))
+    const remaining = Math.max(0, Math.floor(max - count))
+    res.header('X-RateLimit-Remaining', String(remaining))
+    const reset = reset_seconds(hit, now_ms, window_ms, max, remaining)
+    res.header('X-RateLimit-Reset', String(reset))
+    if (ietf) res.header('RateLimit-Policy', policy_field).header('RateLimit', `"${policy}";r=${remaining};t=${reset}`)
     if (count <= max) return next()
-    const retry = Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
-    res.header('Retry-After', String(retry))
+    res.header('Retry-After', String(reset))
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
   }
 
@@ -95,10 +125,13 @@ export function rate_limit({
     ctx.res.error(503, CODE_RATE_LIMIT_UNAVAILABLE, 'Rate limit unavailable, retry later')
   }
 
-  return function rate_limit(ctx, next) {
+  const mw: CtxMiddleware = function rate_limit(ctx, next) {
+    if (allowed !== undefined && allowed(ctx)) return next()
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
     if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))
     return decide(ctx, next, hit, now_ms)
   }
+  // A per-user limit before authentication would count every user of one address together: refused at startup.
+  return key === 'user' && key_fn === undefined ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" }) : mw
 }

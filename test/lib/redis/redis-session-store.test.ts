@@ -43,6 +43,54 @@ t.test('RedisSessionStore', async (t) => {
     t.equal(await redis.exists('fw:sess:short'), 0, 'Redis itself dropped the key')
   })
 
+  t.test('does not lose an update when two Apps change one session at once', async (t) => {
+    const N = 15
+    const apps = [0, 1].map(() => {
+      const app = new App({ access_log: false })
+      app.use(adapt_ctx(session({ secret: SECRET, store: new RedisSessionStore({ client: redis, prefix: 'two:' }) })))
+      app.get('/inc', async (req, res) => {
+        const s = req.state(Session)!
+        const n = Number(s.get('n') ?? '0')
+        await sleep(2)
+        s.set('n', String(n + 1))
+        res.text(String(n + 1))
+      })
+      t.teardown(() => app.close())
+      return app
+    })
+    const first = await apps[0]!.inject({ url: '/inc' })
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!
+    const rs = await Promise.all(Array.from({ length: 2 * N }, (_, i) => apps[i % 2]!.inject({ url: '/inc', headers: { cookie } })))
+    t.same(rs.map((r) => r.statusCode), Array(2 * N).fill(200))
+    t.same(new Set(rs.map((r) => r.body)).size, 2 * N, 'every request saw the one before it')
+    const id = cookie.split('=')[1]!.split('.')[0]!
+    t.equal(await redis.get(`two:sess:${id}`), JSON.stringify({ n: String(2 * N + 1) }))
+    t.equal(await redis.exists(`two:sess-lock:${id}`), 0, 'the lock is released')
+  })
+
+  t.test('answers 503 when another instance holds the session beyond lock_wait_ms', async (t) => {
+    const held = new RedisSessionStore({ client: redis, prefix: 'held:', lock_wait_ms: 50 })
+    await held.save({ id: 'h'.repeat(32), data: { n: '1' } }, 60)
+    const release = await held.lock('h'.repeat(32))
+    const app = new App({ access_log: false })
+    app.use(adapt_ctx(session({ secret: SECRET, store: held })))
+    app.get('/x', (_req, res) => void res.text('x'))
+    t.teardown(() => app.close())
+    const id = 'h'.repeat(32)
+    const mac = createHmac('sha256', SECRET).update(id).digest('base64url')
+    const r = await app.inject({ url: '/x', headers: { cookie: `sid=${id}.${mac}` } })
+    t.same([r.statusCode, r.json().error], [503, 'session_store_unavailable'])
+    await release()
+    t.equal((await app.inject({ url: '/x', headers: { cookie: `sid=${id}.${mac}` } })).statusCode, 200)
+  })
+
+  t.test('touch renews the expiry without rewriting', async (t) => {
+    await store.save({ id: 'tt', data: { n: '1' } }, 5)
+    await store.touch('tt', 3600)
+    t.ok(await redis.pttl('fw:sess:tt') > 3_599_000)
+    t.same(await store.load('tt'), { id: 'tt', data: { n: '1' } })
+  })
+
   t.test('destroys a session', async (t) => {
     await store.save({ id: 'a3', data: { n: '1' } }, 60)
     await store.destroy('a3')

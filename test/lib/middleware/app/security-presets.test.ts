@@ -37,7 +37,7 @@ t.test('csrf_dev', async (t) => {
   t.test('issues the csrf_token cookie and refuses a POST without the token', async (t) => {
     const app = app_with(t, (a) => a.use(csrf_dev()))
     const r = await app.inject({ url: '/data' })
-    t.match(String(r.headers['set-cookie']), /^csrf_token=[A-Za-z0-9_-]{43}; Path=\/; SameSite=Lax$/)
+    t.match(String(r.headers['set-cookie']), /^csrf_token=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; Path=\/; SameSite=Lax$/)
     const post = await app.inject({ method: 'POST', url: '/data' })
     t.equal(post.statusCode, 403)
     t.same(post.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })

@@ -201,8 +201,9 @@ t.test('jwt', async (t) => {
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) => throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^jwt: options must be an object; got undefined$/)
-    bad({}, /^jwt: secret must be a string of at least 1 characters; got undefined$/)
-    bad({ secret: '' }, /^jwt: secret must be a string of at least 1 characters; got a string of 0 characters$/)
+    bad({}, /^jwt: secret, public_key and jwks must be given one at a time \(exactly one of them\); got \[\]$/)
+    bad({ secret: SECRET, jwks: 'https://id.example.com/jwks' }, /^jwt: secret, public_key and jwks must be given one at a time \(exactly one of them\); got \["secret","jwks"\]$/)
+    bad({ secret: '' }, /^jwt: secret must be a non-empty string, Buffer or oct JWK; got a string of 0 characters$/)
     bad({ secret: SECRET, algorithms: ['none'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "none"$/)
     bad({ secret: SECRET, algorithms: ['RS256'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "RS256"$/)
     bad({ secret: SECRET, algorithms: [] }, /^jwt: algorithms must be a non-empty list of non-empty strings; got \[\]$/)

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { App, adapt_ctx, type Request } from '../../../../lib/index.js'
-import { session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
+import { session, start_session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
 import { Session } from '../../../../lib/middleware/auth/session-state.js'
 import { InMemorySessionStore, type ISessionStore, type SessionRecord } from '../../../../lib/middleware/auth/session-store.js'
 import { throws_coded } from './build.js'
@@ -157,16 +157,44 @@ t.test('session', async (t) => {
     t.same(store.load(id!), { id, data: { n: '1' } })
   })
 
-  t.test('with auto_create false, saves a new session only once a value is set', async (t) => {
+  t.test('with auto_create false, gives no session state until the handler starts one', async (t) => {
     const { app, store } = build(t, { auto_create: false })
-    const peek = await app.inject({ url: '/peek' })
-    t.equal(peek.json().is_new, true)
-    t.equal(peek.headers['set-cookie'], undefined)
+    app.get('/state', (req, res) => void res.json({ has: req.state(Session) !== undefined }))
+    app.get('/start', (req, res) => {
+      const s = start_session(req)
+      t.equal(start_session(req), s, 'a second call gives the same session')
+      s.set('user', 'ada')
+      res.json({ id: s.id, is_new: s.is_new })
+    })
+    const none = await app.inject({ url: '/state' })
+    t.same(none.json(), { has: false })
+    t.equal(none.headers['set-cookie'], undefined)
     t.equal(store.size, 0)
-    const count = await app.inject({ url: '/count' })
-    t.equal(count.body, 'n=1')
-    t.equal(store.size, 1)
-    t.equal((await app.inject({ url: '/count', headers: { cookie: `sid=${cookie_of(count).value}` } })).body, 'n=2')
+    const started = await app.inject({ url: '/start' })
+    t.equal(started.json().is_new, true)
+    const c = cookie_of(started)
+    t.equal(c.id, started.json().id)
+    t.same(store.load(c.id!)?.data, { user: 'ada' })
+    const back = await app.inject({ url: '/state', headers: { cookie: `sid=${c.value}` } })
+    t.same(back.json(), { has: true }, 'a known session is loaded as usual')
+    const forged = await app.inject({ url: '/state', headers: { cookie: `sid=${'A'.repeat(32)}.${mac('A'.repeat(32))}` } })
+    t.same(forged.json(), { has: false }, 'an unknown id gives no session either')
+  })
+
+  t.test('start_session outside a session middleware throws FW_ERR_AUTH_NO_SESSION', async (t) => {
+    const app = new App({ access_log: false })
+    let err: unknown
+    app.get('/x', (req, res) => {
+      try {
+        start_session(req)
+      } catch (e) {
+        err = e
+      }
+      res.text('x')
+    })
+    t.teardown(() => app.close())
+    await app.inject({ url: '/x' })
+    t.match(err, { code: 'FW_ERR_AUTH_NO_SESSION', message: 'start_session: no session middleware runs on this route' })
   })
 
   t.test('writes the cookie attributes from the options', async (t) => {
@@ -232,6 +260,44 @@ t.test('session', async (t) => {
     t.same(store.load(id!), { id, data: { n: '2' } })
   })
 
+  t.test('with rolling, renews the store ttl and the cookie on every request, so an active user stays logged in', async (t) => {
+    for (const rolling of [true, false]) {
+      const { app, clock } = build(t, { ttl: 10, rolling })
+      const start = clock.now
+      const first = await app.inject({ url: '/count' })
+      const cookie = { cookie: `sid=${cookie_of(first).value}` }
+      for (const at of [4, 8]) {
+        clock.now = start + at * 1000
+        const read = await app.inject({ url: '/peek', headers: cookie })
+        t.equal(read.json().is_new, false, `read at ${at} s`)
+        t.equal(cookie_of(read).line?.includes('Max-Age=10') ?? false, rolling, `a read ${rolling ? 'renews' : 'sends no'} cookie`)
+      }
+      clock.now = start + 12_000
+      const later = await app.inject({ url: '/peek', headers: cookie })
+      t.equal(later.json().is_new, !rolling, rolling ? 'alive at 12 s after reads at 4 and 8 s' : 'without rolling it ends at 10 s')
+    }
+  })
+
+  t.test('verifies with every listed secret, signs with the first, and re-signs a cookie of a rotated secret', async (t) => {
+    const OLD = 'old-session-secret-0123'
+    const before = build(t, { secret: OLD })
+    const first = await before.app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const store = before.store
+    const app = new App({ access_log: false })
+    app.use(adapt_ctx(session({ secret: [SECRET, OLD], store })))
+    app.get('/peek', (req, res) => void res.json({ id: req.state(Session)!.id, n: req.state(Session)!.get('n') ?? null }))
+    t.teardown(() => app.close())
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
+    t.same(r.json(), { id, n: '1' }, 'a cookie of the previous secret still opens its session')
+    t.equal(cookie_of(r).value, `${id}.${mac(id!)}`, 'and is signed again with the first secret')
+    const again = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(r).value}` } })
+    t.same([again.json(), cookie_of(again).line], [{ id, n: '1' }, undefined], 'a current cookie is not re-sent')
+    const retired = await build(t, { secret: SECRET }).app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
+    t.equal(retired.json().is_new, true, 'a cookie of a secret dropped from the list opens nothing')
+    t.not(retired.json().id, id)
+  })
+
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) => throws_coded(t, () => session(options as SessionOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^session: options must be an object; got undefined$/)
@@ -249,6 +315,9 @@ t.test('session', async (t) => {
     bad({ secret: SECRET, http_only: 'yes' }, /^session: http_only must be a boolean; got "yes"$/)
     bad({ secret: SECRET, auto_create: null }, /^session: auto_create must be a boolean; got null$/)
     bad({ secret: SECRET, serialize: 0 }, /^session: serialize must be a boolean; got 0$/)
+    bad({ secret: SECRET, rolling: 'yes' }, /^session: rolling must be a boolean; got "yes"$/)
+    bad({ secret: [] }, /^session: secret must be a string or a non-empty list of strings of at least 16 characters; got a list of 0 items$/)
+    bad({ secret: [SECRET, 'short'] }, /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/)
     bad({ secret: SECRET, store: { load() {} } }, /^session: store must be an object with load, save and destroy methods/)
     bad({ secret: SECRET, store: null }, /^session: store must be an object with load, save and destroy methods; got null$/)
   })

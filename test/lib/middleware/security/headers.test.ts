@@ -1,6 +1,6 @@
 import t from 'tap'
 import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
-import { PERMISSIONS_POLICY, security_headers } from '../../../../lib/middleware/security/headers.js'
+import { CspNonce, PERMISSIONS_POLICY, security_headers } from '../../../../lib/middleware/security/headers.js'
 import { build } from './build.js'
 
 const DEFAULTS = {
@@ -9,6 +9,11 @@ const DEFAULTS = {
   'referrer-policy': 'no-referrer',
   'permissions-policy': PERMISSIONS_POLICY,
   'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-permitted-cross-domain-policies': 'none',
 }
 
 function pick(headers: Record<string, unknown>, names: string[]): Record<string, unknown> {
@@ -61,6 +66,26 @@ t.test('security_headers', async (t) => {
     const r = await app.inject({ url: '/data' })
     t.equal(r.headers['content-security-policy'], csp)
     t.equal(r.headers['permissions-policy'], 'camera=(self)')
+  })
+
+  t.test('changes or drops any header through overrides', async (t) => {
+    const { app } = build(t, [adapt_ctx(security_headers({ overrides: { 'Cross-Origin-Resource-Policy': 'cross-origin', 'x-frame-options': false } }))])
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.headers['cross-origin-resource-policy'], 'cross-origin')
+    t.equal(r.headers['x-frame-options'], undefined)
+    t.equal(r.headers['x-download-options'], 'noopen')
+    t.throws(() => security_headers({ overrides: { 'X-A': 'a\r\nb' } }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+  })
+
+  t.test('adds a fresh CSP nonce per request, available to handlers', async (t) => {
+    const { app } = build(t, [adapt_ctx(security_headers({ csp: "default-src 'self'; style-src 'self'", csp_nonce: true }))])
+    app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
+    const a = await app.inject({ url: '/page' })
+    const b = await app.inject({ url: '/page' })
+    t.not(a.body, b.body)
+    t.match(a.body, /^[A-Za-z0-9+/]{22}==$/)
+    t.equal(a.headers['content-security-policy'], `default-src 'self'; style-src 'self' 'nonce-${a.body}'; script-src 'self' 'nonce-${a.body}'`)
+    t.throws(() => security_headers({ csp_nonce: true }), { code: 'FW_ERR_SECURITY_BAD_OPTION', message: /csp_nonce must be used with a csp/ })
   })
 
   t.test('throws at creation for bad options', async (t) => {

@@ -5,6 +5,10 @@ import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.
 import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
+import { jwt } from '../../../../lib/middleware/auth/jwt.js'
+import { sign_dev_token } from '../../../../lib/middleware/app/auth-presets.js'
+
+const JWT_SECRET = 'rate-limit-test-jwt-secret'
 
 /** A fake clock the tests move by hand. */
 function clock(start = 0) {
@@ -40,7 +44,6 @@ t.test('rate_limit', async (t) => {
       const r = await app.inject({ url: '/data' })
       t.equal(r.statusCode, 200)
       t.equal(r.headers['x-ratelimit-limit'], '3')
-      t.equal(r.headers['x-ratelimit-reset'], '9')
       t.equal(r.headers['retry-after'], undefined)
       remaining.push(r.headers['x-ratelimit-remaining'])
     }
@@ -50,9 +53,61 @@ t.test('rate_limit', async (t) => {
     t.same(r.json(), { ok: false, error: 'rate_limit_exceeded', message: 'Too many requests, retry later' })
     t.equal(r.headers['x-ratelimit-limit'], '3')
     t.equal(r.headers['x-ratelimit-remaining'], '0')
-    t.equal(r.headers['x-ratelimit-reset'], '9')
     t.equal(r.headers['retry-after'], '14', 'these 4 hits weigh 2 at 15 s, when one more fits under 3')
+    t.equal(r.headers['x-ratelimit-reset'], '14', 'Reset and Retry-After name the same moment')
     t.equal(calls.n, 3)
+  })
+
+  t.test('says in X-RateLimit-Reset when a request passes again, so a client trusting it is not refused', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 3, window_seconds: 10, now: c.now })
+    const first = await app.inject({ url: '/data' })
+    t.equal(first.headers['x-ratelimit-reset'], '20', 'with quota left: when every counted hit has stopped weighing')
+    t.same(await statuses(app, 2), [200, 200])
+    c.ms = 9_000
+    const last = await app.inject({ url: '/data' })
+    t.equal(last.statusCode, 429)
+    t.equal(last.headers['x-ratelimit-remaining'], '0')
+    const reset = Number(last.headers['x-ratelimit-reset'])
+    t.equal(String(reset), last.headers['retry-after'])
+    c.ms = 9_000 + reset * 1000
+    t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
+  })
+
+  t.test('X-RateLimit-Reset on the last allowed request is the wait before the next one passes', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 3, window_seconds: 10, now: c.now })
+    await statuses(app, 2)
+    c.ms = 9_000
+    const last = await app.inject({ url: '/data' })
+    t.equal(last.statusCode, 200)
+    t.equal(last.headers['x-ratelimit-remaining'], '0')
+    const reset = Number(last.headers['x-ratelimit-reset'])
+    t.ok(reset > 1, `not the end of the fixed window (got ${reset})`)
+    c.ms = 9_000 + reset * 1000
+    t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
+  })
+
+  t.test('sends the IETF RateLimit and RateLimit-Policy fields (draft 8) when asked, consistent with X-RateLimit', async (t) => {
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 2, window_seconds: 10, now: c.now, ietf_headers: true, policy: 'api' })
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.headers['ratelimit-policy'], '"api";q=2;w=10')
+    t.equal(r.headers['ratelimit'], `"api";r=1;t=${r.headers['x-ratelimit-reset']}`)
+    await app.inject({ url: '/data' })
+    const refused = await app.inject({ url: '/data' })
+    t.equal(refused.statusCode, 429)
+    t.equal(refused.headers['ratelimit'], `"api";r=0;t=${refused.headers['retry-after']}`)
+    const plain = limited(t, { max_requests: 2, window_seconds: 10 })
+    t.equal((await plain.app.inject({ url: '/data' })).headers['ratelimit'], undefined, 'off by default')
+  })
+
+  t.test('neither counts nor limits requests the allow function lets through', async (t) => {
+    const { app } = limited(t, { max_requests: 1, window_seconds: 60, now: () => 0, allow: ({ req }) => req.header('x-probe') === 'health' })
+    t.same(await statuses(app, 3, { 'x-probe': 'health' }), [200, 200, 200])
+    const probe = await app.inject({ url: '/data', headers: { 'x-probe': 'health' } })
+    t.equal(probe.headers['x-ratelimit-limit'], undefined)
+    t.same(await statuses(app, 2), [200, 429], 'the allowed requests did not use the quota')
   })
 
   t.test('sets the headers on 404s and on errors of later middleware too', async (t) => {
@@ -136,6 +191,29 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 1, { 'x-user': '127.0.0.1' }), [200], 'a user named like an address has its own count')
   })
 
+  t.test('refuses at startup key user registered before jwt, which would count every user of an address together', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+    const { app } = build(t, [limit, adapt_ctx(jwt({ secret: JWT_SECRET }))])
+    await t.rejects(app.inject({ url: '/data' }), {
+      code: 'FW_ERR_APP_IDENTITY_ORDER',
+      message: "GET /data: rate_limit({ key: 'user' }) runs before jwt, so it cannot see who the caller is; register it after jwt (app.use order)",
+    })
+  })
+
+  t.test('counts per user when registered after jwt, users behind one address apart', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+    const { app } = build(t, [adapt_ctx(jwt({ secret: JWT_SECRET })), limit])
+    const bearer = (sub: string) => ({ authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub })}` })
+    t.same(await statuses(app, 3, bearer('alice')), [200, 200, 429])
+    t.same(await statuses(app, 2, bearer('bob')), [200, 200], 'another user from the same address')
+  })
+
+  t.test('leaves the order free for keys that need no identity', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key_fn: () => 'all', now: () => 0 }))
+    const { app } = build(t, [limit, adapt_ctx(jwt({ secret: JWT_SECRET }))])
+    t.equal((await app.inject({ url: '/data' })).statusCode, 401)
+  })
+
   t.test('takes the user from Authz, then JwtClaims, then RateLimitUser', async (t) => {
     const auth: Middleware = (req, _res, next) => {
       const [kind, name] = req.header('x-auth').split(':') as [string, string]
@@ -215,6 +293,14 @@ t.test('rate_limit', async (t) => {
     t.equal(r.statusCode, 500)
     t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
     t.equal(calls.n, 0)
+  })
+
+  t.test('throws at creation for bad IETF and allow options', async (t) => {
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, policy: 'a"b' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'rate_limit: policy must be printable ASCII without " or \\; got "a\\"b"',
+    })
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, ietf_headers: 'yes' as unknown as boolean }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, allow: true as unknown as () => boolean }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
   })
 
   t.test('throws at creation for bad options', async (t) => {
