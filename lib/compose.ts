@@ -1,10 +1,10 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
-import type { Request } from './request.js'
+import type { Request, Valid } from './request.js'
 import type { Response } from './response.js'
 import type { Services } from './state.js'
 
-/** A route handler. */
-export type Handler = (req: Request, res: Response) => void | Promise<void>
+/** A route handler; `P` and `V` type its path parameters and validated values (see `Request`). */
+export type Handler<P extends string = string, V extends Valid = Valid> = (req: Request<P, V>, res: Response) => void | Promise<void>
 
 /** Runs the rest of the chain and the handler. */
 export type Next = () => Promise<void>
