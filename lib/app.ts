@@ -6,6 +6,7 @@ import { resolve_config, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
 import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
 import type { Request } from './request.js'
+import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import { is_unsafe_path, type Response } from './response.js'
 import { Services } from './state.js'
@@ -210,6 +211,16 @@ export class AppCore extends Router {
     }
     this.route('GET', join_path(prefix === '/' ? '' : prefix, '/*'), { hide: true }, serve)
     if (index) this.route('GET', prefix, { hide: true }, serve)
+    return this
+  }
+
+  /**
+   * Serves the OpenAPI 3.1 document of every route at `path` (default `/openapi.json`) and Swagger UI at `docs` (default `/docs`).
+   * @example
+   * app.openapi({ info: { title: 'Shop', version: '1.0.0' }, servers: [{ url: 'https://shop.example.com' }] })
+   */
+  openapi(options: OpenApiOptions): this {
+    serve_openapi(this, options)
     return this
   }
 

@@ -1,6 +1,7 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
 import type { Request, Valid } from './request.js'
 import type { Response } from './response.js'
+import type { MiddlewareDoc } from './openapi/middleware-doc.js'
 import type { Services } from './state.js'
 
 /** A route handler; `P` and `V` type its path parameters and validated values (see `Request`). */
@@ -78,6 +79,8 @@ export function adapt_ctx(mw: CtxMiddleware): Middleware {
 /** Route-level options a middleware asks of the adapter (for example a body limit that must act before the body is read). */
 export interface RouteOptions {
   body_limit?: number
+  /** What the middleware tells the OpenAPI document (security scheme, error answers). */
+  doc?: MiddlewareDoc
 }
 
 /** Where a middleware carries its route options. */

@@ -1,7 +1,8 @@
 // Bearer JWT authentication on fast-jwt: HMAC algorithms pinned at creation, expiry and not-before checked, claims stored.
 import { createVerifier } from 'fast-jwt'
-import type { CtxMiddleware } from '../../compose.js'
+import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { bool_option, int_option, names_option, one_of_option, secret_option, string_option } from './options.js'
@@ -90,7 +91,9 @@ export function jwt(options: JwtOptions): CtxMiddleware {
   const { roles_key: key = 'roles' } = options
   const roles_key = string_option('jwt', 'roles_key', key)
 
-  return function jwt({ req, res }, next) {
+  const doc = { security: { schemes: { bearer_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, optional: false },
+    responses: { 401: [CODE_MISSING_TOKEN, CODE_INVALID_TOKEN, CODE_TOKEN_EXPIRED] } }
+  return documented(function jwt({ req, res }: Ctx, next: Next) {
     const auth = req.header('authorization')
     if (!auth.startsWith(PREFIX) || auth.length === PREFIX.length) return refuse(res, CODE_MISSING_TOKEN, 'Missing bearer token')
     let payload: Record<string, unknown>
@@ -104,5 +107,5 @@ export function jwt(options: JwtOptions): CtxMiddleware {
     if (sub !== undefined && typeof sub !== 'string') return refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
     req.set_state(JwtClaims, new JwtClaims(sub ?? '', claim_list(payload, roles_key), payload))
     return next()
-  }
+  }, doc)
 }

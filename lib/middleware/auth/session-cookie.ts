@@ -21,6 +21,11 @@ export class SessionCookie {
   readonly #settings: CookieSettings
   readonly #attributes: string
 
+  /** The cookie's name. */
+  get name(): string {
+    return this.#settings.name
+  }
+
   constructor(secret: string, settings: CookieSettings) {
     this.#secret = secret
     this.#settings = settings

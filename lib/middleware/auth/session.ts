@@ -1,5 +1,6 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import { FwError, httpCode } from '../../errors.js'
 import { bool_option, int_option, must, one_of_option, secret_option, token_option } from './options.js'
 import { SessionCookie, type CookieSettings } from './session-cookie.js'
@@ -130,7 +131,9 @@ async function run(c: Config, ctx: Ctx, id: string | undefined, next: Next): Pro
  */
 export function session(options: SessionOptions): CtxMiddleware {
   const c = configure(options)
-  return async function session(ctx, next) {
+  const doc = { security: { schemes: { session_cookie: { type: 'apiKey', in: 'cookie', name: c.cookie.name } }, optional: true },
+    responses: { 503: ['session_store_unavailable'] } }
+  return documented(async function session(ctx: Ctx, next: Next) {
     const id = c.cookie.read(ctx.req)
     if (id === undefined || c.locks === undefined) return run(c, ctx, id, next)
     const release = await c.locks.acquire(id)
@@ -139,5 +142,5 @@ export function session(options: SessionOptions): CtxMiddleware {
     } finally {
       release()
     }
-  }
+  }, doc)
 }

@@ -1,6 +1,7 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
@@ -95,10 +96,10 @@ export function rate_limit({
     ctx.res.error(503, CODE_RATE_LIMIT_UNAVAILABLE, 'Rate limit unavailable, retry later')
   }
 
-  return function rate_limit(ctx, next) {
+  return documented(function rate_limit(ctx: Ctx, next: Next) {
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
     if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))
     return decide(ctx, next, hit, now_ms)
-  }
+  }, { responses: { 429: [CODE_RATE_LIMIT_EXCEEDED], 503: [CODE_RATE_LIMIT_UNAVAILABLE] } })
 }

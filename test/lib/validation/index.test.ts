@@ -53,11 +53,13 @@ t.test('fw/validation', async (t) => {
       'ValidationErrorCode',
       'code_point_length',
       'field',
+      'is_schema',
       'is_date_time',
       'is_email',
       'is_uri',
       'is_uuid',
       'schema',
+      'validated',
       'validation_body',
     ])
     t.same(Object.values(validation.ValidationErrorCode), [
