@@ -37,6 +37,8 @@ export interface RouteSchema {
   readonly deprecated?: boolean
   /** Leaves the route out of the OpenAPI document (static files, the document itself). */
   readonly hide?: boolean
+  /** `false`: the schemas only document the route, and the handler validates itself (to keep answers a schema cannot give). */
+  readonly validate?: false
 }
 
 /** The validated values a route's schema gives its handler, by part. */
@@ -94,6 +96,7 @@ function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationE
  * that throws fails the request like a throwing handler (500, logged).
  */
 export function validated(schema: RouteSchema, handler: Handler): Handler {
+  if (schema.validate === false) return handler
   const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) => ({ part, validate: compile_part(part, schema[part]!) }))
   if (checks.length === 0) return handler
   return function validate_then_handle(req, res) {
