@@ -14,13 +14,21 @@ export function is_uri(text: string): boolean {
   return text.length <= 8192 && SCHEME.test(text) && !/\s/.test(text) && URL.canParse(text)
 }
 
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+function days_in(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return month === 2 && leap ? 29 : (DAYS[month - 1] ?? 0)
+}
+
 /** Whether `text` is an RFC 3339 date-time with a real calendar date and an offset. */
 export function is_date_time(text: string): boolean {
   const m = DATE_TIME.exec(text)
   if (m === null) return false
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as number[]
-  const days = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
+  const month = Number(m[2])
+  const day = Number(m[3])
   const offset_ok = m[7] === undefined || (Number(m[7]) <= 23 && Number(m[8]) <= 59)
   // Second 60 is a leap second, which RFC 3339 allows.
-  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= days && hour! <= 23 && minute! <= 59 && second! <= 60 && offset_ok
+  return month >= 1 && month <= 12 && day >= 1 && day <= days_in(Number(m[1]), month) &&
+    Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6]) <= 60 && offset_ok
 }

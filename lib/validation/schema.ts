@@ -138,35 +138,44 @@ function unknown_keys(known: ReadonlySet<string>, message: string | undefined): 
  */
 function validate_members(members: readonly Member[], obj: Record<string, unknown>, at: string, errors: ValidationError[], refuse: Refuse | undefined): unknown {
   const start = errors.length
-  // Rules see `undefined` for a sibling that is missing or invalid.
-  const values: Record<string, unknown> = Object.create(null)
-  const marks: number[] = []
-  for (const m of members) {
-    marks.push(errors.length)
-    const v = m.check(Object.hasOwn(obj, m.key) ? obj[m.key] : undefined, child_path(at, m.key), errors)
-    values[m.key] = v === INVALID ? undefined : v
+  const n = members.length
+  const got: unknown[] = new Array(n)
+  const marks: number[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const m = members[i]!
+    marks[i] = errors.length
+    got[i] = m.check(Object.hasOwn(obj, m.key) ? obj[m.key] : undefined, at === '' ? m.key : `${at}/${m.key}`, errors)
   }
   let late: (ValidationError | undefined)[] | undefined
-  for (let i = 0; i < members.length; i++) {
+  let values: Record<string, unknown> | undefined
+  for (let i = 0; i < n; i++) {
     const m = members[i]!
-    const v = values[m.key]
-    const end = i + 1 < marks.length ? marks[i + 1]! : errors.length
+    const end = i + 1 < n ? marks[i + 1]! : errors.length
     if (m.rules.length === 0 || end > marks[i]!) continue
-    const error = first_failure(m.rules, v, values, child_path(at, m.key))
+    // Rules see `undefined` for a sibling that is missing or invalid; the record is built only for members with rules.
+    values ??= sibling_values(members, got)
+    const error = first_failure(m.rules, got[i], values, child_path(at, m.key))
     if (error !== undefined) (late ??= [])[i] = error
   }
   if (late !== undefined) merge_in_order(errors, start, marks, late)
   refuse?.(obj, at, errors)
   if (errors.length > start) return INVALID
   const out: Record<string, unknown> = {}
-  for (const m of members) {
-    const v = values[m.key]
+  for (let i = 0; i < n; i++) {
+    const v = got[i]
     if (v === undefined) continue
+    const m = members[i]!
     // defineProperty keeps a member named `__proto__` as data instead of changing the prototype.
     if (m.plain) out[m.key] = v
     else Object.defineProperty(out, m.key, { value: v, enumerable: true, writable: true, configurable: true })
   }
   return out
+}
+
+function sibling_values(members: readonly Member[], got: readonly unknown[]): Record<string, unknown> {
+  const values: Record<string, unknown> = Object.create(null)
+  members.forEach((m, i) => (values[m.key] = got[i] === INVALID ? undefined : got[i]))
+  return values
 }
 
 /** Inserts each member's rule error after the check errors of the members before it. */
