@@ -29,6 +29,7 @@ export async function build_showcase(app = new App()): Promise<App> {
       await Promise.all(setups)
     }
   }
+  app.openapi({ info: { title: 'fw showcase', version: '0.1.0', description: 'Every demo of fw on one app' } })
   return app
 }
 

@@ -4,9 +4,11 @@ import { resolve, sep } from 'node:path'
 import { check_identity_order, compose, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
 import { resolve_config, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
-import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type Segment } from './path.js'
+import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
 import type { Request } from './request.js'
-import { is_unsafe_path } from './response.js'
+import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
+import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
+import { is_unsafe_path, type Response } from './response.js'
 import { Services } from './state.js'
 
 export const ERR_APP_LOCKED = defineError(
@@ -34,7 +36,17 @@ export interface StaticOptions {
   index?: string | false
 }
 
-interface RouteDef { method: Method; path: string; segs: Segment[]; handler: Handler }
+interface RouteDef { method: Method; path: string; segs: Segment[]; handler: Handler; schema: RouteSchema | undefined; group: string }
+
+/** A registered route as the OpenAPI generator sees it: its path template, schema, group and the middleware it may run. */
+export interface RouteInfo {
+  readonly method: Method
+  readonly path: string
+  readonly schema: RouteSchema | undefined
+  /** The prefix of the group the route was registered in ('' at the top). */
+  readonly group: string
+  readonly middleware: readonly Middleware[]
+}
 interface MwDef { prefix: string[]; mw: Middleware }
 
 /** A route ready for the adapter: its router path, and its handler wrapped in its middleware chain. */
@@ -55,12 +67,21 @@ export interface CompiledApp {
   readonly not_found: Handler
 }
 
+/** Any route handler, whatever its parameter and value types (the overloads check them). */
+type LooseHandler = (req: never, res: Response) => void | Promise<void>
+
+/** The handler of a route on `path` under a router whose prefix has parameters `PP`, given its schema `O`. */
+type RouteHandler<PP extends string, P extends string, O = object> = Handler<PP | PathParams<P>, ValidOf<O>>
+
 /**
- * Route registration shared by the App and its groups.
+ * Route registration shared by the App and its groups. Every method takes `(path, handler)` or `(path, schema, handler)`;
+ * path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and the schema's
+ * validated values are typed in `req.valid(part)`.
  * @example
  * app.group('/api', api => { api.get('/health', h); api.group('/admin', a => a.get('/stats', h)) })
+ * app.post('/orders', { body: Order }, (req, res) => void res.status(201).json('ok', true, 'items', req.valid('body').items.length))
  */
-export class Router {
+export class Router<PP extends string = never> {
   readonly #core: AppCore
   readonly #prefix: string
 
@@ -70,30 +91,49 @@ export class Router {
   }
 
   /** Registers a GET route. */
-  get(path: string, handler: Handler): this { return this.route('GET', path, handler) }
+  get<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  get<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  get(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('GET', path, a, b) }
   /** Registers a POST route. */
-  post(path: string, handler: Handler): this { return this.route('POST', path, handler) }
+  post<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  post<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  post(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('POST', path, a, b) }
   /** Registers a PUT route. */
-  put(path: string, handler: Handler): this { return this.route('PUT', path, handler) }
+  put<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  put<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  put(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('PUT', path, a, b) }
   /** Registers a PATCH route. */
-  patch(path: string, handler: Handler): this { return this.route('PATCH', path, handler) }
+  patch<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  patch<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  patch(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('PATCH', path, a, b) }
   /** Registers a DELETE route (`delete` is a reserved word, hence `del`). */
-  del(path: string, handler: Handler): this { return this.route('DELETE', path, handler) }
+  del<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  del<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  del(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('DELETE', path, a, b) }
   /** Registers a HEAD route (GET routes answer HEAD on their own). */
-  head(path: string, handler: Handler): this { return this.route('HEAD', path, handler) }
+  head<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  head<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  head(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('HEAD', path, a, b) }
   /** Registers an OPTIONS route (known paths answer OPTIONS on their own). */
-  options(path: string, handler: Handler): this { return this.route('OPTIONS', path, handler) }
+  options<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
+  options<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  options(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('OPTIONS', path, a, b) }
 
   /** Registers a route for any method. */
-  route(method: Method, path: string, handler: Handler): this {
-    this.#core.add_route(method, join_path(this.#prefix, path), handler)
+  route<const P extends string>(method: Method, path: P, handler: RouteHandler<PP, P>): this
+  route<const P extends string, const O extends RouteSchema>(method: Method, path: P, schema: O, handler: RouteHandler<PP, P, O>): this
+  route(method: Method, path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add(method, path, a, b) }
+
+  #add(method: Method, path: string, a: LooseHandler | RouteSchema, b: LooseHandler | undefined): this {
+    const [schema, handler] = (typeof a === 'object' && a !== null ? [a, b] : [undefined, a]) as [RouteSchema | undefined, Handler]
+    this.#core.add_route(method, join_path(this.#prefix, path), handler, schema, this.#prefix)
     return this
   }
 
-  /** Registers routes under a prefix; groups nest. */
-  group(prefix: string, fn: (group: Router) => void): this {
+  /** Registers routes under a prefix; groups nest, and the prefix's parameters are typed in their handlers. */
+  group<const G extends string>(prefix: G, fn: (group: Router<PP | PathParams<G>>) => void): this {
     parse_route(prefix)
-    fn(new Router(this.#core, join_path(this.#prefix, prefix)))
+    fn(new Router<PP | PathParams<G>>(this.#core, join_path(this.#prefix, prefix)))
     return this
   }
 
@@ -125,10 +165,23 @@ export class AppCore extends Router {
   }
 
   /** @internal Adds a route; use `get`, `post`, ... */
-  add_route(method: Method, path: string, handler: Handler): void {
+  add_route(method: Method, path: string, handler: Handler, schema?: RouteSchema, group = ''): void {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
-    this.#routes.push({ method, path, segs: parse_route(path), handler })
+    // Validators compile here, at registration, so a bad schema fails at startup.
+    const run = schema === undefined ? handler : validated(schema, handler)
+    this.#routes.push({ method, path, segs: parse_route(path), handler: run, schema, group })
+  }
+
+  /** @internal Every registered route with its schema and the middleware it may run (the OpenAPI generator reads it). */
+  route_infos(): RouteInfo[] {
+    return this.#routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      schema: r.schema,
+      group: r.group,
+      middleware: this.#mws.filter((m) => classify(r.segs, m.prefix) !== 'never').map((m) => m.mw),
+    }))
   }
 
   /** @internal Adds middleware; use `use`. */
@@ -158,8 +211,18 @@ export class AppCore extends Router {
       if (cache !== undefined) res.header('Cache-Control', cache)
       res.file(target)
     }
-    this.get(join_path(prefix === '/' ? '' : prefix, '/*'), serve)
-    if (index) this.get(prefix, serve)
+    this.route('GET', join_path(prefix === '/' ? '' : prefix, '/*'), { hide: true }, serve)
+    if (index) this.route('GET', prefix, { hide: true }, serve)
+    return this
+  }
+
+  /**
+   * Serves the OpenAPI 3.1 document of every route at `path` (default `/openapi.json`) and Swagger UI at `docs` (default `/docs`).
+   * @example
+   * app.openapi({ info: { title: 'Shop', version: '1.0.0' }, servers: [{ url: 'https://shop.example.com' }] })
+   */
+  openapi(options: OpenApiOptions): this {
+    serve_openapi(this, options)
     return this
   }
 

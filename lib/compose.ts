@@ -1,11 +1,15 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
 import { defineError } from './errors.js'
-import type { Request } from './request.js'
+import type { Request, Valid } from './request.js'
 import type { Response } from './response.js'
+import type { MiddlewareDoc } from './openapi/middleware-doc.js'
 import type { Services } from './state.js'
 
-/** A route handler; what it returns is ignored (a promise is awaited), so `(req, res) => res.json('ok', true)` is one. */
-export type Handler = (req: Request, res: Response) => unknown
+/**
+ * A route handler; `P` and `V` type its path parameters and validated values (see `Request`). What it returns is
+ * ignored (a promise is awaited), so `(req, res) => res.json('ok', true)` is one.
+ */
+export type Handler<P extends string = string, V extends Valid = Valid> = (req: Request<P, V>, res: Response) => unknown
 
 /** Runs the rest of the chain and the handler. */
 export type Next = () => Promise<void>
@@ -93,6 +97,8 @@ export interface RouteOptions {
   authenticates?: string
   /** The middleware reads the caller's identity (how it is written, such as `rate_limit({ key: 'user' })`). */
   reads_identity?: string
+  /** What the middleware tells the OpenAPI document (security scheme, error answers). */
+  doc?: MiddlewareDoc
 }
 
 /** Where a middleware carries its route options. */

@@ -94,3 +94,13 @@ export function under_prefix(segs: readonly string[], prefix: readonly string[])
   for (let i = 0; i < prefix.length; i++) if (segs[i] !== prefix[i]) return false
   return true
 }
+
+/**
+ * The parameter names of a route path template: `'/users/{id}/posts/{post}'` gives `'id' | 'post'`, a trailing `/*` gives
+ * `'*'`; a path that is not a literal gives `string`.
+ */
+export type PathParams<P extends string> = string extends P
+  ? string
+  : P extends `${string}{${infer N}}${infer R}`
+    ? N | PathParams<R>
+    : P extends `${string}/*` ? '*' : never

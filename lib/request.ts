@@ -26,12 +26,16 @@ export type IpResolver = (req: HostRequest) => string
 
 const default_ip: IpResolver = (req) => req.ip
 
+/** The validated values a route's schema gives its handler, by part (`req.valid('body')`). */
+export type Valid = { body?: unknown; query?: unknown; params?: unknown; headers?: unknown }
+
 /**
- * What a handler and middleware read of the request.
+ * What a handler and middleware read of the request. `P` names the route's path parameters and `V` its validated values,
+ * both inferred by `app.get(path, { ...schemas }, handler)`.
  * @example
  * app.get('/users/{id}', (req, res) => res.json('id', req.param('id'), 'page', req.query_value('page', '1')))
  */
-export class Request {
+export class Request<P extends string = string, V extends Valid = Valid> {
   /** The host request (a Fastify request), for what the facade does not cover. */
   readonly raw: HostRequest
   /** The app's service registry. */
@@ -43,6 +47,7 @@ export class Request {
   #cookies: Record<string, string | undefined> | undefined = undefined
   #state: KeyMap | undefined = undefined
   #path: string | undefined = undefined
+  #valid: Valid | undefined = undefined
 
   constructor(raw: HostRequest, services: Services, ip_resolver: IpResolver = default_ip) {
     this.raw = raw
@@ -51,7 +56,7 @@ export class Request {
   }
 
   /** A path parameter (`{name}` in the route; `*` for the wildcard), URL-decoded; `fallback` (default '') when absent. */
-  param(name: string, fallback = ''): string {
+  param(name: P, fallback = ''): string {
     const v = (this.raw.params as Record<string, string | undefined>)[name]
     return v === undefined ? fallback : v
   }
@@ -172,6 +177,16 @@ export class Request {
   /** Per-request state stored by middleware under a class key, e.g. `req.state(JwtClaims)`. */
   state<T>(key: Key<T>): T | undefined {
     return this.#state?.get(key)
+  }
+
+  /** The value of `part` as the route's schema validated it (coerced, defaults applied, unknown keys dropped). */
+  valid<K extends keyof V>(part: K): V[K] {
+    return this.#valid?.[part as keyof Valid] as V[K]
+  }
+
+  /** @internal Records a validated part; the route's validation step calls it. */
+  set_valid(part: keyof Valid, value: unknown): void {
+    ;(this.#valid ??= {})[part] = value
   }
 
   /** Stores per-request state under a class key. */

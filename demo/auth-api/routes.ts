@@ -1,6 +1,7 @@
 // The reference authentication API's routes: register, login, the current user and an admin-only route.
-import { compose, type Handler, type Request, type Response, type Router } from '../../lib/index.js'
-import { validation_body } from '../../lib/validation/index.js'
+import { type Handler, type Request, type Response, type Router } from '../../lib/index.js'
+import { field, schema, validation_body, type RouteSchema } from '../../lib/validation/index.js'
+import { LoginBody, RegisterBody } from './bodies.js'
 import { ADMIN_ROLE_REQUIRED, EMAIL_TAKEN, INVALID_CREDENTIALS, UNAUTHORIZED } from './codes.js'
 import { login_limits } from './login-limits.js'
 import { auth_api_config, type AuthApiOptions } from './options.js'
@@ -22,6 +23,35 @@ function current_user(auth: AuthService, req: Request, res: Response): PublicUse
   if (user === undefined) res.header('WWW-Authenticate', 'Bearer').error(401, UNAUTHORIZED)
   return user
 }
+
+const UserOut = schema({
+  id: field.integer().required(), email: field.string().required().email(), role: field.enum(['user', 'admin']).required(),
+})
+const Ok = (extra: Parameters<typeof schema>[0]) => schema({ ok: field.literal(true).required(), ...extra })
+const Bearer = schema({ authorization: field.string().describe('Bearer <token>, from POST /auth/login') })
+
+/** The documentation and input schemas of the four routes (validation answers 400 `validation_failed` as the spec says). */
+export const AUTH_ROUTES = {
+  register: {
+    body: RegisterBody, tags: ['auth'], summary: 'Register a user', operation_id: 'register',
+    responses: { 201: { description: 'Registered', body: Ok({ user: UserOut.required() }) }, 409: { description: 'email_taken' } },
+  },
+  login: {
+    body: LoginBody, tags: ['auth'], summary: 'Log in and receive a bearer token', operation_id: 'login',
+    responses: {
+      200: Ok({ token: field.string().required(), expires_in: field.integer() }),
+      401: { description: 'invalid_credentials' }, 429: { description: 'rate_limit_exceeded (production mode)' },
+    },
+  },
+  me: {
+    headers: Bearer, tags: ['auth'], summary: 'The current user', operation_id: 'me',
+    responses: { 200: Ok({ user: UserOut.required() }), 401: { description: 'unauthorized' } },
+  },
+  admin: {
+    headers: Bearer, tags: ['auth'], summary: 'Admin-only: the current user when an admin', operation_id: 'admin',
+    responses: { 200: Ok({ user: UserOut.required() }), 401: { description: 'unauthorized' }, 403: { description: 'admin_role_required' } },
+  },
+} satisfies Record<string, RouteSchema>
 
 function routes(auth: AuthService): Record<'register' | 'login' | 'me' | 'admin', Handler> {
   return {
@@ -63,9 +93,11 @@ export function auth_api(r: Router, options: AuthApiOptions = {}): AuthService {
   const config = auth_api_config(options)
   const auth = new AuthService(config)
   const h = routes(auth)
-  r.post('/auth/register', h.register)
-  r.post('/auth/login', config.mode === 'production' ? compose(login_limits(config), h.login) : h.login)
-  r.get('/auth/me', h.me)
-  r.get('/auth/admin', h.admin)
+  // The login limits run before validation, so invalid attempts count too.
+  if (config.mode === 'production') for (const mw of login_limits(config)) r.use('/auth/login', mw)
+  r.post('/auth/register', AUTH_ROUTES.register, h.register)
+  r.post('/auth/login', AUTH_ROUTES.login, h.login)
+  r.get('/auth/me', AUTH_ROUTES.me, h.me)
+  r.get('/auth/admin', AUTH_ROUTES.admin, h.admin)
   return auth
 }

@@ -12,13 +12,13 @@ export class NumberField<K extends 'integer' | 'number', R extends boolean> exte
   /** Fails with `Min` when the value is below `min` (default message `<field> must be at least <min>`). */
   min(min: number, message?: string): NumberField<K, R> {
     bound_limit(`min(${min})`, min)
-    return this.#bound(ValidationErrorCode.Min, message, (name) => `${name} must be at least ${min}`, (value) => value >= min)
+    return this.#bound(ValidationErrorCode.Min, message, (name) => `${name} must be at least ${min}`, (value) => value >= min, { minimum: min })
   }
 
   /** Fails with `Max` when the value is above `max` (default message `<field> must be at most <max>`). */
   max(max: number, message?: string): NumberField<K, R> {
     bound_limit(`max(${max})`, max)
-    return this.#bound(ValidationErrorCode.Max, message, (name) => `${name} must be at most ${max}`, (value) => value <= max)
+    return this.#bound(ValidationErrorCode.Max, message, (name) => `${name} must be at most ${max}`, (value) => value <= max, { maximum: max })
   }
 
   #bound(
@@ -26,7 +26,8 @@ export class NumberField<K extends 'integer' | 'number', R extends boolean> exte
     message: string | undefined,
     default_message: (name: string) => string,
     test: (value: number) => boolean,
+    keywords: Record<string, number>,
   ): NumberField<K, R> {
-    return this.with_rule<NumberField<K, R>>({ code, message, default_message, test, references: undefined })
+    return this.with_rule<NumberField<K, R>>({ code, message, default_message, test, references: undefined, keywords })
   }
 }

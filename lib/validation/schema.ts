@@ -1,103 +1,196 @@
-// A schema: fields declared once at startup, compiled, then used to validate each request body into a typed value.
+// Objects: a shape of fields declared once, compiled into one function, used to validate each value into a typed result.
 import { ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'
-import { is_empty, type Field, type FieldKind, type FieldPlan, type FieldValues, type KindValue } from './field.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
+import {
+  INVALID, Type, base_spec, child_path, first_failure, run_check, type Check, type CompileOptions, type JsonSchema,
+  type RulePlan, type TypeSpec,
+} from './type.js'
 
-/** The fields of a schema, by name. */
-export type Shape = Readonly<Record<string, Field<FieldKind, boolean>>>
+/** The fields of an object, by name. */
+export type Shape = Readonly<Record<string, Type<unknown, boolean>>>
 
-type ValueOf<F> = F extends Field<infer K, boolean> ? KindValue<K> : never
-type RequiredKeys<S extends Shape> = { [N in keyof S]: S[N] extends Field<FieldKind, true> ? N : never }[keyof S]
+type ValueOf<F> = F extends Type<infer T, boolean> ? T : never
+type RequiredKeys<S extends Shape> = { [N in keyof S]: S[N] extends Type<unknown, true> ? N : never }[keyof S]
 type Flatten<T> = { [N in keyof T]: T[N] }
 
-/** The value a schema's `validate` returns on success: required fields always present, optional ones possibly absent. */
+/** The value an object's `validate` returns on success: required fields always present, optional ones possibly absent. */
 export type Output<S extends Shape> = Flatten<
   { [N in RequiredKeys<S>]: ValueOf<S[N]> } & { [N in Exclude<keyof S, RequiredKeys<S>>]?: ValueOf<S[N]> }
 >
 
 /**
- * The value type of a schema.
+ * The value type of a schema (an fw type or any Standard Schema).
  * @example
  * type RegisterBody = Infer<typeof RegisterBody> // { email: string; password: string; confirm: string }
  */
-export type Infer<T> = T extends Schema<infer S> ? Output<S> : never
+export type Infer<T> = T extends Type<infer O, boolean>
+  ? O
+  : T extends { readonly '~standard': { readonly types?: infer X } } ? (NonNullable<X> extends { readonly output: infer O } ? O : unknown) : never
 
 /** The error for a body that is not a JSON object (an array, `null`, a string, a number, or no body at all). */
 export const NOT_AN_OBJECT: ValidationError = Object.freeze({ field: '', code: ValidationErrorCode.Type, message: 'Expected JSON object' })
 
-const NOT_AN_OBJECT_RESULT = Object.freeze({ ok: false, errors: Object.freeze([NOT_AN_OBJECT]) } as const)
+/** What an object declares. */
+export interface ObjectSpec extends TypeSpec {
+  readonly shape: Shape
+  readonly unknown: 'strip' | 'refuse'
+  readonly unknown_message: string | undefined
+}
 
-type Normalised = { readonly error: ValidationError } | { readonly value: unknown }
+/** A field compiled for the object: its key, its check and its rules. */
+interface Member {
+  readonly key: string
+  readonly check: Check
+  readonly rules: readonly RulePlan[]
+  /** `false` for a member named `__proto__`, which must be defined rather than assigned. */
+  readonly plain: boolean
+}
 
 /**
- * A compiled schema. `validate` reports every failing field (in schema order), each with its first failing rule.
- * Keys the schema does not declare are ignored and left out of the value; only own properties of the body are read.
+ * An object type. `validate` reports every failing field (in shape order; nested ones as `items/2/qty`), each with its first
+ * failing rule. Keys the shape does not declare are left out of the value (or refused by `.strict()`); only own properties
+ * of the input are read, so `__proto__` and `constructor` keys never reach the value's prototype.
  */
-export class Schema<S extends Shape> {
-  readonly #plans: readonly FieldPlan[]
+export class Schema<S extends Shape, R extends boolean = true> extends Type<Output<S>, R> {
+  declare readonly spec: ObjectSpec
+  #checks = new Map<boolean, Check>()
 
-  /** Compiles `shape`; throws `FW_ERR_VALIDATION_UNKNOWN_FIELD` when an `equals` names an undeclared field. */
-  constructor(shape: S) {
-    this.#plans = Object.entries(shape).map(([name, f]) => f.plan(name))
-    for (const plan of this.#plans) {
-      for (const rule of plan.rules) {
-        if (rule.references !== undefined && !Object.hasOwn(shape, rule.references)) {
-          throw ERR_VALIDATION_UNKNOWN_FIELD(plan.name, rule.references)
-        }
+  /** Prefer `schema()` and `field.object()`; throws `FW_ERR_VALIDATION_UNKNOWN_FIELD` when an `equals` names an undeclared field. */
+  constructor(shape: S | ObjectSpec, spec?: TypeSpec) {
+    const full: ObjectSpec = spec === undefined ? (shape as ObjectSpec) : { ...spec, shape: shape as S, unknown: 'strip', unknown_message: undefined }
+    super(full)
+    for (const [name, f] of Object.entries(full.shape)) {
+      for (const rule of f.spec.rules) {
+        if (rule.references !== undefined && !Object.hasOwn(full.shape, rule.references)) throw ERR_VALIDATION_UNKNOWN_FIELD(name, rule.references)
       }
     }
   }
 
-  /** Validates a parsed JSON body (anything: an object, an array, `null`, `undefined` for no body). */
-  validate(input: unknown): ValidationResult<Output<S>> {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return NOT_AN_OBJECT_RESULT
-    const body = input as Record<string, unknown>
-    const normalised = this.#plans.map((plan) => normalise(plan, Object.hasOwn(body, plan.name) ? body[plan.name] : undefined))
-    const values: Record<string, unknown> = Object.create(null)
-    normalised.forEach((n, i) => {
-      if ('value' in n) values[this.#plans[i]!.name] = n.value
-    })
-    const errors: ValidationError[] = []
-    const entries: [string, unknown][] = []
-    this.#plans.forEach((plan, i) => {
-      const n = normalised[i]!
-      if ('error' in n) return void errors.push(n.error)
-      const error = first_failure(plan, n.value, values)
-      if (error !== undefined) errors.push(error)
-      else if (n.value !== undefined) entries.push([plan.name, n.value])
-    })
-    if (errors.length > 0) return { ok: false, errors }
-    return { ok: true, value: Object.fromEntries(entries) as Output<S> }
+  /** The declared fields. */
+  get shape(): S {
+    return this.spec.shape as S
+  }
+
+  /** Refuses keys the shape does not declare, each with `Unknown` and `message` (default `<key> is not allowed`). */
+  strict(message?: string): this {
+    return this.derive({ unknown: 'refuse', unknown_message: message } as Partial<ObjectSpec>)
+  }
+
+  /** Validates a value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string values. */
+  validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<Output<S>> {
+    let check = this.#checks.get(options.coerce)
+    if (check === undefined) this.#checks.set(options.coerce, (check = this.root(options)))
+    return run_check(check, input)
+  }
+
+  /** @internal The whole-value check, where a value that is not an object is `NOT_AN_OBJECT` (field `''`). */
+  root(options: CompileOptions): Check {
+    const check = this.compile('', options)
+    return (raw, at, errors) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        errors.push(at === '' ? NOT_AN_OBJECT : { ...NOT_AN_OBJECT, field: at })
+        return INVALID
+      }
+      return check(raw, at, errors)
+    }
+  }
+
+  protected compile_value(name: string, options: CompileOptions): Check {
+    const members: Member[] = Object.entries(this.spec.shape).map(([key, f]) => ({ key, plain: key !== '__proto__', ...f.slot(key, options) }))
+    const type_message = this.type_message(name, 'an object')
+    const refuse = this.spec.unknown === 'refuse' ? unknown_keys(new Set(members.map((m) => m.key)), this.spec.unknown_message) : undefined
+    return (raw, at, errors) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        errors.push({ field: at, code: ValidationErrorCode.Type, message: type_message })
+        return INVALID
+      }
+      return validate_members(members, raw as Record<string, unknown>, at, errors, refuse)
+    }
+  }
+
+  protected value_schema(): JsonSchema {
+    const properties: Record<string, JsonSchema> = {}
+    const required: string[] = []
+    for (const [key, f] of Object.entries(this.spec.shape)) {
+      Object.defineProperty(properties, key, { value: f.json_schema(), enumerable: true })
+      if (f.spec.required || f.spec.has_default) required.push(key)
+    }
+    const out: JsonSchema = { type: 'object', properties }
+    if (required.length > 0) out['required'] = required
+    if (this.spec.unknown === 'refuse') out['additionalProperties'] = false
+    return out
   }
 }
 
-/** Type check, transforms, then emptiness: the steps before the field's own rules. */
-function normalise(plan: FieldPlan, raw: unknown): Normalised {
-  if (raw === undefined || raw === null) {
-    return plan.required ? { error: failure(plan, ValidationErrorCode.Required, plan.required_message) } : { value: undefined }
-  }
-  if (!plan.accepts(raw)) return { error: failure(plan, ValidationErrorCode.Type, plan.type_message) }
-  let value = raw
-  for (const transform of plan.transforms) value = transform(value as string)
-  if (value === '' && plan.required) return { error: failure(plan, ValidationErrorCode.Required, plan.required_message) }
-  return { value }
-}
+type Refuse = (obj: Record<string, unknown>, at: string, errors: ValidationError[]) => void
 
-/** The field's first failing rule; an optional field left empty runs none. */
-function first_failure(plan: FieldPlan, value: unknown, values: FieldValues): ValidationError | undefined {
-  if (is_empty(value)) return undefined
-  for (const rule of plan.rules) {
-    if (!rule.test(value as never, values)) return failure(plan, rule.code, rule.message)
+function unknown_keys(known: ReadonlySet<string>, message: string | undefined): Refuse {
+  return (obj, at, errors) => {
+    for (const key of Object.keys(obj)) {
+      if (!known.has(key)) errors.push({ field: child_path(at, key), code: ValidationErrorCode.Unknown, message: message ?? `${key} is not allowed` })
+    }
   }
-  return undefined
-}
-
-function failure(plan: FieldPlan, code: ValidationErrorCode, message: string): ValidationError {
-  return { field: plan.name, code, message }
 }
 
 /**
- * Declares a schema once, at startup. The value type is inferred from the fields.
+ * Checks every member (types, nested values), then each valid member's rules with its siblings' values at hand, so a rule
+ * such as `equals` sees later fields too. Errors stay in shape order: a member has either its check's errors or one rule's.
+ */
+function validate_members(members: readonly Member[], obj: Record<string, unknown>, at: string, errors: ValidationError[], refuse: Refuse | undefined): unknown {
+  const start = errors.length
+  const n = members.length
+  const got: unknown[] = new Array(n)
+  const marks: number[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const m = members[i]!
+    marks[i] = errors.length
+    got[i] = m.check(Object.hasOwn(obj, m.key) ? obj[m.key] : undefined, at === '' ? m.key : `${at}/${m.key}`, errors)
+  }
+  let late: (ValidationError | undefined)[] | undefined
+  let values: Record<string, unknown> | undefined
+  for (let i = 0; i < n; i++) {
+    const m = members[i]!
+    const end = i + 1 < n ? marks[i + 1]! : errors.length
+    if (m.rules.length === 0 || end > marks[i]!) continue
+    // Rules see `undefined` for a sibling that is missing or invalid; the record is built only for members with rules.
+    values ??= sibling_values(members, got)
+    const error = first_failure(m.rules, got[i], values, child_path(at, m.key))
+    if (error !== undefined) (late ??= [])[i] = error
+  }
+  if (late !== undefined) merge_in_order(errors, start, marks, late)
+  refuse?.(obj, at, errors)
+  if (errors.length > start) return INVALID
+  const out: Record<string, unknown> = {}
+  for (let i = 0; i < n; i++) {
+    const v = got[i]
+    if (v === undefined) continue
+    const m = members[i]!
+    // defineProperty keeps a member named `__proto__` as data instead of changing the prototype.
+    if (m.plain) out[m.key] = v
+    else Object.defineProperty(out, m.key, { value: v, enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+function sibling_values(members: readonly Member[], got: readonly unknown[]): Record<string, unknown> {
+  const values: Record<string, unknown> = Object.create(null)
+  members.forEach((m, i) => (values[m.key] = got[i] === INVALID ? undefined : got[i]))
+  return values
+}
+
+/** Inserts each member's rule error after the check errors of the members before it. */
+function merge_in_order(errors: ValidationError[], start: number, marks: readonly number[], late: readonly (ValidationError | undefined)[]): void {
+  const checked = errors.splice(start)
+  for (let i = 0; i < marks.length; i++) {
+    const end = i + 1 < marks.length ? marks[i + 1]! : start + checked.length
+    for (let j = marks[i]!; j < end; j++) errors.push(checked[j - start]!)
+    const e = late[i]
+    if (e !== undefined) errors.push(e)
+  }
+}
+
+/**
+ * Declares an object schema once, at startup. The value type is inferred from the fields.
  * @example
  * const LoginBody = schema({
  *   email: field.string().required('email is required').email('invalid email format'),
@@ -108,5 +201,5 @@ function failure(plan: FieldPlan, code: ValidationErrorCode, message: string): V
  * result.value.email // string
  */
 export function schema<S extends Shape>(shape: S): Schema<S> {
-  return new Schema(shape)
+  return new Schema<S, true>(shape, { ...base_spec(undefined), required: true })
 }

@@ -1,6 +1,7 @@
 // String fields: trim and lowercase transforms, email format, and lengths counted in code points.
 import { code_point_length } from './code-points.js'
 import { is_email } from './email.js'
+import { is_date_time, is_uri, is_uuid } from './formats.js'
 import { ERR_VALIDATION_BAD_LIMIT } from './errors.js'
 import { Field } from './field.js'
 import { count_limit } from './limits.js'
@@ -15,12 +16,12 @@ import { ValidationErrorCode } from './validation-error.js'
 export class StringField<R extends boolean> extends Field<'string', R> {
   /** Removes leading and trailing whitespace (`String.prototype.trim`), so `'  '` counts as empty. */
   trim(): StringField<R> {
-    return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s) => s.trim()] })
+    return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s: string) => s.trim()] })
   }
 
   /** Lowercases the value (`String.prototype.toLowerCase`); meant for emails, where case carries no meaning in practice. */
   lowercase(): StringField<R> {
-    return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s) => s.toLowerCase()] })
+    return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s: string) => s.toLowerCase()] })
   }
 
   /** Fails with `Email` unless the value passes `is_email` (default message `<field> must be a valid email address`). */
@@ -31,7 +32,28 @@ export class StringField<R extends boolean> extends Field<'string', R> {
       default_message: (name) => `${name} must be a valid email address`,
       test: is_email,
       references: undefined,
+      keywords: { format: 'email' },
     })
+  }
+
+  /** Fails with `Format` unless the value is a UUID (`8-4-4-4-12` hex digits, any version). */
+  uuid(message?: string): StringField<R> {
+    return this.#format('uuid', is_uuid, message)
+  }
+
+  /** Fails with `Format` unless the value is an absolute URI with a scheme (`https://example.com/x`, `urn:isbn:0451`). */
+  uri(message?: string): StringField<R> {
+    return this.#format('uri', is_uri, message)
+  }
+
+  /** Fails with `Format` unless the value is an RFC 3339 date-time (`2026-11-25T02:30:00Z`, `...+01:00`). */
+  date_time(message?: string): StringField<R> {
+    return this.#format('date-time', is_date_time, message)
+  }
+
+  #format(format: string, test: (value: string) => boolean, message: string | undefined): StringField<R> {
+    const default_message = (name: string): string => `${name} must be a valid ${format}`
+    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.Format, message, default_message, test, references: undefined, keywords: { format } })
   }
 
   /** Fails with `MinLength` when the value has fewer than `min` code points. */
@@ -56,12 +78,14 @@ export class StringField<R extends boolean> extends Field<'string', R> {
 
   #min(min: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
     const test = (value: string): boolean => code_point_length(value) >= min
-    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MinLength, message, default_message, test, references: undefined })
+    const keywords = { minLength: min }
+    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MinLength, message, default_message, test, references: undefined, keywords })
   }
 
   #max(max: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
     // The UTF-16 length bounds the code point count from above, so most values skip the count.
     const test = (value: string): boolean => value.length <= max || code_point_length(value) <= max
-    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MaxLength, message, default_message, test, references: undefined })
+    const keywords = { maxLength: max }
+    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MaxLength, message, default_message, test, references: undefined, keywords })
   }
 }

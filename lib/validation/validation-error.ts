@@ -3,7 +3,8 @@
 /**
  * The code of a validation error, as the spec's `ValidationErrorCode`.
  * `Required`: missing, `null` or empty; `Type`: wrong JSON type (or the body is not an object);
- * `Email`, `MinLength`, `MaxLength`, `Min`, `Max`: the rule of that name; `Custom`: an `equals` or `check` rule.
+ * `Email`, `MinLength`, `MaxLength`, `Min`, `Max`: the rule of that name; `Custom`: an `equals` or `check` rule;
+ * `Format`: `uuid`, `uri` or `date_time`; `Enum`: not one of an enum's or literal's values; `Unknown`: a key a strict object refuses.
  */
 export const ValidationErrorCode = {
   Required: 'Required',
@@ -14,6 +15,9 @@ export const ValidationErrorCode = {
   Min: 'Min',
   Max: 'Max',
   Custom: 'Custom',
+  Format: 'Format',
+  Enum: 'Enum',
+  Unknown: 'Unknown',
 } as const
 
 /** One of the `ValidationErrorCode` values. */

@@ -51,3 +51,20 @@ t.test('build_showcase', async (t) => {
     t.equal((await app.inject({ url: '/auth/nothing' })).statusCode, 404)
   })
 })
+
+t.test('build_showcase openapi', async (t) => {
+  t.test('serves a valid OpenAPI 3.1 document with the auth API and http-api operations, and the docs page', async (t) => {
+    const { validate } = await import('@readme/openapi-parser')
+    const app = await showcase(t)
+    const doc = (await app.inject({ url: '/openapi.json' })).json()
+    const result = await validate(structuredClone(doc))
+    t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+    for (const [path, method] of [['/auth/register', 'post'], ['/auth/login', 'post'], ['/auth/me', 'get'], ['/auth/admin', 'get'], ['/users/{id}', 'get'], ['/users', 'post']]) {
+      t.ok(doc.paths[path!]?.[method!], `${method} ${path}`)
+    }
+    t.same(doc.paths['/auth/register'].post.requestBody.content['application/json'].schema.required, ['email', 'password', 'confirm'])
+    t.notOk(doc.paths['/static/{wildcard}'], 'static files are not operations')
+    const docs = await app.inject({ url: '/docs' })
+    t.equal(docs.statusCode, 200)
+  })
+})

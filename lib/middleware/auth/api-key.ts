@@ -3,6 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { mark_secret_query } from '../../log/redact.js'
+import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { bool_option, fn_option, names_option, must, token_option } from './options.js'
 import { ApiKey } from './state.js'
@@ -61,12 +62,14 @@ export function api_key({
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
 
-  return function api_key(ctx, next) {
+  const schemes: Record<string, SecurityScheme> = { api_key: { type: 'apiKey', in: 'header', name } }
+  if (query_param !== '') schemes['api_key_query'] = { type: 'apiKey', in: 'query', name: query_param }
+  return documented(function api_key(ctx: Ctx, next: Next) {
     const key = read(ctx) ?? ''
     if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
     if (!listed(key)) return void refuse(ctx)
     return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
-  }
+  }, { security: { schemes, optional: !refuse_missing }, responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] } })
 }
 
 function accept(ctx: Ctx, key: string, next: Next): Promise<void> {

@@ -3,6 +3,7 @@ import { createVerifier } from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { mark_secret_query } from '../../log/redact.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { JwksUnavailable, key_config, type JwtKeyOptions } from './jwt-keys.js'
@@ -102,6 +103,12 @@ function refuse_error(res: Response, err: unknown, unavailable: 401 | 503): void
   refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
 }
 
+/** What the OpenAPI document says of a jwt-protected route: a bearer scheme and its 401 answers. */
+const JWT_DOC = {
+  security: { schemes: { bearer_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, optional: false },
+  responses: { 401: [CODE_MISSING_TOKEN, CODE_INVALID_TOKEN, CODE_TOKEN_EXPIRED] },
+}
+
 /**
  * JWT authentication. The token comes from `Authorization: Bearer <token>` (exactly that prefix), else the `cookie`, else the
  * `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id, claim or format
@@ -126,7 +133,7 @@ export function jwt(options: JwtOptions): CtxMiddleware {
   }
 
   // Declared so a per-user rate limit registered before this middleware is refused at startup.
-  return with_route_options(function jwt(ctx, next) {
+  return documented(with_route_options(function jwt(ctx, next) {
     const token = read(ctx)
     if (token === '') return refuse(ctx.res, CODE_MISSING_TOKEN, 'Missing bearer token')
     let result: unknown
@@ -137,5 +144,5 @@ export function jwt(options: JwtOptions): CtxMiddleware {
     }
     if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
     return result.then((p: Record<string, unknown>) => accept(ctx, next, p), (err: unknown) => refuse_error(ctx.res, err, unavailable))
-  } as CtxMiddleware, { authenticates: 'jwt' })
+  } as CtxMiddleware, { authenticates: 'jwt' }), JWT_DOC)
 }

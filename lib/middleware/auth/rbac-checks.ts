@@ -1,6 +1,7 @@
 // Role and permission checks on the `Authz` that `rbac_context` stored.
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import { names_option, string_option } from './options.js'
 import { Authz } from './state.js'
 
@@ -14,7 +15,7 @@ function check(name: string, message: string, allows: (authz: Authz) => boolean)
     if (authz === undefined) return void res.error(401, CODE_MISSING_AUTHZ, 'Authorization context missing')
     return allows(authz) ? next() : void res.error(403, CODE_FORBIDDEN, message)
   }
-  return Object.defineProperty(mw, 'name', { value: name })
+  return documented(Object.defineProperty(mw, 'name', { value: name }), { responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] } })
 }
 
 /**

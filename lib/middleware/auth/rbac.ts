@@ -1,6 +1,7 @@
 // RBAC context: builds `Authz` from the verified token's roles and permissions, enriched by a `PermissionResolver` service.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import { bool_option, string_option } from './options.js'
 import { PermissionResolver } from './permission-resolver.js'
 import { Authz, JwtClaims, claim_list } from './state.js'
@@ -36,7 +37,7 @@ export function rbac_context({
   const refuse_anonymous = bool_option('rbac_context', 'require_auth', require_auth)
   const resolve = bool_option('rbac_context', 'use_resolver', use_resolver)
 
-  return function rbac_context(ctx, next) {
+  return documented(function rbac_context(ctx: Ctx, next: Next) {
     const claims = ctx.req.state(JwtClaims)
     if (claims === undefined) {
       return refuse_anonymous ? void ctx.res.error(401, CODE_MISSING_AUTH, 'Authentication required') : next()
@@ -50,7 +51,7 @@ export function rbac_context({
       return next()
     }
     return resolved(resolver, authz, ctx, next)
-  }
+  }, { responses: { 401: [CODE_MISSING_AUTH], 500: [CODE_AUTHZ_RESOLVER_FAILED] } })
 }
 
 async function resolved(resolver: PermissionResolver, authz: Authz, ctx: Ctx, next: Next): Promise<void> {

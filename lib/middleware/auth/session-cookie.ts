@@ -27,6 +27,11 @@ export class SessionCookie {
   readonly #settings: CookieSettings
   readonly #attributes: string
 
+  /** The cookie's name. */
+  get name(): string {
+    return this.#settings.name
+  }
+
   constructor(secrets: readonly string[], settings: CookieSettings) {
     this.#secrets = secrets
     this.#settings = settings

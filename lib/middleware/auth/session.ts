@@ -1,5 +1,6 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import { FwError, httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { ERR_AUTH_NO_SESSION } from './errors.js'
@@ -194,7 +195,9 @@ async function shared(c: Config, lock: NonNullable<ISessionStore['lock']>, ctx: 
  */
 export function session(options: SessionOptions): CtxMiddleware {
   const c = configure(options)
-  return async function session(ctx, next) {
+  const doc = { security: { schemes: { session_cookie: { type: 'apiKey', in: 'cookie', name: c.cookie.name } }, optional: true },
+    responses: { 503: ['session_store_unavailable'] } }
+  return documented(async function session(ctx: Ctx, next: Next) {
     const cookie = c.cookie.read(ctx.req)
     if (cookie === undefined || c.locks === undefined) return run(c, ctx, cookie, next)
     const release = await c.locks.acquire(cookie.id)
@@ -203,5 +206,5 @@ export function session(options: SessionOptions): CtxMiddleware {
     } finally {
       release()
     }
-  }
+  }, doc)
 }

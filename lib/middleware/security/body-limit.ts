@@ -28,5 +28,5 @@ export function body_limit({ max_bytes = 1024 * 1024 }: BodyLimitOptions = {}): 
     }
     return next()
   }
-  return with_route_options(mw, { body_limit: max })
+  return with_route_options(mw, { body_limit: max, doc: { responses: { 413: [CODE_PAYLOAD_TOO_LARGE] } } })
 }

@@ -2,6 +2,7 @@
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { FwError, httpCode } from '../../errors.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
+import { documented } from '../../openapi/middleware-doc.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
@@ -132,6 +133,7 @@ export function rate_limit({
     if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))
     return decide(ctx, next, hit, now_ms)
   }
+  const doc = { responses: { 429: [CODE_RATE_LIMIT_EXCEEDED], 503: [CODE_RATE_LIMIT_UNAVAILABLE] } }
   // A per-user limit before authentication would count every user of one address together: refused at startup.
-  return key === 'user' && key_fn === undefined ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" }) : mw
+  return documented(key === 'user' && key_fn === undefined ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" }) : mw, doc)
 }

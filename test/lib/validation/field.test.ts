@@ -91,12 +91,11 @@ t.test('Field.check', async (t) => {
   })
 })
 
-t.test('Field.plan', async (t) => {
+t.test('Field messages', async (t) => {
   t.test('settles default messages under the field name', async (t) => {
-    const plan = field.string().required().max_length(3).plan('nick')
-    t.equal(plan.name, 'nick')
-    t.equal(plan.required_message, 'nick is required')
-    t.equal(plan.type_message, 'nick must be a string')
-    t.same(plan.rules.map((r) => [r.code, r.message]), [['MaxLength', 'nick must be at most 3 characters']])
+    const S = schema({ nick: field.string().required().max_length(3) })
+    t.same(S.validate({}), { ok: false, errors: [{ field: 'nick', code: 'Required', message: 'nick is required' }] })
+    t.same(S.validate({ nick: 1 }), { ok: false, errors: [{ field: 'nick', code: 'Type', message: 'nick must be a string' }] })
+    t.same(S.validate({ nick: 'abcd' }), { ok: false, errors: [{ field: 'nick', code: 'MaxLength', message: 'nick must be at most 3 characters' }] })
   })
 })

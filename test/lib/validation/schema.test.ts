@@ -181,3 +181,66 @@ t.test('schema', async (t) => {
     t.same(errors_of(b.validate({ login: 'x' })), [{ field: 'login', code: 'Email', message: 'invalid email format' }])
   })
 })
+
+t.test('Schema nested', async (t) => {
+  const Address = field.object({ city: field.string().required(), zip: field.string().length(5, 5) })
+  const User = schema({ name: field.string().required(), address: Address.required() })
+
+  t.test('names nested fields by their path', async (t) => {
+    t.same(User.validate({ name: 'Ada', address: { zip: '123' } }), {
+      ok: false,
+      errors: [
+        { field: 'address/city', code: 'Required', message: 'city is required' },
+        { field: 'address/zip', code: 'MinLength', message: 'zip must be 5 to 5 characters' },
+      ],
+    })
+    t.same(User.validate({ name: 'Ada', address: 'x' }), { ok: false, errors: [{ field: 'address', code: 'Type', message: 'address must be an object' }] })
+  })
+
+  t.test('strict refuses unknown keys at their path; the default strips them', async (t) => {
+    const Strict = schema({ a: field.object({ b: field.integer() }).strict() }).strict('not allowed here')
+    t.same(Strict.validate({ a: { b: 1, c: 2 }, d: 3 }), {
+      ok: false,
+      errors: [
+        { field: 'a/c', code: 'Unknown', message: 'c is not allowed' },
+        { field: 'd', code: 'Unknown', message: 'not allowed here' },
+      ],
+    })
+    t.same(User.validate({ name: 'Ada', x: 1, address: { city: 'Paris', y: 2 } }), { ok: true, value: { name: 'Ada', address: { city: 'Paris' } } })
+  })
+
+  t.test('__proto__ and constructor keys at every level never reach a prototype', async (t) => {
+    let body: unknown = { leaf: 1 }
+    for (let i = 0; i < 5; i++) body = JSON.parse(`{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"next":${JSON.stringify(body)}}`)
+    const Node = (depth: number): ReturnType<typeof field.object> =>
+      depth === 0 ? field.object({ leaf: field.integer() }) : field.object({ next: Node(depth - 1) })
+    const S = schema({ next: Node(4) })
+    const r = S.validate(body)
+    t.ok(r.ok)
+    t.equal(({} as Record<string, unknown>)['polluted'], undefined)
+    t.equal(Object.getPrototypeOf(r.ok ? r.value : null), Object.prototype)
+    t.same(schema({ constructor: field.integer() }).validate({}), { ok: true, value: {} }, 'an inherited constructor is not read')
+  })
+
+  t.test('a body nested 1,000 deep answers with the first level, without recursion into it', async (t) => {
+    const deep = JSON.parse('{"a":'.repeat(1000) + '1' + '}'.repeat(1000)) as unknown
+    t.same(schema({ a: field.integer() }).validate(deep), { ok: false, errors: [{ field: 'a', code: 'Type', message: 'a must be an integer' }] })
+  })
+
+  t.test('query coercion reads integers, numbers and booleans from strings, and refuses repeated scalar keys', async (t) => {
+    const Q = schema({ page: field.integer().min(1), ratio: field.number(), on: field.boolean() })
+    t.same(Q.validate({ page: '2', ratio: '0.5', on: 'true' }, { coerce: true }), { ok: true, value: { page: 2, ratio: 0.5, on: true } })
+    t.same(Q.validate({ page: '2.5', on: 'yes' }, { coerce: true }), {
+      ok: false,
+      errors: [
+        { field: 'page', code: 'Type', message: 'page must be an integer' },
+        { field: 'on', code: 'Type', message: 'on must be a boolean' },
+      ],
+    })
+    t.same(Q.validate({ page: Array.from({ length: 10_000 }, () => '1') }, { coerce: true }), {
+      ok: false, errors: [{ field: 'page', code: 'Type', message: 'page must be an integer' }],
+    })
+    t.same(Q.validate({ page: 2 }, { coerce: true }), { ok: true, value: { page: 2 } }, 'a number stays a number')
+    t.same(Q.validate({ page: '2' }), { ok: false, errors: [{ field: 'page', code: 'Type', message: 'page must be an integer' }] }, 'bodies are not coerced')
+  })
+})

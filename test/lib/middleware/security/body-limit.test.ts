@@ -49,8 +49,8 @@ const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request bod
 
 t.test('body_limit', async (t) => {
   t.test('asks the adapter for a route body limit, also through adapt_ctx', async (t) => {
-    t.same(route_options_of(body_limit({ max_bytes: 10 })), { body_limit: 10 })
-    t.same(route_options_of(adapt_ctx(body_limit())), { body_limit: 1024 * 1024 })
+    t.same(route_options_of(body_limit({ max_bytes: 10 }))?.body_limit, 10)
+    t.same(route_options_of(adapt_ctx(body_limit()))?.body_limit, 1024 * 1024)
   })
 
   t.test('accepts a body up to the limit and refuses one byte more with 413 payload_too_large', async (t) => {

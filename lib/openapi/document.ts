@@ -1,0 +1,154 @@
+// The OpenAPI 3.1 document of an app, generated from its routes: operations, parameters, bodies, answers and security.
+import type { RouteInfo } from '../app.js'
+import type { Middleware } from '../compose.js'
+import { Type, type JsonSchema } from '../validation/type.js'
+import { is_schema, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
+import { json_schema_of } from './json-schema.js'
+import { doc_of, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
+
+/** The `info` object of the document. */
+export interface OpenApiInfo {
+  readonly title: string
+  readonly version: string
+  readonly description?: string
+}
+
+/** What the document says beyond the routes. */
+export interface DocumentOptions {
+  readonly info: OpenApiInfo
+  readonly servers?: readonly { readonly url: string; readonly description?: string }[]
+}
+
+type Json = Record<string, unknown>
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  properties: { ok: { const: false }, error: { type: 'string' }, message: { type: 'string' } },
+  required: ['ok', 'error'],
+}
+const VALIDATION_SCHEMA = {
+  type: 'object',
+  properties: {
+    ok: { const: false }, error: { const: 'validation_failed' }, message: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'code', 'message'] } },
+  },
+  required: ['ok', 'error', 'message', 'errors'],
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
+
+/**
+ * Builds the document. Routes marked `hide` are left out, as are the automatic `HEAD` and `OPTIONS` answers (never
+ * registered as routes). A Standard Schema that emits no JSON Schema leaves its part undescribed, with a warning.
+ */
+export function openapi_document(routes: readonly RouteInfo[], options: DocumentOptions): Json {
+  const paths: Record<string, Record<string, Json>> = {}
+  const schemes: Record<string, SecurityScheme> = {}
+  const tags = new Set<string>()
+  for (const route of routes) {
+    if (route.schema?.hide === true) continue
+    const docs = route.middleware.map((m: Middleware) => doc_of(m)).filter((d): d is MiddlewareDoc => d !== undefined)
+    for (const d of docs) Object.assign(schemes, d.security?.schemes)
+    const op = operation(route, docs)
+    for (const tag of (op['tags'] as string[] | undefined) ?? []) tags.add(tag)
+    const path = route.path.replace(/\/\*$/, '/{wildcard}')
+    ;(paths[path] ??= {})[route.method.toLowerCase()] = op
+  }
+  const doc: Json = { openapi: '3.1.0', info: { ...options.info } }
+  if (options.servers !== undefined) doc['servers'] = options.servers.map((s) => ({ ...s }))
+  if (tags.size > 0) doc['tags'] = [...tags].map((name) => ({ name }))
+  doc['paths'] = paths
+  doc['components'] = {
+    schemas: { Error: ERROR_SCHEMA, ValidationFailed: VALIDATION_SCHEMA },
+    ...(Object.keys(schemes).length > 0 ? { securitySchemes: schemes } : {}),
+  }
+  return doc
+}
+
+function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
+  const s: RouteSchema = route.schema ?? {}
+  const where = `${route.method} ${route.path}`
+  const op: Json = {}
+  const tags = s.tags ?? (route.group === '' ? undefined : [route.group.replace(/^\//, '')])
+  if (tags !== undefined) op['tags'] = [...tags]
+  if (s.summary !== undefined) op['summary'] = s.summary
+  if (s.description !== undefined) op['description'] = s.description
+  op['operationId'] = s.operation_id ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_$/, '')
+  if (s.deprecated === true) op['deprecated'] = true
+  const parameters = [...path_parameters(route, s.params), ...named_parameters('query', s.query, where), ...named_parameters('header', s.headers, where)]
+  if (parameters.length > 0) op['parameters'] = parameters
+  if (s.body !== undefined) {
+    const schema = json_schema_of(s.body, `${where} body`)
+    op['requestBody'] = { required: true, content: { 'application/json': { schema: schema ?? {} } } }
+  }
+  op['responses'] = responses(s, docs, where)
+  const security = security_of(docs)
+  if (security !== undefined) op['security'] = security
+  return op
+}
+
+function path_parameters(route: RouteInfo, params: AnySchema | undefined): Json[] {
+  const described = params === undefined ? {} : properties(params, `${route.method} ${route.path} params`).props
+  const names = [...route.path.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!)
+  if (route.path.endsWith('/*')) names.push('wildcard')
+  return names.map((name) => ({ name, in: 'path', required: true, schema: described[name] ?? { type: 'string' } }))
+}
+
+function named_parameters(where_in: 'query' | 'header', schema: AnySchema | undefined, where: string): Json[] {
+  if (schema === undefined) return []
+  const { props, required } = properties(schema, `${where} ${where_in}`)
+  return Object.entries(props).map(([name, s]) => {
+    const p: Json = { name, in: where_in, schema: s }
+    if (required.includes(name)) p['required'] = true
+    if (typeof s['description'] === 'string') p['description'] = s['description']
+    return p
+  })
+}
+
+/** The properties of an object schema, with the names it requires. */
+function properties(schema: AnySchema, where: string): { props: Record<string, JsonSchema>; required: string[] } {
+  const s = json_schema_of(schema, where)
+  const props = (s?.['properties'] ?? {}) as Record<string, JsonSchema>
+  return { props, required: (s?.['required'] ?? []) as string[] }
+}
+
+function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string): Json {
+  const out: Record<string, Json> = {}
+  for (const [status, entry] of Object.entries(s.responses ?? {})) {
+    const { description, body } = is_schema(entry) ? { description: undefined, body: entry } : entry
+    const r: Json = { description: description ?? (body instanceof Type ? body.spec.description : undefined) ?? REASONS[Number(status)] ?? 'Response' }
+    const schema = body === undefined ? undefined : json_schema_of(body, `${where} response ${status}`)
+    if (schema !== undefined) r['content'] = { 'application/json': { schema } }
+    out[status] = r
+  }
+  const errors = new Map<number, Set<string>>()
+  const add = (status: number, code: string): void => void (errors.get(status) ?? errors.set(status, new Set()).get(status)!).add(code)
+  if ((['body', 'query', 'params', 'headers'] as InputPart[]).some((p) => s[p] !== undefined)) add(400, 'validation_failed')
+  if (s.body !== undefined) add(413, 'payload_too_large')
+  for (const d of docs) for (const [status, codes] of Object.entries(d.responses ?? {})) for (const c of codes) add(Number(status), c)
+  for (const [status, codes] of [...errors].sort((a, b) => a[0] - b[0])) {
+    if (out[status] !== undefined) continue
+    const only_validation = status === 400 && codes.size === 1 && codes.has('validation_failed')
+    out[status] = {
+      description: `${REASONS[status] ?? 'Error'}: ${[...codes].join(', ')}`,
+      content: { 'application/json': { schema: { $ref: only_validation ? '#/components/schemas/ValidationFailed' : '#/components/schemas/Error' } } },
+    }
+  }
+  if (Object.keys(out).every((k) => Number(k) >= 400)) out['200'] = { description: 'OK' }
+  return out
+}
+
+/** Every refusing middleware's schemes must hold together; an optional one also lets requests without credentials in. */
+function security_of(docs: readonly MiddlewareDoc[]): Json[] | undefined {
+  const required = docs.filter((d) => d.security !== undefined && !d.security.optional)
+  const optional = docs.filter((d) => d.security?.optional === true)
+  if (required.length === 0 && optional.length === 0) return undefined
+  let requirements: Json[] = [{}]
+  for (const d of required) {
+    const names = Object.keys(d.security!.schemes)
+    requirements = requirements.flatMap((r) => names.map((n) => ({ ...r, [n]: [] })))
+  }
+  for (const d of optional) for (const n of Object.keys(d.security!.schemes)) requirements.push({ [n]: [] })
+  if (required.length === 0) requirements = [...requirements.slice(1), {}]
+  return requirements
+}

@@ -1,0 +1,45 @@
+// Records: objects with keys not known in advance, each value of one type.
+import { ValidationErrorCode } from './validation-error.js'
+import { INVALID, MAX_ERRORS, Type, child_path, fail, type Check, type CompileOptions, type JsonSchema, type TypeSpec } from './type.js'
+
+type ValueOf<V> = V extends Type<infer T, boolean> ? T : never
+
+/** What a record declares. */
+export interface RecordSpec extends TypeSpec {
+  readonly value: Type<unknown, boolean>
+}
+
+/**
+ * An object of any own keys, each value checked by `value`. The result has no prototype, so keys such as `__proto__`,
+ * `constructor` or `toString` are plain data.
+ * @example
+ * field.record(field.integer().min(0)) // { "apples": 3, "pears": 0 }
+ */
+export class RecordType<V extends Type<unknown, boolean>, R extends boolean> extends Type<Record<string, ValueOf<V>>, R> {
+  declare readonly spec: RecordSpec
+
+  /** Prefer the `field.*` builders. */
+  constructor(spec: RecordSpec) {
+    super(spec)
+  }
+
+  protected compile_value(name: string, options: CompileOptions): Check {
+    const value = this.spec.value.compile(`${name} value`, options)
+    const type_message = this.type_message(name, 'an object')
+    return (raw, at, errors) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(errors, at, ValidationErrorCode.Type, type_message)
+      const start = errors.length
+      const out: Record<string, unknown> = Object.create(null)
+      for (const key of Object.keys(raw)) {
+        if (errors.length >= MAX_ERRORS) break
+        const v = value((raw as Record<string, unknown>)[key], child_path(at, key), errors)
+        if (v !== undefined) out[key] = v
+      }
+      return errors.length > start ? INVALID : out
+    }
+  }
+
+  protected value_schema(): JsonSchema {
+    return { type: 'object', additionalProperties: this.spec.value.json_schema() }
+  }
+}

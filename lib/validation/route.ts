@@ -1,0 +1,118 @@
+// Route schemas: what a route declares of its input and answers, and the validation step that runs before its handler.
+import type { StandardSchemaV1 } from '@standard-schema/spec'
+import type { Handler } from '../compose.js'
+import type { Request } from '../request.js'
+import { Schema, type Infer, type Shape } from './schema.js'
+import { Type, type Check } from './type.js'
+import { validation_body } from './validation-body.js'
+import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
+
+/** A schema a route accepts: an fw type (usually `schema({...})`) or any Standard Schema (zod 4, valibot, arktype). */
+export type AnySchema = Type<unknown, boolean> | StandardSchemaV1
+
+/** The parts of a request a route can validate. */
+export type InputPart = 'body' | 'query' | 'params' | 'headers'
+
+/** One documented answer: a description and, optionally, the schema of its JSON body. */
+export interface ResponseDoc {
+  readonly description?: string
+  readonly body?: AnySchema
+}
+
+/**
+ * What a route declares besides its handler: its input schemas (validated before the handler, after the route's
+ * middleware) and its documentation for the OpenAPI document.
+ */
+export interface RouteSchema {
+  readonly body?: AnySchema
+  readonly query?: AnySchema
+  readonly params?: AnySchema
+  readonly headers?: AnySchema
+  /** Answers by status: a schema of the JSON body, or a description with an optional schema. */
+  readonly responses?: Readonly<Record<number, AnySchema | ResponseDoc>>
+  readonly summary?: string
+  readonly description?: string
+  readonly tags?: readonly string[]
+  readonly operation_id?: string
+  readonly deprecated?: boolean
+  /** Leaves the route out of the OpenAPI document (static files, the document itself). */
+  readonly hide?: boolean
+  /** `false`: the schemas only document the route, and the handler validates itself (to keep answers a schema cannot give). */
+  readonly validate?: false
+}
+
+/** The validated values a route's schema gives its handler, by part. */
+export type ValidOf<O> = { [K in keyof O & InputPart]: Infer<O[K]> }
+
+type Validator = (value: unknown) => ValidationResult<unknown> | Promise<ValidationResult<unknown>>
+interface PartCheck { readonly part: InputPart; readonly validate: Validator }
+
+const PARTS: readonly InputPart[] = ['body', 'query', 'params', 'headers']
+
+function read(req: Request, part: InputPart): unknown {
+  if (part === 'body') return req.json().raw
+  if (part === 'query') return req.query()
+  return part === 'params' ? req.raw.params : req.raw.headers
+}
+
+/** Whether `value` is a Standard Schema that is not an fw type. */
+function is_standard(value: unknown): value is StandardSchemaV1 {
+  return typeof value === 'object' && value !== null && '~standard' in value
+}
+
+/**
+ * Compiles one part's validator at startup. Body errors name their field (`items/2/qty`); other parts are prefixed with
+ * the part (`query/page`). Query strings, path parameters and headers are coerced (see `docs/validation.md`).
+ */
+function compile_part(part: InputPart, schema: AnySchema): Validator {
+  const prefix = part === 'body' ? '' : part
+  if (schema instanceof Type) {
+    const options = { coerce: part !== 'body' }
+    const check: Check = schema instanceof Schema ? (schema as Schema<Shape, boolean>).root(options) : schema.compile(part, options)
+    return (value) => {
+      const errors: ValidationError[] = []
+      const v = check(value, prefix, errors)
+      return errors.length > 0 ? { ok: false, errors } : { ok: true, value: v }
+    }
+  }
+  if (!is_standard(schema)) throw new TypeError(`the ${part} schema must be an fw schema or a Standard Schema`)
+  const std = schema['~standard']
+  const to_result = (r: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> =>
+    r.issues === undefined ? { ok: true, value: r.value } : { ok: false, errors: r.issues.map((i) => issue_error(prefix, i)) }
+  return (value) => {
+    const r = std.validate(value)
+    return r instanceof Promise ? r.then(to_result) : to_result(r)
+  }
+}
+
+function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationError {
+  const keys = (issue.path ?? []).map((k) => String(typeof k === 'object' ? k.key : k))
+  return { field: [prefix, ...keys].filter((k) => k !== '').join('/'), code: ValidationErrorCode.Custom, message: issue.message }
+}
+
+/**
+ * Wraps `handler` with the validation of every part `schema` declares: an invalid request answers 400 `validation_failed`
+ * with every part's errors, and the handler never runs; a valid one reaches it with `req.valid(part)` set. A refinement
+ * that throws fails the request like a throwing handler (500, logged).
+ */
+export function validated(schema: RouteSchema, handler: Handler): Handler {
+  if (schema.validate === false) return handler
+  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) => ({ part, validate: compile_part(part, schema[part]!) }))
+  if (checks.length === 0) return handler
+  return function validate_then_handle(req, res) {
+    const results = checks.map((c) => c.validate(read(req, c.part)))
+    const finish = (done: readonly ValidationResult<unknown>[]): void | Promise<void> => {
+      const errors = done.flatMap((r) => (r.ok ? [] : r.errors))
+      if (errors.length > 0) return void res.status(400).json(validation_body(errors))
+      done.forEach((r, i) => r.ok && req.set_valid(checks[i]!.part, r.value))
+      return handler(req, res)
+    }
+    if (results.some((r) => r instanceof Promise)) return Promise.all(results).then(finish)
+    return finish(results as ValidationResult<unknown>[])
+  }
+}
+
+/** Whether `value` is a schema a route accepts (for documentation: a response entry may be a schema or a `ResponseDoc`). */
+export function is_schema(value: unknown): value is AnySchema {
+  return value instanceof Type || is_standard(value)
+}

@@ -1,0 +1,91 @@
+import t from 'tap'
+import { validate } from '@readme/openapi-parser'
+import { z } from 'zod'
+import { adapt_ctx, middleware } from '../../../lib/index.js'
+import { field, schema } from '../../../lib/validation/index.js'
+import { build } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
+
+const { auth, security } = middleware
+const User = schema({ id: field.integer().required(), email: field.string().required().email().describe('login address') })
+
+t.test('openapi_document', async (t) => {
+  const out = capture_log(t, 'kv', 'warn')
+  const app = build(t, (app) => {
+    app.use('/keys', adapt_ctx(auth.api_key({ allowed_keys: ['k'.repeat(16)], query_param: 'api_key' })))
+    app.use('/admin', adapt_ctx(auth.jwt({ secret: 's'.repeat(32) })))
+    app.use('/admin', adapt_ctx(auth.require_role('admin')))
+    app.use(adapt_ctx(security.rate_limit({ max_requests: 100, window_seconds: 60 })))
+    app.use('/upload', adapt_ctx(security.body_limit({ max_bytes: 1024 })))
+    app.group('/users', (g) => {
+      g.get('/{id}', { params: schema({ id: field.integer().required() }), query: schema({ expand: field.boolean(), tag: field.array(field.string()) }), responses: { 200: User } }, (_req, res) => void res.json('ok', true))
+      g.post('/', { body: schema({ email: field.string().required().email() }), summary: 'Create a user', operation_id: 'create_user', responses: { 201: { description: 'Created', body: User } } }, (_req, res) => void res.json('ok', true))
+    })
+    app.get('/keys/list', { tags: ['keys'], deprecated: true }, (_req, res) => void res.json('ok', true))
+    app.del('/admin/users/{id}', (_req, res) => void res.json('ok', true))
+    app.post('/upload', { body: z.object({ name: z.string() }) }, (_req, res) => void res.json('ok', true))
+    app.post('/opaque', { body: { '~standard': { version: 1, vendor: 'opaque', validate: (v: unknown) => ({ value: v }) } } }, (_req, res) => void res.json('ok', true))
+    app.static_dir('./demo/public', { prefix: '/static' })
+    app.openapi({ info: { title: 'Test API', version: '1.0.0' }, servers: [{ url: 'http://127.0.0.1:8080' }] })
+  })
+  const r = await app.inject({ url: '/openapi.json' })
+  const doc = r.json()
+
+  t.test('is a valid OpenAPI 3.1 document', async (t) => {
+    t.equal(r.statusCode, 200)
+    t.equal(doc.openapi, '3.1.0')
+    const result = await validate(structuredClone(doc))
+    t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+  })
+
+  t.test('lists every route once, without static files, the document itself, HEAD or OPTIONS', async (t) => {
+    const ops = Object.entries(doc.paths as Record<string, object>).flatMap(([p, o]) => Object.keys(o).map((m) => `${m} ${p}`)).sort()
+    t.same(ops, ['delete /admin/users/{id}', 'get /keys/list', 'get /users/{id}', 'post /opaque', 'post /upload', 'post /users'])
+  })
+
+  t.test('describes parameters, bodies and answers from the schemas', async (t) => {
+    const get = doc.paths['/users/{id}'].get
+    t.same(get.tags, ['users'])
+    t.same(get.parameters, [
+      { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+      { name: 'expand', in: 'query', schema: { type: 'boolean' } },
+      { name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
+    ])
+    t.same(get.responses['200'].content['application/json'].schema.properties.email, { type: 'string', format: 'email', description: 'login address' })
+    t.same(get.responses['400'].content['application/json'].schema, { $ref: '#/components/schemas/ValidationFailed' })
+    t.match(get.responses['429'], { description: 'Too Many Requests: rate_limit_exceeded' })
+    const post = doc.paths['/users'].post
+    t.equal(post.operationId, 'create_user')
+    t.equal(post.summary, 'Create a user')
+    t.same(post.requestBody.content['application/json'].schema, { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] })
+    t.equal(post.responses['201'].description, 'Created')
+    t.match(post.responses['413'], { description: 'Payload Too Large: payload_too_large' })
+  })
+
+  t.test('takes security schemes and error answers from the auth middleware of each route', async (t) => {
+    t.same(doc.components.securitySchemes, {
+      api_key: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      api_key_query: { type: 'apiKey', in: 'query', name: 'api_key' },
+      bearer_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    })
+    const keys = doc.paths['/keys/list'].get
+    t.same(keys.security, [{ api_key: [] }, { api_key_query: [] }])
+    t.same(keys.tags, ['keys'])
+    t.equal(keys.deprecated, true)
+    t.match(keys.responses['401'].description, /missing_api_key/)
+    t.match(keys.responses['403'].description, /invalid_api_key/)
+    const del = doc.paths['/admin/users/{id}'].delete
+    t.same(del.security, [{ bearer_jwt: [] }])
+    t.match(del.responses['401'].description, /missing_token, invalid_token, token_expired, missing_authz/)
+    t.match(del.responses['403'].description, /forbidden/)
+    t.notOk(doc.paths['/users'].post.security, 'a route without auth middleware has no security')
+  })
+
+  t.test('documents a zod body through its JSON Schema, and warns for a Standard Schema without one', async (t) => {
+    t.same(doc.paths['/upload'].post.requestBody.content['application/json'].schema, {
+      type: 'object', properties: { name: { type: 'string' } }, required: ['name'],
+    })
+    t.same(doc.paths['/opaque'].post.requestBody.content['application/json'].schema, {})
+    t.match(out.text(), /schema not documented .*where="POST \/opaque body" vendor=opaque/)
+  })
+})

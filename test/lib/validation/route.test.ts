@@ -1,0 +1,167 @@
+import t from 'tap'
+import { expectTypeOf } from 'expect-type'
+import { z } from 'zod'
+import type { Middleware } from '../../../lib/index.js'
+import { field, schema } from '../../../lib/validation/index.js'
+import { build } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
+
+const Order = schema({
+  customer: field.object({ email: field.string().required().email(), name: field.string() }).required(),
+  items: field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required()).required(),
+})
+const Page = schema({ page: field.integer().min(1).default(1), tag: field.array(field.string()), on: field.boolean() })
+const Id = schema({ id: field.integer().required() })
+
+const post = (app: ReturnType<typeof build>, url: string, payload: unknown) =>
+  app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json' } })
+
+t.test('Route schemas', async (t) => {
+  const calls: string[] = []
+  const app = build(t, (app) => {
+    const refuse: Middleware = (req, res, next) => (req.header('x-refuse') ? void res.error(401, 'unauthorized', 'no') : next())
+    app.use('/orders', refuse)
+    app.post('/orders', { body: Order }, (req, res) => {
+      calls.push('order')
+      const body = req.valid('body')
+      expectTypeOf(body.items).toEqualTypeOf<{ sku: string; qty: number }[]>()
+      res.status(201).json('ok', true, 'count', body.items.length, 'body', body)
+    })
+    app.get('/things/{id}', { params: Id, query: Page }, (req, res) => {
+      expectTypeOf(req.valid('params').id).toEqualTypeOf<number>()
+      expectTypeOf(req.valid('query').page).toEqualTypeOf<number>()
+      // @ts-expect-error: the route has no body schema
+      req.valid('body')
+      // @ts-expect-error: the path has no parameter named idd
+      req.param('idd')
+      res.json('id', req.valid('params').id, 'raw', req.param('id'), 'query', req.valid('query'))
+    })
+    app.post('/strict', { body: schema({ a: field.integer() }).strict() }, (req, res) => void res.json(req.valid('body')))
+    app.post('/throws', { body: schema({ n: field.integer().check(() => { throw new Error('refinement bug') }, 'x') }) }, (_req, res) => void res.json('ok', true))
+    app.post('/zod', { body: z.object({ name: z.string().min(2), tags: z.array(z.string()).max(2) }) }, (req, res) => {
+      expectTypeOf(req.valid('body')).toEqualTypeOf<{ name: string; tags: string[] }>()
+      res.json(req.valid('body'))
+    })
+    app.group('/users/{uid}', (g) => g.get('/posts/{pid}/*', (req, res) => {
+      expectTypeOf<Parameters<typeof req.param>[0]>().toEqualTypeOf<'uid' | 'pid' | '*'>()
+      res.json('uid', req.param('uid'), 'pid', req.param('pid'), 'rest', req.param('*'))
+    }))
+    app.get('/headers', { headers: schema({ 'x-count': field.integer().required() }) }, (req, res) => void res.json(req.valid('headers')))
+  })
+
+  t.test('an invalid body answers 400 validation_failed with nested field paths, and the handler never runs', async (t) => {
+    const r = await post(app, '/orders', { customer: { email: 'nope' }, items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: '2' }] })
+    t.equal(r.statusCode, 400)
+    t.same(r.json(), {
+      ok: false,
+      error: 'validation_failed',
+      message: 'email must be a valid email address',
+      errors: [
+        { field: 'customer/email', code: 'Email', message: 'email must be a valid email address' },
+        { field: 'items/2/qty', code: 'Type', message: 'qty must be an integer' },
+      ],
+    })
+    t.same(calls, [])
+  })
+
+  t.test('a valid body reaches the handler as the validated value, unknown keys stripped', async (t) => {
+    const r = await post(app, '/orders', { customer: { email: 'a@example.com', x: 1 }, items: [{ sku: 'a', qty: 2 }], y: 2 })
+    t.equal(r.statusCode, 201)
+    t.same(r.json().body, { customer: { email: 'a@example.com' }, items: [{ sku: 'a', qty: 2 }] })
+  })
+
+  t.test("the route's middleware answers before validation", async (t) => {
+    const r = await app.inject({ method: 'POST', url: '/orders', payload: 'not json', headers: { 'x-refuse': '1' } })
+    t.equal(r.statusCode, 401)
+    t.equal(r.json().error, 'unauthorized')
+  })
+
+  t.test('no body, bad JSON and a JSON array answer Expected JSON object', async (t) => {
+    for (const payload of ['', '{bad', '[1]']) {
+      const r = await post(app, '/orders', payload)
+      t.equal(r.statusCode, 400)
+      t.same(r.json().errors, [{ field: '', code: 'Type', message: 'Expected JSON object' }], JSON.stringify(payload))
+    }
+  })
+
+  t.test('numbers as strings and strings as numbers are refused in a body', async (t) => {
+    const r = await post(app, '/orders', { customer: { email: 'a@example.com', name: 7 }, items: [{ sku: 5, qty: '1' }] })
+    t.same(r.json().errors, [
+      { field: 'customer/name', code: 'Type', message: 'name must be a string' },
+      { field: 'items/0/sku', code: 'Type', message: 'sku must be a string' },
+      { field: 'items/0/qty', code: 'Type', message: 'qty must be an integer' },
+    ])
+  })
+
+  t.test('query and params are coerced from strings; their errors are prefixed with the part', async (t) => {
+    const ok = await app.inject({ url: '/things/42?tag=a&tag=b&on=true' })
+    t.same(ok.json(), { id: 42, raw: '42', query: { page: 1, tag: ['a', 'b'], on: true } })
+    const bad = await app.inject({ url: '/things/x?page=0&on=maybe' })
+    t.equal(bad.statusCode, 400)
+    t.same(bad.json().errors, [
+      { field: 'query/page', code: 'Min', message: 'page must be at least 1' },
+      { field: 'query/on', code: 'Type', message: 'on must be a boolean' },
+      { field: 'params/id', code: 'Type', message: 'id must be an integer' },
+    ])
+  })
+
+  t.test('the same query key 10,000 times is an array where the schema wants one, and refused where it does not', async (t) => {
+    const tags = Array.from({ length: 10_000 }, (_, i) => `tag=t${i}`).join('&')
+    const many = await app.inject({ url: `/things/1?${tags}` })
+    t.equal(many.statusCode, 200)
+    t.equal(many.json().query.tag.length, 10_000)
+    const pages = Array.from({ length: 10_000 }, () => 'page=2').join('&')
+    const refused = await app.inject({ url: `/things/1?${pages}` })
+    t.same(refused.json().errors, [{ field: 'query/page', code: 'Type', message: 'page must be an integer' }])
+  })
+
+  t.test('path parameter names of groups and routes are typed together', async (t) => {
+    t.same((await app.inject({ url: '/users/1/posts/2/a/b' })).json(), { uid: '1', pid: '2', rest: 'a/b' })
+  })
+
+  t.test('headers are validated and coerced', async (t) => {
+    t.same((await app.inject({ url: '/headers', headers: { 'x-count': '3' } })).json(), { 'x-count': 3 })
+    t.same((await app.inject({ url: '/headers' })).json().errors, [{ field: 'headers/x-count', code: 'Required', message: 'x-count is required' }])
+  })
+
+  t.test('unknown keys are refused by a strict schema', async (t) => {
+    const r = await post(app, '/strict', { a: 1, b: 2 })
+    t.same(r.json().errors, [{ field: 'b', code: 'Unknown', message: 'b is not allowed' }])
+  })
+
+  t.test('__proto__ and constructor keys at every level never pollute', async (t) => {
+    const r = await post(app, '/orders', '{"__proto__":{"x":1},"constructor":{"prototype":{"x":1}},"customer":{"email":"a@example.com","__proto__":{"x":1}},"items":[{"sku":"a","qty":1,"__proto__":{"x":1},"constructor":{"prototype":{"x":1}}}]}')
+    t.equal(r.statusCode, 201)
+    t.same(r.json().body, { customer: { email: 'a@example.com' }, items: [{ sku: 'a', qty: 1 }] })
+    t.equal(({} as Record<string, unknown>)['x'], undefined)
+  })
+
+  t.test('a body nested 1,000 deep and a huge array answer 400 without a crash', async (t) => {
+    const deep = '{"customer":'.repeat(1000) + '1' + '}'.repeat(1000)
+    const r = await post(app, '/orders', deep)
+    t.equal(r.statusCode, 400)
+    t.same(r.json().errors, [
+      { field: 'customer/email', code: 'Required', message: 'email is required' },
+      { field: 'items', code: 'Required', message: 'items is required' },
+    ], 'the schema reads one level; the rest of the depth is an unknown key, dropped unread')
+    const huge = { customer: { email: 'a@example.com' }, items: Array.from({ length: 50_000 }, () => ({ sku: 1 })) }
+    const h = await post(app, '/orders', huge)
+    t.equal(h.statusCode, 400)
+    t.equal(h.json().errors.length, 100)
+  })
+
+  t.test('a refinement that throws answers 500 and is logged; the process lives on', async (t) => {
+    const out = capture_log(t)
+    const r = await post(app, '/throws', { n: 1 })
+    t.equal(r.statusCode, 500)
+    t.equal(r.json().error, 'internal_error')
+    t.match(out.text(), /refinement bug/)
+  })
+
+  t.test('a Standard Schema (zod 4) validates like an fw schema', async (t) => {
+    const bad = await post(app, '/zod', { name: 'a', tags: ['x', 'y', 'z'] })
+    t.equal(bad.statusCode, 400)
+    t.same(bad.json().errors.map((e: { field: string }) => e.field), ['name', 'tags'])
+    t.same((await post(app, '/zod', { name: 'ab', tags: [] })).json(), { name: 'ab', tags: [] })
+  })
+})

@@ -1,0 +1,51 @@
+import t from 'tap'
+import { expectTypeOf } from 'expect-type'
+import { field, schema, type Infer } from '../../../lib/validation/index.js'
+
+t.test('Type presence', async (t) => {
+  const S = schema({
+    note: field.string().nullable(),
+    size: field.integer().default(10).describe('page size'),
+    name: field.string().required().optional(),
+  })
+  expectTypeOf<Infer<typeof S>>().toEqualTypeOf<{ size: number; note?: string | null; name?: string }>()
+
+  t.test('nullable keeps null as a value; default fills a missing field', async (t) => {
+    t.same(S.validate({ note: null }), { ok: true, value: { note: null, size: 10 } })
+    t.same(S.validate({ note: 'x', size: 3 }), { ok: true, value: { note: 'x', size: 3 } })
+  })
+
+  t.test('optional undoes required', async (t) => {
+    t.same(S.validate({}), { ok: true, value: { size: 10 } })
+  })
+
+  t.test('the JSON Schema carries nullable, default and description', async (t) => {
+    t.same(S.json_schema(), {
+      type: 'object',
+      properties: {
+        note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        size: { type: 'integer', description: 'page size', default: 10 },
+        name: { type: 'string' },
+      },
+      required: ['size'],
+    })
+  })
+})
+
+t.test('Type.check', async (t) => {
+  t.test('a refinement that throws lets the error through to the caller', async (t) => {
+    const S = schema({ n: field.integer().check(() => { throw new Error('boom') }, 'never') })
+    t.throws(() => S.validate({ n: 1 }), { message: 'boom' })
+  })
+})
+
+t.test("Type['~standard']", async (t) => {
+  t.test('is a Standard Schema v1 of vendor fw', async (t) => {
+    const S = schema({ items: field.array(field.object({ qty: field.integer().required() })).required() })
+    const std = S['~standard']
+    t.equal(std.version, 1)
+    t.equal(std.vendor, 'fw')
+    t.same(std.validate({ items: [{ qty: 1 }] }), { value: { items: [{ qty: 1 }] } })
+    t.same(std.validate({ items: [{ qty: 'x' }] }), { issues: [{ message: 'qty must be an integer', path: ['items', '0', 'qty'] }] })
+  })
+})
