@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
-import { flush, pino_logger } from '../lib/log/index.js'
+import { configure, flush, pino_logger } from '../lib/log/index.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
 
 /**
@@ -21,6 +21,7 @@ export class App extends AppCore {
   #on_closed!: () => void
 
   constructor(options: AppOptions = {}) {
+    if (options.logger !== undefined) configure(options.logger)
     super(options)
     this.#closed = new Promise((resolve) => (this.#on_closed = resolve))
   }

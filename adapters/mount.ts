@@ -44,7 +44,8 @@ export function sequential_ids(): (req: WithHeaders) => string {
 /** Registers the app's routes on `instance`; call once per app. */
 export async function mount(instance: FastifyInstance, app: AppCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
-  const bind = binder(app, ip_resolver(app.config.trust_proxy))
+  const ip = ip_resolver(app.config.trust_proxy)
+  const bind = binder(app, ip)
 
   // Bodies stay raw: Request.body() is the text and Request.json() parses lazily, so bad JSON reaches the handler.
   instance.removeAllContentTypeParsers()
@@ -59,7 +60,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   instance.setNotFoundHandler(bind(compiled.not_found))
-  if (app.config.access_log !== false) instance.addHook('onResponse', access_line(app.config.access_log))
+  if (app.config.access_log !== false) instance.addHook('onResponse', access_line(app.config.access_log, ip))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
@@ -138,12 +139,16 @@ function binder(app: AppCore, ip: IpResolver) {
 
 /**
  * The access line, written once a response is sent: `request rid=<id> method=GET path=/x?api_key=[redacted]
- * status=200 duration_ms=0.42`. Secret query parameters are redacted; headers are never written.
+ * route=/x status=200 duration_ms=0.42 ip=10.0.0.1 ua="curl/8.5" bytes=12`. Secret query parameters are redacted; the
+ * route is the template (`/users/:id`, empty when none matched), the ip the client's per `trust_proxy`, bytes the
+ * body's length (empty when streamed without one). Other headers are never written.
  */
-function access_line(level: LogLevel) {
+function access_line(level: LogLevel, ip: IpResolver) {
   const http = logger('http')
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
-    'path', redact_query(freq.url), 'status', reply.statusCode, 'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000)
+    'path', redact_query(freq.url), 'route', freq.routeOptions.url ?? '', 'status', reply.statusCode,
+    'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000, 'ip', ip(freq), 'ua', freq.headers['user-agent'] ?? '',
+    'bytes', Number(reply.getHeader('content-length') ?? 0))
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (http.enabled(level)) run_with_request_id(freq.id, write, freq, reply)
     done()

@@ -1,6 +1,7 @@
 // Runtime configuration: App options, overridden by FW_* environment variables, with the defaults in one place.
 import proxyaddr from 'proxy-addr'
 import { defineError } from './errors.js'
+import type { LogConfig } from './log/core.js'
 import { known_level, type LogLevel } from './log/levels.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
@@ -24,6 +25,11 @@ export interface AppOptions {
   request_id?: boolean
   /** Level of the per-request access line, or false for none (FW_ACCESS_LOG: a level name, or `false`/`off`; default 'info'). */
   access_log?: LogLevel | false
+  /**
+   * Logging configuration applied when the App is built, as `configure` takes it: level, format, async, destination, and
+   * `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built wins.
+   */
+  logger?: Partial<LogConfig>
 }
 
 /** Options after defaults and environment are applied. */
