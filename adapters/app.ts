@@ -3,8 +3,19 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
 import type { AppOptions } from '../lib/config.js'
+import { compose, type Middleware } from '../lib/compose.js'
 import { configure, flush, pino_logger } from '../lib/log/index.js'
+import { Health, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
+import { metrics_hooks, shed_hook } from './observability.js'
+
+/** Options of `app.metrics`. */
+export interface AppMetricsOptions extends MetricsOptions {
+  /** Where Prometheus scrapes (default `/metrics`). */
+  path?: string
+  /** Middleware run before the metrics answer (an API key, an IP filter). */
+  middleware?: Middleware[]
+}
 
 /**
  * A web application: routes, ordered middleware, static folders, lifecycle and configuration.
@@ -19,6 +30,7 @@ export class App extends AppCore {
   #closing: Promise<void> | undefined
   #closed: Promise<void>
   #on_closed!: () => void
+  #health: Health | undefined
 
   constructor(options: AppOptions = {}) {
     if (options.logger !== undefined) configure(options.logger)
@@ -45,6 +57,46 @@ export class App extends AppCore {
       frameworkErrors: framework_error(this.config.request_id),
     })
     return this.#fastify
+  }
+
+  /**
+   * Serves Prometheus metrics at `path`: requests by method, route template and status, their durations, requests in
+   * flight, Node's process metrics and the module counters. Call before the first request.
+   * @example
+   * app.metrics({ path: '/metrics', middleware: [ip_filter({ allow: ['10.0.0.0/8'] })] })
+   */
+  metrics({ path = '/metrics', middleware = [], ...options }: AppMetricsOptions = {}): Metrics {
+    const metrics = new Metrics(options)
+    metrics_hooks(this.fastify, metrics)
+    this.get(path, compose(middleware, async (_req, res) => void res.header('content-type', metrics.content_type).text(await metrics.text())))
+    this.on_close(() => metrics.close())
+    return metrics
+  }
+
+  /**
+   * Serves liveness at `path` (default `/health`) and readiness at `ready_path` (default `/ready`), which runs the checks
+   * with a timeout and answers 503 `not_ready` from the moment `close()` starts. Call before the first request.
+   * @example
+   * app.health({ checks: { redis: redis_ping(client) } })
+   */
+  health(options: HealthOptions = {}): Health {
+    const health = (this.#health = new Health(options))
+    this.get(health.path, health.live)
+    this.get(health.ready_path, health.ready)
+    return health
+  }
+
+  /**
+   * Refuses new requests with 503 `overloaded` and `Retry-After` while event-loop delay, heap or RSS is past its
+   * threshold, until every reading is back under `recover_ratio` of it. Health paths are never refused.
+   * @example
+   * app.shed_load({ max_event_loop_delay_ms: 200, max_rss_bytes: 1.5e9 })
+   */
+  shed_load(options: LoadOptions, monitor: LoadMonitor = new LoadMonitor(options)): LoadMonitor {
+    const skip = new Set(this.#health === undefined ? [] : [this.#health.path, this.#health.ready_path])
+    shed_hook(this.fastify, monitor, skip)
+    this.on_close(() => monitor.stop())
+    return monitor.start()
   }
 
   /** Compiles the routes and readies the server; `listen` and `inject` call it. */
@@ -93,6 +145,7 @@ export class App extends AppCore {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#health?.drain()
       const f = this.#fastify
       if (f) {
         const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)

@@ -1,6 +1,7 @@
 // The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain unwinds.
 import { defineError, httpCode } from './errors.js'
 import { pairs_to_object, type KeyValues } from './json.js'
+import { observed, report } from './observability/events.js'
 
 export const ERR_RESPONSE_BAD_HEADER = defineError(
   'FW_ERR_RESPONSE_BAD_HEADER',
@@ -116,6 +117,8 @@ export class Response {
   error(status: number, message: string): this
   error(status: number, code: string, message?: string, details?: unknown): this {
     this.status(status)
+    // Every 401 and 403 fw answers goes through here: one place counts auth refusals by code for metrics.
+    if ((status === 401 || status === 403) && observed()) report({ kind: 'auth_refused', code })
     if (message === undefined) return this.json('ok', false, 'error', code)
     return details === undefined
       ? this.json('ok', false, 'error', code, 'message', message)

@@ -26,7 +26,7 @@ t.test('access line', async (t) => {
     t.equal(line.msg, 'request')
     const p = pairs_of(lines[0]!)
     t.same(Object.keys(p), ['rid', 'method', 'path', 'route', 'status', 'duration_ms', 'ip', 'ua', 'bytes'])
-    t.match(p, { rid: 'req-1', method: 'GET', path: '/items/7?page=2', route: '/items/:id', status: '201', ip: '127.0.0.1', ua: 'curl/8.5 (x)', bytes: '11' })
+    t.match(p, { rid: 'req-1', method: 'GET', path: '/items/7?page=2', route: '/items/{id}', status: '201', ip: '127.0.0.1', ua: 'curl/8.5 (x)', bytes: '11' })
     t.ok(Number(p.duration_ms) >= 0, `duration_ms is a number: ${p.duration_ms}`)
   })
 

@@ -4,6 +4,7 @@ import { FwError, httpCode } from '../../errors.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
+import { observed, report } from '../../observability/events.js'
 
 export const CODE_RATE_LIMIT_EXCEEDED = httpCode('rate_limit_exceeded')
 export const CODE_RATE_LIMIT_UNAVAILABLE = httpCode('rate_limit_unavailable')
@@ -86,6 +87,7 @@ export function rate_limit({
     if (count <= max) return next()
     const retry = Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
     res.header('Retry-After', String(retry))
+    if (observed()) report({ kind: 'rate_limit_refused', namespace })
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
   }
 
