@@ -1,10 +1,11 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Server } from 'node:net'
+import type { SecureContextOptions } from 'node:tls'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
-import type { AppOptions } from '../lib/config.js'
+import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
-import { configure, flush, pino_logger } from '../lib/log/index.js'
+import { configure, flush, logger, pino_logger } from '../lib/log/index.js'
 import { Health, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
 import { metrics_hooks, shed_hook } from './observability.js'
@@ -40,7 +41,19 @@ export class App extends AppCore {
 
   /** The Fastify instance this app owns: the escape hatch for Fastify plugins and options fw does not cover. */
   get fastify(): FastifyInstance {
-    this.#fastify ??= Fastify({
+    this.#fastify ??= this.#create()
+    return this.#fastify
+  }
+
+  #create(): FastifyInstance {
+    const c = this.config
+    // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
+    const tls = c.https === undefined ? {} : { https: { ...c.https, allowHTTP1: true } }
+    const f = Fastify({
+      ...(tls as object),
+      http2: c.http2 as false,
+      keepAliveTimeout: c.keep_alive_timeout_ms,
+      requestTimeout: c.request_timeout_ms,
       routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 1000 },
       trustProxy: this.config.trust_proxy,
       bodyLimit: this.config.body_limit,
@@ -55,8 +68,28 @@ export class App extends AppCore {
       forceCloseConnections: 'idle',
       // A malformed URL (`/x/%zz`) fails in the router, before any route: answer it in fw's error shape too.
       frameworkErrors: framework_error(this.config.request_id),
-    })
-    return this.#fastify
+    }) as unknown as FastifyInstance
+    const server = f.server as Server & { headersTimeout?: number }
+    server.headersTimeout = c.headers_timeout_ms
+    if (c.max_connections > 0) server.maxConnections = c.max_connections
+    return f
+  }
+
+  /**
+   * Swaps the TLS key and certificate of an HTTPS app without a restart: new connections use them, open ones keep theirs.
+   * @example
+   * app.reload_tls({ key: readFileSync('key.pem'), cert: readFileSync('cert.pem') })
+   */
+  reload_tls(tls: TlsOptions): void {
+    const server = this.fastify.server as unknown as { setSecureContext?: (o: SecureContextOptions) => void }
+    if (this.config.https === undefined || server.setSecureContext === undefined) throw ERR_CONFIG_BAD_VALUE('https', '[not set]', 'set when the App was built to reload it')
+    server.setSecureContext(check_tls(tls)!)
+  }
+
+  /** The address clients use: `http(s)://host:port`, with an IPv6 host in brackets. */
+  url(): string {
+    const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host
+    return `${this.config.https === undefined ? 'http' : 'https'}://${host}:${this.port()}`
   }
 
   /**
@@ -164,13 +197,19 @@ export class App extends AppCore {
     return this.#closing
   }
 
-  /** Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. */
-  async run(port: number = this.config.port): Promise<void> {
+  /**
+   * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. The listening line goes through the
+   * logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
+   */
+  async run(port: number = this.config.port, on_listening?: (url: string) => void): Promise<void> {
     const stop = (): void => void this.close()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     try {
-      await this.listen(port, (p) => console.log(`listening on http://${this.config.host}:${p}`))
+      await this.listen(port, () => {
+        logger('fw').info('listening on {}', this.url())
+        on_listening?.(this.url())
+      })
       await this.wait()
     } finally {
       process.off('SIGINT', stop)

@@ -14,4 +14,5 @@ if (demo === undefined || !Number.isInteger(port)) {
 
 const app = new App({ host: '127.0.0.1' })
 await demo.setup(app, app)
-await app.run(port)
+// The contract's line, on stdout whatever the log format: tools wait for it.
+await app.run(port, (url) => console.log(`listening on ${url}`))
