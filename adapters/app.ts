@@ -6,9 +6,10 @@ import { AppCore } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
 import { configure, flush, logger, pino_logger } from '../lib/log/index.js'
-import { Health, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
+import { Health, HttpTracing, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
-import { metrics_hooks, shed_hook } from './observability.js'
+import { ip_resolver } from './ip.js'
+import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
 
 /** Options of `app.metrics`. */
 export interface AppMetricsOptions extends MetricsOptions {
@@ -130,6 +131,19 @@ export class App extends AppCore {
     shed_hook(this.fastify, monitor, skip)
     this.on_close(() => monitor.stop())
     return monitor.start()
+  }
+
+  /**
+   * Traces each request through `@opentelemetry/api`: a server span named `METHOD /route/{template}` with the HTTP
+   * semantic-convention attributes, the caller's `traceparent` continued, and `trace_id`/`span_id` on every log line of
+   * the request. Without a registered SDK the calls are no-ops. Call before the first request.
+   * @example
+   * app.tracing()
+   */
+  tracing(tracing: HttpTracing = new HttpTracing()): HttpTracing {
+    const ip = ip_resolver(this.config.trust_proxy)
+    this.on_close(trace_hooks(this.fastify, tracing, (freq) => ip(freq)))
+    return tracing
   }
 
   /** Compiles the routes and readies the server; `listen` and `inject` call it. */

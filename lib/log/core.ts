@@ -37,6 +37,7 @@ export class LogCore {
   #clock: () => number = Date.now
   #pino_options: PinoOptions = {}
   #line: PinoLine | undefined
+  #line_fields: (() => readonly unknown[] | undefined) | undefined
   readonly #level_watchers = new Set<(level: LogLevel) => void>()
 
   /** Sets level, format, async mode and destination together; everything is checked before anything changes. */
@@ -89,6 +90,14 @@ export class LogCore {
     this.#clock = clock
   }
 
+  /**
+   * Adds the pairs `fields()` gives (alternating keys and values) to every line, after the context: tracing adds
+   * `trace_id` and `span_id` this way. No argument removes it.
+   */
+  set_line_fields(fields?: () => readonly unknown[] | undefined): void {
+    this.#line_fields = fields
+  }
+
   /** Calls `watcher` with the new level whenever it changes, until the returned function is called. */
   watch_level(watcher: (level: LogLevel) => void): () => void {
     this.#level_watchers.add(watcher)
@@ -110,7 +119,9 @@ export class LogCore {
   /** Writes one line at an enabled severity: `msg` then the context and `pairs` (alternating keys and values). */
   write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined): void {
     const line = this.#line ?? this.#open_line()
-    const { rec, moved } = json_record(name, msg, this.#clock(), current_context(), pairs, line.raw_keys)
+    const extra = this.#line_fields?.()
+    const all = extra === undefined ? pairs : pairs === undefined ? extra : [...extra, ...pairs]
+    const { rec, moved } = json_record(name, msg, this.#clock(), current_context(), all, line.raw_keys)
     line.meta.moved = moved
     line.emit(severity, rec)
   }
