@@ -1,11 +1,24 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Server } from 'node:net'
+import type { SecureContextOptions } from 'node:tls'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { AppCore } from '../lib/app.js'
-import type { AppOptions } from '../lib/config.js'
-import { flush, pino_logger } from '../lib/log/index.js'
+import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
+import { compose, type Middleware } from '../lib/compose.js'
+import { configure, flush, logger, pino_logger } from '../lib/log/index.js'
+import { Health, HttpTracing, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
 import { client_error } from './client-error.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
+import { ip_resolver } from './ip.js'
+import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
+
+/** Options of `app.metrics`. */
+export interface AppMetricsOptions extends MetricsOptions {
+  /** Where Prometheus scrapes (default `/metrics`). */
+  path?: string
+  /** Middleware run before the metrics answer (an API key, an IP filter). */
+  middleware?: Middleware[]
+}
 
 /**
  * A web application: routes, ordered middleware, static folders, lifecycle and configuration.
@@ -20,15 +33,29 @@ export class App extends AppCore {
   #closing: Promise<void> | undefined
   #closed: Promise<void>
   #on_closed!: () => void
+  #health: Health | undefined
 
   constructor(options: AppOptions = {}) {
+    if (options.logger !== undefined) configure(options.logger)
     super(options)
     this.#closed = new Promise((resolve) => (this.#on_closed = resolve))
   }
 
   /** The Fastify instance this app owns: the escape hatch for Fastify plugins and options fw does not cover. */
   get fastify(): FastifyInstance {
-    this.#fastify ??= Fastify({
+    this.#fastify ??= this.#create()
+    return this.#fastify
+  }
+
+  #create(): FastifyInstance {
+    const c = this.config
+    // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
+    const tls = c.https === undefined ? {} : { https: { ...c.https, allowHTTP1: true } }
+    const f = Fastify({
+      ...(tls as object),
+      http2: c.http2 as false,
+      keepAliveTimeout: c.keep_alive_timeout_ms,
+      requestTimeout: c.request_timeout_ms,
       routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 1000 },
       trustProxy: this.config.trust_proxy,
       bodyLimit: this.config.body_limit,
@@ -45,8 +72,81 @@ export class App extends AppCore {
       frameworkErrors: framework_error(this.config.request_id),
       // And so does a request Node's HTTP parser refuses (bad request line, bad chunking, headers too large).
       clientErrorHandler: client_error,
-    })
-    return this.#fastify
+    }) as unknown as FastifyInstance
+    const server = f.server as Server & { headersTimeout?: number }
+    server.headersTimeout = c.headers_timeout_ms
+    if (c.max_connections > 0) server.maxConnections = c.max_connections
+    return f
+  }
+
+  /**
+   * Swaps the TLS key and certificate of an HTTPS app without a restart: new connections use them, open ones keep theirs.
+   * @example
+   * app.reload_tls({ key: readFileSync('key.pem'), cert: readFileSync('cert.pem') })
+   */
+  reload_tls(tls: TlsOptions): void {
+    const server = this.fastify.server as unknown as { setSecureContext?: (o: SecureContextOptions) => void }
+    if (this.config.https === undefined || server.setSecureContext === undefined) throw ERR_CONFIG_BAD_VALUE('https', '[not set]', 'set when the App was built to reload it')
+    server.setSecureContext(check_tls(tls)!)
+  }
+
+  /** The address clients use: `http(s)://host:port`, with an IPv6 host in brackets. */
+  url(): string {
+    const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host
+    return `${this.config.https === undefined ? 'http' : 'https'}://${host}:${this.port()}`
+  }
+
+  /**
+   * Serves Prometheus metrics at `path`: requests by method, route template and status, their durations, requests in
+   * flight, Node's process metrics and the module counters. Call before the first request.
+   * @example
+   * app.metrics({ path: '/metrics', middleware: [ip_filter({ allow: ['10.0.0.0/8'] })] })
+   */
+  metrics({ path = '/metrics', middleware = [], ...options }: AppMetricsOptions = {}): Metrics {
+    const metrics = new Metrics(options)
+    metrics_hooks(this.fastify, metrics)
+    this.get(path, compose(middleware, async (_req, res) => void res.header('content-type', metrics.content_type).text(await metrics.text())))
+    this.on_close(() => metrics.close())
+    return metrics
+  }
+
+  /**
+   * Serves liveness at `path` (default `/health`) and readiness at `ready_path` (default `/ready`), which runs the checks
+   * with a timeout and answers 503 `not_ready` from the moment `close()` starts. Call before the first request.
+   * @example
+   * app.health({ checks: { redis: redis_ping(client) } })
+   */
+  health(options: HealthOptions = {}): Health {
+    const health = (this.#health = new Health(options))
+    this.get(health.path, health.live)
+    this.get(health.ready_path, health.ready)
+    return health
+  }
+
+  /**
+   * Refuses new requests with 503 `overloaded` and `Retry-After` while event-loop delay, heap or RSS is past its
+   * threshold, until every reading is back under `recover_ratio` of it. Health paths are never refused.
+   * @example
+   * app.shed_load({ max_event_loop_delay_ms: 200, max_rss_bytes: 1.5e9 })
+   */
+  shed_load(options: LoadOptions, monitor: LoadMonitor = new LoadMonitor(options)): LoadMonitor {
+    const skip = new Set(this.#health === undefined ? [] : [this.#health.path, this.#health.ready_path])
+    shed_hook(this.fastify, monitor, skip)
+    this.on_close(() => monitor.stop())
+    return monitor.start()
+  }
+
+  /**
+   * Traces each request through `@opentelemetry/api`: a server span named `METHOD /route/{template}` with the HTTP
+   * semantic-convention attributes, the caller's `traceparent` continued, and `trace_id`/`span_id` on every log line of
+   * the request. Without a registered SDK the calls are no-ops. Call before the first request.
+   * @example
+   * app.tracing()
+   */
+  tracing(tracing: HttpTracing = new HttpTracing()): HttpTracing {
+    const ip = ip_resolver(this.config.trust_proxy)
+    this.on_close(trace_hooks(this.fastify, tracing, (freq) => ip(freq)))
+    return tracing
   }
 
   /** Compiles the routes and readies the server; `listen` and `inject` call it. */
@@ -95,6 +195,7 @@ export class App extends AppCore {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#health?.drain()
       const f = this.#fastify
       if (f) {
         const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)
@@ -113,13 +214,19 @@ export class App extends AppCore {
     return this.#closing
   }
 
-  /** Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. */
-  async run(port: number = this.config.port): Promise<void> {
+  /**
+   * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. The listening line goes through the
+   * logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
+   */
+  async run(port: number = this.config.port, on_listening?: (url: string) => void): Promise<void> {
     const stop = (): void => void this.close()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     try {
-      await this.listen(port, (p) => console.log(`listening on http://${this.config.host}:${p}`))
+      await this.listen(port, () => {
+        logger('fw').info('listening on {}', this.url())
+        on_listening?.(this.url())
+      })
       await this.wait()
     } finally {
       process.off('SIGINT', stop)

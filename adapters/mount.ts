@@ -9,6 +9,7 @@ import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
 import { level as log_level, logger, redact_query, run_with_request_id, with_request_id, type LogLevel } from '../lib/log/index.js'
+import { route_template } from '../lib/observability/route.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
@@ -47,7 +48,8 @@ export function sequential_ids(): (req: WithHeaders) => string {
 /** Registers the app's routes on `instance`; call once per app. */
 export async function mount(instance: FastifyInstance, app: AppCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
-  const bind = binder(app, ip_resolver(app.config.trust_proxy))
+  const ip = ip_resolver(app.config.trust_proxy)
+  const bind = binder(app, ip)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -63,7 +65,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
-  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access))
+  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
@@ -151,12 +153,16 @@ function pending(sent: FastifyReply | Promise<FastifyReply>): Promise<FastifyRep
 
 /**
  * The access line, written once a response is sent: `request rid=<id> method=GET path=/x?api_key=[redacted]
- * status=200 duration_ms=0.42`. Secret query parameters are redacted; headers are never written.
+ * route=/x status=200 duration_ms=0.42 ip=10.0.0.1 ua="curl/8.5" bytes=12`. Secret query parameters are redacted; the
+ * route is the template (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the
+ * body's length (empty when streamed without one). Other headers are never written.
  */
-function access_line(level: LogLevel) {
+function access_line(level: LogLevel, ip: IpResolver) {
   const http = logger('http')
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
-    'path', redact_query(freq.url), 'status', reply.statusCode, 'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000)
+    'path', redact_query(freq.url), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
+    'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000, 'ip', ip(freq), 'ua', freq.headers['user-agent'] ?? '',
+    'bytes', Number(reply.getHeader('content-length') ?? 0))
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (http.enabled(level)) with_request_id(freq.id, write, freq, reply)
     done()

@@ -15,4 +15,5 @@ if (demo === undefined || !Number.isInteger(port)) {
 const app = new App({ host: '127.0.0.1' })
 await demo.setup(app, app)
 app.openapi({ info: { title: `fw demo ${demo.name}`, version: '0.1.0' } })
-await app.run(port)
+// The contract's line, on stdout whatever the log format: tools wait for it.
+await app.run(port, (url) => console.log(`listening on ${url}`))

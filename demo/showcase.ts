@@ -1,5 +1,6 @@
 // `npm start`: every demo on one App, each under its own prefix so their routes never collide.
 import { App } from '../lib/index.js'
+import { compression, etag } from '../lib/middleware/app/index.js'
 import { demos } from './registry.js'
 
 /** Where each demo lives in the showcase ('' = at the root). Demos not listed mount under `/<name>`. */
@@ -20,6 +21,12 @@ export const SHOWCASE_PREFIXES: Record<string, string> = {
 
 /** Builds the showcase App. */
 export async function build_showcase(app = new App()): Promise<App> {
+  // Operations: Prometheus at /metrics, readiness at /ready (the spec's /health is the http-api demo's, and stays
+  // {ok:true}; /live is the probe's liveness), compressed answers and ETags on every buffered answer.
+  app.metrics({ path: '/metrics' })
+  app.health({ path: '/live', ready_path: '/ready' })
+  app.use(compression())
+  app.use(etag())
   for (const demo of Object.values(demos)) {
     const prefix = SHOWCASE_PREFIXES[demo.name] ?? `/${demo.name}`
     if (prefix === '') await demo.setup(app, app)

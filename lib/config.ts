@@ -2,6 +2,7 @@
 import proxyaddr from 'proxy-addr'
 import { resolve_form_limits, type FormLimits, type ResolvedFormLimits } from './body/limits.js'
 import { defineError } from './errors.js'
+import type { LogConfig } from './log/core.js'
 import { known_level, type LogLevel } from './log/levels.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
@@ -27,6 +28,29 @@ export interface AppOptions {
   access_log?: LogLevel | false
   /** Limits of `req.form()` and `req.multipart()` (fields, field_size, files, file_size); a call may override them. */
   form_limits?: FormLimits
+  /**
+   * Logging configuration applied when the App is built, as `configure` takes it: level, format, async, destination, and
+   * `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built wins.
+   */
+  logger?: Partial<LogConfig>
+  /** Serve HTTPS with this key and certificate (PEM); `App.reload_tls` swaps them without a restart. */
+  https?: TlsOptions
+  /** Serve HTTP/2 (over TLS when `https` is set, with ALPN falling back to HTTP/1.1 for older clients). Default false. */
+  http2?: boolean
+  /** How long an idle keep-alive connection stays open, in ms (FW_KEEP_ALIVE_TIMEOUT_MS; default 72000, above common load balancers' 60 s). */
+  keep_alive_timeout_ms?: number
+  /** Longest time to receive a whole request, in ms; 0 for none (FW_REQUEST_TIMEOUT_MS; default 300000). */
+  request_timeout_ms?: number
+  /** Longest time to receive a request's headers, in ms (FW_HEADERS_TIMEOUT_MS; default 60000). */
+  headers_timeout_ms?: number
+  /** Most connections open at once; further ones are refused; 0 for no limit (FW_MAX_CONNECTIONS; default 0). */
+  max_connections?: number
+}
+
+/** A TLS key and certificate, PEM text or buffers. */
+export interface TlsOptions {
+  key: string | Buffer
+  cert: string | Buffer
 }
 
 /** Options after defaults and environment are applied. */
@@ -39,6 +63,12 @@ export interface AppConfig {
   readonly request_id: boolean
   readonly access_log: LogLevel | false
   readonly form_limits: ResolvedFormLimits
+  readonly https: TlsOptions | undefined
+  readonly http2: boolean
+  readonly keep_alive_timeout_ms: number
+  readonly request_timeout_ms: number
+  readonly headers_timeout_ms: number
+  readonly max_connections: number
 }
 
 function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
@@ -80,6 +110,14 @@ function access_level(raw: string | false | undefined): LogLevel | false {
   return level === 'off' ? false : level
 }
 
+/** TLS material must be PEM text or buffers; the message never quotes the key. */
+export function check_tls(tls: TlsOptions | undefined): TlsOptions | undefined {
+  if (tls === undefined) return undefined
+  const pem = (v: unknown): boolean => (typeof v === 'string' && v.includes('-----BEGIN')) || Buffer.isBuffer(v)
+  if (typeof tls !== 'object' || tls === null || !pem(tls.key) || !pem(tls.cert)) throw ERR_CONFIG_BAD_VALUE('https', '[key and cert]', 'an object with PEM key and cert')
+  return tls
+}
+
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */
 export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
   const access = env.FW_ACCESS_LOG || options.access_log
@@ -92,5 +130,11 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     request_id: options.request_id ?? true,
     access_log: access_level(access),
     form_limits: resolve_form_limits(options.form_limits),
+    https: check_tls(options.https),
+    http2: options.http2 === true,
+    keep_alive_timeout_ms: int_env(env, 'FW_KEEP_ALIVE_TIMEOUT_MS', options.keep_alive_timeout_ms ?? 72_000, 0),
+    request_timeout_ms: int_env(env, 'FW_REQUEST_TIMEOUT_MS', options.request_timeout_ms ?? 300_000, 0),
+    headers_timeout_ms: int_env(env, 'FW_HEADERS_TIMEOUT_MS', options.headers_timeout_ms ?? 60_000, 0),
+    max_connections: int_env(env, 'FW_MAX_CONNECTIONS', options.max_connections ?? 0, 0),
   }
 }

@@ -2,6 +2,7 @@
 import { defineError, httpCode } from './errors.js'
 import { pairs_to_object, type KeyValues } from './json.js'
 import { check_source, discard_body, type SseOptions, type SseProducer, type StreamedBody, type StreamSource } from './stream/index.js'
+import { observed, report } from './observability/events.js'
 
 export const ERR_RESPONSE_BAD_HEADER = defineError(
   'FW_ERR_RESPONSE_BAD_HEADER',
@@ -123,6 +124,8 @@ export class Response {
   error(status: number, message: string): this
   error(status: number, code: string, message?: string, details?: unknown): this {
     this.status(status)
+    // Every 401 and 403 fw answers goes through here: one place counts auth refusals by code for metrics.
+    if ((status === 401 || status === 403) && observed()) report({ kind: 'auth_refused', code })
     if (message === undefined) return this.json('ok', false, 'error', code)
     return details === undefined
       ? this.json('ok', false, 'error', code, 'message', message)

@@ -2,9 +2,9 @@
 import { color_wanted } from './colors.js'
 import { current_context } from './context.js'
 import { check_format, parse_format, type LogFormat } from './formats.js'
-import { JsonWriter, json_record, pretty_line } from './json-line.js'
-import { kv_line } from './kv-line.js'
+import { json_record } from './json-line.js'
 import { LEVELS, OFF, parse_level, severity_of, type LogLevel } from './levels.js'
+import { check_pino_options, PinoLine, type PinoOptions } from './pino-line.js'
 import { check_destination, flush_on_signals, open_sink, type LogDestination, type Sink } from './sink.js'
 import { first_error, format_message } from './values.js'
 
@@ -18,9 +18,12 @@ export interface LogConfig {
   async: boolean
   /** Where lines go (default stdout). */
   destination: LogDestination
+  /**
+   * Options for the pino logger every line goes through: `redact`, `serializers`, `mixin`, `formatters.log`, `base`,
+   * or a `transport` (which then receives the JSON lines instead of the destination). Default none.
+   */
+  pino: PinoOptions
 }
-
-const CRITICAL = 5
 
 /** The shared state behind every logger. `threshold` is public so a disabled call costs one comparison. */
 export class LogCore {
@@ -32,7 +35,9 @@ export class LogCore {
   #sink: Sink | undefined
   #color = false
   #clock: () => number = Date.now
-  readonly #json = new JsonWriter()
+  #pino_options: PinoOptions = {}
+  #line: PinoLine | undefined
+  #line_fields: (() => readonly unknown[] | undefined) | undefined
   readonly #level_watchers = new Set<(level: LogLevel) => void>()
 
   /** Sets level, format, async mode and destination together; everything is checked before anything changes. */
@@ -41,8 +46,11 @@ export class LogCore {
     const format = config.format === undefined ? this.#format : check_format(config.format)
     const destination = config.destination === undefined ? this.#destination : check_destination(config.destination)
     const async = config.async === undefined ? this.#async : config.async === true
+    const pino = config.pino === undefined ? this.#pino_options : check_pino_options(config.pino)
     if (destination !== this.#destination || async !== this.#async) this.#reopen(destination, async)
+    if (format !== this.#format || pino !== this.#pino_options) this.#line = undefined
     this.#format = format
+    this.#pino_options = pino
     this.#set_threshold(severity)
   }
 
@@ -82,6 +90,14 @@ export class LogCore {
     this.#clock = clock
   }
 
+  /**
+   * Adds the pairs `fields()` gives (alternating keys and values) to every line, after the context: tracing adds
+   * `trace_id` and `span_id` this way. No argument removes it.
+   */
+  set_line_fields(fields?: () => readonly unknown[] | undefined): void {
+    this.#line_fields = fields
+  }
+
   /** Calls `watcher` with the new level whenever it changes, until the returned function is called. */
   watch_level(watcher: (level: LogLevel) => void): () => void {
     this.#level_watchers.add(watcher)
@@ -90,6 +106,7 @@ export class LogCore {
 
   /** Resolves once every line logged so far has reached the destination. */
   flush(): Promise<void> {
+    if (this.#pino_options.transport !== undefined && this.#line !== undefined) return this.#line.flush()
     return this.#sink?.flush() ?? Promise.resolve()
   }
 
@@ -101,18 +118,19 @@ export class LogCore {
 
   /** Writes one line at an enabled severity: `msg` then the context and `pairs` (alternating keys and values). */
   write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined): void {
-    const sink = this.#sink ?? this.#open()
-    const time = this.#clock()
-    const ctx = current_context()
-    const line =
-      this.#format === 'kv'
-        ? kv_line(severity, name, msg, time, ctx, pairs, this.#color)
-        : this.#format === 'json'
-          ? this.#json.line(severity, json_record(name, msg, time, ctx, pairs))
-          : pretty_line(severity, json_record(name, msg, time, ctx, pairs), this.#color)
-    // A critical line may be the last before a crash: it is written before the call returns, even in async mode.
-    if (severity === CRITICAL) sink.write_sync(line)
-    else sink.write(line)
+    const line = this.#line ?? this.#open_line()
+    const extra = this.#line_fields?.()
+    const all = extra === undefined ? pairs : pairs === undefined ? extra : [...extra, ...pairs]
+    const { rec, moved } = json_record(name, msg, this.#clock(), current_context(), all, line.raw_keys)
+    line.meta.moved = moved
+    line.emit(severity, rec)
+  }
+
+  #open_line(): PinoLine {
+    // A transport is pino's own destination (often a worker thread): it takes the JSON lines, and fw's sink stays unused.
+    const sink = this.#pino_options.transport === undefined ? (this.#sink ?? this.#open()) : undefined
+    this.#line = new PinoLine(this.#pino_options, this.#format, sink, this.#color)
+    return this.#line
   }
 
   #from_env(name: string, apply: (text: string) => void): boolean {
@@ -134,6 +152,7 @@ export class LogCore {
 
   #use(sink: Sink): Sink {
     this.#sink = sink
+    this.#line = undefined
     this.#color = color_wanted(sink.is_tty)
     flush_on_signals(this.#async ? () => sink.flush_sync() : undefined)
     return sink

@@ -47,3 +47,8 @@ export const ERR_LOG_BAD_NAME = defineError(
   'FW_ERR_LOG_BAD_NAME',
   (name: unknown) => `logger name must be 1-64 characters without whitespace, brackets or control characters; got ${shown(name)}`,
 )
+
+export const ERR_LOG_BAD_PINO_OPTION = defineError(
+  'FW_ERR_LOG_BAD_PINO_OPTION',
+  (name: string, value: unknown) => `pino option ${name} is fw's own (level, time and msg stay fw's) or not an object; got ${shown(value)}`,
+)

@@ -1,7 +1,8 @@
 // The module `fw/log`: leveled, formatted and structured logging backed by pino, with per-request context.
-export { LogLevel, parse_level } from './levels.js'
+export { LogLevel, parse_level, severity } from './levels.js'
 export { LogFormat, parse_format } from './formats.js'
 export { type LogConfig } from './core.js'
+export { type PinoOptions } from './pino-line.js'
 export { type LogContext, type LogContextInit, set_context, context, clear_context, run_with_context, run_with_request_id, with_request_id } from './context.js'
 export { type LogDestination, type WritableLike } from './sink.js'
 export { Logger, type KeyValues } from './logger.js'
@@ -39,4 +40,5 @@ export {
   ERR_LOG_BAD_DESTINATION,
   ERR_LOG_OPEN_FAILED,
   ERR_LOG_BAD_NAME,
+  ERR_LOG_BAD_PINO_OPTION,
 } from './errors.js'

@@ -1,26 +1,22 @@
-// JSON lines: one object per line, written by pino (`{"level":"info","msg":...,"time":...,<fields>}`), and the indented form.
-import pino from 'pino'
+// JSON lines: the record fw hands pino (`msg`, `time`, `logger`, the context, the pairs) and the indented form.
 import { paint_json } from './colors.js'
 import type { LogContext } from './context.js'
-import { LABELS } from './levels.js'
 import { json_safe, set_field } from './values.js'
 
-/** Members every line has, so a field of the same name is written as `_<name>` instead of replacing them. */
-const RESERVED = new Set(['level', 'msg', 'time', 'name'])
+/** fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. */
+const OWN: Readonly<Record<string, number>> = { msg: 1, time: 2, logger: 4, level: 8 }
 
-/** pino's method for each severity: Critical is pino's `fatal`. */
-const PINO_METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
-
-/** pino's level labels as fw names them in a line. */
-const FW_LABELS: Readonly<Record<string, string>> = { trace: 'trace', debug: 'debug', info: 'info', warn: 'warning', error: 'error', fatal: 'critical' }
-
-function field_key(key: string): string {
-  return RESERVED.has(key) ? `_${key}` : key
+/** A record and which of fw's members a pair pushed to `fw_<name>` (bits of `OWN`). */
+export interface JsonRecord {
+  rec: Record<string, unknown>
+  moved: number
 }
 
 /**
- * The members of a line after `level`: `msg`, `time` (epoch milliseconds), `name` (the logger), the context (`rid`, `mod`,
- * its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers).
+ * The members of a line after pino's `level`: `msg`, `time` (epoch milliseconds), `logger` (its name), the context
+ * (`rid`, `mod`, its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers) unless its key
+ * is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger` or `level`
+ * keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`.
  */
 export function json_record(
   name: string,
@@ -28,49 +24,29 @@ export function json_record(
   time: number,
   ctx: LogContext | undefined,
   pairs: readonly unknown[] | undefined,
-): Record<string, unknown> {
-  const rec: Record<string, unknown> = { msg, time, name }
+  raw_keys?: ReadonlySet<string>,
+): JsonRecord {
+  const out: JsonRecord = { rec: { msg, time, logger: name }, moved: 0 }
   if (ctx !== undefined) {
-    if (ctx.request_id !== '') rec.rid = ctx.request_id
-    if (ctx.module !== '') rec.mod = ctx.module
-    for (const k in ctx.fields) set_field(rec, field_key(k), json_safe(ctx.fields[k]))
+    if (ctx.request_id !== '') out.rec.rid = ctx.request_id
+    if (ctx.module !== '') out.rec.mod = ctx.module
+    for (const k in ctx.fields) put(out, k, ctx.fields[k], raw_keys)
   }
-  if (pairs !== undefined) {
-    for (let i = 0; i < pairs.length; i += 2) set_field(rec, field_key(pairs[i] as string), json_safe(pairs[i + 1]))
-  }
-  return rec
+  if (pairs !== undefined) for (let i = 0; i < pairs.length; i += 2) put(out, pairs[i] as string, pairs[i + 1], raw_keys)
+  return out
 }
 
-/** Turns records into single-line JSON through pino. */
-export class JsonWriter {
-  readonly #pino: pino.Logger
-  #line = ''
-
-  constructor() {
-    // fw filters levels itself and puts msg and time first, so pino runs at `trace` without its own time, pid or hostname;
-    // values arrive JSON-safe already, so pino's err serializer must not reshape an `err` member.
-    const options: pino.LoggerOptions = {
-      level: 'trace',
-      base: null,
-      timestamp: false,
-      serializers: { err: (value: unknown) => value },
-      formatters: { level: (label) => ({ level: FW_LABELS[label] ?? label }) },
-    }
-    // pino hands its finished line to the stream synchronously; keeping it lets fw decide where and how it is written.
-    this.#pino = pino(options, { write: (line: string) => void (this.#line = line) })
+function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet<string> | undefined): void {
+  const bit = Object.hasOwn(OWN, key) ? OWN[key]! : 0
+  if (bit !== 0 && (out.moved & bit) === 0) {
+    out.moved |= bit
+    if (bit !== 8) set_field(out.rec, `fw_${key}`, out.rec[key])
   }
-
-  /** One record at a severity (0 trace ... 5 critical) as a line, newline included. */
-  line(severity: number, rec: Record<string, unknown>): string {
-    this.#pino[PINO_METHODS[severity]!](rec)
-    const line = this.#line
-    this.#line = ''
-    return line
-  }
+  set_field(out.rec, key, raw_keys?.has(key) === true ? value : json_safe(value))
 }
 
-/** One indented JSON record with `level` first, newline included, coloured when `color` is set. */
+/** One record as indented JSON, newline included, coloured when `color` is set. */
 export function pretty_line(severity: number, rec: Record<string, unknown>, color: boolean): string {
-  const text = `{\n  "level": ${JSON.stringify(LABELS[severity])},${JSON.stringify(rec, null, 2).slice(1)}\n`
+  const text = `${JSON.stringify(rec, null, 2)}\n`
   return color ? paint_json(text, severity) : text
 }

@@ -1,8 +1,7 @@
 // The KV line: `<HH:MM:SS.mmm> [<logger>] [<label>] <message> rid=<id> mod=<module> <field>=<value> ... <key>=<value> ...`.
 import { paint_label } from './colors.js'
-import type { LogContext } from './context.js'
 import { LABELS } from './levels.js'
-import { field_text } from './values.js'
+import { field_text, text_of } from './values.js'
 
 // A message is written bare unless quoting is needed to keep the line one line and its `key=value` tail unambiguous.
 const MESSAGE_NEEDS_QUOTES = /["=\p{Cc}]/u
@@ -50,28 +49,37 @@ export function kv_key(key: string): string {
   return VALUE_NEEDS_QUOTES.test(key) ? key.replace(BAD_KEY_CHARS, '_') : key
 }
 
-function kv_context(ctx: LogContext): string {
-  let out = ''
-  if (ctx.request_id !== '') out += ` rid=${kv_value(ctx.request_id)}`
-  if (ctx.module !== '') out += ` mod=${kv_value(ctx.module)}`
-  for (const k in ctx.fields) out += ` ${kv_key(k)}=${kv_value(ctx.fields[k])}`
-  return out
+/** The key of fw's member `name` in a record: `fw_<name>` when a pair took the name (bit `bit` of `moved`). */
+function own_key(name: string, bit: number, moved: number): string {
+  return (moved & bit) === 0 ? name : `fw_${name}`
 }
 
-/** One KV line, newline included. `pairs` alternates keys (strings) and values; the label is coloured when `color` is set. */
-export function kv_line(
-  severity: number,
-  name: string,
-  msg: string,
-  time: number,
-  ctx: LogContext | undefined,
-  pairs: readonly unknown[] | undefined,
-  color: boolean,
-): string {
-  let line = `${clock_text(time)} [${name}${(color ? COLOR_LABELS : PLAIN_LABELS)[severity]}${kv_message(msg)}`
-  if (ctx !== undefined) line += kv_context(ctx)
-  if (pairs !== undefined) {
-    for (let i = 0; i < pairs.length; i += 2) line += ` ${kv_key(pairs[i] as string)}=${kv_value(pairs[i + 1])}`
+/**
+ * One KV line, newline included, from a record as pino wrote it: fw's `level`, `msg`, `time` and `logger` members make
+ * the head, every other member (bindings, mixin, context, pairs, in their order) a `key=value`; an error record (the
+ * `{type, message, stack}` fw writes for an `Error`) shows its stack, as a logged `Error` does.
+ */
+export function kv_record_line(severity: number, rec: Record<string, unknown>, moved: number, color: boolean): string {
+  const keys = [own_key('level', 8, moved), own_key('msg', 1, moved), own_key('time', 2, moved), own_key('logger', 4, moved)]
+  const msg = rec[keys[1]!]
+  let line = `${clock_text(Number(rec[keys[2]!]))} [${String(rec[keys[3]!])}${(color ? COLOR_LABELS : PLAIN_LABELS)[severity]}${kv_message(typeof msg === 'string' ? msg : text_of(msg))}`
+  for (const k in rec) {
+    if (k === keys[0] || k === keys[1] || k === keys[2] || k === keys[3]) continue
+    const v = rec[k]
+    line += ` ${kv_key(k)}=${kv_value(error_like(v) ? error_text(v, 0) : v)}`
   }
   return `${line}\n`
+}
+
+type ErrorRecord = { type: string; message: string; stack?: unknown; cause?: unknown }
+
+function error_like(v: unknown): v is ErrorRecord {
+  return typeof v === 'object' && v !== null && typeof (v as ErrorRecord).type === 'string' && typeof (v as ErrorRecord).message === 'string' && 'stack' in v
+}
+
+/** An error record's stack (or `type: message`) and its causes', three deep, as a logged `Error` shows in KV. */
+function error_text(e: ErrorRecord, depth: number): string {
+  const own = typeof e.stack === 'string' && e.stack !== '' ? e.stack : `${e.type}: ${e.message}`
+  if (e.cause === undefined || depth >= 3) return own
+  return `${own}\ncaused by: ${error_like(e.cause) ? error_text(e.cause, depth + 1) : text_of(e.cause)}`
 }

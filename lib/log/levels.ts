@@ -78,3 +78,13 @@ export function severity_of(level: LogLevel): number {
       throw ERR_LOG_BAD_LEVEL(level)
   }
 }
+
+/**
+ * A level's place in the spec's order, so levels compare as numbers: Trace 0, Debug 1, Info 2, Warn 3, Error 4,
+ * Critical 5, Off 6. Anything else throws `FW_ERR_LOG_BAD_LEVEL`.
+ * @example
+ * if (severity(level()) <= severity(LogLevel.Debug)) dump_state()
+ */
+export function severity(level: LogLevel): number {
+  return severity_of(level)
+}

@@ -68,19 +68,6 @@ function report_failure(err: NodeJS.ErrnoException, fd: number): void {
   }
 }
 
-/** Writes all of `bytes` to `fd`, pausing a millisecond whenever a non-blocking pipe is full (for up to a second). */
-function write_all(fd: number, bytes: Buffer): void {
-  const pause = new Int32Array(new SharedArrayBuffer(4))
-  for (let done = 0, waits = 0; done < bytes.length; ) {
-    try {
-      done += writeSync(fd, bytes, done)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++waits > 1000) throw err
-      Atomics.wait(pause, 0, 0, 1)
-    }
-  }
-}
-
 /** sonic-boom in buffer mode: its typings only know string mode. */
 type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: Buffer): boolean }
 
@@ -88,14 +75,12 @@ type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: 
 class FdSink implements Sink {
   readonly is_tty: boolean
   readonly #boom: Boom
-  readonly #fd: number
   readonly #async: boolean
   readonly #owned: boolean
   #failed = false
 
   constructor(fd: number, async: boolean, owned: boolean) {
     this.is_tty = isatty(fd)
-    this.#fd = fd
     this.#async = async
     this.#owned = owned
     // pino.destination flushes async buffers on exit and turns EPIPE into silent drops; the listener keeps other errors from
@@ -118,15 +103,10 @@ class FdSink implements Sink {
 
   write_sync(line: string): void {
     if (!this.#async) return this.write(line)
+    // Queued behind the buffered lines, then everything still buffered is written before returning (sonic-boom's own
+    // synchronous flush; a write already under way in the background lands on its own).
+    this.write(line)
     this.flush_sync()
-    if (this.#failed) return
-    // Written past sonic-boom, which would start a background write for a line arriving while it is idle.
-    try {
-      write_all(this.#fd, Buffer.from(line))
-    } catch (err) {
-      report_failure(err as NodeJS.ErrnoException, this.#fd)
-      this.#failed = true
-    }
   }
 
   flush(): Promise<void> {
@@ -204,29 +184,20 @@ class StreamSink implements Sink {
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
 let signal_flush: (() => void) | undefined
 
-/**
- * How many listeners of a signal belong to signal-exit (used by many tools), which, like fw, only ends the process when no
- * one else listens. Counting them as bystanders keeps the two from each waiting for the other.
- */
-function bystanders(): number {
-  const v4 = (globalThis as Record<symbol, { count?: unknown } | undefined>)[Symbol.for('signal-exit emitter')]?.count
-  const v3 = (process as { __signal_exit_emitter__?: { count?: unknown } }).__signal_exit_emitter__?.count
-  return (typeof v4 === 'number' ? v4 : 0) + (typeof v3 === 'number' ? v3 : 0)
-}
-
 function on_signal(signal: NodeJS.Signals): void {
-  signal_flush?.()
-  // When no program handler listens, fw must not swallow the signal: stop listening and raise it again for its usual effect.
-  if (process.listenerCount(signal) <= 1 + bystanders()) {
-    for (const s of SIGNALS) process.off(s, on_signal)
-    signal_flush = undefined
-    process.kill(process.pid, signal)
-  }
+  const flush = signal_flush
+  // One shot: fw stops listening before the other listeners run (it listens first), so a library that ends the process
+  // only when it is alone (signal-exit) sees itself alone, and no listener waits for the other.
+  for (const s of SIGNALS) process.off(s, on_signal)
+  signal_flush = undefined
+  flush?.()
+  // When no program handler listens, fw must not swallow the signal: raise it again for its usual effect.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
 }
 
-/** While `flush` is set, SIGTERM and SIGINT first write buffered lines, then end the process as they would have. */
+/** While `flush` is set, the first SIGTERM or SIGINT writes buffered lines, then ends the process as it would have. */
 export function flush_on_signals(flush: (() => void) | undefined): void {
-  if (flush !== undefined && signal_flush === undefined) for (const s of SIGNALS) process.on(s, on_signal)
+  if (flush !== undefined && signal_flush === undefined) for (const s of SIGNALS) process.prependListener(s, on_signal)
   if (flush === undefined && signal_flush !== undefined) for (const s of SIGNALS) process.off(s, on_signal)
   signal_flush = flush
 }

@@ -13,10 +13,10 @@ import { parse_kv, set_env } from '../lib/log/capture.js'
 const pairs_of = (line: string): Record<string, string> => Object.fromEntries(parse_kv(line).pairs)
 
 t.test('access line', async (t) => {
-  t.test('one KV line per request: rid, method, path, status, duration_ms, after the response', async (t) => {
+  t.test('one KV line per request: rid, method, path, route, status, duration_ms, ip, ua, bytes, after the response', async (t) => {
     const out = capture(t)
     const app = build(t, (app) => app.get('/items/{id}', (_req, res) => void res.status(201).json('ok', true)), { access_log: 'info' })
-    const r = await app.inject({ url: '/items/7?page=2', headers: { 'x-request-id': 'req-1' } })
+    const r = await app.inject({ url: '/items/7?page=2', headers: { 'x-request-id': 'req-1', 'user-agent': 'curl/8.5 (x)' } })
     t.equal(r.statusCode, 201)
     const lines = out.lines()
     t.equal(lines.length, 1, lines.join('\n'))
@@ -25,8 +25,8 @@ t.test('access line', async (t) => {
     t.equal(line.label, 'info')
     t.equal(line.msg, 'request')
     const p = pairs_of(lines[0]!)
-    t.same(Object.keys(p), ['rid', 'method', 'path', 'status', 'duration_ms'])
-    t.match(p, { rid: 'req-1', method: 'GET', path: '/items/7?page=2', status: '201' })
+    t.same(Object.keys(p), ['rid', 'method', 'path', 'route', 'status', 'duration_ms', 'ip', 'ua', 'bytes'])
+    t.match(p, { rid: 'req-1', method: 'GET', path: '/items/7?page=2', route: '/items/{id}', status: '201', ip: '127.0.0.1', ua: 'curl/8.5 (x)', bytes: '11' })
     t.ok(Number(p.duration_ms) >= 0, `duration_ms is a number: ${p.duration_ms}`)
   })
 
@@ -37,6 +37,15 @@ t.test('access line', async (t) => {
     const rec = JSON.parse(out.lines()[0]!) as Record<string, unknown>
     t.match(rec, { level: 'info', msg: 'request', rid: 'j-1', method: 'GET', path: '/x', status: 200 })
     t.type(rec.duration_ms, 'number')
+  })
+
+  t.test('takes the client ip from X-Forwarded-For only behind a trusted proxy', async (t) => {
+    const out = capture(t)
+    const trusted = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'info', trust_proxy: ['127.0.0.1'] })
+    const open = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'info' })
+    await trusted.inject({ url: '/x', headers: { 'x-forwarded-for': '203.0.113.9' } })
+    await open.inject({ url: '/x', headers: { 'x-forwarded-for': '203.0.113.9' } })
+    t.same(out.lines().map((l) => pairs_of(l).ip), ['203.0.113.9', '127.0.0.1'])
   })
 
   t.test('not-found, 413 and malformed-JSON answers are logged too, with their status', async (t) => {

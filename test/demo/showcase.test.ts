@@ -68,3 +68,21 @@ t.test('build_showcase openapi', async (t) => {
     t.equal(docs.statusCode, 200)
   })
 })
+
+t.test('showcase operations', async (t) => {
+  t.test('serves /metrics, /ready and /live, and compresses and tags its answers', async (t) => {
+    const app = await build_showcase(new App({ access_log: false }))
+    t.teardown(() => app.close())
+    await app.inject('/health')
+    const metrics = await app.inject('/metrics')
+    t.equal(metrics.statusCode, 200)
+    t.match(metrics.body, /fw_http_requests_total\{method="GET",route="\/health",status="200"\} 1/)
+    t.equal((await app.inject('/ready')).statusCode, 200)
+    t.equal((await app.inject('/live')).statusCode, 200)
+    const page = await app.inject({ url: '/metrics', headers: { 'accept-encoding': 'gzip' } })
+    t.equal(page.headers['content-encoding'], 'gzip')
+    const health = await app.inject('/health')
+    const again = await app.inject({ url: '/health', headers: { 'if-none-match': String(health.headers.etag) } })
+    t.equal(again.statusCode, 304)
+  })
+})

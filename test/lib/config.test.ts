@@ -2,6 +2,7 @@ import t from 'tap'
 import { DEFAULT_FORM_LIMITS } from '../../lib/body/limits.js'
 import { ERR_CONFIG_BAD_VALUE, resolve_config } from '../../lib/config.js'
 
+const SERVER = { https: undefined, http2: false, keep_alive_timeout_ms: 72000, request_timeout_ms: 300000, headers_timeout_ms: 60000, max_connections: 0 }
 const TRUST = 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas'
 
 t.test('resolve_config', async (t) => {
@@ -15,6 +16,7 @@ t.test('resolve_config', async (t) => {
       request_id: true,
       access_log: 'info',
       form_limits: DEFAULT_FORM_LIMITS,
+      ...SERVER,
     })
   })
 
@@ -23,7 +25,7 @@ t.test('resolve_config', async (t) => {
       { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false },
       {},
     )
-    t.same(c, { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false, form_limits: DEFAULT_FORM_LIMITS })
+    t.same(c, { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false, ...SERVER, form_limits: DEFAULT_FORM_LIMITS })
   })
 
   t.test('lets FW_* environment variables override the options', async (t) => {
@@ -31,7 +33,13 @@ t.test('resolve_config', async (t) => {
       { port: 3000, host: '0.0.0.0', trust_proxy: false, body_limit: 10, close_timeout_ms: 5, access_log: 'info' },
       { FW_PORT: '9090', FW_HOST: '::1', FW_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8', FW_BODY_LIMIT: '64', FW_CLOSE_TIMEOUT_MS: '250', FW_ACCESS_LOG: 'off' },
     )
-    t.same(c, { port: 9090, host: '::1', trust_proxy: ['127.0.0.1', '10.0.0.0/8'], body_limit: 64, close_timeout_ms: 250, request_id: true, access_log: false, form_limits: DEFAULT_FORM_LIMITS })
+    t.same(c, { port: 9090, host: '::1', trust_proxy: ['127.0.0.1', '10.0.0.0/8'], body_limit: 64, close_timeout_ms: 250, request_id: true, access_log: false, ...SERVER, form_limits: DEFAULT_FORM_LIMITS })
+  })
+
+  t.test('reads the server timeouts and connection limit from options and FW_* variables', async (t) => {
+    const c = resolve_config({ keep_alive_timeout_ms: 1, request_timeout_ms: 2, headers_timeout_ms: 3, max_connections: 4, http2: true }, { FW_MAX_CONNECTIONS: '9' })
+    t.same([c.keep_alive_timeout_ms, c.request_timeout_ms, c.headers_timeout_ms, c.max_connections, c.http2], [1, 2, 3, 9, true])
+    t.throws(() => resolve_config({}, { FW_KEEP_ALIVE_TIMEOUT_MS: 'soon' }), { message: 'FW_KEEP_ALIVE_TIMEOUT_MS must be an integer >= 0; got "soon"' })
   })
 
   t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {

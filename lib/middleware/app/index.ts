@@ -4,3 +4,5 @@ export { cors_dev, csrf_dev, security_headers_dev, rate_limit_dev, DEV_ORIGIN } 
 export { rate_limit, use_on_prefix } from './rate-limit.js'
 export { api_key_dev, jwt_dev, session_dev, sign_dev_token } from './auth-presets.js'
 export { http_cache, type HttpCacheOptions, type HttpCacheDecision, type HttpCacheDetail } from './http-cache.js'
+export { compression, type CompressionOptions, type Encoding } from './compression.js'
+export { etag, etag_of, type EtagOptions, CODE_PRECONDITION_FAILED } from './etag.js'

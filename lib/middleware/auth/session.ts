@@ -9,6 +9,7 @@ import { SessionCookie, type CookieId, type CookieSettings } from './session-coo
 import { KeyedLock } from './session-lock.js'
 import { Session, new_session_id } from './session-state.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
+import { observed, report } from '../../observability/events.js'
 
 /** Options of `session`. */
 export interface SessionOptions {
@@ -154,6 +155,7 @@ async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | unde
     return await work()
   } catch (err) {
     if (!(err instanceof FwError) || err.status !== 503) throw err
+    if (observed()) report({ kind: 'session_store_error' })
     // The handler may have answered already: its cookies and caching must not outlive a session that was not saved.
     ctx.res.remove_header('set-cookie').header('cache-control', 'no-store')
     ctx.res.error(503, CODE_SESSION_STORE_UNAVAILABLE, 'Session store unavailable, retry later')

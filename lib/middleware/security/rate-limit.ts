@@ -6,6 +6,7 @@ import { documented } from '../../openapi/middleware-doc.js'
 import { check_bool, check_fn, check_int, check_one_of, check_token } from './options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
+import { observed, report } from '../../observability/events.js'
 
 export const CODE_RATE_LIMIT_EXCEEDED = httpCode('rate_limit_exceeded')
 export const CODE_RATE_LIMIT_UNAVAILABLE = httpCode('rate_limit_unavailable')
@@ -117,6 +118,7 @@ export function rate_limit({
     if (ietf) res.header('RateLimit-Policy', policy_field).header('RateLimit', `"${policy}";r=${remaining};t=${reset}`)
     if (count <= max) return next()
     res.header('Retry-After', String(reset))
+    if (observed()) report({ kind: 'rate_limit_refused', namespace })
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
   }
 

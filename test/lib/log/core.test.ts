@@ -127,8 +127,8 @@ t.test('LogCore.write', async (t) => {
     t.equal(
       out.text(),
       '03:04:05.678 [shop] [warning] order late order_id=981 note="two words"\n' +
-        `{"level":"warning","msg":"order late","time":${T0},"name":"shop","order_id":981,"note":"two words"}\n` +
-        `{\n  "level": "warning",\n  "msg": "order late",\n  "time": ${T0},\n  "name": "shop",\n  "order_id": 981,\n  "note": "two words"\n}\n`,
+        `{"level":"warning","msg":"order late","time":${T0},"logger":"shop","order_id":981,"note":"two words"}\n` +
+        `{\n  "level": "warning",\n  "msg": "order late",\n  "time": ${T0},\n  "logger": "shop",\n  "order_id": 981,\n  "note": "two words"\n}\n`,
     )
   })
 
@@ -193,6 +193,6 @@ t.test('LogCore colours', async (t) => {
     core.configure({ format: 'json' })
     core.write(4, 'fw', 'x', undefined)
     t.equal(out.lines()[0], '03:04:05.678 [fw] [\x1b[31merror\x1b[0m] x')
-    t.equal(out.lines()[1], `{"level":"error","msg":"x","time":${T0},"name":"fw"}`, 'single-line JSON is never coloured')
+    t.equal(out.lines()[1], `{"level":"error","msg":"x","time":${T0},"logger":"fw"}`, 'single-line JSON is never coloured')
   })
 })

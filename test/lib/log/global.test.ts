@@ -17,7 +17,7 @@ t.test('module load', async (t) => {
     log.configure({ destination: out })
     log.set_clock(() => T0)
     log.debug('from {}', 'env')
-    t.same(out.lines(), [`{"level":"debug","msg":"from env","time":${T0},"name":"fw"}`])
+    t.same(out.lines(), [`{"level":"debug","msg":"from env","time":${T0},"logger":"fw"}`])
   })
 })
 
@@ -67,7 +67,7 @@ t.test('module functions', async (t) => {
     log.set_format(log.LogFormat.JSON_PRETTY)
     out.clear()
     log.info('pretty')
-    t.equal(out.text(), `{\n  "level": "info",\n  "msg": "pretty",\n  "time": ${T0},\n  "name": "fw"\n}\n`)
+    t.equal(out.text(), `{\n  "level": "info",\n  "msg": "pretty",\n  "time": ${T0},\n  "logger": "fw"\n}\n`)
     log.set_format(log.LogFormat.KV)
     const file = `${t.testdir()}/async.log`
     log.set_destination(file)

@@ -1,6 +1,14 @@
 import t from 'tap'
 import { T0, parse_kv } from './capture.js'
-import { clock_text, kv_key, kv_line, kv_message, kv_value } from '../../../lib/log/kv-line.js'
+import type { LogContext } from '../../../lib/log/context.js'
+import { json_record } from '../../../lib/log/json-line.js'
+import { clock_text, kv_key, kv_message, kv_record_line, kv_value } from '../../../lib/log/kv-line.js'
+
+/** A KV line as fw writes it: the record made JSON by pino (here JSON.stringify), then rendered. */
+function kv_line(severity: number, name: string, msg: string, time: number, ctx: LogContext | undefined, pairs: readonly unknown[] | undefined, color: boolean): string {
+  const { rec, moved } = json_record(name, msg, time, ctx, pairs)
+  return kv_record_line(severity, JSON.parse(JSON.stringify({ level: 'x', ...rec })) as Record<string, unknown>, moved, color)
+}
 
 t.test('clock_text', async (t) => {
   t.test('shows local wall time as HH:MM:SS.mmm', async (t) => {
@@ -71,7 +79,7 @@ t.test('kv_key', async (t) => {
   })
 })
 
-t.test('kv_line', async (t) => {
+t.test('kv_record_line', async (t) => {
   t.test('writes time, logger, label, message, context and pairs in the spec order', async (t) => {
     const ctx = { request_id: 'req-7', module: 'orders', fields: { tenant: 'acme' } }
     t.equal(

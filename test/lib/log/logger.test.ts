@@ -64,7 +64,7 @@ t.test('Logger', async (t) => {
     t.equal(b.level(), 'error')
     t.equal(b.enabled(LogLevel.Warn), false)
     b.set_format(LogFormat.JSON)
-    t.same(lines_of(() => a.error('e')), [`{"level":"error","msg":"e","time":${T0},"name":"a"}`])
+    t.same(lines_of(() => a.error('e')), [`{"level":"error","msg":"e","time":${T0},"logger":"a"}`])
     a.set_async(true)
     b.set_async(false)
     t.equal(a.enabled(LogLevel.Critical), true)
@@ -92,7 +92,7 @@ t.test('Logger.logf', async (t) => {
   t.test('writes alternating keys and values as fields', async (t) => {
     const l = new Logger('shop')
     t.same(lines_of(() => l.logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5, 'coupon', undefined)), [
-      '03:04:05.678 [shop] [info] order placed order_id=981 total=42.5 coupon=undefined',
+      '03:04:05.678 [shop] [info] order placed order_id=981 total=42.5 coupon=null',
     ])
     t.same(lines_of(() => l.logf(LogLevel.Warn, 'no fields')), ['03:04:05.678 [shop] [warning] no fields'])
   })
@@ -100,7 +100,7 @@ t.test('Logger.logf', async (t) => {
   t.test('keeps numbers as numbers in JSON', async (t) => {
     configure({ format: LogFormat.JSON })
     t.same(lines_of(() => new Logger('shop').logf(LogLevel.Info, 'paid', 'total', 42.5, 'qty', 3, 'ok', true)), [
-      `{"level":"info","msg":"paid","time":${T0},"name":"shop","total":42.5,"qty":3,"ok":true}`,
+      `{"level":"info","msg":"paid","time":${T0},"logger":"shop","total":42.5,"qty":3,"ok":true}`,
     ])
   })
 

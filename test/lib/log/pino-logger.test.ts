@@ -63,7 +63,7 @@ t.test('pino_logger', async (t) => {
     const logger = pino_logger()
     run_with_context({ request_id: 'r-9' }, () => logger.child({ reqId: 'req-5' }).warn({ n: 1, nested: { a: [1] } }, 'careful'))
     t.same(out.lines(), [
-      `{"level":"warning","msg":"careful","time":${T0},"name":"fastify","rid":"r-9","reqId":"req-5","n":1,"nested":{"a":[1]}}`,
+      `{"level":"warning","msg":"careful","time":${T0},"logger":"fastify","rid":"r-9","reqId":"req-5","n":1,"nested":{"a":[1]}}`,
     ])
   })
 
@@ -107,7 +107,7 @@ t.test('pino_logger', async (t) => {
       `03:04:05.678 [p] [error] bad input err=${JSON.stringify(err.stack)}`,
       `03:04:05.678 [p] [error] wrapped message err=${JSON.stringify(err.stack)}`,
       '03:04:05.678 [p] [debug] 42',
-      '03:04:05.678 [p] [trace] "" undef=undefined n=null',
+      '03:04:05.678 [p] [trace] "" undef=null n=null',
     ])
   })
 

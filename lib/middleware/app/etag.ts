@@ -1,0 +1,72 @@
+// ETags: a tag on each buffered GET answer, 304 for a matching If-None-Match, 412 for an unsafe method whose If-Match fails.
+import { createHash } from 'node:crypto'
+import type { Middleware } from '../../compose.js'
+import { httpCode } from '../../errors.js'
+import type { Request } from '../../request.js'
+import { check_bool, check_fn } from '../security/options.js'
+
+export const CODE_PRECONDITION_FAILED = httpCode('precondition_failed')
+
+/** Options of `etag`. */
+export interface EtagOptions {
+  /** Write weak tags (`W/"..."`): equal meaning rather than equal bytes (default false: strong). */
+  weak?: boolean
+  /**
+   * The current tag of the resource an unsafe request (POST, PUT, PATCH, DELETE) targets, for `If-Match`; undefined when it
+   * does not exist. Without it `If-Match` is not checked.
+   */
+  current?: (req: Request) => string | undefined | Promise<string | undefined>
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+
+/** A tag for `body`: its length and SHA-1, quoted (and weak when asked). */
+export function etag_of(body: string | Buffer, weak = false): string {
+  const hash = createHash('sha1').update(body).digest('base64url').slice(0, 27)
+  const tag = `"${Buffer.byteLength(body).toString(16)}-${hash}"`
+  return weak ? `W/${tag}` : tag
+}
+
+/** The opaque part of a tag, for the weak comparison RFC 9110 asks of If-None-Match. */
+function opaque(tag: string): string {
+  return tag.trim().replace(/^W\//, '')
+}
+
+/** Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side. */
+function listed(header: string, tag: string, strong: boolean): boolean {
+  if (header.trim() === '*') return true
+  if (strong && tag.startsWith('W/')) return false
+  return header.split(',').some((t) => (!strong || !t.trim().startsWith('W/')) && opaque(t) === opaque(tag))
+}
+
+/**
+ * Tags each 200 answer to GET or HEAD with a buffered body (unless it has an `ETag` already) and answers 304 without a body
+ * when `If-None-Match` lists it; with `current`, an unsafe request whose `If-Match` does not list the resource's tag gets
+ * 412 `precondition_failed` before its handler runs. Place it after `compression` in `use` order, so tags are computed
+ * on the identity body.
+ * @example
+ * app.use(etag({ current: (req) => store.version_of(req.param('id')) }))
+ */
+export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
+  check_bool('etag', 'weak', weak)
+  if (current !== undefined) check_fn('etag', 'current', current)
+  return async function etag(req, res, next) {
+    const method = req.method()
+    const if_match = req.header('if-match')
+    if (current !== undefined && !SAFE.has(method) && if_match !== '') {
+      const tag = await current(req)
+      // RFC 9110 13.1.1: `*` needs the resource to exist; a listed tag must match strongly.
+      if (tag === undefined || !listed(if_match, tag, true)) return void res.error(412, CODE_PRECONDITION_FAILED, 'Precondition failed')
+    }
+    await next()
+    if ((method !== 'GET' && method !== 'HEAD') || res.status_code !== 200) return
+    if (res.kind === 'none' || res.kind === 'file' || res.payload === undefined) return
+    const tag = res.get_header('etag') ?? etag_of(res.payload, weak)
+    res.header('ETag', tag)
+    const none_match = req.header('if-none-match')
+    if (none_match !== '' && listed(none_match, tag, false)) {
+      res.status(304)
+      res.payload = ''
+    }
+  }
+}

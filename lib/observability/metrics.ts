@@ -1,0 +1,86 @@
+// Prometheus metrics on prom-client: HTTP requests by route template, in-flight, process and event-loop metrics, and
+// the counters fw's modules report (rate limits, cache, session store, auth refusals).
+import client from 'prom-client'
+import { on_event, type FwEvent } from './events.js'
+
+/** Options of `Metrics` (and of `app.metrics`). */
+export interface MetricsOptions {
+  /** Histogram buckets in seconds (default 5 ms to 10 s). */
+  buckets?: number[]
+  /** Collect Node's process metrics (CPU, memory, handles, GC, event-loop lag) too (default true). */
+  default_metrics?: boolean
+  /** Prefix of every metric name (default `fw_`; Node's process metrics keep their usual names). */
+  prefix?: string
+}
+
+/**
+ * A registry with fw's HTTP and module metrics. The route label is always a template (`/users/:id`), never a raw URL.
+ * @example
+ * const metrics = new Metrics()
+ * res.header('content-type', metrics.content_type).text(await metrics.text())
+ */
+export class Metrics {
+  /** The prom-client registry: register your own metrics on it. */
+  readonly registry = new client.Registry()
+  /** The Content-Type of `text()`. */
+  readonly content_type: string
+  readonly #requests: client.Counter<'method' | 'route' | 'status'>
+  readonly #duration: client.Histogram<'method' | 'route' | 'status'>
+  readonly #in_flight: client.Gauge
+  readonly #modules: Record<FwEvent['kind'], client.Counter<string>>
+  readonly #stop: () => void
+
+  constructor({ buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], default_metrics = true, prefix = 'fw_' }: MetricsOptions = {}) {
+    const registers = [this.registry]
+    const labelNames = ['method', 'route', 'status'] as const
+    this.content_type = this.registry.contentType
+    this.#requests = new client.Counter({ name: `${prefix}http_requests_total`, help: 'HTTP requests answered', labelNames, registers })
+    this.#duration = new client.Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'Time to answer', labelNames, buckets, registers })
+    this.#in_flight = new client.Gauge({ name: `${prefix}http_requests_in_flight`, help: 'Requests being answered', registers })
+    const counter = (name: string, help: string, labels: string[]) => new client.Counter({ name: `${prefix}${name}`, help, labelNames: labels, registers })
+    this.#modules = {
+      rate_limit_refused: counter('rate_limit_refusals_total', 'Requests refused by a rate limit', ['namespace']),
+      cache: counter('cache_lookups_total', 'Response cache decisions', ['outcome']),
+      session_store_error: counter('session_store_errors_total', 'Session store failures', []),
+      auth_refused: counter('auth_refusals_total', 'Answers 401 and 403 by error code', ['code']),
+    }
+    if (default_metrics) client.collectDefaultMetrics({ register: this.registry })
+    this.#stop = on_event((e) => this.#count(e))
+  }
+
+  /** A request started: counted in flight until `finished`. */
+  started(): void {
+    this.#in_flight.inc()
+  }
+
+  /** A request was answered: counts it and records its duration under its route template (`UNMATCHED_ROUTE` for none). */
+  finished(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) }
+    this.#in_flight.dec()
+    this.#requests.inc(labels)
+    this.#duration.observe(labels, seconds)
+  }
+
+  /** A request was aborted by its client before an answer: it leaves the in-flight count uncounted otherwise. */
+  aborted(): void {
+    this.#in_flight.dec()
+  }
+
+  /** The exposition text Prometheus scrapes. */
+  text(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  /** Stops counting module events (the registry keeps what it has). */
+  close(): void {
+    this.#stop()
+  }
+
+  #count(e: FwEvent): void {
+    const counter = this.#modules[e.kind]
+    if (e.kind === 'rate_limit_refused') counter.inc({ namespace: e.namespace })
+    else if (e.kind === 'cache') counter.inc({ outcome: e.outcome })
+    else if (e.kind === 'auth_refused') counter.inc({ code: e.code })
+    else counter.inc()
+  }
+}

@@ -1,0 +1,116 @@
+// app.metrics, app.health and app.shed_load through real requests: labels by template, probes, draining, shedding.
+import t from 'tap'
+import { rate_limit } from '../../lib/middleware/app/rate-limit.js'
+import { LoadMonitor } from '../../lib/observability/index.js'
+import { build, gate } from '../helpers/build.js'
+
+/** The value of one series in Prometheus text, or undefined. */
+function series(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  return line === undefined ? undefined : Number(line.slice(name.length + 1))
+}
+
+t.test('App.metrics', async (t) => {
+  t.test('counts requests by method, route template and status, never by raw URL', async (t) => {
+    const app = build(t, (app) => {
+      app.metrics()
+      app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+    })
+    for (let i = 0; i < 1000; i++) await app.inject(`/users/${i}?q=${i}`)
+    await app.inject('/nope/1')
+    await app.inject('/nope/2')
+    const r = await app.inject('/metrics')
+    t.equal(r.statusCode, 200)
+    t.match(r.headers['content-type'], /^text\/plain/)
+    t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 1000)
+    t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="(unmatched)",status="404"}'), 2)
+    t.equal(series(r.body, 'fw_http_request_duration_seconds_count{method="GET",route="/users/{id}",status="200"}'), 1000)
+    t.notMatch(r.body, /users\/\d/, 'no raw URL is a label')
+    t.equal(r.body.split('\n').filter((l) => l.startsWith('fw_http_requests_total{')).length, 2, 'series stay those of the templates')
+    t.equal(series(r.body, 'fw_http_requests_in_flight'), 1, 'the scrape itself is in flight')
+    t.match(r.body, /nodejs_eventloop_lag_seconds /)
+    t.match(r.body, /process_cpu_user_seconds_total /)
+  })
+
+  t.test('counts module events: rate-limit refusals by namespace and auth refusals by code', async (t) => {
+    const app = build(t, (app) => {
+      app.metrics()
+      app.use('/x', rate_limit({ max_requests: 1, window_seconds: 60, namespace: 'api' }))
+      app.get('/x', (_req, res) => void res.error(401, 'missing_api_key', 'API key required'))
+    })
+    await app.inject('/x')
+    await app.inject('/x')
+    const body = (await app.inject({ url: '/metrics' })).body
+    t.equal(series(body, 'fw_rate_limit_refusals_total{namespace="api"}'), 1)
+    t.equal(series(body, 'fw_auth_refusals_total{code="missing_api_key"}'), 1)
+  })
+
+  t.test('serves the metrics behind their own middleware', async (t) => {
+    const app = build(t, (app) => app.metrics({ middleware: [(req, res, next) => (req.header('x-key') === 'k' ? next() : void res.error(403, 'forbidden', 'no'))] }))
+    t.equal((await app.inject('/metrics')).statusCode, 403)
+    t.equal((await app.inject({ url: '/metrics', headers: { 'x-key': 'k' } })).statusCode, 200)
+  })
+})
+
+t.test('App.health', async (t) => {
+  t.test('answers liveness, and readiness with each check', async (t) => {
+    const app = build(t, (app) => app.health({ checks: { db: () => true, cache: async () => 'fine' } }))
+    const live = await app.inject('/health')
+    t.equal(live.statusCode, 200)
+    t.same(live.json(), { ok: true, status: 'live' })
+    const ready = await app.inject('/ready')
+    t.equal(ready.statusCode, 200)
+    t.same(ready.json(), { ok: true, status: 'ready', checks: { db: 'ok', cache: 'ok' } })
+  })
+
+  t.test('answers 503 not_ready when a check fails or hangs past its timeout', async (t) => {
+    const app = build(t, (app) => app.health({ timeout_ms: 50, checks: { hangs: () => new Promise(() => {}), fails: () => { throw new Error('db down') }, fine: () => 1 } }))
+    const started = Date.now()
+    const r = await app.inject('/ready')
+    t.ok(Date.now() - started < 2000, 'the hanging check is bounded by its timeout')
+    t.equal(r.statusCode, 503)
+    t.equal(r.headers['cache-control'], 'no-store')
+    t.same(r.json(), { ok: false, error: 'not_ready', status: 'failing', checks: { hangs: 'timeout', fails: 'db down', fine: 'ok' } })
+  })
+
+  t.test('turns readiness to 503 draining while close() waits for in-flight requests', async (t) => {
+    const hold = gate()
+    const app = build(t, (app) => {
+      app.health()
+      app.get('/slow', async (_req, res) => {
+        await hold.promise
+        res.text('done')
+      })
+    })
+    await app.ready()
+    const slow = app.inject('/slow')
+    await new Promise((r) => setImmediate(r))
+    const closing = app.close()
+    t.equal((await app.fastify.inject('/ready')).statusCode, 503)
+    hold.open()
+    t.equal((await slow).body, 'done')
+    await closing
+  })
+  t.test('rejects a bad timeout', async (t) => {
+    const app = build(t)
+    t.throws(() => app.health({ timeout_ms: 0 }), { code: 'FW_ERR_OBSERVABILITY_BAD_OPTION' })
+  })
+})
+
+t.test('App.shed_load', async (t) => {
+  t.test('answers 503 overloaded with Retry-After past a threshold, health probes excepted', async (t) => {
+    const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+    const app = build(t, (app) => {
+      app.health()
+      app.shed_load({}, monitor)
+      app.get('/x', (_req, res) => void res.text('x'))
+    })
+    t.equal((await app.inject('/x')).statusCode, 200)
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    const r = await app.inject('/x')
+    t.equal(r.statusCode, 503)
+    t.equal(r.headers['retry-after'], '7')
+    t.same(r.json(), { ok: false, error: 'overloaded', message: 'Server overloaded, retry later' })
+    t.equal((await app.inject('/health')).statusCode, 200)
+  })
+})

@@ -1,0 +1,89 @@
+// AppOptions for the server: HTTPS (and reloading its certificate), HTTP/2 with HTTP/1.1 fallback, timeouts, limits.
+import { request as h1 } from 'node:https'
+import { connect } from 'node:http2'
+import type { Server } from 'node:http'
+import type { TLSSocket } from 'node:tls'
+import { generate } from 'selfsigned'
+import t from 'tap'
+import { App } from '../../lib/index.js'
+
+async function cert(cn: string): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 })
+  return { key: pems.private, cert: pems.cert }
+}
+
+/** GET over HTTPS/1.1 trusting `ca`; resolves with the body and the certificate's CN. */
+function get_h1(port: number, ca: string, path = '/x'): Promise<{ body: string; cn: string; alpn: string | false }> {
+  return new Promise((resolve, reject) => {
+    const req = h1({ host: '127.0.0.1', port, path, ca, servername: 'localhost', checkServerIdentity: () => undefined, agent: false }, (res) => {
+      let body = ''
+      const socket = res.socket as TLSSocket
+      res.on('data', (d: Buffer) => (body += d.toString()))
+      res.on('end', () => resolve({ body, cn: String(socket.getPeerCertificate().subject?.CN), alpn: socket.alpnProtocol ?? false }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+t.test('AppOptions server options', async (t) => {
+  const first = await cert('first')
+
+  t.test('serves HTTPS, and reload_tls swaps the certificate for new connections', async (t) => {
+    const app = new App({ https: first, access_log: false })
+    app.get('/x', (_req, res) => void res.text('secure'))
+    t.teardown(() => app.close())
+    const port = await app.listen(0)
+    t.equal(app.url(), `https://127.0.0.1:${port}`)
+    const a = await get_h1(port, first.cert)
+    t.same([a.body, a.cn], ['secure', 'first'])
+    const second = await cert('second')
+    app.reload_tls(second)
+    const b = await get_h1(port, second.cert)
+    t.same([b.body, b.cn], ['secure', 'second'])
+  })
+
+  t.test('serves HTTP/2 over TLS, and HTTP/1.1 to a client without h2', async (t) => {
+    const app = new App({ https: first, http2: true, access_log: false })
+    app.get('/x', (_req, res) => void res.text('both'))
+    t.teardown(() => app.close())
+    const port = await app.listen(0)
+    const session = connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+    const body = await new Promise<string>((resolve, reject) => {
+      const s = session.request({ ':path': '/x' })
+      let text = ''
+      s.on('response', (h) => (text += `${String(h[':status'])} `))
+      s.on('data', (d: Buffer) => (text += d.toString()))
+      s.on('end', () => resolve(text))
+      s.on('error', reject)
+    })
+    session.close()
+    t.equal(body, '200 both', 'an HTTP/2 client is answered in HTTP/2')
+    const fallback = await get_h1(port, first.cert)
+    t.same([fallback.body, fallback.alpn], ['both', false], 'a client offering no ALPN gets HTTP/1.1')
+  })
+
+  t.test('sets the timeouts and the connection limit on the server', async (t) => {
+    const app = new App({ keep_alive_timeout_ms: 5000, request_timeout_ms: 7000, headers_timeout_ms: 6000, max_connections: 50 })
+    t.teardown(() => app.close())
+    const s = app.fastify.server as Server
+    t.same([s.keepAliveTimeout, s.requestTimeout, s.headersTimeout, s.maxConnections], [5000, 7000, 6000, 50])
+  })
+
+  t.test('rejects bad values with their name, never quoting a key', async (t) => {
+    t.throws(() => new App({ headers_timeout_ms: -1 }), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: /FW_HEADERS_TIMEOUT_MS/ })
+    t.throws(() => new App({ https: { key: 'secret-key-material', cert: 'x' } }), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: /^https must be/ })
+    try {
+      new App({ https: { key: 'secret-key-material', cert: 'x' } })
+    } catch (err) {
+      t.notMatch((err as Error).message, /secret-key-material/)
+    }
+    t.throws(() => new App().reload_tls(first), { code: 'FW_ERR_CONFIG_BAD_VALUE' })
+  })
+
+  t.test('writes an IPv6 host in brackets in its URL', async (t) => {
+    const app = new App({ host: '::1' })
+    t.teardown(() => app.close())
+    t.equal(app.url(), 'http://[::1]:0')
+  })
+})

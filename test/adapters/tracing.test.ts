@@ -1,0 +1,81 @@
+// app.tracing with the OpenTelemetry SDK and an in-memory exporter: span names, attributes, traceparent, log ids.
+import { propagation, trace } from '@opentelemetry/api'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import t from 'tap'
+import { info } from '../../lib/log/index.js'
+import { build } from '../helpers/build.js'
+import { capture_log } from '../helpers/log.js'
+import { parse_kv } from '../lib/log/capture.js'
+
+const exporter = new InMemorySpanExporter()
+trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
+const PARENT = '00f067aa0ba902b7'
+
+function traced(t: Parameters<typeof build>[0]) {
+  return build(t, (app) => {
+    app.tracing()
+    app.get('/users/{id}', (_req, res) => {
+      info('loading user')
+      res.json('ok', true)
+    })
+    app.get('/boom', () => {
+      throw new Error('boom')
+    })
+  })
+}
+
+t.test('App.tracing', async (t) => {
+  t.beforeEach(() => exporter.reset())
+
+  t.test('makes one server span per request named by method and route template, with semconv attributes', async (t) => {
+    const app = traced(t)
+    await app.inject({ url: '/users/42?x=1', headers: { 'user-agent': 'probe/1' } })
+    const [span] = exporter.getFinishedSpans()
+    t.equal(exporter.getFinishedSpans().length, 1)
+    t.equal(span!.name, 'GET /users/{id}')
+    t.equal(span!.kind, 1, 'SpanKind.SERVER')
+    t.match(span!.attributes, {
+      'http.request.method': 'GET', 'http.route': '/users/{id}', 'url.path': '/users/42', 'url.query': 'x=1',
+      'http.response.status_code': 200, 'user_agent.original': 'probe/1', 'client.address': '127.0.0.1',
+    })
+  })
+
+  t.test('continues the caller’s trace from traceparent', async (t) => {
+    const app = traced(t)
+    await app.inject({ url: '/users/1', headers: { traceparent: `00-${TRACE}-${PARENT}-01` } })
+    const [span] = exporter.getFinishedSpans()
+    t.equal(span!.spanContext().traceId, TRACE)
+    t.equal(span!.parentSpanContext?.spanId, PARENT)
+  })
+
+  t.test('starts a new trace for a malformed or all-zero traceparent', async (t) => {
+    const app = traced(t)
+    for (const tp of ['garbage', `00-${'0'.repeat(32)}-${PARENT}-01`, `00-${TRACE}-${'0'.repeat(16)}-01`, `00-${TRACE.toUpperCase()}-${PARENT}-01x`]) {
+      exporter.reset()
+      await app.inject({ url: '/users/1', headers: { traceparent: tp } })
+      const [span] = exporter.getFinishedSpans()
+      t.not(span!.spanContext().traceId, TRACE, tp)
+      t.not(span!.spanContext().traceId, '0'.repeat(32))
+      t.equal(span!.parentSpanContext, undefined, tp)
+    }
+  })
+
+  t.test('marks a 5xx answer as an error', async (t) => {
+    const app = traced(t)
+    await app.inject('/boom')
+    t.equal(exporter.getFinishedSpans()[0]!.status.code, 2, 'SpanStatusCode.ERROR')
+  })
+
+  t.test('puts trace_id and span_id on the request’s log lines', async (t) => {
+    const out = capture_log(t)
+    const app = traced(t)
+    await app.inject({ url: '/users/1', headers: { traceparent: `00-${TRACE}-${PARENT}-01` } })
+    const span = exporter.getFinishedSpans()[0]!
+    const line = out.lines().find((l) => l.includes('loading user'))!
+    t.match(Object.fromEntries(parse_kv(line).pairs), { trace_id: TRACE, span_id: span.spanContext().spanId })
+  })
+})

@@ -1,0 +1,68 @@
+import t from 'tap'
+import pretty from 'pino-pretty'
+import { MemoryStream, T0 } from './capture.js'
+import { LogCore } from '../../../lib/log/core.js'
+import type { PinoOptions } from '../../../lib/log/pino-line.js'
+
+/** A core writing to memory at a fixed time in `format`, with the given pino options. */
+function memory_core(format: 'kv' | 'json' | 'json_pretty', pino: PinoOptions = {}): { core: LogCore; out: MemoryStream } {
+  const core = new LogCore()
+  const out = new MemoryStream()
+  core.configure({ destination: out, format, pino })
+  core.set_clock(() => T0)
+  return { core, out }
+}
+
+t.test('PinoLine', async (t) => {
+  t.test('applies pino redact, serializers and mixin to JSON lines', async (t) => {
+    const { core, out } = memory_core('json', {
+      redact: ['password', 'user.token'],
+      serializers: { user: (u: { id: number; token: string }) => ({ id: u.id, token: u.token }) },
+      mixin: () => ({ region: 'eu' }),
+    })
+    core.write(2, 'auth', 'signed in', ['password', 'hunter2', 'user', { id: 7, token: 't0k', extra: 1 }])
+    t.same(JSON.parse(out.lines()[0]!), {
+      level: 'info', msg: 'signed in', time: T0, logger: 'auth', password: '[Redacted]', user: { id: 7, token: '[Redacted]' }, region: 'eu',
+    })
+  })
+
+  t.test('renders KV from what pino wrote, so redaction and mixins show there too', async (t) => {
+    const { core, out } = memory_core('kv', { redact: ['password'], mixin: () => ({ region: 'eu' }) })
+    core.write(3, 'auth', 'retry', ['password', 'hunter2', 'n', 2])
+    t.same(out.lines(), ['03:04:05.678 [auth] [warning] retry region=eu password=[Redacted] n=2'])
+  })
+
+  t.test('keeps a pair named name, level, msg or time under its name in JSON and in KV', async (t) => {
+    const { core, out } = memory_core('json')
+    core.write(2, 'fw', 'hello', ['name', 'Ada', 'level', 3, 'msg', 'theirs', 'time', 'noon'])
+    t.same(JSON.parse(out.lines()[0]!), {
+      fw_level: 'info', msg: 'theirs', time: 'noon', logger: 'fw', fw_msg: 'hello', fw_time: T0, name: 'Ada', level: 3,
+    })
+    core.configure({ format: 'kv' })
+    core.write(2, 'fw', 'hello', ['name', 'Ada', 'level', 3, 'msg', 'theirs'])
+    t.equal(out.lines()[1], '03:04:05.678 [fw] [info] hello msg=theirs name=Ada level=3')
+  })
+
+  t.test('adds pino base bindings when the user asks for them', async (t) => {
+    const { core, out } = memory_core('json', { base: { service: 'shop' } })
+    core.write(2, 'fw', 'up', undefined)
+    t.equal(out.lines()[0], `{"level":"info","service":"shop","msg":"up","time":${T0},"logger":"fw"}`)
+  })
+
+  t.test('feeds pino-pretty, given as the destination of JSON lines', async (t) => {
+    const core = new LogCore()
+    const out = new MemoryStream()
+    core.configure({ destination: pretty({ destination: out, colorize: false, sync: true, customLevels: 'trace:10,debug:20,info:30,warning:40,error:50,critical:60' }), format: 'json' })
+    core.set_clock(() => T0)
+    core.write(3, 'db', 'slow query', ['ms', 950])
+    t.match(out.text(), /WARNING.*slow query/)
+    t.match(out.text(), /ms: 950/)
+  })
+
+  t.test('refuses pino options that would change fw’s own members', async (t) => {
+    const core = new LogCore()
+    t.throws(() => core.configure({ pino: { messageKey: 'message' } as PinoOptions }), { code: 'FW_ERR_LOG_BAD_PINO_OPTION' })
+    t.throws(() => core.configure({ pino: { level: 'info' } as PinoOptions }), { code: 'FW_ERR_LOG_BAD_PINO_OPTION' })
+    t.throws(() => core.configure({ pino: null as unknown as PinoOptions }), { code: 'FW_ERR_LOG_BAD_PINO_OPTION' })
+  })
+})

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import t from 'tap'
+import type { App } from '../../../../lib/index.js'
+import { compression } from '../../../../lib/middleware/app/compression.js'
+import { etag } from '../../../../lib/middleware/app/etag.js'
+import { http_cache } from '../../../../lib/middleware/app/http-cache.js'
+import { build, type Teardown } from '../../../helpers/build.js'
+
+const BIG = JSON.stringify({ items: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item ${i}` })) })
+
+function app_with(t: Teardown, setup?: (app: App) => void) {
+  return build(t, (app) => {
+    app.use(compression())
+    setup?.(app)
+    app.get('/big', (_req, res) => void res.header('content-type', 'application/json; charset=utf-8').send(BIG))
+    app.get('/small', (_req, res) => void res.json('ok', true))
+    app.get('/png', (_req, res) => void res.header('content-type', 'image/png').send(Buffer.alloc(4096, 1)))
+    app.get('/nt', (_req, res) => void res.header('cache-control', 'no-transform').header('content-type', 'text/plain').send(BIG))
+    app.get('/random', (_req, res) => void res.header('content-type', 'text/plain').send(randomBytes(2048)))
+  })
+}
+
+t.test('compression', async (t) => {
+  t.test('picks br, gzip or deflate by q-values, and sets Vary', async (t) => {
+    const app = app_with(t)
+    const cases: Array<[string, string, (b: Buffer) => Buffer]> = [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip;q=1, br;q=0.5', 'gzip', gunzipSync],
+      ['deflate', 'deflate', inflateSync],
+      ['*', 'br', brotliDecompressSync],
+    ]
+    for (const [accept, enc, decode] of cases) {
+      const r = await app.inject({ url: '/big', headers: { 'accept-encoding': accept } })
+      t.equal(r.headers['content-encoding'], enc, accept)
+      t.equal(r.headers.vary, 'Accept-Encoding')
+      t.equal(decode(r.rawPayload).toString(), BIG)
+      t.ok(Number(r.headers['content-length']) < BIG.length)
+    }
+  })
+
+  t.test('sends the body as it is for identity, identity;q=0 alone, garbage, or no header', async (t) => {
+    const app = app_with(t)
+    for (const accept of ['identity', 'identity;q=0', 'gzip;q=0, br;q=0', ';;;==,,q=x', undefined]) {
+      const r = await app.inject({ url: '/big', headers: accept === undefined ? {} : { 'accept-encoding': accept } })
+      t.equal(r.statusCode, 200)
+      t.equal(r.headers['content-encoding'], undefined, String(accept))
+      t.equal(r.body, BIG)
+      t.equal(r.headers.vary, 'Accept-Encoding')
+    }
+  })
+
+  t.test('skips small bodies, compressed types, no-transform, and bodies that would grow', async (t) => {
+    const app = app_with(t)
+    const h = { 'accept-encoding': 'gzip' }
+    const small = await app.inject({ url: '/small', headers: h })
+    t.equal(small.headers['content-encoding'], undefined)
+    t.equal(small.body, '{"ok":true}')
+    const png = await app.inject({ url: '/png', headers: h })
+    t.equal(png.headers['content-encoding'], undefined)
+    t.equal(png.headers.vary, undefined)
+    t.equal((await app.inject({ url: '/nt', headers: h })).headers['content-encoding'], undefined)
+    const random = await app.inject({ url: '/random', headers: h })
+    t.equal(random.headers['content-encoding'], undefined, 'a compressed body larger than the original is not sent')
+    t.equal(random.rawPayload.length, 2048)
+  })
+
+  t.test('keeps Vary on a 304 and makes a strong ETag weak on a compressed answer', async (t) => {
+    const app = app_with(t, (app) => app.use(etag()))
+    const first = await app.inject({ url: '/big', headers: { 'accept-encoding': 'gzip' } })
+    t.match(first.headers.etag, /^W\/"/)
+    const again = await app.inject({ url: '/big', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(first.headers.etag) } })
+    t.equal(again.statusCode, 304)
+    t.equal(again.headers.vary, 'Accept-Encoding')
+    t.equal(again.body, '')
+  })
+
+  t.test('serves a cached entry compressed when asked and plain when not', async (t) => {
+    let runs = 0
+    const app = app_with(t, (app) => {
+      app.use(http_cache())
+      app.get('/cached', (_req, res) => void (runs++, res.header('content-type', 'text/plain').send(BIG)))
+    })
+    await app.inject('/cached')
+    const zipped = await app.inject({ url: '/cached', headers: { 'accept-encoding': 'gzip' } })
+    t.equal(zipped.headers['x-fw-cache-status'], 'hit')
+    t.equal(gunzipSync(zipped.rawPayload).toString(), BIG)
+    const plain = await app.inject('/cached')
+    t.equal(plain.body, BIG)
+    t.equal(runs, 1)
+  })
+
+  t.test('rejects bad options', async (t) => {
+    t.throws(() => compression({ threshold: -1 }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => compression({ encodings: ['zstd' as 'br'] }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+  })
+})

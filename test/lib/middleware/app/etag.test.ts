@@ -1,0 +1,53 @@
+import t from 'tap'
+import { etag, etag_of } from '../../../../lib/middleware/app/etag.js'
+import { build } from '../../../helpers/build.js'
+
+t.test('etag', async (t) => {
+  t.test('tags a GET answer and answers 304 without a body to a matching If-None-Match', async (t) => {
+    const app = build(t, (app) => {
+      app.use(etag())
+      app.get('/x', (_req, res) => void res.header('cache-control', 'max-age=60').json('n', 1))
+    })
+    const first = await app.inject('/x')
+    t.equal(first.headers.etag, etag_of('{"n":1}'))
+    t.match(first.headers.etag, /^"[0-9a-f]+-[\w-]+"$/)
+    for (const header of [String(first.headers.etag), `W/${String(first.headers.etag)}`, `"other", ${String(first.headers.etag)}`, '*']) {
+      const again = await app.inject({ url: '/x', headers: { 'if-none-match': header } })
+      t.equal(again.statusCode, 304, header)
+      t.equal(again.body, '')
+      t.equal(again.headers.etag, first.headers.etag)
+      t.equal(again.headers['cache-control'], 'max-age=60')
+    }
+    t.equal((await app.inject({ url: '/x', headers: { 'if-none-match': '"other"' } })).statusCode, 200)
+  })
+
+  t.test('writes weak tags when asked, and keeps a tag the handler set', async (t) => {
+    const app = build(t, (app) => {
+      app.use(etag({ weak: true }))
+      app.get('/x', (_req, res) => void res.text('x'))
+      app.get('/own', (_req, res) => void res.header('etag', '"v7"').text('x'))
+      app.get('/err', (_req, res) => void res.error(404, 'not_found', 'no'))
+    })
+    t.match((await app.inject('/x')).headers.etag, /^W\/"/)
+    t.equal((await app.inject('/own')).headers.etag, '"v7"')
+    t.equal((await app.inject('/err')).headers.etag, undefined, 'only 200 answers are tagged')
+  })
+
+  t.test('refuses an unsafe method whose If-Match does not hold with 412', async (t) => {
+    let version: string | undefined = '"v1"'
+    const app = build(t, (app) => {
+      app.use(etag({ current: () => version }))
+      app.put('/doc', (_req, res) => void res.json('saved', true))
+    })
+    const put = (h: Record<string, string>) => app.inject({ method: 'PUT', url: '/doc', headers: h, payload: '{}' })
+    t.equal((await put({ 'if-match': '"v1"' })).statusCode, 200)
+    t.equal((await put({ 'if-match': '*' })).statusCode, 200)
+    t.equal((await put({})).statusCode, 200, 'no If-Match, no precondition')
+    const stale = await put({ 'if-match': '"v0"' })
+    t.equal(stale.statusCode, 412)
+    t.same(stale.json(), { ok: false, error: 'precondition_failed', message: 'Precondition failed' })
+    t.equal((await put({ 'if-match': 'W/"v1"' })).statusCode, 412, 'If-Match compares strongly')
+    version = undefined
+    t.equal((await put({ 'if-match': '*' })).statusCode, 412, '* needs the resource to exist')
+  })
+})
