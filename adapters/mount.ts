@@ -12,6 +12,7 @@ import { logger, redact_query, run_with_request_id, type LogLevel } from '../lib
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { ip_resolver } from './ip.js'
+import { mount_ws } from './ws.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
 const CODE_TOO_LARGE = httpCode('payload_too_large')
@@ -58,6 +59,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
+  await mount_ws(instance, app, compiled.ws, ip_resolver(app.config.trust_proxy))
   instance.setNotFoundHandler(bind(compiled.not_found))
   if (app.config.access_log !== false) instance.addHook('onResponse', access_line(app.config.access_log))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {

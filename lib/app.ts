@@ -8,6 +8,7 @@ import { classify, canonical_segments, join_path, parse_route, prefix_segments, 
 import type { Request } from './request.js'
 import { is_unsafe_path } from './response.js'
 import { Services } from './state.js'
+import { Rooms, WsEndpoint, type WsHandler, type WsOptions } from './websocket/index.js'
 
 export const ERR_APP_LOCKED = defineError(
   'FW_ERR_APP_LOCKED',
@@ -47,9 +48,17 @@ export interface CompiledRoute {
   readonly body_limit: number
 }
 
+/** A WebSocket route ready for the adapter: the middleware its upgrade request runs, then its endpoint. */
+export interface CompiledWsRoute {
+  readonly url: string
+  readonly middleware: readonly Middleware[]
+  readonly endpoint: WsEndpoint
+}
+
 /** Everything the adapter registers. */
 export interface CompiledApp {
   readonly routes: CompiledRoute[]
+  readonly ws: CompiledWsRoute[]
   readonly not_found: Handler
 }
 
@@ -88,6 +97,17 @@ export class Router {
     return this
   }
 
+  /**
+   * Registers a WebSocket route: the upgrade request runs the route's middleware like any GET, and a refusal answers
+   * it (401, 403, 429...) without opening a socket. See docs/websocket.md.
+   * @example
+   * app.ws('/ws/echo/{room}', (ws, req) => ws.on_message((m) => ws.send(m)), { max_payload: 64 * 1024 })
+   */
+  ws(path: string, handler: WsHandler, options?: WsOptions): this {
+    this.#core.add_ws(join_path(this.#prefix, path), handler, options)
+    return this
+  }
+
   /** Registers routes under a prefix; groups nest. */
   group(prefix: string, fn: (group: Router) => void): this {
     parse_route(prefix)
@@ -111,8 +131,11 @@ export class AppCore extends Router {
   readonly config: AppConfig
   /** Typed service registry: `services.set(Token, impl)`, `services.get(Token)`. */
   readonly services = new Services()
+  /** WebSocket rooms: `app.rooms.broadcast(room, message)`, `app.rooms.members(room)`. */
+  readonly rooms = new Rooms()
   readonly #routes: RouteDef[] = []
   readonly #mws: MwDef[] = []
+  readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
   readonly #closers: Array<() => unknown> = []
   #compiled: CompiledApp | undefined
   #base: string[] = []
@@ -120,6 +143,7 @@ export class AppCore extends Router {
   constructor(options: AppOptions = {}) {
     super(undefined, '')
     this.config = resolve_config(options)
+    this.on_close(() => this.rooms.close())
   }
 
   /** @internal Adds a route; use `get`, `post`, ... */
@@ -127,6 +151,13 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     this.#routes.push({ method, path, segs: parse_route(path), handler })
+  }
+
+  /** @internal Adds a WebSocket route; use `ws`. */
+  add_ws(path: string, handler: WsHandler, options?: WsOptions): void {
+    if (this.#compiled) throw ERR_APP_LOCKED(`add route WS ${path}`)
+    if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
+    this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
   }
 
   /** @internal Adds middleware; use `use`. */
@@ -188,7 +219,11 @@ export class AppCore extends Router {
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
     const not_found = compose(guarded, (_req, res) => void res.error(404, CODE_NOT_FOUND, 'Route not found'))
-    this.#compiled = { routes, not_found }
+    const ws = this.#ws.map(({ segs, endpoint }) => {
+      const r = this.#compile_route('GET', segs, not_found)
+      return { url: r.url, middleware: r.middleware, endpoint }
+    })
+    this.#compiled = { routes, ws, not_found }
     return this.#compiled
   }
 
