@@ -74,6 +74,7 @@ export class WebSocketConnection {
   #window_start = 0
   #window_count = 0
   #alive = true
+  #last_seen = Date.now()
   #dropped = 0
   #closed = false
   #heartbeat: NodeJS.Timeout | undefined
@@ -90,7 +91,7 @@ export class WebSocketConnection {
     // ws reports protocol errors (oversized frame, invalid UTF-8) here, then closes with 1009 / 1007 itself.
     raw.on('error', (err) => run_with_request_id(request.id(), () => log.logf('info', 'ws protocol error', 'id', this.id, 'reason', err.message)))
     if (settings.heartbeat_ms > 0) this.#heartbeat = setInterval(() => this.#beat(), settings.heartbeat_ms).unref()
-    if (settings.idle_timeout_ms > 0) this.#idle = setTimeout(() => this.close(CLOSE.normal, 'idle timeout'), settings.idle_timeout_ms).unref()
+    if (settings.idle_timeout_ms > 0) this.#idle_after(settings.idle_timeout_ms)
   }
 
   /** Whether the socket is open (messages can be sent). */
@@ -166,7 +167,7 @@ export class WebSocketConnection {
 
   #receive(data: Buffer | ArrayBuffer | Buffer[], binary: boolean): void {
     if (this.#closed) return
-    this.#idle?.refresh()
+    this.#last_seen = Date.now()
     const bytes = bytes_of(data)
     if (bytes.length > this.#settings.max_payload) return this.close(CLOSE.too_big, 'message too big')
     if (this.#over_rate()) return this.close(CLOSE.policy_violation, 'message rate limit exceeded')
@@ -182,6 +183,15 @@ export class WebSocketConnection {
       this.#window_count = 0
     }
     return ++this.#window_count > limit.max_messages
+  }
+
+  /** Checks for idleness when the wait may be over; a message since only moves the next check (no timer per message). */
+  #idle_after(ms: number): void {
+    this.#idle = setTimeout(() => {
+      const left = this.#last_seen + this.#settings.idle_timeout_ms - Date.now()
+      if (left > 0) this.#idle_after(left)
+      else this.close(CLOSE.normal, 'idle timeout')
+    }, ms).unref()
   }
 
   #beat(): void {

@@ -8,6 +8,7 @@ import '../../lib/log/index.js'
 import '../../lib/validation/index.js'
 import '../../lib/middleware/index.js'
 import '../../lib/redis/index.js'
+import '../../lib/websocket/index.js'
 import '../../adapters/plugin.js'
 import '../../demo/registry.js'
 
