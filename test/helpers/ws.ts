@@ -7,6 +7,8 @@ export interface Client {
   readonly received: Array<string | Buffer>
   /** Resolves with the next message not yet taken (or one already queued). */
   next(): Promise<string | Buffer>
+  /** Like `next`, but resolves with undefined when nothing arrives within `ms`. */
+  poll(ms: number): Promise<string | Buffer | undefined>
   /** Resolves with the close code and reason once the connection closed. */
   readonly closed: Promise<{ code: number; reason: string }>
 }
@@ -23,7 +25,7 @@ export function connect(port: number, path: string, headers: Record<string, stri
   const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers })
   const received: Array<string | Buffer> = []
   let taken = 0
-  const waiting: Array<(m: string | Buffer) => void> = []
+  const waiting: Array<(m: string | Buffer | undefined) => void> = []
   ws.on('message', (data: Buffer, binary: boolean) => {
     const m = binary ? data : data.toString('utf8')
     received.push(m)
@@ -38,7 +40,21 @@ export function connect(port: number, path: string, headers: Record<string, stri
     ws,
     received,
     closed,
-    next: () => (taken < received.length ? Promise.resolve(received[taken++]!) : new Promise((resolve) => waiting.push(resolve))),
+    next: () => (taken < received.length ? Promise.resolve(received[taken++]!) : new Promise((resolve) => waiting.push(resolve as never))),
+    poll: (ms) => {
+      if (taken < received.length) return Promise.resolve(received[taken++]!)
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(take), 1)
+          resolve(undefined)
+        }, ms)
+        const take = (m: string | Buffer | undefined): void => {
+          clearTimeout(timer)
+          resolve(m)
+        }
+        waiting.push(take)
+      })
+    },
   }
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(client))
