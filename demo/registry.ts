@@ -3,6 +3,7 @@ import { demo as api_key } from './api-key.js'
 import type { Demo } from './demo.js'
 import { demo as auth_api } from './auth-api.js'
 import { demo as cache } from './cache.js'
+import { demo as chat } from './chat.js'
 import { demo as http_api } from './http-api.js'
 import { demo as jwt } from './jwt.js'
 import { demo as log } from './log.js'
@@ -22,4 +23,5 @@ export const demos: Record<string, Demo> = {
   [security.name]: security,
   [cache.name]: cache,
   [log.name]: log,
+  [chat.name]: chat,
 }

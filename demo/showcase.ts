@@ -14,6 +14,7 @@ export const SHOWCASE_PREFIXES: Record<string, string> = {
   security: '/security',
   cache: '/cache',
   log: '/log',
+  chat: '',
 }
 
 /** Builds the showcase App. */
