@@ -26,9 +26,9 @@ export type WsMessage = string | Buffer
 /** What `send` and `broadcast` take: text, bytes (a binary frame), or any other value sent as JSON text. */
 export type Outgoing = string | Buffer | ArrayBuffer | ArrayBufferView | number | boolean | null | object
 
-/** A message ready for the wire: the bytes once, and whether it is a binary frame. */
+/** A message ready for the wire, and whether it is a binary frame. */
 export interface Frame {
-  readonly data: Buffer
+  readonly data: string | Buffer
   readonly binary: boolean
 }
 
@@ -38,13 +38,18 @@ export interface RoomMembership {
   leave(conn: WebSocketConnection, room: string): void
 }
 
-/** Encodes a message once, so a broadcast sends the same bytes to every member. */
+/** A message as a frame: JSON for values; a text stays a string (ws writes it straight into the frame). */
 export function frame_of(message: Outgoing): Frame {
-  if (typeof message === 'string') return { data: Buffer.from(message), binary: false }
+  if (typeof message === 'string') return { data: message, binary: false }
   if (Buffer.isBuffer(message)) return { data: message, binary: true }
   if (message instanceof ArrayBuffer) return { data: Buffer.from(message), binary: true }
   if (ArrayBuffer.isView(message)) return { data: Buffer.from(message.buffer, message.byteOffset, message.byteLength), binary: true }
-  return { data: Buffer.from(JSON.stringify(message) ?? 'null'), binary: false }
+  return { data: JSON.stringify(message) ?? 'null', binary: false }
+}
+
+/** A frame as bytes, encoded once for a broadcast to many sockets or a bus. */
+export function encoded({ data, binary }: Frame): { readonly data: Buffer; readonly binary: boolean } {
+  return { data: typeof data === 'string' ? Buffer.from(data) : data, binary }
 }
 
 function bytes_of(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
@@ -167,7 +172,7 @@ export class WebSocketConnection {
 
   #receive(data: Buffer | ArrayBuffer | Buffer[], binary: boolean): void {
     if (this.#closed) return
-    this.#last_seen = Date.now()
+    if (this.#idle !== undefined) this.#last_seen = Date.now()
     const bytes = bytes_of(data)
     if (bytes.length > this.#settings.max_payload) return this.close(CLOSE.too_big, 'message too big')
     if (this.#over_rate()) return this.close(CLOSE.policy_violation, 'message rate limit exceeded')

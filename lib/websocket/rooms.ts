@@ -1,6 +1,6 @@
 // Rooms: named sets of connections of this instance, and broadcast to them here and, through a RoomBus, everywhere.
 import { logger } from '../log/index.js'
-import { frame_of, type Frame, type Outgoing, type RoomMembership, type WebSocketConnection } from './connection.js'
+import { encoded, frame_of, type Frame, type Outgoing, type RoomMembership, type WebSocketConnection } from './connection.js'
 import type { BusMessage, RoomBus } from './room-bus.js'
 
 /** Options of `rooms.broadcast`. */
@@ -29,7 +29,7 @@ export class Rooms implements RoomMembership {
    * returns how many local members it was sent to. A bus outage is logged once and never stops local delivery.
    */
   broadcast(room: string, message: Outgoing, options: BroadcastOptions = {}): number {
-    const frame = frame_of(message)
+    const frame = encoded(frame_of(message))
     const except = typeof options.except === 'string' ? options.except : options.except?.id
     const sent = this.#deliver(room, frame, except)
     if (this.#bus !== undefined) this.#publish(this.#bus, { room, data: frame.data, binary: frame.binary, except })

@@ -24,9 +24,8 @@ t.test('WebSocketConnection.send', async (t) => {
     ws.send(new Uint8Array([3]))
     ws.send({ a: 1 })
     ws.send(null)
-    t.same(raw.sent.map((s) => [s.data.toString('hex'), s.binary]), [
-      [Buffer.from('hé').toString('hex'), false], ['0102', true], ['03', true],
-      [Buffer.from('{"a":1}').toString('hex'), false], [Buffer.from('null').toString('hex'), false],
+    t.same(raw.sent.map((s) => [typeof s.data === 'string' ? s.data : s.data.toString('hex'), s.binary]), [
+      ['hé', false], ['0102', true], ['03', true], ['{"a":1}', false], ['null', false],
     ])
   })
 
