@@ -20,7 +20,12 @@ export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: 
   if (routes.length === 0) return
   // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
   const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
-  await instance.register(fastifyWebsocket, {
+  const drain = async (): Promise<void> => {
+    await Promise.all(routes.map((r) => r.endpoint.drain(app.config.close_timeout_ms)))
+  }
+  // A host app that registered @fastify/websocket itself keeps its server and options; fw then drains in a hook of its own.
+  if (instance.hasDecorator('websocketServer')) instance.addHook('preClose', drain)
+  else await instance.register(fastifyWebsocket, {
     options: {
       // ws checks one limit per server: the largest route's; each connection applies its own route's below it.
       maxPayload: Math.max(...routes.map((r) => r.endpoint.settings.max_payload)),
@@ -29,7 +34,7 @@ export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: 
     // Each connection logs its own socket errors and ws closes the socket (1007, 1009) itself.
     errorHandler: () => {},
     preClose: async () => {
-      await Promise.all(routes.map((r) => r.endpoint.drain(app.config.close_timeout_ms)))
+      await drain()
       instance.websocketServer.close()
     },
   })

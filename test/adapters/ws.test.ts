@@ -1,8 +1,12 @@
 // WebSocket routes over real sockets: the upgrade runs the route's middleware (refusals answer in HTTP, no socket),
 // middleware state reaches the handler, ws enforces frame limits (1009, 1007), and closing the app drains sockets.
 import type { IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import fastifyWebsocket from '@fastify/websocket'
+import Fastify from 'fastify'
 import t from 'tap'
 import WebSocket from 'ws'
+import { fw_plugin } from '../../adapters/plugin.js'
 import * as fw from '../../lib/index.js'
 import { JwtClaims } from '../../lib/middleware/auth/index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
@@ -228,4 +232,25 @@ t.test('1,000 connections opened and dropped abruptly leave nothing behind', asy
   t.same(app.rooms.names(), [])
   t.equal(app.rooms.members('all').length, 0)
   t.equal(app.fastify.server.listenerCount('upgrade'), 1)
+})
+
+t.test('App.ws mounted in a host Fastify app', async (t) => {
+  for (const host_has_plugin of [false, true]) {
+    t.test(host_has_plugin ? 'uses the websocket plugin the host registered' : 'registers the websocket plugin itself', async (t) => {
+      const host = Fastify()
+      if (host_has_plugin) await host.register(fastifyWebsocket)
+      const app = new fw.App({ access_log: false })
+      app.use(adapt_ctx(auth.api_key({ allowed_keys: ['k1'] })))
+      app.ws('/ws/{room}', (ws, req) => void ws.send(req.param('room')))
+      await host.register(fw_plugin, { app, prefix: '/fw' })
+      t.teardown(() => host.close())
+      await host.listen({ port: 0, host: '127.0.0.1' })
+      const port = (host.server.address() as AddressInfo).port
+      t.equal((await refused(port, '/fw/ws/lobby')).status, 401)
+      const c = await connect(port, '/fw/ws/lobby', { 'x-api-key': 'k1' })
+      t.equal(await c.next(), 'lobby')
+      c.ws.close()
+      await c.closed
+    })
+  }
 })

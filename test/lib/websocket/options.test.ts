@@ -32,5 +32,8 @@ t.test('ws_settings', async (t) => {
     t.throws(() => app.ws('/chat', () => {}, { max_payload: -5 }), { code: ERR_WS_BAD_OPTION.code, message: 'ws /chat: max_payload must be an integer >= 1; got -5' })
     t.throws(() => app.ws('/chat', 'nope' as never), { code: 'FW_ERR_APP_BAD_HANDLER' })
     t.throws(() => app.ws('/chat/{id', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
+    await app.ready()
+    t.throws(() => app.ws('/late', () => {}), { code: 'FW_ERR_APP_LOCKED', message: 'cannot add route WS /late after the app has started (listen, inject or mount)' })
+    await app.close()
   })
 })
