@@ -16,6 +16,7 @@ import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
 import { bind_body, FW_STREAM_BODY, use_body_parser } from './body.js'
 import { ip_resolver } from './ip.js'
 import { send_streamed } from './stream.js'
+import { mount_ws } from './ws.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
 const CODE_TOO_LARGE = httpCode('payload_too_large')
@@ -62,6 +63,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
+  await mount_ws(instance, app, compiled.ws, ip_resolver(app.config.trust_proxy))
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log

@@ -42,7 +42,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url))
 const run = promisify(execFile)
 const SERVER_CORE = '0'
 const LOAD_CORE = '1'
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
+export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
 
 // Servers still running when the bench process exits (a thrown error) are killed with it instead of left orphaned.
 const live = new Set<ChildProcess>()
@@ -126,8 +126,8 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
   }
 }
 
-/** utime + stime of a process, in clock ticks: fields 14 and 15 of /proc/<pid>/stat, counted after the `(comm)` field. */
-async function cpu_ticks(pid: number): Promise<number> {
+/** utime + stime of a process, in clock ticks (CLK_TCK a second): fields 14 and 15 of /proc/<pid>/stat, counted after the `(comm)` field. */
+export async function cpu_ticks(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 is fields[12].

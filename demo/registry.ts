@@ -4,6 +4,7 @@ import type { Demo } from './demo.js'
 import { demo as auth_api } from './auth-api.js'
 import { demo as cache } from './cache.js'
 import { demo as files } from './files.js'
+import { demo as chat } from './chat.js'
 import { demo as http_api } from './http-api.js'
 import { demo as jwt } from './jwt.js'
 import { demo as log } from './log.js'
@@ -26,4 +27,5 @@ export const demos: Record<string, Demo> = {
   [log.name]: log,
   [files.name]: files,
   [sse.name]: sse,
+  [chat.name]: chat,
 }

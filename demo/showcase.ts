@@ -17,6 +17,7 @@ export const SHOWCASE_PREFIXES: Record<string, string> = {
   log: '/log',
   files: '/files',
   sse: '/sse',
+  chat: '',
 }
 
 /** Builds the showcase App. */

@@ -10,6 +10,7 @@ import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import { is_unsafe_path, type Response } from './response.js'
 import { Services } from './state.js'
+import { Rooms, WsEndpoint, type WsHandler, type WsOptions } from './websocket/index.js'
 
 export const ERR_APP_LOCKED = defineError(
   'FW_ERR_APP_LOCKED',
@@ -61,9 +62,17 @@ export interface CompiledRoute {
   readonly stream_body: boolean
 }
 
+/** A WebSocket route ready for the adapter: the middleware its upgrade request runs, then its endpoint. */
+export interface CompiledWsRoute {
+  readonly url: string
+  readonly middleware: readonly Middleware[]
+  readonly endpoint: WsEndpoint
+}
+
 /** Everything the adapter registers. */
 export interface CompiledApp {
   readonly routes: CompiledRoute[]
+  readonly ws: CompiledWsRoute[]
   readonly not_found: Handler
 }
 
@@ -130,6 +139,17 @@ export class Router<PP extends string = never> {
     return this
   }
 
+  /**
+   * Registers a WebSocket route: the upgrade request runs the route's middleware like any GET, and a refusal answers
+   * it (401, 403, 429...) without opening a socket. See docs/websocket.md.
+   * @example
+   * app.ws('/ws/echo/{room}', (ws, req) => ws.on_message((m) => ws.send(m)), { max_payload: 64 * 1024 })
+   */
+  ws(path: string, handler: WsHandler, options?: WsOptions): this {
+    this.#core.add_ws(join_path(this.#prefix, path), handler, options)
+    return this
+  }
+
   /** Registers routes under a prefix; groups nest, and the prefix's parameters are typed in their handlers. */
   group<const G extends string>(prefix: G, fn: (group: Router<PP | PathParams<G>>) => void): this {
     parse_route(prefix)
@@ -153,8 +173,11 @@ export class AppCore extends Router {
   readonly config: AppConfig
   /** Typed service registry: `services.set(Token, impl)`, `services.get(Token)`. */
   readonly services = new Services()
+  /** WebSocket rooms: `app.rooms.broadcast(room, message)`, `app.rooms.members(room)`. */
+  readonly rooms = new Rooms()
   readonly #routes: RouteDef[] = []
   readonly #mws: MwDef[] = []
+  readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
   readonly #closers: Array<() => unknown> = []
   #compiled: CompiledApp | undefined
   #base: string[] = []
@@ -162,6 +185,7 @@ export class AppCore extends Router {
   constructor(options: AppOptions = {}) {
     super(undefined, '')
     this.config = resolve_config(options)
+    this.on_close(() => this.rooms.close())
   }
 
   /** @internal Adds a route; use `get`, `post`, ... */
@@ -182,6 +206,13 @@ export class AppCore extends Router {
       group: r.group,
       middleware: this.#mws.filter((m) => classify(r.segs, m.prefix) !== 'never').map((m) => m.mw),
     }))
+  }
+
+  /** @internal Adds a WebSocket route; use `ws`. */
+  add_ws(path: string, handler: WsHandler, options?: WsOptions): void {
+    if (this.#compiled) throw ERR_APP_LOCKED(`add route WS ${path}`)
+    if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
+    this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
   }
 
   /** @internal Adds middleware; use `use`. */
@@ -253,7 +284,11 @@ export class AppCore extends Router {
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
     const not_found = compose(guarded, (_req, res) => void res.error(404, CODE_NOT_FOUND, 'Route not found'))
-    this.#compiled = { routes, not_found }
+    const ws = this.#ws.map(({ segs, endpoint }) => {
+      const r = this.#compile_route('GET', segs, not_found)
+      return { url: r.url, middleware: r.middleware, endpoint }
+    })
+    this.#compiled = { routes, ws, not_found }
     return this.#compiled
   }
 

@@ -9,6 +9,7 @@ import '../../lib/validation/index.js'
 import '../../lib/middleware/index.js'
 import '../../lib/redis/index.js'
 import '../../lib/observability/index.js'
+import '../../lib/websocket/index.js'
 import '../../adapters/plugin.js'
 import '../../demo/registry.js'
 

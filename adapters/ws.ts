@@ -1,0 +1,82 @@
+// Binds the App's WebSocket routes to @fastify/websocket: the upgrade request runs the route's middleware before any
+// socket exists, so a refusal is an ordinary HTTP answer (401, 403, 429...); an accepted one becomes a connection.
+import type { IncomingMessage } from 'node:http'
+import fastifyWebsocket from '@fastify/websocket'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { WebSocket } from 'ws'
+import type { AppCore, CompiledWsRoute } from '../lib/app.js'
+import { compose, type Handler } from '../lib/compose.js'
+import { httpCode } from '../lib/errors.js'
+import { run_with_request_id } from '../lib/log/index.js'
+import { Request, type IpResolver } from '../lib/request.js'
+import { Response } from '../lib/response.js'
+import type { RawSocket } from '../lib/websocket/index.js'
+import { commit } from './mount.js'
+
+const CODE_INTERNAL = httpCode('internal_error')
+
+/** Registers the plugin and the app's WebSocket routes on `instance` (after its HTTP routes, which stay unwrapped). */
+export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: readonly CompiledWsRoute[], ip: IpResolver): Promise<void> {
+  if (routes.length === 0) return
+  // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
+  const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
+  const drain = async (): Promise<void> => {
+    await Promise.all(routes.map((r) => r.endpoint.drain(app.config.close_timeout_ms)))
+  }
+  // A host app that registered @fastify/websocket itself keeps its server and options; fw then drains in a hook of its own.
+  if (instance.hasDecorator('websocketServer')) instance.addHook('preClose', drain)
+  else await instance.register(fastifyWebsocket, {
+    options: {
+      // ws checks one limit per server: the largest route's; each connection applies its own route's below it.
+      maxPayload: Math.max(...routes.map((r) => r.endpoint.settings.max_payload)),
+      perMessageDeflate: routes.some((r) => r.endpoint.settings.per_message_deflate),
+    },
+    // Each connection logs its own socket errors and ws closes the socket (1007, 1009) itself.
+    errorHandler: () => {},
+    preClose: async () => {
+      await drain()
+      instance.websocketServer.close()
+    },
+  })
+  instance.websocketServer.on('headers', (headers: string[], raw: IncomingMessage) => {
+    const res = accepted.get(raw)?.res
+    if (res === undefined) return
+    for (const [name, value] of Object.entries(res.headers())) {
+      for (const v of Array.isArray(value) ? value : [value]) headers.push(`${name}: ${v}`)
+    }
+  })
+  for (const r of routes) {
+    const passed = new WeakSet<Request>()
+    const accept: Handler = (req) => void passed.add(req)
+    const chain = compose([...r.middleware, r.endpoint.gate((req) => (req.raw as FastifyRequest).ws)], accept)
+    const deflate = r.endpoint.settings.per_message_deflate
+    const upgrade = async (freq: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+      const req = new Request(freq, app.services, ip)
+      const res = new Response()
+      if (app.config.request_id) res.header('x-request-id', freq.id)
+      try {
+        await chain(req, res)
+      } catch (err) {
+        freq.log.error({ err }, 'handler failed')
+        return commit(reply, res.error(500, CODE_INTERNAL, 'Internal Server Error'))
+      }
+      if (!passed.has(req)) return commit(reply, res)
+      // Without this header ws does not negotiate compression for a route that keeps it off.
+      if (!deflate) delete freq.raw.headers['sec-websocket-extensions']
+      accepted.set(freq.raw, { req, res })
+      return undefined
+    }
+    instance.route({
+      method: 'GET',
+      url: r.url,
+      exposeHeadRoute: false,
+      preHandler: (freq, reply) => run_with_request_id(freq.id, upgrade, freq, reply),
+      // Never reached: the gate answers a plain GET with 426 and the plugin hijacks an upgrade.
+      handler: (_freq, reply) => reply.code(426).send(),
+      wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
+        const a = accepted.get(freq.raw)!
+        r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms)
+      },
+    })
+  }
+}

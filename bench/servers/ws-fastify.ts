@@ -1,0 +1,25 @@
+// Bare Fastify with @fastify/websocket serving the WebSocket scenarios, the same routes as ws-fw.ts.
+import fastifyWebsocket from '@fastify/websocket'
+import Fastify from 'fastify'
+import type { WebSocket } from 'ws'
+import { announce } from '../servers.js'
+
+const f = Fastify()
+await f.register(fastifyWebsocket)
+const room = new Set<WebSocket>()
+f.get('/echo', { websocket: true }, (socket) => {
+  socket.on('message', (data, binary) => socket.send(data, { binary }))
+})
+f.get('/room', { websocket: true }, (socket) => {
+  room.add(socket)
+  socket.on('close', () => room.delete(socket))
+  socket.on('message', (data) => {
+    const n = Number(data.toString().slice(3))
+    for (let i = 0; i < n; i++) {
+      const text = `{"i":${i},"text":"a message to the whole room"}`
+      for (const s of room) if (s !== socket) s.send(text)
+    }
+  })
+})
+await f.listen({ port: 0, host: '127.0.0.1' })
+announce((f.server.address() as { port: number }).port)

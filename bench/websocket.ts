@@ -1,0 +1,106 @@
+// WebSocket scenarios, fw against bare @fastify/websocket in the same run: echo round trips, and a broadcast of 1,000
+// messages to a room of 200 clients. Each server is pinned to core 0, the Node `ws` client (bench/ws-client.ts) to core 1;
+// wrk cannot speak WebSocket. Figures: messages per second, and the server's CPU time per message from /proc/<pid>/stat.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
+import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer } from './wrk.js'
+
+const COMPETITORS = [
+  ['fw', 'ws-fw.ts'],
+  ['@fastify/websocket', 'ws-fastify.ts'],
+] as const
+const CLIENT = fileURLToPath(new URL('./ws-client.ts', import.meta.url))
+const ECHO_CONNECTIONS = 50
+const ROOM_CLIENTS = 200
+const BROADCASTS = 1000
+
+interface Run {
+  messages_per_s: number
+  cpu_us_per_message: number
+}
+
+/** Runs the client pinned to core 1; the server's CPU is read once the client is connected and again when it is done. */
+async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
+  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', CLIENT, args[0]!, String(server.port), ...args.slice(1)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  let out = ''
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  while (!out.includes('ready\n')) await once(child.stdout, 'data')
+  const before = await cpu_ticks(server.pid)
+  child.stdin.write('go\n')
+  const [code] = (await once(child, 'exit')) as [number]
+  const after = await cpu_ticks(server.pid)
+  const line = out.split('\n').find((l) => l.startsWith('{'))
+  if (code !== 0 || line === undefined) throw new Error(`${server.name}: the ws client failed (${code}): ${out}`)
+  const { messages, ms } = JSON.parse(line) as { messages: number; ms: number }
+  return { messages_per_s: messages / (ms / 1000), cpu_us_per_message: (((after - before) / CLK_TCK) * 1e6) / messages }
+}
+
+const SCENARIOS = [
+  { name: 'echo round trip', args: (d: number) => ['echo', String(ECHO_CONNECTIONS), String(d * 1000)] },
+  { name: `broadcast ${BROADCASTS} to ${ROOM_CLIENTS}`, args: () => ['broadcast', String(ROOM_CLIENTS), String(BROADCASTS)] },
+]
+
+/** Runs the WebSocket scenarios; `quick` shortens the echo runs. */
+export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
+  const duration_s = opts.quick ? 1 : 2
+  const servers: PinnedServer[] = []
+  try {
+    for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
+    // Untimed warm-up, so the measured rounds do not include JIT compilation.
+    if (!opts.quick) for (const s of servers) for (const sc of SCENARIOS) await run_client(s, sc.args(1))
+    const rate = new Map<string, Map<string, number[]>>()
+    const cpu = new Map<string, Map<string, number[]>>()
+    const record = (m: Map<string, Map<string, number[]>>, sc: string, c: string, v: number): void => {
+      const inner = m.get(sc) ?? new Map<string, number[]>()
+      inner.set(c, [...(inner.get(c) ?? []), v])
+      m.set(sc, inner)
+    }
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const sc of SCENARIOS) {
+        // Alternate which server goes first, so neither always runs on a machine warmed by the other.
+        for (const s of round % 2 ? [...servers].reverse() : servers) {
+          const r = await run_client(s, sc.args(duration_s))
+          record(rate, sc.name, s.name, r.messages_per_s)
+          record(cpu, sc.name, s.name, r.cpu_us_per_message)
+        }
+      }
+    }
+    return report(rate, cpu, duration_s)
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+}
+
+function report(rate: Map<string, Map<string, number[]>>, cpu: Map<string, Map<string, number[]>>, duration_s: number): BenchReport {
+  const rows: BenchRow[] = []
+  const ratios = []
+  for (const sc of SCENARIOS) {
+    const r = scenario_rows(sc.name, rate.get(sc.name)!, 'messages/s')
+    const c = scenario_rows(`${sc.name} (server CPU)`, cpu.get(sc.name)!, 'CPU µs/message')
+    for (const row of c.rows) row.lower_is_better = true
+    rows.push(...r.rows, ...c.rows)
+    ratios.push(
+      ratio(sc.name, 'fw / @fastify/websocket', r.row('fw'), r.row('@fastify/websocket'), 0.9),
+      ratio(`${sc.name} (server CPU)`, 'fw / @fastify/websocket', c.row('fw'), c.row('@fastify/websocket'), 0.9),
+    )
+  }
+  return {
+    name: 'websocket',
+    rows,
+    ratios,
+    notes: [
+      `servers pinned to core 0 (taskset), a Node ws client (bench/ws-client.ts) pinned to core 1: wrk cannot speak WebSocket`,
+      `echo: ${ECHO_CONNECTIONS} connections each sending a 20-byte text and waiting for its echo, ${duration_s} s; messages/s counts round trips`,
+      `broadcast: ${ROOM_CLIENTS} clients in one room, one more asks for ${BROADCASTS} broadcasts; messages/s counts deliveries (${ROOM_CLIENTS * BROADCASTS} a run), timed from the request to the last delivery`,
+      'server CPU: utime+stime of the server process over the measured part (connections already open) per message; ratios are higher-is-better for fw (CPU ratios are @fastify/websocket / fw)',
+    ],
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify(await bench({ rounds: 1, quick: true }), null, 2))
+}

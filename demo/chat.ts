@@ -1,0 +1,80 @@
+// Demo `chat`: rooms over WebSockets. `/ws/chat/{room}` takes anyone (the session's name, a bearer token's subject, or
+// guest-<n>) and broadcasts each text message to the room; `/ws/private/{room}` is the same behind a required JWT.
+import { readFileSync } from 'node:fs'
+import { adapt_ctx, compose, json, type App, type Middleware, type Request, type Router } from '../lib/index.js'
+import { jwt_dev } from '../lib/middleware/app/index.js'
+import { JwtClaims, Session, session } from '../lib/middleware/auth/index.js'
+import { security_headers } from '../lib/middleware/security/index.js'
+import type { WebSocketConnection } from '../lib/websocket/index.js'
+import { httpCode } from '../lib/errors.js'
+import { dev_secret, type Demo } from './demo.js'
+import { DEV_JWT_SECRET } from './jwt.js'
+import { csp_hash } from './showcase-page.js'
+
+const dir = new URL('./chat-page/', import.meta.url)
+const SCRIPT = readFileSync(new URL('page.js', dir), 'utf8')
+const STYLE = readFileSync(new URL('page.css', dir), 'utf8')
+const HTML = readFileSync(new URL('index.html', dir), 'utf8').replace(/\{\{(script|style)\}\}/g, (_m, k: string) => (k === 'script' ? SCRIPT : STYLE))
+/** The page's policy: its inline blocks by hash; `connect-src 'self'` covers its own ws:// origin. */
+const CSP = `default-src 'none'; script-src ${csp_hash(SCRIPT)}; style-src ${csp_hash(STYLE)}; img-src data:; connect-src 'self'; ` +
+  "form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+
+const NAME = /^[A-Za-z0-9_-]{1,24}$/
+const CODE_INVALID_NAME = httpCode('invalid_name')
+const MAX_TEXT = 1000
+
+/** Options of `setup_chat`. */
+export interface ChatOptions {
+  /** Signs the chat's session cookie (default `FW_SESSION_SECRET`, else a development secret). */
+  session_secret?: string
+  /** Verifies bearer tokens (default `FW_JWT_SECRET`, else the jwt demo's development secret). */
+  jwt_secret?: string
+}
+
+/**
+ * Registers the chat page `GET /chat`, `POST /chat/name` (the session's display name), and the WebSocket routes
+ * `/ws/chat/{room}` (anyone) and `/ws/private/{room}` (bearer JWT required).
+ * @example
+ * setup_chat(app, app, { session_secret: process.env.FW_SESSION_SECRET })
+ */
+export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void {
+  const sessions = adapt_ctx(session({ secret: options.session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me'), cookie_name: 'chat_sid' }))
+  const bearer = jwt_dev(options.jwt_secret ?? dev_secret('FW_JWT_SECRET', DEV_JWT_SECRET))
+  // A bearer token is checked when one is sent (a bad one is refused with 401); without one the client is a guest.
+  const optional_bearer: Middleware = (req, res, next) => (req.header('authorization') === '' ? next() : bearer(req, res, next))
+  r.use('/chat', sessions)
+  r.use('/ws/chat', sessions)
+  r.use('/ws/chat', optional_bearer)
+  r.use('/ws/private', bearer)
+  const page = adapt_ctx(security_headers({ csp: CSP }))
+  r.get('/chat', compose([page], (_req, res) => void res.header('Content-Type', 'text/html; charset=utf-8').send(HTML)))
+  r.post('/chat/name', (req, res) => {
+    const name = req.json().value('name', '').trim()
+    if (!NAME.test(name)) return void res.error(400, CODE_INVALID_NAME, 'name must be 1-24 letters, digits, _ or -')
+    req.state(Session)!.set('user', name)
+    res.json('ok', true, 'name', name)
+  })
+  let guests = 0
+  const room_chat = (ws: WebSocketConnection, req: Request): void => {
+    const room = req.param('room')
+    const from = req.state(JwtClaims)?.subject || req.state(Session)?.get('user') || `guest-${++guests}`
+    ws.join(room)
+    ws.send(json.o('room', room, 'from', 'server', 'text', `welcome, ${from}`, 'at', new Date().toISOString()))
+    ws.on_message((m) => {
+      if (typeof m !== 'string' || m.trim() === '') return
+      const text = m.slice(0, MAX_TEXT)
+      app.rooms.broadcast(room, json.o('room', room, 'from', from, 'text', text, 'at', new Date().toISOString()))
+    })
+  }
+  const limits = { max_payload: 4096, rate_limit: { max_messages: 20, window_ms: 10_000 }, idle_timeout_ms: 600_000 }
+  r.ws('/ws/chat/{room}', room_chat, limits)
+  r.ws('/ws/private/{room}', room_chat, limits)
+}
+
+export const demo: Demo = {
+  name: 'chat',
+  description: 'GET /chat: rooms over WebSockets (/ws/chat/{room}, /ws/private/{room} with a JWT)',
+  setup(app, r) {
+    setup_chat(app, r)
+  },
+}

@@ -1,0 +1,76 @@
+// Room broadcasts between instances over Redis pub/sub: each instance publishes what it broadcast and delivers to its
+// own sockets what the others published.
+import { randomUUID } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import { logger } from '../log/index.js'
+import type { BusMessage, RoomBus } from '../websocket/index.js'
+import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
+
+const log = logger('ws')
+const NEWLINE = 0x0a
+
+/** The envelope's header; the message's bytes follow it after a newline, so binary messages travel as they are. */
+interface Header {
+  /** The publishing instance, which has delivered to its own sockets already. */
+  o: string
+  r: string
+  b: boolean
+  e?: string
+}
+
+/**
+ * A `RoomBus` on Redis pub/sub (channel `<prefix>rooms`), for `app.rooms.use_bus`. A broadcast published while Redis is
+ * down reaches this instance's sockets only (the outage is logged); subscribing resumes when Redis is back.
+ * @example
+ * await app.rooms.use_bus(new RedisRoomBus({ client: 'redis://10.0.0.5:6379' }))
+ */
+export class RedisRoomBus implements RoomBus {
+  readonly #pub: RedisConnection
+  readonly #sub: Redis
+  readonly #channel: string
+  readonly #instance = randomUUID()
+
+  constructor(options: RedisStoreOptions = {}) {
+    this.#pub = new RedisConnection('RedisRoomBus', options)
+    this.#channel = `${this.#pub.prefix}rooms`
+    // A subscribed connection can run nothing else: a second one with the same settings, always owned by the bus.
+    this.#sub = this.#pub.client.duplicate()
+    this.#sub.on('error', () => {})
+  }
+
+  /** Subscribes and hands other instances' broadcasts to `deliver`; ioredis subscribes again after a reconnect. */
+  async start(deliver: (message: BusMessage) => void): Promise<void> {
+    this.#sub.on('messageBuffer', (_channel: Buffer, payload: Buffer) => {
+      const m = this.#decode(payload)
+      if (m !== undefined) deliver(m)
+    })
+    await this.#pub.run('subscribe', () => this.#sub.subscribe(this.#channel))
+  }
+
+  /** Publishes a broadcast for the other instances; rejects with `FW_ERR_REDIS_UNAVAILABLE` while Redis is down. */
+  async publish(m: BusMessage): Promise<void> {
+    const header: Header = { o: this.#instance, r: m.room, b: m.binary, ...(m.except === undefined ? {} : { e: m.except }) }
+    const payload = Buffer.concat([Buffer.from(JSON.stringify(header)), Buffer.from([NEWLINE]), m.data])
+    await this.#pub.run('publish', (c) => c.publish(this.#channel, payload))
+  }
+
+  /** Closes the subscriber, and the publishing client when the bus made it. */
+  async close(): Promise<void> {
+    this.#sub.disconnect()
+    await this.#pub.close()
+  }
+
+  /** A message of another instance, or undefined for this instance's own and for anything malformed. */
+  #decode(payload: Buffer): BusMessage | undefined {
+    const cut = payload.indexOf(NEWLINE)
+    let h: Partial<Header>
+    try {
+      h = JSON.parse(payload.subarray(0, cut === -1 ? 0 : cut).toString('utf8')) as Partial<Header>
+    } catch {
+      log.logf('warn', 'room bus: malformed message ignored', 'channel', this.#channel)
+      return undefined
+    }
+    if (h.o === this.#instance || typeof h.r !== 'string') return undefined
+    return { room: h.r, binary: h.b === true, except: typeof h.e === 'string' ? h.e : undefined, data: payload.subarray(cut + 1) }
+  }
+}

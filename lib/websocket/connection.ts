@@ -1,0 +1,237 @@
+// One open WebSocket as a handler sees it: send, receive, close and rooms, with the route's limits applied to each
+// message and each message handled in the log context of the upgrade request.
+import { randomUUID } from 'node:crypto'
+import { logger, run_with_request_id } from '../log/index.js'
+import type { Request } from '../request.js'
+import { CLOSE } from './errors.js'
+import type { WsSettings } from './options.js'
+
+/** What fw uses of the host's socket (a `ws` WebSocket satisfies it). */
+export interface RawSocket {
+  readonly readyState: number
+  readonly bufferedAmount: number
+  send(data: string | Buffer, options: { binary: boolean }): void
+  close(code?: number, reason?: string): void
+  terminate(): void
+  ping(): void
+  on(event: 'message', fn: (data: Buffer | ArrayBuffer | Buffer[], is_binary: boolean) => void): unknown
+  on(event: 'close', fn: (code: number, reason: Buffer) => void): unknown
+  on(event: 'pong', fn: () => void): unknown
+  on(event: 'error', fn: (err: Error) => void): unknown
+}
+
+/** A received message: a text frame as a string, a binary frame as a Buffer. */
+export type WsMessage = string | Buffer
+
+/** What `send` and `broadcast` take: text, bytes (a binary frame), or any other value sent as JSON text. */
+export type Outgoing = string | Buffer | ArrayBuffer | ArrayBufferView | number | boolean | null | object
+
+/** A message ready for the wire, and whether it is a binary frame. */
+export interface Frame {
+  readonly data: string | Buffer
+  readonly binary: boolean
+}
+
+/** The room registry as a connection uses it. */
+export interface RoomMembership {
+  join(conn: WebSocketConnection, room: string): void
+  leave(conn: WebSocketConnection, room: string): void
+}
+
+/** A message as a frame: JSON for values; a text stays a string (ws writes it straight into the frame). */
+export function frame_of(message: Outgoing): Frame {
+  if (typeof message === 'string') return { data: message, binary: false }
+  if (Buffer.isBuffer(message)) return { data: message, binary: true }
+  if (message instanceof ArrayBuffer) return { data: Buffer.from(message), binary: true }
+  if (ArrayBuffer.isView(message)) return { data: Buffer.from(message.buffer, message.byteOffset, message.byteLength), binary: true }
+  return { data: JSON.stringify(message) ?? 'null', binary: false }
+}
+
+/** A frame as bytes, encoded once for a broadcast to many sockets or a bus. */
+export function encoded({ data, binary }: Frame): { readonly data: Buffer; readonly binary: boolean } {
+  return { data: typeof data === 'string' ? Buffer.from(data) : data, binary }
+}
+
+function bytes_of(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
+}
+
+const OPEN = 1
+const log = logger('ws')
+
+/**
+ * The `ws` a WebSocket handler receives.
+ * @example
+ * app.ws('/ws/echo', (ws) => ws.on_message((m) => ws.send(m)))
+ */
+export class WebSocketConnection {
+  /** Unique across instances, so `broadcast(..., { except: ws.id })` works through a room bus. */
+  readonly id: string = randomUUID()
+  /** The upgrade request, with the state its middleware set (`req.state(JwtClaims)`). */
+  readonly request: Request
+  readonly #raw: RawSocket
+  readonly #settings: WsSettings
+  readonly #rooms: RoomMembership
+  readonly #joined = new Set<string>()
+  readonly #on_message: Array<(message: WsMessage) => unknown> = []
+  readonly #on_close: Array<(code: number, reason: string) => unknown> = []
+  #window_start = 0
+  #window_count = 0
+  #alive = true
+  #last_seen = Date.now()
+  #dropped = 0
+  #closed = false
+  #heartbeat: NodeJS.Timeout | undefined
+  #idle: NodeJS.Timeout | undefined
+
+  constructor(raw: RawSocket, request: Request, settings: WsSettings, rooms: RoomMembership) {
+    this.#raw = raw
+    this.request = request
+    this.#settings = settings
+    this.#rooms = rooms
+    raw.on('message', (data, binary) => this.#receive(data, binary))
+    raw.on('close', (code, reason) => this.#gone(code, reason.toString()))
+    raw.on('pong', () => (this.#alive = true))
+    // ws reports protocol errors (oversized frame, invalid UTF-8) here, then closes with 1009 / 1007 itself.
+    raw.on('error', (err) => run_with_request_id(request.id(), () => log.logf('info', 'ws protocol error', 'id', this.id, 'reason', err.message)))
+    if (settings.heartbeat_ms > 0) this.#heartbeat = setInterval(() => this.#beat(), settings.heartbeat_ms).unref()
+    if (settings.idle_timeout_ms > 0) this.#idle_after(settings.idle_timeout_ms)
+  }
+
+  /** Whether the socket is open (messages can be sent). */
+  get open(): boolean {
+    return !this.#closed && this.#raw.readyState === OPEN
+  }
+
+  /** Rooms this connection is in. */
+  get rooms(): ReadonlySet<string> {
+    return this.#joined
+  }
+
+  /** Messages dropped because the client was slow (`on_backpressure: 'drop'`). */
+  get dropped(): number {
+    return this.#dropped
+  }
+
+  /** Sends text, bytes (a binary frame) or a value as JSON; false when it was not sent (closed, or dropped). */
+  send(message: Outgoing): boolean {
+    return this.deliver(frame_of(message))
+  }
+
+  /** @internal Sends an encoded frame, applying the high-water mark. */
+  deliver(frame: Frame): boolean {
+    if (!this.open) return false
+    if (this.#raw.bufferedAmount > this.#settings.high_water_mark) {
+      // A client that does not read would otherwise grow the server's memory without bound.
+      if (this.#settings.on_backpressure === 'drop') this.#dropped++
+      else this.close(CLOSE.try_again_later, 'client too slow')
+      return false
+    }
+    this.#raw.send(frame.data, { binary: frame.binary })
+    return true
+  }
+
+  /** Calls `fn` with every message: text frames as strings, binary frames as Buffers. */
+  on_message(fn: (message: WsMessage) => unknown): this {
+    this.#on_message.push(fn)
+    return this
+  }
+
+  /** Calls `fn(code, reason)` once the connection has closed, whoever closed it. */
+  on_close(fn: (code: number, reason: string) => unknown): this {
+    this.#on_close.push(fn)
+    return this
+  }
+
+  /** Starts the closing handshake (default 1000); the peer has a grace period to answer before it is cut. */
+  close(code: number = CLOSE.normal, reason = ''): void {
+    if (this.#closed || this.#raw.readyState > OPEN) return
+    this.#raw.close(code, reason)
+  }
+
+  /** Cuts the connection without a closing handshake. */
+  terminate(): void {
+    this.#raw.terminate()
+  }
+
+  /** Joins a room: `app.rooms.broadcast(room, ...)` reaches this connection until it leaves or closes. */
+  join(room: string): this {
+    if (!this.#closed && !this.#joined.has(room)) {
+      this.#joined.add(room)
+      this.#rooms.join(this, room)
+    }
+    return this
+  }
+
+  /** Leaves a room. */
+  leave(room: string): this {
+    if (this.#joined.delete(room)) this.#rooms.leave(this, room)
+    return this
+  }
+
+  #receive(data: Buffer | ArrayBuffer | Buffer[], binary: boolean): void {
+    if (this.#closed) return
+    if (this.#idle !== undefined) this.#last_seen = Date.now()
+    const bytes = bytes_of(data)
+    if (bytes.length > this.#settings.max_payload) return this.close(CLOSE.too_big, 'message too big')
+    if (this.#over_rate()) return this.close(CLOSE.policy_violation, 'message rate limit exceeded')
+    run_with_request_id(this.request.id(), dispatch, this, this.#on_message, binary ? bytes : bytes.toString('utf8'))
+  }
+
+  #over_rate(): boolean {
+    const limit = this.#settings.rate_limit
+    if (limit === undefined) return false
+    const now = Date.now()
+    if (now - this.#window_start >= limit.window_ms) {
+      this.#window_start = now
+      this.#window_count = 0
+    }
+    return ++this.#window_count > limit.max_messages
+  }
+
+  /** Checks for idleness when the wait may be over; a message since only moves the next check (no timer per message). */
+  #idle_after(ms: number): void {
+    this.#idle = setTimeout(() => {
+      const left = this.#last_seen + this.#settings.idle_timeout_ms - Date.now()
+      if (left > 0) this.#idle_after(left)
+      else this.close(CLOSE.normal, 'idle timeout')
+    }, ms).unref()
+  }
+
+  #beat(): void {
+    // The previous ping went unanswered: the peer is gone without a close frame (a dead TCP connection).
+    if (!this.#alive) return this.#raw.terminate()
+    this.#alive = false
+    this.#raw.ping()
+  }
+
+  #gone(code: number, reason: string): void {
+    if (this.#closed) return
+    this.#closed = true
+    clearInterval(this.#heartbeat)
+    clearTimeout(this.#idle)
+    for (const room of this.#joined) this.#rooms.leave(this, room)
+    this.#joined.clear()
+    run_with_request_id(this.request.id(), dispatch, this, this.#on_close.splice(0), code, reason)
+    this.#on_message.length = 0
+  }
+
+  /** @internal A handler failed: log it with its stack, close this socket with 1011; the process goes on. */
+  fail(err: unknown): void {
+    log.logf('error', 'ws handler failed', 'id', this.id, 'path', this.request.path(), 'err', err)
+    this.close(CLOSE.internal_error, 'internal error')
+  }
+}
+
+/** @internal Calls each callback with `args`; a throw or a rejection fails the connection (1011, logged). */
+export function dispatch<A extends unknown[]>(conn: WebSocketConnection, fns: ReadonlyArray<(...args: A) => unknown>, ...args: A): void {
+  for (const fn of fns) {
+    try {
+      const r = fn(...args)
+      if (r instanceof Promise) r.catch((err: unknown) => conn.fail(err))
+    } catch (err) {
+      conn.fail(err)
+    }
+  }
+}

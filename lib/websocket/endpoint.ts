@@ -1,0 +1,67 @@
+// A WebSocket route: its handler, options and open connections; accepting an upgraded socket and draining on close.
+import type { Middleware } from '../compose.js'
+import { run_with_request_id } from '../log/index.js'
+import type { Request } from '../request.js'
+import { dispatch, WebSocketConnection, type RawSocket } from './connection.js'
+import { CLOSE, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
+import { ws_settings, type WsOptions, type WsSettings } from './options.js'
+import type { Rooms } from './rooms.js'
+
+/** A WebSocket handler: called once per connection, after the route's middleware accepted the upgrade. */
+export type WsHandler = (ws: WebSocketConnection, req: Request) => void | Promise<void>
+
+/** One `app.ws(...)` route. */
+export class WsEndpoint {
+  readonly path: string
+  readonly settings: WsSettings
+  readonly #handler: WsHandler
+  readonly #open = new Set<WebSocketConnection>()
+
+  constructor(path: string, handler: WsHandler, options: WsOptions = {}) {
+    this.path = path
+    this.#handler = handler
+    this.settings = ws_settings(`ws ${path}`, options)
+  }
+
+  /** Open connections of this route. */
+  get connections(): ReadonlySet<WebSocketConnection> {
+    return this.#open
+  }
+
+  /**
+   * The last middleware of the upgrade: refuses an `Origin` not in `origins` (a browser sends it on every upgrade, and
+   * CORS does not protect WebSockets), and a plain HTTP request with 426.
+   */
+  gate(is_upgrade: (req: Request) => boolean): Middleware {
+    const origins = this.settings.origins
+    return (req, res, next) => {
+      if (!is_upgrade(req)) return void res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
+      const origin = req.header('origin')
+      if (origins !== undefined && origin !== '' && !origins.has(origin)) return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')
+      return next()
+    }
+  }
+
+  /** Wraps an upgraded socket and runs the handler in the request's log context; a throw closes it with 1011. */
+  accept(raw: RawSocket, req: Request, rooms: Rooms): WebSocketConnection {
+    const conn = new WebSocketConnection(raw, req, this.settings, rooms)
+    this.#open.add(conn)
+    conn.on_close(() => this.#open.delete(conn))
+    run_with_request_id(req.id(), dispatch, conn, [this.#handler], conn, req)
+    return conn
+  }
+
+  /** Sends every open connection a 1001 close frame, waits up to `grace_ms` for them to close, then cuts the rest. */
+  async drain(grace_ms: number): Promise<void> {
+    if (this.#open.size === 0) return
+    const closed = [...this.#open].map((c) => new Promise<void>((resolve) => c.on_close(() => resolve())))
+    for (const c of this.#open) c.close(CLOSE.going_away, 'server shutting down')
+    let timer: NodeJS.Timeout | undefined
+    const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace_ms)))
+    await Promise.race([Promise.all(closed), cut])
+    clearTimeout(timer)
+    for (const c of this.#open) c.terminate()
+    // A cut socket reports its close on a later tick: wait for it, so on_close handlers have run when close() resolves.
+    await Promise.all(closed)
+  }
+}

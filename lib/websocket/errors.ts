@@ -1,0 +1,24 @@
+// The coded errors and HTTP codes of fw's WebSocket routes: bad options at registration, and refused upgrades.
+import { show } from '../cache/errors.js'
+import { defineError, httpCode } from '../errors.js'
+
+export const ERR_WS_BAD_OPTION = defineError(
+  'FW_ERR_WS_BAD_OPTION',
+  (owner: string, option: string, expected: string, value: unknown) => `${owner}: ${option} must be ${expected}; got ${show(value)}`,
+)
+
+/** A plain HTTP request (no `Upgrade: websocket`) to a WebSocket route. */
+export const CODE_UPGRADE_REQUIRED = httpCode('upgrade_required')
+
+/** An upgrade from an `Origin` the route's `origins` option does not list. */
+export const CODE_ORIGIN_FORBIDDEN = httpCode('origin_forbidden')
+
+/** Close codes fw sends (RFC 6455 section 7.4.1). */
+export const CLOSE = {
+  normal: 1000,
+  going_away: 1001,
+  policy_violation: 1008,
+  too_big: 1009,
+  internal_error: 1011,
+  try_again_later: 1013,
+} as const

@@ -1,0 +1,83 @@
+// The options of a WebSocket route, checked once at registration, with their defaults.
+import { ERR_WS_BAD_OPTION } from './errors.js'
+
+/** Per-connection message rate limit: at most `max_messages` in each fixed window of `window_ms`. */
+export interface WsRateLimit {
+  max_messages: number
+  window_ms: number
+}
+
+/** Options of `app.ws(path, handler, options)`. */
+export interface WsOptions {
+  /** Largest message accepted, in bytes (default 1 MiB); a larger one closes the socket with 1009. */
+  max_payload?: number
+  /** Close a connection that sent nothing for this long, in ms (default 0: never). */
+  idle_timeout_ms?: number
+  /** Ping every this many ms; a peer that has not answered the previous ping is cut (default 30000; 0: off). */
+  heartbeat_ms?: number
+  /** Negotiate permessage-deflate (default false: compression costs CPU and memory per connection). */
+  per_message_deflate?: boolean
+  /** Bytes queued for one slow client before `on_backpressure` applies (default 1 MiB). */
+  high_water_mark?: number
+  /** Past the high-water mark: `close` the socket with 1013 (default), or `drop` the message. */
+  on_backpressure?: 'close' | 'drop'
+  /** Per-connection message rate limit; a client over it is closed with 1008. None by default. */
+  rate_limit?: WsRateLimit
+  /** Allowed `Origin` values (exact, `scheme://host[:port]`); others get 403 `origin_forbidden`. Any by default. */
+  origins?: readonly string[]
+}
+
+/** The resolved options of one route. */
+export interface WsSettings {
+  readonly max_payload: number
+  readonly idle_timeout_ms: number
+  readonly heartbeat_ms: number
+  readonly per_message_deflate: boolean
+  readonly high_water_mark: number
+  readonly on_backpressure: 'close' | 'drop'
+  readonly rate_limit: WsRateLimit | undefined
+  readonly origins: ReadonlySet<string> | undefined
+}
+
+const MIB = 1024 * 1024
+
+function whole(owner: string, name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw ERR_WS_BAD_OPTION(owner, name, `an integer >= ${min}`, value)
+  }
+  return value
+}
+
+function rate_limit_of(owner: string, value: unknown): WsRateLimit | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'object' || value === null) throw ERR_WS_BAD_OPTION(owner, 'rate_limit', '{ max_messages, window_ms }', value)
+  const r = value as Record<string, unknown>
+  return { max_messages: whole(owner, 'rate_limit.max_messages', r.max_messages, 1), window_ms: whole(owner, 'rate_limit.window_ms', r.window_ms, 1) }
+}
+
+function origins_of(owner: string, value: unknown): ReadonlySet<string> | undefined {
+  if (value === undefined) return undefined
+  if (!Array.isArray(value) || value.length === 0 || value.some((o) => typeof o !== 'string' || o === '')) {
+    throw ERR_WS_BAD_OPTION(owner, 'origins', 'a non-empty list of origins', value)
+  }
+  return new Set(value as string[])
+}
+
+/** Checks a route's options (`FW_ERR_WS_BAD_OPTION` names the route and the option) and fills in the defaults. */
+export function ws_settings(owner: string, options: WsOptions = {}): WsSettings {
+  const o = options as Record<string, unknown>
+  const backpressure = o.on_backpressure ?? 'close'
+  if (backpressure !== 'close' && backpressure !== 'drop') throw ERR_WS_BAD_OPTION(owner, 'on_backpressure', "'close' or 'drop'", backpressure)
+  const deflate = o.per_message_deflate ?? false
+  if (typeof deflate !== 'boolean') throw ERR_WS_BAD_OPTION(owner, 'per_message_deflate', 'a boolean', deflate)
+  return {
+    max_payload: whole(owner, 'max_payload', o.max_payload ?? MIB, 1),
+    idle_timeout_ms: whole(owner, 'idle_timeout_ms', o.idle_timeout_ms ?? 0, 0),
+    heartbeat_ms: whole(owner, 'heartbeat_ms', o.heartbeat_ms ?? 30_000, 0),
+    per_message_deflate: deflate,
+    high_water_mark: whole(owner, 'high_water_mark', o.high_water_mark ?? MIB, 1),
+    on_backpressure: backpressure,
+    rate_limit: rate_limit_of(owner, o.rate_limit),
+    origins: origins_of(owner, o.origins),
+  }
+}

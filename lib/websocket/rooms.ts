@@ -1,0 +1,103 @@
+// Rooms: named sets of connections of this instance, and broadcast to them here and, through a RoomBus, everywhere.
+import { logger } from '../log/index.js'
+import { encoded, frame_of, type Frame, type Outgoing, type RoomMembership, type WebSocketConnection } from './connection.js'
+import type { BusMessage, RoomBus } from './room-bus.js'
+
+/** Options of `rooms.broadcast`. */
+export interface BroadcastOptions {
+  /** A connection (or its id) that must not receive the message, typically the sender. */
+  except?: WebSocketConnection | string
+}
+
+const log = logger('ws')
+
+/**
+ * `app.rooms`: connections join with `ws.join(room)` and leave on `ws.leave(room)` or when they close.
+ * @example
+ * app.ws('/ws/chat/{room}', (ws, req) => {
+ *   ws.join(req.param('room'))
+ *   ws.on_message((text) => app.rooms.broadcast(req.param('room'), { text }, { except: ws }))
+ * })
+ */
+export class Rooms implements RoomMembership {
+  readonly #rooms = new Map<string, Set<WebSocketConnection>>()
+  #bus: RoomBus | undefined
+  #bus_down = false
+
+  /**
+   * Sends the message to every member of the room on this instance and, with a bus, on every other instance;
+   * returns how many local members it was sent to. A bus outage is logged once and never stops local delivery.
+   */
+  broadcast(room: string, message: Outgoing, options: BroadcastOptions = {}): number {
+    const frame = encoded(frame_of(message))
+    const except = typeof options.except === 'string' ? options.except : options.except?.id
+    const sent = this.#deliver(room, frame, except)
+    if (this.#bus !== undefined) this.#publish(this.#bus, { room, data: frame.data, binary: frame.binary, except })
+    return sent
+  }
+
+  /** The room's members on this instance (a copy). */
+  members(room: string): WebSocketConnection[] {
+    return [...(this.#rooms.get(room) ?? [])]
+  }
+
+  /** Names of the rooms with at least one member on this instance. */
+  names(): string[] {
+    return [...this.#rooms.keys()]
+  }
+
+  /**
+   * Carries broadcasts across instances through `bus` (closed with the App).
+   * @example
+   * app.rooms.use_bus(new RedisRoomBus({ client: process.env.REDIS_URL }))
+   */
+  async use_bus(bus: RoomBus): Promise<void> {
+    this.#bus = bus
+    await bus.start((m) => void this.#deliver(m.room, m, m.except))
+  }
+
+  /** @internal Closes the bus; the App calls it on close. */
+  async close(): Promise<void> {
+    const bus = this.#bus
+    this.#bus = undefined
+    await bus?.close()
+  }
+
+  /** @internal Use `ws.join(room)`. */
+  join(conn: WebSocketConnection, room: string): void {
+    let members = this.#rooms.get(room)
+    if (members === undefined) this.#rooms.set(room, (members = new Set()))
+    members.add(conn)
+  }
+
+  /** @internal Use `ws.leave(room)`; closing leaves every room. */
+  leave(conn: WebSocketConnection, room: string): void {
+    const members = this.#rooms.get(room)
+    // An empty room is forgotten, so rooms named by clients cannot pile up.
+    if (members?.delete(conn) && members.size === 0) this.#rooms.delete(room)
+  }
+
+  #deliver(room: string, frame: Frame, except: string | undefined): number {
+    const members = this.#rooms.get(room)
+    if (members === undefined) return 0
+    let sent = 0
+    for (const conn of members) if (conn.id !== except && conn.deliver(frame)) sent++
+    return sent
+  }
+
+  #publish(bus: RoomBus, message: BusMessage): void {
+    try {
+      const r = bus.publish(message)
+      if (r instanceof Promise) r.then(() => this.#bus_state(undefined), (err: unknown) => this.#bus_state(err))
+    } catch (err) {
+      this.#bus_state(err)
+    }
+  }
+
+  /** Logs an outage when it starts and when it ends, not once per broadcast. */
+  #bus_state(err: unknown): void {
+    if (err !== undefined && !this.#bus_down) log.logf('error', 'room bus unavailable, broadcasting to this instance only', 'err', err)
+    else if (err === undefined && this.#bus_down) log.logf('info', 'room bus available again')
+    this.#bus_down = err !== undefined
+  }
+}

@@ -1,0 +1,256 @@
+// WebSocket routes over real sockets: the upgrade runs the route's middleware (refusals answer in HTTP, no socket),
+// middleware state reaches the handler, ws enforces frame limits (1009, 1007), and closing the app drains sockets.
+import type { IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import fastifyWebsocket from '@fastify/websocket'
+import Fastify from 'fastify'
+import t from 'tap'
+import WebSocket from 'ws'
+import { fw_plugin } from '../../adapters/plugin.js'
+import * as fw from '../../lib/index.js'
+import { JwtClaims } from '../../lib/middleware/auth/index.js'
+import { sign_dev_token } from '../../lib/middleware/app/index.js'
+import { listening } from '../helpers/build.js'
+import { capture_log } from '../helpers/log.js'
+import { connect, refused } from '../helpers/ws.js'
+
+const { adapt_ctx } = fw
+const { auth, security } = fw.middleware
+const SECRET = 'a-test-secret-of-32-characters!!'
+
+const echo = (ws: fw.websocket.WebSocketConnection): void => void ws.on_message((m) => ws.send(m))
+
+t.test('App.ws upgrade', async (t) => {
+  t.test('runs prefix middleware: no credentials get 401 JSON and no socket', async (t) => {
+    let opened = 0
+    const { port } = await listening(t, (app) => {
+      app.group('/api', (api) => {
+        api.use(adapt_ctx(auth.api_key({ allowed_keys: ['k1'] })))
+        api.ws('/ws', () => void opened++)
+      })
+    })
+    const r = await refused(port, '/api/ws')
+    t.equal(r.status, 401)
+    t.match(r.headers['content-type'], /^application\/json/)
+    t.same(JSON.parse(r.body), { ok: false, error: 'missing_api_key', message: 'API key required' })
+    const bad = await refused(port, '/api/ws', { 'x-api-key': 'nope' })
+    t.equal(bad.status, 403)
+    t.equal(JSON.parse(bad.body).error, 'invalid_api_key')
+    t.equal(opened, 0)
+    const c = await connect(port, '/api/ws', { 'x-api-key': 'k1' })
+    t.equal(opened, 1)
+    c.ws.close()
+  })
+
+  t.test('gives the handler the JwtClaims its middleware set', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.use(adapt_ctx(auth.jwt({ secret: SECRET })))
+      app.ws('/ws/me', (ws, req) => void ws.send({ sub: req.state(JwtClaims)?.subject ?? null }))
+    })
+    const r = await refused(port, '/ws/me')
+    t.equal(r.status, 401)
+    t.equal(JSON.parse(r.body).error, 'missing_token')
+    const c = await connect(port, '/ws/me', { authorization: `Bearer ${sign_dev_token(SECRET, { sub: 'ada' })}` })
+    t.same(JSON.parse(String(await c.next())), { sub: 'ada' })
+    c.ws.close()
+  })
+
+  t.test('answers an IP filter refusal with 403 and a rate limit with 429', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.use('/denied', adapt_ctx(security.ip_filter({ deny: ['127.0.0.1'] })))
+      app.use('/limited', adapt_ctx(security.rate_limit({ max_requests: 1, window_seconds: 60 })))
+      app.ws('/denied/ws', () => {})
+      app.ws('/limited/ws', (ws) => ws.close())
+    })
+    const denied = await refused(port, '/denied/ws')
+    t.equal(denied.status, 403)
+    t.equal(JSON.parse(denied.body).error, 'ip_denied')
+    const first = await connect(port, '/limited/ws')
+    await first.closed
+    const limited = await refused(port, '/limited/ws')
+    t.equal(limited.status, 429)
+    t.equal(JSON.parse(limited.body).error, 'rate_limit_exceeded')
+    t.ok(limited.headers['retry-after'])
+  })
+
+  t.test('refuses an Origin outside origins with 403 origin_forbidden', async (t) => {
+    const { port } = await listening(t, (app) => app.ws('/ws', echo, { origins: ['https://chat.example.com'] }))
+    const r = await refused(port, '/ws', { origin: 'https://evil.example.com' })
+    t.equal(r.status, 403)
+    t.same(JSON.parse(r.body), { ok: false, error: 'origin_forbidden', message: 'Origin not allowed' })
+    const c = await connect(port, '/ws', { origin: 'https://chat.example.com' })
+    c.ws.send('hi')
+    t.equal(await c.next(), 'hi')
+    c.ws.close()
+  })
+
+  t.test('answers a plain GET with 426 upgrade_required', async (t) => {
+    const { port } = await listening(t, (app) => app.ws('/ws', echo))
+    const r = await fetch(`http://127.0.0.1:${port}/ws`)
+    t.equal(r.status, 426)
+    t.equal(r.headers.get('upgrade'), 'websocket')
+    t.same(await r.json(), { ok: false, error: 'upgrade_required', message: 'WebSocket upgrade required' })
+  })
+
+  t.test('puts the middleware headers on the 101 answer', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.use((_req, res, next) => (res.header('x-frame-options', 'DENY'), next()))
+      app.ws('/ws', echo)
+    })
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { 'x-request-id': 'rid-101' } })
+    const res = await new Promise<IncomingMessage>((resolve) => ws.once('upgrade', resolve))
+    t.equal(res.headers['x-frame-options'], 'DENY')
+    t.equal(res.headers['x-request-id'], 'rid-101')
+    ws.close()
+  })
+})
+
+t.test('WebSocketConnection messages', async (t) => {
+  t.test('echoes text as text, binary as binary and values as JSON', async (t) => {
+    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => {
+      ws.send({ hello: 'world' })
+      ws.on_message((m) => ws.send(m))
+    }))
+    const c = await connect(port, '/ws')
+    t.equal(await c.next(), '{"hello":"world"}')
+    c.ws.send('héllo')
+    t.equal(await c.next(), 'héllo')
+    c.ws.send(Buffer.from([0, 1, 255]))
+    t.same(await c.next(), Buffer.from([0, 1, 255]))
+    c.ws.close()
+  })
+
+  t.test('closes an oversized message with 1009', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.ws('/small', echo, { max_payload: 16 })
+      app.ws('/large', echo, { max_payload: 1024 })
+    })
+    for (const path of ['/small', '/large']) {
+      const c = await connect(port, path)
+      c.ws.send('x'.repeat(path === '/small' ? 17 : 1025))
+      t.equal((await c.closed).code, 1009, path)
+    }
+    const ok = await connect(port, '/small')
+    ok.ws.send('x'.repeat(16))
+    t.equal(await ok.next(), 'x'.repeat(16))
+    ok.ws.close()
+  })
+
+  t.test('closes a text frame of invalid UTF-8 with 1007', async (t) => {
+    let got = 0
+    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_message(() => void got++)))
+    const c = await connect(port, '/ws')
+    c.ws.send(Buffer.from([0x68, 0xc3, 0x28]), { binary: false })
+    t.equal((await c.closed).code, 1007)
+    t.equal(got, 0)
+  })
+
+  t.test('closes a client over its message rate limit with 1008', async (t) => {
+    let got = 0
+    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_message(() => void got++), {
+      rate_limit: { max_messages: 5, window_ms: 60_000 },
+    }))
+    const c = await connect(port, '/ws')
+    for (let i = 0; i < 50; i++) c.ws.send(`m${i}`)
+    t.same(await c.closed, { code: 1008, reason: 'message rate limit exceeded' })
+    t.equal(got, 5)
+  })
+
+  t.test('runs message handlers in the upgrade request log context; a throw closes with 1011 and is logged', async (t) => {
+    const out = capture_log(t)
+    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_message((m) => {
+      if (m === 'boom') throw new Error('handler exploded')
+      fw.log.info('got {}', m)
+    })))
+    const c = await connect(port, '/ws', { 'x-request-id': 'rid-ws-1' })
+    c.ws.send('hello')
+    c.ws.send('boom')
+    t.same(await c.closed, { code: 1011, reason: 'internal error' })
+    t.match(out.text(), /\[info\] got hello rid=rid-ws-1/)
+    t.match(out.text(), /\[error\] ws handler failed rid=rid-ws-1 .*path=\/ws err="Error: handler exploded/)
+    const again = await connect(port, '/ws')
+    again.ws.send('boom')
+    t.equal((await again.closed).code, 1011, 'the server goes on')
+  })
+
+  t.test('negotiates permessage-deflate only where per_message_deflate is on', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.ws('/plain', echo)
+      app.ws('/deflate', echo, { per_message_deflate: true })
+    })
+    const plain = await connect(port, '/plain')
+    t.equal(plain.ws.extensions, '')
+    const deflate = await connect(port, '/deflate')
+    t.match(deflate.ws.extensions, /permessage-deflate/)
+    plain.ws.close()
+    deflate.ws.close()
+  })
+})
+
+t.test('App.close with open WebSockets', async (t) => {
+  t.test('sends 1001 and waits for the peers to close', async (t) => {
+    const { app, port } = await listening(t, (app) => app.ws('/ws', echo))
+    const a = await connect(port, '/ws')
+    const b = await connect(port, '/ws')
+    await app.close()
+    t.same(await a.closed, { code: 1001, reason: 'server shutting down' })
+    t.equal((await b.closed).code, 1001)
+  })
+
+  t.test('cuts a peer that does not answer the close frame after close_timeout_ms', async (t) => {
+    let server_side: number | undefined
+    const { app, port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_close((code) => (server_side = code))), { close_timeout_ms: 200 })
+    const c = await connect(port, '/ws')
+    // A peer that never reads: its socket is paused, so the close frame gets no answer.
+    const raw = (c.ws as unknown as { _socket: { pause(): void } })._socket
+    raw.pause()
+    const started = Date.now()
+    await app.close()
+    t.ok(Date.now() - started < 2000, 'closed within the grace period')
+    t.equal(server_side, 1006, 'cut without a close handshake')
+    c.ws.terminate()
+  })
+})
+
+t.test('1,000 connections opened and dropped abruptly leave nothing behind', async (t) => {
+  let opened = 0
+  let closed = 0
+  const { app, port } = await listening(t, (app) => app.ws('/ws/{room}', (ws, req) => {
+    opened++
+    ws.join(req.param('room')).join('all')
+    ws.on_close(() => void closed++)
+  }))
+  for (let batch = 0; batch < 10; batch++) {
+    const clients = await Promise.all(Array.from({ length: 100 }, (_, i) => connect(port, `/ws/r${i % 7}`)))
+    for (const c of clients) c.ws.terminate()
+  }
+  const endpoint = app.compile().ws[0]!.endpoint
+  for (let i = 0; i < 200 && closed < 1000; i++) await new Promise((r) => setTimeout(r, 25))
+  t.equal(opened, 1000)
+  t.equal(closed, 1000)
+  t.equal(endpoint.connections.size, 0)
+  t.same(app.rooms.names(), [])
+  t.equal(app.rooms.members('all').length, 0)
+  t.equal(app.fastify.server.listenerCount('upgrade'), 1)
+})
+
+t.test('App.ws mounted in a host Fastify app', async (t) => {
+  for (const host_has_plugin of [false, true]) {
+    t.test(host_has_plugin ? 'uses the websocket plugin the host registered' : 'registers the websocket plugin itself', async (t) => {
+      const host = Fastify()
+      if (host_has_plugin) await host.register(fastifyWebsocket)
+      const app = new fw.App({ access_log: false })
+      app.use(adapt_ctx(auth.api_key({ allowed_keys: ['k1'] })))
+      app.ws('/ws/{room}', (ws, req) => void ws.send(req.param('room')))
+      await host.register(fw_plugin, { app, prefix: '/fw' })
+      t.teardown(() => host.close())
+      await host.listen({ port: 0, host: '127.0.0.1' })
+      const port = (host.server.address() as AddressInfo).port
+      t.equal((await refused(port, '/fw/ws/lobby')).status, 401)
+      const c = await connect(port, '/fw/ws/lobby', { 'x-api-key': 'k1' })
+      t.equal(await c.next(), 'lobby')
+      c.ws.close()
+      await c.closed
+    })
+  }
+})

@@ -1,0 +1,77 @@
+// The chat demo over real sockets: who a message is from (guest, session name, token subject), rooms kept apart, the
+// auth-required route refusing an upgrade without a token, and the name route's bad input.
+import t from 'tap'
+import { setup_chat } from '../../demo/chat.js'
+import { sign_dev_token } from '../../lib/middleware/app/index.js'
+import { listening } from '../helpers/build.js'
+import { connect, refused, type Client } from '../helpers/ws.js'
+
+const JWT_SECRET = 'chat-test-jwt-secret-0123456789'
+const options = { session_secret: 'chat-test-session-secret-0123', jwt_secret: JWT_SECRET }
+
+/** The next chat message, parsed. */
+const next = async (c: Client): Promise<Record<string, string>> => JSON.parse(String(await c.next())) as Record<string, string>
+
+t.test('chat demo', async (t) => {
+  const { port } = await listening(t, (app) => setup_chat(app, app, options))
+
+  t.test('broadcasts {room, from, text, at} to the room only, from guest-<n>', async (t) => {
+    const a = await connect(port, '/ws/chat/lobby')
+    const b = await connect(port, '/ws/chat/lobby')
+    const c = await connect(port, '/ws/chat/other')
+    for (const x of [a, b, c]) t.equal((await next(x)).from, 'server', 'welcome')
+    a.ws.send('hello')
+    const seen_by_b = await next(b)
+    t.same(Object.keys(seen_by_b), ['room', 'from', 'text', 'at'])
+    t.equal(seen_by_b.room, 'lobby')
+    t.match(seen_by_b.from, /^guest-\d+$/)
+    t.equal(seen_by_b.text, 'hello')
+    t.ok(!Number.isNaN(Date.parse(seen_by_b.at!)))
+    t.same(await next(a), seen_by_b, 'the sender sees its own message')
+    t.equal(await c.poll(200), undefined, 'another room hears nothing')
+    for (const x of [a, b, c]) x.ws.close()
+  })
+
+  t.test("uses the session's name, or the bearer token's subject", async (t) => {
+    const r = await fetch(`http://127.0.0.1:${port}/chat/name`, { method: 'POST', body: JSON.stringify({ name: 'ada' }), headers: { 'content-type': 'application/json' } })
+    t.same(await r.json(), { ok: true, name: 'ada' })
+    const cookie = r.headers.get('set-cookie')!.split(';')[0]!
+    const named = await connect(port, '/ws/chat/n', { cookie })
+    await next(named)
+    named.ws.send('hi')
+    t.equal((await next(named)).from, 'ada')
+    const token = await connect(port, '/ws/chat/n', { authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'grace' })}` })
+    await next(token)
+    token.ws.send('hey')
+    t.equal((await next(token)).from, 'grace')
+    named.ws.close()
+    token.ws.close()
+  })
+
+  t.test('refuses a bad token on the open route and no token on the private one with 401', async (t) => {
+    const bad = await refused(port, '/ws/chat/lobby', { authorization: 'Bearer nope' })
+    t.equal(bad.status, 401)
+    t.equal(JSON.parse(bad.body).error, 'invalid_token')
+    const none = await refused(port, '/ws/private/lobby')
+    t.equal(none.status, 401)
+    t.same(JSON.parse(none.body), { ok: false, error: 'missing_token', message: 'Missing bearer token' })
+    const ok = await connect(port, '/ws/private/lobby', { authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'linus' })}` })
+    t.match(await next(ok), { from: 'server', text: 'welcome, linus' })
+    ok.ws.close()
+  })
+
+  t.test('refuses a bad name with 400 invalid_name', async (t) => {
+    for (const name of ['', 'has space', 'x'.repeat(25), '<b>']) {
+      const r = await fetch(`http://127.0.0.1:${port}/chat/name`, { method: 'POST', body: JSON.stringify({ name }) })
+      t.equal(r.status, 400, name)
+      t.same(await r.json(), { ok: false, error: 'invalid_name', message: 'name must be 1-24 letters, digits, _ or -' })
+    }
+  })
+
+  t.test('serves the page with a CSP allowing its own origin only', async (t) => {
+    const r = await fetch(`http://127.0.0.1:${port}/chat`)
+    t.equal(r.status, 200)
+    t.match(r.headers.get('content-security-policy'), /connect-src 'self'/)
+    t.match(await r.text(), /<title>fw chat<\/title>/)
+  })
+})

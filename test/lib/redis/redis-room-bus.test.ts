@@ -1,0 +1,73 @@
+// RedisRoomBus with two Apps on one real Redis: a broadcast reaches the room's sockets on both instances; with Redis down
+// each instance keeps delivering to its own sockets and logs the outage; after Redis is back the bus carries again.
+import t from 'tap'
+import type { App } from '../../../lib/index.js'
+import { ERR_REDIS_BAD_OPTION, RedisRoomBus } from '../../../lib/redis/index.js'
+import { listening, type Teardown } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
+import { start_redis } from '../../helpers/redis-server.js'
+import { connect } from '../../helpers/ws.js'
+
+/** An App with `/ws/{room}` (join the room, broadcast each message to it but the sender) and a RedisRoomBus. */
+async function instance(t: Teardown, url: string): Promise<{ app: App; port: number }> {
+  const { app, port } = await listening(t, (app) => app.ws('/ws/{room}', (ws, req) => {
+    const room = req.param('room')
+    ws.join(room)
+    ws.on_message((m) => app.rooms.broadcast(room, m, { except: ws }))
+  }))
+  await app.rooms.use_bus(new RedisRoomBus({ client: { host: '127.0.0.1', port: Number(new URL(url).port), commandTimeout: 300 } }))
+  return { app, port }
+}
+
+t.test('RedisRoomBus', async (t) => {
+  const redis = await start_redis(t)
+  const a = await instance(t, redis.url)
+  const b = await instance(t, redis.url)
+
+  t.test('carries a broadcast to the room on the other instance, once, without the sender', async (t) => {
+    const sender = await connect(a.port, '/ws/lobby')
+    const here = await connect(a.port, '/ws/lobby')
+    const there = await connect(b.port, '/ws/lobby')
+    const elsewhere = await connect(b.port, '/ws/other')
+    sender.ws.send('hello')
+    t.equal(await here.next(), 'hello')
+    t.equal(await there.next(), 'hello')
+    t.equal(await sender.poll(300), undefined, 'except reaches across instances')
+    t.equal(await elsewhere.poll(300), undefined)
+    t.equal(await there.poll(300), undefined, 'delivered once')
+    there.ws.send(Buffer.from([0, 255]))
+    t.same(await sender.next(), Buffer.from([0, 255]), 'binary stays binary')
+    t.same(await here.next(), Buffer.from([0, 255]))
+    for (const c of [sender, here, there, elsewhere]) c.ws.close()
+  })
+
+  t.test('keeps local delivery with Redis down, logs the outage, and carries again once Redis is back', async (t) => {
+    const out = capture_log(t)
+    const here = await connect(a.port, '/ws/lobby')
+    const there = await connect(b.port, '/ws/lobby')
+    await redis.kill()
+    const started = Date.now()
+    t.equal(a.app.rooms.broadcast('lobby', 'during the outage'), 1)
+    t.equal(await here.next(), 'during the outage')
+    t.ok(Date.now() - started < 200, 'local delivery does not wait for Redis')
+    for (let i = 0; i < 100 && !out.text().includes('room bus unavailable'); i++) await new Promise((r) => setTimeout(r, 50))
+    t.match(out.text(), /\[error\] room bus unavailable, broadcasting to this instance only .*Redis is unavailable/)
+    t.equal(await there.poll(300), undefined)
+    await redis.restart()
+    let got: string | Buffer | undefined
+    for (let i = 0; i < 40 && got === undefined; i++) {
+      a.app.rooms.broadcast('lobby', `after ${i}`)
+      got = await there.poll(250)
+    }
+    t.match(got, /^after \d+$/, 'the other instance hears again')
+    t.match(out.text(), /\[info\] room bus available again/)
+    here.ws.close()
+    there.ws.close()
+  })
+})
+
+t.test('RedisRoomBus options', async (t) => {
+  t.throws(() => new RedisRoomBus({ prefix: 'bad prefix' }), {
+    code: ERR_REDIS_BAD_OPTION.code, message: 'RedisRoomBus: prefix must be a string without spaces or control characters; got "bad prefix"',
+  })
+})

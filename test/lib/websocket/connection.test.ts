@@ -1,0 +1,153 @@
+// WebSocketConnection over a fake socket: what send puts on the wire, limits (backpressure, rate, size), heartbeat and
+// idle timers under fake time, and room membership ending with the connection.
+import { mock } from 'node:test'
+import t from 'tap'
+import { Request } from '../../../lib/request.js'
+import { Services } from '../../../lib/state.js'
+import { Rooms, WebSocketConnection, ws_settings, type WsOptions } from '../../../lib/websocket/index.js'
+import { capture_log } from '../../helpers/log.js'
+import { FakeSocket } from './fake-socket.js'
+
+const host = { id: 'rid-1', method: 'GET', url: '/ws', headers: {}, params: {}, query: {}, body: undefined, ip: '127.0.0.1' }
+
+function open(options: WsOptions = {}, rooms = new Rooms()): { raw: FakeSocket; ws: WebSocketConnection; rooms: Rooms } {
+  const raw = new FakeSocket()
+  const ws = new WebSocketConnection(raw, new Request(host, new Services()), ws_settings('ws /ws', { heartbeat_ms: 0, ...options }), rooms)
+  return { raw, ws, rooms }
+}
+
+t.test('WebSocketConnection.send', async (t) => {
+  t.test('sends strings as text, bytes as binary and other values as JSON text', async (t) => {
+    const { raw, ws } = open()
+    t.equal(ws.send('hé'), true)
+    ws.send(Buffer.from([1, 2]))
+    ws.send(new Uint8Array([3]))
+    ws.send({ a: 1 })
+    ws.send(null)
+    t.same(raw.sent.map((s) => [typeof s.data === 'string' ? s.data : s.data.toString('hex'), s.binary]), [
+      ['hé', false], ['0102', true], ['03', true], ['{"a":1}', false], ['null', false],
+    ])
+  })
+
+  t.test('sends nothing once closed', async (t) => {
+    const { raw, ws } = open()
+    raw.peer_closed()
+    t.equal(ws.send('late'), false)
+    t.equal(raw.sent.length, 0)
+  })
+
+  t.test('closes a client past the high-water mark with 1013', async (t) => {
+    const { raw, ws } = open({ high_water_mark: 100 })
+    raw.bufferedAmount = 101
+    t.equal(ws.send('x'), false)
+    t.same(raw.closed_with, { code: 1013, reason: 'client too slow' })
+    t.equal(raw.sent.length, 0)
+  })
+
+  t.test("drops messages past the high-water mark with on_backpressure: 'drop'", async (t) => {
+    const { raw, ws } = open({ high_water_mark: 100, on_backpressure: 'drop' })
+    raw.bufferedAmount = 101
+    t.equal(ws.send('a'), false)
+    t.equal(ws.send('b'), false)
+    t.equal(ws.dropped, 2)
+    t.equal(raw.closed_with, undefined)
+    raw.bufferedAmount = 0
+    t.equal(ws.send('c'), true)
+    t.same(raw.texts(), ['c'])
+  })
+})
+
+t.test('WebSocketConnection.on_message', async (t) => {
+  t.test('gives text frames as strings and binary frames as Buffers', async (t) => {
+    const { raw, ws } = open()
+    const got: unknown[] = []
+    ws.on_message((m) => got.push(m))
+    raw.message('hi')
+    raw.message(Buffer.from([9]))
+    t.same(got, ['hi', Buffer.from([9])])
+  })
+
+  t.test('counts messages per fixed window and closes with 1008 past max_messages', async (t) => {
+    mock.timers.enable({ apis: ['Date'], now: 0 })
+    t.teardown(() => mock.timers.reset())
+    const { raw, ws } = open({ rate_limit: { max_messages: 2, window_ms: 1000 } })
+    let got = 0
+    ws.on_message(() => void got++)
+    raw.message('1')
+    raw.message('2')
+    mock.timers.tick(1000)
+    raw.message('3')
+    raw.message('4')
+    t.equal(raw.closed_with, undefined)
+    raw.message('5')
+    t.same(raw.closed_with, { code: 1008, reason: 'message rate limit exceeded' })
+    t.equal(got, 4)
+  })
+
+  t.test('closes a message over max_payload with 1009 without handling it', async (t) => {
+    const { raw, ws } = open({ max_payload: 3 })
+    let got = 0
+    ws.on_message(() => void got++)
+    raw.message('abcd')
+    t.same(raw.closed_with, { code: 1009, reason: 'message too big' })
+    t.equal(got, 0)
+  })
+
+  t.test('closes with 1011 when a handler rejects, and logs it', async (t) => {
+    const out = capture_log(t)
+    const { raw, ws } = open()
+    ws.on_message(async () => {
+      throw new Error('async failure')
+    })
+    raw.message('x')
+    await new Promise((resolve) => setImmediate(resolve))
+    t.same(raw.closed_with, { code: 1011, reason: 'internal error' })
+    t.match(out.text(), /\[error\] ws handler failed rid=rid-1 .*err="Error: async failure/)
+  })
+})
+
+t.test('WebSocketConnection timers', async (t) => {
+  t.test('pings every heartbeat_ms and cuts a peer that did not answer the last ping', async (t) => {
+    mock.timers.enable({ apis: ['setInterval', 'setTimeout'] })
+    t.teardown(() => mock.timers.reset())
+    const { raw } = open({ heartbeat_ms: 1000 })
+    mock.timers.tick(1000)
+    t.equal(raw.pings, 1)
+    raw.emit('pong')
+    mock.timers.tick(1000)
+    t.equal(raw.pings, 2)
+    t.equal(raw.terminated, false)
+    mock.timers.tick(1000)
+    t.equal(raw.terminated, true, 'no pong for the second ping')
+  })
+
+  t.test('closes a connection idle for idle_timeout_ms; each message restarts the wait', async (t) => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 })
+    t.teardown(() => mock.timers.reset())
+    const { raw, ws } = open({ idle_timeout_ms: 1000 })
+    ws.on_message(() => {})
+    mock.timers.tick(900)
+    raw.message('still here')
+    mock.timers.tick(900)
+    t.equal(raw.closed_with, undefined)
+    mock.timers.tick(100)
+    t.same(raw.closed_with, { code: 1000, reason: 'idle timeout' })
+  })
+})
+
+t.test('WebSocketConnection rooms', async (t) => {
+  t.test('leaves every room when the connection closes, and runs on_close once', async (t) => {
+    const { raw, ws, rooms } = open()
+    ws.join('a').join('b').join('a')
+    t.same(rooms.names().sort(), ['a', 'b'])
+    t.same([...ws.rooms].sort(), ['a', 'b'])
+    const codes: number[] = []
+    ws.on_close((code) => void codes.push(code))
+    raw.peer_closed(1006)
+    raw.peer_closed(1006)
+    t.same(codes, [1006])
+    t.same(rooms.names(), [])
+    ws.join('c')
+    t.same(rooms.names(), [], 'a closed connection joins nothing')
+  })
+})

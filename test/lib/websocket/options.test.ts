@@ -1,0 +1,39 @@
+// WebSocket route options: defaults, and FW_ERR_WS_BAD_OPTION naming the route, the option and the bad value.
+import t from 'tap'
+import { App } from '../../../lib/index.js'
+import { ERR_WS_BAD_OPTION, ws_settings, type WsOptions } from '../../../lib/websocket/index.js'
+
+t.test('ws_settings', async (t) => {
+  t.test('fills in the defaults', async (t) => {
+    t.same(ws_settings('ws /x'), {
+      max_payload: 1024 * 1024, idle_timeout_ms: 0, heartbeat_ms: 30_000, per_message_deflate: false,
+      high_water_mark: 1024 * 1024, on_backpressure: 'close', rate_limit: undefined, origins: undefined,
+    })
+  })
+
+  t.test('refuses bad options with the route and the value in the message', async (t) => {
+    const bad: Array<[unknown, string]> = [
+      [{ max_payload: 0 }, 'ws /x: max_payload must be an integer >= 1; got 0'],
+      [{ heartbeat_ms: -1 }, 'ws /x: heartbeat_ms must be an integer >= 0; got -1'],
+      [{ idle_timeout_ms: 1.5 }, 'ws /x: idle_timeout_ms must be an integer >= 0; got 1.5'],
+      [{ on_backpressure: 'queue' }, `ws /x: on_backpressure must be 'close' or 'drop'; got "queue"`],
+      [{ per_message_deflate: 'yes' }, 'ws /x: per_message_deflate must be a boolean; got "yes"'],
+      [{ rate_limit: { max_messages: 0, window_ms: 10 } }, 'ws /x: rate_limit.max_messages must be an integer >= 1; got 0'],
+      [{ rate_limit: 5 }, 'ws /x: rate_limit must be { max_messages, window_ms }; got 5'],
+      [{ origins: [] }, 'ws /x: origins must be a non-empty list of origins; got []'],
+    ]
+    for (const [options, message] of bad) {
+      t.throws(() => ws_settings('ws /x', options as WsOptions), { code: ERR_WS_BAD_OPTION.code, message })
+    }
+  })
+
+  t.test('app.ws checks them at registration', async (t) => {
+    const app = new App()
+    t.throws(() => app.ws('/chat', () => {}, { max_payload: -5 }), { code: ERR_WS_BAD_OPTION.code, message: 'ws /chat: max_payload must be an integer >= 1; got -5' })
+    t.throws(() => app.ws('/chat', 'nope' as never), { code: 'FW_ERR_APP_BAD_HANDLER' })
+    t.throws(() => app.ws('/chat/{id', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
+    await app.ready()
+    t.throws(() => app.ws('/late', () => {}), { code: 'FW_ERR_APP_LOCKED', message: 'cannot add route WS /late after the app has started (listen, inject or mount)' })
+    await app.close()
+  })
+})
