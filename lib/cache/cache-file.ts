@@ -1,5 +1,5 @@
 // The shared state behind FileStore: one per resolved path and process, loaded lazily, written whole and atomically.
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { CacheEntry } from './cache-entry.js'
@@ -34,6 +34,34 @@ export function serialize_cache_file(entries: ReadonlyMap<string, CacheEntry>, p
   return pretty ? JSON.stringify(doc, null, 2) + '\n' : JSON.stringify(doc)
 }
 
+/** Writes `text` to a new file and flushes it to the disk before returning, so a rename never publishes unwritten blocks. */
+function write_durably(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600)
+  try {
+    writeFileSync(fd, text)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Flushes a folder's entries (the rename) to the disk; platforms that cannot open a folder (Windows) skip it. */
+function sync_dir(dir: string): void {
+  let fd: number
+  try {
+    fd = openSync(dir, 'r')
+  } catch {
+    return
+  }
+  try {
+    fsyncSync(fd)
+  } catch {
+    // Some file systems refuse fsync on a folder (EINVAL); the rename is done, only its durability is left to the OS.
+  } finally {
+    closeSync(fd)
+  }
+}
+
 function pid_alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
@@ -60,15 +88,20 @@ export class CacheFile {
     return (this.#entries ??= this.#load())
   }
 
-  /** Writes every entry to a temporary file beside the cache file, then renames it over it; warns once while that fails. */
+  /**
+   * Writes every entry to a temporary file beside the cache file, flushes it, renames it over the cache file and flushes the
+   * folder (the SQLite order), so after a crash or a power cut the file is the old version or the new one, never torn or
+   * empty. Warns once while writing fails (ENOSPC, EACCES, EROFS...); the entries stay in memory.
+   */
   persist(pretty: boolean): void {
     if (this.#memory_only) return
     const temp = `${this.path}.${process.pid}.${threadId}.${++temp_seq}.tmp`
     try {
       mkdirSync(dirname(this.path), { recursive: true })
-      writeFileSync(temp, serialize_cache_file(this.entries(), pretty), { mode: 0o600 })
+      write_durably(temp, serialize_cache_file(this.entries(), pretty))
       // rename() replaces the file in one step, so a reader or a crash sees the old version or the new one, never a mix.
       renameSync(temp, this.path)
+      sync_dir(dirname(this.path))
       this.#warned_unwritable = false
     } catch (e) {
       try {

@@ -50,7 +50,8 @@ function pong(port: number): Promise<boolean> {
 
 /** Starts redis-server on `port` in `dir`; resolves once it answers PING, rejects when it exits first or takes over 5 s. */
 async function launch(port: number, dir: string): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning']
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning',
+    '--enable-debug-command', 'local'] // DEBUG SLEEP and DEBUG RELOAD for the fault tests
   const child = spawn('redis-server', args, { stdio: 'ignore' })
   let exited = false
   child.once('exit', () => (exited = true))
