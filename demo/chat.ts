@@ -47,7 +47,7 @@ export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void
   r.use('/ws/chat', optional_bearer)
   r.use('/ws/private', bearer)
   const page = adapt_ctx(security_headers({ csp: CSP }))
-  r.get('/chat', compose([page], (_req, res) => void res.header('Content-Type', 'text/html; charset=utf-8').send(HTML)))
+  r.get('/chat', compose([page], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(HTML)))
   r.post('/chat/name', (req, res) => {
     const name = req.json().value('name', '').trim()
     if (!NAME.test(name)) return void res.error(400, CODE_INVALID_NAME, 'name must be 1-24 letters, digits, _ or -')

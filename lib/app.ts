@@ -77,7 +77,7 @@ export interface CompiledApp {
 }
 
 /** Any route handler, whatever its parameter and value types (the overloads check them). */
-type LooseHandler = (req: never, res: Response) => void | Promise<void>
+type LooseHandler = (req: never, res: Response) => unknown
 
 /** The handler of a route on `path` under a router whose prefix has parameters `PP`, given its schema `O`. */
 type RouteHandler<PP extends string, P extends string, O = object> = Handler<PP | PathParams<P>, ValidOf<O>>
@@ -88,7 +88,7 @@ type RouteHandler<PP extends string, P extends string, O = object> = Handler<PP 
  * validated values are typed in `req.valid(part)`.
  * @example
  * app.group('/api', api => { api.get('/health', h); api.group('/admin', a => a.get('/stats', h)) })
- * app.post('/orders', { body: Order }, (req, res) => void res.status(201).json('ok', true, 'items', req.valid('body').items.length))
+ * app.post('/orders', { body: Order }, (req, res) => res.status(201).json('ok', true, 'items', req.valid('body').items.length))
  */
 export class Router<PP extends string = never> {
   readonly #core: AppCore
@@ -283,7 +283,7 @@ export class AppCore extends Router {
     const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler))
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
-    const not_found = compose(guarded, (_req, res) => void res.error(404, CODE_NOT_FOUND, 'Route not found'))
+    const not_found = compose(guarded, (_req, res) => res.error(404, CODE_NOT_FOUND, 'Route not found'))
     const ws = this.#ws.map(({ segs, endpoint }) => {
       const r = this.#compile_route('GET', segs, not_found)
       return { url: r.url, middleware: r.middleware, endpoint }
@@ -335,7 +335,7 @@ export class AppCore extends Router {
     for (const { segs, methods } of by_path.values()) {
       if (methods.has('OPTIONS')) continue
       const allow = [...methods, 'OPTIONS'].join(', ')
-      out.push(this.#compile_route('OPTIONS', segs, (_req, res) => void res.status(204).header('Allow', allow).send()))
+      out.push(this.#compile_route('OPTIONS', segs, (_req, res) => res.status(204).header('Allow', allow).send()))
     }
     return out
   }

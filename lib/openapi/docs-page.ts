@@ -27,8 +27,8 @@ export function docs_handlers(docs: string, document_path: string, title: string
 `
   const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(document_path)}, dom_id: '#swagger-ui', deepLinking: true });\n`
   return {
-    page: (_req, res) => void res.header('Content-Type', 'text/html; charset=utf-8').send(html),
-    init: (_req, res) => void res.header('Content-Type', 'text/javascript; charset=utf-8').send(init),
+    page: (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(html),
+    init: (_req, res) => res.header('Content-Type', 'text/javascript; charset=utf-8').send(init),
     asset: (req, res) => {
       const name = req.param('file')
       if (!ASSETS.has(name)) return void res.error(404, 'not_found', 'File not found')

@@ -101,7 +101,7 @@ export function validated(schema: RouteSchema, handler: Handler): Handler {
   if (checks.length === 0) return handler
   return function validate_then_handle(req, res) {
     const results = checks.map((c) => c.validate(read(req, c.part)))
-    const finish = (done: readonly ValidationResult<unknown>[]): void | Promise<void> => {
+    const finish = (done: readonly ValidationResult<unknown>[]): unknown => {
       const errors = done.flatMap((r) => (r.ok ? [] : r.errors))
       if (errors.length > 0) return void res.status(400).json(validation_body(errors))
       done.forEach((r, i) => r.ok && req.set_valid(checks[i]!.part, r.value))

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import t from 'tap'
 import { stream_body } from '../../../lib/body/index.js'
+import type { Handler } from '../../../lib/compose.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { multipart_body, MULTIPART_HEADERS } from '../../helpers/multipart.js'
@@ -129,7 +130,7 @@ t.test('Request.multipart', async (t) => {
   const saved: string[] = []
   const app = build(t, (app) => {
     app.use('/s', stream_body())
-    const save: Parameters<typeof app.post>[1] = async (req, res) => {
+    const save: Handler = async (req, res) => {
       const form = await req.multipart({ file_size: 100 }).save()
       saved.push(...form.files.map((f) => f.path))
       res.json('fields', form.fields, 'files', form.files.map((f) => [f.name, f.filename, f.mime_type, f.size]))
