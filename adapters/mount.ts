@@ -146,11 +146,12 @@ function binder(app: AppCore, ip: IpResolver) {
 }
 
 /**
- * What a bound handler hands Fastify: nothing once the reply has gone out, else the send still running (a file). A
- * returned reply is a thenable, which Fastify and a resolving promise would each wait on for nothing.
+ * What a bound handler hands Fastify: nothing once the reply has gone out, else what is still running (a file being
+ * opened, a stream being piped). A reply already sent is a thenable that Fastify and a resolving promise would each wait
+ * on for nothing; one not yet sent must be waited on, or Fastify would answer the handler's `undefined` over the stream.
  */
-function pending(sent: FastifyReply | Promise<FastifyReply>): Promise<FastifyReply> | undefined {
-  return sent instanceof Promise ? sent : undefined
+function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Promise<FastifyReply> | undefined {
+  return sent instanceof Promise || !sent.sent ? sent : undefined
 }
 
 /**

@@ -11,6 +11,8 @@ import { parseArgs } from 'node:util'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WARM_UP_S = 5
+/** How long the server may take to print its listening line. */
+const START_TIMEOUT_MS = 20_000
 
 /** One bucket's figures. */
 export interface SoakBucket {
@@ -58,15 +60,29 @@ async function start_server(pin: boolean): Promise<{ pid: number; port: number; 
     env: { ...process.env, FW_PORT: '0', FW_ACCESS_LOG: 'false', FW_LOG_LEVEL: 'warning' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
+  // A soak that fails or times out must not leave its server running.
+  const kill = (): boolean => child.kill('SIGKILL')
+  process.once('exit', kill)
+  child.once('exit', () => process.off('exit', kill))
   let out = ''
   child.stdout.setEncoding('utf8')
   const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      kill()
+      reject(new Error(`the soak server printed no 'listening on' line within ${START_TIMEOUT_MS} ms:\n${out}`))
+    }, START_TIMEOUT_MS)
     child.stdout.on('data', (d: string) => {
       out += d
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
+      if (m) {
+        clearTimeout(timer)
+        resolve(Number(m[1]))
+      }
     })
-    child.once('exit', (code) => reject(new Error(`the soak server exited (${code}) before listening:\n${out}`)))
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the soak server exited (${code}) before listening:\n${out}`))
+    })
   })
   const stop = async (): Promise<number | null> => {
     if (child.exitCode !== null) return child.exitCode

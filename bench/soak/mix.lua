@@ -21,7 +21,7 @@ local mix = {
   req("GET", "/auth/me"),                                                     -- 401: no token
   req("GET", "/security/api/ping"),                                           -- 60 a minute, then 429
   req("GET", "/cache/data"),                                                  -- mostly hits
-  req("GET", "/cache/data?miss="),                                            -- a new key each time: misses
+  req("GET", "/cache/data?miss="),                                            -- 1,000 keys in turn: a miss whenever a key is past its ttl
   req("GET", "/session"),                                                     -- with a cookie: a session read and write
   req("GET", "/log/orders/42"),
 }
@@ -41,7 +41,8 @@ function request()
   local headers = {}
   for k, v in pairs(r.headers) do headers[k] = v end
   local path = r.path
-  if path == "/cache/data?miss=" then path = path .. counter end
+  -- 1,000 keys in turn: each misses again once its 5 s ttl is over, and the cache stays bounded, so RSS can level off.
+  if path == "/cache/data?miss=" then path = path .. (counter % 1000) end
   if path == "/session" and #cookies > 0 then headers["Cookie"] = cookies[(counter % #cookies) + 1] end
   return wrk.format(r.method, path, headers, r.body)
 end

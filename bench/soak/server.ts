@@ -12,4 +12,5 @@ app.get('/__soak/stats', (_req, res) => {
   res.json('rss', m.rss, 'heap_used', m.heapUsed, 'loop_p50_ms', ms(delay.percentile(50)), 'loop_p99_ms', ms(delay.percentile(99)), 'loop_max_ms', ms(delay.max))
   delay.reset()
 })
-await app.run()
+// The line the soak waits for, on stdout whatever the log level (run() writes its own through the logger).
+await app.run(undefined, (url) => console.log(`listening on ${url}`))

@@ -1,4 +1,18 @@
 // Test helper: multipart/form-data bodies built by hand, so tests can also send broken ones.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * Points this test process's temporary folder (`TMPDIR`, which `os.tmpdir()` reads on each call) at a private one, so
+ * counting `fw-upload-*` folders sees this file's uploads only, not those of a test file running beside it.
+ */
+export function private_tmpdir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-test-tmp-'))
+  process.env.TMPDIR = dir
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
 
 /** One part: a field (`value`) or a file (`filename`, `content`, `type`). */
 export type TestPart = { name: string; value: string } | { name: string; filename: string; content: string | Buffer; type?: string }

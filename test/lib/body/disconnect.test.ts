@@ -6,7 +6,9 @@ import t from 'tap'
 import { stream_body } from '../../../lib/body/index.js'
 import { listening } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
-import { BOUNDARY } from '../../helpers/multipart.js'
+import { private_tmpdir, BOUNDARY } from '../../helpers/multipart.js'
+
+private_tmpdir()
 
 const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 const upload_dirs = (): number => readdirSync(tmpdir()).filter((n) => n.startsWith('fw-upload-')).length

@@ -5,7 +5,9 @@ import { stream_body } from '../../../lib/body/index.js'
 import type { Handler } from '../../../lib/compose.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
-import { multipart_body, MULTIPART_HEADERS } from '../../helpers/multipart.js'
+import { private_tmpdir, multipart_body, MULTIPART_HEADERS } from '../../helpers/multipart.js'
+
+private_tmpdir()
 
 /** Waits until `ok()` holds, for at most 5 s (cleanup runs after the response, later on a loaded machine). */
 async function until(ok: () => boolean): Promise<void> {
