@@ -171,7 +171,8 @@ export class Request<P extends string = string, V extends Valid = Valid> {
       const h = this.raw.headers.cookie
       this.#cookies = h ? parseCookie(h) : {}
     }
-    return this.#cookies[name]
+    // Own names only: a cookie named `toString` or `constructor` must not find Object.prototype's function.
+    return Object.hasOwn(this.#cookies, name) ? this.#cookies[name] : undefined
   }
 
   /** Per-request state stored by middleware under a class key, e.g. `req.state(JwtClaims)`. */

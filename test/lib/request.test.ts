@@ -27,6 +27,7 @@ const app = build(t, (app) => {
   app.get('/meta', (req, res) => void res.json('path', req.path(), 'method', req.method(), 'id', req.id(), 'ip', req.ip()))
   app.get('/qs', (req, res) => void res.json('path', req.path(), 'qs', req.query_string()))
   app.get('/cookies', (req, res) => void res.json('a', req.cookie('a') ?? null, 'b', req.cookie('b') ?? null, 'x', req.cookie('x') ?? null))
+  app.get('/inherited-cookies', (req, res) => res.json('to_string', typeof req.cookie('toString'), 'ctor', typeof req.cookie('constructor')))
   app.use(async (req, _res, next) => {
     req.set_state(Visitor, new Visitor(req.header('x-visitor', 'anonymous')))
     await next()
@@ -123,6 +124,11 @@ t.test('Request.cookie', async (t) => {
   t.test('reads cookies by name, decoded, and undefined for a missing one', async (t) => {
     t.same(await get('/cookies', { cookie: 'a=1; b=hello%20world' }), { a: '1', b: 'hello world', x: null })
     t.same(await get('/cookies'), { a: null, b: null, x: null })
+  })
+
+  t.test('finds no cookie in Object.prototype (a session cookie named toString answered 500)', async (t) => {
+    t.same(await get('/inherited-cookies', { cookie: 'a=1' }), { to_string: 'undefined', ctor: 'undefined' })
+    t.same(await get('/inherited-cookies', { cookie: 'toString=x' }), { to_string: 'string', ctor: 'undefined' })
   })
 })
 
