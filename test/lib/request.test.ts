@@ -127,6 +127,7 @@ t.test('Request.cookie', async (t) => {
   })
 
   t.test('finds no cookie in Object.prototype (a session cookie named toString answered 500)', async (t) => {
+    t.same(await get('/inherited-cookies'), { to_string: 'undefined', ctor: 'undefined' })
     t.same(await get('/inherited-cookies', { cookie: 'a=1' }), { to_string: 'undefined', ctor: 'undefined' })
     t.same(await get('/inherited-cookies', { cookie: 'toString=x' }), { to_string: 'string', ctor: 'undefined' })
   })
