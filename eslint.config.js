@@ -16,7 +16,10 @@ export default tseslint.config(
   {
     files: ['lib/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', '@fastify/*'], message: 'lib/ is Fastify-independent; put Fastify code in adapters/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['fastify', '@fastify/*'], message: 'lib/ is Fastify-independent; put Fastify code in adapters/.' },
+        { group: ['**/adapters/*', '**/adapters'], message: 'lib/ never imports adapters/: the layers point one way (the root index.ts joins them).' },
+      ] }],
     },
   },
   {

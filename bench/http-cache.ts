@@ -2,7 +2,7 @@
 // against the same route behind http_cache answering hits. One server process (this file started again with
 // HTTP_CACHE_BENCH_SERVER=1), rounds interleaved with the order alternated, autocannon on 127.0.0.1.
 import { pathToFileURL } from 'node:url'
-import type { Handler } from '../lib/index.js'
+import type { Handler } from '../index.js'
 import { ratio, scenario_rows, type BenchReport } from './report.js'
 import { announce, load, start_server, warm_up, WARM_UP_S } from './servers.js'
 
@@ -18,7 +18,7 @@ const SCENARIO = `handler with ${WORK_MS} ms CPU`
  * ran behind the cache (requests of an uncached run still queued when it ends do not count there).
  */
 async function serve(): Promise<number> {
-  const { App, middleware } = await import('../lib/index.js')
+  const { App, middleware } = await import('../index.js')
   const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
   let cached_calls = 0
   const work = (count: boolean): Handler => (_req, res) => {

@@ -24,7 +24,7 @@ const key_ok = (key: unknown): boolean =>
 
 const SERVERS: Record<string, () => Promise<number>> = {
   async fw() {
-    const { App, adapt_ctx, middleware } = await import('../lib/index.js')
+    const { App, adapt_ctx, middleware } = await import('../index.js')
     const { cors, rate_limit, security_headers, body_limit } = middleware.security
     const app = new App({ host: '127.0.0.1' })
     app.use(adapt_ctx(cors({ origins: [ORIGIN], allow_credentials: true })))

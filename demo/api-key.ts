@@ -1,5 +1,5 @@
 // Demo `api-key`: the spec's API key routes; the key comes from header `x-api-key` or query `api_key`.
-import type { Router } from '../lib/index.js'
+import type { Router } from '../index.js'
 import { api_key_dev } from '../lib/middleware/app/index.js'
 import { ApiKey } from '../lib/middleware/auth/index.js'
 import { dev_secret, type Demo } from './demo.js'

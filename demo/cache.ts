@@ -1,6 +1,6 @@
 // Demo `cache`: http_cache in front of an upstream route with a short ttl, and a switch that makes the upstream fail, so a
 // client sees a miss, hits, and the stale answer served while the upstream is down.
-import type { Router } from '../lib/index.js'
+import type { Router } from '../index.js'
 import * as log from '../lib/log/index.js'
 import { http_cache, type HttpCacheDecision, type HttpCacheDetail } from '../lib/middleware/app/index.js'
 import type { Demo } from './demo.js'

@@ -1,7 +1,7 @@
 // Demo `chat`: rooms over WebSockets. `/ws/chat/{room}` takes anyone (the session's name, a bearer token's subject, or
 // guest-<n>) and broadcasts each text message to the room; `/ws/private/{room}` is the same behind a required JWT.
 import { readFileSync } from 'node:fs'
-import { adapt_ctx, compose, json, type App, type Middleware, type Request, type Router } from '../lib/index.js'
+import { adapt_ctx, compose, json, type App, type Middleware, type Request, type Router } from '../index.js'
 import { jwt_dev } from '../lib/middleware/app/index.js'
 import { JwtClaims, Session, session } from '../lib/middleware/auth/index.js'
 import { security_headers } from '../lib/middleware/security/index.js'

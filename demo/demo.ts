@@ -1,5 +1,5 @@
 // What every demo provides: a name, a line of description, and a setup that registers its routes on a router of an App.
-import type { App, Router } from '../lib/index.js'
+import type { App, Router } from '../index.js'
 
 /** One demo. `setup` registers routes on `r` (the App itself standalone, a group in the showcase). */
 export interface Demo {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { stream_body, type App, type Request, type Router } from '../lib/index.js'
+import { stream_body, type App, type Request, type Router } from '../index.js'
 import type { Demo } from './demo.js'
 
 /** One stored upload. */

@@ -1,7 +1,7 @@
 // Demo `http-api`: the spec's example application routes, a route group, and a static folder behind a wildcard.
 import { fileURLToPath } from 'node:url'
 import { httpCode } from '../lib/errors.js'
-import { json } from '../lib/index.js'
+import { json } from '../index.js'
 import { field, schema } from '../lib/validation/index.js'
 import type { Demo } from './demo.js'
 

@@ -1,5 +1,5 @@
 // Demo `jwt`: the spec's bearer JWT route; tokens are HS256, signed with FW_JWT_SECRET (see `sign_dev_token`).
-import type { Router } from '../lib/index.js'
+import type { Router } from '../index.js'
 import { jwt_dev } from '../lib/middleware/app/index.js'
 import { JwtClaims } from '../lib/middleware/auth/index.js'
 import { dev_secret, type Demo } from './demo.js'

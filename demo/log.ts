@@ -1,7 +1,7 @@
 // Demo `log`: fw/log in a running App: lines carrying the request id, structured fields, a module context, the level
 // and format switched at run time, and a failing handler logged with its stack.
 import { httpCode } from '../lib/errors.js'
-import type { Response, Router } from '../lib/index.js'
+import type { Response, Router } from '../index.js'
 import * as log from '../lib/log/index.js'
 import type { Demo } from './demo.js'
 

@@ -1,5 +1,5 @@
 // Demo `rbac`: the spec's admin route: JWT, then the RBAC context, then a role check, then a permission check.
-import type { Router } from '../lib/index.js'
+import type { Router } from '../index.js'
 import { adapt_ctx, jwt_dev } from '../lib/middleware/app/index.js'
 import { Authz, rbac_context, require_perm, require_role } from '../lib/middleware/auth/index.js'
 import { dev_secret, type Demo } from './demo.js'

@@ -1,5 +1,5 @@
 // `npm run demo -- <name> [--port N]`: starts one demo on 127.0.0.1 and prints its address.
-import { App } from '../lib/index.js'
+import { App } from '../index.js'
 import { demos } from './registry.js'
 
 const args = process.argv.slice(2)

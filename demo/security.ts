@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { CODE_NOT_FOUND } from '../lib/app.js'
-import { adapt_ctx, compose, type Handler, type Middleware, type Router } from '../lib/index.js'
+import { adapt_ctx, compose, type Handler, type Middleware, type Router } from '../index.js'
 import { Session, session } from '../lib/middleware/auth/index.js'
 import { cors_dev, csrf_dev, DEV_ORIGIN, rate_limit_dev, security_headers_dev } from '../lib/middleware/app/index.js'
 import { CsrfToken, security_headers } from '../lib/middleware/security/index.js'

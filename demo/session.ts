@@ -1,5 +1,5 @@
 // Demo `session`: the spec's session counter; each request with the same cookie counts one more.
-import type { Router } from '../lib/index.js'
+import type { Router } from '../index.js'
 import { session_dev } from '../lib/middleware/app/index.js'
 import { Session } from '../lib/middleware/auth/index.js'
 import { dev_secret, type Demo } from './demo.js'

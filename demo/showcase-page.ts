@@ -2,7 +2,7 @@
 // Content-Security-Policy allows exactly those two inline blocks by hash and `fetch` to its own origin.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { adapt_ctx, compose, type Router } from '../lib/index.js'
+import { adapt_ctx, compose, type Router } from '../index.js'
 import { security_headers } from '../lib/middleware/security/index.js'
 import type { Demo } from './demo.js'
 

@@ -1,5 +1,5 @@
 // `npm start`: every demo on one App, each under its own prefix so their routes never collide.
-import { App } from '../lib/index.js'
+import { App } from '../index.js'
 import { compression, etag } from '../lib/middleware/app/index.js'
 import { demos } from './registry.js'
 

@@ -1,5 +1,5 @@
 // Demo `sse`: `GET /events` counts up once a second as server-sent events, and a page shows the count.
-import type { Request, Router } from '../lib/index.js'
+import type { Request, Router } from '../index.js'
 import type { Demo } from './demo.js'
 
 /** Options of `setup_sse`. */

@@ -1,5 +1,4 @@
-// The package entry `fw`: the App, the facades, JSON helpers, errors, and the module namespaces.
-export { App } from '../adapters/app.js'
+// The core of the package entry `fw` (see ../index.ts, which adds the App): the facades, JSON helpers, errors, and the module namespaces.
 export { AppCore, Router, type Method, type StaticOptions, type CompiledApp, type CompiledRoute } from './app.js'
 export { Request, type HostRequest } from './request.js'
 export { Response } from './response.js'

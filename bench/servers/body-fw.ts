@@ -1,5 +1,5 @@
 // fw App serving the body scenarios: a binary upload echoing its length, a streamed download, an SSE burst.
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { announce } from '../servers.js'
 import { CHUNK, chunks, sse_count } from './body-shared.js'
 

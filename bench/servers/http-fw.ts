@@ -1,6 +1,6 @@
 // fw App serving the HTTP scenarios with its defaults; FW_BENCH_LOG_FILE sends its lines (the access log) to that file.
-import { App } from '../../lib/index.js'
-import type { Middleware } from '../../lib/index.js'
+import { App } from '../../index.js'
+import type { Middleware } from '../../index.js'
 import { configure } from '../../lib/log/index.js'
 import { announce } from '../servers.js'
 

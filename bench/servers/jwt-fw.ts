@@ -1,5 +1,5 @@
 // fw App serving the JWT scenario with its defaults: GET /secure behind `jwt`, answering the token's subject.
-import { App, adapt_ctx } from '../../lib/index.js'
+import { App, adapt_ctx } from '../../index.js'
 import { JwtClaims, jwt } from '../../lib/middleware/auth/index.js'
 import { announce } from '../servers.js'
 

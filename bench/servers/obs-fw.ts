@@ -1,5 +1,5 @@
 // fw App for the observability bench. MODE: plain, metrics, tracing (API only, no SDK), compress.
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { compression } from '../../lib/middleware/app/compression.js'
 import { announce } from '../servers.js'
 

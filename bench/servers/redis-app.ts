@@ -1,6 +1,6 @@
 // The Redis benchmark's server: a session counter and a rate-limited route, with memory stores or Redis stores.
 // Env: STORE (memory or redis), REDIS_PORT. Prints `listening <port>`.
-import { App, adapt_ctx, middleware } from '../../lib/index.js'
+import { App, adapt_ctx, middleware } from '../../index.js'
 import { create_redis_client, RedisRateLimitStore, RedisSessionStore } from '../../lib/redis/index.js'
 import { announce } from '../servers.js'
 

@@ -1,5 +1,5 @@
 // fw App validating the benchmark's order body with an fw schema.
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { field, schema } from '../../lib/validation/index.js'
 import { announce } from '../servers.js'
 

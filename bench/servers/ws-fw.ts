@@ -1,6 +1,6 @@
 // fw App serving the WebSocket scenarios: /echo sends each message back; /room joins one room, and `go <n>` from any
 // member broadcasts n messages to the room.
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { announce } from '../servers.js'
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })

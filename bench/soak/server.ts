@@ -1,6 +1,6 @@
 // The soak's server: the showcase, plus `GET /__soak/stats` answering memory and the event-loop delay since the last read.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { build_showcase } from '../../demo/showcase.js'
 
 const delay = monitorEventLoopDelay({ resolution: 10 })

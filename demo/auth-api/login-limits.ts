@@ -1,6 +1,6 @@
 // Production mode's limits on login attempts: one count per client address, one per email, on the security module's rate limit.
 import { createHash } from 'node:crypto'
-import { adapt_ctx, type Ctx, type CtxMiddleware, type Middleware } from '../../lib/index.js'
+import { adapt_ctx, type Ctx, type CtxMiddleware, type Middleware } from '../../index.js'
 import { rate_limit } from '../../lib/middleware/security/index.js'
 import { normalise_email } from './bodies.js'
 import type { AuthApiConfig } from './options.js'

@@ -1,5 +1,5 @@
 // The reference authentication API's routes: register, login, the current user and an admin-only route.
-import { type Handler, type Request, type Response, type Router } from '../../lib/index.js'
+import { type Handler, type Request, type Response, type Router } from '../../index.js'
 import { field, schema, validation_body, type RouteSchema } from '../../lib/validation/index.js'
 import { LoginBody, RegisterBody } from './bodies.js'
 import { ADMIN_ROLE_REQUIRED, EMAIL_TAKEN, INVALID_CREDENTIALS, UNAUTHORIZED } from './codes.js'

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { build, gate, listening, type Teardown } from '../helpers/build.js'
 import { send } from '../helpers/http.js'
 

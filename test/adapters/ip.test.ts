@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ip_resolver } from '../../adapters/ip.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import type { HostRequest } from '../../lib/request.js'
 import { listening } from '../helpers/build.js'
 import { send } from '../helpers/http.js'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { request_id } from '../../adapters/mount.js'
-import * as fw from '../../lib/index.js'
+import * as fw from '../../index.js'
 import { build, listening } from '../helpers/build.js'
 import { raw, send } from '../helpers/http.js'
 

@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { capture_log } from '../helpers/log.js'
 import { multipart_body, MULTIPART_HEADERS } from '../helpers/multipart.js'
 

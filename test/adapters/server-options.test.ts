@@ -5,7 +5,7 @@ import type { Server } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import { generate } from 'selfsigned'
 import t from 'tap'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 
 async function cert(cn: string): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 })

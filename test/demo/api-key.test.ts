@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { setup_api_key } from '../../demo/api-key.js'
 import { demos } from '../../demo/registry.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import { mounted } from '../helpers/build.js'
 
 const KEY = 'demo-key-0123456789'

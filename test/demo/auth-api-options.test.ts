@@ -1,7 +1,7 @@
 // The configuration of the reference authentication API: options, FW_AUTH_* variables, defaults and startup checks.
 import t from 'tap'
 import { auth_api, auth_api_config, type AuthApiOptions } from '../../demo/auth-api/index.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 
 t.test('auth_api_config', async (t) => {
   t.test('defaults to demo mode, no admins, one-hour tokens and 5 / 20 login attempts a minute', async (t) => {

@@ -1,7 +1,7 @@
 // Production mode of the reference authentication API: scrypt hashes, random expiring tokens, login limits, log lines.
 import t, { type Test } from 'tap'
 import { auth_api, type AuthApiOptions, type AuthService } from '../../demo/auth-api/index.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import { build } from '../helpers/build.js'
 
 const PASSWORD = 'correct horse'

@@ -1,7 +1,7 @@
 // The reference authentication API in both modes: the same scenarios, the same answers, except for what a token looks like.
 import t, { type Test } from 'tap'
 import { auth_api, type AuthApiOptions, type AuthMode, type AuthService } from '../../demo/auth-api/index.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import { build } from '../helpers/build.js'
 
 const PASSWORD = 'correct horse'

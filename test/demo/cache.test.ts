@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { CACHE_DEMO_POLICY, setup_cache } from '../../demo/cache.js'
 import { demos } from '../../demo/registry.js'
 import { build_showcase } from '../../demo/showcase.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import * as log from '../../lib/log/index.js'
 import { build } from '../helpers/build.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { demo } from '../../demo/http-api.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import { build, listening } from '../helpers/build.js'
 import { send } from '../helpers/http.js'
 

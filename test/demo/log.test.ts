@@ -1,7 +1,7 @@
 import t from 'tap'
 import { setup_log } from '../../demo/log.js'
 import { demos } from '../../demo/registry.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import type * as log from '../../lib/log/index.js'
 import { build, type Teardown } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { setup_rbac } from '../../demo/rbac.js'
 import { demos } from '../../demo/registry.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
 import { mounted } from '../helpers/build.js'
 

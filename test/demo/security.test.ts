@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { demos } from '../../demo/registry.js'
 import { PAGE_CSP, setup_security } from '../../demo/security.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 
 const SECRET = 'test-session-secret-0123456789'
 

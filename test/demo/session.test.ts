@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { demos } from '../../demo/registry.js'
 import { setup_session } from '../../demo/session.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 
 const SECRET = 'demo-session-secret-0123'
 

@@ -2,7 +2,7 @@
 import t, { type Test } from 'tap'
 import { build_showcase, SHOWCASE_PREFIXES } from '../../demo/showcase.js'
 import { PAGE_HTML } from '../../demo/showcase-page.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 
 async function showcase(t: Test): Promise<App> {
   const app = await build_showcase(new App({ access_log: false }))

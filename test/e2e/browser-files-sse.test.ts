@@ -5,7 +5,7 @@ import { chromium, type BrowserContext } from 'playwright-core'
 import t from 'tap'
 import { setup_files } from '../../demo/files.js'
 import { setup_sse } from '../../demo/sse.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',

@@ -2,7 +2,7 @@
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { setup_security } from '../../demo/security.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',

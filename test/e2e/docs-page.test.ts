@@ -2,7 +2,7 @@
 import { chromium } from 'playwright-core'
 import t from 'tap'
 import { auth_api } from '../../demo/auth-api/index.js'
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',

@@ -1,5 +1,5 @@
 // Test helpers: an App that is closed when the test ends, and a listening one for tests that need a real socket.
-import { App, type Router } from '../../lib/index.js'
+import { App, type Router } from '../../index.js'
 import type { AppOptions } from '../../lib/config.js'
 
 /** The part of a tap test the helpers use. */

@@ -1,6 +1,6 @@
 // A program for the lifecycle test: `app.run()` with a route that stays in flight until the process gets SIGTERM.
 // It prints `in flight` when the request arrives and `stopped` after run() returns.
-import { App } from '../../lib/index.js'
+import { App } from '../../index.js'
 
 const app = new App({ access_log: false })
 app.get('/slow', async (_req, res) => {

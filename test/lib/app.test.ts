@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { App, Token, adapt_ctx, type Handler, type Middleware } from '../../lib/index.js'
+import { App, Token, adapt_ctx, type Handler, type Middleware } from '../../index.js'
 import { ERR_APP_LOCKED } from '../../lib/app.js'
 import { with_route_options } from '../../lib/compose.js'
 import { build, listening } from '../helpers/build.js'

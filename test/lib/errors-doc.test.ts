@@ -1,7 +1,7 @@
 // docs/errors.md lists every code fw declares, each in one table row, and no other: checked against the two registries.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { errorCodes, httpErrorCodes } from '../../lib/index.js'
+import { errorCodes, httpErrorCodes } from '../../index.js'
 // Every entry point, so every module that declares codes has declared them.
 import '../../lib/cache/index.js'
 import '../../lib/log/index.js'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { build } from '../helpers/build.js'
-import type { Request } from '../../lib/index.js'
+import type { Request } from '../../index.js'
 
 class Visitor {
   constructor(readonly name: string) {}

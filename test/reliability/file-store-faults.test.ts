@@ -10,7 +10,7 @@ import type { Test } from 'tap'
 import { parse_cache_file } from '../../lib/cache/cache-file.js'
 import { CacheEntry } from '../../lib/cache/cache-entry.js'
 import { FileStore } from '../../lib/cache/file-store.js'
-import * as fw from '../../lib/index.js'
+import * as fw from '../../index.js'
 import { build } from '../helpers/build.js'
 import { bundle, plain_env } from '../helpers/child-bundle.js'
 

@@ -3,11 +3,11 @@
 // bypass), none waits much past the 1 s command timeout, none is a 500, and all are 200 again soon after Redis is back.
 import t from 'tap'
 import { Redis } from 'ioredis'
-import * as fw from '../../lib/index.js'
+import * as fw from '../../index.js'
 import { RedisCacheStore, RedisRateLimitStore, RedisSessionStore, create_redis_client } from '../../lib/redis/index.js'
 import { build } from '../helpers/build.js'
 import { start_redis, type RedisServer } from '../helpers/redis-server.js'
-import type { App } from '../../lib/index.js'
+import type { App } from '../../index.js'
 import type { Test } from 'tap'
 
 const { session } = fw.middleware.auth

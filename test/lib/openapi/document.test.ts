@@ -1,7 +1,7 @@
 import t from 'tap'
 import { validate } from '@readme/openapi-parser'
 import { z } from 'zod'
-import { adapt_ctx, middleware } from '../../../lib/index.js'
+import { adapt_ctx, middleware } from '../../../index.js'
 import { field, schema } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { App, adapt_ctx } from '../../../lib/index.js'
+import { App, adapt_ctx } from '../../../index.js'
 import { rate_limit, type RateLimitOptions } from '../../../lib/middleware/security/rate-limit.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../lib/middleware/security/rate-limit-store.js'
 import { RedisRateLimitStore } from '../../../lib/redis/index.js'

@@ -1,7 +1,7 @@
 // RedisRoomBus with two Apps on one real Redis: a broadcast reaches the room's sockets on both instances; with Redis down
 // each instance keeps delivering to its own sockets and logs the outage; after Redis is back the bus carries again.
 import t from 'tap'
-import type { App } from '../../../lib/index.js'
+import type { App } from '../../../index.js'
 import { ERR_REDIS_BAD_OPTION, RedisRoomBus } from '../../../lib/redis/index.js'
 import { listening, type Teardown } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'

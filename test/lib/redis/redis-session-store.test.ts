@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
-import { App, adapt_ctx } from '../../../lib/index.js'
+import { App, adapt_ctx } from '../../../index.js'
 import { session } from '../../../lib/middleware/auth/session.js'
 import { Session } from '../../../lib/middleware/auth/session-state.js'
 import { RedisSessionStore } from '../../../lib/redis/index.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { expectTypeOf } from 'expect-type'
 import { z } from 'zod'
-import type { Middleware } from '../../../lib/index.js'
+import type { Middleware } from '../../../index.js'
 import { field, schema } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'

@@ -1,6 +1,6 @@
 // WebSocket route options: defaults, and FW_ERR_WS_BAD_OPTION naming the route, the option and the bad value.
 import t from 'tap'
-import { App } from '../../../lib/index.js'
+import { App } from '../../../index.js'
 import { ERR_WS_BAD_OPTION, ws_settings, type WsOptions } from '../../../lib/websocket/index.js'
 
 t.test('ws_settings', async (t) => {

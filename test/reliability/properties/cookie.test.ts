@@ -3,7 +3,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { parseSetCookie, stringifyCookie } from 'cookie'
-import * as fw from '../../../lib/index.js'
+import * as fw from '../../../index.js'
 import { build } from '../../helpers/build.js'
 
 const { session, Session } = fw.middleware.auth

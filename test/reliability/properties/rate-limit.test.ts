@@ -3,7 +3,7 @@
 // (the sliding estimate weighs the previous window; refused requests count too).
 import fc from 'fast-check'
 import t from 'tap'
-import * as fw from '../../../lib/index.js'
+import * as fw from '../../../index.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from '../../../lib/middleware/security/rate-limit-store.js'
 import { build } from '../../helpers/build.js'
 

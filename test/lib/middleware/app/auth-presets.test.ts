@@ -1,6 +1,6 @@
 import { createVerifier } from 'fast-jwt'
 import t, { type Test } from 'tap'
-import { App, type Handler } from '../../../../lib/index.js'
+import { App, type Handler } from '../../../../index.js'
 import { api_key_dev, jwt_dev, session_dev, sign_dev_token } from '../../../../lib/middleware/app/auth-presets.js'
 import { ApiKey, JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { Session } from '../../../../lib/middleware/auth/session-state.js'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import t from 'tap'
-import type { App } from '../../../../lib/index.js'
+import type { App } from '../../../../index.js'
 import { compression } from '../../../../lib/middleware/app/compression.js'
 import { etag } from '../../../../lib/middleware/app/etag.js'
 import { http_cache } from '../../../../lib/middleware/app/http-cache.js'

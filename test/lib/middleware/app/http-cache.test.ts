@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { Cache, CachePolicy, LruMemoryStore, NetworkProbe, type AsyncCacheStore, type CacheEntry } from '../../../../lib/cache/index.js'
-import type { Handler, Middleware } from '../../../../lib/index.js'
-import * as fw from '../../../../lib/index.js'
+import type { Handler, Middleware } from '../../../../index.js'
+import * as fw from '../../../../index.js'
 import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
 import { build, gate } from '../../../helpers/build.js'
 

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
-import { App } from '../../../../lib/index.js'
-import * as fw from '../../../../lib/index.js'
+import { App } from '../../../../index.js'
+import * as fw from '../../../../index.js'
 
 const { cors_dev, csrf_dev, security_headers_dev, rate_limit_dev, rate_limit, use_on_prefix } = fw.middleware.app
 

@@ -1,7 +1,7 @@
 // A small App for the authentication middleware tests: the middleware under test on `/p`, and handlers that count their runs.
 import type { Test } from 'tap'
-import { App, adapt_ctx } from '../../../../lib/index.js'
-import type { CtxMiddleware, Handler, Request } from '../../../../lib/index.js'
+import { App, adapt_ctx } from '../../../../index.js'
+import type { CtxMiddleware, Handler, Request } from '../../../../index.js'
 
 /** The App and how many times the protected handler ran. */
 export interface Built {

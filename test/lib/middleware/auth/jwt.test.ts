@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
-import type { App } from '../../../../lib/index.js'
+import type { App } from '../../../../index.js'
 import { jwt, type JwtOptions } from '../../../../lib/middleware/auth/jwt.js'
 import { JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'

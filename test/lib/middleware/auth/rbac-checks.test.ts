@@ -1,6 +1,6 @@
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
-import type { CtxMiddleware } from '../../../../lib/index.js'
+import type { CtxMiddleware } from '../../../../index.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import {
   require_all_perms, require_any_perm, require_any_role, require_perm, require_role,

@@ -1,6 +1,6 @@
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
-import type { CtxMiddleware } from '../../../../lib/index.js'
+import type { CtxMiddleware } from '../../../../index.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import { PermissionResolver } from '../../../../lib/middleware/auth/permission-resolver.js'
 import { rbac_context, type RbacOptions } from '../../../../lib/middleware/auth/rbac.js'

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import t, { type Test } from 'tap'
-import { App, adapt_ctx, type Request } from '../../../../lib/index.js'
+import { App, adapt_ctx, type Request } from '../../../../index.js'
 import { session, start_session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
 import { Session } from '../../../../lib/middleware/auth/session-state.js'
 import { InMemorySessionStore, type ISessionStore, type SessionRecord } from '../../../../lib/middleware/auth/session-store.js'

@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import t, { type Test } from 'tap'
-import { adapt_ctx, App } from '../../../../lib/index.js'
+import { adapt_ctx, App } from '../../../../index.js'
 import { route_options_of } from '../../../../lib/compose.js'
 import { body_limit } from '../../../../lib/middleware/security/body-limit.js'
 

@@ -1,7 +1,7 @@
 // A small App for the security middleware tests: the middleware under test, then routes that count how often they ran.
 import type { Test } from 'tap'
-import { App } from '../../../../lib/index.js'
-import type { AppOptions, Handler, Middleware } from '../../../../lib/index.js'
+import { App } from '../../../../index.js'
+import type { AppOptions, Handler, Middleware } from '../../../../index.js'
 
 /** The App and how many times a route handler ran. */
 export interface Built {

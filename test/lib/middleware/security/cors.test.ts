@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
+import { adapt_ctx, type Middleware } from '../../../../index.js'
 import { cors, type CorsOptions } from '../../../../lib/middleware/security/cors.js'
 import { build } from './build.js'
 

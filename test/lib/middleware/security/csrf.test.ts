@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { adapt_ctx } from '../../../../lib/index.js'
+import { adapt_ctx } from '../../../../index.js'
 import { csrf, CsrfToken, type CsrfOptions } from '../../../../lib/middleware/security/csrf.js'
 import { build } from './build.js'
 import { session } from '../../../../lib/middleware/auth/session.js'

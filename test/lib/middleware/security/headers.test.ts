@@ -1,5 +1,5 @@
 import t from 'tap'
-import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
+import { adapt_ctx, type Middleware } from '../../../../index.js'
 import { CspNonce, PERMISSIONS_POLICY, security_headers } from '../../../../lib/middleware/security/headers.js'
 import { build } from './build.js'
 

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { adapt_ctx, type AppOptions } from '../../../../lib/index.js'
+import { adapt_ctx, type AppOptions } from '../../../../index.js'
 import { ip_filter, type IpFilterOptions } from '../../../../lib/middleware/security/ip-filter.js'
 import { build } from './build.js'
 

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { adapt_ctx, type Middleware } from '../../../../lib/index.js'
+import { adapt_ctx, type Middleware } from '../../../../index.js'
 import { rate_limit, retry_after_ms, sliding_count, type RateLimitOptions } from '../../../../lib/middleware/security/rate-limit.js'
 import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
