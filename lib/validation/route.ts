@@ -2,6 +2,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Handler } from '../compose.js'
 import type { Request } from '../request.js'
+import type { Response } from '../response.js'
 import { Schema, type Infer, type Shape } from './schema.js'
 import { Type, type Check } from './type.js'
 import { validation_body } from './validation-body.js'
@@ -100,16 +101,28 @@ export function validated(schema: RouteSchema, handler: Handler): Handler {
   const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) => ({ part, validate: compile_part(part, schema[part]!) }))
   if (checks.length === 0) return handler
   return function validate_then_handle(req, res) {
-    const results = checks.map((c) => c.validate(read(req, c.part)))
-    const finish = (done: readonly ValidationResult<unknown>[]): unknown => {
-      const errors = done.flatMap((r) => (r.ok ? [] : r.errors))
-      if (errors.length > 0) return void res.status(400).json(validation_body(errors))
-      done.forEach((r, i) => r.ok && req.set_valid(checks[i]!.part, r.value))
-      return handler(req, res)
+    const results = new Array<ValidationResult<unknown> | Promise<ValidationResult<unknown>>>(checks.length)
+    let waiting = false
+    for (let i = 0; i < checks.length; i++) {
+      const c = checks[i]!
+      const r = (results[i] = c.validate(read(req, c.part)))
+      if (r instanceof Promise) waiting = true
     }
-    if (results.some((r) => r instanceof Promise)) return Promise.all(results).then(finish)
-    return finish(results as ValidationResult<unknown>[])
+    if (waiting) return Promise.all(results).then((done) => finish(checks, done, req, res, handler))
+    return finish(checks, results as ValidationResult<unknown>[], req, res, handler)
   }
+}
+
+/** Answers 400 with every part's errors, or stores each part's valid value and runs the handler. */
+function finish(checks: readonly PartCheck[], done: readonly ValidationResult<unknown>[], req: Request, res: Response, handler: Handler): unknown {
+  let errors: ValidationError[] | undefined
+  for (const r of done) if (!r.ok) (errors ??= []).push(...r.errors)
+  if (errors !== undefined) return void res.status(400).json(validation_body(errors))
+  for (let i = 0; i < done.length; i++) {
+    const r = done[i]!
+    if (r.ok) req.set_valid(checks[i]!.part, r.value)
+  }
+  return handler(req, res)
 }
 
 /** Whether `value` is a schema a route accepts (for documentation: a response entry may be a schema or a `ResponseDoc`). */
