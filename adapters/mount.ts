@@ -63,7 +63,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
-  await mount_ws(instance, app, compiled.ws, ip_resolver(app.config.trust_proxy))
+  await mount_ws(instance, app, compiled.ws, ip)
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
