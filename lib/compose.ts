@@ -106,9 +106,10 @@ export const ROUTE_OPTIONS = Symbol.for('fw.route_options')
 
 type Carrier = { [ROUTE_OPTIONS]?: RouteOptions }
 
-/** Attaches route options to a middleware function. */
+/** Attaches route options to a middleware function, keeping those it already carries (a body limit, a description). */
 export function with_route_options<F extends object>(fn: F, options: RouteOptions): F {
-  ;(fn as Carrier)[ROUTE_OPTIONS] = options
+  const c = fn as Carrier
+  c[ROUTE_OPTIONS] = c[ROUTE_OPTIONS] === undefined ? options : { ...c[ROUTE_OPTIONS], ...options }
   return fn
 }
 

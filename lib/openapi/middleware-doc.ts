@@ -18,7 +18,7 @@ export interface MiddlewareDoc {
  * return documented(mw, { responses: { 429: ['rate_limit_exceeded'] } })
  */
 export function documented<F extends object>(fn: F, doc: MiddlewareDoc): F {
-  return with_route_options(fn, { ...route_options_of(fn), doc })
+  return with_route_options(fn, { doc })
 }
 
 /** The description a middleware carries, if any. */
