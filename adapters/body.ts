@@ -1,9 +1,9 @@
-// Request bodies on Fastify: one catch-all content-type parser that hands fw a RequestBody, read whole under the route's
-// limit, or left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
+// Request bodies on Fastify: one content-type parser that hands fw a RequestBody, read whole under the route's limit, or
+// left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
 import { Busboy, type BusboyHeaders } from '@fastify/busboy'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppConfig } from '../lib/config.js'
-import { declared_too_large, ERR_BODY_TOO_LARGE, read_all, RequestBody, type MultipartParserFactory } from '../lib/body/index.js'
+import { declared_too_large, ERR_BODY_TOO_LARGE, read_whole, RequestBody, type MultipartParserFactory, type RequestBodyOptions } from '../lib/body/index.js'
 
 /** fw's multipart parser: `@fastify/busboy` with the reader's limits. */
 export const busboy_parser: MultipartParserFactory = (headers, limits) => Busboy({
@@ -11,26 +11,45 @@ export const busboy_parser: MultipartParserFactory = (headers, limits) => Busboy
   limits: { fields: limits.fields, fieldSize: limits.field_size, files: limits.files, fileSize: limits.file_size },
 })
 
-/** The route config key saying the route streams its body. */
-export const FW_STREAM_BODY = 'fw_stream_body'
+/** How a route takes its bodies, built once when it is mounted: the reader's options, and whether it streams them. */
+export interface BodyRoute extends RequestBodyOptions {
+  readonly stream: boolean
+}
+
+/** The route config key of a route's `BodyRoute`. */
+const FW_BODY = 'fw_body'
+
+/** A route's body settings under the App's form limits and multipart parser. */
+export function body_route(config: AppConfig, limit: number, stream: boolean): BodyRoute {
+  return { limit, form_limits: config.form_limits, multipart_parser: busboy_parser, stream }
+}
+
+/** The route config entry carrying `body`, for the route's Fastify `config`. */
+export function body_config(body: BodyRoute): FastifyContextConfig {
+  return { [FW_BODY]: body } as FastifyContextConfig
+}
+
+/**
+ * The media types the parser is registered under besides `*`: Fastify caches the parser of a registered type by its
+ * header, but looks up and parses the header of an unregistered one again on every request.
+ */
+const COMMON_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']
 
 /** Replaces the instance's parsers (this encapsulated context only) by fw's. */
 export function use_body_parser(instance: FastifyInstance, config: AppConfig): void {
-  instance.removeAllContentTypeParsers()
-  instance.addContentTypeParser('*', (freq: FastifyRequest, payload, done) => {
-    const limit = freq.routeOptions.bodyLimit ?? config.body_limit
+  // Requests no route matched (404, OPTIONS without a route) read under the App's limit.
+  const unrouted = body_route(config, config.body_limit, false)
+  const parse = (freq: FastifyRequest, payload: FastifyRequest['raw'], done: (err: Error | null, body?: unknown) => void): void => {
+    const route = (freq.routeOptions.config as { [FW_BODY]?: BodyRoute } | undefined)?.[FW_BODY] ?? unrouted
     const headers = freq.headers
-    const options = { limit, form_limits: config.form_limits, multipart_parser: busboy_parser }
     // A declared length over the limit is refused before a byte is read, as Fastify's own parsers do.
-    if (declared_too_large(headers['content-length'], limit)) return done(ERR_BODY_TOO_LARGE(limit), undefined)
-    if ((freq.routeOptions.config as { [FW_STREAM_BODY]?: boolean } | undefined)?.[FW_STREAM_BODY] === true) {
-      return done(null, new RequestBody(payload, headers, options))
-    }
-    read_all(payload, limit).then(
-      (buf) => done(null, new RequestBody(buf, headers, options)),
-      (err: Error) => done(err, undefined),
-    )
-  })
+    if (declared_too_large(headers['content-length'], route.limit)) return done(ERR_BODY_TOO_LARGE(route.limit), undefined)
+    if (route.stream) return done(null, new RequestBody(payload, headers, route))
+    read_whole(payload, route.limit, (err, buf) => (err === null ? done(null, new RequestBody(buf!, headers, route)) : done(err, undefined)))
+  }
+  instance.removeAllContentTypeParsers()
+  instance.addContentTypeParser(COMMON_TYPES, parse)
+  instance.addContentTypeParser('*', parse)
 }
 
 /** Binds a request's body to its response, so work waiting for the response's end (temporary files) runs then. */

@@ -13,7 +13,7 @@ import { route_template } from '../lib/observability/route.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
-import { bind_body, FW_STREAM_BODY, use_body_parser } from './body.js'
+import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { ip_resolver } from './ip.js'
 import { send_streamed } from './stream.js'
 import { mount_ws } from './ws.js'
@@ -59,7 +59,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    const config = { [FW_REFUSE]: bind(compose(r.middleware, answer_refusal)), [FW_STREAM_BODY]: r.stream_body } as FastifyContextConfig
+    const config = { [FW_REFUSE]: bind(compose(r.middleware, answer_refusal)), ...body_config(body_route(app.config, r.body_limit, r.stream_body)) } as FastifyContextConfig
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }

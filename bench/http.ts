@@ -17,7 +17,8 @@ export const COMPETITORS: readonly Competitor[] = [
 
 const HELLO = { path: '/hello' }
 const PARAM = { path: '/users/42?fields=name,email' }
-const ECHO = { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }
+/** The POST JSON echo scenario's request. */
+export const ECHO = { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }
 const PLAIN = ['fastify', 'fw', 'hono', 'node:http']
 const LOGGED = ['fastify logger', 'fw access log']
 

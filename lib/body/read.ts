@@ -7,32 +7,53 @@ export function declared_too_large(content_length: string | undefined, limit: nu
   return content_length !== undefined && Number(content_length) > limit
 }
 
+/** Called once with the whole body, or with why it could not be read. */
+export type WholeBodyDone = (err: Error | null, body: Buffer | undefined) => void
+
 /**
- * Reads `source` whole. Rejects with `FW_ERR_BODY_TOO_LARGE` as soon as the bytes received exceed `limit` (the rest is
- * left unread), and with the stream's own error when the client goes away.
+ * Reads `source` whole and calls `done` once: with `FW_ERR_BODY_TOO_LARGE` as soon as the bytes received exceed `limit`
+ * (the rest is left unread), with the stream's own error when the client goes away, else with the bytes. No promise:
+ * the adapter hands the result to a callback, and this runs for every request with a body.
  */
-export function read_all(source: Readable, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const done = (err: unknown, value?: Buffer): void => {
-      source.off('data', on_data).off('end', on_end).off('error', on_error)
-      if (err === undefined) resolve(value!)
-      else reject(err)
-    }
-    const on_data = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > limit) {
-        source.pause()
-        done(ERR_BODY_TOO_LARGE(limit))
-        return
-      }
-      chunks.push(chunk)
-    }
-    const on_end = (): void => done(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-    const on_error = (err: unknown): void => done(err)
-    source.on('data', on_data).on('end', on_end).on('error', on_error)
-  })
+export function read_whole(source: Readable, limit: number, done: WholeBodyDone): void {
+  new WholeBody(source, limit, done).start()
+}
+
+/** One read in progress. The listeners are assigned, not declared, so a per-request read makes no named closure. */
+class WholeBody {
+  readonly #source: Readable
+  readonly #limit: number
+  readonly #done: WholeBodyDone
+  readonly #on_data: (chunk: Buffer) => void
+  readonly #on_end: () => void
+  readonly #on_error: (err: Error) => void
+  #chunks: Buffer[] = []
+  #size = 0
+
+  constructor(source: Readable, limit: number, done: WholeBodyDone) {
+    this.#source = source
+    this.#limit = limit
+    this.#done = done
+    this.#on_data = (chunk) => this.#data(chunk)
+    this.#on_end = () => this.#finish(null, this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size))
+    this.#on_error = (err) => this.#finish(err, undefined)
+  }
+
+  start(): void {
+    this.#source.on('data', this.#on_data).on('end', this.#on_end).on('error', this.#on_error)
+  }
+
+  #data(chunk: Buffer): void {
+    this.#size += chunk.length
+    if (this.#size <= this.#limit) return void this.#chunks.push(chunk)
+    this.#source.pause()
+    this.#finish(ERR_BODY_TOO_LARGE(this.#limit), undefined)
+  }
+
+  #finish(err: Error | null, body: Buffer | undefined): void {
+    this.#source.off('data', this.#on_data).off('end', this.#on_end).off('error', this.#on_error)
+    this.#done(err, body)
+  }
 }
 
 /** `source` passed through, failing with `FW_ERR_BODY_TOO_LARGE` once more than `limit` bytes have gone by. */

@@ -40,21 +40,24 @@ export class RequestBody {
   /** The route's byte limit (also counted on a stream). */
   readonly limit: number
   readonly #headers: IncomingHttpHeaders
-  readonly #limits: ResolvedFormLimits
+  // The options object is the route's, shared by its requests: read when a form or multipart reader asks.
+  readonly #options: RequestBodyOptions
   #buffer: Buffer | undefined
   #stream: Readable | undefined
   #taken: 'buffered' | 'streamed' | undefined = undefined
-  #cleanups: Array<() => Promise<unknown>> = []
+  #cleanups: Array<() => Promise<unknown>> | undefined = undefined
   #response: ResponseEnd | undefined = undefined
-  readonly #parser: MultipartParserFactory | undefined
 
   constructor(body: Buffer | Readable, headers: IncomingHttpHeaders, options: RequestBodyOptions) {
     if (Buffer.isBuffer(body)) this.#buffer = body
     else this.#stream = body
     this.#headers = headers
     this.limit = options.limit
-    this.#limits = options.form_limits ?? DEFAULT_FORM_LIMITS
-    this.#parser = options.multipart_parser
+    this.#options = options
+  }
+
+  get #limits(): ResolvedFormLimits {
+    return this.#options.form_limits ?? DEFAULT_FORM_LIMITS
   }
 
   /** The body of a request the adapter did not read: a string or Buffer a host parsed, or none. */
@@ -97,10 +100,11 @@ export class RequestBody {
   multipart(limits?: FormLimits): Multipart {
     const type = media_type(this.#headers['content-type'])
     if (type !== 'multipart/form-data') throw ERR_BODY_WRONG_TYPE('multipart', 'multipart/form-data', type)
-    if (this.#parser === undefined) throw ERR_BODY_CONSUMED('multipart', 'the host parsed this body before fw')
+    const parser = this.#options.multipart_parser
+    if (parser === undefined) throw ERR_BODY_CONSUMED('multipart', 'the host parsed this body before fw')
     const resolved = resolve_form_limits(limits, this.#limits)
     const source = this.#stream === undefined ? (): Readable => Readable.from([this.bytes('multipart')]) : (): Readable => this.stream('multipart')
-    return new Multipart(this.#parser, source, this.#headers, resolved, (fn) => this.after_response(fn))
+    return new Multipart(parser, source, this.#headers, resolved, (fn) => this.after_response(fn))
   }
 
   /** Tells the body where its response ends; the adapter calls it before the handler runs. */
@@ -110,12 +114,15 @@ export class RequestBody {
 
   /** Runs `fn` once the response is over (sent, or the client gone); without a bound response, at `finish()`. */
   after_response(fn: () => Promise<unknown>): void {
-    if (this.#response === undefined) return void this.#cleanups.push(fn)
-    if (this.#cleanups.push(fn) === 1) this.#response.once('close', () => void this.finish())
+    const cleanups = (this.#cleanups ??= [])
+    if (this.#response === undefined) return void cleanups.push(fn)
+    if (cleanups.push(fn) === 1) this.#response.once('close', () => void this.finish())
   }
 
   /** Runs the work waiting for the response's end; failures are ignored (a temporary file already gone). */
   async finish(): Promise<void> {
-    for (const fn of this.#cleanups.splice(0)) await fn().catch(() => undefined)
+    const cleanups = this.#cleanups ?? []
+    this.#cleanups = undefined
+    for (const fn of cleanups) await fn().catch(() => undefined)
   }
 }
