@@ -41,31 +41,49 @@ const done = Promise.resolve()
  */
 export function compose(mws: readonly Middleware[], handler: Handler): Handler {
   if (mws.length === 0) return handler
-  const n = mws.length
   return function chain(req, res) {
-    let index = -1
-    function dispatch(i: number): Promise<void> {
-      // A second next() from the same middleware would run the rest twice; it is ignored.
-      if (i <= index) return done
-      index = i
-      try {
-        if (i === n) {
-          const r = handler(req, res)
-          return r instanceof Promise ? r : done
-        }
-        let downstream: Promise<void> | undefined
-        const r = mws[i]!(req, res, () => (downstream = dispatch(i + 1)))
-        // An async middleware owns its `await next()` (and may catch what it throws). A sync one that calls next()
-        // without returning it still waits for the rest of the chain.
-        if (r instanceof Promise) return r
-        return downstream ?? done
-      } catch (err) {
-        return Promise.reject(err)
-      }
-    }
     // A chain that ran to its end synchronously gives `done`: answering it as sync saves the caller a promise and a tick.
-    const r = dispatch(0)
+    const r = new ChainRun(mws, handler, req, res).dispatch(0)
     return r === done ? undefined : r
+  }
+}
+
+/**
+ * One request's walk down a chain. A class rather than closures in `chain`: a request allocates one object, and no named
+ * function (which tsx's keepNames would rename with a defineProperty on every request).
+ */
+class ChainRun {
+  #index = -1
+  readonly #mws: readonly Middleware[]
+  readonly #handler: Handler
+  readonly #req: Request
+  readonly #res: Response
+
+  constructor(mws: readonly Middleware[], handler: Handler, req: Request, res: Response) {
+    this.#mws = mws
+    this.#handler = handler
+    this.#req = req
+    this.#res = res
+  }
+
+  dispatch(i: number): Promise<void> {
+    // A second next() from the same middleware would run the rest twice; it is ignored.
+    if (i <= this.#index) return done
+    this.#index = i
+    try {
+      if (i === this.#mws.length) {
+        const r = this.#handler(this.#req, this.#res)
+        return r instanceof Promise ? r : done
+      }
+      let downstream: Promise<void> | undefined
+      const r = this.#mws[i]!(this.#req, this.#res, () => (downstream = this.dispatch(i + 1)))
+      // An async middleware owns its `await next()` (and may catch what it throws). A sync one that calls next()
+      // without returning it still waits for the rest of the chain.
+      if (r instanceof Promise) return r
+      return downstream ?? done
+    } catch (err) {
+      return Promise.reject(err)
+    }
   }
 }
 
