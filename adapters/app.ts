@@ -2,6 +2,7 @@
 import type { AddressInfo, Server } from 'node:net'
 import type { SecureContextOptions } from 'node:tls'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import type pino from 'pino'
 import { AppCore } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
@@ -11,6 +12,20 @@ import { client_error } from './client-error.js'
 import { framework_error, mount, request_id, sequential_ids } from './mount.js'
 import { ip_resolver } from './ip.js'
 import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
+
+/**
+ * `logger` whose child for a request (Fastify's `{ reqId }` binding, no level or serializers of the route's) is the
+ * logger itself. Fastify's default child factory calls `child` as is; a `childLoggerFactory` of fw's own would make
+ * Fastify validate the logger it returns on every request. Other children (a plugin's) are pino's own.
+ */
+function without_request_children(logger: pino.Logger): pino.Logger {
+  const child = logger.child.bind(logger)
+  logger.child = ((bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => {
+    const request = typeof bindings.reqId === 'string' && Object.keys(bindings).length === 1
+    return request && options?.level === undefined && options?.serializers === undefined ? logger : child(bindings, options)
+  }) as unknown as pino.Logger['child']
+  return logger
+}
 
 /** Options of `app.metrics`. */
 export interface AppMetricsOptions extends MetricsOptions {
@@ -63,8 +78,7 @@ export class App extends AppCore {
       requestIdHeader: false,
       // Fastify's own lines go through fw/log (same level, format and destination). Each request's lines carry its
       // id from the log context (`rid=`), so no per-request child logger is needed; fw writes its own access line.
-      loggerInstance: pino_logger('fastify') as FastifyBaseLogger,
-      childLoggerFactory: (logger) => logger,
+      loggerInstance: without_request_children(pino_logger('fastify')) as FastifyBaseLogger,
       logController: new LogController({ disableRequestLogging: true }),
       return503OnClosing: true,
       forceCloseConnections: 'idle',
