@@ -55,6 +55,8 @@ export function redact_query<Q extends string | Record<string, string | string[]
   if (typeof query !== 'string') return redact_map(query, secret) as Q
   // Without a `=` no parameter has a value to hide: a bare path, or a query of flags, is returned as it is.
   if (!query.includes('=')) return query
+  // Without an escape (`%`, `+`) every name is its own decoding: a query naming no secret is returned without a split.
+  if (!query.includes('%') && !query.includes('+') && !names_any(query.toLowerCase(), secret)) return query
   const at = query.indexOf('?')
   const head = query.slice(0, at + 1)
   const params = query.slice(at + 1).split('&').map((part) => {
@@ -63,6 +65,12 @@ export function redact_query<Q extends string | Record<string, string | string[]
     return eq !== -1 && secret.has(decode(key).toLowerCase()) ? `${key}=${REDACTED}` : part
   })
   return (head + params.join('&')) as Q
+}
+
+/** Whether `text` contains one of `names` anywhere (a cheap test that rules a secret out, never in). */
+function names_any(text: string, names: ReadonlySet<string>): boolean {
+  for (const name of names) if (text.includes(name)) return true
+  return false
 }
 
 function decode(text: string): string {
