@@ -11,7 +11,7 @@ import { run_with_request_id } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
-import { commit } from './mount.js'
+import { commit } from './commit.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
 

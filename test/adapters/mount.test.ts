@@ -1,22 +1,10 @@
 import t from 'tap'
-import { request_id } from '../../adapters/mount.js'
 import * as fw from '../../index.js'
 import { build, listening } from '../helpers/build.js'
 import { raw, send } from '../helpers/http.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
-
-t.test('request_id', async (t) => {
-  t.test('keeps a well-formed x-request-id', async (t) => {
-    for (const id of ['abc-123', 'a', 'A.b_c:d-9', 'x'.repeat(128)]) t.equal(request_id({ headers: { 'x-request-id': id } }), id)
-  })
-
-  t.test('makes a new UUID for a missing, too long, repeated or ill-formed one', async (t) => {
-    const bad = [undefined, '', 'x'.repeat(129), 'a b', 'a\r\nSet-Cookie: x=1', 'a\nb', '<script>', 'ä', ['a', 'b']]
-    for (const id of bad) t.match(request_id({ headers: { 'x-request-id': id } }), UUID, JSON.stringify(id))
-  })
-})
 
 t.test('mount request ids', async (t) => {
   const { app, port } = await listening(t, (app) => {

@@ -1,0 +1,41 @@
+// Committing a buffered Response to Fastify's reply: status, headers, then the body, a file or a stream.
+import { stat } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
+import type { FastifyReply } from 'fastify'
+import { CODE_NOT_FOUND } from '../lib/app.js'
+import type { Response } from '../lib/response.js'
+import { send_streamed } from './stream.js'
+
+/** Sends the buffered response. */
+export function commit(reply: FastifyReply, res: Response): FastifyReply | Promise<FastifyReply> {
+  reply.code(res.status_code)
+  reply.headers(res.headers())
+  if (res.kind === 'file') return send_file(reply, res.payload as string)
+  if (res.streamed !== undefined) return send_streamed(reply, res.streamed)
+  return reply.send(res.payload)
+}
+
+/**
+ * What a bound handler hands Fastify: nothing once the reply has gone out, else what is still running (a file being
+ * opened, a stream being piped). A reply already sent is a thenable that Fastify and a resolving promise would each wait
+ * on for nothing; one not yet sent must be waited on, or Fastify would answer the handler's `undefined` over the stream.
+ */
+export function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Promise<FastifyReply> | undefined {
+  return sent instanceof Promise || !sent.sent ? sent : undefined
+}
+
+/** Answers in fw's error shape (`{ok:false, error, message}`) straight on the reply, for failures outside a chain. */
+export function send_error(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ ok: false, error: code, message }))
+}
+
+async function send_file(reply: FastifyReply, path: string): Promise<FastifyReply> {
+  const st = await stat(path).catch(() => undefined)
+  if (!st?.isFile()) {
+    reply.removeHeader('cache-control')
+    return send_error(reply, 404, CODE_NOT_FOUND, 'File not found')
+  }
+  const has_cache_control = reply.hasHeader('cache-control')
+  return reply.sendFile(basename(path), dirname(path), { cacheControl: !has_cache_control, dotfiles: 'allow' })
+}

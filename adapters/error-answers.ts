@@ -1,0 +1,60 @@
+// Error answers: failures before a chain (body refused, malformed URL), a chain that threw, each in fw's error shape.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
+import { httpCode } from '../lib/errors.js'
+import { with_request_id } from '../lib/log/index.js'
+import type { Response } from '../lib/response.js'
+import { commit, send_error } from './commit.js'
+
+const CODE_INTERNAL = httpCode('internal_error')
+const CODE_TOO_LARGE = httpCode('payload_too_large')
+const CODE_BAD_REQUEST = httpCode('bad_request')
+
+/** Answers a request refused before its chain ran with `status`, `code` and `message`. */
+export type Refuse = (freq: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) => unknown
+
+/** A refusal answered as is, with no middleware around it (requests no route matched). */
+const plain_refusal: Refuse = (_freq, reply, status, code, message) => send_error(reply, status, code, message)
+
+/**
+ * A Fastify error handler for failures raised before the chain (body too large, unreadable body, bad request), which
+ * `refuse` answers: a route's own runs its middleware first, so CORS, security headers, rate limits and auth apply to the
+ * 4xx as to any answer. Anything else is logged and answered 500. `echo_id` adds the request id, as on every answer.
+ */
+export function error_handler(echo_id: boolean, refuse: Refuse = plain_refusal) {
+  return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): unknown => {
+    if (echo_id) reply.header('x-request-id', freq.id)
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code) return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
+    const status = err.statusCode ?? 500
+    if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
+    with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
+    return send_error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
+  }
+}
+
+/** Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. */
+export function framework_error(echo_id: boolean) {
+  return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): void => {
+    if (echo_id) reply.header('x-request-id', freq.id)
+    const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400
+    void send_error(reply, status, CODE_BAD_REQUEST, status === 400 ? 'Bad Request' : err.message)
+  }
+}
+
+/** Headers that describe the body or its caching: an error answer must not inherit them from a half-written response. */
+const BODY_HEADERS = ['set-cookie', 'cache-control', 'etag', 'last-modified', 'expires', 'content-disposition', 'content-encoding', 'content-language', 'content-location', 'location', 'age']
+
+/**
+ * A handler or middleware threw: log it with its stack, answer 500 without one. Headers that middleware set for the
+ * exchange (CORS, security headers, rate-limit counters) stay; those about the failed body go, and it is never cached.
+ */
+export function fail(freq: FastifyRequest, reply: FastifyReply, res: Response, err: unknown): FastifyReply | Promise<FastifyReply> {
+  // A body reader's refusal (413, 400, 415) is the client's doing: answered as such, not logged as a failure.
+  const refused = body_error_answer(err)
+  if (refused === undefined) freq.log.error({ err }, 'handler failed')
+  for (const h of BODY_HEADERS) res.remove_header(h)
+  res.header('cache-control', 'no-store')
+  if (refused !== undefined) res.error(refused.status, refused.code, refused.message)
+  else res.error(500, CODE_INTERNAL, 'Internal Server Error')
+  return commit(reply, res)
+}
