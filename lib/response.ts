@@ -40,20 +40,48 @@ export function is_unsafe_path(path: string): boolean {
  * res.status(404).error(404, 'user_not_found', 'User not found')
  */
 export class Response {
-  /** The status code to send (default 200). */
-  status_code = 200
-  /** The body kind set by the last body call. */
-  kind: BodyKind = 'none'
-  /** The body: a string, a Buffer, or for `file` the path. */
-  payload: string | Buffer | undefined = undefined
-  /** For `stream` and `sse`: what the adapter opens when it commits (nothing runs before). */
-  streamed: StreamedBody | undefined = undefined
+  // Read-only from outside: `status()` checks the range, and a body call sets the kind and payload together.
+  #status_code = 200
+  #kind: BodyKind = 'none'
+  #payload: string | Buffer | undefined = undefined
+  #streamed: StreamedBody | undefined = undefined
   #headers: Record<string, string | string[]> = {}
+
+  /** The status code to send (default 200); set it with `status()`. */
+  get status_code(): number {
+    return this.#status_code
+  }
+
+  /** The body kind set by the last body call. */
+  get kind(): BodyKind {
+    return this.#kind
+  }
+
+  /** The body: a string, a Buffer, or for `file` the path. */
+  get payload(): string | Buffer | undefined {
+    return this.#payload
+  }
+
+  /** For `stream` and `sse`: what the adapter opens when it commits (nothing runs before). */
+  get streamed(): StreamedBody | undefined {
+    return this.#streamed
+  }
 
   /** Sets the status code. */
   status(code: number): this {
     if (!Number.isInteger(code) || code < 100 || code > 599) throw ERR_RESPONSE_BAD_STATUS(code)
-    this.status_code = code
+    this.#status_code = code
+    return this
+  }
+
+  /**
+   * Replaces the bytes of a buffered body, keeping its kind and headers: for middleware that rewrites the body after
+   * `next()` (compression, an empty 304). A response with no buffered body (none, a file, a stream) is left as it is.
+   * @example
+   * res.replace_payload(gzipSync(res.body_text()))
+   */
+  replace_payload(payload: string | Buffer): this {
+    if (this.#kind !== 'none' && this.#kind !== 'file' && this.#streamed === undefined) this.#payload = payload
     return this
   }
 
@@ -152,7 +180,7 @@ export class Response {
     const checked = check_source(source)
     this.header('content-type', content_type)
     this.#body('stream', undefined)
-    this.streamed = { kind: 'stream', source: checked }
+    this.#streamed = { kind: 'stream', source: checked }
     return this
   }
 
@@ -170,24 +198,24 @@ export class Response {
     this.#headers['cache-control'] = 'no-cache'
     this.#headers['x-accel-buffering'] = 'no'
     this.#body('sse', undefined)
-    this.streamed = { kind: 'sse', producer, heartbeat_ms }
+    this.#streamed = { kind: 'sse', producer, heartbeat_ms }
     return this
   }
 
   /** Whether a body call (text, send, json, error, file, stream, sse) was made. */
   is_sent(): boolean {
-    return this.kind !== 'none'
+    return this.#kind !== 'none'
   }
 
   /** The body as text, for middleware that reads it after `next()`; '' for none or a file. */
   body_text(): string {
-    const p = this.payload
-    return this.kind === 'file' || p === undefined ? '' : typeof p === 'string' ? p : p.toString('utf8')
+    const p = this.#payload
+    return this.#kind === 'file' || p === undefined ? '' : typeof p === 'string' ? p : p.toString('utf8')
   }
 
   /** Clears body and headers (keeps nothing), so an error answer does not inherit a half-written response. */
   reset(): this {
-    this.status_code = 200
+    this.#status_code = 200
     this.#body('none', undefined)
     this.#headers = {}
     return this
@@ -199,12 +227,12 @@ export class Response {
 
   #body(kind: BodyKind, payload: string | Buffer | undefined): this {
     // A stream replaced before it was sent (an error answer after res.stream()) is let go, so no file stays open.
-    if (this.streamed !== undefined) {
-      discard_body(this.streamed)
-      this.streamed = undefined
+    if (this.#streamed !== undefined) {
+      discard_body(this.#streamed)
+      this.#streamed = undefined
     }
-    this.kind = kind
-    this.payload = payload
+    this.#kind = kind
+    this.#payload = payload
     return this
   }
 }

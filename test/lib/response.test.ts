@@ -55,6 +55,27 @@ t.test('Response.status', async (t) => {
     }
     t.equal(res.status_code, 201)
   })
+
+  t.test('status_code, kind and payload cannot be written around status() and the body calls', async (t) => {
+    const res = new Response().status(201).text('hi')
+    const loose = res as unknown as Record<string, unknown>
+    t.throws(() => (loose.status_code = 999), TypeError)
+    t.throws(() => (loose.kind = 'file'), TypeError)
+    t.throws(() => (loose.payload = '/etc/passwd'), TypeError)
+    t.same([res.status_code, res.kind, res.payload], [201, 'text', 'hi'])
+  })
+})
+
+t.test('Response.replace_payload', async (t) => {
+  t.test('replaces a buffered body and keeps its kind and headers', async (t) => {
+    const res = new Response().json('ok', true).replace_payload(Buffer.from('zz'))
+    t.same([res.kind, res.payload, res.get_header('content-type')], ['json', Buffer.from('zz'), 'application/json; charset=utf-8'])
+  })
+
+  t.test('leaves a response without a buffered body as it is', async (t) => {
+    t.same([new Response().replace_payload('x').kind, new Response().replace_payload('x').payload], ['none', undefined])
+    t.equal(new Response().file('a.txt').replace_payload('x').payload, 'a.txt')
+  })
 })
 
 t.test('Response.header', async (t) => {

@@ -58,7 +58,7 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
     res.header('Content-Encoding', chosen)
     const etag = res.get_header('etag')
     if (etag !== undefined && etag.startsWith('"')) res.header('ETag', `W/${etag}`)
-    res.payload = packed
+    res.replace_payload(packed)
   }
 }
 

@@ -66,7 +66,7 @@ export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
     const none_match = req.header('if-none-match')
     if (none_match !== '' && listed(none_match, tag, false)) {
       res.status(304)
-      res.payload = ''
+      res.replace_payload('')
     }
   }
 }
