@@ -4,8 +4,7 @@ import { resolve, sep } from 'node:path'
 import { check_identity_order, compose, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
 import { resolve_config, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
-import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
-import type { Request } from './request.js'
+import { classify, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
 import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import { is_unsafe_path, type Response } from './response.js'
@@ -314,11 +313,7 @@ export class AppCore extends Router {
   #guard(m: MwDef): Middleware {
     const prefix = [...this.#base, ...m.prefix]
     const mw = m.mw
-    return (req, res, next) => {
-      const r = req as WithSegs
-      const segs = (r[SEGS] ??= canonical_segments(req.raw.url))
-      return under_prefix(segs, prefix) ? mw(req, res, next) : next()
-    }
+    return (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
   }
 
   /** OPTIONS on a known path runs the chain, then answers 204 with `Allow`. */
@@ -340,6 +335,3 @@ export class AppCore extends Router {
     return out
   }
 }
-
-const SEGS = Symbol('fw.segments')
-type WithSegs = Request & { [SEGS]?: string[] }

@@ -87,13 +87,9 @@ class ChainRun {
   }
 }
 
-const CTX = Symbol('fw.ctx')
-type WithCtx = Request & { [CTX]?: Ctx }
-
 /** The per-request context shared by all context middleware of one request. */
 export function ctx_of(req: Request, res: Response): Ctx {
-  const r = req as WithCtx
-  return (r[CTX] ??= { req, res, services: req.services })
+  return req.ctx(res)
 }
 
 /**

@@ -6,7 +6,10 @@ import { RequestBody } from './body/request-body.js'
 import type { FormFields } from './body/form.js'
 import type { FormLimits } from './body/limits.js'
 import type { Multipart } from './body/multipart.js'
+import type { Ctx } from './compose.js'
 import { Json } from './json.js'
+import { canonical_segments } from './path.js'
+import type { Response } from './response.js'
 import { KeyMap, type Key, type Services } from './state.js'
 
 /** The part of a host request (a Fastify request satisfies it) that the facade reads. */
@@ -48,6 +51,8 @@ export class Request<P extends string = string, V extends Valid = Valid> {
   #state: KeyMap | undefined = undefined
   #path: string | undefined = undefined
   #valid: Valid | undefined = undefined
+  #segments: readonly string[] | undefined = undefined
+  #ctx: Ctx | undefined = undefined
 
   constructor(raw: HostRequest, services: Services, ip_resolver: IpResolver = default_ip) {
     this.raw = raw
@@ -188,6 +193,16 @@ export class Request<P extends string = string, V extends Valid = Valid> {
   /** @internal Records a validated part; the route's validation step calls it. */
   set_valid(part: keyof Valid, value: unknown): void {
     ;(this.#valid ??= {})[part] = value
+  }
+
+  /** @internal The canonical path segments, computed once per request for prefix middleware decided per request. */
+  segments(): readonly string[] {
+    return (this.#segments ??= canonical_segments(this.raw.url))
+  }
+
+  /** @internal The context shared by the request's context middleware (`adapt_ctx`), made by the first one. */
+  ctx(res: Response): Ctx {
+    return (this.#ctx ??= { req: this as Request, res, services: this.services })
   }
 
   /** Stores per-request state under a class key. */

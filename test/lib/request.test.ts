@@ -1,6 +1,8 @@
 import t from 'tap'
 import { build } from '../helpers/build.js'
 import type { Request } from '../../index.js'
+import { Request as RequestFacade } from '../../lib/request.js'
+import { Services } from '../../lib/state.js'
 
 class Visitor {
   constructor(readonly name: string) {}
@@ -136,5 +138,15 @@ t.test('Request.cookie', async (t) => {
 t.test('Request.state', async (t) => {
   t.test('reads typed state that middleware stored under a class key', async (t) => {
     t.same(await get('/state', { 'x-visitor': 'Ada' }), { name: 'Ada', same: true })
+  })
+})
+
+t.test('Request.segments', async (t) => {
+  t.test('gives the canonical path segments and computes them once', async (t) => {
+    const raw = { id: '1', method: 'GET', url: '/Admin/./x/../%75sers?q=1', headers: {}, params: {}, query: {}, body: undefined, ip: '' }
+    const req = new RequestFacade(raw, new Services())
+    const first = req.segments()
+    t.same(first, ['admin', 'users'])
+    t.equal(req.segments(), first)
   })
 })
