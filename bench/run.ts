@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { render_chart, render_markdown } from './render.js'
 import { met, target_text, type BenchReport } from './report.js'
 
-const MODULES = ['http', 'jwt', 'security', 'log', 'cache', 'http-cache', 'redis', 'body', 'validation', 'observability', 'websocket']
+const MODULES = ['http', 'jwt', 'session', 'security', 'log', 'cache', 'http-cache', 'redis', 'body', 'validation', 'observability', 'websocket']
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const args = process.argv.slice(2)

@@ -1,7 +1,7 @@
 // The App's Fastify-independent core: route and middleware registration, groups, static folders, and compiling each
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
 import { resolve, sep } from 'node:path'
-import { check_identity_order, compose, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
+import { check_identity_order, compose, drop_replaced, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
 import { resolve_config, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
 import { classify, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
@@ -296,10 +296,9 @@ export class AppCore extends Router {
     const options: Array<RouteOptions | undefined> = []
     let body_limit = this.config.body_limit
     let stream_body = false
-    for (const m of this.#mws) {
-      const c = classify(segs, m.prefix)
-      if (c === 'never') continue
-      chain.push(c === 'always' ? m.mw : this.#guard(m))
+    const placed = this.#mws.map((m) => ({ ...m, depth: m.prefix.length, c: classify(segs, m.prefix) }))
+    for (const m of drop_replaced(placed.filter((p) => p.c !== 'never').map((p) => ({ ...p, sure: p.c === 'always' })))) {
+      chain.push(m.sure ? m.mw : this.#guard(m))
       const o = route_options_of(m.mw)
       options.push(o)
       if (o?.body_limit !== undefined && o.body_limit < body_limit) body_limit = o.body_limit

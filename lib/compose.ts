@@ -113,6 +113,10 @@ export interface RouteOptions {
   reads_identity?: string
   /** What the middleware tells the OpenAPI document (security scheme, error answers). */
   doc?: MiddlewareDoc
+  /** What kind of middleware this is, for `replaces` (such as `rate_limit`). */
+  kind?: string
+  /** On the routes its prefix surely covers, drops the middleware of this kind placed on a shorter or the same prefix before it. */
+  replaces?: string
 }
 
 /** Where a middleware carries its route options. */
@@ -142,6 +146,29 @@ export function check_identity_order(route: string, chain: ReadonlyArray<RouteOp
     if (reader !== undefined && o?.authenticates !== undefined) throw ERR_APP_IDENTITY_ORDER(route, reader, o.authenticates)
     reader ??= o?.reads_identity
   }
+}
+
+/** A middleware placed on a prefix of `depth` segments, and whether it applies to the route for certain (no parameter on the way). */
+export interface Placement {
+  readonly mw: object
+  readonly depth: number
+  readonly sure: boolean
+}
+
+/**
+ * A route's middleware after `replaces`: a more specific placement (a route's own rate limit) takes the place of the less
+ * specific ones of its kind (the global limit). Only a placement sure to apply replaces; ties go to the later one.
+ */
+export function drop_replaced<P extends Placement>(chain: readonly P[]): P[] {
+  const dropped = new Set<number>()
+  chain.forEach((e, i) => {
+    const kind = e.sure ? route_options_of(e.mw)?.replaces : undefined
+    if (kind === undefined) return
+    chain.forEach((f, j) => {
+      if (j !== i && route_options_of(f.mw)?.kind === kind && (f.depth < e.depth || (f.depth === e.depth && j < i))) dropped.add(j)
+    })
+  })
+  return dropped.size === 0 ? [...chain] : chain.filter((_, j) => !dropped.has(j))
 }
 
 function carry_route_options<F extends object>(from: object, to: F): F {

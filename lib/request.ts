@@ -22,6 +22,8 @@ export interface HostRequest {
   readonly query: unknown
   readonly body: unknown
   readonly ip: string
+  /** `http` or `https`: the socket's, or `X-Forwarded-Proto` from a trusted proxy (Fastify's `trustProxy`). */
+  readonly protocol?: string
 }
 
 /** How the App resolves the client address; see `trust_proxy`. */
@@ -168,6 +170,14 @@ export class Request<P extends string = string, V extends Valid = Valid> {
   /** The client address: the socket peer, or the forwarded client when the peer is a trusted proxy. */
   ip(): string {
     return this.#ip_resolver(this.raw)
+  }
+
+  /**
+   * How the request reached the App: `https` over TLS, or when a peer trusted by `trust_proxy` says so in
+   * `X-Forwarded-Proto`; `http` otherwise (a client's own `X-Forwarded-Proto` counts for nothing).
+   */
+  protocol(): 'http' | 'https' {
+    return this.raw.protocol?.toLowerCase() === 'https' ? 'https' : 'http'
   }
 
   /** A cookie's value, or undefined. */

@@ -1,10 +1,14 @@
-// Fastify with @fastify/jwt serving the JWT scenario.
+// Fastify with @fastify/jwt serving the JWT scenario: HS256 with FW_BENCH_JWT_SECRET, or with FW_BENCH_JWT_ALG (RS256,
+// ES256) the public key FW_BENCH_JWT_PUBLIC_KEY.
 import fastifyJwt from '@fastify/jwt'
 import Fastify from 'fastify'
 import { announce } from '../servers.js'
 
+const alg = process.env.FW_BENCH_JWT_ALG as 'RS256' | 'ES256' | undefined
 const f = Fastify()
-await f.register(fastifyJwt, { secret: process.env.FW_BENCH_JWT_SECRET!, verify: { algorithms: ['HS256'] } })
+await f.register(fastifyJwt, alg === undefined
+  ? { secret: process.env.FW_BENCH_JWT_SECRET!, verify: { algorithms: ['HS256'] } }
+  : { secret: { public: process.env.FW_BENCH_JWT_PUBLIC_KEY! }, verify: { algorithms: [alg] } })
 f.get('/secure', { onRequest: async (req) => void (await req.jwtVerify()) }, async (req) => ({
   ok: true,
   sub: (req.user as { sub: string }).sub,

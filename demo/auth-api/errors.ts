@@ -1,9 +1,18 @@
 // The coded errors the reference authentication API throws at startup when its configuration is wrong.
 import { defineError } from '../../lib/errors.js'
+import { describe_value } from '../../lib/middleware/auth/errors.js'
 
-/** An option (or the environment variable standing in for it) with a value the API cannot work with. */
+const primitive = (v: unknown): boolean => v === null || (typeof v !== 'object' && typeof v !== 'function')
+
+/**
+ * An option (or the environment variable standing in for it) with a value the API cannot work with. Objects (a logger,
+ * a clock, a password hasher, which may hold credentials) and `secret` values are quoted by their shape only; plain values
+ * and lists of them as JSON.
+ */
 export const ERR_AUTHAPI_BAD_OPTION = defineError(
   'FW_ERR_AUTHAPI_BAD_OPTION',
-  (option: string, expected: string, value: unknown) =>
-    `auth_api: ${option} must be ${expected}; got ${typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value)}`,
+  (option: string, expected: string, value: unknown, secret: boolean = false) => {
+    const plain = !secret && (Array.isArray(value) ? value.every(primitive) : primitive(value))
+    return `auth_api: ${option} must be ${expected}; got ${plain ? JSON.stringify(value) ?? String(value) : describe_value(value)}`
+  },
 )

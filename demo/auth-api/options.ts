@@ -90,6 +90,10 @@ export function auth_api_config(o: AuthApiOptions = {}): AuthApiConfig {
   for (const name of ['now', 'log'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'function') throw ERR_AUTHAPI_BAD_OPTION(name, 'a function', o[name])
   }
+  const p = o.passwords as Partial<PasswordHasher> | undefined
+  if (p !== undefined && (typeof p?.hash !== 'function' || typeof p.verify !== 'function')) {
+    throw ERR_AUTHAPI_BAD_OPTION('passwords', 'a PasswordHasher (hash and verify functions)', p, true)
+  }
   return {
     mode,
     admins: new Set(admins.map(normalise_email)),

@@ -42,6 +42,10 @@ t.test('auth_api_config', async (t) => {
       [{ env: {}, admins: [1] as unknown as string[] }, 'auth_api: admins must be a list of emails; got [1]'],
       [{ env: {}, now: 5 as unknown as () => number }, 'auth_api: now must be a function; got 5'],
       [{ env: {}, log: 'console' as unknown as () => void }, 'auth_api: log must be a function; got "console"'],
+      [{ env: {}, log: { level: 'info' } as unknown as () => void }, 'auth_api: log must be a function; got an object'],
+      [{ env: {}, admins: [{ email: 'a@b.c' }] as unknown as string[] }, 'auth_api: admins must be a list of emails; got a list of 1 item'],
+      [{ env: {}, passwords: { hash: () => '' } as never }, 'auth_api: passwords must be a PasswordHasher (hash and verify functions); got an object'],
+      [{ env: {}, passwords: 'pepper' as never }, 'auth_api: passwords must be a PasswordHasher (hash and verify functions); got a string of 6 characters'],
     ]
     for (const [options, message] of cases) t.throws(() => auth_api_config(options), { code: 'FW_ERR_AUTHAPI_BAD_OPTION', message })
   })

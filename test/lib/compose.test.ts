@@ -1,5 +1,5 @@
 import t from 'tap'
-import { adapt_ctx, compose, ctx_of, route_options_of, with_route_options, type Middleware } from '../../lib/compose.js'
+import { adapt_ctx, compose, ctx_of, drop_replaced, route_options_of, with_route_options, type Middleware } from '../../lib/compose.js'
 import { Request } from '../../lib/request.js'
 import { Response } from '../../lib/response.js'
 import { Services } from '../../lib/state.js'
@@ -126,5 +126,29 @@ t.test('with_route_options', async (t) => {
     const mw: Middleware = (_req, _res, next) => next()
     t.equal(with_route_options(mw, { body_limit: 4 }), mw)
     t.same(route_options_of(mw), { body_limit: 4 })
+  })
+})
+
+t.test('drop_replaced', async (t) => {
+  const kind = (name: string, options: { replaces?: string } = {}) =>
+    ({ name, mw: with_route_options(() => undefined, { kind: 'limit', ...options }) })
+  const names = (chain: Array<{ name: string }>) => chain.map((e) => e.name)
+
+  t.test('keeps the most specific replacing placement, and the others of other kinds', async (t) => {
+    const other = { name: 'other', mw: with_route_options(() => undefined, { kind: 'cors' }), depth: 0, sure: true }
+    const chain = [{ ...kind('global'), depth: 0, sure: true }, other, { ...kind('route', { replaces: 'limit' }), depth: 2, sure: true }]
+    t.same(names(drop_replaced(chain)), ['other', 'route'])
+  })
+
+  t.test('a placement not sure to apply replaces nothing; deeper ones and same-depth later ones stay', async (t) => {
+    const unsure = [{ ...kind('global'), depth: 0, sure: true }, { ...kind('maybe', { replaces: 'limit' }), depth: 2, sure: false }]
+    t.same(names(drop_replaced(unsure)), ['global', 'maybe'])
+    const ties = [
+      { ...kind('before'), depth: 1, sure: true },
+      { ...kind('winner', { replaces: 'limit' }), depth: 1, sure: true },
+      { ...kind('after'), depth: 1, sure: true },
+      { ...kind('deeper'), depth: 3, sure: true },
+    ]
+    t.same(names(drop_replaced(ties)), ['winner', 'after', 'deeper'])
   })
 })

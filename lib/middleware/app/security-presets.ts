@@ -27,12 +27,13 @@ export function csrf_dev(): Middleware {
 }
 
 /**
- * Security headers with the defaults (no HSTS, no CSP: development runs over plain HTTP).
+ * Security headers for development: the defaults without HSTS or a CSP (development runs over plain HTTP, where the default
+ * CSP's `upgrade-insecure-requests` would send the page's own requests to an HTTPS port nobody serves).
  * @example
  * app.use(fw.middleware.app.security_headers_dev())
  */
 export function security_headers_dev(): Middleware {
-  return adapt_ctx(security_headers())
+  return adapt_ctx(security_headers({ hsts: false, csp: false }))
 }
 
 /**

@@ -1,4 +1,4 @@
-// Security response headers: helmet's default set (bar CSP and HSTS, opt-in), each changeable, and a per-request CSP nonce.
+// Security response headers: helmet's default set, each changeable, HSTS only over HTTPS, and a per-request CSP nonce.
 import { randomBytes } from 'node:crypto'
 import type { CtxMiddleware } from '../../compose.js'
 import { HTTP_TOKEN } from '../../response.js'
@@ -17,10 +17,13 @@ export interface HstsOptions {
 
 /** Options of `security_headers`. */
 export interface SecurityHeadersOptions {
-  /** Send `Strict-Transport-Security` (only over HTTPS): true for the defaults, or settings (default false). */
+  /**
+   * `Strict-Transport-Security` on requests that came over HTTPS (`req.protocol()`: TLS to the App, or a proxy trusted by
+   * `trust_proxy` saying so): true for the defaults, settings, or false for never (default true).
+   */
   hsts?: boolean | HstsOptions
-  /** A `Content-Security-Policy` value, for example `default-src 'self'` (default none). */
-  csp?: string
+  /** The `Content-Security-Policy` value, or false for none (default `DEFAULT_CSP`, helmet's). */
+  csp?: string | false
   /** The `Permissions-Policy` value (default: camera, microphone, geolocation, payment, usb, sensors and topics all off). */
   permissions_policy?: string
   /** Changes a header's value, or drops it with false, by name (for example `{ 'Cross-Origin-Resource-Policy': 'same-site' }`). */
@@ -40,6 +43,12 @@ export interface SecurityHeadersOptions {
 export class CspNonce {
   constructor(readonly value: string) {}
 }
+
+/** The default Content-Security-Policy: the one helmet (and so `@fastify/helmet`) sends by default. */
+export const DEFAULT_CSP =
+  "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';" +
+  "img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline';" +
+  'upgrade-insecure-requests'
 
 /** The default Permissions-Policy: powerful features off for every origin. */
 export const PERMISSIONS_POLICY =
@@ -67,9 +76,9 @@ function apply_overrides(list: Array<[string, string]>, overrides: unknown): Arr
   return [...by_name.values()]
 }
 
-/** The header list a `security_headers` middleware sets, worked out once from its options. */
+/** The header list a `security_headers` middleware sets, worked out once from its options (HSTS only for HTTPS requests). */
 export function security_header_list({
-  hsts = false, csp, permissions_policy = PERMISSIONS_POLICY, overrides = {},
+  hsts = true, csp = DEFAULT_CSP, permissions_policy = PERMISSIONS_POLICY, overrides = {},
 }: SecurityHeadersOptions = {}): Array<[string, string]> {
   const list: Array<[string, string]> = [
     ['X-Content-Type-Options', 'nosniff'],
@@ -85,7 +94,7 @@ export function security_header_list({
     ['X-Permitted-Cross-Domain-Policies', 'none'],
   ]
   if (hsts !== false) list.push(['Strict-Transport-Security', hsts_value(hsts)])
-  if (csp !== undefined) list.push(['Content-Security-Policy', check_header_value('security_headers', 'csp', csp)])
+  if (csp !== false) list.push(['Content-Security-Policy', check_header_value('security_headers', 'csp', csp)])
   return apply_overrides(list, overrides)
 }
 
@@ -98,29 +107,35 @@ function with_nonce(csp: string, nonce: string): string {
     if (i === -1) parts.push(`${name} ${fallback} 'nonce-${nonce}'`.replace(/\s+/g, ' '))
     else parts[i] += ` 'nonce-${nonce}'`
   }
-  return parts.join('; ')
+  return parts.join(csp.includes('; ') ? '; ' : ';')
+}
+
+/** Takes the header `name` (lowercase) out of `list`, if there. */
+function take(list: Array<[string, string]>, name: string): [string, string] | undefined {
+  const i = list.findIndex(([n]) => n.toLowerCase() === name)
+  return i === -1 ? undefined : list.splice(i, 1)[0]
 }
 
 /**
- * Security headers on every response, set before the rest of the chain runs so error answers carry them too.
+ * Security headers on every response, set before the rest of the chain runs so error answers carry them too. HSTS goes
+ * only on requests that came over HTTPS: over plain HTTP browsers ignore it, and a proxy must be trusted to say otherwise.
  * @example
- * app.use(adapt_ctx(fw.middleware.security.security_headers({ hsts: true, csp: "default-src 'self'" })))
+ * app.use(adapt_ctx(fw.middleware.security.security_headers({ csp: "default-src 'self'", csp_nonce: true })))
  */
 export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddleware {
   const list = security_header_list(options)
-  const csp = list.find(([n]) => n.toLowerCase() === 'content-security-policy')?.[1]
-  if (check_bool('security_headers', 'csp_nonce', options.csp_nonce ?? false)) {
-    if (csp === undefined) throw ERR_SECURITY_BAD_OPTION('security_headers', 'csp_nonce', 'used with a csp', true)
-    return function security_headers({ req, res }, next) {
-      for (const [name, value] of list) res.header(name, value)
-      const nonce = randomBytes(16).toString('base64')
-      req.set_state(CspNonce, new CspNonce(nonce))
-      res.header('Content-Security-Policy', with_nonce(csp, nonce))
-      return next()
-    }
-  }
-  return function security_headers({ res }, next) {
+  const hsts = take(list, 'strict-transport-security')
+  const nonce = check_bool('security_headers', 'csp_nonce', options.csp_nonce ?? false)
+  const csp = nonce ? take(list, 'content-security-policy') : undefined
+  if (nonce && csp === undefined) throw ERR_SECURITY_BAD_OPTION('security_headers', 'csp_nonce', 'used with a csp', true)
+  return function security_headers({ req, res }, next) {
     for (const [name, value] of list) res.header(name, value)
+    if (hsts !== undefined && req.protocol() === 'https') res.header(hsts[0], hsts[1])
+    if (csp !== undefined) {
+      const value = randomBytes(16).toString('base64')
+      req.set_state(CspNonce, new CspNonce(value))
+      res.header(csp[0], with_nonce(csp[1], value))
+    }
     return next()
   }
 }

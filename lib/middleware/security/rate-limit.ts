@@ -43,6 +43,11 @@ export interface RateLimitOptions {
   policy?: string
   /** Requests it returns true for are neither counted nor limited (health checks, your own services). */
   allow?: (ctx: Ctx) => boolean
+  /**
+   * On the routes under this limit's prefix, replace the rate limits placed on shorter prefixes (the global one) instead of
+   * counting in addition to them (default false). Its counts stay its own.
+   */
+  override?: boolean
 }
 
 let instances = 0
@@ -85,10 +90,11 @@ export function reset_seconds(hit: RateLimitResult, now_ms: number, window_ms: n
  * @example
  * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
  * app.use('/auth', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 5, window_seconds: 60 })))
+ * app.use('/search', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 1000, window_seconds: 60, override: true })))
  */
 export function rate_limit({
   max_requests, window_seconds, key = 'ip', key_fn, api_key_header = 'x-api-key', store = new MemoryRateLimitStore(),
-  namespace = `rl${++instances}`, now = Date.now, fail_open = false, ietf_headers = false, policy = 'default', allow,
+  namespace = `rl${++instances}`, now = Date.now, fail_open = false, ietf_headers = false, policy = 'default', allow, override = false,
 }: RateLimitOptions): CtxMiddleware {
   const max = check_int('rate_limit', 'max_requests', max_requests, 1)
   const window_ms = check_int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
@@ -136,6 +142,7 @@ export function rate_limit({
     return decide(ctx, next, hit, now_ms)
   }
   const doc = { responses: { 429: [CODE_RATE_LIMIT_EXCEEDED], 503: [CODE_RATE_LIMIT_UNAVAILABLE] } }
+  with_route_options(mw, check_bool('rate_limit', 'override', override) ? { kind: 'rate_limit', replaces: 'rate_limit' } : { kind: 'rate_limit' })
   // A per-user limit before authentication would count every user of one address together: refused at startup.
   return documented(key === 'user' && key_fn === undefined ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" }) : mw, doc)
 }

@@ -45,9 +45,10 @@ t.test('csrf_dev', async (t) => {
 })
 
 t.test('security_headers_dev', async (t) => {
-  t.test('sets the default headers without HSTS', async (t) => {
+  t.test('sets the default headers without HSTS or a CSP', async (t) => {
     const app = app_with(t, (a) => a.use(security_headers_dev()))
     const r = await app.inject({ url: '/data' })
+    t.equal(r.headers['content-security-policy'], undefined)
     t.equal(r.headers['x-content-type-options'], 'nosniff')
     t.equal(r.headers['x-frame-options'], 'DENY')
     t.equal(r.headers['strict-transport-security'], undefined)

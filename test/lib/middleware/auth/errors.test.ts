@@ -7,6 +7,7 @@ import { session, type SessionOptions } from '../../../../lib/middleware/auth/se
 import { csrf } from '../../../../lib/middleware/security/csrf.js'
 import { rate_limit } from '../../../../lib/middleware/security/rate-limit.js'
 import type { ISessionStore } from '../../../../lib/middleware/auth/session-store.js'
+import { auth_api_config, type AuthApiOptions } from '../../../../demo/auth-api/index.js'
 
 // A recognisable secret, and the forms its bytes could take in a message.
 const SECRET = 'S3cr3t-Recognisable-Value-42'
@@ -40,6 +41,12 @@ const CASES: Array<[string, () => unknown]> = [
   ['csrf secret as bytes', () => csrf({ secret: Buffer.from(SECRET) as unknown as string })],
   ['rate_limit with a store holding a secret', () => rate_limit({ max_requests: 1, window_seconds: 1, store: new (class Store { password = SECRET; hit = 1 })() as never })],
   ['sign_dev_token secret as a list', () => sign_dev_token([SECRET] as unknown as string, {})],
+  // The reference authentication API: what may hold credentials is a logger, a clock or a password hasher given wrong.
+  ['auth_api log as a logger object holding a token', () => auth_api_config({ env: {}, log: { token: SECRET } as unknown as () => void })],
+  ['auth_api now as an instance holding a secret', () => auth_api_config({ env: {}, now: new (class Clock { key = SECRET })() as never })],
+  ['auth_api admins holding an object with a password', () => auth_api_config({ env: {}, admins: [{ password: SECRET }] as unknown as string[] })],
+  ['auth_api passwords without verify, holding a pepper', () => auth_api_config({ env: {}, passwords: { pepper: SECRET, hash: () => '' } } as unknown as AuthApiOptions)],
+  ['auth_api passwords as the pepper itself', () => auth_api_config({ env: {}, passwords: SECRET } as unknown as AuthApiOptions)],
 ]
 
 t.test('*_BAD_OPTION errors never carry secret material', async (t) => {

@@ -1,7 +1,27 @@
+import { request } from 'node:https'
+import { generate } from 'selfsigned'
 import t from 'tap'
-import { adapt_ctx, type Middleware } from '../../../../index.js'
-import { CspNonce, PERMISSIONS_POLICY, security_headers } from '../../../../lib/middleware/security/headers.js'
+import { adapt_ctx, App, type Middleware } from '../../../../index.js'
+import { CspNonce, DEFAULT_CSP, PERMISSIONS_POLICY, security_headers } from '../../../../lib/middleware/security/headers.js'
 import { build } from './build.js'
+
+const HELMET_CSP =
+  "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;" +
+  "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"
+const PROXIED = { 'x-forwarded-proto': 'https' }
+
+/** GET `path` over HTTPS from the App on `port`, trusting `ca`; resolves with the response headers. */
+function get_tls(port: number, ca: string, path: string): Promise<{ headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, ca, checkServerIdentity: () => undefined, agent: false }, (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => (body += d.toString()))
+      res.on('end', () => resolve({ headers: res.headers, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
 
 const DEFAULTS = {
   'x-content-type-options': 'nosniff',
@@ -23,11 +43,12 @@ function pick(headers: Record<string, unknown>, names: string[]): Record<string,
 const NAMES = [...Object.keys(DEFAULTS), 'strict-transport-security', 'content-security-policy']
 
 t.test('security_headers', async (t) => {
-  t.test('sets the defaults and no HSTS or CSP', async (t) => {
+  t.test("sets the defaults with helmet's CSP, and no HSTS over plain HTTP", async (t) => {
     const { app } = build(t, [adapt_ctx(security_headers())])
     const r = await app.inject({ url: '/data' })
     t.equal(r.statusCode, 200)
-    t.same(pick(r.headers, NAMES), { ...DEFAULTS, 'strict-transport-security': undefined, 'content-security-policy': undefined })
+    t.equal(DEFAULT_CSP, HELMET_CSP)
+    t.same(pick(r.headers, NAMES), { ...DEFAULTS, 'strict-transport-security': undefined, 'content-security-policy': HELMET_CSP })
     t.match(PERMISSIONS_POLICY, /camera=\(\)/)
     t.match(PERMISSIONS_POLICY, /microphone=\(\)/)
     t.match(PERMISSIONS_POLICY, /geolocation=\(\)/)
@@ -46,18 +67,50 @@ t.test('security_headers', async (t) => {
     }
   })
 
-  t.test('adds HSTS with the defaults when asked', async (t) => {
-    const { app } = build(t, [adapt_ctx(security_headers({ hsts: true }))])
-    const r = await app.inject({ url: '/data' })
-    t.equal(r.headers['strict-transport-security'], 'max-age=15552000; includeSubDomains')
+  t.test('sends HSTS over HTTPS: the default, its settings, or none with hsts false', async (t) => {
+    const trusted = { trust_proxy: ['10.0.0.0/8'] }
+    const via_proxy = { url: '/data', headers: PROXIED, remoteAddress: '10.0.0.5' }
+    const cases = [
+      [{}, 'max-age=15552000; includeSubDomains'],
+      [{ hsts: true }, 'max-age=15552000; includeSubDomains'],
+      [{ hsts: { max_age: 63072000, preload: true } }, 'max-age=63072000; includeSubDomains; preload'],
+      [{ hsts: { max_age: 300, include_subdomains: false } }, 'max-age=300'],
+      [{ hsts: false }, undefined],
+      [{ overrides: { 'Strict-Transport-Security': 'max-age=60' } }, 'max-age=60'],
+    ] as const
+    for (const [options, expected] of cases) {
+      const { app } = build(t, [adapt_ctx(security_headers(options))], trusted)
+      t.equal((await app.inject(via_proxy)).headers['strict-transport-security'], expected, JSON.stringify(options))
+    }
   })
 
-  t.test('adds HSTS with its settings', async (t) => {
-    const { app } = build(t, [adapt_ctx(security_headers({ hsts: { max_age: 63072000, preload: true } }))])
-    const r = await app.inject({ url: '/data' })
-    t.equal(r.headers['strict-transport-security'], 'max-age=63072000; includeSubDomains; preload')
-    const { app: app2 } = build(t, [adapt_ctx(security_headers({ hsts: { max_age: 300, include_subdomains: false } }))])
-    t.equal((await app2.inject({ url: '/data' })).headers['strict-transport-security'], 'max-age=300')
+  t.test('sends HSTS only when the request came over HTTPS, never on a client\'s own X-Forwarded-Proto', async (t) => {
+    const seen: string[] = []
+    const protocol: Middleware = (req, _res, next) => (seen.push(req.protocol()), next())
+    const { app } = build(t, [adapt_ctx(security_headers()), protocol], { trust_proxy: ['10.0.0.0/8'] })
+    const hsts = async (remoteAddress: string, headers: Record<string, string>) =>
+      (await app.inject({ url: '/data', remoteAddress, headers })).headers['strict-transport-security']
+    t.equal(await hsts('10.0.0.5', {}), undefined, 'plain HTTP from the proxy')
+    t.equal(await hsts('10.0.0.5', PROXIED), 'max-age=15552000; includeSubDomains', 'the trusted proxy terminated TLS')
+    t.equal(await hsts('10.0.0.5', { 'x-forwarded-proto': 'HTTPS' }), 'max-age=15552000; includeSubDomains', 'any case')
+    t.equal(await hsts('10.0.0.5', { 'x-forwarded-proto': 'https, http' }), undefined, 'the nearest proxy saw plain HTTP')
+    t.equal(await hsts('203.0.113.9', PROXIED), undefined, 'an untrusted client claiming HTTPS')
+    t.same(seen, ['http', 'https', 'https', 'http', 'http'])
+    const { app: open } = build(t, [adapt_ctx(security_headers())])
+    const r = await open.inject({ url: '/data', headers: PROXIED })
+    t.equal(r.headers['strict-transport-security'], undefined, 'no trust_proxy: the header counts for nothing')
+  })
+
+  t.test('sends HSTS when the App itself serves HTTPS', async (t) => {
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 })
+    const app = new App({ https: { key: pems.private, cert: pems.cert }, access_log: false })
+    app.use(adapt_ctx(security_headers()))
+    app.get('/p', (req, res) => void res.text(req.protocol()))
+    t.teardown(() => app.close())
+    const r = await get_tls(await app.listen(0), pems.cert, '/p')
+    t.equal(r.body, 'https')
+    t.equal(r.headers['strict-transport-security'], 'max-age=15552000; includeSubDomains')
+    t.equal(r.headers['content-security-policy'], HELMET_CSP)
   })
 
   t.test('adds a CSP and replaces the Permissions-Policy when given', async (t) => {
@@ -66,6 +119,8 @@ t.test('security_headers', async (t) => {
     const r = await app.inject({ url: '/data' })
     t.equal(r.headers['content-security-policy'], csp)
     t.equal(r.headers['permissions-policy'], 'camera=(self)')
+    const { app: none } = build(t, [adapt_ctx(security_headers({ csp: false }))])
+    t.equal((await none.inject({ url: '/data' })).headers['content-security-policy'], undefined)
   })
 
   t.test('changes or drops any header through overrides', async (t) => {
@@ -85,7 +140,19 @@ t.test('security_headers', async (t) => {
     t.not(a.body, b.body)
     t.match(a.body, /^[A-Za-z0-9+/]{22}==$/)
     t.equal(a.headers['content-security-policy'], `default-src 'self'; style-src 'self' 'nonce-${a.body}'; script-src 'self' 'nonce-${a.body}'`)
-    t.throws(() => security_headers({ csp_nonce: true }), { code: 'FW_ERR_SECURITY_BAD_OPTION', message: /csp_nonce must be used with a csp/ })
+    t.throws(() => security_headers({ csp: false, csp_nonce: true }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'security_headers: csp_nonce must be used with a csp; got true',
+    })
+  })
+
+  t.test('merges the nonce into the default CSP', async (t) => {
+    const { app } = build(t, [adapt_ctx(security_headers({ csp_nonce: true }))])
+    app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
+    const r = await app.inject({ url: '/page' })
+    t.equal(r.headers['content-security-policy'], HELMET_CSP
+      .replace("script-src 'self';", `script-src 'self' 'nonce-${r.body}';`)
+      .replace("'unsafe-inline';", `'unsafe-inline' 'nonce-${r.body}';`))
   })
 
   t.test('throws at creation for bad options', async (t) => {

@@ -272,6 +272,41 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 2), [200, 429], 'the three logins counted against the global limit too')
   })
 
+  t.test("a route's own limit with override replaces the global one there; other routes keep the global one", async (t) => {
+    const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 }))])
+    app.use('/search', adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, now: () => 0, override: true })))
+    app.get('/search', (_req, res) => void res.json('ok', true))
+    app.group('/api', (g) => {
+      g.use(adapt_ctx(rate_limit({ max_requests: 3, window_seconds: 60, now: () => 0, override: true })))
+      g.get('/items', (_req, res) => void res.json('ok', true))
+    })
+    const get = async (url: string) => {
+      const r = await app.inject({ url })
+      return `${r.statusCode} ${String(r.headers['x-ratelimit-limit'])}`
+    }
+    const search: string[] = []
+    for (let i = 0; i < 6; i++) search.push(await get('/search'))
+    t.same(search, [...Array<string>(5).fill('200 5'), '429 5'], 'the route limit alone, not the global 2')
+    t.same([await get('/api/items'), await get('/api/items'), await get('/api/items'), await get('/api/items')],
+      ['200 3', '200 3', '200 3', '429 3'], 'a group limit counts on its own too')
+    t.same([await get('/data'), await get('/data'), await get('/data')], ['200 2', '200 2', '429 2'],
+      'the global limit saw none of those requests')
+  })
+
+  t.test('an override placed under a path parameter cannot be known at startup: it counts in addition', async (t) => {
+    const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 }))])
+    app.use('/users/me', adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, now: () => 0, override: true })))
+    app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+    const me = async () => (await app.inject({ url: '/users/me' })).statusCode
+    t.same([await me(), await me(), await me()], [200, 200, 429])
+  })
+
+  t.test('throws at creation for a bad override', async (t) => {
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, override: 'yes' as unknown as boolean }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'rate_limit: override must be a boolean; got "yes"',
+    })
+  })
+
   t.test('keeps separate counts for two instances on one store, unless they share a namespace', async (t) => {
     const store = new MemoryRateLimitStore()
     const { app } = build(t, [])
