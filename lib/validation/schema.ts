@@ -1,5 +1,6 @@
 // Objects: a shape of fields declared once, compiled into one function, used to validate each value into a typed result.
 import { ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'
+import { object_code, type Refuse } from './object-code.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 import {
   INVALID, Type, base_spec, child_path, first_failure, run_check, type Check, type CompileOptions, type JsonSchema,
@@ -96,9 +97,13 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
   }
 
   protected compile_value(name: string, options: CompileOptions): Check {
-    const members: Member[] = Object.entries(this.spec.shape).map(([key, f]) => ({ key, plain: key !== '__proto__', ...f.slot(key, options) }))
+    const declared = Object.entries(this.spec.shape).map(([key, type]) => ({ key, type }))
+    const slots = declared.map(({ key, type }) => type.slot(key, options))
+    const members: Member[] = declared.map(({ key }, i) => ({ key, plain: key !== '__proto__', ...slots[i]! }))
     const type_message = this.type_message(name, 'an object')
     const refuse = this.spec.unknown === 'refuse' ? unknown_keys(new Set(members.map((m) => m.key)), this.spec.unknown_message) : undefined
+    const code = object_code(declared, slots, options, type_message, refuse)
+    if (code !== undefined) return code
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
         errors.push({ field: at, code: ValidationErrorCode.Type, message: type_message })
@@ -121,8 +126,6 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
     return out
   }
 }
-
-type Refuse = (obj: Record<string, unknown>, at: string, errors: ValidationError[]) => void
 
 function unknown_keys(known: ReadonlySet<string>, message: string | undefined): Refuse {
   return (obj, at, errors) => {
