@@ -3,7 +3,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Handler } from '../compose.js'
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
-import { Schema, type Infer, type Shape } from './schema.js'
+import type { Infer } from './schema.js'
 import { Type, run_check, type Check } from './type.js'
 import { validation_body } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
@@ -70,7 +70,7 @@ function compile_part(part: InputPart, schema: AnySchema): PartCheck {
   const prefix = part === 'body' ? '' : part
   if (schema instanceof Type) {
     const options = { coerce: part !== 'body' }
-    const check: Check = schema instanceof Schema ? (schema as Schema<Shape, boolean>).root(options) : schema.compile(part, options)
+    const check = schema.root(options, part)
     return { part, prefix, check, validate: (value) => run_check(check, value, prefix) }
   }
   if (!is_standard(schema)) throw new TypeError(`the ${part} schema must be an fw schema or a Standard Schema`)

@@ -1,9 +1,9 @@
 // Objects: a shape of fields declared once, compiled into one function, used to validate each value into a typed result.
 import { ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'
 import { object_code, type Refuse } from './object-code.js'
-import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
+import { ValidationErrorCode, type ValidationError } from './validation-error.js'
 import {
-  INVALID, Type, base_spec, child_path, first_failure, run_check, type Check, type CompileOptions, type JsonSchema,
+  INVALID, Type, base_spec, child_path, first_failure, type Check, type CompileOptions, type JsonSchema,
   type RulePlan, type TypeSpec,
 } from './type.js'
 
@@ -54,7 +54,6 @@ interface Member {
  */
 export class Schema<S extends Shape, R extends boolean = true> extends Type<Output<S>, R> {
   declare readonly spec: ObjectSpec
-  #checks = new Map<boolean, Check>()
 
   /** Prefer `schema()` and `field.object()`; throws `FW_ERR_VALIDATION_UNKNOWN_FIELD` when an `equals` names an undeclared field. */
   constructor(shape: S | ObjectSpec, spec?: TypeSpec) {
@@ -77,15 +76,8 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
     return this.derive({ unknown: 'refuse', unknown_message: message } as Partial<ObjectSpec>)
   }
 
-  /** Validates a value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string values. */
-  validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<Output<S>> {
-    let check = this.#checks.get(options.coerce)
-    if (check === undefined) this.#checks.set(options.coerce, (check = this.root(options)))
-    return run_check(check, input)
-  }
-
   /** @internal The whole-value check, where a value that is not an object is `NOT_AN_OBJECT` (field `''`). */
-  root(options: CompileOptions): Check {
+  override root(options: CompileOptions): Check {
     const check = this.compile('', options)
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

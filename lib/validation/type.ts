@@ -114,6 +114,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   /** The declaration. */
   readonly spec: TypeSpec
   #standard: Check | undefined
+  readonly #roots = new Map<boolean, Check>()
 
   /** Prefer the `field.*` builders. */
   constructor(spec: TypeSpec) {
@@ -191,6 +192,21 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
       return v
     }
     return { check, rules: rule_plans(this.spec, name) }
+  }
+
+  /**
+   * Validates a whole value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string values.
+   * A `schema()` reports a value that is not an object with `NOT_AN_OBJECT`.
+   */
+  validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<T> {
+    let check = this.#roots.get(options.coerce)
+    if (check === undefined) this.#roots.set(options.coerce, (check = this.root(options, 'value')))
+    return run_check(check, input)
+  }
+
+  /** @internal The check of a whole value named `name` (`value`, or a route's part). */
+  root(options: CompileOptions, name: string): Check {
+    return this.compile(name, options)
   }
 
   /** @internal Compiles the type with its rules into one check (array items, record values, whole bodies). */
