@@ -3,6 +3,7 @@ import type { RouteInfo } from '../app.js'
 import type { Middleware } from '../compose.js'
 import { Type, type JsonSchema } from '../validation/type.js'
 import { is_schema, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
+import { with_components } from '../validation/lazy.js'
 import { json_schema_of } from './json-schema.js'
 import { doc_of, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
 
@@ -42,6 +43,14 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized
  * registered as routes). A Standard Schema that emits no JSON Schema leaves its part undescribed, with a warning.
  */
 export function openapi_document(routes: readonly RouteInfo[], options: DocumentOptions): Json {
+  // Recursive types (`field.lazy`) are described once each, under `components/schemas`, and referred to from the routes.
+  const { value: doc, components } = with_components(() => document_of(routes, options))
+  const c = doc['components'] as { schemas: Record<string, unknown> }
+  c.schemas = { ...components, ...c.schemas }
+  return doc
+}
+
+function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Json {
   const paths: Record<string, Record<string, Json>> = {}
   const schemes: Record<string, SecurityScheme> = {}
   const tags = new Set<string>()

@@ -2,6 +2,7 @@
 import { ArrayType } from './array.js'
 import { EnumType, LiteralType, type Literal } from './choice.js'
 import { Field, type FieldKind, type FieldSpec } from './field.js'
+import { LazyType, type LazyOptions } from './lazy.js'
 import { NumberField } from './number-field.js'
 import { RecordType } from './record.js'
 import { Schema, type Shape } from './schema.js'
@@ -56,6 +57,13 @@ export const field = {
   /** One of several objects, told apart by the literal at `key` (a discriminated union). */
   union<const O extends readonly Schema<Shape, boolean>[]>(key: string, options: O, type_message?: string): UnionType<O[number], false> {
     return UnionType.of<O[number]>(key, options, type_message)
+  },
+  /**
+   * The type `get()` returns, resolved when first used: how a schema refers to itself (a tree, a comment thread). `name` is
+   * its name in the OpenAPI document; values nested deeper than `max_depth` (default 1,000) fail with `Depth`.
+   */
+  lazy<X extends Type<unknown, boolean>>(get: () => X, options: LazyOptions): LazyType<X, false> {
+    return LazyType.of(get, options)
   },
   /** An object with any keys, each value of type `value`. */
   record<V extends Type<unknown, boolean>>(value: V, type_message?: string): RecordType<V, false> {

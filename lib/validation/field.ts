@@ -39,6 +39,15 @@ const KINDS: Record<FieldKind, { accepts: (value: unknown) => boolean; noun: str
 
 declare const KIND: unique symbol
 
+/** @internal What compiled object code needs to check a scalar field inline (`object-code.ts`). */
+export interface ScalarPlan {
+  readonly kind: FieldKind
+  readonly type_message: string
+  /** How a query or path string is read as the kind; `undefined` when the part is not coerced or the kind is a string. */
+  readonly coerce: ((text: string) => unknown) | undefined
+  readonly transforms: readonly ((value: string) => string)[]
+}
+
 /**
  * A field of kind `K`; `R` records whether it is required, so `schema()` can type the value it returns.
  * Build one with `field.string()`, `field.integer()`, `field.number()` or `field.boolean()`.
@@ -65,7 +74,15 @@ export class Field<K extends FieldKind, R extends boolean> extends Type<KindValu
       default_message: (name) => `${name} must match ${other}`,
       test: (value: unknown, values: FieldValues) => is_empty(value) || is_empty(values[other]) || value === values[other],
       references: other,
+      reads_values: true,
     })
+  }
+
+  /** @internal The plan of this field's check under the name `name`, for object code that inlines it. */
+  scalar(name: string, options: CompileOptions): ScalarPlan {
+    const { kind, transforms } = this.spec
+    const { noun, coerce } = KINDS[kind]
+    return { kind, type_message: this.type_message(name, noun), coerce: options.coerce && kind !== 'string' ? coerce : undefined, transforms }
   }
 
   protected override get empty_string_is_missing(): boolean {

@@ -3,8 +3,8 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Handler } from '../compose.js'
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
-import { Schema, type Infer, type Shape } from './schema.js'
-import { Type, type Check } from './type.js'
+import type { Infer } from './schema.js'
+import { Type, run_check, type Check } from './type.js'
 import { validation_body } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 
@@ -46,7 +46,8 @@ export interface RouteSchema {
 export type ValidOf<O> = { [K in keyof O & InputPart]: Infer<O[K]> }
 
 type Validator = (value: unknown) => ValidationResult<unknown> | Promise<ValidationResult<unknown>>
-interface PartCheck { readonly part: InputPart; readonly validate: Validator }
+/** One part's validation: `check` when it is an fw type (synchronous, compiled), else a Standard Schema's `validate`. */
+interface PartCheck { readonly part: InputPart; readonly validate: Validator; readonly check: Check | undefined; readonly prefix: string }
 
 const PARTS: readonly InputPart[] = ['body', 'query', 'params', 'headers']
 
@@ -65,25 +66,22 @@ function is_standard(value: unknown): value is StandardSchemaV1 {
  * Compiles one part's validator at startup. Body errors name their field (`items/2/qty`); other parts are prefixed with
  * the part (`query/page`). Query strings, path parameters and headers are coerced (see `docs/validation.md`).
  */
-function compile_part(part: InputPart, schema: AnySchema): Validator {
+function compile_part(part: InputPart, schema: AnySchema): PartCheck {
   const prefix = part === 'body' ? '' : part
   if (schema instanceof Type) {
     const options = { coerce: part !== 'body' }
-    const check: Check = schema instanceof Schema ? (schema as Schema<Shape, boolean>).root(options) : schema.compile(part, options)
-    return (value) => {
-      const errors: ValidationError[] = []
-      const v = check(value, prefix, errors)
-      return errors.length > 0 ? { ok: false, errors } : { ok: true, value: v }
-    }
+    const check = schema.root(options, part)
+    return { part, prefix, check, validate: (value) => run_check(check, value, prefix) }
   }
   if (!is_standard(schema)) throw new TypeError(`the ${part} schema must be an fw schema or a Standard Schema`)
   const std = schema['~standard']
   const to_result = (r: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> =>
     r.issues === undefined ? { ok: true, value: r.value } : { ok: false, errors: r.issues.map((i) => issue_error(prefix, i)) }
-  return (value) => {
+  const validate: Validator = (value) => {
     const r = std.validate(value)
     return r instanceof Promise ? r.then(to_result) : to_result(r)
   }
+  return { part, prefix, check: undefined, validate }
 }
 
 function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationError {
@@ -98,8 +96,9 @@ function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationE
  */
 export function validated(schema: RouteSchema, handler: Handler): Handler {
   if (schema.validate === false) return handler
-  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) => ({ part, validate: compile_part(part, schema[part]!) }))
+  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) => compile_part(part, schema[part]!))
   if (checks.length === 0) return handler
+  if (checks.every((c) => c.check !== undefined)) return compiled_then_handle(checks, handler)
   return function validate_then_handle(req, res) {
     const results = new Array<ValidationResult<unknown> | Promise<ValidationResult<unknown>>>(checks.length)
     let waiting = false
@@ -110,6 +109,25 @@ export function validated(schema: RouteSchema, handler: Handler): Handler {
     }
     if (waiting) return Promise.all(results).then((done) => finish(checks, done, req, res, handler))
     return finish(checks, results as ValidationResult<unknown>[], req, res, handler)
+  }
+}
+
+/** The validation step of a route whose every part is an fw type: synchronous, and no result objects on success. */
+function compiled_then_handle(checks: readonly PartCheck[], handler: Handler): Handler {
+  const n = checks.length
+  return function validate_then_handle(req, res) {
+    const values = new Array<unknown>(n)
+    let errors: ValidationError[] | undefined
+    for (let i = 0; i < n; i++) {
+      const c = checks[i]!
+      // Each part collects its own errors, so the cap on collected errors applies per part.
+      const part_errors: ValidationError[] = []
+      values[i] = c.check!(read(req, c.part), c.prefix, part_errors)
+      if (part_errors.length > 0) errors = errors === undefined ? part_errors : errors.concat(part_errors)
+    }
+    if (errors !== undefined) return void res.status(400).json(validation_body(errors))
+    for (let i = 0; i < n; i++) req.set_valid(checks[i]!.part, values[i])
+    return handler(req, res)
   }
 }
 

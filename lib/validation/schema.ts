@@ -1,8 +1,9 @@
 // Objects: a shape of fields declared once, compiled into one function, used to validate each value into a typed result.
 import { ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'
-import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
+import { object_code, type Refuse } from './object-code.js'
+import { ValidationErrorCode, type ValidationError } from './validation-error.js'
 import {
-  INVALID, Type, base_spec, child_path, first_failure, run_check, type Check, type CompileOptions, type JsonSchema,
+  INVALID, Type, base_spec, child_path, first_failure, type Check, type CompileOptions, type JsonSchema,
   type RulePlan, type TypeSpec,
 } from './type.js'
 
@@ -53,7 +54,6 @@ interface Member {
  */
 export class Schema<S extends Shape, R extends boolean = true> extends Type<Output<S>, R> {
   declare readonly spec: ObjectSpec
-  #checks = new Map<boolean, Check>()
 
   /** Prefer `schema()` and `field.object()`; throws `FW_ERR_VALIDATION_UNKNOWN_FIELD` when an `equals` names an undeclared field. */
   constructor(shape: S | ObjectSpec, spec?: TypeSpec) {
@@ -76,15 +76,8 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
     return this.derive({ unknown: 'refuse', unknown_message: message } as Partial<ObjectSpec>)
   }
 
-  /** Validates a value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string values. */
-  validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<Output<S>> {
-    let check = this.#checks.get(options.coerce)
-    if (check === undefined) this.#checks.set(options.coerce, (check = this.root(options)))
-    return run_check(check, input)
-  }
-
   /** @internal The whole-value check, where a value that is not an object is `NOT_AN_OBJECT` (field `''`). */
-  root(options: CompileOptions): Check {
+  override root(options: CompileOptions): Check {
     const check = this.compile('', options)
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -96,9 +89,13 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
   }
 
   protected compile_value(name: string, options: CompileOptions): Check {
-    const members: Member[] = Object.entries(this.spec.shape).map(([key, f]) => ({ key, plain: key !== '__proto__', ...f.slot(key, options) }))
+    const declared = Object.entries(this.spec.shape).map(([key, type]) => ({ key, type }))
+    const slots = declared.map(({ key, type }) => type.slot(key, options))
+    const members: Member[] = declared.map(({ key }, i) => ({ key, plain: key !== '__proto__', ...slots[i]! }))
     const type_message = this.type_message(name, 'an object')
     const refuse = this.spec.unknown === 'refuse' ? unknown_keys(new Set(members.map((m) => m.key)), this.spec.unknown_message) : undefined
+    const code = object_code(declared, slots, options, type_message, refuse)
+    if (code !== undefined) return code
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
         errors.push({ field: at, code: ValidationErrorCode.Type, message: type_message })
@@ -121,8 +118,6 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
     return out
   }
 }
-
-type Refuse = (obj: Record<string, unknown>, at: string, errors: ValidationError[]) => void
 
 function unknown_keys(known: ReadonlySet<string>, message: string | undefined): Refuse {
   return (obj, at, errors) => {

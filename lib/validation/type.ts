@@ -25,6 +25,8 @@ export interface Rule {
   readonly references: string | undefined
   /** JSON Schema keywords that say the same as the rule (`minLength`, `format`...), merged into the type's schema. */
   readonly keywords?: Readonly<Record<string, unknown>>
+  /** Whether the test reads the sibling values (`equals`, `check`), so it runs once every sibling is checked. */
+  readonly reads_values?: boolean
 }
 
 /** A rule with its message settled, ready to run. */
@@ -33,6 +35,7 @@ export interface RulePlan {
   readonly message: string
   readonly test: (value: never, values: FieldValues) => boolean
   readonly references: string | undefined
+  readonly reads_values: boolean
 }
 
 /** What every type declares besides its own kind. */
@@ -111,6 +114,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   /** The declaration. */
   readonly spec: TypeSpec
   #standard: Check | undefined
+  readonly #roots = new Map<boolean, Check>()
 
   /** Prefer the `field.*` builders. */
   constructor(spec: TypeSpec) {
@@ -147,7 +151,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
    * that throws fails the request with a 500 (logged), never the process.
    */
   check(test: (value: T, values: FieldValues) => boolean, message: string): this {
-    return this.with_rule({ code: ValidationErrorCode.Custom, message, default_message: () => message, test, references: undefined })
+    return this.with_rule({ code: ValidationErrorCode.Custom, message, default_message: () => message, test, references: undefined, reads_values: true })
   }
 
   /** The type message for a field named `name`. */
@@ -169,7 +173,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   /** @internal Compiles the type under its field name: presence first, then the value check, then its rules. */
   slot(name: string, options: CompileOptions): Slot {
     const { required, nullable, has_default, default_value } = this.spec
-    const required_message = this.spec.required_message ?? `${name} is required`
+    const required_message = required_message_of(this.spec, name)
     const value = this.compile_value(name, options)
     const empty = this.empty_string_is_missing
     const check: Check = (raw, at, errors) => {
@@ -187,13 +191,22 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
       }
       return v
     }
-    const rules = this.spec.rules.map((rule) => ({
-      code: rule.code,
-      message: rule.message ?? rule.default_message(name),
-      test: rule.test,
-      references: rule.references,
-    }))
-    return { check, rules }
+    return { check, rules: rule_plans(this.spec, name) }
+  }
+
+  /**
+   * Validates a whole value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string values.
+   * A `schema()` reports a value that is not an object with `NOT_AN_OBJECT`.
+   */
+  validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<T> {
+    let check = this.#roots.get(options.coerce)
+    if (check === undefined) this.#roots.set(options.coerce, (check = this.root(options, 'value')))
+    return run_check(check, input)
+  }
+
+  /** @internal The check of a whole value named `name` (`value`, or a route's part). */
+  root(options: CompileOptions, name: string): Check {
+    return this.compile(name, options)
   }
 
   /** @internal Compiles the type with its rules into one check (array items, record values, whole bodies). */
@@ -247,6 +260,22 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   }
 }
 
+/** The message of a missing required value of a type named `name`. */
+export function required_message_of(spec: TypeSpec, name: string): string {
+  return spec.required_message ?? `${name} is required`
+}
+
+/** The rules of a type named `name`, with their messages settled. */
+export function rule_plans(spec: TypeSpec, name: string): RulePlan[] {
+  return spec.rules.map((rule) => ({
+    code: rule.code,
+    message: rule.message ?? rule.default_message(name),
+    test: rule.test,
+    references: rule.references,
+    reads_values: rule.reads_values === true,
+  }))
+}
+
 /** The first failing rule of a value; an empty value runs none. */
 export function first_failure(rules: readonly RulePlan[], value: unknown, values: FieldValues, at: string): ValidationError | undefined {
   if (is_empty(value)) return undefined
@@ -256,10 +285,10 @@ export function first_failure(rules: readonly RulePlan[], value: unknown, values
   return undefined
 }
 
-/** Runs a compiled check on a whole value. */
-export function run_check<T>(check: Check, value: unknown): ValidationResult<T> {
+/** Runs a compiled check on a whole value at path `at`. */
+export function run_check<T>(check: Check, value: unknown, at = ''): ValidationResult<T> {
   const errors: ValidationError[] = []
-  const v = check(value, '', errors)
+  const v = check(value, at, errors)
   if (v === INVALID || errors.length > 0) return { ok: false, errors }
   return { ok: true, value: v as T }
 }

@@ -42,6 +42,7 @@ t.test('fw/validation', async (t) => {
       'ERR_VALIDATION_UNKNOWN_FIELD',
       'EnumType',
       'Field',
+      'LazyType',
       'LiteralType',
       'NOT_AN_OBJECT',
       'NumberField',
@@ -63,7 +64,7 @@ t.test('fw/validation', async (t) => {
       'validation_body',
     ])
     t.same(Object.values(validation.ValidationErrorCode), [
-      'Required', 'Type', 'Email', 'MinLength', 'MaxLength', 'Min', 'Max', 'Custom', 'Format', 'Enum', 'Unknown',
+      'Required', 'Type', 'Email', 'MinLength', 'MaxLength', 'Min', 'Max', 'Custom', 'Format', 'Enum', 'Unknown', 'Depth',
     ])
   })
 })

@@ -1,0 +1,114 @@
+// Recursive types: a type resolved when first used, so a tree or a comment thread can refer to itself.
+import { ERR_VALIDATION_BAD_LIMIT } from './errors.js'
+import { count_limit } from './limits.js'
+import { ValidationErrorCode } from './validation-error.js'
+import { Type, base_spec, fail, type Check, type CompileOptions, type JsonSchema, type TypeSpec } from './type.js'
+
+type OutOf<X> = X extends Type<infer T, boolean> ? T : never
+
+/** What a lazy type declares. */
+export interface LazySpec extends TypeSpec {
+  readonly get: () => Type<unknown, boolean>
+  /** The name of the type in the OpenAPI document (`components/schemas/<name>`). */
+  readonly name: string
+  readonly max_depth: number
+}
+
+/** Options of `field.lazy()`. */
+export interface LazyOptions {
+  /** The name of the type in the OpenAPI document, which refers to it as `#/components/schemas/<name>`. */
+  readonly name: string
+  /** How many lazy types deep a value may nest before it fails with `Depth` (default 1,000). */
+  readonly max_depth?: number
+}
+
+/** The components met while a document is built (`with_components`): name to JSON Schema. */
+let components: Map<string, JsonSchema> | undefined
+
+/**
+ * Runs `build` (which makes JSON Schemas) and returns what it returns with the JSON Schema of every lazy type met on the
+ * way, by name, each built once even when it refers to itself.
+ */
+export function with_components<T>(build: () => T): { value: T; components: Record<string, JsonSchema> } {
+  const outer = components
+  components = new Map()
+  try {
+    const value = build()
+    return { value, components: Object.fromEntries(components) }
+  } finally {
+    components = outer
+  }
+}
+
+/** How many lazy levels the value being validated is in; validation is synchronous, so one counter serves every check. */
+let depth = 0
+
+/** A JSON Schema name: letters, digits, `.`, `-`, `_` (what OpenAPI allows as a component key). */
+const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/
+
+/**
+ * The type `get()` returns, looked up when the schema is first used (by then the declaration that refers to itself is
+ * initialised). Nesting is bounded by `max_depth`, so a hostile body fails with 400 `Depth` instead of exhausting the stack.
+ * @example
+ * interface Comment { text: string; replies?: Comment[] }
+ * const Comment: Type<Comment, true> = schema({
+ *   text: field.string().required(),
+ *   replies: field.array(field.lazy(() => Comment, { name: 'Comment' })),
+ * })
+ */
+export class LazyType<X extends Type<unknown, boolean>, R extends boolean> extends Type<OutOf<X>, R> {
+  declare readonly spec: LazySpec
+  readonly #checks = new Map<string, Check>()
+
+  /** Prefer `field.lazy()`. */
+  constructor(spec: LazySpec) {
+    super(spec)
+  }
+
+  /** Prefer `field.lazy()`; throws `FW_ERR_VALIDATION_BAD_LIMIT` for a bad name or `max_depth`. */
+  static of<X extends Type<unknown, boolean>>(get: () => X, options: LazyOptions): LazyType<X, false> {
+    if (typeof options?.name !== 'string' || !COMPONENT_NAME.test(options.name)) {
+      throw ERR_VALIDATION_BAD_LIMIT(`lazy(${JSON.stringify(options?.name)})`, 'expected a name of letters, digits, ".", "-" or "_"')
+    }
+    const max_depth = count_limit(`lazy(max_depth: ${options.max_depth})`, options.max_depth ?? 1000)
+    return new LazyType<X, false>({ ...base_spec(undefined), get, name: options.name, max_depth })
+  }
+
+  /** The type the getter returns. */
+  get target(): X {
+    return this.spec.get() as X
+  }
+
+  protected compile_value(name: string, options: CompileOptions): Check {
+    const key = `${options.coerce}:${name}`
+    const cached = this.#checks.get(key)
+    if (cached !== undefined) return cached
+    const { max_depth } = this.spec
+    const message = `${name} is nested deeper than ${max_depth} levels`
+    let check: Check | undefined
+    // Stored before the target compiles, so the target's own reference to this type finds it instead of recursing.
+    const lazy: Check = (raw, at, errors) => {
+      if (depth >= max_depth) return fail(errors, at, ValidationErrorCode.Depth, message)
+      check ??= this.spec.get().compile(name, options)
+      depth++
+      try {
+        return check(raw, at, errors)
+      } finally {
+        depth--
+      }
+    }
+    this.#checks.set(key, lazy)
+    return lazy
+  }
+
+  /** A reference to the named component; the OpenAPI document defines it once (see `docs/openapi.md`). */
+  protected value_schema(): JsonSchema {
+    const { name } = this.spec
+    if (components !== undefined && !components.has(name)) {
+      // Marked before the target is described, so its reference to itself stops here.
+      components.set(name, {})
+      components.set(name, this.spec.get().json_schema())
+    }
+    return { $ref: `#/components/schemas/${name}` }
+  }
+}

@@ -1,0 +1,121 @@
+import t from 'tap'
+import { validate } from '@readme/openapi-parser'
+import { expectTypeOf } from 'expect-type'
+import { field, schema, type Type } from '../../../lib/validation/index.js'
+import { build } from '../../helpers/build.js'
+
+interface Comment { text: string; replies?: Comment[] }
+const Comment: Type<Comment, true> = schema({
+  text: field.string().required(),
+  replies: field.array(field.lazy(() => Comment, { name: 'Comment' })),
+})
+
+/** A thread `depth` comments deep: each comment has one reply, the last none. */
+function thread(depth: number): Comment {
+  let c: Comment = { text: `c${depth}` }
+  for (let i = depth - 1; i >= 1; i--) c = { text: `c${i}`, replies: [c] }
+  return c
+}
+
+/** The JSON text of `thread(depth)`, built as text so that no deep recursion runs in the test itself. */
+function thread_text(depth: number): string {
+  return Array.from({ length: depth - 1 }, (_, i) => `{"text":"c${i + 1}","replies":[`).join('') + `{"text":"c${depth}"}` + ']}'.repeat(depth - 1)
+}
+
+/** The error path of the reply `levels` below the top comment (`replies/0/replies/0/...`). */
+const below = (levels: number): string => Array.from({ length: levels }, () => 'replies/0').join('/')
+
+t.test('field.lazy', async (t) => {
+  t.test('validates a tree that refers to itself, typed as declared', async (t) => {
+    const good = { text: 'a', replies: [{ text: 'b', replies: [{ text: 'c' }] }, { text: 'd' }] }
+    const r = Comment.validate(good)
+    t.same(r, { ok: true, value: good })
+    if (r.ok) expectTypeOf(r.value).toEqualTypeOf<Comment>()
+  })
+
+  t.test('names a failing nested comment by its path', async (t) => {
+    t.same(Comment.validate({ text: 'a', replies: [{ text: 'b' }, { text: 'c', replies: [{ text: 7 }] }] }), {
+      ok: false,
+      errors: [{ field: 'replies/1/replies/0/text', code: 'Type', message: 'text must be a string' }],
+    })
+    t.same(Comment.validate({ text: 'a', replies: [{ replies: 'x' }] }), {
+      ok: false,
+      errors: [
+        { field: 'replies/0/text', code: 'Required', message: 'text is required' },
+        { field: 'replies/0/replies', code: 'Type', message: 'replies must be an array' },
+      ],
+    })
+  })
+
+  t.test('accepts 1,000 nested replies and refuses the next with Depth', async (t) => {
+    t.equal(Comment.validate(thread(1001)).ok, true)
+    const r = Comment.validate(thread(1002))
+    const e = r.ok ? undefined : r.errors
+    t.equal(e?.length, 1)
+    t.ok(e?.[0]?.field === below(1001), 'the path names the comment 1,001 replies down')
+    t.same({ ...e?.[0], field: '' }, { field: '', code: 'Depth', message: 'replies item is nested deeper than 1000 levels' })
+  })
+
+  t.test('honours max_depth', async (t) => {
+    const Node: Type<{ next?: unknown }, true> = schema({ next: field.lazy(() => Node, { name: 'Node', max_depth: 2 }) })
+    t.same(Node.validate({ next: { next: {} } }), { ok: true, value: { next: { next: {} } } })
+    t.same(Node.validate({ next: { next: { next: {} } } }), { ok: false, errors: [{ field: 'next/next/next', code: 'Depth', message: 'next is nested deeper than 2 levels' }] })
+  })
+
+  t.test('throws FW_ERR_VALIDATION_BAD_LIMIT for a bad name or max_depth', async (t) => {
+    t.throws(() => field.lazy(() => Comment, { name: 'a b' }), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'lazy("a b"): expected a name of letters, digits, ".", "-" or "_"' })
+    t.throws(() => field.lazy(() => Comment, { name: 'C', max_depth: -1 }), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'lazy(max_depth: -1): expected a whole number >= 0' })
+  })
+
+  t.test('describes itself as a reference to its component', async (t) => {
+    t.same(field.lazy(() => Comment, { name: 'Comment' }).json_schema(), { $ref: '#/components/schemas/Comment' })
+  })
+})
+
+t.test('field.lazy on a route', async (t) => {
+  const app = build(t, (app) => {
+    app.post('/threads', { body: Comment, summary: 'Post a thread' }, (req, res) => void res.json('ok', true, 'text', req.valid('body').text))
+    app.openapi({ info: { title: 'Threads', version: '1.0.0' } })
+  })
+  const post = (body: string) => app.inject({ method: 'POST', url: '/threads', payload: body, headers: { 'content-type': 'application/json' } })
+
+  t.test('answers 200 at depth 1,000', async (t) => {
+    const r = await post(thread_text(1000))
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true, text: 'c1' })
+  })
+
+  t.test('answers 400 Depth for a body nested 20,000 deep, and the server goes on', async (t) => {
+    const r = await post(thread_text(20000))
+    t.equal(r.statusCode, 400)
+    const body = JSON.parse(r.body) as { error: string; errors: { field: string; code: string }[] }
+    t.equal(body.error, 'validation_failed')
+    t.same(body.errors.map((e) => e.code), ['Depth'])
+    t.ok(body.errors[0]?.field === below(1001), 'the path names the comment 1,001 replies down')
+    t.equal((await post('{"text":"again"}')).statusCode, 200)
+  })
+
+  t.test('answers 400 for an invalid comment deep in the thread', async (t) => {
+    const deep = thread(999) as unknown as { replies: unknown[] }
+    let c = deep
+    for (let i = 0; i < 997; i++) c = c.replies[0] as typeof c
+    c.replies = [{ text: false }]
+    const r = await post(JSON.stringify(deep))
+    t.equal(r.statusCode, 400)
+    const errors = (JSON.parse(r.body) as { errors: { field: string; code: string; message: string }[] }).errors
+    t.same(errors.map((e) => [e.code, e.message]), [['Type', 'text must be a string']])
+    t.ok(errors[0]?.field === `${below(998)}/text`, 'the path names the text 998 replies down')
+  })
+
+  t.test('is documented once under components/schemas and referred to by $ref, in a valid document', async (t) => {
+    const doc = (await app.inject({ url: '/openapi.json' })).json()
+    t.same(doc.components.schemas.Comment, {
+      type: 'object',
+      properties: { text: { type: 'string' }, replies: { type: 'array', items: { $ref: '#/components/schemas/Comment' } } },
+      required: ['text'],
+    })
+    t.same(doc.paths['/threads'].post.requestBody.content['application/json'].schema.properties.replies.items, { $ref: '#/components/schemas/Comment' })
+    const result = await validate(structuredClone(doc))
+    t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+  })
+})
