@@ -15,7 +15,7 @@ import { Response } from '../lib/response.js'
 import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
 import { bind_body, FW_STREAM_BODY, use_body_parser } from './body.js'
 import { ip_resolver } from './ip.js'
-import { send_streamed } from './stream.js'
+import { end_streams_on_close, send_streamed } from './stream.js'
 import { mount_ws } from './ws.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
@@ -64,6 +64,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   await mount_ws(instance, app, compiled.ws, ip)
+  end_streams_on_close(instance, app.config.close_timeout_ms)
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
