@@ -26,7 +26,7 @@ interface Outcome {
 /** One kind of client of the shutdown test: it loads the server until the server goes away, then says what it got. */
 interface LoadClient {
   readonly kind: 'http' | 'sse' | 'ws'
-  /** Resolves once the client is connected and has read its first message (at once for an HTTP client). */
+  /** Resolves once the client is connected and has read its first message, or has given up (at once for an HTTP client). */
   readonly ready: Promise<void>
   /** Runs until the server closes the connection or refuses; resolves with what the client got. */
   run(port: number): Promise<Outcome>
@@ -78,10 +78,14 @@ const sse_client = (): LoadClient => {
         res.on('close', () => {
           if (res.statusCode === 200 && res.complete) outcome.complete++
           else [outcome.cut, outcome.how] = [1, `status ${res.statusCode}, body ${res.complete ? 'whole' : 'cut'}`]
+          set_ready()
           resolve(outcome)
         })
       })
-      req.on('error', (e: NodeJS.ErrnoException) => resolve({ ...outcome, refused: 1, how: e.code ?? e.message }))
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        set_ready()
+        resolve({ ...outcome, refused: 1, how: e.code ?? e.message })
+      })
     }),
   }
 }
@@ -107,6 +111,7 @@ const ws_client = (): LoadClient => {
         clearInterval(timer)
         if (code === 1001 && error === '') outcome.complete++
         else [outcome.cut, outcome.how] = [1, `close ${code}${error && `, ${error}`}`]
+        set_ready()
         resolve(outcome)
       })
     }),
@@ -146,7 +151,7 @@ t.test('SIGTERM under load, with SSE streams and WebSockets open', async (t) => 
   const signalled = performance.now()
   server.child.kill('SIGTERM')
   // A loaded server may handle the signal a while after it was sent: a connection made before that is an ordinary one.
-  while (!server.output().includes('closing')) await new Promise((resolve) => setTimeout(resolve, 10))
+  while (!server.output().includes('closing') && server.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 10))
   const new_refused = await refused(server.port)
   const [code, signal] = await server.exited
   const exit_ms = performance.now() - signalled
