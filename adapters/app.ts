@@ -216,6 +216,9 @@ export class App extends AppCore {
       if (f) {
         const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)
         cut.unref()
+        // New connections are refused from now on: Fastify closes the listening socket only after its preClose hooks, which
+        // end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server already closed.
+        if (f.server.listening) f.server.close()
         try {
           await f.close()
         } finally {

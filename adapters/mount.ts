@@ -13,6 +13,7 @@ import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { commit, pending } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
 import { ip_resolver } from './ip.js'
+import { end_streams_on_close } from './stream.js'
 import { mount_ws } from './ws.js'
 
 /** Registers the app's routes on `instance`; call once per app. */
@@ -34,6 +35,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   await mount_ws(instance, app, compiled.ws, ip)
+  end_streams_on_close(instance, app.config.close_timeout_ms)
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log

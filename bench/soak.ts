@@ -1,13 +1,16 @@
 // `npm run soak [-- --minutes N]`: the showcase under a mixed wrk load (bench/soak/mix.lua) for N minutes (default 5),
-// after a 5 s warm-up, measured per bucket (a minute; `--seconds S --bucket B` for short runs). Fails (exit 1) on any 5xx, on a p99 of the last
-// bucket above twice the first one's, or on RSS growing more than 15% after the first bucket. `--save` writes
-// bench/results/soak.json. The server runs on core 0 and wrk on core 1 when taskset and two cores are there.
+// with SSE subscribers and chat WebSocket clients beside it (bench/soak/clients.ts: `--sse N --ws M`), after a 5 s
+// warm-up, measured per bucket (a minute; `--seconds S --bucket B` for short runs). Fails (exit 1) on any 5xx or WebSocket
+// close with 1011, on a p99 of the last bucket above twice the first one's, on the heap after a forced GC or the RSS
+// growing more than 15% after the first bucket. `--save` writes bench/results/soak.json. The server runs on core 0 and wrk
+// on core 1 when taskset and two cores are there.
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { SoakClients, type SoakClientOptions, type StreamFigures } from './soak/clients.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WARM_UP_S = 5
@@ -25,18 +28,22 @@ export interface SoakBucket {
   p99_ms: number
   p999_ms: number
   rss_mib: number
+  /** Heap used right after a forced full GC: what the process keeps, not what it has yet to collect. */
   heap_mib: number
   loop_p99_ms: number
   loop_max_ms: number
+  /** The SSE and WebSocket clients' figures over the bucket. */
+  streams: StreamFigures
 }
 
 /** The whole run: buckets, totals and the verdict. */
 export interface SoakReport {
   bucket_s: number
   connections: number
+  clients: SoakClientOptions
   pinned: boolean
   buckets: SoakBucket[]
-  totals: { requests: number; statuses: Record<string, number>; server_errors: number }
+  totals: { requests: number; statuses: Record<string, number>; server_errors: number; ws_1011: number }
   failures: string[]
 }
 
@@ -53,7 +60,8 @@ const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 
 
 /** Starts the soak server (pinned to core 0 when possible) and resolves with its pid, port and a stop function. */
 async function start_server(pin: boolean): Promise<{ pid: number; port: number; stop: () => Promise<number | null> }> {
-  const node = [process.execPath, '--import', 'tsx', 'bench/soak/server.ts']
+  // --expose-gc: the stats route collects before it reads the heap, so growth is told from garbage not yet collected.
+  const node = [process.execPath, '--expose-gc', '--import', 'tsx', 'bench/soak/server.ts']
   const command = pin ? ['taskset', '-c', '0', ...node] : node
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
@@ -125,31 +133,39 @@ function rss_mib(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
 }
 
-/** The verdict of the three rules. */
-function judge(buckets: SoakBucket[], server_errors: number): string[] {
+/** Growth of `key` from the first bucket to the peak of the others, as a failure past 15%. */
+function growth(buckets: SoakBucket[], key: 'rss_mib' | 'heap_mib', what: string): string[] {
+  const first = buckets[0]
+  if (!first || buckets.length < 2) return []
+  const peak = Math.max(...buckets.slice(1).map((b) => b[key]))
+  return peak > first[key] * 1.15 ? [`${what} grew from ${first[key]} MiB after the first bucket to ${peak} MiB (more than 15%)`] : []
+}
+
+/** The verdict of the rules. */
+function judge(buckets: SoakBucket[], server_errors: number, ws_1011: number): string[] {
   const failures: string[] = []
   if (server_errors > 0) failures.push(`${server_errors} answers with a 5xx status`)
+  if (ws_1011 > 0) failures.push(`${ws_1011} WebSocket closes with 1011 or upgrades answered with a 5xx`)
   const first = buckets[0]
   const last = buckets.at(-1)
   if (first && last && buckets.length > 1 && last.p99_ms > 2 * first.p99_ms) {
     failures.push(`p99 grew from ${first.p99_ms} ms in the first bucket to ${last.p99_ms} ms in the last (more than 2x)`)
   }
-  if (first && buckets.length > 1) {
-    const peak = Math.max(...buckets.slice(1).map((b) => b.rss_mib))
-    if (peak > first.rss_mib * 1.15) failures.push(`RSS grew from ${first.rss_mib} MiB after the first bucket to ${peak} MiB (more than 15%)`)
-  }
-  return failures
+  return [...failures, ...growth(buckets, 'heap_mib', 'heap after GC'), ...growth(buckets, 'rss_mib', 'RSS')]
 }
 
 /** Runs the soak and answers its report. */
-export async function soak(total_s: number, bucket_s: number, connections: number): Promise<SoakReport> {
+export async function soak(total_s: number, bucket_s: number, connections: number, clients: SoakClientOptions = { sse: 20, ws: 10 }): Promise<SoakReport> {
   const pinned = has('taskset') && availableParallelism() >= 2
   const server = await start_server(pinned)
   const buckets: SoakBucket[] = []
+  const streams = new SoakClients(server.port, clients)
   try {
     const cookies = await session_cookies(server.port, 20)
+    streams.start()
     // Warm-up, not reported: the first seconds measure the JIT compiling the routes, not the steady state.
     await wrk(server.port, WARM_UP_S, connections, cookies, pinned)
+    streams.take()
     for (let end = bucket_s; end <= total_s; end += bucket_s) {
       const w = await wrk(server.port, bucket_s, connections, cookies, pinned)
       const stats = (await (await get(server.port, '/__soak/stats')).json()) as Record<string, number>
@@ -158,36 +174,44 @@ export async function soak(total_s: number, bucket_s: number, connections: numbe
         end_s: end, requests: Number(w.requests), rps: Math.round(Number(w.requests) / bucket_s), socket_errors: Number(w.errors),
         statuses: w.statuses as Record<string, number>, p50_ms: us('p50_us'), p99_ms: us('p99_us'), p999_ms: us('p999_us'),
         rss_mib: round(rss_mib(server.pid), 1), heap_mib: round(stats.heap_used! / 1048576, 1),
-        loop_p99_ms: stats.loop_p99_ms!, loop_max_ms: stats.loop_max_ms!,
+        loop_p99_ms: stats.loop_p99_ms!, loop_max_ms: stats.loop_max_ms!, streams: streams.take(),
       })
       print_bucket(buckets.at(-1)!)
     }
   } finally {
+    streams.stop()
     const code = await server.stop()
     if (code !== 0) console.error(`the soak server exited with ${code}`)
   }
   const statuses: Record<string, number> = {}
   for (const b of buckets) for (const [s, n] of Object.entries(b.statuses)) statuses[s] = (statuses[s] ?? 0) + n
-  const server_errors = Object.entries(statuses).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0)
-  const requests = buckets.reduce((a, b) => a + b.requests, 0)
-  return { bucket_s, connections, pinned, buckets, totals: { requests, statuses, server_errors }, failures: judge(buckets, server_errors) }
+  const sum = (f: (b: SoakBucket) => number): number => buckets.reduce((a, b) => a + f(b), 0)
+  const server_errors = Object.entries(statuses).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0) + sum((b) => b.streams.sse_5xx)
+  const ws_1011 = sum((b) => b.streams.ws_1011)
+  const totals = { requests: sum((b) => b.requests), statuses, server_errors, ws_1011 }
+  return { bucket_s, connections, clients, pinned, buckets, totals, failures: judge(buckets, server_errors, ws_1011) }
 }
 
 function print_bucket(b: SoakBucket): void {
   const non_2xx = Object.entries(b.statuses).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${s}:${n}`).join(' ')
   console.log(`${String(b.end_s).padStart(5)} s  ${String(b.rps).padStart(6)} req/s  p50 ${b.p50_ms} p99 ${b.p99_ms} p99.9 ${b.p999_ms} ms  ` +
-    `rss ${b.rss_mib} MiB heap ${b.heap_mib} MiB  loop p99 ${b.loop_p99_ms} max ${b.loop_max_ms} ms  non-2xx ${non_2xx || 'none'}`)
+    `rss ${b.rss_mib} MiB heap after GC ${b.heap_mib} MiB  loop p99 ${b.loop_p99_ms} max ${b.loop_max_ms} ms  non-2xx ${non_2xx || 'none'}`)
+  const s = b.streams
+  console.log(`         sse ${s.sse_events} events, ${s.sse_disconnects} ended, ${s.sse_errors} errors  ` +
+    `ws ${s.ws_messages} messages, ${s.ws_disconnects} closed ${JSON.stringify(s.ws_close_codes)}, ${s.ws_errors} errors`)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: {
     minutes: { type: 'string', default: '5' }, seconds: { type: 'string' }, bucket: { type: 'string' },
     connections: { type: 'string', default: '50' }, save: { type: 'boolean', default: false },
+    sse: { type: 'string', default: '20' }, ws: { type: 'string', default: '10' },
   } })
   const total_s = values.seconds === undefined ? Number(values.minutes) * 60 : Number(values.seconds)
   const bucket_s = Number(values.bucket ?? (values.seconds === undefined ? 60 : 10))
-  const report = await soak(total_s, bucket_s, Number(values.connections))
-  console.log(`total ${report.totals.requests} requests; by status ${JSON.stringify(report.totals.statuses)}; 5xx ${report.totals.server_errors}`)
+  const report = await soak(total_s, bucket_s, Number(values.connections), { sse: Number(values.sse), ws: Number(values.ws) })
+  console.log(`total ${report.totals.requests} requests; by status ${JSON.stringify(report.totals.statuses)}; 5xx ${report.totals.server_errors}; ` +
+    `WebSocket 1011 ${report.totals.ws_1011}`)
   if (values.save) writeFileSync(`${ROOT}bench/results/soak.json`, JSON.stringify(report, null, 2) + '\n')
   for (const f of report.failures) console.error(`FAIL: ${f}`)
   process.exit(report.failures.length === 0 ? 0 : 1)

@@ -4,7 +4,8 @@ import { sse_readable, type SseProducer } from './sse.js'
 import { to_readable, type StreamSource } from './source.js'
 
 export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
-export { ERR_STREAM_BAD_EVENT, format_event, sse_readable, type Every, type SseEvent, type SseOptions, type SseProducer, type SseSink } from './sse.js'
+export { OpenStreams } from './open.js'
+export { end_sse, ERR_STREAM_BAD_EVENT, format_event, sse_readable, type Every, type SseEvent, type SseOptions, type SseProducer, type SseSink } from './sse.js'
 
 /** A streamed body kept by a Response until it is committed. */
 export type StreamedBody =

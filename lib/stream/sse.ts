@@ -23,9 +23,9 @@ export interface SseSink {
   send(event: SseEvent): Promise<void>
   /** Sends a comment line (`: text`), which clients ignore; used to keep proxies from closing an idle connection. */
   comment(text: string): Promise<void>
-  /** Fires when the client goes away. */
+  /** Fires when the client goes away, or when the server shuts down (the stream is then ended). */
   readonly signal: AbortSignal
-  /** Whether the stream is over (client gone, or the producer done). */
+  /** Whether the stream is over (client gone, the producer done, or the server shutting down). */
   readonly closed: boolean
   /** The `Last-Event-ID` a reconnecting client sent, or undefined. */
   readonly last_event_id: string | undefined
@@ -102,6 +102,12 @@ class SseStream extends Readable {
       .then(() => this.#end(), (err: unknown) => this.#fail(err))
   }
 
+  /** Ends the stream from outside the producer (see `end_sse`). */
+  finish(): void {
+    this.#end()
+    if (!this.#abort.signal.aborted) this.#abort.abort()
+  }
+
   override _read(): void {
     const wake = this.#waiting
     this.#waiting = undefined
@@ -138,4 +144,15 @@ class SseStream extends Readable {
     this.#waiting = undefined
     wake?.()
   }
+}
+
+/**
+ * Ends an SSE answer because the server is shutting down: what is queued is sent, then the body ends (a client can tell
+ * this from a cut connection), and the producer's signal fires so that a producer waiting on a timer stops. False for a
+ * Readable that is not an SSE answer.
+ */
+export function end_sse(stream: Readable): boolean {
+  if (!(stream instanceof SseStream)) return false
+  stream.finish()
+  return true
 }
