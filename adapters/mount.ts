@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
-import fastifyStatic from '@fastify/static'
 import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
@@ -54,7 +53,8 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
-  if (!instance.hasReplyDecorator('sendFile')) await instance.register(fastifyStatic, { root: process.cwd(), serve: false })
+  // @fastify/static (with glob and send) loads when the first app is mounted, not with `import 'fw'`.
+  if (!instance.hasReplyDecorator('sendFile')) await instance.register((await import('@fastify/static')).default, { root: process.cwd(), serve: false })
 
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
