@@ -1,12 +1,17 @@
 // Request bodies on Fastify: one content-type parser that hands fw a RequestBody, read whole under the route's limit, or
 // left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
-import { Busboy, type BusboyHeaders } from '@fastify/busboy'
+import type * as FastifyBusboy from '@fastify/busboy'
+import type { BusboyHeaders } from '@fastify/busboy'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppConfig } from '../lib/config.js'
+import { lazy } from '../lib/lazy.js'
 import { declared_too_large, ERR_BODY_TOO_LARGE, read_whole, RequestBody, type MultipartParserFactory, type RequestBodyOptions } from '../lib/body/index.js'
 
+/** `@fastify/busboy`, loaded by the first multipart body rather than by `import 'fw'`. */
+const busboy = lazy<typeof FastifyBusboy>('@fastify/busboy')
+
 /** fw's multipart parser: `@fastify/busboy` with the reader's limits. */
-export const busboy_parser: MultipartParserFactory = (headers, limits) => Busboy({
+export const busboy_parser: MultipartParserFactory = (headers, limits) => busboy().Busboy({
   headers: headers as BusboyHeaders,
   limits: { fields: limits.fields, fieldSize: limits.field_size, files: limits.files, fileSize: limits.file_size },
 })

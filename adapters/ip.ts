@@ -1,6 +1,6 @@
 // Client address: the socket peer, or the forwarded client when the peer is one of the operator's proxies (trust_proxy).
 import { isIP } from 'node:net'
-import proxyaddr from 'proxy-addr'
+import proxyaddr from '@fastify/proxy-addr'
 import type { HostRequest, IpResolver } from '../lib/request.js'
 
 type WithSocket = HostRequest & { readonly socket?: { remoteAddress?: string | undefined } }

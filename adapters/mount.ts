@@ -1,7 +1,6 @@
 // Binds a compiled App onto a Fastify instance (its own, or an encapsulated context of a host app): body parsing,
 // routes, the not-found chain and the hooks. Request ids, the access line, error answers and committing the reply each
 // have a file of their own beside this one.
-import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { compose, type Handler, type Middleware } from '../lib/compose.js'
@@ -24,7 +23,8 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
-  if (!instance.hasReplyDecorator('sendFile')) await instance.register(fastifyStatic, { root: process.cwd(), serve: false })
+  // @fastify/static (with glob and send) loads when the first app is mounted, not with `import 'fw'`.
+  if (!instance.hasReplyDecorator('sendFile')) await instance.register((await import('@fastify/static')).default, { root: process.cwd(), serve: false })
 
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))

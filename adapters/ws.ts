@@ -1,7 +1,6 @@
 // Binds the App's WebSocket routes to @fastify/websocket: the upgrade request runs the route's middleware before any
 // socket exists, so a refusal is an ordinary HTTP answer (401, 403, 429...); an accepted one becomes a connection.
 import type { IncomingMessage } from 'node:http'
-import fastifyWebsocket from '@fastify/websocket'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { AppCore, CompiledWsRoute } from '../lib/app.js'
@@ -25,7 +24,8 @@ export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: 
   }
   // A host app that registered @fastify/websocket itself keeps its server and options; fw then drains in a hook of its own.
   if (instance.hasDecorator('websocketServer')) instance.addHook('preClose', drain)
-  else await instance.register(fastifyWebsocket, {
+  // @fastify/websocket (and ws) load only for an app that has WebSocket routes.
+  else await instance.register((await import('@fastify/websocket')).default, {
     options: {
       // ws checks one limit per server: the largest route's; each connection applies its own route's below it.
       maxPayload: Math.max(...routes.map((r) => r.endpoint.settings.max_payload)),

@@ -1,9 +1,9 @@
 // Runtime configuration: App options, overridden by FW_* environment variables, with the defaults in one place.
-import proxyaddr from 'proxy-addr'
 import { resolve_form_limits, type FormLimits, type ResolvedFormLimits } from './body/limits.js'
 import { defineError } from './errors.js'
 import type { LogConfig } from './log/core.js'
 import { known_level, type LogLevel } from './log/levels.js'
+import { parse_range } from './middleware/security/ip-address.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
   'FW_ERR_CONFIG_BAD_VALUE',
@@ -90,12 +90,13 @@ function trust_env(raw: string | undefined, fallback: string[] | boolean): strin
   return check_trust(raw.split(',').map((s) => s.trim()).filter(Boolean), raw)
 }
 
-/** A list of proxies must be addresses, CIDRs or proxy-addr's names (loopback, ...); proxy-addr says which are not. */
+/** The names of address ranges Fastify's `trustProxy` (proxy-addr) knows besides addresses and CIDRs. */
+const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** A list of proxies must be addresses, CIDRs or proxy-addr's names (loopback, linklocal, uniquelocal). */
 function check_trust(list: string[] | boolean, raw: unknown): string[] | boolean {
   if (typeof list === 'boolean') return list
-  try {
-    proxyaddr.compile(list)
-  } catch {
+  if (!list.every((p) => TRUST_NAMES.has(p) || parse_range(p) !== undefined)) {
     throw ERR_CONFIG_BAD_VALUE('FW_TRUST_PROXY', raw, 'true, false, or IP addresses and CIDRs separated by commas')
   }
   return list

@@ -1,7 +1,11 @@
 // Prometheus metrics on prom-client: HTTP requests by route template, in-flight, process and event-loop metrics, and
 // the counters fw's modules report (rate limits, cache, session store, auth refusals).
-import client from 'prom-client'
+import type * as client from 'prom-client'
+import { lazy } from '../lazy.js'
 import { on_event, type FwEvent } from './events.js'
+
+/** prom-client, loaded by the first `Metrics` rather than by `import 'fw'`. */
+const prom_client = lazy<typeof client>('prom-client')
 
 /** Options of `Metrics` (and of `app.metrics`). */
 export interface MetricsOptions {
@@ -21,7 +25,7 @@ export interface MetricsOptions {
  */
 export class Metrics {
   /** The prom-client registry: register your own metrics on it. */
-  readonly registry = new client.Registry()
+  readonly registry: client.Registry
   /** The Content-Type of `text()`. */
   readonly content_type: string
   readonly #requests: client.Counter<'method' | 'route' | 'status'>
@@ -31,20 +35,22 @@ export class Metrics {
   readonly #stop: () => void
 
   constructor({ buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], default_metrics = true, prefix = 'fw_' }: MetricsOptions = {}) {
+    const prom = prom_client()
+    this.registry = new prom.Registry()
     const registers = [this.registry]
     const labelNames = ['method', 'route', 'status'] as const
     this.content_type = this.registry.contentType
-    this.#requests = new client.Counter({ name: `${prefix}http_requests_total`, help: 'HTTP requests answered', labelNames, registers })
-    this.#duration = new client.Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'Time to answer', labelNames, buckets, registers })
-    this.#in_flight = new client.Gauge({ name: `${prefix}http_requests_in_flight`, help: 'Requests being answered', registers })
-    const counter = (name: string, help: string, labels: string[]) => new client.Counter({ name: `${prefix}${name}`, help, labelNames: labels, registers })
+    this.#requests = new prom.Counter({ name: `${prefix}http_requests_total`, help: 'HTTP requests answered', labelNames, registers })
+    this.#duration = new prom.Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'Time to answer', labelNames, buckets, registers })
+    this.#in_flight = new prom.Gauge({ name: `${prefix}http_requests_in_flight`, help: 'Requests being answered', registers })
+    const counter = (name: string, help: string, labels: string[]) => new prom.Counter({ name: `${prefix}${name}`, help, labelNames: labels, registers })
     this.#modules = {
       rate_limit_refused: counter('rate_limit_refusals_total', 'Requests refused by a rate limit', ['namespace']),
       cache: counter('cache_lookups_total', 'Response cache decisions', ['outcome']),
       session_store_error: counter('session_store_errors_total', 'Session store failures', []),
       auth_refused: counter('auth_refusals_total', 'Answers 401 and 403 by error code', ['code']),
     }
-    if (default_metrics) client.collectDefaultMetrics({ register: this.registry })
+    if (default_metrics) prom.collectDefaultMetrics({ register: this.registry })
     this.#stop = on_event((e) => this.#count(e))
   }
 

@@ -1,6 +1,11 @@
 // OpenTelemetry server spans through @opentelemetry/api only: the SDK, exporter and propagator are the application's
 // choice, and with none registered every call is a no-op.
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api'
+import type * as OtelApi from '@opentelemetry/api'
+import type { Span, Tracer } from '@opentelemetry/api'
+import { lazy } from '../lazy.js'
+
+/** @opentelemetry/api, loaded by the first `HttpTracing` or traced log line rather than by `import 'fw'`. */
+const otel = lazy<typeof OtelApi>('@opentelemetry/api')
 
 /** What a server span is built from: the request's method, path, route template, headers and client. */
 export interface ServerRequestInfo {
@@ -22,12 +27,13 @@ export interface ServerRequestInfo {
 export class HttpTracing {
   readonly #tracer: Tracer
 
-  constructor(tracer: Tracer = trace.getTracer('fw')) {
+  constructor(tracer: Tracer = otel().trace.getTracer('fw')) {
     this.#tracer = tracer
   }
 
   /** Starts the span of a request, with the HTTP semantic-convention attributes known before the answer. */
   start(r: ServerRequestInfo): Span {
+    const { context, propagation } = otel()
     const parent = propagation.extract(context.active(), r.headers)
     const [path, query] = split_target(r.target)
     const attributes: Record<string, string> = {
@@ -40,13 +46,13 @@ export class HttpTracing {
     if (query !== undefined) attributes['url.query'] = query
     const ua = r.headers['user-agent']
     if (typeof ua === 'string') attributes['user_agent.original'] = ua
-    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: SpanKind.SERVER, attributes }, parent)
+    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: otel().SpanKind.SERVER, attributes }, parent)
   }
 
   /** Ends a request's span with its status code; a 5xx marks the span as failed (a 4xx is the client's, per semconv). */
   end(span: Span, status: number): void {
     span.setAttribute('http.response.status_code', status)
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
+    if (status >= 500) span.setStatus({ code: otel().SpanStatusCode.ERROR })
     span.end()
   }
 
@@ -57,12 +63,13 @@ export class HttpTracing {
    * const entry = await tracing.child('cache.lookup', () => store.get(key))
    */
   async child<T>(name: string, fn: () => T | Promise<T>, attributes: Record<string, string> = {}): Promise<T> {
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes })
+    const span = this.#tracer.startSpan(name, { kind: otel().SpanKind.INTERNAL, attributes })
     try {
+      const { context, trace } = otel()
       return await context.with(trace.setSpan(context.active(), span), fn)
     } catch (err) {
       span.recordException(err as Error)
-      span.setStatus({ code: SpanStatusCode.ERROR })
+      span.setStatus({ code: otel().SpanStatusCode.ERROR })
       throw err
     } finally {
       span.end()
@@ -74,7 +81,7 @@ export class HttpTracing {
 export function span_fields(span: Span | undefined): readonly unknown[] | undefined {
   if (span === undefined) return undefined
   const c = span.spanContext()
-  return trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
+  return otel().trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
 }
 
 function split_target(target: string): [string, string | undefined] {

@@ -1,6 +1,6 @@
 // The keys `jwt` verifies with: an HMAC secret (text, bytes or an `oct` JWK), a public key (PEM or JWK), or a remote JWKS.
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto'
-import { createRemoteJWKSet } from 'jose'
+import type { createRemoteJWKSet } from 'jose'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { int_option, must, names_option, one_of_option } from './options.js'
 
@@ -79,6 +79,8 @@ function public_pem(value: unknown): KeyObject {
   throw ERR_AUTH_BAD_OPTION('jwt', 'public_key', 'a public key as PEM or JWK', value, true)
 }
 
+type RemoteSet = ReturnType<typeof createRemoteJWKSet>
+
 /** The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. */
 function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
   let parsed: URL | undefined
@@ -88,16 +90,19 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
     parsed = undefined
   }
   must(parsed !== undefined && /^https?:$/.test(parsed.protocol), 'jwt', 'jwks', 'an http(s) URL', url)
-  const set = createRemoteJWKSet(parsed!, {
+  const options = {
     timeoutDuration: int_option('jwt', 'jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
     cooldownDuration: int_option('jwt', 'jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
     cacheMaxAge: int_option('jwt', 'jwks_max_age_ms', o.jwks_max_age_ms ?? 600_000, 1),
-  })
+  }
+  // jose (ESM only) loads with the first token to check rather than with `import 'fw'`; one set for all requests.
+  let set: Promise<RemoteSet> | undefined
   const pems = new WeakMap<object, string>()
   return async ({ header }) => {
-    let key: Awaited<ReturnType<typeof set>>
+    let key: Awaited<ReturnType<RemoteSet>>
     try {
-      key = await set({ alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) })
+      set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed!, options))
+      key = await (await set)({ alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) })
     } catch (err) {
       const code = (err as { code?: unknown }).code
       if (code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err

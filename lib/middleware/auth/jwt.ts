@@ -1,7 +1,8 @@
 // JWT authentication on fast-jwt: HMAC, RSA, ECDSA and EdDSA keys or a remote JWKS, algorithms pinned, claims checked and stored.
-import { createVerifier } from 'fast-jwt'
+import type * as FastJwt from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { lazy } from '../../lazy.js'
 import { mark_secret_query } from '../../log/redact.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
@@ -46,6 +47,9 @@ export interface JwtOptions extends JwtKeyOptions {
 
 const PREFIX = 'Bearer '
 
+/** fast-jwt, loaded by the first `jwt()` or `sign_dev_token()` call. */
+export const fast_jwt = lazy<typeof FastJwt>('fast-jwt')
+
 /** One string or a non-empty list of them, as fast-jwt's allow-lists want it. */
 function allowed(option: string, value: string | readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined
@@ -69,6 +73,7 @@ function verifier(options: JwtOptions): (token: string) => unknown {
     ...(aud && { allowedAud: aud }),
     ...(required && { requiredClaims: required }),
   }
+  const { createVerifier } = fast_jwt()
   return typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })
 }
 

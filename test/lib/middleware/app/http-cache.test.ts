@@ -3,6 +3,7 @@ import { Cache, CachePolicy, LruMemoryStore, NetworkProbe, type AsyncCacheStore,
 import type { Handler, Middleware } from '../../../../index.js'
 import * as fw from '../../../../index.js'
 import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
+import { arrivals } from '../../../helpers/arrivals.js'
 import { build, gate } from '../../../helpers/build.js'
 
 const { http_cache } = fw.middleware.app
@@ -303,13 +304,14 @@ t.test('http_cache', async (t) => {
 
   t.test('runs the handler once for concurrent misses and gives every request its answer', async (t) => {
     const hold = gate()
+    const arrived = arrivals()
     const { app, calls, decisions } = cached(t, {}, async (_req, res) => {
       await hold.promise
       res.json('shared', true)
-    })
+    }, [arrived.middleware])
     const N = 12
     const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await arrived.reached(N)
     hold.open()
     const rs = await Promise.all(pending)
     t.equal(calls(), 1)
@@ -320,13 +322,14 @@ t.test('http_cache', async (t) => {
 
   t.test('lets followers run the handler themselves when the leader\'s answer cannot be stored', async (t) => {
     const hold = gate()
+    const arrived = arrivals()
     const { app, calls } = cached(t, {}, async (_req, res) => {
       await hold.promise
       res.header('Set-Cookie', 'a=1').text('personal')
-    })
+    }, [arrived.middleware])
     const N = 5
     const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await arrived.reached(N)
     hold.open()
     const rs = await Promise.all(pending)
     t.equal(calls(), N)
@@ -336,13 +339,14 @@ t.test('http_cache', async (t) => {
   t.test('lets followers run the handler themselves when the leader throws', async (t) => {
     const hold = gate()
     let n = 0
+    const arrived = arrivals()
     const { app, calls } = cached(t, {}, async (_req, res) => {
       await hold.promise
       if (++n === 1) throw new Error('first one fails')
       res.text('fine')
-    })
+    }, [arrived.middleware])
     const pending = Array.from({ length: 3 }, () => app.inject({ url: '/data' }))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await arrived.reached(3)
     hold.open()
     const rs = await Promise.all(pending)
     t.equal(calls(), 3)
