@@ -8,7 +8,8 @@ import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply,
 import { CODE_NOT_FOUND, type AppCore } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
-import { level as log_level, logger, redact_query, run_with_request_id, with_request_id, type LogLevel } from '../lib/log/index.js'
+import type { LogCore } from '../lib/log/core.js'
+import { level as log_level, logger, redact_query, run_in_request, with_request, type LogLevel } from '../lib/log/index.js'
 import { route_template } from '../lib/observability/route.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
@@ -46,11 +47,11 @@ export function sequential_ids(): (req: WithHeaders) => string {
   return (req) => incoming_id(req) ?? `req-${++n}`
 }
 
-/** Registers the app's routes on `instance`; call once per app. */
-export async function mount(instance: FastifyInstance, app: AppCore): Promise<void> {
+/** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
+export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
   const ip = ip_resolver(app.config.trust_proxy)
-  const bind = binder(app, ip)
+  const bind = binder(app, ip, log)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -63,18 +64,18 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
-  await mount_ws(instance, app, compiled.ws, ip)
+  await mount_ws(instance, app, compiled.ws, ip, log)
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
-  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip))
+  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip, log))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code) return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
-    with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
+    with_request(freq.id, freq, log, () => freq.log.error({ err }, 'request failed'))
     return error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   })
 }
@@ -120,7 +121,7 @@ function error(reply: FastifyReply, status: number, code: string, message: strin
 type Bind = ReturnType<typeof binder>
 
 /** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
-function binder(app: AppCore, ip: IpResolver) {
+function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
   const services = app.services
   const echo_id = app.config.request_id
   return (run: Handler) => {
@@ -140,8 +141,9 @@ function binder(app: AppCore, ip: IpResolver) {
       }
       return pending(commit(reply, res))
     }
-    // Each request runs in its own log context, so every line logged while serving it carries its id.
-    return (freq: FastifyRequest, reply: FastifyReply) => run_with_request_id(freq.id, serve, freq, reply)
+    // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
+    // its App's log core); the context names the request itself, since two requests may send the same id.
+    return (freq: FastifyRequest, reply: FastifyReply) => run_in_request(freq.id, freq, log, serve, freq, reply)
   }
 }
 
@@ -160,14 +162,14 @@ function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Pro
  * route is the template (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the
  * body's length (empty when streamed without one). Other headers are never written.
  */
-function access_line(level: LogLevel, ip: IpResolver) {
+function access_line(level: LogLevel, ip: IpResolver, log: LogCore | undefined) {
   const http = logger('http')
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
     'path', redact_query(freq.url), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
     'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000, 'ip', ip(freq), 'ua', freq.headers['user-agent'] ?? '',
     'bytes', Number(reply.getHeader('content-length') ?? 0))
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (http.enabled(level)) with_request_id(freq.id, write, freq, reply)
+    if (http.enabled(level)) with_request(freq.id, freq, log, write, freq, reply)
     done()
   }
 }
