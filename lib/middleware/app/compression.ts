@@ -1,8 +1,10 @@
 // Response compression: br, gzip or deflate by the client's Accept-Encoding (q-values), with node:zlib.
-import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, constants, createBrotliCompress, createDeflate, createGzip, deflateSync, gzipSync } from 'node:zlib'
+import type { Transform } from 'node:stream'
 import Negotiator from 'negotiator'
 import type { Middleware } from '../../compose.js'
 import type { Response } from '../../response.js'
+import { encoded_body } from '../../stream/index.js'
 import { check_int, check_one_of } from '../security/options.js'
 import { add_vary } from './vary.js'
 
@@ -28,7 +30,9 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
  * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the body
  * reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no `no-transform`.
  * Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no smaller than the
- * original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ). Files are streamed
+ * original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ). Streamed answers
+ * (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed after every chunk or
+ * event so nothing waits in the compressor; their size is unknown, so the threshold does not apply. Files are streamed
  * by the adapter and pass through. Place it before `http_cache`, so a cached entry is served compressed when asked.
  * @example
  * app.use(compression({ threshold: 1024 }))
@@ -43,16 +47,28 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
     gzip: (b) => gzipSync(b),
     deflate: (b) => deflateSync(b),
   }
+  // A streamed answer is flushed after every write: an event or chunk reaches the client when it is produced.
+  const encoder: Record<Encoding, () => Transform> = {
+    br: () => createBrotliCompress({ flush: constants.BROTLI_OPERATION_FLUSH, params: { [constants.BROTLI_PARAM_QUALITY]: brotli_quality } }),
+    gzip: () => createGzip({ flush: constants.Z_SYNC_FLUSH }),
+    deflate: () => createDeflate({ flush: constants.Z_SYNC_FLUSH }),
+  }
   return async function compression(req, res, next) {
     await next()
     if (!COMPRESSIBLE.test(res.get_header('content-type') ?? '') && res.status_code !== 304) return
     add_vary(res, 'Accept-Encoding')
     if (!compressible_body(res)) return
-    const body = typeof res.payload === 'string' ? Buffer.from(res.payload) : (res.payload as Buffer)
-    if (body.length < threshold) return
+    const streamed = res.streamed
+    const body = streamed !== undefined ? undefined : typeof res.payload === 'string' ? Buffer.from(res.payload) : (res.payload as Buffer)
+    if (body !== undefined && body.length < threshold) return
     // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is.
     const chosen = (new Negotiator({ headers: { 'accept-encoding': req.header('accept-encoding', 'identity') } }) as Preferring).encodings(offered, { preferred: offered })[0]
     if (chosen === undefined || chosen === 'identity') return
+    if (body === undefined) {
+      res.streamed = encoded_body(streamed!, req.header('last-event-id', '') || undefined, encoder[chosen as Encoding])
+      res.remove_header('content-length')
+      return void res.header('Content-Encoding', chosen)
+    }
     const packed = encode[chosen as Encoding](body)
     if (packed.length >= body.length) return
     res.header('Content-Encoding', chosen)
@@ -65,9 +81,9 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
 /** Negotiator 1.x takes the server's preference order for ties; its typings predate that argument. */
 type Preferring = { encodings(available: readonly string[], options: { preferred: readonly string[] }): string[] }
 
-/** A buffered body that may be compressed: not a file, not already encoded, and no `no-transform`. */
+/** A buffered or streamed body that may be compressed: not a file, not already encoded, and no `no-transform`. */
 function compressible_body(res: Response): boolean {
-  if (res.kind === 'none' || res.kind === 'file' || res.payload === undefined) return false
+  if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined)) return false
   if (res.status_code === 204 || res.status_code === 304 || res.get_header('content-encoding') !== undefined) return false
   return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
 }
