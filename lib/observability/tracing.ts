@@ -62,6 +62,18 @@ export function in_span<T>(name: string, attributes: Record<string, string>, fn:
   return ended(span, () => context.with(trace.setSpan(parent, span), fn, undefined, span))
 }
 
+/**
+ * Records a decision taken at this instant (a cache hit or miss) as a span of the current traced request, with
+ * `attributes`; outside a traced request it does nothing.
+ * @example
+ * decision_span('http_cache', { 'fw.cache.outcome': 'hit' })
+ */
+export function decision_span(name: string, attributes: Record<string, string>): void {
+  if (request_spans_used === false && trace.getActiveSpan() === undefined) return
+  const parent = parent_context()
+  if (parent !== undefined) fw_tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent).end()
+}
+
 async function ended<T>(span: Span, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn()

@@ -5,7 +5,10 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import t from 'tap'
 import { info } from '../../lib/log/index.js'
 import { in_span } from '../../lib/observability/index.js'
+import { http_cache } from '../../lib/middleware/app/http-cache.js'
+import { RedisCacheStore } from '../../lib/redis/index.js'
 import { build, gate } from '../helpers/build.js'
+import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
 
@@ -120,5 +123,30 @@ t.test('App.tracing', async (t) => {
     t.equal(child.spanContext().traceId, TRACE)
     t.equal(child.parentSpanContext?.spanId, server.spanContext().spanId)
     t.equal(child.attributes['db.system'], 'redis')
+  })
+
+  t.test('records each http_cache decision and each Redis store call as a child span of the request', async (t) => {
+    const redis = await start_redis(t)
+    const store = new RedisCacheStore({ client: redis.url })
+    t.teardown(() => store.close())
+    const app = build(t, (app) => {
+      app.tracing()
+      app.use(http_cache({ store }))
+      app.get('/catalog', (_req, res) => void res.json('ok', true))
+    })
+    await app.inject('/catalog')
+    await app.inject('/catalog')
+    await app.inject({ url: '/catalog', headers: { 'x-fw-cache': 'bypass' } })
+    const spans = exporter.getFinishedSpans()
+    const servers = spans.filter((s) => s.name === 'GET /catalog')
+    t.equal(servers.length, 3)
+    const children = (server: (typeof spans)[number]) => spans.filter((s) => s.parentSpanContext?.spanId === server.spanContext().spanId)
+    const outcomes = servers.map((server) => children(server).filter((s) => s.name === 'http_cache').map((s) => s.attributes['fw.cache.outcome']))
+    t.same(outcomes, [['miss'], ['hit'], ['bypass']])
+    const redis_calls = servers.map((server) => children(server).filter((s) => s.name.startsWith('redis ')).map((s) => s.name))
+    t.same(redis_calls[0], ['redis get', 'redis put'], 'a miss looks up, then stores')
+    t.same(redis_calls[1], ['redis get'])
+    t.same(redis_calls[2], [], 'a bypass never reaches Redis')
+    t.match(spans.find((s) => s.name === 'redis get')!.attributes, { 'db.system.name': 'redis', 'db.operation.name': 'get' })
   })
 })
