@@ -37,6 +37,7 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
 export function trace_hooks(f: FastifyInstance, tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): void {
   // Keyed by the request object (the owner its log context names), never by request id: two requests may share one.
   f.addHook('onRequest', (freq, _reply, done) => {
+    if (!tracing.recording()) return done()
     attach_span(freq, tracing.start({ method: freq.method, target: freq.url, route: route_template(freq.routeOptions.url), headers: freq.headers, client_ip: client_ip(freq), scheme: freq.protocol }))
     done()
   })

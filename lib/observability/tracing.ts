@@ -1,6 +1,6 @@
 // OpenTelemetry server spans through @opentelemetry/api only: the SDK, exporter and propagator are the application's
 // choice, and with none registered every call is a no-op.
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
 
@@ -46,6 +46,8 @@ function parent_context(): Context | undefined {
 }
 
 const fw_tracer = trace.getTracer('fw')
+/** What the global provider delegates to while no SDK is registered. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
 
 /**
  * Runs `fn` in a span named `name`, a child of the current request's server span (or of the active span), ended when
@@ -105,9 +107,22 @@ export interface ServerRequestInfo {
  */
 export class HttpTracing {
   readonly #tracer: Tracer
+  /** Whether the tracer is the global one, whose calls are all no-ops until an SDK registers a provider. */
+  readonly #global: boolean
 
-  constructor(tracer: Tracer = trace.getTracer('fw')) {
-    this.#tracer = tracer
+  constructor(tracer?: Tracer) {
+    this.#tracer = tracer ?? trace.getTracer('fw')
+    this.#global = tracer === undefined
+  }
+
+  /**
+   * Whether spans can record: false while the global tracer has no SDK behind it, so a request pays no span, no
+   * propagation and no attributes for nothing. Checked per request, so an SDK registered later takes effect at once.
+   */
+  recording(): boolean {
+    if (!this.#global) return true
+    const provider = trace.getTracerProvider()
+    return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER
   }
 
   /** Starts the span of a request, with the HTTP semantic-convention attributes known before the answer. */
