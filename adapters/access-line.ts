@@ -1,6 +1,7 @@
 // The access line: one log line per answered request, written once the response is sent.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { logger, redact_query, with_request_id, type LogLevel } from '../lib/log/index.js'
+import type { LogCore } from '../lib/log/core.js'
+import { logger, redact_query, with_request, type LogLevel } from '../lib/log/index.js'
 import { route_template } from '../lib/observability/route.js'
 import type { IpResolver } from '../lib/request.js'
 
@@ -10,14 +11,14 @@ import type { IpResolver } from '../lib/request.js'
  * (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the body's length (empty
  * when streamed without one). Other headers are never written.
  */
-export function access_line(level: LogLevel, ip: IpResolver) {
+export function access_line(level: LogLevel, ip: IpResolver, log: LogCore | undefined) {
   const http = logger('http')
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
     'path', redact_query(freq.url), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
     'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000, 'ip', ip(freq), 'ua', freq.headers['user-agent'] ?? '',
     'bytes', Number(reply.getHeader('content-length') ?? 0))
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (http.enabled(level)) with_request_id(freq.id, write, freq, reply)
+    if (http.enabled(level)) with_request(freq.id, freq, log, write, freq, reply)
     done()
   }
 }

@@ -6,7 +6,8 @@ import type pino from 'pino'
 import { AppCore } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
-import { configure, flush, logger, pino_logger } from '../lib/log/index.js'
+import { core, type LogCore } from '../lib/log/core.js'
+import { flush, logger, pino_logger, with_request } from '../lib/log/index.js'
 import { Health, HttpTracing, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
 import { client_error } from './client-error.js'
 import { framework_error } from './error-answers.js'
@@ -51,10 +52,13 @@ export class App extends AppCore {
   #closed: Promise<void>
   #on_closed!: () => void
   #health: Health | undefined
+  /** The core of `options.logger`: the lines of this app's requests go to its destination, format and pino options. */
+  readonly #log: LogCore | undefined
 
   constructor(options: AppOptions = {}) {
-    if (options.logger !== undefined) configure(options.logger)
+    const log = options.logger === undefined ? undefined : core.child(options.logger)
     super(options)
+    this.#log = log
     this.#closed = new Promise((resolve) => (this.#on_closed = resolve))
   }
 
@@ -161,7 +165,7 @@ export class App extends AppCore {
    */
   tracing(tracing: HttpTracing = new HttpTracing()): HttpTracing {
     const ip = ip_resolver(this.config.trust_proxy)
-    this.on_close(trace_hooks(this.fastify, tracing, (freq) => ip(freq)))
+    trace_hooks(this.fastify, tracing, (freq) => ip(freq))
     return tracing
   }
 
@@ -169,7 +173,7 @@ export class App extends AppCore {
   ready(): Promise<void> {
     this.#ready ??= (async () => {
       const f = this.fastify
-      await f.register(async (instance) => mount(instance, this))
+      await f.register(async (instance) => mount(instance, this, this.#log))
       await f.ready()
     })()
     return this.#ready
@@ -228,6 +232,8 @@ export class App extends AppCore {
       await this.run_closers()
       // In async mode lines wait in a buffer: a closed app has written every line it logged.
       await flush()
+      await this.#log?.flush()
+      this.#log?.close()
       this.#on_closed()
     })()
     return this.#closing
@@ -243,7 +249,7 @@ export class App extends AppCore {
     process.once('SIGTERM', stop)
     try {
       await this.listen(port, () => {
-        logger('fw').info('listening on {}', this.url())
+        with_request('', undefined, this.#log, () => logger('fw').info('listening on {}', this.url()))
         on_listening?.(this.url())
       })
       await this.wait()

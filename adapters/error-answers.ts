@@ -2,7 +2,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
 import { httpCode } from '../lib/errors.js'
-import { with_request_id } from '../lib/log/index.js'
+import type { LogCore } from '../lib/log/core.js'
+import { with_request } from '../lib/log/index.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error } from './commit.js'
 
@@ -21,13 +22,13 @@ const plain_refusal: Refuse = (_freq, reply, status, code, message) => send_erro
  * `refuse` answers: a route's own runs its middleware first, so CORS, security headers, rate limits and auth apply to the
  * 4xx as to any answer. Anything else is logged and answered 500. `echo_id` adds the request id, as on every answer.
  */
-export function error_handler(echo_id: boolean, refuse: Refuse = plain_refusal) {
+export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse: Refuse = plain_refusal) {
   return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): unknown => {
     if (echo_id) reply.header('x-request-id', freq.id)
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code) return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
-    with_request_id(freq.id, () => freq.log.error({ err }, 'request failed'))
+    with_request(freq.id, freq, log, () => freq.log.error({ err }, 'request failed'))
     return send_error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   }
 }

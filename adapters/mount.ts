@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { compose, type Handler, type Middleware } from '../lib/compose.js'
-import { level as log_level, run_with_request_id } from '../lib/log/index.js'
+import type { LogCore } from '../lib/log/core.js'
+import { level as log_level, run_in_request } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { access_line } from './access-line.js'
@@ -15,11 +16,11 @@ import { ip_resolver } from './ip.js'
 import { end_streams_on_close } from './stream.js'
 import { mount_ws } from './ws.js'
 
-/** Registers the app's routes on `instance`; call once per app. */
-export async function mount(instance: FastifyInstance, app: AppCore): Promise<void> {
+/** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
+export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
   const ip = ip_resolver(app.config.trust_proxy)
-  const bind = binder(app, ip)
+  const bind = binder(app, ip, log)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -30,18 +31,18 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
     const config = body_config(body_route(app.config, r.body_limit, r.stream_body))
-    const errorHandler = error_handler(app.config.request_id, refusal(bind, r.middleware))
+    const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r.middleware))
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config, errorHandler }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
-  await mount_ws(instance, app, compiled.ws, ip)
+  await mount_ws(instance, app, compiled.ws, ip, log)
   end_streams_on_close(instance, app.config.close_timeout_ms)
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
-  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip))
+  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip, log))
   // Requests no route matched have no middleware of a route to run around a refusal.
-  instance.setErrorHandler(error_handler(app.config.request_id))
+  instance.setErrorHandler(error_handler(app.config.request_id, log))
 }
 
 /**
@@ -57,7 +58,7 @@ function refusal(bind: Bind, middleware: readonly Middleware[]): Refuse {
 type Bind = ReturnType<typeof binder>
 
 /** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
-function binder(app: AppCore, ip: IpResolver) {
+function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
   const services = app.services
   const echo_id = app.config.request_id
   return (run: Handler) => {
@@ -77,7 +78,8 @@ function binder(app: AppCore, ip: IpResolver) {
       }
       return pending(commit(reply, res))
     }
-    // Each request runs in its own log context, so every line logged while serving it carries its id.
-    return (freq: FastifyRequest, reply: FastifyReply) => run_with_request_id(freq.id, serve, freq, reply)
+    // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
+    // its App's log core); the context names the request itself, since two requests may send the same id.
+    return (freq: FastifyRequest, reply: FastifyReply) => run_in_request(freq.id, freq, log, serve, freq, reply)
   }
 }

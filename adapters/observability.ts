@@ -1,13 +1,11 @@
 // Fastify hooks behind app.metrics, app.health's load shedding and tracing: each reads the lib/ object it serves.
 import type { Span } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { current_context } from '../lib/log/context.js'
-import { core } from '../lib/log/core.js'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
 import { route_template } from '../lib/observability/route.js'
-import { span_fields, type HttpTracing } from '../lib/observability/tracing.js'
+import { attach_span, span_of, type HttpTracing } from '../lib/observability/tracing.js'
 
 /** Counts every request of `f` (its routes, 404s and early refusals) in `metrics`, under its route template. */
 export function metrics_hooks(f: FastifyInstance, metrics: Metrics): void {
@@ -36,31 +34,29 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
 }
 
 /** Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. */
-export function trace_hooks(f: FastifyInstance, tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): () => void {
-  // Keyed by request id, which every line of the request already carries in its log context.
-  const spans = new Map<string, Span>()
-  core.set_line_fields(() => {
-    const rid = current_context()?.request_id
-    return rid === undefined || rid === '' ? undefined : span_fields(spans.get(rid))
-  })
+export function trace_hooks(f: FastifyInstance, tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): void {
+  // Keyed by the request object (the owner its log context names), never by request id: two requests may share one.
   f.addHook('onRequest', (freq, _reply, done) => {
-    const span = tracing.start({ method: freq.method, target: freq.url, route: route_template(freq.routeOptions.url), headers: freq.headers, client_ip: client_ip(freq), scheme: freq.protocol })
-    spans.set(freq.id, span)
+    if (!tracing.recording()) return done()
+    attach_span(freq, tracing.start({ method: freq.method, target: freq.url, route: route_template(freq.routeOptions.url), headers: freq.headers, client_ip: client_ip(freq), scheme: freq.protocol }))
     done()
   })
-  const finish = (freq: FastifyRequest, status: number): void => {
-    const span = spans.get(freq.id)
-    if (span === undefined) return
-    spans.delete(freq.id)
-    tracing.end(span, status)
-  }
   f.addHook('onResponse', (freq, reply, done) => {
-    finish(freq, reply.statusCode)
+    finish(tracing, freq, reply.statusCode)
     done()
   })
   f.addHook('onRequestAbort', (freq, done) => {
-    finish(freq, 499)
+    finish(tracing, freq, 499)
     done()
   })
-  return () => core.set_line_fields()
 }
+
+/** Ends the request's span once; the access line written after it still finds the span for its ids. */
+function finish(tracing: HttpTracing, freq: FastifyRequest, status: number): void {
+  const span = span_of(freq)
+  if (span !== undefined && !ended_spans.has(span)) {
+    ended_spans.add(span)
+    tracing.end(span, status)
+  }
+}
+const ended_spans = new WeakSet<Span>()

@@ -6,7 +6,8 @@ import type { WebSocket } from 'ws'
 import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
-import { run_with_request_id } from '../lib/log/index.js'
+import type { LogCore } from '../lib/log/core.js'
+import { run_in_request } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
@@ -15,7 +16,7 @@ import { commit } from './commit.js'
 const CODE_INTERNAL = httpCode('internal_error')
 
 /** Registers the plugin and the app's WebSocket routes on `instance` (after its HTTP routes, which stay unwrapped). */
-export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: readonly CompiledWsRoute[], ip: IpResolver): Promise<void> {
+export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: readonly CompiledWsRoute[], ip: IpResolver, log?: LogCore): Promise<void> {
   if (routes.length === 0) return
   // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
   const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
@@ -70,7 +71,7 @@ export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: 
       method: 'GET',
       url: r.url,
       exposeHeadRoute: false,
-      preHandler: (freq, reply) => run_with_request_id(freq.id, upgrade, freq, reply),
+      preHandler: (freq, reply) => run_in_request(freq.id, freq, log, upgrade, freq, reply),
       // Never reached: the gate answers a plain GET with 426 and the plugin hijacks an upgrade.
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {

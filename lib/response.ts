@@ -85,6 +85,15 @@ export class Response {
     return this
   }
 
+  /**
+   * Replaces a streamed body with a transformed one (compression), keeping its headers: for middleware that wraps the
+   * stream after `next()`. A response that is not streamed is left as it is.
+   */
+  replace_stream(streamed: StreamedBody): this {
+    if (this.#streamed !== undefined) this.#streamed = streamed
+    return this
+  }
+
   /** Sets a header; `Set-Cookie` accumulates. A name that is not a token or a value with CR/LF/NUL throws (no header injection). */
   header(name: string, value: string | number): this {
     const v = typeof value === 'number' ? String(value) : value

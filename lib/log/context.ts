@@ -1,5 +1,6 @@
 // The log context of the current async flow (a request): its id, a module name and extra fields, added to every line.
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { LogCore } from './core.js'
 
 /** Context added to every line logged in one async flow: `rid=`, `mod=`, then each field, in KV output. */
 export interface LogContext {
@@ -14,22 +15,34 @@ export interface LogContext {
 /** What `set_context` and `run_with_context` take: any part of a `LogContext`; the rest is empty. */
 export type LogContextInit = Partial<LogContext>
 
-const store = new AsyncLocalStorage<LogContext>()
+/**
+ * A context as stored: the visible members, plus the request the flow serves (an opaque object, the key tracing finds
+ * the request's span by, since two requests may send the same id) and the log core of its App (its destination, format
+ * and pino options). Neither is part of `context()`; `set_context` and `run_with_context` keep them, as they change what
+ * lines say, not which request or App the flow serves.
+ */
+export interface StoredContext extends LogContext {
+  readonly owner: object | undefined
+  readonly log: LogCore | undefined
+}
+
+const store = new AsyncLocalStorage<StoredContext>()
 
 /**
  * The context of the request whose synchronous part is running, when requests are served without following their async
  * work: it is set and restored around the call, so it never outlives it or reaches another request.
  */
-let sync_ctx: LogContext | undefined
+let sync_ctx: StoredContext | undefined
 /** Whether some line can be written (the log level is not `off`); set by the logging core. */
 let lines_wanted = true
 /** Whether code has read the context: from then on it is kept for every request's async work too. */
 let asked = false
 
-const EMPTY: LogContext = Object.freeze({ request_id: '', module: '', fields: Object.freeze({}) })
+const EMPTY: StoredContext = Object.freeze({ request_id: '', module: '', fields: Object.freeze({}), owner: undefined, log: undefined })
 
-function fresh(ctx: LogContextInit): LogContext {
-  return { request_id: ctx.request_id ?? '', module: ctx.module ?? '', fields: { ...ctx.fields } }
+function fresh(ctx: LogContextInit): StoredContext {
+  const outer = current_context()
+  return { request_id: ctx.request_id ?? '', module: ctx.module ?? '', fields: { ...ctx.fields }, owner: outer?.owner, log: outer?.log }
 }
 
 /**
@@ -38,8 +51,9 @@ function fresh(ctx: LogContextInit): LogContext {
  * set_context({ request_id: req.header('x-request-id'), module: 'orders' })
  */
 export function set_context(ctx: LogContextInit): void {
+  const init = fresh(ctx)
   sync_ctx = undefined
-  store.enterWith(fresh(ctx))
+  store.enterWith(init)
 }
 
 /**
@@ -60,7 +74,8 @@ export function clear_context(): void {
 }
 
 /**
- * Runs `fn` with a fresh context `ctx` (the caller's context is neither inherited nor changed) and returns its result.
+ * Runs `fn` with a fresh context `ctx` (the caller's context is neither inherited nor changed, but for the request and
+ * App it serves) and returns its result.
  * @example
  * await run_with_context({ request_id: id }, () => handle(req, res))
  */
@@ -79,8 +94,18 @@ export function run_with_context<R>(ctx: LogContextInit, fn: () => R): R {
  * run_with_request_id(id, handle, req, res)
  */
 export function run_with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
+  return run_in_request(request_id, undefined, undefined, fn, ...args)
+}
+
+/**
+ * `run_with_request_id` for the adapter: the context also names the request it serves (`owner`, the key of per-request
+ * state such as its trace span) and the log core of its App (`log`, undefined for the process-wide one).
+ * @example
+ * run_in_request(freq.id, freq, app_log, serve, freq, reply)
+ */
+export function run_in_request<A extends unknown[], R>(request_id: string, owner: object | undefined, log: LogCore | undefined, fn: (...args: A) => R, ...args: A): R {
   // Stored contexts are never changed in place (set_context and run_with_context store copies), so the empty fields are shared.
-  const ctx: LogContext = { request_id, module: '', fields: EMPTY.fields }
+  const ctx: StoredContext = { request_id, module: '', fields: EMPTY.fields, owner, log }
   if (!lines_wanted && !asked) return with_sync(ctx, fn, ...args)
   return sync_ctx === undefined ? store.run(ctx, fn, ...args) : with_sync(undefined, () => store.run(ctx, fn, ...args))
 }
@@ -92,10 +117,20 @@ export function run_with_request_id<A extends unknown[], R>(request_id: string, 
  * with_request_id(id, write_access_line, req, reply)
  */
 export function with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
-  return with_sync({ request_id, module: '', fields: EMPTY.fields }, fn, ...args)
+  return with_request(request_id, undefined, undefined, fn, ...args)
 }
 
-function with_sync<A extends unknown[], R>(ctx: LogContext | undefined, fn: (...args: A) => R, ...args: A): R {
+/** `with_request_id` naming the request served and its App's log core, as `run_in_request` does. */
+export function with_request<A extends unknown[], R>(request_id: string, owner: object | undefined, log: LogCore | undefined, fn: (...args: A) => R, ...args: A): R {
+  return with_sync({ request_id, module: '', fields: EMPTY.fields, owner, log }, fn, ...args)
+}
+
+/** Keeps every request's context for its async work from now on, as a call of `context()` does: tracing reads it. */
+export function follow_context(): void {
+  asked = true
+}
+
+function with_sync<A extends unknown[], R>(ctx: StoredContext | undefined, fn: (...args: A) => R, ...args: A): R {
   const outer = sync_ctx
   sync_ctx = ctx
   try {
@@ -111,6 +146,6 @@ export function set_lines_wanted(on: boolean): void {
 }
 
 /** The current context as stored, for the line writers (read only; `undefined` when none was ever set). */
-export function current_context(): LogContext | undefined {
+export function current_context(): StoredContext | undefined {
   return sync_ctx ?? store.getStore()
 }

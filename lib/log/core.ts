@@ -25,7 +25,18 @@ export interface LogConfig {
   pino: PinoOptions
 }
 
-/** The shared state behind every logger. `threshold` is public so a disabled call costs one comparison. */
+/** What an App's core sets itself; what it leaves out is the process-wide core's. */
+interface Overrides {
+  format: LogFormat | undefined
+  pino: PinoOptions | undefined
+  sink: Sink | undefined
+}
+
+/**
+ * The shared state behind every logger. `threshold` is public so a disabled call costs one comparison. An App with
+ * `logger` options has a child core (`child()`): the lines of its requests go to the child's destination in its format
+ * through its pino options, and what it does not set (and the level, always) is the process-wide core's.
+ */
 export class LogCore {
   /** Severity of the lowest enabled level; `OFF` (6) when logging is off. */
   threshold = 2
@@ -39,9 +50,29 @@ export class LogCore {
   #line: PinoLine | undefined
   #line_fields: (() => readonly unknown[] | undefined) | undefined
   readonly #level_watchers = new Set<(level: LogLevel) => void>()
+  readonly #parent: LogCore | undefined
+  readonly #over: Overrides = { format: undefined, pino: undefined, sink: undefined }
+  /** What a child's line was built from: it is rebuilt when the parent's format, pino options or sink change. */
+  #line_from: readonly [LogFormat, PinoOptions, Sink | undefined] | undefined
+
+  /** A process-wide core, or with `parent` an App's core over it. */
+  constructor(parent?: LogCore) {
+    this.#parent = parent
+  }
+
+  /**
+   * An App's core: `config` applies to the lines of the App's requests. The level is one per process (a disabled call is
+   * decided by one comparison, before any context is looked up), so a `level` given here sets the process's level.
+   */
+  child(config: Partial<LogConfig>): LogCore {
+    const c = new LogCore(this)
+    c.configure(config)
+    return c
+  }
 
   /** Sets level, format, async mode and destination together; everything is checked before anything changes. */
   configure(config: Partial<LogConfig>): void {
+    if (this.#parent !== undefined) return this.#configure_child(this.#parent, config)
     const severity = config.level === undefined ? this.threshold : severity_of(config.level)
     const format = config.format === undefined ? this.#format : check_format(config.format)
     const destination = config.destination === undefined ? this.#destination : check_destination(config.destination)
@@ -56,12 +87,12 @@ export class LogCore {
 
   /** The active level. */
   level(): LogLevel {
-    return LEVELS[this.threshold]!
+    return LEVELS[(this.#parent ?? this).threshold]!
   }
 
   /** The active format. */
   format(): LogFormat {
-    return this.#format
+    return this.#over.format ?? this.#format
   }
 
   /** Whether async mode is on. */
@@ -106,8 +137,17 @@ export class LogCore {
 
   /** Resolves once every line logged so far has reached the destination. */
   flush(): Promise<void> {
+    if (this.#parent !== undefined) return this.#line !== undefined && this.#line_from?.[2] === undefined ? this.#line.flush() : (this.#over.sink?.flush() ?? Promise.resolve())
     if (this.#pino_options.transport !== undefined && this.#line !== undefined) return this.#line.flush()
     return this.#sink?.flush() ?? Promise.resolve()
+  }
+
+  /** Releases an App core's own destination (flushed first); the process-wide one stays open. */
+  close(): void {
+    const sink = this.#over.sink
+    if (this.#parent === undefined || sink === undefined) return
+    flush_on_signals(this, undefined)
+    sink.close()
   }
 
   /** Formats `format` with `args` and writes it; an `Error` among `args` also becomes the `err` field. */
@@ -116,14 +156,58 @@ export class LogCore {
     this.write(severity, name, format_message(format, args), err === undefined ? undefined : ['err', err])
   }
 
-  /** Writes one line at an enabled severity: `msg` then the context and `pairs` (alternating keys and values). */
+  /**
+   * Writes one line at an enabled severity: `msg` then the context and `pairs` (alternating keys and values). A line of
+   * an App's request goes through that App's core.
+   */
   write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined): void {
-    const line = this.#line ?? this.#open_line()
-    const extra = this.#line_fields?.()
+    const ctx = current_context()
+    const target = ctx?.log ?? this
+    const line = target.#current_line()
+    const root = target.#parent ?? target
+    const extra = root.#line_fields?.()
     const all = extra === undefined ? pairs : pairs === undefined ? extra : [...extra, ...pairs]
-    const { rec, moved } = json_record(name, msg, this.#clock(), current_context(), all, line.raw_keys)
+    const { rec, moved } = json_record(name, msg, root.#clock(), ctx, all, line.raw_keys)
     line.meta.moved = moved
     line.emit(severity, rec)
+  }
+
+  #current_line(): PinoLine {
+    const parent = this.#parent
+    if (parent === undefined) return this.#line ?? this.#open_line()
+    const o = this.#over
+    if (o.format === undefined && o.pino === undefined && o.sink === undefined) return parent.#current_line()
+    const format = o.format ?? parent.#format
+    const pino = o.pino ?? parent.#pino_options
+    const sink = pino.transport !== undefined ? undefined : (o.sink ?? parent.#sink ?? parent.#open())
+    const from = this.#line_from
+    if (this.#line !== undefined && from?.[0] === format && from[1] === pino && from[2] === sink) return this.#line
+    this.#line_from = [format, pino, sink]
+    this.#line = new PinoLine(pino, format, sink, sink === o.sink ? this.#color : parent.#color)
+    return this.#line
+  }
+
+  #configure_child(parent: LogCore, config: Partial<LogConfig>): void {
+    const o = this.#over
+    const format = config.format === undefined ? o.format : check_format(config.format)
+    const pino = config.pino === undefined ? o.pino : check_pino_options(config.pino)
+    const own = config.destination !== undefined || config.async !== undefined
+    // Checked and opened before anything changes, as the process-wide configure does.
+    const destination = own ? check_destination(config.destination ?? (o.sink === undefined ? parent.#destination : this.#destination)) : undefined
+    const async = config.async ?? (o.sink === undefined ? parent.#async : this.#async)
+    if (config.level !== undefined) severity_of(config.level)
+    const sink = destination === undefined ? o.sink : open_sink(destination, async)
+    if (config.level !== undefined) parent.configure({ level: config.level })
+    if (sink !== o.sink) {
+      o.sink?.close()
+      this.#destination = destination!
+      this.#async = async
+      this.#color = color_wanted(sink!.is_tty)
+      flush_on_signals(this, this.#async ? () => sink!.flush_sync() : undefined)
+    }
+    this.#over.format = format
+    this.#over.pino = pino
+    this.#over.sink = sink
   }
 
   #open_line(): PinoLine {
@@ -154,7 +238,7 @@ export class LogCore {
     this.#sink = sink
     this.#line = undefined
     this.#color = color_wanted(sink.is_tty)
-    flush_on_signals(this.#async ? () => sink.flush_sync() : undefined)
+    flush_on_signals(this, this.#async ? () => sink.flush_sync() : undefined)
     return sink
   }
 

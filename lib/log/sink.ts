@@ -182,22 +182,25 @@ class StreamSink implements Sink {
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
-let signal_flush: (() => void) | undefined
+/** The flush of each core in async mode (the process-wide one, and an App's own destination). */
+const signal_flushes = new Map<object, () => void>()
 
 function on_signal(signal: NodeJS.Signals): void {
-  const flush = signal_flush
+  const flushes = [...signal_flushes.values()]
   // One shot: fw stops listening before the other listeners run (it listens first), so a library that ends the process
   // only when it is alone (signal-exit) sees itself alone, and no listener waits for the other.
   for (const s of SIGNALS) process.off(s, on_signal)
-  signal_flush = undefined
-  flush?.()
+  signal_flushes.clear()
+  for (const flush of flushes) flush()
   // When no program handler listens, fw must not swallow the signal: raise it again for its usual effect.
   if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
 }
 
-/** While `flush` is set, the first SIGTERM or SIGINT writes buffered lines, then ends the process as it would have. */
-export function flush_on_signals(flush: (() => void) | undefined): void {
-  if (flush !== undefined && signal_flush === undefined) for (const s of SIGNALS) process.prependListener(s, on_signal)
-  if (flush === undefined && signal_flush !== undefined) for (const s of SIGNALS) process.off(s, on_signal)
-  signal_flush = flush
+/** While `owner`'s `flush` is set, the first SIGTERM or SIGINT writes buffered lines, then ends the process as it would have. */
+export function flush_on_signals(owner: object, flush: (() => void) | undefined): void {
+  const before = signal_flushes.size
+  if (flush === undefined) signal_flushes.delete(owner)
+  else signal_flushes.set(owner, flush)
+  if (before === 0 && signal_flushes.size !== 0) for (const s of SIGNALS) process.prependListener(s, on_signal)
+  if (before !== 0 && signal_flushes.size === 0) for (const s of SIGNALS) process.off(s, on_signal)
 }

@@ -7,6 +7,8 @@ import { on_event, type FwEvent } from './events.js'
 /** prom-client, loaded by the first `Metrics` rather than by `import 'fw'`. */
 const prom_client = lazy<typeof client>('prom-client')
 
+type Label = 'method' | 'route' | 'status'
+
 /** Options of `Metrics` (and of `app.metrics`). */
 export interface MetricsOptions {
   /** Histogram buckets in seconds (default 5 ms to 10 s). */
@@ -28,9 +30,12 @@ export class Metrics {
   readonly registry: client.Registry
   /** The Content-Type of `text()`. */
   readonly content_type: string
-  readonly #requests: client.Counter<'method' | 'route' | 'status'>
-  readonly #duration: client.Histogram<'method' | 'route' | 'status'>
-  readonly #in_flight: client.Gauge
+  readonly #requests: client.Counter<Label>
+  readonly #duration: client.Histogram<Label>
+  /** Requests being answered; the gauge reads it at scrape time, so a request costs an integer step, not a gauge call. */
+  #in_flight = 0
+  /** Each method, route and status's counter and histogram children, so a request never builds or hashes a label object. */
+  readonly #series = new Map<string, { count: client.Counter.Internal; time: client.Histogram.Internal<Label> }>()
   readonly #modules: Record<FwEvent['kind'], client.Counter<string>>
   readonly #stop: () => void
 
@@ -42,7 +47,10 @@ export class Metrics {
     this.content_type = this.registry.contentType
     this.#requests = new prom.Counter({ name: `${prefix}http_requests_total`, help: 'HTTP requests answered', labelNames, registers })
     this.#duration = new prom.Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'Time to answer', labelNames, buckets, registers })
-    this.#in_flight = new prom.Gauge({ name: `${prefix}http_requests_in_flight`, help: 'Requests being answered', registers })
+    const in_flight = (): number => this.#in_flight
+    new prom.Gauge({ name: `${prefix}http_requests_in_flight`, help: 'Requests being answered', registers, collect() {
+      this.set(in_flight())
+    } })
     const counter = (name: string, help: string, labels: string[]) => new prom.Counter({ name: `${prefix}${name}`, help, labelNames: labels, registers })
     this.#modules = {
       rate_limit_refused: counter('rate_limit_refusals_total', 'Requests refused by a rate limit', ['namespace']),
@@ -56,20 +64,27 @@ export class Metrics {
 
   /** A request started: counted in flight until `finished`. */
   started(): void {
-    this.#in_flight.inc()
+    this.#in_flight++
   }
 
   /** A request was answered: counts it and records its duration under its route template (`UNMATCHED_ROUTE` for none). */
   finished(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) }
-    this.#in_flight.dec()
-    this.#requests.inc(labels)
-    this.#duration.observe(labels, seconds)
+    this.#in_flight--
+    // Bounded: templates are the app's, methods those the HTTP parser knows, statuses three digits.
+    const key = `${status} ${method} ${route}`
+    let series = this.#series.get(key)
+    if (series === undefined) {
+      const labels = { method, route, status: String(status) }
+      series = { count: this.#requests.labels(labels), time: this.#duration.labels(labels) }
+      this.#series.set(key, series)
+    }
+    series.count.inc()
+    series.time.observe(seconds)
   }
 
   /** A request was aborted by its client before an answer: it leaves the in-flight count uncounted otherwise. */
   aborted(): void {
-    this.#in_flight.dec()
+    this.#in_flight--
   }
 
   /** The exposition text Prometheus scrapes. */

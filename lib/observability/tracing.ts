@@ -1,11 +1,92 @@
 // OpenTelemetry server spans through @opentelemetry/api only: the SDK, exporter and propagator are the application's
 // choice, and with none registered every call is a no-op.
-import type * as OtelApi from '@opentelemetry/api'
-import type { Span, Tracer } from '@opentelemetry/api'
-import { lazy } from '../lazy.js'
+import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { current_context, follow_context } from '../log/context.js'
+import { core } from '../log/core.js'
 
-/** @opentelemetry/api, loaded by the first `HttpTracing` or traced log line rather than by `import 'fw'`. */
-const otel = lazy<typeof OtelApi>('@opentelemetry/api')
+/**
+ * The server span of each traced request, keyed by the request object its log context names: never by request id,
+ * which two concurrent requests may share (`x-request-id` is the client's). Weak, so an ended request leaves nothing.
+ */
+const request_spans = new WeakMap<object, Span>()
+
+/**
+ * Ties `span` to the request `owner` (the object `run_in_request` names): every log line of the request carries its
+ * `trace_id` and `span_id`, and child spans (`in_span`) started while serving it are its children.
+ */
+export function attach_span(owner: object, span: Span): void {
+  if (request_spans_used === false) {
+    request_spans_used = true
+    // Installed once for every App: the lookup is by request, so one App's tracing never reads another's spans.
+    core.set_line_fields(() => span_fields(request_span()))
+    // A child span after an await must still find its request, even with logging off.
+    follow_context()
+  }
+  request_spans.set(owner, span)
+}
+let request_spans_used = false
+
+/** The server span of the request `owner`, or undefined when it is not traced. */
+export function span_of(owner: object): Span | undefined {
+  return request_spans.get(owner)
+}
+
+/** The server span of the request the current flow serves, or undefined when it is not traced. */
+export function request_span(): Span | undefined {
+  const owner = current_context()?.owner
+  return owner === undefined ? undefined : request_spans.get(owner)
+}
+
+/** The context a child span starts in: the active one when it holds a span, else the current request's span. */
+function parent_context(): Context | undefined {
+  const active = context.active()
+  if (trace.getSpan(active) !== undefined) return active
+  const span = request_span()
+  return span === undefined ? undefined : trace.setSpan(active, span)
+}
+
+const fw_tracer = trace.getTracer('fw')
+/** What the global provider delegates to while no SDK is registered. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
+
+/**
+ * Runs `fn` in a span named `name`, a child of the current request's server span (or of the active span), ended when
+ * `fn` settles; `fn` may set more attributes on it. An error is recorded and rethrown. Outside a traced request it runs
+ * `fn` with no span at all, so a module pays one lookup when tracing is off.
+ * @example
+ * const value = await in_span('redis GET', { 'db.system': 'redis' }, () => client.get(key))
+ */
+export function in_span<T>(name: string, attributes: Record<string, string>, fn: (span: Span | undefined) => T | Promise<T>): Promise<T> | T {
+  if (request_spans_used === false && trace.getActiveSpan() === undefined) return fn(undefined)
+  const parent = parent_context()
+  if (parent === undefined) return fn(undefined)
+  const span = fw_tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent)
+  return ended(span, () => context.with(trace.setSpan(parent, span), fn, undefined, span))
+}
+
+/**
+ * Records a decision taken at this instant (a cache hit or miss) as a span of the current traced request, with
+ * `attributes`; outside a traced request it does nothing.
+ * @example
+ * decision_span('http_cache', { 'fw.cache.outcome': 'hit' })
+ */
+export function decision_span(name: string, attributes: Record<string, string>): void {
+  if (request_spans_used === false && trace.getActiveSpan() === undefined) return
+  const parent = parent_context()
+  if (parent !== undefined) fw_tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent).end()
+}
+
+async function ended<T>(span: Span, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    span.recordException(err as Error)
+    span.setStatus({ code: SpanStatusCode.ERROR })
+    throw err
+  } finally {
+    span.end()
+  }
+}
 
 /** What a server span is built from: the request's method, path, route template, headers and client. */
 export interface ServerRequestInfo {
@@ -26,14 +107,26 @@ export interface ServerRequestInfo {
  */
 export class HttpTracing {
   readonly #tracer: Tracer
+  /** Whether the tracer is the global one, whose calls are all no-ops until an SDK registers a provider. */
+  readonly #global: boolean
 
-  constructor(tracer: Tracer = otel().trace.getTracer('fw')) {
-    this.#tracer = tracer
+  constructor(tracer?: Tracer) {
+    this.#tracer = tracer ?? trace.getTracer('fw')
+    this.#global = tracer === undefined
+  }
+
+  /**
+   * Whether spans can record: false while the global tracer has no SDK behind it, so a request pays no span, no
+   * propagation and no attributes for nothing. Checked per request, so an SDK registered later takes effect at once.
+   */
+  recording(): boolean {
+    if (!this.#global) return true
+    const provider = trace.getTracerProvider()
+    return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER
   }
 
   /** Starts the span of a request, with the HTTP semantic-convention attributes known before the answer. */
   start(r: ServerRequestInfo): Span {
-    const { context, propagation } = otel()
     const parent = propagation.extract(context.active(), r.headers)
     const [path, query] = split_target(r.target)
     const attributes: Record<string, string> = {
@@ -46,34 +139,26 @@ export class HttpTracing {
     if (query !== undefined) attributes['url.query'] = query
     const ua = r.headers['user-agent']
     if (typeof ua === 'string') attributes['user_agent.original'] = ua
-    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: otel().SpanKind.SERVER, attributes }, parent)
+    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: SpanKind.SERVER, attributes }, parent)
   }
 
   /** Ends a request's span with its status code; a 5xx marks the span as failed (a 4xx is the client's, per semconv). */
   end(span: Span, status: number): void {
     span.setAttribute('http.response.status_code', status)
-    if (status >= 500) span.setStatus({ code: otel().SpanStatusCode.ERROR })
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
     span.end()
   }
 
   /**
-   * Runs `fn` inside a child span named `name` (a cache lookup, a Redis call), ended when `fn` settles; an error is
-   * recorded on the span and rethrown.
+   * Runs `fn` inside a child span named `name` (a cache lookup, a Redis call) of the current request's span, ended when
+   * `fn` settles; an error is recorded on the span and rethrown.
    * @example
    * const entry = await tracing.child('cache.lookup', () => store.get(key))
    */
   async child<T>(name: string, fn: () => T | Promise<T>, attributes: Record<string, string> = {}): Promise<T> {
-    const span = this.#tracer.startSpan(name, { kind: otel().SpanKind.INTERNAL, attributes })
-    try {
-      const { context, trace } = otel()
-      return await context.with(trace.setSpan(context.active(), span), fn)
-    } catch (err) {
-      span.recordException(err as Error)
-      span.setStatus({ code: otel().SpanStatusCode.ERROR })
-      throw err
-    } finally {
-      span.end()
-    }
+    const parent = parent_context() ?? context.active()
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent)
+    return ended(span, () => context.with(trace.setSpan(parent, span), fn))
   }
 }
 
@@ -81,7 +166,7 @@ export class HttpTracing {
 export function span_fields(span: Span | undefined): readonly unknown[] | undefined {
   if (span === undefined) return undefined
   const c = span.spanContext()
-  return otel().trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
+  return trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
 }
 
 function split_target(target: string): [string, string | undefined] {

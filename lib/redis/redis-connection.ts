@@ -1,6 +1,7 @@
 // How a Redis store reaches Redis: a client given by the caller or made from options, a key prefix, and error mapping.
 import { once } from 'node:events'
 import { Redis, ReplyError, type RedisOptions } from 'ioredis'
+import { in_span } from '../observability/tracing.js'
 import { ERR_REDIS_BAD_OPTION, ERR_REDIS_COMMAND_FAILED, ERR_REDIS_UNAVAILABLE } from './errors.js'
 
 /** An ioredis client, its connection options, or a `redis://` URL. */
@@ -75,10 +76,13 @@ export class RedisConnection {
     this.#owned = !given
   }
 
-  /** Runs one store operation, turning any failure into `FW_ERR_REDIS_UNAVAILABLE` or `FW_ERR_REDIS_COMMAND_FAILED`. */
+  /**
+   * Runs one store operation, turning any failure into `FW_ERR_REDIS_UNAVAILABLE` or `FW_ERR_REDIS_COMMAND_FAILED`. In a
+   * traced request it is a `redis <operation>` span, child of the request's span.
+   */
   async run<T>(operation: string, call: (client: Redis) => Promise<T>): Promise<T> {
     try {
-      return await call(this.client)
+      return await in_span(`redis ${operation}`, { 'db.system.name': 'redis', 'db.operation.name': operation, 'fw.store': this.#store }, () => call(this.client))
     } catch (err) {
       throw coded(this.#store, operation, err)
     }

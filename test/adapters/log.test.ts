@@ -8,7 +8,7 @@ import * as fw from '../../index.js'
 import * as log from '../../lib/log/index.js'
 import { build, gate } from '../helpers/build.js'
 import { capture_log as capture } from '../helpers/log.js'
-import { parse_kv, set_env } from '../lib/log/capture.js'
+import { MemoryStream, parse_kv, set_env } from '../lib/log/capture.js'
 
 const pairs_of = (line: string): Record<string, string> => Object.fromEntries(parse_kv(line).pairs)
 
@@ -217,4 +217,52 @@ t.test('the access line hides the query parameter api_key middleware reads, what
   t.equal((await app.inject('/q?access_token=t-secret-8&SIG=k-secret-7')).statusCode, 200)
   t.notMatch(out.text(), /secret/)
   t.same(out.lines().map((l) => pairs_of(l).path), ['/p?Sig=[redacted]&page=1', '/q?access_token=[redacted]&SIG=[redacted]'])
+})
+
+t.test('AppOptions.logger is per App', async (t) => {
+  t.test('two Apps with different destinations, formats and pino options each write their own requests’ lines', async (t) => {
+    const shared = capture(t)
+    const a_out = new MemoryStream()
+    const b_out = new MemoryStream()
+    const routes = (app: fw.App): void => void app.get('/x', (req, res) => {
+      log.logf(log.LogLevel.Info, 'handled', 'password', 'hunter2', 'who', req.header('x-who'))
+      res.text('x')
+    })
+    const a = build(t, routes, { access_log: 'info', logger: { destination: a_out, format: 'json', pino: { redact: ['password'] } } })
+    const b = build(t, routes, { access_log: 'info', logger: { destination: b_out } })
+    await Promise.all([a.inject({ url: '/x', headers: { 'x-who': 'a' } }), b.inject({ url: '/x', headers: { 'x-who': 'b' } })])
+    const a_recs = a_out.lines().map((l) => JSON.parse(l) as Record<string, unknown>)
+    t.match(a_recs, [{ msg: 'handled', password: '[Redacted]', who: 'a' }, { logger: 'http', msg: 'request', path: '/x' }])
+    t.equal(a_recs.length, 2)
+    t.match(b_out.lines(), [/^\S+ \[fw\] \[info\] handled rid=\S+ password=hunter2 who=b$/, /^\S+ \[http\] \[info\] request /])
+    t.equal(b_out.lines().length, 2)
+    t.same(shared.lines(), [], 'nothing of either App reaches the process-wide destination')
+    log.info('outside any request')
+    t.match(shared.lines(), [/outside any request/])
+    t.same([a_out.lines().length, b_out.lines().length], [2, 2])
+  })
+
+  t.test('an App without logger options writes where the process does, even after configure() changes it', async (t) => {
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { access_log: 'info' })
+    await app.inject('/x')
+    const out = capture(t)
+    await app.inject('/x')
+    t.equal(out.lines().length, 1)
+  })
+
+  t.test('an App with only pino options follows the process destination and format', async (t) => {
+    const out = capture(t, 'json')
+    const app = build(t, (app) => app.get('/x', (_req, res) => {
+      log.logf(log.LogLevel.Info, 'in', 'token', 't0k')
+      res.text('x')
+    }), { logger: { pino: { redact: ['token'] } } })
+    await app.inject('/x')
+    log.logf(log.LogLevel.Info, 'out', 'token', 't0k')
+    t.match(out.lines().map((l) => JSON.parse(l) as unknown), [{ msg: 'in', token: '[Redacted]' }, { msg: 'out', token: 't0k' }])
+  })
+
+  t.test('a bad logger option throws when the App is built', async (t) => {
+    t.throws(() => new fw.App({ logger: { destination: -1 } }), { code: 'FW_ERR_LOG_BAD_DESTINATION' })
+    t.throws(() => new fw.App({ logger: { format: 'xml' as 'json' } }), { code: 'FW_ERR_LOG_BAD_FORMAT' })
+  })
 })

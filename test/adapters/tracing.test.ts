@@ -4,7 +4,11 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import t from 'tap'
 import { info } from '../../lib/log/index.js'
-import { build } from '../helpers/build.js'
+import { in_span } from '../../lib/observability/index.js'
+import { http_cache } from '../../lib/middleware/app/http-cache.js'
+import { RedisCacheStore } from '../../lib/redis/index.js'
+import { build, gate } from '../helpers/build.js'
+import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
 
@@ -77,5 +81,72 @@ t.test('App.tracing', async (t) => {
     const span = exporter.getFinishedSpans()[0]!
     const line = out.lines().find((l) => l.includes('loading user'))!
     t.match(Object.fromEntries(parse_kv(line).pairs), { trace_id: TRACE, span_id: span.spanContext().spanId })
+  })
+
+  t.test('keeps each request’s trace ids when two concurrent requests send the same x-request-id', async (t) => {
+    const out = capture_log(t)
+    const both = gate()
+    let arrived = 0
+    const app = build(t, (app) => {
+      app.tracing()
+      app.get('/slow', async (req, res) => {
+        if (++arrived === 2) both.open()
+        await both.promise
+        info('served {}', req.header('traceparent').slice(3, 11))
+        res.json('ok', true)
+      })
+    }, { access_log: 'info' })
+    const other = 'aaaaaaaabbbbbbbbccccccccdddddddd'
+    await Promise.all([TRACE, other].map((id) => app.inject({ url: '/slow', headers: { 'x-request-id': 'same-id', traceparent: `00-${id}-${PARENT}-01` } })))
+    for (const id of [TRACE, other]) {
+      const served = out.lines().filter((l) => l.includes(`served ${id.slice(0, 8)}`))
+      t.equal(served.length, 1)
+      t.match(Object.fromEntries(parse_kv(served[0]!).pairs), { rid: 'same-id', trace_id: id })
+    }
+    const access = out.lines().filter((l) => l.includes('[http]')).map((l) => Object.fromEntries(parse_kv(l).pairs).trace_id)
+    t.same(access.sort(), [TRACE, other].sort(), 'the access lines carry each request’s own trace id')
+  })
+
+  t.test('makes cache and Redis spans children of the request’s server span, after an await', async (t) => {
+    const app = build(t, (app) => {
+      app.tracing()
+      app.get('/work', async (_req, res) => {
+        await new Promise((resolve) => setImmediate(resolve))
+        await in_span('redis GET', { 'db.system': 'redis' }, async () => 'v')
+        res.json('ok', true)
+      })
+    })
+    await app.inject({ url: '/work', headers: { traceparent: `00-${TRACE}-${PARENT}-01` } })
+    const spans = exporter.getFinishedSpans()
+    const server = spans.find((s) => s.name === 'GET /work')!
+    const child = spans.find((s) => s.name === 'redis GET')!
+    t.equal(child.spanContext().traceId, TRACE)
+    t.equal(child.parentSpanContext?.spanId, server.spanContext().spanId)
+    t.equal(child.attributes['db.system'], 'redis')
+  })
+
+  t.test('records each http_cache decision and each Redis store call as a child span of the request', async (t) => {
+    const redis = await start_redis(t)
+    const store = new RedisCacheStore({ client: redis.url })
+    t.teardown(() => store.close())
+    const app = build(t, (app) => {
+      app.tracing()
+      app.use(http_cache({ store }))
+      app.get('/catalog', (_req, res) => void res.json('ok', true))
+    })
+    await app.inject('/catalog')
+    await app.inject('/catalog')
+    await app.inject({ url: '/catalog', headers: { 'x-fw-cache': 'bypass' } })
+    const spans = exporter.getFinishedSpans()
+    const servers = spans.filter((s) => s.name === 'GET /catalog')
+    t.equal(servers.length, 3)
+    const children = (server: (typeof spans)[number]) => spans.filter((s) => s.parentSpanContext?.spanId === server.spanContext().spanId)
+    const outcomes = servers.map((server) => children(server).filter((s) => s.name === 'http_cache').map((s) => s.attributes['fw.cache.outcome']))
+    t.same(outcomes, [['miss'], ['hit'], ['bypass']])
+    const redis_calls = servers.map((server) => children(server).filter((s) => s.name.startsWith('redis ')).map((s) => s.name))
+    t.same(redis_calls[0], ['redis get', 'redis put'], 'a miss looks up, then stores')
+    t.same(redis_calls[1], ['redis get'])
+    t.same(redis_calls[2], [], 'a bypass never reaches Redis')
+    t.match(spans.find((s) => s.name === 'redis get')!.attributes, { 'db.system.name': 'redis', 'db.operation.name': 'get' })
   })
 })

@@ -1,8 +1,10 @@
 // Response compression: br, gzip or deflate by the client's Accept-Encoding (q-values), with node:zlib.
-import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, constants, createBrotliCompress, createDeflate, createGzip, deflateSync, gzipSync } from 'node:zlib'
+import type { Transform } from 'node:stream'
 import Negotiator from 'negotiator'
 import type { Middleware } from '../../compose.js'
 import type { Response } from '../../response.js'
+import { encoded_body } from '../../stream/index.js'
 import { check_int, check_one_of } from '../security/options.js'
 import { add_vary } from './vary.js'
 
@@ -28,7 +30,9 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
  * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the body
  * reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no `no-transform`.
  * Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no smaller than the
- * original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ). Files are streamed
+ * original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ). Streamed answers
+ * (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed after every chunk or
+ * event so nothing waits in the compressor; their size is unknown, so the threshold does not apply. Files are streamed
  * by the adapter and pass through. Place it before `http_cache`, so a cached entry is served compressed when asked.
  * @example
  * app.use(compression({ threshold: 1024 }))
@@ -38,22 +42,36 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
   check_int('compression', 'brotli_quality', brotli_quality, 0, 11)
   for (const e of encodings) check_one_of('compression', 'encodings', e, ENCODINGS)
   const offered = [...encodings, 'identity']
+  const choose = negotiator(offered)
+  // The same zlib options as @fastify/compress's defaults: a size hint makes brotli slower on 20 KiB, not smaller.
+  const br_options = { params: { [constants.BROTLI_PARAM_QUALITY]: brotli_quality } }
   const encode: Record<Encoding, (b: Buffer) => Buffer> = {
-    br: (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: brotli_quality, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }),
+    br: (b) => brotliCompressSync(b, br_options),
     gzip: (b) => gzipSync(b),
     deflate: (b) => deflateSync(b),
+  }
+  // A streamed answer is flushed after every write: an event or chunk reaches the client when it is produced.
+  const encoder: Record<Encoding, () => Transform> = {
+    br: () => createBrotliCompress({ ...br_options, flush: constants.BROTLI_OPERATION_FLUSH }),
+    gzip: () => createGzip({ flush: constants.Z_SYNC_FLUSH }),
+    deflate: () => createDeflate({ flush: constants.Z_SYNC_FLUSH }),
   }
   return async function compression(req, res, next) {
     await next()
     if (!COMPRESSIBLE.test(res.get_header('content-type') ?? '') && res.status_code !== 304) return
     add_vary(res, 'Accept-Encoding')
     if (!compressible_body(res)) return
-    const body = typeof res.payload === 'string' ? Buffer.from(res.payload) : (res.payload as Buffer)
-    if (body.length < threshold) return
-    // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is.
-    const chosen = (new Negotiator({ headers: { 'accept-encoding': req.header('accept-encoding', 'identity') } }) as Preferring).encodings(offered, { preferred: offered })[0]
-    if (chosen === undefined || chosen === 'identity') return
-    const packed = encode[chosen as Encoding](body)
+    const streamed = res.streamed
+    const body = streamed !== undefined ? undefined : typeof res.payload === 'string' ? Buffer.from(res.payload) : (res.payload as Buffer)
+    if (body !== undefined && body.length < threshold) return
+    const chosen = choose(req.header('accept-encoding', 'identity'))
+    if (chosen === undefined) return
+    if (body === undefined) {
+      res.replace_stream(encoded_body(streamed!, req.header('last-event-id', '') || undefined, encoder[chosen]))
+      res.remove_header('content-length')
+      return void res.header('Content-Encoding', chosen)
+    }
+    const packed = encode[chosen](body)
     if (packed.length >= body.length) return
     res.header('Content-Encoding', chosen)
     const etag = res.get_header('etag')
@@ -62,12 +80,27 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
   }
 }
 
+/** The encoding to use for an Accept-Encoding value, or undefined for none (identity, garbage, nothing acceptable). */
+function negotiator(offered: readonly string[]): (accept: string) => Encoding | undefined {
+  // Clients send a handful of distinct Accept-Encoding values: each is negotiated once (the map is bounded all the same).
+  const chosen_for = new Map<string, Encoding | undefined>()
+  return (accept) => {
+    if (chosen_for.has(accept)) return chosen_for.get(accept)
+    // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is.
+    const first = (new Negotiator({ headers: { 'accept-encoding': accept } }) as Preferring).encodings(offered, { preferred: offered })[0]
+    const chosen = first === undefined || first === 'identity' ? undefined : (first as Encoding)
+    if (chosen_for.size >= 256) chosen_for.clear()
+    chosen_for.set(accept, chosen)
+    return chosen
+  }
+}
+
 /** Negotiator 1.x takes the server's preference order for ties; its typings predate that argument. */
 type Preferring = { encodings(available: readonly string[], options: { preferred: readonly string[] }): string[] }
 
-/** A buffered body that may be compressed: not a file, not already encoded, and no `no-transform`. */
+/** A buffered or streamed body that may be compressed: not a file, not already encoded, and no `no-transform`. */
 function compressible_body(res: Response): boolean {
-  if (res.kind === 'none' || res.kind === 'file' || res.payload === undefined) return false
+  if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined)) return false
   if (res.status_code === 204 || res.status_code === 304 || res.get_header('content-encoding') !== undefined) return false
   return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
 }

@@ -14,7 +14,7 @@ import { check_fn } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
-import { observed, report } from '../../observability/events.js'
+import { cache_decided } from '../../observability/cache.js'
 
 /** What the cache did for one request. `stale` is an entry past its ttl served because the handler failed (header `hit`). */
 export type HttpCacheDecision = 'hit' | 'miss' | 'bypass' | 'stale'
@@ -128,7 +128,7 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
 
   const decide = (x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void => {
     x.res.header('x-fw-cache-status', decision === 'stale' ? 'hit' : decision)
-    if (observed()) report({ kind: 'cache', outcome: decision })
+    cache_decided(decision)
     on_decision?.(decision, x.key, detail)
   }
 

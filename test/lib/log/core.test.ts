@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { MemoryStream, T0, set_env } from './capture.js'
+import { with_request } from '../../../lib/log/context.js'
 import { LogCore } from '../../../lib/log/core.js'
 import type { LogLevel } from '../../../lib/log/levels.js'
 
@@ -194,5 +195,30 @@ t.test('LogCore colours', async (t) => {
     core.write(4, 'fw', 'x', undefined)
     t.equal(out.lines()[0], '03:04:05.678 [fw] [\x1b[31merror\x1b[0m] x')
     t.equal(out.lines()[1], `{"level":"error","msg":"x","time":${T0},"logger":"fw"}`, 'single-line JSON is never coloured')
+  })
+})
+
+t.test('LogCore.child', async (t) => {
+  t.test('writes the lines of its flows to its own destination and format; the level stays the parent’s', async (t) => {
+    const { core: parent, out } = memory_core()
+    const own = new MemoryStream()
+    const child = parent.child({ destination: own, format: 'json', level: 'warn' })
+    t.equal(parent.level(), 'warn', 'a level given to a child sets the process level')
+    t.equal(child.format(), 'json')
+    with_request('r-1', undefined, child, () => parent.write(3, 'fw', 'in the app', ['n', 1]))
+    parent.write(3, 'fw', 'outside', undefined)
+    t.match(JSON.parse(own.lines()[0]!), { level: 'warning', msg: 'in the app', time: T0, rid: 'r-1', n: 1 })
+    t.same(out.lines(), ['03:04:05.678 [fw] [warning] outside'])
+    t.throws(() => child.configure({ destination: -2 }), { code: 'FW_ERR_LOG_BAD_DESTINATION' })
+    child.close()
+  })
+
+  t.test('without a destination of its own it follows the parent’s, even when that changes later', async (t) => {
+    const { core: parent } = memory_core()
+    const child = parent.child({ format: 'json' })
+    const later = new MemoryStream()
+    parent.configure({ destination: later })
+    with_request('', undefined, child, () => parent.write(2, 'fw', 'here', undefined))
+    t.match(JSON.parse(later.lines()[0]!), { msg: 'here' })
   })
 })

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { get } from 'node:http'
+import { brotliDecompressSync, createGunzip, gunzipSync, inflateSync } from 'node:zlib'
 import t from 'tap'
 import type { App } from '../../../../index.js'
 import { compression } from '../../../../lib/middleware/app/compression.js'
 import { etag } from '../../../../lib/middleware/app/etag.js'
 import { http_cache } from '../../../../lib/middleware/app/http-cache.js'
-import { build, type Teardown } from '../../../helpers/build.js'
+import { build, gate, listening, type Teardown } from '../../../helpers/build.js'
 
 const BIG = JSON.stringify({ items: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item ${i}` })) })
 
@@ -93,5 +94,52 @@ t.test('compression', async (t) => {
   t.test('rejects bad options', async (t) => {
     t.throws(() => compression({ threshold: -1 }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
     t.throws(() => compression({ encodings: ['zstd' as 'br'] }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+  })
+
+  t.test('compresses a streamed body as it goes: it decompresses to the original and carries Vary', async (t) => {
+    const chunks = Array.from({ length: 50 }, (_, i) => `line ${i} ${'x'.repeat(40)}\n`)
+    const app = app_with(t, (app) => {
+      app.get('/stream', (_req, res) => void res.stream((async function* () { yield* chunks })(), 'text/plain; charset=utf-8'))
+      app.get('/bytes', (_req, res) => void res.stream((async function* () { yield Buffer.from(BIG) })()))
+    })
+    for (const [accept, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync], ['deflate', inflateSync]] as const) {
+      const r = await app.inject({ url: '/stream', headers: { 'accept-encoding': accept } })
+      t.equal(r.headers['content-encoding'], accept)
+      t.equal(r.headers.vary, 'Accept-Encoding')
+      t.equal(r.headers['content-length'], undefined)
+      t.equal(decode(r.rawPayload).toString(), chunks.join(''))
+    }
+    const plain = await app.inject('/stream')
+    t.equal(plain.headers['content-encoding'], undefined)
+    t.equal(plain.body, chunks.join(''))
+    const octets = await app.inject({ url: '/bytes', headers: { 'accept-encoding': 'gzip' } })
+    t.equal(octets.headers['content-encoding'], undefined, 'application/octet-stream is not compressed')
+  })
+
+  t.test('flushes each server-sent event: the first reaches the client while the producer still waits', async (t) => {
+    const hold = gate()
+    const { port } = await listening(t, (app) => {
+      app.use(compression())
+      app.get('/events', (_req, res) => void res.sse(async (sink) => {
+        await sink.send({ event: 'tick', data: { n: 1 } })
+        await hold.promise
+        await sink.send({ event: 'tick', data: { n: 2 } })
+      }))
+    })
+    const text = await new Promise<string>((resolve, reject) => {
+      get({ port, host: '127.0.0.1', path: '/events', headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        t.equal(res.headers['content-encoding'], 'gzip')
+        t.equal(res.headers.vary, 'Accept-Encoding')
+        let seen = ''
+        const body = res.pipe(createGunzip())
+        body.on('data', (c: Buffer) => {
+          seen += c.toString()
+          if (seen.includes('"n":1') && !seen.includes('"n":2')) hold.open()
+        })
+        body.on('end', () => resolve(seen))
+        body.on('error', reject)
+      }).on('error', reject)
+    })
+    t.equal(text, 'event: tick\ndata: {"n":1}\n\nevent: tick\ndata: {"n":2}\n\n')
   })
 })
