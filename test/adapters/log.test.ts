@@ -175,6 +175,20 @@ t.test('handler errors and Fastify lines', async (t) => {
     const lines = out.lines().map(parse_kv)
     t.same(lines.map((l) => [l.name, l.label, l.msg, l.pairs]), [['fastify', 'warning', 'shown', [['port', '1']]]])
   })
+
+  t.test('requests share one Fastify logger (no child per request), while a plugin\'s child keeps its bindings', async (t) => {
+    const out = capture(t, 'kv', 'warn')
+    const request_logs: unknown[] = []
+    const app = build(t, (app) => app.get('/c', (req, res) => {
+      request_logs.push((req.raw as unknown as { log: unknown }).log)
+      res.text('c')
+    }))
+    await app.inject('/c')
+    await app.inject('/c')
+    t.equal(request_logs[0], request_logs[1])
+    app.fastify.log.child({ plugin: 'p1' }).warn('from a plugin')
+    t.same(out.lines().map(parse_kv).map((l) => [l.msg, l.pairs]), [['from a plugin', [['plugin', 'p1']]]])
+  })
 })
 
 t.test('secrets never reach a line', async (t) => {
