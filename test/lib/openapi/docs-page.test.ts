@@ -1,5 +1,5 @@
 import Fastify from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { fw_plugin } from '../../../adapters/plugin.js'
 import { App } from '../../../index.js'
 import { build } from '../../helpers/build.js'
@@ -7,6 +7,17 @@ import { build } from '../../helpers/build.js'
 /** The URLs a page refers to (`href`, `src`, `data-spec`), resolved against the page's own URL as a browser would. */
 function referenced(html: string, page: string): string[] {
   return [...html.matchAll(/(?:href|src|data-spec)="([^"]+)"/g)].map((m) => new URL(m[1]!.replaceAll('&#38;', '&'), `http://host${page}`).pathname)
+}
+
+type Get = (url: string) => Promise<{ statusCode: number; body: string }>
+
+/** Checks that `page` answers 200 and refers to exactly `expected` (resolved), each of which answers 200. */
+async function page_refers_to(t: Test, get: Get, page: string, expected: string[]): Promise<void> {
+  const r = await get(page)
+  t.equal(r.statusCode, 200)
+  const urls = referenced(r.body, page)
+  t.same(urls, expected)
+  for (const url of urls) t.equal((await get(url)).statusCode, 200, url)
 }
 
 t.test('docs_handlers', async (t) => {
@@ -29,11 +40,7 @@ t.test('docs_handlers', async (t) => {
   })
 
   t.test('the page asked for with a trailing slash refers to the same files', async (t) => {
-    const r = await app.inject({ url: '/reference/' })
-    t.equal(r.statusCode, 200)
-    const urls = referenced(r.body, '/reference/')
-    t.same(urls, ['/reference/swagger-ui.css', '/reference/favicon-32x32.png', '/spec.json', '/reference/swagger-ui-bundle.js', '/reference/init.js'])
-    for (const url of urls) t.equal((await app.inject({ url })).statusCode, 200, url)
+    await page_refers_to(t, (url) => app.inject({ url }), '/reference/', ['/reference/swagger-ui.css', '/reference/favicon-32x32.png', '/spec.json', '/reference/swagger-ui-bundle.js', '/reference/init.js'])
   })
 
   t.test('serves the Swagger UI files from the installed package, and nothing else', async (t) => {
@@ -62,11 +69,7 @@ t.test('docs_handlers under a host prefix', async (t) => {
   t.teardown(() => host.close())
 
   t.test('every asset and the document the page refers to answer 200 under the prefix', async (t) => {
-    const r = await host.inject({ url: '/fw/api/docs' })
-    t.equal(r.statusCode, 200)
-    const urls = referenced(r.body, '/fw/api/docs')
-    t.same(urls, ['/fw/api/docs/swagger-ui.css', '/fw/api/docs/favicon-32x32.png', '/fw/api/spec.json', '/fw/api/docs/swagger-ui-bundle.js', '/fw/api/docs/init.js'])
-    for (const url of urls) t.equal((await host.inject({ url })).statusCode, 200, url)
+    await page_refers_to(t, (url) => host.inject({ url }), '/fw/api/docs', ['/fw/api/docs/swagger-ui.css', '/fw/api/docs/favicon-32x32.png', '/fw/api/spec.json', '/fw/api/docs/swagger-ui-bundle.js', '/fw/api/docs/init.js'])
     t.same(Object.keys((await host.inject({ url: '/fw/api/spec.json' })).json().paths), ['/x'])
   })
 })
