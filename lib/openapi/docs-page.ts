@@ -1,6 +1,6 @@
 // The interactive docs page: Swagger UI from the swagger-ui-dist package, served by the app itself (no CDN).
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { dirname, join, posix } from 'node:path'
 import type { Handler } from '../compose.js'
 
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png'])
@@ -14,20 +14,37 @@ function escape_html(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
-/** The page at `docs`, loading its assets from `docs/...` and the document from `document_path`; no inline script, so a strict CSP allows it. */
-export function docs_handlers(docs: string, document_path: string, title: string): { page: Handler; asset: Handler; init: Handler } {
-  const dir = assets_dir()
-  const html = `<!doctype html>
+/** The page, with asset URLs relative to `base` and the document at `spec`, both relative to the page's own URL. */
+function page_html(title: string, base: string, spec: string): string {
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape_html(title)}</title>
-<link rel="stylesheet" href="${docs}/swagger-ui.css"><link rel="icon" href="${docs}/favicon-32x32.png"></head>
-<body><div id="swagger-ui"></div>
-<script src="${docs}/swagger-ui-bundle.js"></script>
-<script src="${docs}/init.js"></script></body></html>
+<link rel="stylesheet" href="${escape_html(base)}swagger-ui.css"><link rel="icon" href="${escape_html(base)}favicon-32x32.png"></head>
+<body><div id="swagger-ui" data-spec="${escape_html(spec)}"></div>
+<script src="${escape_html(base)}swagger-ui-bundle.js"></script>
+<script src="${escape_html(base)}init.js"></script></body></html>
 `
-  const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(document_path)}, dom_id: '#swagger-ui', deepLinking: true });\n`
+}
+
+/** `target` relative to a page in the folder `from` (`/api`, `/openapi.json` -> `../openapi.json`). */
+function relative(from: string, target: string): string {
+  const out = posix.relative(from, posix.dirname(target))
+  return `${out === '' ? '.' : out}/${posix.basename(target)}`.replace(/^\.\//, '')
+}
+
+/**
+ * The page at `docs`, loading its assets from `docs/...` and the document from `document_path`; no inline script, so a
+ * strict CSP allows it. Every URL in the page is relative to the page itself, so the page still works when the app is
+ * mounted under a prefix in a host (`fw/fastify`); the two forms of the page (`/docs` and `/docs/`) each get theirs.
+ */
+export function docs_handlers(docs: string, document_path: string, title: string): { page: Handler; asset: Handler; init: Handler } {
+  const dir = assets_dir()
+  const html = page_html(title, `${posix.basename(docs)}/`, relative(posix.dirname(docs), document_path))
+  const html_in_folder = page_html(title, '', relative(docs, document_path))
+  // The document URL is read from the page, so one static script serves both forms and needs no inline code.
+  const init = "window.ui = SwaggerUIBundle({ url: new URL(document.getElementById('swagger-ui').dataset.spec, document.baseURI).href, dom_id: '#swagger-ui', deepLinking: true });\n"
   return {
-    page: (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(html),
+    page: (req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(req.path().endsWith('/') ? html_in_folder : html),
     init: (_req, res) => res.header('Content-Type', 'text/javascript; charset=utf-8').send(init),
     asset: (req, res) => {
       const name = req.param('file')

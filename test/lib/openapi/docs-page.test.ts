@@ -1,5 +1,24 @@
-import t from 'tap'
+import Fastify from 'fastify'
+import t, { type Test } from 'tap'
+import { fw_plugin } from '../../../adapters/plugin.js'
+import { App } from '../../../index.js'
 import { build } from '../../helpers/build.js'
+
+/** The URLs a page refers to (`href`, `src`, `data-spec`), resolved against the page's own URL as a browser would. */
+function referenced(html: string, page: string): string[] {
+  return [...html.matchAll(/(?:href|src|data-spec)="([^"]+)"/g)].map((m) => new URL(m[1]!.replaceAll('&#38;', '&'), `http://host${page}`).pathname)
+}
+
+type Get = (url: string) => Promise<{ statusCode: number; body: string }>
+
+/** Checks that `page` answers 200 and refers to exactly `expected` (resolved), each of which answers 200. */
+async function page_refers_to(t: Test, get: Get, page: string, expected: string[]): Promise<void> {
+  const r = await get(page)
+  t.equal(r.statusCode, 200)
+  const urls = referenced(r.body, page)
+  t.same(urls, expected)
+  for (const url of urls) t.equal((await get(url)).statusCode, 200, url)
+}
 
 t.test('docs_handlers', async (t) => {
   const app = build(t, (app) => {
@@ -12,10 +31,16 @@ t.test('docs_handlers', async (t) => {
     t.equal(r.statusCode, 200)
     t.match(r.headers['content-type'], /^text\/html/)
     t.match(r.body, '<title>A &#60;b&#62; API 2</title>')
-    t.match(r.body, '<script src="/reference/swagger-ui-bundle.js"></script>')
+    t.match(r.body, '<script src="reference/swagger-ui-bundle.js"></script>')
+    t.match(r.body, 'data-spec="spec.json"')
     t.notMatch(r.body, /https?:\/\//, 'no CDN')
     const init = await app.inject({ url: '/reference/init.js' })
-    t.match(init.body, 'url: "/spec.json"')
+    t.equal(init.statusCode, 200)
+    t.match(init.body, 'dataset.spec')
+  })
+
+  t.test('the page asked for with a trailing slash refers to the same files', async (t) => {
+    await page_refers_to(t, (url) => app.inject({ url }), '/reference/', ['/reference/swagger-ui.css', '/reference/favicon-32x32.png', '/spec.json', '/reference/swagger-ui-bundle.js', '/reference/init.js'])
   })
 
   t.test('serves the Swagger UI files from the installed package, and nothing else', async (t) => {
@@ -32,5 +57,19 @@ t.test('docs_handlers', async (t) => {
   t.test('the document is served at the chosen path', async (t) => {
     const r = await app.inject({ url: '/spec.json' })
     t.same(Object.keys(r.json().paths), ['/x'])
+  })
+})
+
+t.test('docs_handlers under a host prefix', async (t) => {
+  const app = new App({ access_log: false })
+  app.get('/x', (_req, res) => void res.json('ok', true))
+  app.openapi({ info: { title: 'Embedded', version: '1' }, path: '/api/spec.json', docs: '/api/docs' })
+  const host = Fastify()
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+
+  t.test('every asset and the document the page refers to answer 200 under the prefix', async (t) => {
+    await page_refers_to(t, (url) => host.inject({ url }), '/fw/api/docs', ['/fw/api/docs/swagger-ui.css', '/fw/api/docs/favicon-32x32.png', '/fw/api/spec.json', '/fw/api/docs/swagger-ui-bundle.js', '/fw/api/docs/init.js'])
+    t.same(Object.keys((await host.inject({ url: '/fw/api/spec.json' })).json().paths), ['/x'])
   })
 })
