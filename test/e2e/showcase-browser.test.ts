@@ -38,4 +38,17 @@ t.test('showcase page in a browser', async (t) => {
     t.same(problems, [])
     await page.close()
   })
+
+  t.test('the event page counts up through the showcase’s compression, each event flushed as it is sent', async (t) => {
+    const page = await context.newPage()
+    const [events] = await Promise.all([page.waitForResponse(`${origin}/sse/events`), page.goto(`${origin}/sse`)])
+    t.match(events.headers()['content-encoding'], /^(br|gzip|deflate)$/)
+    let n = 0
+    for (let waited = 0; waited < 10_000 && n < 2; waited += 100) {
+      n = Number(await page.textContent('#count'))
+      if (n < 2) await new Promise((r) => setTimeout(r, 100))
+    }
+    t.ok(n >= 2, `the count went up to ${n} while the stream stays open`)
+    await page.close()
+  })
 })
