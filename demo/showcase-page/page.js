@@ -1,5 +1,5 @@
 // The showcase page's script, inlined into the page (its hash is in the Content-Security-Policy).
-/* global document, location, fetch, FormData */
+/* global document, location, fetch, FormData, setInterval */
 'use strict'
 
 // The API lives next to the page: at the root in the showcase, under the page's own path when mounted elsewhere.
@@ -55,3 +55,38 @@ $('session').addEventListener('click', async () => {
   const r = await call('GET', '/session')
   $('session-count').textContent = r.status === 200 ? r.text : `${r.status} ${r.text}`
 })
+
+// One series per line: fw_http_requests_total{method="GET",route="/users/{id}",status="200"} 12
+const SERIES = /^fw_http_requests_total\{(.*)\} (\S+)$/
+const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g
+
+/** Request counts by route and method, summed over statuses, from Prometheus exposition text. */
+function request_counts(text) {
+  const counts = new Map()
+  for (const line of text.split('\n')) {
+    const m = SERIES.exec(line)
+    if (m === null) continue
+    const labels = Object.fromEntries([...m[1].matchAll(LABEL)].map((l) => [l[1], l[2]]))
+    const key = labels.route + ' ' + labels.method
+    const row = counts.get(key) ?? { route: labels.route, method: labels.method, n: 0 }
+    row.n += Number(m[2])
+    counts.set(key, row)
+  }
+  return [...counts.values()].sort((a, b) => b.n - a.n)
+}
+
+async function show_counts() {
+  const r = await fetch(base + '/metrics', { credentials: 'same-origin' })
+  if (r.status !== 200) return
+  const rows = request_counts(await r.text())
+  const body = $('request-counts').tBodies[0]
+  body.replaceChildren(...rows.map((row) => {
+    const tr = document.createElement('tr')
+    for (const v of [row.route, row.method, String(row.n)]) tr.appendChild(document.createElement('td')).textContent = v
+    return tr
+  }))
+  $('requests-total').textContent = String(rows.reduce((sum, row) => sum + row.n, 0))
+}
+
+void show_counts().catch(() => {})
+setInterval(() => void show_counts().catch(() => {}), 2000)

@@ -34,8 +34,6 @@ export class Metrics {
   readonly #duration: client.Histogram<Label>
   /** Requests being answered; the gauge reads it at scrape time, so a request costs an integer step, not a gauge call. */
   #in_flight = 0
-  /** Each method, route and status's counter and histogram children, so a request never builds or hashes a label object. */
-  readonly #series = new Map<string, { count: client.Counter.Internal; time: client.Histogram.Internal<Label> }>()
   readonly #modules: Record<FwEvent['kind'], client.Counter<string>>
   readonly #stop: () => void
 
@@ -69,17 +67,11 @@ export class Metrics {
 
   /** A request was answered: counts it and records its duration under its route template (`UNMATCHED_ROUTE` for none). */
   finished(method: string, route: string, status: number, seconds: number): void {
+    // prom-client hashes the labels on every call whatever form they take (bound children too), so a plain object it is.
+    const labels = { method, route, status: String(status) }
     this.#in_flight--
-    // Bounded: templates are the app's, methods those the HTTP parser knows, statuses three digits.
-    const key = `${status} ${method} ${route}`
-    let series = this.#series.get(key)
-    if (series === undefined) {
-      const labels = { method, route, status: String(status) }
-      series = { count: this.#requests.labels(labels), time: this.#duration.labels(labels) }
-      this.#series.set(key, series)
-    }
-    series.count.inc()
-    series.time.observe(seconds)
+    this.#requests.inc(labels)
+    this.#duration.observe(labels, seconds)
   }
 
   /** A request was aborted by its client before an answer: it leaves the in-flight count uncounted otherwise. */

@@ -56,4 +56,10 @@ t.test('showcase-page demo', async (t) => {
     }
     t.notMatch(PAGE_SCRIPT, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
   })
+
+  t.test('polls /metrics for the live request counts and sums fw_http_requests_total by route', async (t) => {
+    t.match(PAGE_SCRIPT, "fetch(base + '/metrics'")
+    t.match(PAGE_SCRIPT, /\^fw_http_requests_total/)
+    t.match(PAGE_HTML, /<table id="request-counts">/)
+  })
 })
