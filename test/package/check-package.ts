@@ -1,10 +1,11 @@
 // `npm run check:package`: packs fw as npm would publish it and checks the tarball as its users meet it. The tarball
 // carries LICENSE and no source maps; publint and @arethetypeswrong/cli find nothing; a consumer project installs it
-// with --engine-strict under Node 24 from the local npm cache only (--offline: every package is already there from this
-// repository's own install), every installed package's `engines` admits every Node that fw's `engines` admits, and
-// an import of each entry point of `exports` type-checks and loads.
+// with --engine-strict under Node 24, from the local npm cache where it can (--prefer-offline: the packages are there
+// from this repository's own install; npm asks the registry only for metadata the cache lacks); every installed
+// package's `engines` admits every Node that fw's `engines` admits; an import of each `exports` entry type-checks and
+// loads, on the machine's Node and on Node 24.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -68,10 +69,11 @@ try {
   const node24 = (await node_binaries()).at(-1)!
   const env = { ...process.env, PATH: `${dirname(node24.path)}:${process.env.PATH ?? ''}` }
   const peers = Object.keys(fw.peerDependencies).map((p) => `${p}@${installed(p)}`)
-  await sh('npm', ['install', '--offline', '--engine-strict', '--no-audit', '--no-fund', tarball, ...peers, `@types/node@${installed('@types/node')}`],
+  await sh('npm', ['install', '--prefer-offline', '--engine-strict', '--no-audit', '--no-fund', tarball, ...peers, `@types/node@${installed('@types/node')}`],
     { cwd: consumer, env })
 
   // Every installed package must run on every Node fw says it runs on.
+  if (!existsSync(join(consumer, 'package-lock.json'))) throw new Error('the consumer install failed: see above')
   const lock = JSON.parse(readFileSync(join(consumer, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } }> }
   for (const [path, p] of Object.entries(lock.packages)) {
     const wants = p.engines?.node
