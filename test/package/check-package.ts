@@ -1,0 +1,92 @@
+// `npm run check:package`: packs fw as npm would publish it and checks the tarball as its users meet it. The tarball
+// carries LICENSE and no source maps; publint and @arethetypeswrong/cli find nothing; a consumer project installs it
+// with --engine-strict under Node 24, from the local npm cache where it can (--prefer-offline: the packages are there
+// from this repository's own install; npm asks the registry only for metadata the cache lacks); every installed
+// package's `engines` admits every Node that fw's `engines` admits; an import of each `exports` entry type-checks and
+// loads, on the machine's Node and on Node 24.
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { promisify } from 'node:util'
+import semver from 'semver'
+import { node_binaries } from '../../bench/wrk.js'
+import { ROOT } from '../helpers/import-graph.js'
+
+const run = promisify(execFile)
+const require = createRequire(import.meta.url)
+const fw = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string; engines: { node: string }; exports: Record<string, unknown>; peerDependencies: Record<string, string>
+}
+const problems: string[] = []
+
+/** Runs a command, echoing it; its output is returned, and a failure ends the check with the output shown. */
+async function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  console.log(`$ ${cmd} ${args.join(' ')}`)
+  try {
+    const { stdout } = await run(cmd, args, { cwd: ROOT, maxBuffer: 1 << 26, ...opts })
+    return stdout
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string }
+    console.log(e.stdout ?? '', e.stderr ?? '')
+    problems.push(`${cmd} ${args.join(' ')} failed`)
+    return ''
+  }
+}
+
+/** The version of an installed package of this repository (the consumer installs the same ones from the cache). */
+function installed(name: string): string {
+  return (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version
+}
+
+const out = mkdtempSync(join(tmpdir(), 'fw-pack-'))
+try {
+  const packed = JSON.parse(await sh('npm', ['pack', '--json', '--pack-destination', out])) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const tarball = join(out, packed[0]!.filename)
+  const files = packed[0]!.files.map((f) => f.path)
+  if (!files.includes('LICENSE')) problems.push('the tarball has no LICENSE')
+  const maps = files.filter((f) => f.endsWith('.map'))
+  if (maps.length > 0) problems.push(`the tarball ships ${maps.length} source maps without their sources (${maps[0]})`)
+  console.log(`${files.length} files in ${packed[0]!.filename}`)
+
+  await sh('npx', ['publint', '--strict'])
+  // fw is ESM only (no `require` condition): the esm-only profile leaves out the CommonJS resolutions.
+  await sh('npx', ['attw', tarball, '--profile', 'esm-only'])
+
+  const consumer = join(out, 'consumer')
+  await sh('mkdir', ['-p', consumer])
+  const entries = Object.keys(fw.exports).map((e) => fw.name + e.slice(1))
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'fw-consumer', private: true, type: 'module' }))
+  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2023', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] },
+    include: ['index.ts'],
+  }))
+  writeFileSync(join(consumer, 'index.ts'), entries.map((e, i) => `import * as e${i} from '${e}'\n`).join('') +
+    `export const entries = [${entries.map((_, i) => `e${i}`).join(', ')}]\n`)
+  writeFileSync(join(consumer, 'load.mjs'), entries.map((e) => `await import('${e}')\n`).join('') + "console.log('loaded every entry')\n")
+
+  const node24 = (await node_binaries()).at(-1)!
+  const env = { ...process.env, PATH: `${dirname(node24.path)}:${process.env.PATH ?? ''}` }
+  const peers = Object.keys(fw.peerDependencies).map((p) => `${p}@${installed(p)}`)
+  await sh('npm', ['install', '--prefer-offline', '--engine-strict', '--no-audit', '--no-fund', tarball, ...peers, `@types/node@${installed('@types/node')}`],
+    { cwd: consumer, env })
+
+  // Every installed package must run on every Node fw says it runs on.
+  if (!existsSync(join(consumer, 'package-lock.json'))) throw new Error('the consumer install failed: see above')
+  const lock = JSON.parse(readFileSync(join(consumer, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } }> }
+  for (const [path, p] of Object.entries(lock.packages)) {
+    const wants = p.engines?.node
+    if (path !== '' && wants !== undefined && !semver.subset(fw.engines.node, wants)) {
+      problems.push(`${path.replace(/^.*node_modules\//, '')}@${p.version} needs Node ${wants}, narrower than fw's ${fw.engines.node}`)
+    }
+  }
+  await sh(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', consumer])
+  for (const node of await node_binaries()) await sh(node.path, [join(consumer, 'load.mjs')], { cwd: consumer })
+} finally {
+  rmSync(out, { recursive: true, force: true })
+}
+
+for (const p of problems) console.log(`problem: ${p}`)
+console.log(problems.length === 0 ? 'package check passed' : `package check failed: ${problems.length} problem(s)`)
+process.exitCode = problems.length === 0 ? 0 : 1
