@@ -1,9 +1,10 @@
 // The coded errors the reference authentication API throws at startup when its configuration is wrong.
 import { defineError } from '../../lib/errors.js'
+import { quote } from '../../lib/options.js'
 
 /** An option (or the environment variable standing in for it) with a value the API cannot work with. */
 export const ERR_AUTHAPI_BAD_OPTION = defineError(
   'FW_ERR_AUTHAPI_BAD_OPTION',
   (option: string, expected: string, value: unknown) =>
-    `auth_api: ${option} must be ${expected}; got ${typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value)}`,
+    `auth_api: ${option} must be ${expected}; got ${quote(value)}`,
 )

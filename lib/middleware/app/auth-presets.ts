@@ -4,7 +4,7 @@ import { createSigner } from 'fast-jwt'
 import { adapt_ctx, type Middleware } from '../../compose.js'
 import { api_key } from '../auth/api-key.js'
 import { jwt } from '../auth/jwt.js'
-import { secret_option } from '../auth/options.js'
+import { check } from '../auth/options.js'
 import { session } from '../auth/session.js'
 
 /**
@@ -41,5 +41,5 @@ export function session_dev(secret: string = randomBytes(32).toString('base64url
  * const token = sign_dev_token(secret, { sub: 'ada', roles: ['admin'], perms: ['products:write'] })
  */
 export function sign_dev_token(secret: string, claims: Record<string, unknown>): string {
-  return createSigner({ key: secret_option('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(claims)
+  return createSigner({ key: check.secret('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(claims)
 }

@@ -5,7 +5,7 @@ import { httpCode } from '../../errors.js'
 import { mark_secret_query } from '../../log/redact.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { ERR_AUTH_NO_API_KEYS } from './errors.js'
-import { bool_option, fn_option, names_option, must, token_option } from './options.js'
+import { check } from './options.js'
 import { ApiKey } from './state.js'
 
 export const CODE_MISSING_API_KEY = httpCode('missing_api_key')
@@ -50,15 +50,15 @@ function key_set(keys: readonly string[]): (key: string) => boolean {
 export function api_key({
   header = 'x-api-key', query_param = '', required = true, allowed_keys = [], extract, validate,
 }: ApiKeyOptions = {}): CtxMiddleware {
-  const name = token_option('api_key', 'header', header)
-  must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
+  const name = check.token('api_key', 'header', header)
+  check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
   // The key in a query string would otherwise be written in every access line.
   if (query_param !== '') mark_secret_query(query_param)
-  const refuse_missing = bool_option('api_key', 'required', required)
-  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false, true)
-  const custom = fn_option('api_key', 'validate', validate)
+  const refuse_missing = check.bool('api_key', 'required', required)
+  const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
+  const custom = check.optional_fn('api_key', 'validate', validate)
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
-  const read = fn_option('api_key', 'extract', extract) ??
+  const read = check.optional_fn('api_key', 'extract', extract) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
 

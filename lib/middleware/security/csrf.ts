@@ -8,7 +8,7 @@ import type { Response } from '../../response.js'
 import { Session } from '../auth/session-state.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { check_bool, check_one_of, check_token } from './options.js'
+import { check } from './options.js'
 
 export const CODE_CSRF_FAILED = httpCode('csrf_failed')
 
@@ -113,11 +113,11 @@ export function csrf({
   secret = randomBytes(32).toString('base64url'),
 }: CsrfOptions = {}): CtxMiddleware {
   const signer = new CsrfSigner(csrf_secrets(secret))
-  check_token('csrf', 'cookie_name', cookie_name)
-  check_token('csrf', 'header_name', header_name)
-  check_token('csrf', 'field_name', field_name)
-  check_options(cookie_name, cookie_path, check_bool('csrf', 'secure', secure), trusted_origins)
-  const attributes = `; Path=${cookie_path}; SameSite=${check_one_of('csrf', 'same_site', same_site, ['Strict', 'Lax', 'None'])}${secure ? '; Secure' : ''}`
+  check.token('csrf', 'cookie_name', cookie_name)
+  check.token('csrf', 'header_name', header_name)
+  check.token('csrf', 'field_name', field_name)
+  check_options(cookie_name, cookie_path, check.bool('csrf', 'secure', secure), trusted_origins)
+  const attributes = `; Path=${cookie_path}; SameSite=${check.one_of('csrf', 'same_site', same_site, ['Strict', 'Lax', 'None'])}${secure ? '; Secure' : ''}`
   const trusted = new Set(trusted_origins)
   const issue = (res: Response, binding: string): string => {
     const token = signer.mint(binding)
