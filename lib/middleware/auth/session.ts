@@ -5,6 +5,7 @@ import { FwError, httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { ERR_AUTH_NO_SESSION } from './errors.js'
 import { check } from './options.js'
+import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type CookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
 import { Session, new_session_id } from './session-state.js'
@@ -66,18 +67,10 @@ function secrets_option(value: unknown): string[] {
 }
 
 function cookie_settings({
-  cookie_name = 'sid', cookie_path: path = '/', secure = false, http_only = true, same_site = 'Lax', ttl = WEEK,
+  cookie_name = 'sid', cookie_path = '/', secure = false, http_only = true, same_site = 'Lax', ttl = WEEK,
 }: SessionOptions): CookieSettings {
-  const name = check.token(MW, 'cookie_name', cookie_name)
-  check.must(typeof path === 'string' && /^\/[^;\s\0]*$/.test(path), MW, 'cookie_path', 'a path starting with / without ; or spaces', path)
-  check.bool(MW, 'secure', secure)
-  const site = check.one_of(MW, 'same_site', same_site, ['Strict', 'Lax', 'None'] as const)
-  // Browsers refuse these cookies without Secure; failing at startup beats a session that silently never sticks.
-  check.must(secure || site !== 'None', MW, 'secure', 'true when same_site is None', secure)
-  check.must(secure || !/^__(Host|Secure)-/.test(name), MW, 'secure', `true for a cookie named ${name}`, secure)
-  check.must(!name.startsWith('__Host-') || path === '/', MW, 'cookie_path', '/ for a __Host- cookie', path)
-  check.bool(MW, 'http_only', http_only)
-  return { name, path, secure, http_only, same_site: site, max_age: check.int(MW, 'ttl', ttl, 1) }
+  const cookie = check_cookie(check, MW, { cookie_name, cookie_path, secure, http_only, same_site })
+  return { ...cookie, max_age: check.int(MW, 'ttl', ttl, 1) }
 }
 
 function configure(o: SessionOptions): Config {
