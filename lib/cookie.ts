@@ -1,4 +1,7 @@
-// The cookies a middleware writes: their options checked by one rule each, whichever middleware owns them.
+// The cookies fw writes: one Set-Cookie serializer (the `cookie` package's) behind `res.cookie`, and the cookie options
+// of middleware checked by one rule each, whichever middleware owns them.
+import { stringifySetCookie, type SetCookie } from 'cookie'
+import { defineError } from './errors.js'
 import type { OptionChecks } from './options.js'
 
 /** The `SameSite` attribute's values. */
@@ -45,4 +48,46 @@ export function check_cookie(check: OptionChecks, owner: string, o: CookieOption
   check.must(secure || !/^__(Host|Secure)-/.test(name), owner, 'secure', `true for a cookie named ${name}`, secure)
   check.must(!name.startsWith('__Host-') || path === '/', owner, 'cookie_path', '/ for a __Host- cookie', path)
   return { name, path: path as string, secure, http_only: check.bool(owner, 'http_only', o.http_only), same_site }
+}
+
+/** The attributes of a `Set-Cookie` line written by `res.cookie(name, value, attributes)`. */
+export interface CookieAttributes {
+  /** `Path` (none by default: the browser uses the request's directory). */
+  readonly path?: string
+  /** `Domain` (none by default: this host only). */
+  readonly domain?: string
+  /** `Max-Age` in seconds; 0 tells the browser to drop the cookie. */
+  readonly max_age?: number
+  /** `Expires`; `max_age` wins in browsers that know both. */
+  readonly expires?: Date
+  /** `HttpOnly`: scripts cannot read the cookie. */
+  readonly http_only?: boolean
+  /** `Secure`: sent over HTTPS only. */
+  readonly secure?: boolean
+  /** `SameSite`. */
+  readonly same_site?: SameSite
+  /** `Partitioned` (CHIPS). */
+  readonly partitioned?: boolean
+}
+
+/** `res.cookie` got a name, value or attribute that cannot be written in a Set-Cookie line. */
+export const ERR_RESPONSE_BAD_COOKIE = defineError(
+  'FW_ERR_RESPONSE_BAD_COOKIE',
+  (name: string, reason: string) => `res.cookie(${JSON.stringify(name)}) cannot be written: ${reason}`,
+)
+
+const SAME_SITE_VALUE = { Strict: 'strict', Lax: 'lax', None: 'none' } as const
+
+/** The `Set-Cookie` line for a cookie; the value is percent-encoded where the cookie grammar needs it. */
+export function set_cookie_line(name: string, value: string, a: CookieAttributes): string {
+  // The serializer skips attributes left undefined, which exactOptionalPropertyTypes cannot say of its type.
+  const cookie: { [K in keyof SetCookie]: SetCookie[K] | undefined } = {
+    name, value, path: a.path, domain: a.domain, maxAge: a.max_age, expires: a.expires, httpOnly: a.http_only,
+    secure: a.secure, partitioned: a.partitioned, sameSite: a.same_site === undefined ? undefined : SAME_SITE_VALUE[a.same_site],
+  }
+  try {
+    return stringifySetCookie(cookie as SetCookie)
+  } catch (err) {
+    throw ERR_RESPONSE_BAD_COOKIE(name, (err as Error).message, { cause: err })
+  }
 }

@@ -6,7 +6,7 @@ import type { Request } from '../../request.js'
 import { ERR_AUTH_NO_SESSION } from './errors.js'
 import { check } from './options.js'
 import { check_cookie } from '../../cookie.js'
-import { SessionCookie, type CookieId, type CookieSettings } from './session-cookie.js'
+import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
 import { Session, new_session_id } from './session-state.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
@@ -68,7 +68,7 @@ function secrets_option(value: unknown): string[] {
 
 function cookie_settings({
   cookie_name = 'sid', cookie_path = '/', secure = false, http_only = true, same_site = 'Lax', ttl = WEEK,
-}: SessionOptions): CookieSettings {
+}: SessionOptions): SessionCookieSettings {
   const cookie = check_cookie(check, MW, { cookie_name, cookie_path, secure, http_only, same_site })
   return { ...cookie, max_age: check.int(MW, 'ttl', ttl, 1) }
 }

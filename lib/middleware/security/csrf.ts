@@ -107,11 +107,11 @@ export function csrf({
   check.token('csrf', 'header_name', header_name)
   check.token('csrf', 'field_name', field_name)
   check.must(Array.isArray(trusted_origins) && trusted_origins.every((o) => typeof o === 'string'), 'csrf', 'trusted_origins', 'a list of origins', trusted_origins)
-  const attributes = `; Path=${cookie.path}; SameSite=${cookie.same_site}${cookie.secure ? '; Secure' : ''}`
+  const attributes = { path: cookie.path, secure: cookie.secure, same_site: cookie.same_site }
   const trusted = new Set(trusted_origins)
   const issue = (res: Response, binding: string): string => {
     const token = signer.mint(binding)
-    res.header('Set-Cookie', `${cookie_name}=${token}${attributes}`)
+    res.cookie(cookie.name, token, attributes)
     return token
   }
 
