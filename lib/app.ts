@@ -83,6 +83,15 @@ type LooseHandler = (req: never, res: Response) => unknown
 type RouteHandler<PP extends string, P extends string, O = object> = Handler<PP | PathParams<P>, ValidOf<O>>
 
 /**
+ * A typed route method: `(path, handler)` or `(path, schema, handler)` on a router whose prefix has parameters `PP`;
+ * returns `R` (the router) for chaining.
+ */
+export interface RouteMethod<PP extends string, R> {
+  <const P extends string>(path: P, handler: RouteHandler<PP, P>): R
+  <const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): R
+}
+
+/**
  * Route registration shared by the App and its groups. Every method takes `(path, handler)` or `(path, schema, handler)`;
  * path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and the schema's
  * validated values are typed in `req.valid(part)`.
@@ -100,33 +109,19 @@ export class Router<PP extends string = never> {
   }
 
   /** Registers a GET route. */
-  get<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  get<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  get(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('GET', path, a, b) }
+  readonly get: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('GET', path, a, b)
   /** Registers a POST route. */
-  post<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  post<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  post(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('POST', path, a, b) }
+  readonly post: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('POST', path, a, b)
   /** Registers a PUT route. */
-  put<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  put<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  put(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('PUT', path, a, b) }
+  readonly put: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('PUT', path, a, b)
   /** Registers a PATCH route. */
-  patch<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  patch<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  patch(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('PATCH', path, a, b) }
+  readonly patch: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('PATCH', path, a, b)
   /** Registers a DELETE route (`delete` is a reserved word, hence `del`). */
-  del<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  del<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  del(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('DELETE', path, a, b) }
+  readonly del: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('DELETE', path, a, b)
   /** Registers a HEAD route (GET routes answer HEAD on their own). */
-  head<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  head<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  head(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('HEAD', path, a, b) }
+  readonly head: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('HEAD', path, a, b)
   /** Registers an OPTIONS route (known paths answer OPTIONS on their own). */
-  options<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  options<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  options(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('OPTIONS', path, a, b) }
+  readonly options: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('OPTIONS', path, a, b)
 
   /** Registers a route for any method. */
   route<const P extends string>(method: Method, path: P, handler: RouteHandler<PP, P>): this
