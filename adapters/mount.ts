@@ -67,7 +67,7 @@ export async function mount(instance: FastifyInstance, app: AppCore): Promise<vo
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
-  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip))
+  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip, app.secret_query))
   instance.setErrorHandler((err: FastifyError, freq, reply) => {
     // Errors raised before the chain (body too large, bad request) carry the request id like every other answer.
     if (app.config.request_id) reply.header('x-request-id', freq.id)
@@ -160,10 +160,10 @@ function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Pro
  * route is the template (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the
  * body's length (empty when streamed without one). Other headers are never written.
  */
-function access_line(level: LogLevel, ip: IpResolver) {
+function access_line(level: LogLevel, ip: IpResolver, secret_query: ReadonlySet<string>) {
   const http = logger('http')
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
-    'path', redact_query(freq.url), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
+    'path', redact_query(freq.url, secret_query), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
     'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000, 'ip', ip(freq), 'ua', freq.headers['user-agent'] ?? '',
     'bytes', Number(reply.getHeader('content-length') ?? 0))
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {

@@ -2,8 +2,9 @@
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
 import { resolve, sep } from 'node:path'
 import { check_identity_order, compose, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
-import { resolve_config, type AppConfig, type AppOptions } from './config.js'
+import { resolve_config, secret_query_params, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
+import { SECRET_QUERY } from './log/redact.js'
 import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
 import type { Request } from './request.js'
 import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
@@ -176,10 +177,12 @@ export class AppCore extends Router {
   readonly #closers: Array<() => unknown> = []
   #compiled: CompiledApp | undefined
   #base: string[] = []
+  readonly #secret_query: Set<string>
 
   constructor(options: AppOptions = {}) {
     super(undefined, '')
     this.config = resolve_config(options)
+    this.#secret_query = new Set([...SECRET_QUERY, ...secret_query_params(options)].map((n) => n.toLowerCase()))
     this.on_close(() => this.rooms.close())
   }
 
@@ -215,6 +218,15 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
     if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
     this.#mws.push({ prefix: prefix_segments(prefix), mw })
+    for (const name of route_options_of(mw)?.secret_query ?? []) this.#secret_query.add(name.toLowerCase())
+  }
+
+  /**
+   * The query parameters this App's access line redacts (lowercase): `api_key`, `access_token`, the
+   * `secret_query_params` option, and the `query_param` of each `api_key` or `jwt` middleware it uses.
+   */
+  get secret_query(): ReadonlySet<string> {
+    return this.#secret_query
   }
 
   /**

@@ -99,6 +99,8 @@ export interface RouteOptions {
   reads_identity?: string
   /** What the middleware tells the OpenAPI document (security scheme, error answers). */
   doc?: MiddlewareDoc
+  /** Query parameters that carry a secret the middleware reads: the App's access line redacts them. */
+  secret_query?: readonly string[]
 }
 
 /** Where a middleware carries its route options. */

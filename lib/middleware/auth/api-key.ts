@@ -1,8 +1,7 @@
 // API key authentication: a key from a header (or a query parameter), checked in constant time against a static set or a function.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
-import { mark_secret_query } from '../../log/redact.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { check } from './options.js'
@@ -53,7 +52,6 @@ export function api_key({
   const name = check.token('api_key', 'header', header)
   check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
   // The key in a query string would otherwise be written in every access line.
-  if (query_param !== '') mark_secret_query(query_param)
   const refuse_missing = check.bool('api_key', 'required', required)
   const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
   const custom = check.optional_fn('api_key', 'validate', validate)
@@ -64,12 +62,14 @@ export function api_key({
 
   const schemes: Record<string, SecurityScheme> = { api_key: { type: 'apiKey', in: 'header', name } }
   if (query_param !== '') schemes['api_key_query'] = { type: 'apiKey', in: 'query', name: query_param }
-  return documented(function api_key(ctx: Ctx, next: Next) {
+  // The App's access line redacts the query parameter, so no key is written in a log.
+  const mw = documented(function api_key(ctx: Ctx, next: Next) {
     const key = read(ctx) ?? ''
     if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
     if (!listed(key)) return void refuse(ctx)
     return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
   }, { security: { schemes, optional: !refuse_missing }, responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] } })
+  return query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] })
 }
 
 function accept(ctx: Ctx, key: string, next: Next): Promise<void> {

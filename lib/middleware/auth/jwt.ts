@@ -2,7 +2,6 @@
 import { createVerifier } from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
-import { mark_secret_query } from '../../log/redact.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
@@ -78,13 +77,16 @@ function token_reader(options: JwtOptions): (ctx: Ctx) => string {
   if (extract !== undefined) return (ctx) => extract(ctx) ?? ''
   const cookie = options.cookie === undefined ? undefined : check.token('jwt', 'cookie', options.cookie)
   const query = options.query_param === undefined ? undefined : check.string('jwt', 'query_param', options.query_param)
-  // The token in a query string would otherwise be written in every access line.
-  if (query !== undefined) mark_secret_query(query)
   return ({ req }) => {
     const auth = req.header('authorization')
     if (auth.startsWith(PREFIX)) return auth.slice(PREFIX.length)
     return (cookie === undefined ? undefined : req.cookie(cookie)) || (query === undefined ? '' : req.query_value(query, ''))
   }
+}
+
+/** The token's query parameter, if any: the App's access line redacts it, so no token is written in a log. */
+function secret_query({ query_param }: JwtOptions): string[] {
+  return typeof query_param === 'string' && query_param !== '' ? [query_param] : []
 }
 
 /** The 401 answers; RFC 6750 asks for `WWW-Authenticate` on each. */
@@ -144,5 +146,5 @@ export function jwt(options: JwtOptions): CtxMiddleware {
     }
     if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
     return result.then((p: Record<string, unknown>) => accept(ctx, next, p), (err: unknown) => refuse_error(ctx.res, err, unavailable))
-  } as CtxMiddleware, { authenticates: 'jwt' }), JWT_DOC)
+  } as CtxMiddleware, { authenticates: 'jwt', secret_query: secret_query(options) }), JWT_DOC)
 }
