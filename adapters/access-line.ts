@@ -11,10 +11,10 @@ import type { IpResolver } from '../lib/request.js'
  * (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the body's length (empty
  * when streamed without one). Other headers are never written.
  */
-export function access_line(level: LogLevel, ip: IpResolver, log: LogCore | undefined) {
+export function access_line(level: LogLevel, ip: IpResolver, log: LogCore | undefined, secret_query: ReadonlySet<string>) {
   const http = logger('http')
   const write = (freq: FastifyRequest, reply: FastifyReply): void => http.logf(level, 'request', 'method', freq.method,
-    'path', redact_query(freq.url), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
+    'path', redact_query(freq.url, secret_query), 'route', route_template(freq.routeOptions.url), 'status', reply.statusCode,
     'duration_ms', Math.round(reply.elapsedTime * 1000) / 1000, 'ip', ip(freq), 'ua', freq.headers['user-agent'] ?? '',
     'bytes', Number(reply.getHeader('content-length') ?? 0))
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {

@@ -40,7 +40,7 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
-  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip, log))
+  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
   // Requests no route matched have no middleware of a route to run around a refusal.
   instance.setErrorHandler(error_handler(app.config.request_id, log))
 }

@@ -2,9 +2,11 @@
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
 import { resolve, sep } from 'node:path'
 import { check_identity_order, compose, drop_replaced, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
-import { resolve_config, type AppConfig, type AppOptions } from './config.js'
+import { resolve_config, secret_query_params, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
-import { classify, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
+import { SECRET_QUERY } from './log/redact.js'
+import { classify, canonical_segments, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
+import type { Request } from './request.js'
 import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import { is_unsafe_path, type Response } from './response.js'
@@ -82,6 +84,15 @@ type LooseHandler = (req: never, res: Response) => unknown
 type RouteHandler<PP extends string, P extends string, O = object> = Handler<PP | PathParams<P>, ValidOf<O>>
 
 /**
+ * A typed route method: `(path, handler)` or `(path, schema, handler)` on a router whose prefix has parameters `PP`;
+ * returns `R` (the router) for chaining.
+ */
+export interface RouteMethod<PP extends string, R> {
+  <const P extends string>(path: P, handler: RouteHandler<PP, P>): R
+  <const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): R
+}
+
+/**
  * Route registration shared by the App and its groups. Every method takes `(path, handler)` or `(path, schema, handler)`;
  * path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and the schema's
  * validated values are typed in `req.valid(part)`.
@@ -99,33 +110,19 @@ export class Router<PP extends string = never> {
   }
 
   /** Registers a GET route. */
-  get<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  get<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  get(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('GET', path, a, b) }
+  readonly get: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('GET', path, a, b)
   /** Registers a POST route. */
-  post<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  post<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  post(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('POST', path, a, b) }
+  readonly post: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('POST', path, a, b)
   /** Registers a PUT route. */
-  put<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  put<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  put(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('PUT', path, a, b) }
+  readonly put: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('PUT', path, a, b)
   /** Registers a PATCH route. */
-  patch<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  patch<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  patch(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('PATCH', path, a, b) }
+  readonly patch: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('PATCH', path, a, b)
   /** Registers a DELETE route (`delete` is a reserved word, hence `del`). */
-  del<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  del<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  del(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('DELETE', path, a, b) }
+  readonly del: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('DELETE', path, a, b)
   /** Registers a HEAD route (GET routes answer HEAD on their own). */
-  head<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  head<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  head(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('HEAD', path, a, b) }
+  readonly head: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('HEAD', path, a, b)
   /** Registers an OPTIONS route (known paths answer OPTIONS on their own). */
-  options<const P extends string>(path: P, handler: RouteHandler<PP, P>): this
-  options<const P extends string, const O extends RouteSchema>(path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  options(path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add('OPTIONS', path, a, b) }
+  readonly options: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('OPTIONS', path, a, b)
 
   /** Registers a route for any method. */
   route<const P extends string>(method: Method, path: P, handler: RouteHandler<PP, P>): this
@@ -180,10 +177,12 @@ export class AppCore extends Router {
   readonly #closers: Array<() => unknown> = []
   #compiled: CompiledApp | undefined
   #base: string[] = []
+  readonly #secret_query: Set<string>
 
   constructor(options: AppOptions = {}) {
     super(undefined, '')
     this.config = resolve_config(options)
+    this.#secret_query = new Set([...SECRET_QUERY, ...secret_query_params(options)].map((n) => n.toLowerCase()))
     this.on_close(() => this.rooms.close())
   }
 
@@ -219,6 +218,15 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
     if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
     this.#mws.push({ prefix: prefix_segments(prefix), mw })
+    for (const name of route_options_of(mw)?.secret_query ?? []) this.#secret_query.add(name.toLowerCase())
+  }
+
+  /**
+   * The query parameters this App's access line redacts (lowercase): `api_key`, `access_token`, the
+   * `secret_query_params` option, and the `query_param` of each `api_key` or `jwt` middleware it uses.
+   */
+  get secret_query(): ReadonlySet<string> {
+    return this.#secret_query
   }
 
   /**

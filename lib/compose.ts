@@ -117,6 +117,8 @@ export interface RouteOptions {
   kind?: string
   /** On the routes its prefix surely covers, drops the middleware of this kind placed on a shorter or the same prefix before it. */
   replaces?: string
+  /** Query parameters that carry a secret the middleware reads: the App's access line redacts them. */
+  secret_query?: readonly string[]
 }
 
 /** Where a middleware carries its route options. */

@@ -45,6 +45,8 @@ export interface AppOptions {
   headers_timeout_ms?: number
   /** Most connections open at once; further ones are refused; 0 for no limit (FW_MAX_CONNECTIONS; default 0). */
   max_connections?: number
+  /** Query parameters the access line hides besides `api_key`, `access_token` and those `api_key`/`jwt` middleware read. */
+  secret_query_params?: readonly string[]
 }
 
 /** A TLS key and certificate, PEM text or buffers. */
@@ -117,6 +119,13 @@ export function check_tls(tls: TlsOptions | undefined): TlsOptions | undefined {
   const pem = (v: unknown): boolean => (typeof v === 'string' && v.includes('-----BEGIN')) || Buffer.isBuffer(v)
   if (typeof tls !== 'object' || tls === null || !pem(tls.key) || !pem(tls.cert)) throw ERR_CONFIG_BAD_VALUE('https', '[key and cert]', 'an object with PEM key and cert')
   return tls
+}
+
+/** The `secret_query_params` option: a list of non-empty strings, or `FW_ERR_CONFIG_BAD_VALUE`. */
+export function secret_query_params({ secret_query_params: value = [] }: AppOptions): readonly string[] {
+  const ok = Array.isArray(value) && value.every((n) => typeof n === 'string' && n !== '')
+  if (!ok) throw ERR_CONFIG_BAD_VALUE('secret_query_params', value, 'a list of non-empty strings')
+  return value
 }
 
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */

@@ -1,5 +1,7 @@
 // The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain unwinds.
 import { defineError, httpCode } from './errors.js'
+import { HTTP_TOKEN } from './http-token.js'
+import { set_cookie_line, type CookieAttributes } from './cookie.js'
 import { pairs_to_object, type KeyValues } from './json.js'
 import { check_source, discard_body, type SseOptions, type SseProducer, type StreamedBody, type StreamSource } from './stream/index.js'
 import { observed, report } from './observability/events.js'
@@ -20,8 +22,7 @@ export const ERR_RESPONSE_BAD_STATUS = defineError(
 /** What kind of body the response carries. */
 export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file' | 'stream' | 'sse'
 
-/** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
-export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+export { HTTP_TOKEN }
 const BAD_VALUE = /[\r\n\0]/
 
 export const CODE_BAD_PATH = httpCode('bad_path')
@@ -106,6 +107,16 @@ export class Response {
       this.#headers[key] = v
     }
     return this
+  }
+
+  /**
+   * Adds a `Set-Cookie` line built by the `cookie` package's serializer; a bad name or attribute throws
+   * `FW_ERR_RESPONSE_BAD_COOKIE`.
+   * @example
+   * res.cookie('theme', 'dark', { path: '/', max_age: 86_400, same_site: 'Lax' })
+   */
+  cookie(name: string, value: string, attributes: CookieAttributes = {}): this {
+    return this.header('Set-Cookie', set_cookie_line(name, value, attributes))
   }
 
   /** A response header already set (lowercase lookup); `Set-Cookie` gives the list joined by `, `. */

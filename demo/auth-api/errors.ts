@@ -1,8 +1,6 @@
 // The coded errors the reference authentication API throws at startup when its configuration is wrong.
 import { defineError } from '../../lib/errors.js'
-import { describe_value } from '../../lib/middleware/auth/errors.js'
-
-const primitive = (v: unknown): boolean => v === null || (typeof v !== 'object' && typeof v !== 'function')
+import { quote } from '../../lib/options.js'
 
 /**
  * An option (or the environment variable standing in for it) with a value the API cannot work with. Objects (a logger,
@@ -11,8 +9,6 @@ const primitive = (v: unknown): boolean => v === null || (typeof v !== 'object' 
  */
 export const ERR_AUTHAPI_BAD_OPTION = defineError(
   'FW_ERR_AUTHAPI_BAD_OPTION',
-  (option: string, expected: string, value: unknown, secret: boolean = false) => {
-    const plain = !secret && (Array.isArray(value) ? value.every(primitive) : primitive(value))
-    return `auth_api: ${option} must be ${expected}; got ${plain ? JSON.stringify(value) ?? String(value) : describe_value(value)}`
-  },
+  (option: string, expected: string, value: unknown, secret: boolean = false) =>
+    `auth_api: ${option} must be ${expected}; got ${quote(value, secret)}`,
 )

@@ -1,5 +1,6 @@
 // The errors of request body readers, and the HTTP answer each one gets when a handler lets it through.
 import { defineError, httpCode, type FwError } from '../errors.js'
+import { define_bad_option } from '../options.js'
 
 export const CODE_PAYLOAD_TOO_LARGE = httpCode('payload_too_large')
 export const CODE_MALFORMED_BODY = httpCode('malformed_body')
@@ -29,10 +30,8 @@ export const ERR_BODY_CONSUMED = defineError(
   'FW_ERR_BODY_CONSUMED',
   (reader: string, why: string) => `req.${reader}() cannot read the body: ${why}`,
 )
-export const ERR_BODY_BAD_OPTION = defineError(
-  'FW_ERR_BODY_BAD_OPTION',
-  (name: string, value: unknown) => `${name} must be an integer >= 0; got ${JSON.stringify(value) ?? String(value)}`,
-)
+/** A bad body limit option. */
+export const ERR_BODY_BAD_OPTION = define_bad_option('BODY')
 
 /** The limits a body reader enforces besides the route's byte limit. */
 export type BodyLimitName = 'fields' | 'field_size' | 'files' | 'file_size'

@@ -33,7 +33,7 @@ export function resolve_form_limits(over: FormLimits | undefined, base: Resolved
   for (const name of NAMES) {
     const v = over[name]
     if (v === undefined) continue
-    if (!Number.isInteger(v) || v < 0) throw ERR_BODY_BAD_OPTION(`form_limits.${name}`, v)
+    if (!Number.isInteger(v) || v < 0) throw ERR_BODY_BAD_OPTION('form_limits', name, 'an integer >= 0', v)
     out[name] = v
   }
   return Object.freeze(out)

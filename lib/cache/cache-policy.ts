@@ -1,5 +1,5 @@
 // The freshness policy: how long an entry is fresh, and how long it may be reused stale when offline or after a network error.
-import { check_bool, check_int } from './options.js'
+import { check } from './options.js'
 
 /** Options of a `CachePolicy`; every field has the documented default. */
 export interface CachePolicyOptions {
@@ -23,7 +23,7 @@ function clamp(age_ms: number): number {
 /**
  * The spec's `CachePolicy`. Every window is half-open and measured from the entry's creation: an age is inside a window of
  * `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts as 0; a NaN age is inside no
- * window. Windows must be non-negative integers and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
+ * window. Windows must be integers >= 0 and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
  * @example
  * const policy = new CachePolicy({ ttl_ms: 30_000, stale_if_offline_ms: 3_600_000 })
  * policy.is_fresh(29_999) // true
@@ -42,11 +42,11 @@ export class CachePolicy {
     ttl_ms = 60_000, stale_if_error_ms = 300_000, stale_if_offline_ms = 600_000,
     allow_stale_if_error = true, allow_stale_if_offline = true,
   }: CachePolicyOptions = {}) {
-    this.ttl_ms = check_int('CachePolicy', 'ttl_ms', ttl_ms)
-    this.stale_if_error_ms = check_int('CachePolicy', 'stale_if_error_ms', stale_if_error_ms)
-    this.stale_if_offline_ms = check_int('CachePolicy', 'stale_if_offline_ms', stale_if_offline_ms)
-    this.allow_stale_if_error = check_bool('CachePolicy', 'allow_stale_if_error', allow_stale_if_error)
-    this.allow_stale_if_offline = check_bool('CachePolicy', 'allow_stale_if_offline', allow_stale_if_offline)
+    this.ttl_ms = check.int('CachePolicy', 'ttl_ms', ttl_ms)
+    this.stale_if_error_ms = check.int('CachePolicy', 'stale_if_error_ms', stale_if_error_ms)
+    this.stale_if_offline_ms = check.int('CachePolicy', 'stale_if_offline_ms', stale_if_offline_ms)
+    this.allow_stale_if_error = check.bool('CachePolicy', 'allow_stale_if_error', allow_stale_if_error)
+    this.allow_stale_if_offline = check.bool('CachePolicy', 'allow_stale_if_offline', allow_stale_if_offline)
     this.max_useful_age_ms = Math.max(
       this.ttl_ms,
       this.allow_stale_if_error ? this.stale_if_error_ms : 0,

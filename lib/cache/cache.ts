@@ -3,7 +3,7 @@ import { CacheContext } from './cache-context.js'
 import { CacheEntry, type CacheEntryInit } from './cache-entry.js'
 import { CachePolicy, type CachePolicyOptions } from './cache-policy.js'
 import type { AnyCacheStore, StoreResult } from './cache-store.js'
-import { check_fn, check_now } from './options.js'
+import { check, check_now } from './options.js'
 
 /**
  * The spec's `Cache(policy, store)`. With a synchronous store (`MemoryStore`, `LruMemoryStore`, `FileStore`) every method
@@ -22,7 +22,7 @@ export class Cache<S extends AnyCacheStore = AnyCacheStore> {
 
   constructor(policy: CachePolicy | CachePolicyOptions, store: S) {
     this.policy = policy instanceof CachePolicy ? policy : new CachePolicy(policy)
-    for (const method of ['put', 'get', 'erase', 'clear'] as const) check_fn('Cache', `store.${method}`, store?.[method])
+    for (const method of ['put', 'get', 'erase', 'clear'] as const) check.fn('Cache', `store.${method}`, store?.[method])
     this.store = store
     this.#async = (store as { async?: unknown }).async === true
   }

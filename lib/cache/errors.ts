@@ -1,26 +1,18 @@
 // The coded errors of the cache module: bad options, bad entries, bad clocks, and the FileStore warnings.
 import { defineError } from '../errors.js'
+import { define_bad_option, quote } from '../options.js'
 
-/** How a bad value is quoted in a message (NaN, functions and undefined have no JSON form). */
-export function show(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint' || value === undefined) return String(value)
-  if (typeof value === 'function') return 'a function'
-  return JSON.stringify(value) ?? String(value)
-}
-
-export const ERR_CACHE_BAD_OPTION = defineError(
-  'FW_ERR_CACHE_BAD_OPTION',
-  (owner: string, option: string, expected: string, value: unknown) => `${owner}: ${option} must be ${expected}; got ${show(value)}`,
-)
+/** A bad cache option. */
+export const ERR_CACHE_BAD_OPTION = define_bad_option('CACHE')
 
 export const ERR_CACHE_BAD_ENTRY = defineError(
   'FW_ERR_CACHE_BAD_ENTRY',
-  (field: string, expected: string, value: unknown) => `CacheEntry: ${field} must be ${expected}; got ${show(value)}`,
+  (field: string, expected: string, value: unknown) => `CacheEntry: ${field} must be ${expected}; got ${quote(value)}`,
 )
 
 export const ERR_CACHE_BAD_TIME = defineError(
   'FW_ERR_CACHE_BAD_TIME',
-  (operation: string, value: unknown) => `${operation}: now_ms must be a finite number of milliseconds; got ${show(value)}`,
+  (operation: string, value: unknown) => `${operation}: now_ms must be a finite number of milliseconds; got ${quote(value)}`,
 )
 
 export const ERR_CACHE_FILE_CORRUPT = defineError(

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { cache_file, type CacheFile } from './cache-file.js'
 import { CacheEntry } from './cache-entry.js'
 import type { CacheStore, EntryPredicate } from './cache-store.js'
-import { check_bool, check_string } from './options.js'
+import { check } from './options.js'
 
 /** Options of a `FileStore`. */
 export interface FileStoreOptions {
@@ -29,8 +29,8 @@ export class FileStore implements CacheStore {
   readonly #file: CacheFile
 
   constructor({ file_path = './.fw/cache_http.json', pretty_json = false }: FileStoreOptions = {}) {
-    this.file_path = resolve(check_string('FileStore', 'file_path', file_path))
-    this.pretty_json = check_bool('FileStore', 'pretty_json', pretty_json)
+    this.file_path = resolve(check.string('FileStore', 'file_path', file_path))
+    this.pretty_json = check.bool('FileStore', 'pretty_json', pretty_json)
     this.#file = cache_file(this.file_path)
   }
 

@@ -1,7 +1,7 @@
 // The bounded in-memory store: least recently used entries go first once max_entries is reached.
 import type { CacheEntry } from './cache-entry.js'
 import type { CacheStore, EntryPredicate } from './cache-store.js'
-import { check_int } from './options.js'
+import { check } from './options.js'
 
 /** Options of an `LruMemoryStore`. */
 export interface LruMemoryStoreOptions {
@@ -29,7 +29,7 @@ export class LruMemoryStore implements CacheStore {
   #free: number[] = []
 
   constructor({ max_entries = 1024 }: LruMemoryStoreOptions = {}) {
-    this.max_entries = check_int('LruMemoryStore', 'max_entries', max_entries, 1)
+    this.max_entries = check.int('LruMemoryStore', 'max_entries', max_entries, 1)
   }
 
   /** How many entries are stored. */

@@ -1,5 +1,5 @@
 // The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per interval.
-import { check_bool, check_fn, check_int, check_now } from './options.js'
+import { check, check_now } from './options.js'
 
 /** Configuration of a `NetworkProbe`. */
 export interface NetworkProbeConfig {
@@ -33,10 +33,10 @@ export class NetworkProbe implements OnlineState {
   #last_check_ms: number | undefined
   #in_flight: Promise<boolean> | undefined
 
-  constructor({ min_interval_ms = 5_000, initial_online = true }: NetworkProbeConfig, check: ProbeCheck) {
-    this.min_interval_ms = check_int('NetworkProbe', 'min_interval_ms', min_interval_ms)
-    this.#online = check_bool('NetworkProbe', 'initial_online', initial_online)
-    this.#check = check_fn('NetworkProbe', 'check', check)
+  constructor({ min_interval_ms = 5_000, initial_online = true }: NetworkProbeConfig, probe_check: ProbeCheck) {
+    this.min_interval_ms = check.int('NetworkProbe', 'min_interval_ms', min_interval_ms)
+    this.#online = check.bool('NetworkProbe', 'initial_online', initial_online)
+    this.#check = check.fn('NetworkProbe', 'check', probe_check)
   }
 
   /** The last known state; `now_ms` is accepted for the spec's signature and does not start a check. */

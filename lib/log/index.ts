@@ -30,7 +30,7 @@ export {
   set_clock,
 } from './global.js'
 export { pino_logger } from './pino-logger.js'
-export { redact_headers, redact_query, mark_secret_query, REDACTED, SECRET_HEADERS } from './redact.js'
+export { redact_headers, redact_query, SECRET_QUERY, REDACTED, SECRET_HEADERS } from './redact.js'
 export { MAX_VALUE_CHARS } from './values.js'
 export {
   ERR_LOG_ODD_PAIRS,

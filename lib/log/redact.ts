@@ -30,28 +30,24 @@ function redact_map<H extends Headers>(map: H, secret: ReadonlySet<string>): H {
   return out as H
 }
 
-/** Query parameters `redact_query` hides by default; `api_key` middleware adds the `query_param` it reads. */
-const SECRET_QUERY = new Set(['api_key', 'access_token'])
-
 /**
- * Adds a query parameter that carries a secret to those `redact_query` hides by default (compared case-insensitively).
- * `api_key({ query_param })` calls it, so the App's access line never shows a key however the parameter is named.
- * @example
- * mark_secret_query('signature')
+ * Query parameters `redact_query` hides by default. An App's access line also hides its `secret_query_params` option and
+ * the `query_param` of each `api_key` or `jwt` middleware it uses: per App, never process-wide.
  */
-export function mark_secret_query(name: string): void {
-  SECRET_QUERY.add(name.toLowerCase())
-}
+export const SECRET_QUERY: readonly string[] = ['api_key', 'access_token']
+const SECRET_QUERY_SET = lower_set(SECRET_QUERY)
 
 /**
- * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `api_key`,
- * `access_token` and every `query_param` of `api_key` middleware) reading `[redacted]`. Takes a parsed query object, or a
- * query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
+ * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `SECRET_QUERY`: `api_key`
+ * and `access_token`; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a parsed query
+ * object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
  * @example
  * redact_query('/items?api_key=s3cr3t&page=2') // '/items?api_key=[redacted]&page=2'
  */
-export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(query: Q, names?: readonly string[]): Q {
-  const secret = names === undefined ? SECRET_QUERY : lower_set(names)
+export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(
+  query: Q, names: readonly string[] | ReadonlySet<string> = SECRET_QUERY_SET,
+): Q {
+  const secret = names instanceof Set ? names : lower_set(names as readonly string[])
   if (typeof query !== 'string') return redact_map(query, secret) as Q
   // Without a `=` no parameter has a value to hide: a bare path, or a query of flags, is returned as it is.
   if (!query.includes('=')) return query

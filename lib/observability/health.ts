@@ -35,8 +35,8 @@ export class Health {
   #draining = false
 
   constructor({ path = '/health', ready_path = '/ready', checks = {}, timeout_ms = 2000 }: HealthOptions = {}) {
-    if (!(Number.isInteger(timeout_ms) && timeout_ms > 0)) throw ERR_OBSERVABILITY_BAD_OPTION('health', 'timeout_ms', timeout_ms)
-    for (const [name, check] of Object.entries(checks)) if (typeof check !== 'function') throw ERR_OBSERVABILITY_BAD_OPTION('health', `checks.${name}`, check)
+    if (!(Number.isInteger(timeout_ms) && timeout_ms > 0)) throw ERR_OBSERVABILITY_BAD_OPTION('health', 'timeout_ms', 'an integer >= 1', timeout_ms)
+    for (const [name, check] of Object.entries(checks)) if (typeof check !== 'function') throw ERR_OBSERVABILITY_BAD_OPTION('health', `checks.${name}`, 'a function', check)
     this.path = path
     this.ready_path = ready_path
     this.#checks = Object.entries(checks)

@@ -1,11 +1,9 @@
 // The coded errors of fw/redis: bad options at creation, and a Redis that cannot answer (503) or refuses a command.
-import { show } from '../cache/errors.js'
 import { defineError } from '../errors.js'
+import { define_bad_option } from '../options.js'
 
-export const ERR_REDIS_BAD_OPTION = defineError(
-  'FW_ERR_REDIS_BAD_OPTION',
-  (owner: string, option: string, expected: string, value: unknown) => `${owner}: ${option} must be ${expected}; got ${show(value)}`,
-)
+/** A bad option of a Redis store or connection. */
+export const ERR_REDIS_BAD_OPTION = define_bad_option('REDIS')
 
 /**
  * Redis did not answer in time, the connection is down, or the server is not ready (loading, read-only replica).

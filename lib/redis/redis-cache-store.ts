@@ -1,8 +1,8 @@
 // Cache entries in Redis: an AsyncCacheStore for the Cache facade and http_cache, one string key per entry.
 import { CacheEntry } from '../cache/cache-entry.js'
 import type { AsyncCacheStore, EntryPredicate } from '../cache/cache-store.js'
-import { ERR_REDIS_BAD_OPTION } from './errors.js'
 import { LuaScript } from './lua-script.js'
+import { check } from './options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisCacheStore'
@@ -53,10 +53,7 @@ export class RedisCacheStore implements AsyncCacheStore {
   readonly #redis: RedisConnection
 
   constructor({ expire_after_ms, ...options }: RedisCacheStoreOptions = {}) {
-    if (expire_after_ms !== undefined && (!Number.isSafeInteger(expire_after_ms) || expire_after_ms < 1)) {
-      throw ERR_REDIS_BAD_OPTION(NAME, 'expire_after_ms', 'an integer >= 1', expire_after_ms)
-    }
-    this.expire_after_ms = expire_after_ms
+    this.expire_after_ms = expire_after_ms === undefined ? undefined : check.int(NAME, 'expire_after_ms', expire_after_ms, 1)
     this.#redis = new RedisConnection(NAME, options)
   }
 

@@ -2,8 +2,9 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ISessionStore, SessionRecord } from '../middleware/auth/session-store.js'
-import { ERR_REDIS_BAD_OPTION, ERR_REDIS_UNAVAILABLE } from './errors.js'
+import { ERR_REDIS_UNAVAILABLE } from './errors.js'
 import { LuaScript } from './lua-script.js'
+import { check } from './options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisSessionStore'
@@ -18,11 +19,6 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
 
 // Deletes the lock only when this holder still owns it, so a holder whose lock expired never frees the next one's.
 const UNLOCK = new LuaScript("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0")
-
-function ms_option(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw ERR_REDIS_BAD_OPTION(NAME, name, 'an integer >= 1', value)
-  return value
-}
 
 /** The values of a stored session, or undefined when the stored text is not an object of strings. */
 function parse_data(text: string): Record<string, string> | undefined {
@@ -55,8 +51,8 @@ export class RedisSessionStore implements ISessionStore {
   readonly #lock_wait_ms: number
 
   constructor({ lock_ttl_ms = 30_000, lock_wait_ms = 5_000, ...options }: RedisSessionStoreOptions = {}) {
-    this.#lock_ttl_ms = ms_option('lock_ttl_ms', lock_ttl_ms)
-    this.#lock_wait_ms = ms_option('lock_wait_ms', lock_wait_ms)
+    this.#lock_ttl_ms = check.int(NAME, 'lock_ttl_ms', lock_ttl_ms, 1)
+    this.#lock_wait_ms = check.int(NAME, 'lock_wait_ms', lock_wait_ms, 1)
     this.#redis = new RedisConnection(NAME, options)
   }
 

@@ -1,11 +1,9 @@
 // The coded errors and HTTP codes of fw's WebSocket routes: bad options at registration, and refused upgrades.
-import { show } from '../cache/errors.js'
-import { defineError, httpCode } from '../errors.js'
+import { httpCode } from '../errors.js'
+import { define_bad_option } from '../options.js'
 
-export const ERR_WS_BAD_OPTION = defineError(
-  'FW_ERR_WS_BAD_OPTION',
-  (owner: string, option: string, expected: string, value: unknown) => `${owner}: ${option} must be ${expected}; got ${show(value)}`,
-)
+/** A bad option of a WebSocket route. */
+export const ERR_WS_BAD_OPTION = define_bad_option('WS')
 
 /** A plain HTTP request (no `Upgrade: websocket`) to a WebSocket route. */
 export const CODE_UPGRADE_REQUIRED = httpCode('upgrade_required')

@@ -1,5 +1,8 @@
 // The options of a WebSocket route, checked once at registration, with their defaults.
+import { OptionChecks } from '../options.js'
 import { ERR_WS_BAD_OPTION } from './errors.js'
+
+const check = new OptionChecks(ERR_WS_BAD_OPTION)
 
 /** Per-connection message rate limit: at most `max_messages` in each fixed window of `window_ms`. */
 export interface WsRateLimit {
@@ -41,18 +44,11 @@ export interface WsSettings {
 
 const MIB = 1024 * 1024
 
-function whole(owner: string, name: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw ERR_WS_BAD_OPTION(owner, name, `an integer >= ${min}`, value)
-  }
-  return value
-}
-
 function rate_limit_of(owner: string, value: unknown): WsRateLimit | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'object' || value === null) throw ERR_WS_BAD_OPTION(owner, 'rate_limit', '{ max_messages, window_ms }', value)
   const r = value as Record<string, unknown>
-  return { max_messages: whole(owner, 'rate_limit.max_messages', r.max_messages, 1), window_ms: whole(owner, 'rate_limit.window_ms', r.window_ms, 1) }
+  return { max_messages: check.int(owner, 'rate_limit.max_messages', r.max_messages, 1), window_ms: check.int(owner, 'rate_limit.window_ms', r.window_ms, 1) }
 }
 
 function origins_of(owner: string, value: unknown): ReadonlySet<string> | undefined {
@@ -68,14 +64,13 @@ export function ws_settings(owner: string, options: WsOptions = {}): WsSettings 
   const o = options as Record<string, unknown>
   const backpressure = o.on_backpressure ?? 'close'
   if (backpressure !== 'close' && backpressure !== 'drop') throw ERR_WS_BAD_OPTION(owner, 'on_backpressure', "'close' or 'drop'", backpressure)
-  const deflate = o.per_message_deflate ?? false
-  if (typeof deflate !== 'boolean') throw ERR_WS_BAD_OPTION(owner, 'per_message_deflate', 'a boolean', deflate)
+  const deflate = check.bool(owner, 'per_message_deflate', o.per_message_deflate ?? false)
   return {
-    max_payload: whole(owner, 'max_payload', o.max_payload ?? MIB, 1),
-    idle_timeout_ms: whole(owner, 'idle_timeout_ms', o.idle_timeout_ms ?? 0, 0),
-    heartbeat_ms: whole(owner, 'heartbeat_ms', o.heartbeat_ms ?? 30_000, 0),
+    max_payload: check.int(owner, 'max_payload', o.max_payload ?? MIB, 1),
+    idle_timeout_ms: check.int(owner, 'idle_timeout_ms', o.idle_timeout_ms ?? 0, 0),
+    heartbeat_ms: check.int(owner, 'heartbeat_ms', o.heartbeat_ms ?? 30_000, 0),
     per_message_deflate: deflate,
-    high_water_mark: whole(owner, 'high_water_mark', o.high_water_mark ?? MIB, 1),
+    high_water_mark: check.int(owner, 'high_water_mark', o.high_water_mark ?? MIB, 1),
     on_backpressure: backpressure,
     rate_limit: rate_limit_of(owner, o.rate_limit),
     origins: origins_of(owner, o.origins),

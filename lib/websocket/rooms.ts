@@ -63,14 +63,14 @@ export class Rooms implements RoomMembership {
     await bus?.close()
   }
 
-  /** @internal Use `ws.join(room)`. */
+  /** The membership side of `ws.join(room)`: handlers call that instead. */
   join(conn: WebSocketConnection, room: string): void {
     let members = this.#rooms.get(room)
     if (members === undefined) this.#rooms.set(room, (members = new Set()))
     members.add(conn)
   }
 
-  /** @internal Use `ws.leave(room)`; closing leaves every room. */
+  /** The membership side of `ws.leave(room)` (closing leaves every room): handlers call that instead. */
   leave(conn: WebSocketConnection, room: string): void {
     const members = this.#rooms.get(room)
     // An empty room is forgotten, so rooms named by clients cannot pile up.

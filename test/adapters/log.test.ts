@@ -280,3 +280,35 @@ t.test('AppOptions.logger is per App', async (t) => {
     t.throws(() => new fw.App({ logger: { format: 'xml' as 'json' } }), { code: 'FW_ERR_LOG_BAD_FORMAT' })
   })
 })
+
+t.test('each App redacts the query parameters of its own middleware and options, not those of another App', async (t) => {
+  const out = capture(t)
+  const keyed = build(t, (app) => {
+    app.use(fw.middleware.app.adapt_ctx(fw.middleware.auth.api_key({ query_param: 'sig', allowed_keys: ['k-secret-9'] })))
+    app.get('/p', (_req, res) => void res.text('ok'))
+  }, { access_log: 'info' })
+  const plain = build(t, (app) => app.get('/p', (_req, res) => void res.text('ok')), { access_log: 'info', secret_query_params: ['Token'] })
+  t.equal((await keyed.inject('/p?sig=k-secret-9&token=visible')).statusCode, 200)
+  t.equal((await plain.inject('/p?sig=shown&TOKEN=t-secret-8&api_key=k-secret-7')).statusCode, 200)
+  t.notMatch(out.text(), /secret/)
+  t.same(out.lines().map((l) => pairs_of(l).path), ['/p?sig=[redacted]&token=visible', '/p?sig=shown&TOKEN=[redacted]&api_key=[redacted]'])
+  t.same([...keyed.secret_query], ['api_key', 'access_token', 'sig'])
+  t.same([...plain.secret_query], ['api_key', 'access_token', 'token'])
+})
+
+t.test('the access line hides the query parameter a jwt middleware reads its token from', async (t) => {
+  const out = capture(t)
+  const app = build(t, (app) => {
+    app.use(fw.middleware.app.adapt_ctx(fw.middleware.auth.jwt({ secret: 'a-secret-of-at-least-32-characters!', query_param: 'jwt' })))
+    app.get('/p', (_req, res) => void res.text('ok'))
+  }, { access_log: 'info' })
+  t.equal((await app.inject('/p?jwt=t-secret-6')).statusCode, 401)
+  t.notMatch(out.text(), /secret/)
+  t.same(out.lines().map((l) => pairs_of(l).path), ['/p?jwt=[redacted]'])
+})
+
+t.test('secret_query_params must be a list of non-empty strings', async (t) => {
+  t.throws(() => new fw.App({ secret_query_params: [''] }), {
+    code: 'FW_ERR_CONFIG_BAD_VALUE', message: 'secret_query_params must be a list of non-empty strings; got [""]',
+  })
+})

@@ -105,6 +105,28 @@ t.test('Response.header', async (t) => {
   })
 })
 
+t.test('Response.cookie', async (t) => {
+  t.test('adds one Set-Cookie line per call with the attributes given', async (t) => {
+    const res = new Response()
+      .cookie('sid', 'a.b', { path: '/', max_age: 60, http_only: true, secure: true, same_site: 'Strict' })
+      .cookie('theme', 'dark')
+    t.same(res.headers()['set-cookie'], ['sid=a.b; Max-Age=60; Path=/; HttpOnly; Secure; SameSite=Strict', 'theme=dark'])
+  })
+
+  t.test('writes every attribute and percent-encodes a value outside the cookie grammar', async (t) => {
+    const expires = new Date(Date.UTC(2030, 0, 2))
+    const res = new Response().cookie('n', 'a b;c', { domain: 'example.com', expires, same_site: 'None', secure: true, partitioned: true })
+    t.equal(res.get_header('set-cookie'), 'n=a%20b%3Bc; Domain=example.com; Expires=Wed, 02 Jan 2030 00:00:00 GMT; Secure; Partitioned; SameSite=None')
+  })
+
+  t.test('throws FW_ERR_RESPONSE_BAD_COOKIE for a name or attribute that would break the line', async (t) => {
+    t.throws(() => new Response().cookie('a b', 'x'), { code: 'FW_ERR_RESPONSE_BAD_COOKIE', message: 'res.cookie("a b") cannot be written: cookie name is invalid: a b' })
+    t.throws(() => new Response().cookie('a', 'x', { path: '/a;b' }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE', message: 'res.cookie("a") cannot be written: cookie path is invalid: /a;b' })
+    t.throws(() => new Response().cookie('a', 'x', { max_age: 1.5 }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
+    t.throws(() => new Response().cookie('a', 'x', { domain: 'a\r\nb' }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
+  })
+})
+
 t.test('Response.send', async (t) => {
   t.test('picks text/plain for strings and octet-stream for buffers unless a content type is set', async (t) => {
     t.equal(new Response().send('hi').get_header('content-type'), 'text/plain; charset=utf-8')

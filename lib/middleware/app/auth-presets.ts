@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { adapt_ctx, type Middleware } from '../../compose.js'
 import { api_key } from '../auth/api-key.js'
 import { fast_jwt, jwt } from '../auth/jwt.js'
-import { secret_option } from '../auth/options.js'
+import { check } from '../auth/options.js'
 import { session } from '../auth/session.js'
 
 /**
@@ -40,5 +40,5 @@ export function session_dev(secret: string = randomBytes(32).toString('base64url
  * const token = sign_dev_token(secret, { sub: 'ada', roles: ['admin'], perms: ['products:write'] })
  */
 export function sign_dev_token(secret: string, claims: Record<string, unknown>): string {
-  return fast_jwt().createSigner({ key: secret_option('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(claims)
+  return fast_jwt().createSigner({ key: check.secret('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(claims)
 }

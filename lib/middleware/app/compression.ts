@@ -5,7 +5,7 @@ import Negotiator from 'negotiator'
 import type { Middleware } from '../../compose.js'
 import type { Response } from '../../response.js'
 import { encoded_body } from '../../stream/index.js'
-import { check_int, check_one_of } from '../security/options.js'
+import { check } from '../security/options.js'
 import { add_vary } from './vary.js'
 
 /** An encoding `compression` can write. */
@@ -38,9 +38,9 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
  * app.use(compression({ threshold: 1024 }))
  */
 export function compression({ threshold = 1024, encodings = [...ENCODINGS], brotli_quality = 4 }: CompressionOptions = {}): Middleware {
-  check_int('compression', 'threshold', threshold, 0)
-  check_int('compression', 'brotli_quality', brotli_quality, 0, 11)
-  for (const e of encodings) check_one_of('compression', 'encodings', e, ENCODINGS)
+  check.int('compression', 'threshold', threshold, 0)
+  check.int('compression', 'brotli_quality', brotli_quality, 0, 11)
+  for (const e of encodings) check.one_of('compression', 'encodings', e, ENCODINGS)
   const offered = [...encodings, 'identity']
   const choose = negotiator(offered)
   // The same zlib options as @fastify/compress's defaults: a size hint makes brotli slower on 20 KiB, not smaller.

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import type { Middleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
-import { check_bool, check_fn } from '../security/options.js'
+import { check } from '../security/options.js'
 
 export const CODE_PRECONDITION_FAILED = httpCode('precondition_failed')
 
@@ -48,8 +48,8 @@ function listed(header: string, tag: string, strong: boolean): boolean {
  * app.use(etag({ current: (req) => store.version_of(req.param('id')) }))
  */
 export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
-  check_bool('etag', 'weak', weak)
-  if (current !== undefined) check_fn('etag', 'current', current)
+  check.bool('etag', 'weak', weak)
+  if (current !== undefined) check.fn('etag', 'current', current)
   return async function etag(req, res, next) {
     const method = req.method()
     const if_match = req.header('if-match')

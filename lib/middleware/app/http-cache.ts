@@ -10,7 +10,7 @@ import { contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
 import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
 import { LruMemoryStore } from '../../cache/lru-memory-store.js'
 import type { OnlineState } from '../../cache/network-probe.js'
-import { check_fn } from '../../cache/options.js'
+import { check } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
@@ -109,7 +109,7 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = cache_of(options)
   const include_headers = header_names(options.include_headers ?? [])
   const key_of = key_builder(include_headers)
-  const now = check_fn(OWNER, 'now', options.now ?? Date.now)
+  const now = check.fn(OWNER, 'now', options.now ?? Date.now)
   const cache_credentialed = options.cache_credentialed ?? false
   if (typeof cache_credentialed !== 'boolean') throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
   const personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
@@ -122,7 +122,7 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
     void probe.refresh?.(now_ms)
     return contextFromProbeAndOutcome(probe, now_ms, outcome)
   }
-  const on_decision = options.on_decision === undefined ? undefined : check_fn(OWNER, 'on_decision', options.on_decision)
+  const on_decision = options.on_decision === undefined ? undefined : check.fn(OWNER, 'on_decision', options.on_decision)
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
   const flights = new Map<string, Promise<CacheEntry | undefined>>()
 

@@ -1,11 +1,10 @@
 // API key authentication: a key from a header (or a query parameter), checked in constant time against a static set or a function.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
-import { mark_secret_query } from '../../log/redact.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { ERR_AUTH_NO_API_KEYS } from './errors.js'
-import { bool_option, fn_option, names_option, must, token_option } from './options.js'
+import { check } from './options.js'
 import { ApiKey } from './state.js'
 
 export const CODE_MISSING_API_KEY = httpCode('missing_api_key')
@@ -50,26 +49,27 @@ function key_set(keys: readonly string[]): (key: string) => boolean {
 export function api_key({
   header = 'x-api-key', query_param = '', required = true, allowed_keys = [], extract, validate,
 }: ApiKeyOptions = {}): CtxMiddleware {
-  const name = token_option('api_key', 'header', header)
-  must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
+  const name = check.token('api_key', 'header', header)
+  check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
   // The key in a query string would otherwise be written in every access line.
-  if (query_param !== '') mark_secret_query(query_param)
-  const refuse_missing = bool_option('api_key', 'required', required)
-  const keys = names_option('api_key', 'allowed_keys', allowed_keys, false, true)
-  const custom = fn_option('api_key', 'validate', validate)
+  const refuse_missing = check.bool('api_key', 'required', required)
+  const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
+  const custom = check.optional_fn('api_key', 'validate', validate)
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
-  const read = fn_option('api_key', 'extract', extract) ??
+  const read = check.optional_fn('api_key', 'extract', extract) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
 
   const schemes: Record<string, SecurityScheme> = { api_key: { type: 'apiKey', in: 'header', name } }
   if (query_param !== '') schemes['api_key_query'] = { type: 'apiKey', in: 'query', name: query_param }
-  return documented(function api_key(ctx: Ctx, next: Next) {
+  // The App's access line redacts the query parameter, so no key is written in a log.
+  const mw = documented(function api_key(ctx: Ctx, next: Next) {
     const key = read(ctx) ?? ''
     if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
     if (!listed(key)) return void refuse(ctx)
     return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
   }, { security: { schemes, optional: !refuse_missing }, responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] } })
+  return query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] })
 }
 
 function accept(ctx: Ctx, key: string, next: Next): Promise<void> {

@@ -2,7 +2,7 @@
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto'
 import type { createRemoteJWKSet } from 'jose'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
-import { int_option, must, names_option, one_of_option } from './options.js'
+import { check } from './options.js'
 
 /** The algorithms `jwt` verifies; `none` is never one of them. */
 export type JwtAlgorithm =
@@ -52,7 +52,7 @@ export interface KeyConfig {
 }
 
 const pinned = (value: unknown, family: readonly JwtAlgorithm[]): JwtAlgorithm[] =>
-  names_option('jwt', 'algorithms', value, true).map((a) => one_of_option('jwt', 'algorithms', a, family))
+  check.names('jwt', 'algorithms', value, true).map((a) => check.one_of('jwt', 'algorithms', a, family))
 
 /** The HMAC secret as bytes; never quoted in an error. */
 function hmac_secret(secret: unknown): Buffer {
@@ -60,9 +60,9 @@ function hmac_secret(secret: unknown): Buffer {
   const bytes = typeof secret === 'string' ? Buffer.from(secret)
     : Buffer.isBuffer(secret) ? secret
       : jwk?.kty === 'oct' && typeof jwk.k === 'string' ? Buffer.from(jwk.k, 'base64url') : undefined
-  must(bytes !== undefined && bytes.length > 0, 'jwt', 'secret', 'a non-empty string, Buffer or oct JWK', secret, true)
+  check.must(bytes !== undefined && bytes.length > 0, 'jwt', 'secret', 'a non-empty string, Buffer or oct JWK', secret, true)
   // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
-  must(!bytes!.includes('-----BEGIN'), 'jwt', 'secret', 'an HMAC secret, not a PEM key', secret, true)
+  check.must(!bytes!.includes('-----BEGIN'), 'jwt', 'secret', 'an HMAC secret, not a PEM key', secret, true)
   return bytes!
 }
 
@@ -89,11 +89,11 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
   } catch {
     parsed = undefined
   }
-  must(parsed !== undefined && /^https?:$/.test(parsed.protocol), 'jwt', 'jwks', 'an http(s) URL', url)
+  check.must(parsed !== undefined && /^https?:$/.test(parsed.protocol), 'jwt', 'jwks', 'an http(s) URL', url)
   const options = {
-    timeoutDuration: int_option('jwt', 'jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
-    cooldownDuration: int_option('jwt', 'jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
-    cacheMaxAge: int_option('jwt', 'jwks_max_age_ms', o.jwks_max_age_ms ?? 600_000, 1),
+    timeoutDuration: check.int('jwt', 'jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
+    cooldownDuration: check.int('jwt', 'jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
+    cacheMaxAge: check.int('jwt', 'jwks_max_age_ms', o.jwks_max_age_ms ?? 600_000, 1),
   }
   // jose (ESM only) loads with the first token to check rather than with `import 'fw'`; one set for all requests.
   let set: Promise<RemoteSet> | undefined
@@ -117,7 +117,7 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
 /** Checks the key options and pins the algorithms to the key's family, so no token can pick HS256 against a public key. */
 export function key_config(o: JwtKeyOptions): KeyConfig {
   const given = (['secret', 'public_key', 'jwks'] as const).filter((k) => o[k] !== undefined)
-  must(given.length === 1, 'jwt', 'secret, public_key and jwks', 'given one at a time (exactly one of them)', given)
+  check.must(given.length === 1, 'jwt', 'secret, public_key and jwks', 'given one at a time (exactly one of them)', given)
   if (o.secret !== undefined) return { key: hmac_secret(o.secret), algorithms: pinned(o.algorithms ?? ['HS256'], HMAC) }
   if (o.jwks !== undefined) return { key: remote(o.jwks, o), algorithms: pinned(o.algorithms ?? ['RS256'], ASYMMETRIC) }
   const key = public_pem(o.public_key)

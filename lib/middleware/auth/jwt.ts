@@ -3,12 +3,11 @@ import type * as FastJwt from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { lazy } from '../../lazy.js'
-import { mark_secret_query } from '../../log/redact.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { JwksUnavailable, key_config, type JwtKeyOptions } from './jwt-keys.js'
-import { bool_option, fn_option, int_option, must, names_option, string_option, token_option } from './options.js'
+import { check } from './options.js'
 import { JwtClaims, claim_list } from './state.js'
 
 export type { JwtAlgorithm } from './jwt-keys.js'
@@ -53,7 +52,7 @@ export const fast_jwt = lazy<typeof FastJwt>('fast-jwt')
 /** One string or a non-empty list of them, as fast-jwt's allow-lists want it. */
 function allowed(option: string, value: string | readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined
-  return typeof value === 'string' ? [string_option('jwt', option, value)] : names_option('jwt', option, value, true)
+  return typeof value === 'string' ? [check.string('jwt', option, value)] : check.names('jwt', option, value, true)
 }
 
 /** Builds the fast-jwt verifier for checked options; it answers synchronously, or a promise with a JWKS. */
@@ -62,13 +61,13 @@ function verifier(options: JwtOptions): (token: string) => unknown {
   const { key, algorithms } = key_config(options)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
-  const required = required_claims === undefined ? undefined : names_option('jwt', 'required_claims', required_claims, true)
+  const required = required_claims === undefined ? undefined : check.names('jwt', 'required_claims', required_claims, true)
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
   const common = {
     algorithms,
-    ignoreExpiration: !bool_option('jwt', 'verify_exp', verify_exp),
-    clockTolerance: int_option('jwt', 'clock_tolerance', clock_tolerance, 0) * 1000,
-    cache: int_option('jwt', 'cache_size', cache_size, 0),
+    ignoreExpiration: !check.bool('jwt', 'verify_exp', verify_exp),
+    clockTolerance: check.int('jwt', 'clock_tolerance', clock_tolerance, 0) * 1000,
+    cache: check.int('jwt', 'cache_size', cache_size, 0),
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
     ...(required && { requiredClaims: required }),
@@ -79,17 +78,20 @@ function verifier(options: JwtOptions): (token: string) => unknown {
 
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
 function token_reader(options: JwtOptions): (ctx: Ctx) => string {
-  const extract = fn_option('jwt', 'extract', options.extract)
+  const extract = check.optional_fn('jwt', 'extract', options.extract)
   if (extract !== undefined) return (ctx) => extract(ctx) ?? ''
-  const cookie = options.cookie === undefined ? undefined : token_option('jwt', 'cookie', options.cookie)
-  const query = options.query_param === undefined ? undefined : string_option('jwt', 'query_param', options.query_param)
-  // The token in a query string would otherwise be written in every access line.
-  if (query !== undefined) mark_secret_query(query)
+  const cookie = options.cookie === undefined ? undefined : check.token('jwt', 'cookie', options.cookie)
+  const query = options.query_param === undefined ? undefined : check.string('jwt', 'query_param', options.query_param)
   return ({ req }) => {
     const auth = req.header('authorization')
     if (auth.startsWith(PREFIX)) return auth.slice(PREFIX.length)
     return (cookie === undefined ? undefined : req.cookie(cookie)) || (query === undefined ? '' : req.query_value(query, ''))
   }
+}
+
+/** The token's query parameter, if any: the App's access line redacts it, so no token is written in a log. */
+function secret_query({ query_param }: JwtOptions): string[] {
+  return typeof query_param === 'string' && query_param !== '' ? [query_param] : []
 }
 
 /** The 401 answers; RFC 6750 asks for `WWW-Authenticate` on each. */
@@ -126,9 +128,9 @@ export function jwt(options: JwtOptions): CtxMiddleware {
   if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
   const verify = verifier(options)
   const read = token_reader(options)
-  const roles_key = string_option('jwt', 'roles_key', options.roles_key ?? 'roles')
+  const roles_key = check.string('jwt', 'roles_key', options.roles_key ?? 'roles')
   const { jwks_unavailable: unavailable = 503 } = options
-  must(unavailable === 401 || unavailable === 503, 'jwt', 'jwks_unavailable', '401 or 503', unavailable)
+  check.must(unavailable === 401 || unavailable === 503, 'jwt', 'jwks_unavailable', '401 or 503', unavailable)
 
   const accept = (ctx: Ctx, next: Next, payload: Record<string, unknown>): void | Promise<void> => {
     const sub = payload.sub
@@ -149,5 +151,5 @@ export function jwt(options: JwtOptions): CtxMiddleware {
     }
     if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
     return result.then((p: Record<string, unknown>) => accept(ctx, next, p), (err: unknown) => refuse_error(ctx.res, err, unavailable))
-  } as CtxMiddleware, { authenticates: 'jwt' }), JWT_DOC)
+  } as CtxMiddleware, { authenticates: 'jwt', secret_query: secret_query(options) }), JWT_DOC)
 }

@@ -2,14 +2,14 @@
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
-import { names_option, string_option } from './options.js'
+import { check } from './options.js'
 import { Authz } from './state.js'
 
 export const CODE_MISSING_AUTHZ = httpCode('missing_authz')
 export const CODE_FORBIDDEN = httpCode('forbidden')
 
 /** A check: 401 `missing_authz` without `Authz`, 403 `forbidden` when `allows` says no, else the chain goes on. */
-function check(name: string, message: string, allows: (authz: Authz) => boolean): CtxMiddleware {
+function guard(name: string, message: string, allows: (authz: Authz) => boolean): CtxMiddleware {
   const mw: CtxMiddleware = ({ req, res }, next) => {
     const authz = req.state(Authz)
     if (authz === undefined) return void res.error(401, CODE_MISSING_AUTHZ, 'Authorization context missing')
@@ -24,8 +24,8 @@ function check(name: string, message: string, allows: (authz: Authz) => boolean)
  * app.use('/admin', adapt_ctx(auth.require_role('admin')))
  */
 export function require_role(name: string): CtxMiddleware {
-  const role = string_option('require_role', 'name', name)
-  return check('require_role', 'Missing required role', (a) => a.has_role(role))
+  const role = check.string('require_role', 'name', name)
+  return guard('require_role', 'Missing required role', (a) => a.has_role(role))
 }
 
 /**
@@ -34,8 +34,8 @@ export function require_role(name: string): CtxMiddleware {
  * app.use('/reports', adapt_ctx(auth.require_any_role(['admin', 'auditor'])))
  */
 export function require_any_role(list: readonly string[]): CtxMiddleware {
-  const roles = names_option('require_any_role', 'list', list, true)
-  return check('require_any_role', 'Missing required role', (a) => roles.some((r) => a.has_role(r)))
+  const roles = check.names('require_any_role', 'list', list, true)
+  return guard('require_any_role', 'Missing required role', (a) => roles.some((r) => a.has_role(r)))
 }
 
 /**
@@ -44,8 +44,8 @@ export function require_any_role(list: readonly string[]): CtxMiddleware {
  * app.use('/products', adapt_ctx(auth.require_perm('products:write')))
  */
 export function require_perm(name: string): CtxMiddleware {
-  const perm = string_option('require_perm', 'name', name)
-  return check('require_perm', 'Missing required permission', (a) => a.has_perm(perm))
+  const perm = check.string('require_perm', 'name', name)
+  return guard('require_perm', 'Missing required permission', (a) => a.has_perm(perm))
 }
 
 /**
@@ -54,8 +54,8 @@ export function require_perm(name: string): CtxMiddleware {
  * app.use('/products', adapt_ctx(auth.require_any_perm(['products:read', 'products:write'])))
  */
 export function require_any_perm(list: readonly string[]): CtxMiddleware {
-  const perms = names_option('require_any_perm', 'list', list, true)
-  return check('require_any_perm', 'Missing required permission', (a) => perms.some((p) => a.has_perm(p)))
+  const perms = check.names('require_any_perm', 'list', list, true)
+  return guard('require_any_perm', 'Missing required permission', (a) => perms.some((p) => a.has_perm(p)))
 }
 
 /**
@@ -64,6 +64,6 @@ export function require_any_perm(list: readonly string[]): CtxMiddleware {
  * app.use('/billing', adapt_ctx(auth.require_all_perms(['billing:read', 'billing:write'])))
  */
 export function require_all_perms(list: readonly string[]): CtxMiddleware {
-  const perms = names_option('require_all_perms', 'list', list, true)
-  return check('require_all_perms', 'Missing required permission', (a) => perms.every((p) => a.has_perm(p)))
+  const perms = check.names('require_all_perms', 'list', list, true)
+  return guard('require_all_perms', 'Missing required permission', (a) => perms.every((p) => a.has_perm(p)))
 }

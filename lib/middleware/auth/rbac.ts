@@ -2,7 +2,7 @@
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
-import { bool_option, string_option } from './options.js'
+import { check } from './options.js'
 import { PermissionResolver } from './permission-resolver.js'
 import { Authz, JwtClaims, claim_list } from './state.js'
 
@@ -32,10 +32,10 @@ export interface RbacOptions {
 export function rbac_context({
   roles_key = 'roles', perms_key = 'perms', require_auth = true, use_resolver = true,
 }: RbacOptions = {}): CtxMiddleware {
-  const roles_at = string_option('rbac_context', 'roles_key', roles_key)
-  const perms_at = string_option('rbac_context', 'perms_key', perms_key)
-  const refuse_anonymous = bool_option('rbac_context', 'require_auth', require_auth)
-  const resolve = bool_option('rbac_context', 'use_resolver', use_resolver)
+  const roles_at = check.string('rbac_context', 'roles_key', roles_key)
+  const perms_at = check.string('rbac_context', 'perms_key', perms_key)
+  const refuse_anonymous = check.bool('rbac_context', 'require_auth', require_auth)
+  const resolve = check.bool('rbac_context', 'use_resolver', use_resolver)
 
   return documented(function rbac_context(ctx: Ctx, next: Next) {
     const claims = ctx.req.state(JwtClaims)

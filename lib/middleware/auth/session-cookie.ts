@@ -1,17 +1,13 @@
 // The session cookie: `<id>.<HMAC-SHA256(id, secret) base64url>`, verified in constant time, with its Set-Cookie attributes.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Request } from '../../request.js'
+import type { CookieAttributes, CookieSettings } from '../../cookie.js'
 import type { Response } from '../../response.js'
 
 const ID = /^[A-Za-z0-9_-]{22,128}$/
 
-/** The cookie's name and attributes. */
-export interface CookieSettings {
-  readonly name: string
-  readonly path: string
-  readonly secure: boolean
-  readonly http_only: boolean
-  readonly same_site: 'Strict' | 'Lax' | 'None'
+/** The cookie's name and attributes, and its lifetime in seconds. */
+export interface SessionCookieSettings extends CookieSettings {
   readonly max_age: number
 }
 
@@ -24,19 +20,18 @@ export interface CookieId {
 /** Reads, writes and clears the signed session cookie; the first secret signs, every secret verifies (rotation). */
 export class SessionCookie {
   readonly #secrets: readonly string[]
-  readonly #settings: CookieSettings
-  readonly #attributes: string
+  readonly #settings: SessionCookieSettings
+  readonly #attributes: CookieAttributes
 
   /** The cookie's name. */
   get name(): string {
     return this.#settings.name
   }
 
-  constructor(secrets: readonly string[], settings: CookieSettings) {
+  constructor(secrets: readonly string[], settings: SessionCookieSettings) {
     this.#secrets = secrets
     this.#settings = settings
-    const s = settings
-    this.#attributes = `; Path=${s.path}${s.http_only ? '; HttpOnly' : ''}${s.secure ? '; Secure' : ''}; SameSite=${s.same_site}`
+    this.#attributes = { path: settings.path, http_only: settings.http_only, secure: settings.secure, same_site: settings.same_site }
   }
 
   /** The session id in the request's cookie, or undefined when absent, malformed or signed with none of the secrets. */
@@ -56,12 +51,12 @@ export class SessionCookie {
 
   /** Sets the cookie for `id`, living as long as the session in the store. */
   write(res: Response, id: string): void {
-    res.header('Set-Cookie', `${this.#settings.name}=${id}.${this.#mac(id, this.#secrets[0]!)}; Max-Age=${this.#settings.max_age}${this.#attributes}`)
+    res.cookie(this.#settings.name, `${id}.${this.#mac(id, this.#secrets[0]!)}`, { ...this.#attributes, max_age: this.#settings.max_age })
   }
 
   /** Tells the browser to drop the cookie. */
   clear(res: Response): void {
-    res.header('Set-Cookie', `${this.#settings.name}=; Max-Age=0${this.#attributes}`)
+    res.cookie(this.#settings.name, '', { ...this.#attributes, max_age: 0 })
   }
 
   #mac(id: string, secret: string): string {

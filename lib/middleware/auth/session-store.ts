@@ -1,5 +1,5 @@
 // Where sessions live between requests: the store interface, and a bounded in-memory store with ttl expiry.
-import { int_option, fn_option } from './options.js'
+import { check } from './options.js'
 
 /** What a store keeps of a session: its id and its string values. */
 export interface SessionRecord {
@@ -48,8 +48,8 @@ export class InMemorySessionStore implements ISessionStore {
   readonly #entries = new Map<string, Entry>()
 
   constructor({ max_entries = 10_000, now = Date.now }: InMemorySessionStoreOptions = {}) {
-    this.max_entries = int_option('InMemorySessionStore', 'max_entries', max_entries, 1)
-    this.#now = fn_option('InMemorySessionStore', 'now', now) ?? Date.now
+    this.max_entries = check.int('InMemorySessionStore', 'max_entries', max_entries, 1)
+    this.#now = check.optional_fn('InMemorySessionStore', 'now', now) ?? Date.now
   }
 
   /** The session under `sid`, as a copy, or undefined when unknown or expired. */

@@ -4,8 +4,9 @@ import { documented } from '../../openapi/middleware-doc.js'
 import { FwError, httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { ERR_AUTH_NO_SESSION } from './errors.js'
-import { bool_option, int_option, must, one_of_option, secret_option, token_option } from './options.js'
-import { SessionCookie, type CookieId, type CookieSettings } from './session-cookie.js'
+import { check } from './options.js'
+import { check_cookie } from '../../cookie.js'
+import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
 import { Session, new_session_id } from './session-state.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
@@ -61,39 +62,31 @@ interface Config {
 /** The secrets, first signing; each at least 16 characters; never quoted in an error. */
 function secrets_option(value: unknown): string[] {
   const list = Array.isArray(value) ? value as unknown[] : [value]
-  must(list.length > 0, MW, 'secret', 'a string or a non-empty list of strings of at least 16 characters', value, true)
-  return list.map((v) => secret_option(MW, 'secret', v, 16))
+  check.must(list.length > 0, MW, 'secret', 'a string or a non-empty list of strings of at least 16 characters', value, true)
+  return list.map((v) => check.secret(MW, 'secret', v, 16))
 }
 
 function cookie_settings({
-  cookie_name = 'sid', cookie_path: path = '/', secure = false, http_only = true, same_site = 'Lax', ttl = WEEK,
-}: SessionOptions): CookieSettings {
-  const name = token_option(MW, 'cookie_name', cookie_name)
-  must(typeof path === 'string' && /^\/[^;\s\0]*$/.test(path), MW, 'cookie_path', 'a path starting with / without ; or spaces', path)
-  bool_option(MW, 'secure', secure)
-  const site = one_of_option(MW, 'same_site', same_site, ['Strict', 'Lax', 'None'] as const)
-  // Browsers refuse these cookies without Secure; failing at startup beats a session that silently never sticks.
-  must(secure || site !== 'None', MW, 'secure', 'true when same_site is None', secure)
-  must(secure || !/^__(Host|Secure)-/.test(name), MW, 'secure', `true for a cookie named ${name}`, secure)
-  must(!name.startsWith('__Host-') || path === '/', MW, 'cookie_path', '/ for a __Host- cookie', path)
-  bool_option(MW, 'http_only', http_only)
-  return { name, path, secure, http_only, same_site: site, max_age: int_option(MW, 'ttl', ttl, 1) }
+  cookie_name = 'sid', cookie_path = '/', secure = false, http_only = true, same_site = 'Lax', ttl = WEEK,
+}: SessionOptions): SessionCookieSettings {
+  const cookie = check_cookie(check, MW, { cookie_name, cookie_path, secure, http_only, same_site })
+  return { ...cookie, max_age: check.int(MW, 'ttl', ttl, 1) }
 }
 
 function configure(o: SessionOptions): Config {
-  must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o, true)
+  check.must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o, true)
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
   const settings = cookie_settings(o)
   const is_store = typeof store === 'object' && store !== null &&
     ['load', 'save', 'destroy'].every((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function')
-  must(is_store, MW, 'store', 'an object with load, save and destroy methods', store)
+  check.must(is_store, MW, 'store', 'an object with load, save and destroy methods', store)
   return {
     store,
     cookie: new SessionCookie(secrets_option(secret), settings),
     ttl: settings.max_age,
-    auto_create: bool_option(MW, 'auto_create', auto_create),
-    rolling: bool_option(MW, 'rolling', rolling),
-    locks: bool_option(MW, 'serialize', serialize) ? new KeyedLock() : undefined,
+    auto_create: check.bool(MW, 'auto_create', auto_create),
+    rolling: check.bool(MW, 'rolling', rolling),
+    locks: check.bool(MW, 'serialize', serialize) ? new KeyedLock() : undefined,
   }
 }
 

@@ -1,7 +1,7 @@
 // Body limit: the largest request body a route accepts, enforced by the adapter before the body is read.
 import { with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
-import { check_int } from './options.js'
+import { check } from './options.js'
 
 export const CODE_PAYLOAD_TOO_LARGE = httpCode('payload_too_large')
 
@@ -20,7 +20,7 @@ export interface BodyLimitOptions {
  * app.use('/upload', adapt_ctx(fw.middleware.security.body_limit({ max_bytes: 10 * 1024 * 1024 })))
  */
 export function body_limit({ max_bytes = 1024 * 1024 }: BodyLimitOptions = {}): CtxMiddleware {
-  const max = check_int('body_limit', 'max_bytes', max_bytes, 0)
+  const max = check.int('body_limit', 'max_bytes', max_bytes, 0)
   const mw: CtxMiddleware = function body_limit({ req, res }, next) {
     const length = req.raw.headers['content-length']
     if (length !== undefined && Number(length) > max) {

@@ -4,7 +4,7 @@ import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { ERR_CORS_BAD_ORIGIN, ERR_CORS_WILDCARD_CREDENTIALS, ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { check_bool, check_int, check_tokens } from './options.js'
+import { check } from './options.js'
 
 export const CODE_CORS_FORBIDDEN = httpCode('cors_forbidden')
 
@@ -108,16 +108,16 @@ export function cors({
   origins, allow_credentials = false, methods = METHODS, headers = HEADERS, expose_headers = [], max_age = 600,
   reflect_headers = false,
 }: CorsOptions): CtxMiddleware {
-  const credentials = check_bool('cors', 'allow_credentials', allow_credentials)
+  const credentials = check.bool('cors', 'allow_credentials', allow_credentials)
   const match = matcher(origins, credentials)
   const any = match === 'any'
-  const reflect = check_bool('cors', 'reflect_headers', reflect_headers)
-  const method_set = new Set(check_tokens('cors', 'methods', methods).map((m) => m.toUpperCase()))
-  const header_set = new Set(check_tokens('cors', 'headers', headers).map((h) => h.toLowerCase()))
-  const expose = check_tokens('cors', 'expose_headers', expose_headers).join(', ')
+  const reflect = check.bool('cors', 'reflect_headers', reflect_headers)
+  const method_set = new Set(check.tokens('cors', 'methods', methods).map((m) => m.toUpperCase()))
+  const header_set = new Set(check.tokens('cors', 'headers', headers).map((h) => h.toLowerCase()))
+  const expose = check.tokens('cors', 'expose_headers', expose_headers).join(', ')
   const preflight_headers: Array<[string, string]> = [
     ['Access-Control-Allow-Methods', [...method_set].join(', ')],
-    ['Access-Control-Max-Age', String(check_int('cors', 'max_age', max_age, 0))],
+    ['Access-Control-Max-Age', String(check.int('cors', 'max_age', max_age, 0))],
   ]
   const allowed_headers = headers.join(', ')
   const allow = (res: Response, origin: string): void => {

@@ -7,8 +7,8 @@ import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { Session } from '../auth/session-state.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
-import { ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { check_bool, check_one_of, check_token } from './options.js'
+import { check_cookie } from '../../cookie.js'
+import { check } from './options.js'
 
 export const CODE_CSRF_FAILED = httpCode('csrf_failed')
 
@@ -85,17 +85,6 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
   return 'Origin does not match host'
 }
 
-function check_options(cookie_name: string, cookie_path: string, secure: boolean, trusted: unknown): void {
-  if (cookie_name.startsWith('__Host-') && (!secure || cookie_path !== '/')) {
-    throw ERR_SECURITY_BAD_OPTION('csrf', 'cookie_name', 'used with secure true and cookie_path "/" when it starts with __Host-', cookie_name)
-  }
-  if (!cookie_path.startsWith('/') || /[;\s]/.test(cookie_path)) {
-    throw ERR_SECURITY_BAD_OPTION('csrf', 'cookie_path', 'a path starting with / without ; or spaces', cookie_path)
-  }
-  if (!Array.isArray(trusted) || !trusted.every((o) => typeof o === 'string')) {
-    throw ERR_SECURITY_BAD_OPTION('csrf', 'trusted_origins', 'a list of origins', trusted)
-  }
-}
 
 /**
  * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a token cookie when they have
@@ -113,15 +102,16 @@ export function csrf({
   secret = randomBytes(32).toString('base64url'),
 }: CsrfOptions = {}): CtxMiddleware {
   const signer = new CsrfSigner(csrf_secrets(secret))
-  check_token('csrf', 'cookie_name', cookie_name)
-  check_token('csrf', 'header_name', header_name)
-  check_token('csrf', 'field_name', field_name)
-  check_options(cookie_name, cookie_path, check_bool('csrf', 'secure', secure), trusted_origins)
-  const attributes = `; Path=${cookie_path}; SameSite=${check_one_of('csrf', 'same_site', same_site, ['Strict', 'Lax', 'None'])}${secure ? '; Secure' : ''}`
+  // Scripts read the token to send it back, so the cookie is never HttpOnly.
+  const cookie = check_cookie(check, 'csrf', { cookie_name, cookie_path, secure, http_only: false, same_site })
+  check.token('csrf', 'header_name', header_name)
+  check.token('csrf', 'field_name', field_name)
+  check.must(Array.isArray(trusted_origins) && trusted_origins.every((o) => typeof o === 'string'), 'csrf', 'trusted_origins', 'a list of origins', trusted_origins)
+  const attributes = { path: cookie.path, secure: cookie.secure, same_site: cookie.same_site }
   const trusted = new Set(trusted_origins)
   const issue = (res: Response, binding: string): string => {
     const token = signer.mint(binding)
-    res.header('Set-Cookie', `${cookie_name}=${token}${attributes}`)
+    res.cookie(cookie.name, token, attributes)
     return token
   }
 

@@ -1,6 +1,6 @@
 // Where rate limit counts live: the store interface (async-capable, for shared stores such as Redis) and the bounded memory store.
 import { LRUCache } from 'lru-cache'
-import { check_int } from './options.js'
+import { check } from './options.js'
 
 /** What a store answers for one hit: the counts of the current and the previous fixed window of a key. */
 export interface RateLimitResult {
@@ -46,7 +46,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counters: LRUCache<string, Counter>
 
   constructor({ max_keys = 10_000 }: MemoryRateLimitStoreOptions = {}) {
-    this.max_keys = check_int('MemoryRateLimitStore', 'max_keys', max_keys, 1)
+    this.max_keys = check.int('MemoryRateLimitStore', 'max_keys', max_keys, 1)
     this.#counters = new LRUCache<string, Counter>({ max: max_keys })
   }
 

@@ -232,6 +232,6 @@ t.test('form limits', async (t) => {
   })
 
   t.test('a bad limit throws FW_ERR_BODY_BAD_OPTION naming it', async (t) => {
-    t.throws(() => build(t, () => {}, { form_limits: { files: -1 } }), { code: 'FW_ERR_BODY_BAD_OPTION', message: 'form_limits.files must be an integer >= 0; got -1' })
+    t.throws(() => build(t, () => {}, { form_limits: { files: -1 } }), { code: 'FW_ERR_BODY_BAD_OPTION', message: 'form_limits: files must be an integer >= 0; got -1' })
   })
 })

@@ -20,11 +20,11 @@ t.test('CachePolicy', async (t) => {
 
   t.test('rejects negative, fractional, NaN and infinite windows with a coded error that quotes the value', async (t) => {
     const cases: [string, unknown, string][] = [
-      ['ttl_ms', -1, 'CachePolicy: ttl_ms must be a non-negative integer; got -1'],
-      ['ttl_ms', NaN, 'CachePolicy: ttl_ms must be a non-negative integer; got NaN'],
-      ['ttl_ms', 1.5, 'CachePolicy: ttl_ms must be a non-negative integer; got 1.5'],
-      ['stale_if_error_ms', Infinity, 'CachePolicy: stale_if_error_ms must be a non-negative integer; got Infinity'],
-      ['stale_if_offline_ms', '10', 'CachePolicy: stale_if_offline_ms must be a non-negative integer; got "10"'],
+      ['ttl_ms', -1, 'CachePolicy: ttl_ms must be an integer >= 0; got -1'],
+      ['ttl_ms', NaN, 'CachePolicy: ttl_ms must be an integer >= 0; got NaN'],
+      ['ttl_ms', 1.5, 'CachePolicy: ttl_ms must be an integer >= 0; got 1.5'],
+      ['stale_if_error_ms', Infinity, 'CachePolicy: stale_if_error_ms must be an integer >= 0; got Infinity'],
+      ['stale_if_offline_ms', '10', 'CachePolicy: stale_if_offline_ms must be an integer >= 0; got "10"'],
       ['allow_stale_if_error', 1, 'CachePolicy: allow_stale_if_error must be a boolean; got 1'],
       ['allow_stale_if_offline', null, 'CachePolicy: allow_stale_if_offline must be a boolean; got null'],
     ]

@@ -26,7 +26,7 @@ t.test('NetworkProbe', async (t) => {
 
   t.test('refuses a bad interval, initial state or check', async (t) => {
     t.throws(() => new NetworkProbe({ min_interval_ms: -1 }, () => true), {
-      code: ERR_CACHE_BAD_OPTION.code, message: 'NetworkProbe: min_interval_ms must be a non-negative integer; got -1',
+      code: ERR_CACHE_BAD_OPTION.code, message: 'NetworkProbe: min_interval_ms must be an integer >= 0; got -1',
     })
     t.throws(() => new NetworkProbe({ initial_online: 'yes' as unknown as boolean }, () => true), {
       code: ERR_CACHE_BAD_OPTION.code, message: 'NetworkProbe: initial_online must be a boolean; got "yes"',

@@ -41,7 +41,7 @@ t.test('require_role', async (t) => {
   })
 
   t.test('refuses an empty role name at creation', async (t) => {
-    throws_coded(t, () => require_role(''), 'FW_ERR_AUTH_BAD_OPTION', /^require_role: name must be a string of at least 1 characters; got ""$/)
+    throws_coded(t, () => require_role(''), 'FW_ERR_AUTH_BAD_OPTION', /^require_role: name must be a non-empty string; got ""$/)
   })
 })
 
@@ -73,7 +73,7 @@ t.test('require_perm', async (t) => {
   })
 
   t.test('refuses a name that is not a string at creation', async (t) => {
-    throws_coded(t, () => require_perm(['a:b'] as unknown as string), 'FW_ERR_AUTH_BAD_OPTION', /^require_perm: name must be a string/)
+    throws_coded(t, () => require_perm(['a:b'] as unknown as string), 'FW_ERR_AUTH_BAD_OPTION', /^require_perm: name must be a non-empty string; got \["a:b"\]$/)
   })
 })
 

@@ -113,8 +113,8 @@ t.test('rbac_context', async (t) => {
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) =>
       throws_coded(t, () => rbac_context(options as RbacOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
-    bad({ roles_key: '' }, /^rbac_context: roles_key must be a string of at least 1 characters; got ""$/)
-    bad({ perms_key: 7 }, /^rbac_context: perms_key must be a string of at least 1 characters; got 7$/)
+    bad({ roles_key: '' }, /^rbac_context: roles_key must be a non-empty string; got ""$/)
+    bad({ perms_key: 7 }, /^rbac_context: perms_key must be a non-empty string; got 7$/)
     bad({ require_auth: 1 }, /^rbac_context: require_auth must be a boolean; got 1$/)
     bad({ use_resolver: 'no' }, /^rbac_context: use_resolver must be a boolean; got "no"$/)
   })

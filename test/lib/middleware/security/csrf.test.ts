@@ -199,12 +199,12 @@ t.test('csrf', async (t) => {
   t.test('sets the cookie attributes from the options', async (t) => {
     const { app } = with_csrf(t, { cookie_name: '__Host-csrf', secure: true, same_site: 'Strict' })
     const r = await app.inject({ url: '/token' })
-    t.match(String(r.headers['set-cookie']), /^__Host-csrf=[A-Za-z0-9_.-]{87}; Path=\/; SameSite=Strict; Secure$/)
+    t.match(String(r.headers['set-cookie']), /^__Host-csrf=[A-Za-z0-9_.-]{87}; Path=\/; Secure; SameSite=Strict$/)
   })
 
   t.test('names the cookie __Host-csrf by default when secure', async (t) => {
     const { app } = with_csrf(t, { secure: true })
-    t.match(String((await app.inject({ url: '/token' })).headers['set-cookie']), /^__Host-csrf=[A-Za-z0-9_.-]{87}; Path=\/; SameSite=Lax; Secure$/)
+    t.match(String((await app.inject({ url: '/token' })).headers['set-cookie']), /^__Host-csrf=[A-Za-z0-9_.-]{87}; Path=\/; Secure; SameSite=Lax$/)
     const other = with_csrf(t, { secure: true, cookie_path: '/app' })
     t.match(String((await other.app.inject({ url: '/token' })).headers['set-cookie']), /^csrf_token=/, 'not with another path')
   })
@@ -270,13 +270,24 @@ t.test('csrf', async (t) => {
   t.test('throws at creation for bad options', async (t) => {
     t.throws(() => csrf({ cookie_name: '__Host-csrf' }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
-      message: 'csrf: cookie_name must be used with secure true and cookie_path "/" when it starts with __Host-; got "__Host-csrf"',
+      message: 'csrf: secure must be true for a cookie named __Host-csrf; got false',
     })
     t.throws(() => csrf({ same_site: 'lax' as 'Lax' }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'csrf: same_site must be one of Strict, Lax, None; got "lax"',
     })
     t.throws(() => csrf({ cookie_path: 'app' }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    // The same cookie rules as the session cookie's.
+    t.throws(() => csrf({ cookie_path: '/a\0b' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: cookie_path must be a path starting with / without ; or spaces; got "/a\\u0000b"',
+    })
+    t.throws(() => csrf({ same_site: 'None' }), { code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'csrf: secure must be true when same_site is None; got false' })
+    t.throws(() => csrf({ cookie_name: '__Secure-csrf' }), { code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'csrf: secure must be true for a cookie named __Secure-csrf; got false' })
+    t.throws(() => csrf({ cookie_name: '__Host-csrf', secure: true, cookie_path: '/app' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: cookie_path must be / for a __Host- cookie; got "/app"',
+    })
     t.throws(() => csrf({ header_name: 'x csrf' }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'csrf: header_name must be an HTTP token; got "x csrf"',

@@ -1,0 +1,93 @@
+// The cookies fw writes: one Set-Cookie serializer (the `cookie` package's) behind `res.cookie`, and the cookie options
+// of middleware checked by one rule each, whichever middleware owns them.
+import { stringifySetCookie, type SetCookie } from 'cookie'
+import { defineError } from './errors.js'
+import type { OptionChecks } from './options.js'
+
+/** The `SameSite` attribute's values. */
+export type SameSite = 'Strict' | 'Lax' | 'None'
+
+const SAME_SITE: readonly SameSite[] = ['Strict', 'Lax', 'None']
+
+// A path a Set-Cookie line can carry whole: `;` would start another attribute, spaces and NUL split or end the line.
+const COOKIE_PATH = /^\/[^;\s\0]*$/
+
+/** A cookie's name and attributes, checked. */
+export interface CookieSettings {
+  readonly name: string
+  readonly path: string
+  readonly secure: boolean
+  readonly http_only: boolean
+  readonly same_site: SameSite
+}
+
+/** A cookie's options as a middleware receives them, named as in its options (`cookie_name`, `cookie_path`...). */
+export interface CookieOptionValues {
+  readonly cookie_name: unknown
+  readonly cookie_path: unknown
+  readonly secure: unknown
+  readonly http_only: unknown
+  readonly same_site: unknown
+}
+
+/**
+ * Checks a cookie's options with the owner's checkers: `cookie_name` an HTTP token, `cookie_path` a path starting with
+ * `/` without `;` or spaces, `same_site` one of Strict, Lax, None, and the prefixes browsers enforce (`__Host-` and
+ * `__Secure-` need `secure`, `__Host-` needs path `/`; `SameSite=None` needs `secure`).
+ * @example
+ * const cookie = check_cookie(check, 'session', { cookie_name: 'sid', cookie_path: '/', secure: false, http_only: true, same_site: 'Lax' })
+ */
+export function check_cookie(check: OptionChecks, owner: string, o: CookieOptionValues): CookieSettings {
+  const name = check.token(owner, 'cookie_name', o.cookie_name)
+  const path = o.cookie_path
+  check.must(typeof path === 'string' && COOKIE_PATH.test(path), owner, 'cookie_path', 'a path starting with / without ; or spaces', path)
+  const secure = check.bool(owner, 'secure', o.secure)
+  const same_site = check.one_of(owner, 'same_site', o.same_site, SAME_SITE)
+  // Browsers refuse these cookies without Secure; failing at startup beats a cookie that silently never sticks.
+  check.must(secure || same_site !== 'None', owner, 'secure', 'true when same_site is None', secure)
+  check.must(secure || !/^__(Host|Secure)-/.test(name), owner, 'secure', `true for a cookie named ${name}`, secure)
+  check.must(!name.startsWith('__Host-') || path === '/', owner, 'cookie_path', '/ for a __Host- cookie', path)
+  return { name, path: path as string, secure, http_only: check.bool(owner, 'http_only', o.http_only), same_site }
+}
+
+/** The attributes of a `Set-Cookie` line written by `res.cookie(name, value, attributes)`. */
+export interface CookieAttributes {
+  /** `Path` (none by default: the browser uses the request's directory). */
+  readonly path?: string
+  /** `Domain` (none by default: this host only). */
+  readonly domain?: string
+  /** `Max-Age` in seconds; 0 tells the browser to drop the cookie. */
+  readonly max_age?: number
+  /** `Expires`; `max_age` wins in browsers that know both. */
+  readonly expires?: Date
+  /** `HttpOnly`: scripts cannot read the cookie. */
+  readonly http_only?: boolean
+  /** `Secure`: sent over HTTPS only. */
+  readonly secure?: boolean
+  /** `SameSite`. */
+  readonly same_site?: SameSite
+  /** `Partitioned` (CHIPS). */
+  readonly partitioned?: boolean
+}
+
+/** `res.cookie` got a name, value or attribute that cannot be written in a Set-Cookie line. */
+export const ERR_RESPONSE_BAD_COOKIE = defineError(
+  'FW_ERR_RESPONSE_BAD_COOKIE',
+  (name: string, reason: string) => `res.cookie(${JSON.stringify(name)}) cannot be written: ${reason}`,
+)
+
+const SAME_SITE_VALUE = { Strict: 'strict', Lax: 'lax', None: 'none' } as const
+
+/** The `Set-Cookie` line for a cookie; the value is percent-encoded where the cookie grammar needs it. */
+export function set_cookie_line(name: string, value: string, a: CookieAttributes): string {
+  // The serializer skips attributes left undefined, which exactOptionalPropertyTypes cannot say of its type.
+  const cookie: { [K in keyof SetCookie]: SetCookie[K] | undefined } = {
+    name, value, path: a.path, domain: a.domain, maxAge: a.max_age, expires: a.expires, httpOnly: a.http_only,
+    secure: a.secure, partitioned: a.partitioned, sameSite: a.same_site === undefined ? undefined : SAME_SITE_VALUE[a.same_site],
+  }
+  try {
+    return stringifySetCookie(cookie as SetCookie)
+  } catch (err) {
+    throw ERR_RESPONSE_BAD_COOKIE(name, (err as Error).message, { cause: err })
+  }
+}

@@ -1,0 +1,152 @@
+// Options are checked when the object is built: one rule for quoting a bad value, one message shape for every
+// `FW_ERR_<AREA>_BAD_OPTION`, and one checker per kind of option, each naming the owner and the option.
+import { defineError, type ErrorFactory } from './errors.js'
+import { HTTP_TOKEN } from './http-token.js'
+
+/**
+ * A value named by its type and size only: `a string of 12 characters`, `a Buffer of 32 bytes`, `a list of 2 items`,
+ * `an object`. How secrets, and objects (which may hold credentials), appear in messages.
+ */
+export function describe_value(value: unknown): string {
+  if (value === null || value === undefined) return String(value)
+  if (typeof value === 'string') return `a string of ${value.length} characters`
+  if (typeof value === 'function') return 'a function'
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.byteLength} bytes`
+  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/** A value a message may print as written: a string, number, bigint, boolean, symbol, null or undefined. */
+function is_scalar(value: unknown): boolean {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function')
+}
+
+/**
+ * How every fw message quotes a bad value. Strings as JSON (`"a b"`); other scalars as written (`NaN`, `-1`,
+ * `undefined`, `null`); a list of scalars item by item (`["a",1]`); anything else (objects, functions, lists holding
+ * objects) and every `secret` by its shape only (`an object`, `a list of 2 items`), since it may hold credentials.
+ * @example
+ * quote(NaN) // 'NaN'
+ * quote('x') // '"x"'
+ * quote({ password: 'p' }) // 'an object'
+ * quote('hunter2', true) // 'a string of 7 characters'
+ */
+export function quote(value: unknown, secret = false): string {
+  if (secret) return describe_value(value)
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (is_scalar(value)) return String(value)
+  if (Array.isArray(value) && value.every(is_scalar)) return `[${value.map((v) => quote(v)).join(',')}]`
+  return describe_value(value)
+}
+
+/** The factory of an area's `FW_ERR_<AREA>_BAD_OPTION`: `<owner>: <option> must be <expected>; got <quoted value>`. */
+export type BadOptionError = ErrorFactory<[owner: string, option: string, expected: string, value: unknown, secret?: boolean]>
+
+/**
+ * Declares `FW_ERR_<area>_BAD_OPTION` with the one message shape every bad option shares.
+ * @example
+ * export const ERR_CACHE_BAD_OPTION = define_bad_option('CACHE')
+ */
+export function define_bad_option(area: string): BadOptionError {
+  return defineError(
+    `FW_ERR_${area}_BAD_OPTION`,
+    (owner: string, option: string, expected: string, value: unknown, secret: boolean = false) =>
+      `${owner}: ${option} must be ${expected}; got ${quote(value, secret)}`,
+  )
+}
+
+/** True for an iterable (a list, a Set) other than a string. */
+function is_iterable(value: unknown): value is Iterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.iterator in value
+}
+
+/**
+ * The checkers of one area: each takes the owner's name (`'csrf'`, `'CachePolicy'`), the option's name and the value,
+ * returns the value typed, or throws the area's `FW_ERR_<AREA>_BAD_OPTION`.
+ * @example
+ * const check = new OptionChecks(ERR_SECURITY_BAD_OPTION)
+ * check.int('cors', 'max_age', 600, 0) // 600
+ */
+export class OptionChecks {
+  readonly #error: BadOptionError
+
+  constructor(error: BadOptionError) {
+    this.#error = error
+  }
+
+  /** Throws unless `ok`; a `secret` value is described by its shape, never quoted. */
+  must(ok: boolean, owner: string, option: string, expected: string, value: unknown, secret = false): void {
+    if (!ok) throw this.#error(owner, option, expected, value, secret)
+  }
+
+  /** A safe integer >= `min` (and <= `max`). */
+  int(owner: string, option: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const ok = typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`
+    this.must(ok, owner, option, range, value)
+    return value as number
+  }
+
+  /** Exactly `true` or `false`. */
+  bool(owner: string, option: string, value: unknown): boolean {
+    this.must(typeof value === 'boolean', owner, option, 'a boolean', value)
+    return value as boolean
+  }
+
+  /** A string of at least `min` characters (one by default). */
+  string(owner: string, option: string, value: unknown, min = 1): string {
+    const expected = min === 1 ? 'a non-empty string' : `a string of at least ${min} characters`
+    this.must(typeof value === 'string' && value.length >= min, owner, option, expected, value)
+    return value as string
+  }
+
+  /** A secret: a string of at least `min` characters; the message describes its shape, never its value. */
+  secret(owner: string, option: string, value: unknown, min: number): string {
+    this.must(typeof value === 'string' && value.length >= min, owner, option, `a string of at least ${min} characters`, value, true)
+    return value as string
+  }
+
+  /** One of `allowed`. */
+  one_of<T extends string>(owner: string, option: string, value: unknown, allowed: readonly T[]): T {
+    this.must(allowed.includes(value as T), owner, option, `one of ${allowed.join(', ')}`, value)
+    return value as T
+  }
+
+  /** A function. */
+  fn<F>(owner: string, option: string, value: F): F {
+    this.must(typeof value === 'function', owner, option, 'a function', value)
+    return value
+  }
+
+  /** Undefined or a function. */
+  optional_fn<F>(owner: string, option: string, value: F | undefined): F | undefined {
+    return value === undefined ? value : this.fn(owner, option, value)
+  }
+
+  /** An HTTP token: a header, method or cookie name. */
+  token(owner: string, option: string, value: unknown): string {
+    this.must(typeof value === 'string' && HTTP_TOKEN.test(value), owner, option, 'an HTTP token', value)
+    return value as string
+  }
+
+  /** A list of HTTP tokens. */
+  tokens(owner: string, option: string, value: unknown): string[] {
+    this.must(Array.isArray(value), owner, option, 'a list of HTTP tokens', value)
+    return (value as unknown[]).map((v) => this.token(owner, option, v))
+  }
+
+  /** A header value: a non-empty string without CR, LF or NUL. */
+  header_value(owner: string, option: string, value: unknown): string {
+    const ok = typeof value === 'string' && value !== '' && !/[\r\n\0]/.test(value)
+    this.must(ok, owner, option, 'a non-empty header value without CR, LF or NUL', value)
+    return value as string
+  }
+
+  /** An iterable of non-empty strings; `non_empty` also refuses an empty one; a `secret` list is never quoted. */
+  names(owner: string, option: string, value: unknown, non_empty: boolean, secret = false): string[] {
+    const list = is_iterable(value) ? [...value] : undefined
+    const ok = list !== undefined && (!non_empty || list.length > 0) && list.every((v) => typeof v === 'string' && v !== '')
+    this.must(ok, owner, option, non_empty ? 'a non-empty list of non-empty strings' : 'a list of non-empty strings', value, secret)
+    return list as string[]
+  }
+}
