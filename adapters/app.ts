@@ -1,14 +1,28 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
 import type { AddressInfo, Server } from 'node:net'
 import type { SecureContextOptions } from 'node:tls'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type InjectOptions,
+  type LightMyRequestResponse,
+} from 'fastify'
 import type pino from 'pino'
 import { AppCore } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
 import { flush, logger, pino_logger, with_request } from '../lib/log/index.js'
-import { Health, HttpTracing, LoadMonitor, Metrics, type HealthOptions, type LoadOptions, type MetricsOptions } from '../lib/observability/index.js'
+import {
+  Health,
+  HttpTracing,
+  LoadMonitor,
+  Metrics,
+  type HealthOptions,
+  type LoadOptions,
+  type MetricsOptions,
+} from '../lib/observability/index.js'
 import { client_error } from './client-error.js'
 import { framework_error } from './error-answers.js'
 import { mount } from './mount.js'
@@ -25,7 +39,9 @@ function without_request_children(logger: pino.Logger): pino.Logger {
   const child = logger.child.bind(logger)
   logger.child = ((bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => {
     const request = typeof bindings.reqId === 'string' && Object.keys(bindings).length === 1
-    return request && options?.level === undefined && options?.serializers === undefined ? logger : child(bindings, options)
+    return request && options?.level === undefined && options?.serializers === undefined
+      ? logger
+      : child(bindings, options)
   }) as unknown as pino.Logger['child']
   return logger
 }
@@ -100,13 +116,15 @@ export class App extends AppCore {
   }
 
   /**
-   * Swaps the TLS key and certificate of an HTTPS app without a restart: new connections use them, open ones keep theirs.
+   * Swaps the TLS key and certificate of an HTTPS app without a restart: new connections use them, open ones keep
+   * theirs.
    * @example
    * app.reload_tls({ key: readFileSync('key.pem'), cert: readFileSync('cert.pem') })
    */
   reload_tls(tls: TlsOptions): void {
     const server = this.fastify.server as unknown as { setSecureContext?: (o: SecureContextOptions) => void }
-    if (this.config.https === undefined || server.setSecureContext === undefined) throw ERR_CONFIG_BAD_VALUE('https', '[not set]', 'set when the App was built to reload it')
+    if (this.config.https === undefined || server.setSecureContext === undefined)
+      throw ERR_CONFIG_BAD_VALUE('https', '[not set]', 'set when the App was built to reload it')
     server.setSecureContext(check_tls(tls)!)
   }
 
@@ -125,13 +143,20 @@ export class App extends AppCore {
   metrics({ path = '/metrics', middleware = [], ...options }: AppMetricsOptions = {}): Metrics {
     const metrics = new Metrics(options)
     metrics_hooks(this.fastify, metrics)
-    this.get(path, compose(middleware, async (_req, res) => void res.header('content-type', metrics.content_type).text(await metrics.text())))
+    this.get(
+      path,
+      compose(
+        middleware,
+        async (_req, res) => void res.header('content-type', metrics.content_type).text(await metrics.text()),
+      ),
+    )
     this.on_close(() => metrics.close())
     return metrics
   }
 
   /**
-   * Serves liveness at `path` (default `/health`) and readiness at `ready_path` (default `/ready`), which runs the checks
+   * Serves liveness at `path` (default `/health`) and readiness at `ready_path` (default `/ready`), which runs the
+   * checks
    * with a timeout and answers 503 `not_ready` from the moment `close()` starts. Call before the first request.
    * @example
    * app.health({ checks: { redis: redis_ping(client) } })
@@ -220,8 +245,9 @@ export class App extends AppCore {
       if (f) {
         const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)
         cut.unref()
-        // New connections are refused from now on: Fastify closes the listening socket only after its preClose hooks, which
-        // end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server already closed.
+        // New connections are refused from now on: Fastify closes the listening socket only after its preClose hooks,
+        // which end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server
+        // already closed.
         if (f.server.listening) f.server.close()
         try {
           await f.close()
@@ -240,7 +266,8 @@ export class App extends AppCore {
   }
 
   /**
-   * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. The listening line goes through the
+   * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. The listening line goes through
+   * the
    * logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
    */
   async run(port: number = this.config.port, on_listening?: (url: string) => void): Promise<void> {

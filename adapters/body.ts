@@ -1,20 +1,28 @@
-// Request bodies on Fastify: one content-type parser that hands fw a RequestBody, read whole under the route's limit, or
-// left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
+// Request bodies on Fastify: one content-type parser that hands fw a RequestBody, read whole under the route's limit,
+// or left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
 import type * as FastifyBusboy from '@fastify/busboy'
 import type { BusboyHeaders } from '@fastify/busboy'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppConfig } from '../lib/config.js'
 import { lazy } from '../lib/lazy.js'
-import { declared_too_large, ERR_BODY_TOO_LARGE, read_whole, RequestBody, type MultipartParserFactory, type RequestBodyOptions } from '../lib/body/index.js'
+import {
+  declared_too_large,
+  ERR_BODY_TOO_LARGE,
+  read_whole,
+  RequestBody,
+  type MultipartParserFactory,
+  type RequestBodyOptions,
+} from '../lib/body/index.js'
 
 /** `@fastify/busboy`, loaded by the first multipart body rather than by `import 'fw'`. */
 const busboy = lazy<typeof FastifyBusboy>('@fastify/busboy')
 
 /** fw's multipart parser: `@fastify/busboy` with the reader's limits. */
-export const busboy_parser: MultipartParserFactory = (headers, limits) => busboy().Busboy({
-  headers: headers as BusboyHeaders,
-  limits: { fields: limits.fields, fieldSize: limits.field_size, files: limits.files, fileSize: limits.file_size },
-})
+export const busboy_parser: MultipartParserFactory = (headers, limits) =>
+  busboy().Busboy({
+    headers: headers as BusboyHeaders,
+    limits: { fields: limits.fields, fieldSize: limits.field_size, files: limits.files, fileSize: limits.file_size },
+  })
 
 /** How a route takes its bodies, built once when it is mounted: the reader's options, and whether it streams them. */
 export interface BodyRoute extends RequestBodyOptions {
@@ -44,13 +52,20 @@ const COMMON_TYPES = ['application/json', 'text/plain', 'application/x-www-form-
 export function use_body_parser(instance: FastifyInstance, config: AppConfig): void {
   // Requests no route matched (404, OPTIONS without a route) read under the App's limit.
   const unrouted = body_route(config, config.body_limit, false)
-  const parse = (freq: FastifyRequest, payload: FastifyRequest['raw'], done: (err: Error | null, body?: unknown) => void): void => {
+  const parse = (
+    freq: FastifyRequest,
+    payload: FastifyRequest['raw'],
+    done: (err: Error | null, body?: unknown) => void,
+  ): void => {
     const route = (freq.routeOptions.config as { [FW_BODY]?: BodyRoute } | undefined)?.[FW_BODY] ?? unrouted
     const headers = freq.headers
     // A declared length over the limit is refused before a byte is read, as Fastify's own parsers do.
-    if (declared_too_large(headers['content-length'], route.limit)) return done(ERR_BODY_TOO_LARGE(route.limit), undefined)
+    if (declared_too_large(headers['content-length'], route.limit))
+      return done(ERR_BODY_TOO_LARGE(route.limit), undefined)
     if (route.stream) return done(null, new RequestBody(payload, headers, route))
-    read_whole(payload, route.limit, (err, buf) => (err === null ? done(null, new RequestBody(buf!, headers, route)) : done(err, undefined)))
+    read_whole(payload, route.limit, (err, buf) =>
+      err === null ? done(null, new RequestBody(buf!, headers, route)) : done(err, undefined),
+    )
   }
   instance.removeAllContentTypeParsers()
   instance.addContentTypeParser(COMMON_TYPES, parse)

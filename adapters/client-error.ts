@@ -10,7 +10,8 @@ const CODE_TIMEOUT = httpCode('request_timeout')
 
 /** The answer for a parser error code: status, `error` code and message. */
 export function client_error_answer(code: string | undefined): { status: number; code: string; message: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, code: CODE_HEADERS_TOO_LARGE, message: 'Request headers are too large' }
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, code: CODE_HEADERS_TOO_LARGE, message: 'Request headers are too large' }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, code: CODE_TIMEOUT, message: 'Request timeout' }
   return { status: 400, code: CODE_BAD_REQUEST, message: 'Bad Request' }
 }
@@ -25,6 +26,8 @@ export function client_error(err: NodeJS.ErrnoException & { rawPacket?: unknown 
   }
   const a = client_error_answer(err.code)
   const body = JSON.stringify({ ok: false, error: a.code, message: a.message })
-  socket.end(`HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  socket.end(
+    `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
 }

@@ -17,8 +17,10 @@ export function commit(reply: FastifyReply, res: Response): FastifyReply | Promi
 
 /**
  * What a bound handler hands Fastify: nothing once the reply has gone out, else what is still running (a file being
- * opened, a stream being piped). A reply already sent is a thenable that Fastify and a resolving promise would each wait
- * on for nothing; one not yet sent must be waited on, or Fastify would answer the handler's `undefined` over the stream.
+ * opened, a stream being piped). A reply already sent is a thenable that Fastify and a resolving promise would each
+ * wait
+ * on for nothing; one not yet sent must be waited on, or Fastify would answer the handler's `undefined` over the
+ * stream.
  */
 export function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Promise<FastifyReply> | undefined {
   return sent instanceof Promise || !sent.sent ? sent : undefined
@@ -26,7 +28,9 @@ export function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyRepl
 
 /** Answers in fw's error shape (`{ok:false, error, message}`) straight on the reply, for failures outside a chain. */
 export function send_error(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json; charset=utf-8')
+  return reply
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
     .send(JSON.stringify({ ok: false, error: code, message }))
 }
 

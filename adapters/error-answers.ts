@@ -12,20 +12,28 @@ const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
 
 /** Answers a request refused before its chain ran with `status`, `code` and `message`. */
-export type Refuse = (freq: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) => unknown
+export type Refuse = (
+  freq: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+) => unknown
 
 /** A refusal answered as is, with no middleware around it (requests no route matched). */
 const plain_refusal: Refuse = (_freq, reply, status, code, message) => send_error(reply, status, code, message)
 
 /**
  * A Fastify error handler for failures raised before the chain (body too large, unreadable body, bad request), which
- * `refuse` answers: a route's own runs its middleware first, so CORS, security headers, rate limits and auth apply to the
+ * `refuse` answers: a route's own runs its middleware first, so CORS, security headers, rate limits and auth apply to
+ * the
  * 4xx as to any answer. Anything else is logged and answered 500. `echo_id` adds the request id, as on every answer.
  */
 export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse: Refuse = plain_refusal) {
   return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): unknown => {
     if (echo_id) reply.header('x-request-id', freq.id)
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code) return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code)
+      return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
     with_request(freq.id, freq, log, () => freq.log.error({ err }, 'request failed'))
@@ -42,14 +50,33 @@ export function framework_error(echo_id: boolean) {
   }
 }
 
-/** Headers that describe the body or its caching: an error answer must not inherit them from a half-written response. */
-const BODY_HEADERS = ['set-cookie', 'cache-control', 'etag', 'last-modified', 'expires', 'content-disposition', 'content-encoding', 'content-language', 'content-location', 'location', 'age']
+/**
+ * Headers that describe the body or its caching: an error answer must not inherit them from a half-written response.
+ */
+const BODY_HEADERS = [
+  'set-cookie',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'expires',
+  'content-disposition',
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'location',
+  'age',
+]
 
 /**
  * A handler or middleware threw: log it with its stack, answer 500 without one. Headers that middleware set for the
  * exchange (CORS, security headers, rate-limit counters) stay; those about the failed body go, and it is never cached.
  */
-export function fail(freq: FastifyRequest, reply: FastifyReply, res: Response, err: unknown): FastifyReply | Promise<FastifyReply> {
+export function fail(
+  freq: FastifyRequest,
+  reply: FastifyReply,
+  res: Response,
+  err: unknown,
+): FastifyReply | Promise<FastifyReply> {
   // A body reader's refusal (413, 400, 415) is the client's doing: answered as such, not logged as a failure.
   const refused = body_error_answer(err)
   if (refused === undefined) freq.log.error({ err }, 'handler failed')

@@ -1,4 +1,5 @@
-// Client address: the socket peer, or the forwarded client when the peer is one of the operator's proxies (trust_proxy).
+// Client address: the socket peer, or the forwarded client when the peer is one of the operator's proxies
+// (trust_proxy).
 import { isIP } from 'node:net'
 import proxyaddr from '@fastify/proxy-addr'
 import type { HostRequest, IpResolver } from '../lib/request.js'

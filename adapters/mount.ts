@@ -25,7 +25,8 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
   // @fastify/static (with glob and send) loads when the first app is mounted, not with `import 'fw'`.
-  if (!instance.hasReplyDecorator('sendFile')) await instance.register((await import('@fastify/static')).default, { root: process.cwd(), serve: false })
+  if (!instance.hasReplyDecorator('sendFile'))
+    await instance.register((await import('@fastify/static')).default, { root: process.cwd(), serve: false })
 
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
@@ -40,7 +41,8 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   instance.setNotFoundHandler(bind(compiled.not_found))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   const access = app.config.access_log
-  if (access !== false && log_level() !== 'off') instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
+  if (access !== false && log_level() !== 'off')
+    instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
   // Requests no route matched have no middleware of a route to run around a refusal.
   instance.setErrorHandler(error_handler(app.config.request_id, log))
 }
@@ -52,7 +54,8 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
  */
 function refusal(bind: Bind, middleware: readonly Middleware[]): Refuse {
   // Refusals are rare: the chain ending in this refusal's error is built when one happens.
-  return (freq, reply, status, code, message) => bind(compose(middleware, (_req, res) => void res.error(status, code, message)))(freq, reply)
+  return (freq, reply, status, code, message) =>
+    bind(compose(middleware, (_req, res) => void res.error(status, code, message)))(freq, reply)
 }
 
 type Bind = ReturnType<typeof binder>
@@ -74,7 +77,10 @@ function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
         return pending(fail(freq, reply, res, err))
       }
       if (result instanceof Promise) {
-        return result.then(() => pending(commit(reply, res)), (err: unknown) => pending(fail(freq, reply, res, err)))
+        return result.then(
+          () => pending(commit(reply, res)),
+          (err: unknown) => pending(fail(freq, reply, res, err)),
+        )
       }
       return pending(commit(reply, res))
     }

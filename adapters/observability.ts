@@ -24,21 +24,40 @@ export function metrics_hooks(f: FastifyInstance, metrics: Metrics): void {
   })
 }
 
-/** Answers 503 with `Retry-After` before any route while `monitor` says the process is overloaded; `skip` paths pass. */
+/**
+ * Answers 503 with `Retry-After` before any route while `monitor` says the process is overloaded; `skip` paths pass.
+ */
 export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: ReadonlySet<string>): void {
   f.addHook('onRequest', (freq, reply, done) => {
     if (!monitor.overloaded() || skip.has(freq.url.split('?', 1)[0]!)) return done()
-    void reply.code(503).header('retry-after', String(monitor.retry_after_s)).header('content-type', 'application/json; charset=utf-8')
+    void reply
+      .code(503)
+      .header('retry-after', String(monitor.retry_after_s))
+      .header('content-type', 'application/json; charset=utf-8')
       .send(JSON.stringify({ ok: false, error: CODE_OVERLOADED, message: 'Server overloaded, retry later' }))
   })
 }
 
 /** Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. */
-export function trace_hooks(f: FastifyInstance, tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): void {
+export function trace_hooks(
+  f: FastifyInstance,
+  tracing: HttpTracing,
+  client_ip: (freq: FastifyRequest) => string,
+): void {
   // Keyed by the request object (the owner its log context names), never by request id: two requests may share one.
   f.addHook('onRequest', (freq, _reply, done) => {
     if (!tracing.recording()) return done()
-    attach_span(freq, tracing.start({ method: freq.method, target: freq.url, route: route_template(freq.routeOptions.url), headers: freq.headers, client_ip: client_ip(freq), scheme: freq.protocol }))
+    attach_span(
+      freq,
+      tracing.start({
+        method: freq.method,
+        target: freq.url,
+        route: route_template(freq.routeOptions.url),
+        headers: freq.headers,
+        client_ip: client_ip(freq),
+        scheme: freq.protocol,
+      }),
+    )
     done()
   })
   f.addHook('onResponse', (freq, reply, done) => {

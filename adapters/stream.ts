@@ -1,6 +1,7 @@
-// Streamed answers on Fastify: the Response's stream or SSE producer becomes a Readable that Fastify pipes to the socket.
-// Fastify destroys it when the client goes away, answers an error before the first byte through the error handler (500
-// JSON), and after it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
+// Streamed answers on Fastify: the Response's stream or SSE producer becomes a Readable that Fastify pipes to the
+// socket. Fastify destroys it when the client goes away, answers an error before the first byte through the error
+// handler (500 JSON), and after it cuts the connection and logs the error. Open SSE answers are ended when the server
+// closes.
 import type { Server } from 'node:http'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
@@ -8,7 +9,9 @@ import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/
 /** The open SSE answers of each server an app is mounted on. */
 const open_streams = new WeakMap<Server, OpenStreams>()
 
-/** Ends the SSE answers of `instance`'s server before it stops (at most `grace_ms`), so they end instead of being cut. */
+/**
+ * Ends the SSE answers of `instance`'s server before it stops (at most `grace_ms`), so they end instead of being cut.
+ */
 export function end_streams_on_close(instance: FastifyInstance, grace_ms: number): void {
   const server = instance.server as Server
   if (open_streams.has(server)) return
@@ -29,6 +32,9 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody): FastifyR
   readable.once('error', (err) => {
     if (reply.raw.headersSent) reply.log.error({ err }, 'stream failed after the first byte')
   })
-  if (body.kind === 'sse') open_streams.get(reply.server.server as Server)?.add(readable, new Promise((resolve) => reply.raw.once('close', resolve)))
+  if (body.kind === 'sse')
+    open_streams
+      .get(reply.server.server as Server)
+      ?.add(readable, new Promise((resolve) => reply.raw.once('close', resolve)))
   return reply.send(readable)
 }

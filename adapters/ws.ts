@@ -16,29 +16,37 @@ import { commit } from './commit.js'
 const CODE_INTERNAL = httpCode('internal_error')
 
 /** Registers the plugin and the app's WebSocket routes on `instance` (after its HTTP routes, which stay unwrapped). */
-export async function mount_ws(instance: FastifyInstance, app: AppCore, routes: readonly CompiledWsRoute[], ip: IpResolver, log?: LogCore): Promise<void> {
+export async function mount_ws(
+  instance: FastifyInstance,
+  app: AppCore,
+  routes: readonly CompiledWsRoute[],
+  ip: IpResolver,
+  log?: LogCore,
+): Promise<void> {
   if (routes.length === 0) return
   // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
   const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
   const drain = async (): Promise<void> => {
     await Promise.all(routes.map((r) => r.endpoint.drain(app.config.close_timeout_ms)))
   }
-  // A host app that registered @fastify/websocket itself keeps its server and options; fw then drains in a hook of its own.
+  // A host app that registered @fastify/websocket itself keeps its server and options; fw then drains in a hook of its
+  // own.
   if (instance.hasDecorator('websocketServer')) instance.addHook('preClose', drain)
   // @fastify/websocket (and ws) load only for an app that has WebSocket routes.
-  else await instance.register((await import('@fastify/websocket')).default, {
-    options: {
-      // ws checks one limit per server: the largest route's; each connection applies its own route's below it.
-      maxPayload: Math.max(...routes.map((r) => r.endpoint.settings.max_payload)),
-      perMessageDeflate: routes.some((r) => r.endpoint.settings.per_message_deflate),
-    },
-    // Each connection logs its own socket errors and ws closes the socket (1007, 1009) itself.
-    errorHandler: () => {},
-    preClose: async () => {
-      await drain()
-      instance.websocketServer.close()
-    },
-  })
+  else
+    await instance.register((await import('@fastify/websocket')).default, {
+      options: {
+        // ws checks one limit per server: the largest route's; each connection applies its own route's below it.
+        maxPayload: Math.max(...routes.map((r) => r.endpoint.settings.max_payload)),
+        perMessageDeflate: routes.some((r) => r.endpoint.settings.per_message_deflate),
+      },
+      // Each connection logs its own socket errors and ws closes the socket (1007, 1009) itself.
+      errorHandler: () => {},
+      preClose: async () => {
+        await drain()
+        instance.websocketServer.close()
+      },
+    })
   instance.websocketServer.on('headers', (headers: string[], raw: IncomingMessage) => {
     const res = accepted.get(raw)?.res
     if (res === undefined) return

@@ -1,17 +1,29 @@
-// Body scenarios: a 1 MiB binary upload echoing its length and a 10 MB streamed download (wrk, server CPU per request), an
-// SSE fan-out of 1,000 events to 50 clients (a Node client: wrk cannot read event streams), and the RSS growth of a 100 MB
-// streamed download. fw against Fastify doing the same with its own APIs, rounds interleaved.
+// Body scenarios: a 1 MiB binary upload echoing its length and a 10 MB streamed download (wrk, server CPU per request),
+// an SSE fan-out of 1,000 events to 50 clients (a Node client: wrk cannot read event streams), and the RSS growth of a
+// 100 MB streamed download. fw against Fastify doing the same with its own APIs, rounds interleaved.
 import http from 'node:http'
 import { readFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
 import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
 
-const COMPETITORS = [['fastify', 'body-fastify.ts'], ['fw', 'body-fw.ts']] as const
+const COMPETITORS = [
+  ['fastify', 'body-fastify.ts'],
+  ['fw', 'body-fw.ts'],
+] as const
 const UPLOAD = Buffer.alloc(1024 * 1024, 0x5a)
 
 const WRK_SCENARIOS: Array<{ name: string; load: Omit<WrkLoad, 'duration_s'> }> = [
-  { name: '1 MiB upload', load: { path: '/upload', method: 'POST', body: UPLOAD, headers: { 'content-type': 'application/octet-stream' }, connections: 8 } },
+  {
+    name: '1 MiB upload',
+    load: {
+      path: '/upload',
+      method: 'POST',
+      body: UPLOAD,
+      headers: { 'content-type': 'application/octet-stream' },
+      connections: 8,
+    },
+  },
   { name: '10 MB download', load: { path: '/download?mb=10', connections: 4 } },
 ]
 
@@ -26,7 +38,8 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     for (let round = 0; round < opts.rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse()
       for (const server of order) {
-        for (const s of WRK_SCENARIOS) add(`${s.name}|${server.name}`, (await measure(server, { ...s.load, duration_s })).cpu_us_per_req)
+        for (const s of WRK_SCENARIOS)
+          add(`${s.name}|${server.name}`, (await measure(server, { ...s.load, duration_s })).cpu_us_per_req)
         add(`sse fan-out|${server.name}`, await sse_fan_out(server, 50, 1000))
       }
     }
@@ -42,7 +55,9 @@ function report(cpu: Map<string, number[]>, rss: Map<string, number[]>): BenchRe
   const rows: BenchRow[] = []
   const ratios: BenchRatio[] = []
   for (const scenario of [...WRK_SCENARIOS.map((s) => s.name), 'sse fan-out']) {
-    const figures = new Map([...cpu].filter(([k]) => k.startsWith(`${scenario}|`)).map(([k, v]) => [k.split('|')[1]!, v]))
+    const figures = new Map(
+      [...cpu].filter(([k]) => k.startsWith(`${scenario}|`)).map(([k, v]) => [k.split('|')[1]!, v]),
+    )
     const unit = scenario === 'sse fan-out' ? 'server µs CPU per 1,000-event client' : 'server µs CPU per request'
     const { rows: r, row } = scenario_rows(scenario, figures, unit)
     for (const x of r) x.lower_is_better = true
@@ -74,29 +89,34 @@ async function cpu_us(pid: number): Promise<number> {
 /** `clients` concurrent readers of `/events?n=<events>`; resolves with the server's CPU µs per client stream. */
 async function sse_fan_out(server: PinnedServer, clients: number, events: number): Promise<number> {
   const before = await cpu_us(server.pid)
-  await Promise.all(Array.from({ length: clients }, () => read_all(server.port, `/events?n=${events}`, `id: ${events}\n`)))
+  await Promise.all(
+    Array.from({ length: clients }, () => read_all(server.port, `/events?n=${events}`, `id: ${events}\n`)),
+  )
   return ((await cpu_us(server.pid)) - before) / clients
 }
 
 /** GETs `path` and discards the body; with `mark`, fails unless the body contained it. */
 function read_all(port: number, path: string, mark?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      let tail = ''
-      let seen = mark === undefined
-      res.on('data', (c: Buffer) => {
-        if (seen) return
-        tail = (tail + c.toString('latin1')).slice(-256)
-        seen = tail.includes(mark!)
+    http
+      .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+        let tail = ''
+        let seen = mark === undefined
+        res.on('data', (c: Buffer) => {
+          if (seen) return
+          tail = (tail + c.toString('latin1')).slice(-256)
+          seen = tail.includes(mark!)
+        })
+        res.on('end', () => (seen ? resolve() : reject(new Error(`${path}: ${mark} never arrived`))))
       })
-      res.on('end', () => (seen ? resolve() : reject(new Error(`${path}: ${mark} never arrived`))))
-    }).on('error', reject)
+      .on('error', reject)
   })
 }
 
 /** Peak RSS growth (MB) of the server while a client downloads `mb` megabytes, sampled every 20 ms. */
 async function rss_growth_mb(server: PinnedServer, mb: number): Promise<number> {
-  const rss = async (): Promise<number> => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024
+  const rss = async (): Promise<number> =>
+    Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024
   const before = await rss()
   let peak = before
   const timer = setInterval(() => void rss().then((r) => (peak = Math.max(peak, r))), 20)
@@ -108,4 +128,5 @@ async function rss_growth_mb(server: PinnedServer, mb: number): Promise<number> 
   return Math.round((peak - before) * 10) / 10
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]!).href) console.log(JSON.stringify(await bench({ rounds: 1, quick: true }), null, 2))
+if (import.meta.url === pathToFileURL(process.argv[1]!).href)
+  console.log(JSON.stringify(await bench({ rounds: 1, quick: true }), null, 2))

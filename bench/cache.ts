@@ -10,7 +10,10 @@ const CAPACITY = 1024
 const KEY_COUNT = 2 * CAPACITY
 const SCENARIO = 'cache'
 
-const keys = Array.from({ length: KEY_COUNT }, (_, i) => `GET /api/items/${i}?page=${i % 7} |h:accept=application/json;`)
+const keys = Array.from(
+  { length: KEY_COUNT },
+  (_, i) => `GET /api/items/${i}?page=${i % 7} |h:accept=application/json;`,
+)
 const entry = new CacheEntry({ body: '{"ok":true}', headers: { 'content-type': 'application/json' }, created_at_ms: 0 })
 
 /** A fixed pseudo-random key sequence, the same for every competitor. */
@@ -47,10 +50,34 @@ function filled_lru_cache(): LRUCache<string, CacheEntry> {
 function measurements(seq: Uint16Array): Record<string, () => number> {
   const n = seq.length
   return {
-    'LruMemoryStore get': () => { const s = filled_lru(); return ops_per_s(n, () => { let h = 0; for (let i = 0; i < n; i++) if (s.get(keys[seq[i]!]!)) h++; return h }) },
-    'lru-cache get': () => { const c = filled_lru_cache(); return ops_per_s(n, () => { let h = 0; for (let i = 0; i < n; i++) if (c.get(keys[seq[i]!]!)) h++; return h }) },
-    'LruMemoryStore put': () => { const s = filled_lru(); return ops_per_s(n, () => { for (let i = 0; i < n; i++) s.put(keys[seq[i]!]!, entry) }) },
-    'lru-cache put': () => { const c = filled_lru_cache(); return ops_per_s(n, () => { for (let i = 0; i < n; i++) c.set(keys[seq[i]!]!, entry) }) },
+    'LruMemoryStore get': () => {
+      const s = filled_lru()
+      return ops_per_s(n, () => {
+        let h = 0
+        for (let i = 0; i < n; i++) if (s.get(keys[seq[i]!]!)) h++
+        return h
+      })
+    },
+    'lru-cache get': () => {
+      const c = filled_lru_cache()
+      return ops_per_s(n, () => {
+        let h = 0
+        for (let i = 0; i < n; i++) if (c.get(keys[seq[i]!]!)) h++
+        return h
+      })
+    },
+    'LruMemoryStore put': () => {
+      const s = filled_lru()
+      return ops_per_s(n, () => {
+        for (let i = 0; i < n; i++) s.put(keys[seq[i]!]!, entry)
+      })
+    },
+    'lru-cache put': () => {
+      const c = filled_lru_cache()
+      return ops_per_s(n, () => {
+        for (let i = 0; i < n; i++) c.set(keys[seq[i]!]!, entry)
+      })
+    },
     'Cache.get hit (LruMemoryStore)': () => cache_get_hits(new LruMemoryStore({ max_entries: KEY_COUNT }), seq),
     'Cache.get hit (MemoryStore)': () => cache_get_hits(new MemoryStore(), seq),
   }
@@ -90,8 +117,8 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       ratio(SCENARIO, 'LruMemoryStore/lru-cache put', row('LruMemoryStore put'), row('lru-cache put'), 0.8),
     ],
     notes: [
-      `${CAPACITY} entries of capacity, ${KEY_COUNT} keys, one pseudo-random access sequence of ${seq.length} operations per measurement;`
-      + ' gets hit about half the time and puts evict.',
+      `${CAPACITY} entries of capacity, ${KEY_COUNT} keys, one pseudo-random access sequence of ${seq.length} operations per measurement;` +
+        ' gets hit about half the time and puts evict.',
       'Cache.get hit: every key stored and fresh, online context; the figure includes the policy check.',
     ],
   }

@@ -35,7 +35,10 @@ export interface CpuRun {
 /** Every round's figure of a scenario's competitor, keyed `<scenario>|<competitor>`. */
 export type CpuFigures = Map<string, CpuFigure[]>
 
-/** Starts the competitors pinned, warms each scenario's servers up, then measures the interleaved rounds; stops them all. */
+/**
+ * Starts the competitors pinned, warms each scenario's servers up, then measures the interleaved rounds; stops them
+ * all.
+ */
 export async function cpu_rounds(run: CpuRun): Promise<CpuFigures> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-bench-'))
   const servers = new Map<string, { server: PinnedServer; log?: string }>()
@@ -80,8 +83,15 @@ export async function nodes(quick: boolean | undefined): Promise<Array<{ label: 
 }
 
 /** The rounds, run length and warm-up of a full or quick run (quick: 1 s runs, at least 3 rounds). */
-export function run_lengths(opts: { rounds: number; quick?: boolean }): Pick<CpuRun, 'rounds' | 'duration_s' | 'warm_up_s'> {
-  return { rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds, duration_s: opts.quick ? 1 : 2, warm_up_s: opts.quick ? 1 : 2 }
+export function run_lengths(opts: {
+  rounds: number
+  quick?: boolean
+}): Pick<CpuRun, 'rounds' | 'duration_s' | 'warm_up_s'> {
+  return {
+    rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds,
+    duration_s: opts.quick ? 1 : 2,
+    warm_up_s: opts.quick ? 1 : 2,
+  }
 }
 
 /**
@@ -107,7 +117,9 @@ export async function on_each_node(
 /** The unit of the CPU rows. */
 export const CPU_UNIT = 'µs CPU/request'
 
-/** Two rows per scenario and competitor: server CPU µs per request (lower is better) and req/s, each over the rounds. */
+/**
+ * Two rows per scenario and competitor: server CPU µs per request (lower is better) and req/s, each over the rounds.
+ */
 export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
   const rows: BenchRow[] = []
   for (const [key, list] of figures) {
@@ -121,8 +133,18 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
   return rows
 }
 
-/** `a / b` of CPU per request in one scenario on one Node binary: the median of the rounds' ratios, held to the ceiling `at_most`. */
-export function cpu_ratio(rows: readonly BenchRow[], scenario: string, node_label: string, a: string, b: string, at_most?: number): BenchRatio {
+/**
+ * `a / b` of CPU per request in one scenario on one Node binary: the median of the rounds' ratios, held to the ceiling
+ * `at_most`.
+ */
+export function cpu_ratio(
+  rows: readonly BenchRow[],
+  scenario: string,
+  node_label: string,
+  a: string,
+  b: string,
+  at_most?: number,
+): BenchRatio {
   const at = `${scenario} (${node_label})`
   const row = (c: string): BenchRow => {
     const found = rows.find((r) => r.scenario === at && r.competitor === c && r.unit === CPU_UNIT)
@@ -139,7 +161,9 @@ export function cpu_ratio(rows: readonly BenchRow[], scenario: string, node_labe
 
 /** The method note every CPU-per-request bench shares. */
 export function method_note(run: Pick<CpuRun, 'duration_s' | 'warm_up_s' | 'rounds'>): string {
-  return `each server pinned to core 0 (taskset), wrk -t1 -c64 pinned to core 1, ${run.warm_up_s} s of untimed warm-up per scenario and ` +
+  return (
+    `each server pinned to core 0 (taskset), wrk -t1 -c64 pinned to core 1, ${run.warm_up_s} s of untimed warm-up per scenario and ` +
     `server, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, ` +
-    'medians over rounds; ratios are fw / competitor on CPU per request (lower is better for fw), the median of each round\'s ratio'
+    "medians over rounds; ratios are fw / competitor on CPU per request (lower is better for fw), the median of each round's ratio"
+  )
 }

@@ -1,6 +1,7 @@
 // The CI regression guard (`.ci/run`, after `npm test`): fw / Fastify in CPU per request on the JSON hello, in quick
 // rounds. It fails only on a gross regression, above 1.35x in two consecutive tries: single runs of the same build on a
-// shared 2-core machine spread by about ±10%, so a tighter gate, or one try, would fail CI by chance. A ratio, never a time.
+// shared 2-core machine spread by about ±10%, so a tighter gate, or one try, would fail CI by chance. A ratio, never a
+// time.
 import { COMPETITORS } from './http.js'
 import { cpu_ratio, cpu_rounds, cpu_rows, nodes } from './cpu.js'
 
@@ -19,7 +20,9 @@ async function try_once(): Promise<number> {
 
 for (let i = 1; i <= TRIES; i++) {
   const value = await try_once()
-  console.log(`bench guard: fw / fastify CPU per request on ${SCENARIO}: ${value.toFixed(2)}x (limit ${LIMIT}x, try ${i} of ${TRIES})`)
+  console.log(
+    `bench guard: fw / fastify CPU per request on ${SCENARIO}: ${value.toFixed(2)}x (limit ${LIMIT}x, try ${i} of ${TRIES})`,
+  )
   if (value <= LIMIT) process.exit(0)
 }
 console.log(`bench guard: FAILED: above ${LIMIT}x in ${TRIES} consecutive tries`)

@@ -1,5 +1,5 @@
-// http_cache: an fw route whose handler does 1 ms of CPU work (a busy-wait, standing for rendering or serialising), bare
-// against the same route behind http_cache answering hits. One server process (this file started again with
+// http_cache: an fw route whose handler does 1 ms of CPU work (a busy-wait, standing for rendering or serialising),
+// bare against the same route behind http_cache answering hits. One server process (this file started again with
 // HTTP_CACHE_BENCH_SERVER=1), rounds interleaved with the order alternated, autocannon on 127.0.0.1.
 import { pathToFileURL } from 'node:url'
 import type { Handler } from '../index.js'
@@ -21,12 +21,14 @@ async function serve(): Promise<number> {
   const { App, middleware } = await import('../index.js')
   const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
   let cached_calls = 0
-  const work = (count: boolean): Handler => (_req, res) => {
-    const until = performance.now() + WORK_MS
-    while (performance.now() < until);
-    if (count) cached_calls++
-    res.json('ok', true)
-  }
+  const work =
+    (count: boolean): Handler =>
+    (_req, res) => {
+      const until = performance.now() + WORK_MS
+      while (performance.now() < until);
+      if (count) cached_calls++
+      res.json('ok', true)
+    }
   app.use('/cached', middleware.app.http_cache({ policy: { ttl_ms: 3_600_000 } }))
   app.get('/work', work(false))
   app.get('/cached/work', work(true))
@@ -46,7 +48,11 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     // The first request stores the entry, so every request of the cached runs is a hit.
     const first = await fetch(`http://127.0.0.1:${server.port}/cached/work`)
     if (first.headers.get('x-fw-cache-status') !== 'miss') throw new Error('the first cached request was not a miss')
-    if (!opts.quick) await warm_up([server], ROUTES.map(([, path]) => ({ path, pipelining: 1 })))
+    if (!opts.quick)
+      await warm_up(
+        [server],
+        ROUTES.map(([, path]) => ({ path, pipelining: 1 })),
+      )
     const figures = new Map<string, number[]>(ROUTES.map(([name]) => [name, []]))
     const before = await calls(server.port)
     for (let round = 0; round < opts.rounds; round++) {

@@ -28,9 +28,27 @@ const SCENARIOS: Array<CpuScenario & { pair: [string, string]; target: number }>
   { name: 'param + query', load: PARAM, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
   { name: 'post json echo', load: ECHO, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
   { name: '5 middleware', load: { path: '/mw/hello' }, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.15 },
-  { name: 'json hello, logged to a file', load: HELLO, competitors: LOGGED, pair: ['fw access log', 'fastify logger'], target: 1.25 },
-  { name: 'param + query, logged to a file', load: PARAM, competitors: LOGGED, pair: ['fw access log', 'fastify logger'], target: 1.25 },
-  { name: 'post json echo, logged to a file', load: ECHO, competitors: LOGGED, pair: ['fw access log', 'fastify logger'], target: 1.25 },
+  {
+    name: 'json hello, logged to a file',
+    load: HELLO,
+    competitors: LOGGED,
+    pair: ['fw access log', 'fastify logger'],
+    target: 1.25,
+  },
+  {
+    name: 'param + query, logged to a file',
+    load: PARAM,
+    competitors: LOGGED,
+    pair: ['fw access log', 'fastify logger'],
+    target: 1.25,
+  },
+  {
+    name: 'post json echo, logged to a file',
+    load: ECHO,
+    competitors: LOGGED,
+    pair: ['fw access log', 'fastify logger'],
+    target: 1.25,
+  },
 ]
 
 /** The quick mode's subset: JSON hello in both logging set-ups, fw and Fastify only, on the machine's Node. */
@@ -45,7 +63,8 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     scenarios.flatMap((s) => [
       cpu_ratio(node_rows, s.name, node, s.pair[0], s.pair[1], s.target),
       ...(s.competitors.includes('hono') ? [cpu_ratio(node_rows, s.name, node, 'fw', 'hono')] : []),
-    ]))
+    ]),
+  )
   return {
     name: 'http',
     rows,

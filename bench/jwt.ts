@@ -15,16 +15,31 @@ const ASYMMETRIC = [
   { alg: 'ES256', keys: () => generateKeyPairSync('ec', { namedCurve: 'P-256' }) },
 ] as const
 
-/** For each asymmetric algorithm: an fw and an @fastify/jwt server verifying with one new public key, and its scenario. */
+/**
+ * For each asymmetric algorithm: an fw and an @fastify/jwt server verifying with one new public key, and its scenario.
+ */
 function asymmetric(claims: Record<string, unknown>) {
   return ASYMMETRIC.map(({ alg, keys }) => {
     const { privateKey, publicKey } = keys()
-    const token = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, algorithm: alg })(claims)
-    const env = { FW_BENCH_JWT_ALG: alg, FW_BENCH_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }) as string, FW_LOG_LEVEL: 'off' }
+    const token = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, algorithm: alg })(
+      claims,
+    )
+    const env = {
+      FW_BENCH_JWT_ALG: alg,
+      FW_BENCH_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }) as string,
+      FW_LOG_LEVEL: 'off',
+    }
     const names = [`fw ${alg}`, `fastify-jwt ${alg}`] as const
     return {
-      scenario: { name: `jwt ${alg} verify`, load: { path: '/secure', headers: { authorization: `Bearer ${token}` } }, competitors: names },
-      competitors: [{ name: names[0], script: 'jwt-fw.ts', env }, { name: names[1], script: 'jwt-fastify.ts', env }],
+      scenario: {
+        name: `jwt ${alg} verify`,
+        load: { path: '/secure', headers: { authorization: `Bearer ${token}` } },
+        competitors: names,
+      },
+      competitors: [
+        { name: names[0], script: 'jwt-fw.ts', env },
+        { name: names[1], script: 'jwt-fastify.ts', env },
+      ],
     }
   })
 }
@@ -36,7 +51,10 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const token = sign_dev_token(secret, claims)
   const env = { FW_BENCH_JWT_SECRET: secret, FW_LOG_LEVEL: 'off' }
   const signed = asymmetric(claims)
-  const competitors = [...NAMES.map((name) => ({ name, script: `jwt-${name.replace('-jwt', '')}.ts`, env })), ...signed.flatMap((a) => a.competitors)]
+  const competitors = [
+    ...NAMES.map((name) => ({ name, script: `jwt-${name.replace('-jwt', '')}.ts`, env })),
+    ...signed.flatMap((a) => a.competitors),
+  ]
   const scenarios = [
     { name: SCENARIO, load: { path: '/secure', headers: { authorization: `Bearer ${token}` } }, competitors: NAMES },
     ...signed.map((a) => a.scenario),
@@ -46,7 +64,9 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     cpu_ratio(node_rows, SCENARIO, node, 'fw', 'express-jwt', 0.5),
     cpu_ratio(node_rows, SCENARIO, node, 'fw', 'hono-jwt'),
     // Target: at least 0.95x of @fastify/jwt's efficiency, so fw's CPU per request at most 1 / 0.95 of it.
-    ...signed.map(({ scenario: s }) => cpu_ratio(node_rows, s.name, node, s.competitors[0], s.competitors[1], 1 / 0.95)),
+    ...signed.map(({ scenario: s }) =>
+      cpu_ratio(node_rows, s.name, node, s.competitors[0], s.competitors[1], 1 / 0.95),
+    ),
   ])
   return {
     name: 'jwt',

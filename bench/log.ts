@@ -1,5 +1,5 @@
-// Logging throughput to a file (fw JSON and KV against raw pino JSON and winston JSON, rounds interleaved) and the cost of a
-// debug call while the level is Info.
+// Logging throughput to a file (fw JSON and KV against raw pino JSON and winston JSON, rounds interleaved) and the cost
+// of a debug call while the level is Info.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +9,9 @@ import winston from 'winston'
 import * as log from '../lib/log/index.js'
 import { median, ratio, type BenchRatio, type BenchReport, type BenchRow } from './report.js'
 
-/** One logger writing to a file: `line(i)` logs the scenario's record, `done()` resolves once every line is in the file. */
+/**
+ * One logger writing to a file: `line(i)` logs the scenario's record, `done()` resolves once every line is in the file.
+ */
 interface Run {
   line(i: number): void
   done(): Promise<void>
@@ -69,9 +71,11 @@ async function winston_run(file: string, lines: number): Promise<Run> {
   return {
     line: (i) => logger.info(MESSAGE, { user_id: i, ip: IP, path: PATH }),
     done: async () => {
-      // 'logged' fires once a line is handed to the file stream; the file holds them all once it has every byte counted.
+      // 'logged' fires once a line is handed to the file stream; the file holds them all once it has every byte
+      // counted.
       await all_logged
-      while (statSync(file, { throwIfNoEntry: false })?.size !== bytes) await new Promise((resolve) => setTimeout(resolve, 2))
+      while (statSync(file, { throwIfNoEntry: false })?.size !== bytes)
+        await new Promise((resolve) => setTimeout(resolve, 2))
       logger.close()
     },
   }
@@ -85,7 +89,11 @@ const COMPETITORS: ReadonlyArray<readonly [string, (file: string, lines: number)
 ]
 
 /** Lines per second for one competitor: `lines` records written and waited for, then counted in the file. */
-async function lines_per_second(open: (file: string, lines: number) => Promise<Run>, dir: string, lines: number): Promise<number> {
+async function lines_per_second(
+  open: (file: string, lines: number) => Promise<Run>,
+  dir: string,
+  lines: number,
+): Promise<number> {
   const file = join(dir, 'bench.log')
   try {
     const run = await open(file, lines)
@@ -139,8 +147,14 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
         add(`log|${name}`, await lines_per_second(open, dir, lines))
       }
       log.configure({ level: log.LogLevel.Info })
-      add('log disabled debug|fw debug at info', disabled_ns((i) => log.debug('value {}', i), calls))
-      add('log disabled debug|pino debug at info', disabled_ns((i) => quiet.debug('value %d', i), calls))
+      add(
+        'log disabled debug|fw debug at info',
+        disabled_ns((i) => log.debug('value {}', i), calls),
+      )
+      add(
+        'log disabled debug|pino debug at info',
+        disabled_ns((i) => quiet.debug('value %d', i), calls),
+      )
     }
   } finally {
     log.set_destination(1)
@@ -154,12 +168,23 @@ function report(figures: Map<string, number[]>): BenchReport {
   for (const [key, rounds] of figures) {
     const [scenario, competitor] = key.split('|') as [string, string]
     const disabled = scenario === 'log disabled debug'
-    const row: BenchRow = { scenario, competitor, median: median(rounds), rounds, unit: disabled ? 'ns/call' : 'lines/s' }
+    const row: BenchRow = {
+      scenario,
+      competitor,
+      median: median(rounds),
+      rounds,
+      unit: disabled ? 'ns/call' : 'lines/s',
+    }
     if (disabled) row.lower_is_better = true
     rows.push(row)
   }
   const row = (c: string): BenchRow => rows.find((r) => r.competitor === c)!
-  const budget: BenchRatio = { scenario: 'log disabled debug', label: '20 ns budget / fw', value: 20 / row('fw debug at info').median, target: 1 }
+  const budget: BenchRatio = {
+    scenario: 'log disabled debug',
+    label: '20 ns budget / fw',
+    value: 20 / row('fw debug at info').median,
+    target: 1,
+  }
   return {
     name: 'log',
     rows,

@@ -9,12 +9,23 @@ type Case = { scenario: string; name: string; script: string; env: Record<string
 export async function bench({ rounds, quick }: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const duration_s = quick ? 3 : 10
   const users: WrkLoad = { path: '/users/42', duration_s, connections: 32 }
-  const big: WrkLoad = { path: '/big', duration_s, connections: 32, headers: { 'accept-encoding': 'gzip, deflate, br' } }
+  const big: WrkLoad = {
+    path: '/big',
+    duration_s,
+    connections: 32,
+    headers: { 'accept-encoding': 'gzip, deflate, br' },
+  }
   const cases: Case[] = [
     { scenario: 'route', name: 'fw plain', script: 'obs-fw.ts', env: { MODE: 'plain' }, load: users },
     { scenario: 'route', name: 'fw metrics', script: 'obs-fw.ts', env: { MODE: 'metrics' }, load: users },
     { scenario: 'route', name: 'fw tracing api', script: 'obs-fw.ts', env: { MODE: 'tracing' }, load: users },
-    { scenario: '20 KiB JSON compressed', name: 'fw compression', script: 'obs-fw.ts', env: { MODE: 'compress' }, load: big },
+    {
+      scenario: '20 KiB JSON compressed',
+      name: 'fw compression',
+      script: 'obs-fw.ts',
+      env: { MODE: 'compress' },
+      load: big,
+    },
     { scenario: '20 KiB JSON compressed', name: 'fastify compress', script: 'obs-fastify.ts', env: {}, load: big },
   ]
   const figures = new Map<string, Map<string, number[]>>()
@@ -41,8 +52,20 @@ export async function bench({ rounds, quick }: { rounds: number; quick?: boolean
     ratios: [
       // With lower_is_better a ratio is the second row's CPU over the first's: a speed, held to >= its target.
       ratio('route', 'fw plain / fw metrics speed (metrics cost <= 5%)', row('fw metrics'), row('fw plain'), 0.95),
-      ratio('route', 'fw plain / fw tracing API speed (no SDK, cost <= 2%)', row('fw tracing api'), row('fw plain'), 0.98),
-      ratio('20 KiB JSON compressed', 'fw / @fastify/compress speed', row('fw compression'), row('fastify compress'), 0.95),
+      ratio(
+        'route',
+        'fw plain / fw tracing API speed (no SDK, cost <= 2%)',
+        row('fw tracing api'),
+        row('fw plain'),
+        0.98,
+      ),
+      ratio(
+        '20 KiB JSON compressed',
+        'fw / @fastify/compress speed',
+        row('fw compression'),
+        row('fastify compress'),
+        0.95,
+      ),
     ],
     notes: ['fw JSON logging against raw pino is the log bench (bench/log.ts), whose lines now all go through pino.'],
   }

@@ -1,6 +1,7 @@
-// Memory stores against Redis stores, same run: the session counter route and a rate-limited route, each server in its own
-// process, one real redis-server on 127.0.0.1, autocannon from this process. Also counts Redis round trips per request from
-// INFO commandstats deltas (commands the stores send; commands run inside the rate limit script are not round trips).
+// Memory stores against Redis stores, same run: the session counter route and a rate-limited route, each server in its
+// own process, one real redis-server on 127.0.0.1, autocannon from this process. Also counts Redis round trips per
+// request from INFO commandstats deltas (commands the stores send; commands run inside the rate limit script are not
+// round trips).
 import { pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
 import { create_redis_client } from '../lib/redis/index.js'
@@ -16,19 +17,33 @@ const SCENARIOS = [
   { name: 'rate-limited route', path: '/limited' },
 ] as const
 
-/** One session cookie per connection, so requests of one connection share a session and connections do not queue on one. */
+/**
+ * One session cookie per connection, so requests of one connection share a session and connections do not queue on one.
+ */
 async function cookies(port: number): Promise<string[]> {
-  return Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    const r = await fetch(`http://127.0.0.1:${port}/session`)
-    return r.headers.get('set-cookie')!.split(';')[0]!
-  }))
+  return Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/session`)
+      return r.headers.get('set-cookie')!.split(';')[0]!
+    }),
+  )
 }
 
-/** Requests per second and requests sent (answered or cut at the end) of one bounded run; non-2xx answers make it throw. */
-async function load(port: number, path: string, duration_s: number, jar: string[]): Promise<{ rps: number; sent: number }> {
+/**
+ * Requests per second and requests sent (answered or cut at the end) of one bounded run; non-2xx answers make it throw.
+ */
+async function load(
+  port: number,
+  path: string,
+  duration_s: number,
+  jar: string[],
+): Promise<{ rps: number; sent: number }> {
   let next = 0
   const r = await autocannon({
-    url: `http://127.0.0.1:${port}${path}`, connections: CONNECTIONS, pipelining: 1, duration: duration_s,
+    url: `http://127.0.0.1:${port}${path}`,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: duration_s,
     setupClient: (client) => client.setHeaders({ cookie: jar[next++ % jar.length]! }),
   })
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path} on ${port}: ${r.non2xx} non-2xx, ${r.errors} errors`)
@@ -38,7 +53,8 @@ async function load(port: number, path: string, duration_s: number, jar: string[
 /** Calls of the round-trip commands so far, from INFO commandstats. */
 async function round_trip_calls(info: () => Promise<string>): Promise<number> {
   let calls = 0
-  for (const m of (await info()).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (ROUND_TRIP_COMMANDS.includes(m[1]!)) calls += Number(m[2])
+  for (const m of (await info()).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm))
+    if (ROUND_TRIP_COMMANDS.includes(m[1]!)) calls += Number(m[2])
   return calls
 }
 
@@ -60,7 +76,8 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     const figures = new Map<string, number[]>()
     const trips = new Map<string, number[]>()
     const record = (m: Map<string, number[]>, k: string, v: number) => m.set(k, [...(m.get(k) ?? []), v])
-    if (!opts.quick) for (const s of servers) for (const sc of SCENARIOS) await load(s.port, sc.path, 1, jars.get(s.name)!)
+    if (!opts.quick)
+      for (const s of servers) for (const sc of SCENARIOS) await load(s.port, sc.path, 1, jars.get(s.name)!)
     for (let round = 0; round < opts.rounds; round++) {
       for (const sc of SCENARIOS) {
         // Alternate which store goes first, so neither always runs on a machine warmed by the other.
@@ -87,7 +104,14 @@ function report(figures: Map<string, number[]>, trips: Map<string, number[]>, du
     return { scenario, competitor, median: median(rounds), rounds, unit: 'req/s' }
   })
   for (const [scenario, rounds] of trips) {
-    rows.push({ scenario, competitor: 'redis round trips', median: median(rounds), rounds, unit: 'commands/request', lower_is_better: true })
+    rows.push({
+      scenario,
+      competitor: 'redis round trips',
+      median: median(rounds),
+      rounds,
+      unit: 'commands/request',
+      lower_is_better: true,
+    })
   }
   const row = (s: string, c: string): BenchRow => rows.find((r) => r.scenario === s && r.competitor === c)!
   return {

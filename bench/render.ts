@@ -18,15 +18,24 @@ export function render_chart(reports: readonly BenchReport[]): string {
     const y = 30 + i * (bar_h + gap)
     const w = Math.min(r.value, 12) * scale
     const ok = met(r)
-    const tick = r.target === undefined ? '' : `<line x1="${left + r.target * scale}" x2="${left + r.target * scale}" y1="${y - 2}" y2="${y + bar_h + 2}" stroke="#000" stroke-width="2"/>`
-    return `<text x="${left - 6}" y="${y + 12}" text-anchor="end" font-size="11">${esc(`${r.module}: ${r.scenario} ${r.label}`)}</text>` +
+    const tick =
+      r.target === undefined
+        ? ''
+        : `<line x1="${left + r.target * scale}" x2="${left + r.target * scale}" y1="${y - 2}" y2="${y + bar_h + 2}" stroke="#000" stroke-width="2"/>`
+    return (
+      `<text x="${left - 6}" y="${y + 12}" text-anchor="end" font-size="11">${esc(`${r.module}: ${r.scenario} ${r.label}`)}</text>` +
       `<rect x="${left}" y="${y}" width="${w}" height="${bar_h}" fill="${ok ? '#4a8' : '#d55'}"/>` +
       `<text x="${left + w + 4}" y="${y + 12}" font-size="11">${r.value.toFixed(2)}x</text>${tick}`
+    )
   })
   const one = `<line x1="${left + scale}" x2="${left + scale}" y1="20" y2="${height - 5}" stroke="#888" stroke-dasharray="3,3"/>`
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">` +
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">` +
     `<rect width="100%" height="100%" fill="#fff"/><text x="10" y="16" font-size="13">fw ratios (median of rounds); CPU ratios: lower is better; black tick = target, dashed = 1.0x; red = target missed</text>` +
-    one + bars.join('') + '</svg>\n'
+    one +
+    bars.join('') +
+    '</svg>\n'
+  )
 }
 
 /** The markdown of docs/performance.md. */
@@ -38,7 +47,9 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
     'competitor runs in the same run, rounds interleaved; figures are medians of the rounds. The machine is shared and noisy: read',
     'ratios, not absolute numbers. Raw figures, every round included, are in `bench/results/`.',
     '',
-    `Machine: ${Object.entries(machine).map(([k, v]) => `${k} ${String(v)}`).join(', ')}.`,
+    `Machine: ${Object.entries(machine)
+      .map(([k, v]) => `${k} ${String(v)}`)
+      .join(', ')}.`,
     '',
     '![fw ratios](performance-chart.svg)',
     '',
@@ -48,7 +59,13 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
   for (const r of reports) {
     out.push(`## ${r.name}`, '')
     const run = (r as BenchReport & { machine?: Record<string, unknown> }).machine
-    if (run !== undefined) out.push(`Run: ${Object.entries(run).map(([k, v]) => `${k} ${String(v)}`).join(', ')}.`, '')
+    if (run !== undefined)
+      out.push(
+        `Run: ${Object.entries(run)
+          .map(([k, v]) => `${k} ${String(v)}`)
+          .join(', ')}.`,
+        '',
+      )
     out.push('| scenario | ratio | value | target |', '|---|---|---|---|')
     for (const x of r.ratios) {
       const t = x.target === undefined ? '' : `${met(x) ? 'met' : '**missed**'} (${target_text(x)})`
@@ -58,7 +75,9 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
     for (const row of r.rows) {
       const fmt = (n: number): string => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3))
       const spread = `${fmt(Math.min(...row.rounds))}–${fmt(Math.max(...row.rounds))}`
-      out.push(`| ${row.scenario} | ${row.competitor} | ${fmt(row.median)} ${row.unit} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`)
+      out.push(
+        `| ${row.scenario} | ${row.competitor} | ${fmt(row.median)} ${row.unit} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`,
+      )
     }
     if (r.notes?.length) out.push('', ...r.notes.map((n) => `- ${n}`))
     out.push('')

@@ -34,7 +34,9 @@ export function target_text(r: BenchRatio): string {
   return `${r.at_most ? '<=' : '>='} ${r.target}`
 }
 
-/** A cost ratio `a / b` of two rows' medians (CPU per request: lower is better for `a`), held to a ceiling `at_most`. */
+/**
+ * A cost ratio `a / b` of two rows' medians (CPU per request: lower is better for `a`), held to a ceiling `at_most`.
+ */
 export function cost_ratio(scenario: string, label: string, a: BenchRow, b: BenchRow, at_most?: number): BenchRatio {
   const r: BenchRatio = { scenario, label, value: a.median / b.median, at_most: true }
   if (at_most !== undefined) r.target = at_most
@@ -70,8 +72,18 @@ export function ratio(scenario: string, label: string, a: BenchRow, b: BenchRow,
  * const { rows, row } = scenario_rows('hello', figures, 'req/s')
  * ratio('hello', 'fw / fastify', row('fw'), row('fastify'), 0.9)
  */
-export function scenario_rows(scenario: string, figures: ReadonlyMap<string, number[]>, unit: string): { rows: BenchRow[]; row: (competitor: string) => BenchRow } {
-  const rows: BenchRow[] = [...figures].map(([competitor, rounds]) => ({ scenario, competitor, median: median(rounds), rounds, unit }))
+export function scenario_rows(
+  scenario: string,
+  figures: ReadonlyMap<string, number[]>,
+  unit: string,
+): { rows: BenchRow[]; row: (competitor: string) => BenchRow } {
+  const rows: BenchRow[] = [...figures].map(([competitor, rounds]) => ({
+    scenario,
+    competitor,
+    median: median(rounds),
+    rounds,
+    unit,
+  }))
   const row = (competitor: string): BenchRow => {
     const found = rows.find((r) => r.competitor === competitor)
     if (found === undefined) throw new Error(`no figures for ${competitor} in ${scenario}`)

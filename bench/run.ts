@@ -1,5 +1,6 @@
-// `npm run bench [-- --quick] [-- --rounds N] [-- --only a,b]`: runs every benchmark module, writes bench/results/<name>.json
-// and regenerates docs/performance.md with its chart; `-- --render` only rewrites the docs from the recorded results.
+// `npm run bench [-- --quick] [-- --rounds N] [-- --only a,b]`: runs every benchmark module, writes
+// bench/results/<name>.json and regenerates docs/performance.md with its chart; `-- --render` only rewrites the docs
+// from the recorded results.
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -7,7 +8,20 @@ import { fileURLToPath } from 'node:url'
 import { render_chart, render_markdown } from './render.js'
 import { met, target_text, type BenchReport } from './report.js'
 
-const MODULES = ['http', 'jwt', 'session', 'security', 'log', 'cache', 'http-cache', 'redis', 'body', 'validation', 'observability', 'websocket']
+const MODULES = [
+  'http',
+  'jwt',
+  'session',
+  'security',
+  'log',
+  'cache',
+  'http-cache',
+  'redis',
+  'body',
+  'validation',
+  'observability',
+  'websocket',
+]
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const args = process.argv.slice(2)
@@ -25,7 +39,10 @@ if (args.includes('--render')) {
     if (existsSync(file)) recorded.push(JSON.parse(await readFile(file, 'utf8')) as BenchReport)
   }
   await writeFile(`${ROOT}docs/performance-chart.svg`, render_chart(recorded))
-  await writeFile(`${ROOT}docs/performance.md`, render_markdown(recorded, { cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}` }))
+  await writeFile(
+    `${ROOT}docs/performance.md`,
+    render_markdown(recorded, { cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}` }),
+  )
   console.log('wrote docs/performance.md and docs/performance-chart.svg from bench/results/*.json')
   process.exit(0)
 }

@@ -1,7 +1,8 @@
-// The recommended security chain (CORS, rate limit that never triggers, security headers, body limit, API key, JSON route)
-// in fw, Fastify (@fastify/cors, @fastify/rate-limit, @fastify/helmet), Express 5 (cors, express-rate-limit, helmet) and Hono
-// (hono/cors, hono/secure-headers, hono/body-limit, a plain rate limiter). Each server runs in its own process: this file
-// started again with SECURITY_BENCH_SERVER=<name>, pinned to core 0 and loaded by wrk on core 1 (bench/cpu.ts).
+// The recommended security chain (CORS, rate limit that never triggers, security headers, body limit, API key, JSON
+// route) in fw, Fastify (@fastify/cors, @fastify/rate-limit, @fastify/helmet), Express 5 (cors, express-rate-limit,
+// helmet) and Hono (hono/cors, hono/secure-headers, hono/body-limit, a plain rate limiter). Each server runs in its own
+// process: this file started again with SECURITY_BENCH_SERVER=<name>, pinned to core 0 and loaded by wrk on core 1
+// (bench/cpu.ts).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { cpu_ratio, on_each_node } from './cpu.js'
@@ -94,7 +95,9 @@ const SERVERS: Record<string, () => Promise<number>> = {
     app.use(bodyLimit({ maxSize: MiB }))
     app.use(async (c, next) => (key_ok(c.req.header('x-api-key')) ? next() : c.json({ ok: false }, 401)))
     app.get(PATH, (c) => c.json(BODY))
-    return new Promise((resolve) => serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)))
+    return new Promise((resolve) =>
+      serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)),
+    )
   },
 }
 
@@ -102,7 +105,11 @@ const SERVERS: Record<string, () => Promise<number>> = {
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const names = Object.keys(SERVERS)
   // Each server is this file started again with SECURITY_BENCH_SERVER=<name>; fw with its defaults and logging off.
-  const competitors = names.map((name) => ({ name, script: '../security.ts', env: { SECURITY_BENCH_SERVER: name, FW_LOG_LEVEL: 'off' } }))
+  const competitors = names.map((name) => ({
+    name,
+    script: '../security.ts',
+    env: { SECURITY_BENCH_SERVER: name, FW_LOG_LEVEL: 'off' },
+  }))
   const scenarios = [{ name: SCENARIO, load: { path: PATH, headers: HEADERS }, competitors: names }]
   const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
     cpu_ratio(node_rows, SCENARIO, node, 'fw', 'fastify', 1),

@@ -74,11 +74,18 @@ export const WARM_UP_S = 3
  * warm-up: a server with more JavaScript on its hot path (fw over raw Fastify) needs longer to be fully optimised, and
  * 2 s rounds on a cold process measured that instead of the framework.
  */
-export async function warm_up(servers: readonly Server[], loads: ReadonlyArray<Omit<Load, 'duration_s'>>, duration_s = WARM_UP_S): Promise<void> {
+export async function warm_up(
+  servers: readonly Server[],
+  loads: ReadonlyArray<Omit<Load, 'duration_s'>>,
+  duration_s = WARM_UP_S,
+): Promise<void> {
   for (const l of loads) for (const s of servers) await load(s.port, { ...l, duration_s })
 }
 
-/** Writes `listening <port>` for start_server; SIGTERM then exits through process.exit, so `--cpu-prof` writes its profile. */
+/**
+ * Writes `listening <port>` for start_server; SIGTERM then exits through process.exit, so `--cpu-prof` writes its
+ * profile.
+ */
 export function announce(port: number): void {
   process.once('SIGTERM', () => process.exit(0))
   process.stdout.write(`listening ${port}\n`)

@@ -1,5 +1,6 @@
-// Session scenario by CPU per request (bench/cpu.ts): a route reading the session's user with `rolling: true` (the cookie
-// and the store's ttl renewed on every request) in fw (`session`) and Fastify with @fastify/cookie and @fastify/session.
+// Session scenario by CPU per request (bench/cpu.ts): a route reading the session's user with `rolling: true` (the
+// cookie and the store's ttl renewed on every request) in fw (`session`) and Fastify with @fastify/cookie and
+// @fastify/session.
 import { createHmac, randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { cpu_ratio, on_each_node } from './cpu.js'
@@ -9,7 +10,8 @@ const SCENARIO = 'session rolling'
 const NAMES = ['fw', 'fastify-session']
 
 /**
- * One Cookie header valid on both servers: fw's `sid` (`<id>.<HMAC-SHA256 base64url>`) and @fastify/session's `sessionId`
+ * One Cookie header valid on both servers: fw's `sid` (`<id>.<HMAC-SHA256 base64url>`) and @fastify/session's
+ * `sessionId`
  * (`<id>.<HMAC-SHA256 base64 without padding>`, URL-encoded), for the session each server stores before listening.
  */
 function cookies(id: string, secret: string): string {
@@ -23,7 +25,9 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const id = randomBytes(24).toString('base64url')
   const env = { FW_BENCH_SESSION_SECRET: secret, FW_BENCH_SESSION_ID: id, FW_LOG_LEVEL: 'off' }
   const competitors = NAMES.map((name) => ({ name, script: `session-${name.replace('-session', '')}.ts`, env }))
-  const scenarios = [{ name: SCENARIO, load: { path: '/me', headers: { cookie: cookies(id, secret) } }, competitors: NAMES }]
+  const scenarios = [
+    { name: SCENARIO, load: { path: '/me', headers: { cookie: cookies(id, secret) } }, competitors: NAMES },
+  ]
   // Target: at least 0.9x of @fastify/session's efficiency, so fw's CPU per request at most 1 / 0.9 of it.
   const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
     cpu_ratio(node_rows, SCENARIO, node, 'fw', 'fastify-session', 1 / 0.9),

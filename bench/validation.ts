@@ -5,9 +5,17 @@ import { ratio, scenario_rows, type BenchReport } from './report.js'
 import { ORDER_TEXT } from './servers/validation-body.js'
 import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
 
-const COMPETITORS = [['fw', 'validation-fw.ts'], ['fastify', 'validation-fastify.ts']] as const
+const COMPETITORS = [
+  ['fw', 'validation-fw.ts'],
+  ['fastify', 'validation-fastify.ts'],
+] as const
 const SCENARIO = 'POST 20 fields, 2 levels, 1 array'
-const LOAD: Omit<WrkLoad, 'duration_s'> = { path: '/orders', method: 'POST', body: ORDER_TEXT, headers: { 'content-type': 'application/json' } }
+const LOAD: Omit<WrkLoad, 'duration_s'> = {
+  path: '/orders',
+  method: 'POST',
+  body: ORDER_TEXT,
+  headers: { 'content-type': 'application/json' },
+}
 
 /** Runs the validation scenario; `quick` shortens each run for a smoke run. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
@@ -35,7 +43,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       ratios: [ratio(SCENARIO, 'fw / fastify', row('fw'), row('fastify'), 0.9)],
       notes: [
         `wrk -c64, ${duration_s} s per run, servers pinned to core 0 and wrk to core 1; server CPU (utime+stime) per answered request, medians over rounds`,
-        'ratio = fastify CPU / fw CPU per request (higher is better for fw; 0.9 means fw spends at most 1/0.9 of Fastify\'s CPU)',
+        "ratio = fastify CPU / fw CPU per request (higher is better for fw; 0.9 means fw spends at most 1/0.9 of Fastify's CPU)",
         `answers that were not 2xx: ${non_2xx.length === 0 ? 'none' : non_2xx.join(', ')}`,
       ],
     }

@@ -1,6 +1,7 @@
 // WebSocket scenarios, fw against bare @fastify/websocket in the same run: echo round trips, and a broadcast of 1,000
-// messages to a room of 200 clients. Each server is pinned to core 0, the Node `ws` client (bench/ws-client.ts) to core 1;
-// wrk cannot speak WebSocket. Figures: messages per second, and the server's CPU time per message from /proc/<pid>/stat.
+// messages to a room of 200 clients. Each server is pinned to core 0, the Node `ws` client (bench/ws-client.ts) to core
+// 1; wrk cannot speak WebSocket. Figures: messages per second, and the server's CPU time per message from
+// /proc/<pid>/stat.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -21,11 +22,17 @@ interface Run {
   cpu_us_per_message: number
 }
 
-/** Runs the client pinned to core 1; the server's CPU is read once the client is connected and again when it is done. */
+/**
+ * Runs the client pinned to core 1; the server's CPU is read once the client is connected and again when it is done.
+ */
 async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', CLIENT, args[0]!, String(server.port), ...args.slice(1)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    'taskset',
+    ['-c', '1', process.execPath, '--import', 'tsx', CLIENT, args[0]!, String(server.port), ...args.slice(1)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  )
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   while (!out.includes('ready\n')) await once(child.stdout, 'data')
@@ -41,7 +48,10 @@ async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
 
 const SCENARIOS = [
   { name: 'echo round trip', args: (d: number) => ['echo', String(ECHO_CONNECTIONS), String(d * 1000)] },
-  { name: `broadcast ${BROADCASTS} to ${ROOM_CLIENTS}`, args: () => ['broadcast', String(ROOM_CLIENTS), String(BROADCASTS)] },
+  {
+    name: `broadcast ${BROADCASTS} to ${ROOM_CLIENTS}`,
+    args: () => ['broadcast', String(ROOM_CLIENTS), String(BROADCASTS)],
+  },
 ]
 
 /** Runs the WebSocket scenarios; `quick` shortens the echo runs. */
@@ -75,7 +85,11 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   }
 }
 
-function report(rate: Map<string, Map<string, number[]>>, cpu: Map<string, Map<string, number[]>>, duration_s: number): BenchReport {
+function report(
+  rate: Map<string, Map<string, number[]>>,
+  cpu: Map<string, Map<string, number[]>>,
+  duration_s: number,
+): BenchReport {
   const rows: BenchRow[] = []
   const ratios = []
   for (const sc of SCENARIOS) {

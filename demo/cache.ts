@@ -1,5 +1,5 @@
-// Demo `cache`: http_cache in front of an upstream route with a short ttl, and a switch that makes the upstream fail, so a
-// client sees a miss, hits, and the stale answer served while the upstream is down.
+// Demo `cache`: http_cache in front of an upstream route with a short ttl, and a switch that makes the upstream fail,
+// so a client sees a miss, hits, and the stale answer served while the upstream is down.
 import type { Router } from '../index.js'
 import * as log from '../lib/log/index.js'
 import { http_cache, type HttpCacheDecision, type HttpCacheDetail } from '../lib/middleware/app/index.js'
@@ -14,13 +14,28 @@ export interface CacheDemoOptions {
   now?: () => number
 }
 
-/** One log line per decision: info for hits, misses and bypasses, warning when an error is behind it (stale, store down). */
+/**
+ * One log line per decision: info for hits, misses and bypasses, warning when an error is behind it (stale, store
+ * down).
+ */
 function log_decision(lines: log.Logger): (decision: HttpCacheDecision, key: string, detail: HttpCacheDetail) => void {
   return (decision, key, { age_s, error }) => {
-    if (error === undefined) lines.logf(log.LogLevel.Info, 'http_cache', 'decision', decision, 'key', key, 'age_s', age_s ?? '-')
+    if (error === undefined)
+      lines.logf(log.LogLevel.Info, 'http_cache', 'decision', decision, 'key', key, 'age_s', age_s ?? '-')
     else {
       const message = error instanceof Error ? error.message : String(error)
-      lines.logf(log.LogLevel.Warn, 'http_cache', 'decision', decision, 'key', key, 'age_s', age_s ?? '-', 'error', message)
+      lines.logf(
+        log.LogLevel.Warn,
+        'http_cache',
+        'decision',
+        decision,
+        'key',
+        key,
+        'age_s',
+        age_s ?? '-',
+        'error',
+        message,
+      )
     }
   }
 }
@@ -52,7 +67,8 @@ export function setup_cache(r: Router, { now = Date.now }: CacheDemoOptions = {}
 
 export const demo: Demo = {
   name: 'cache',
-  description: 'GET /data behind http_cache (5 s fresh); POST /upstream/fail makes it serve stale, /upstream/ok restores',
+  description:
+    'GET /data behind http_cache (5 s fresh); POST /upstream/fail makes it serve stale, /upstream/ok restores',
   setup(_app, r) {
     setup_cache(r)
   },

@@ -14,9 +14,12 @@ import { csp_hash } from './showcase-page.js'
 const dir = new URL('./chat-page/', import.meta.url)
 const SCRIPT = readFileSync(new URL('page.js', dir), 'utf8')
 const STYLE = readFileSync(new URL('page.css', dir), 'utf8')
-const HTML = readFileSync(new URL('index.html', dir), 'utf8').replace(/\{\{(script|style)\}\}/g, (_m, k: string) => (k === 'script' ? SCRIPT : STYLE))
+const HTML = readFileSync(new URL('index.html', dir), 'utf8').replace(/\{\{(script|style)\}\}/g, (_m, k: string) =>
+  k === 'script' ? SCRIPT : STYLE,
+)
 /** The page's policy: its inline blocks by hash; `connect-src 'self'` covers its own ws:// origin. */
-const CSP = `default-src 'none'; script-src ${csp_hash(SCRIPT)}; style-src ${csp_hash(STYLE)}; img-src data:; connect-src 'self'; ` +
+const CSP =
+  `default-src 'none'; script-src ${csp_hash(SCRIPT)}; style-src ${csp_hash(STYLE)}; img-src data:; connect-src 'self'; ` +
   "form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
 const NAME = /^[A-Za-z0-9_-]{1,24}$/
@@ -38,16 +41,25 @@ export interface ChatOptions {
  * setup_chat(app, app, { session_secret: process.env.FW_SESSION_SECRET })
  */
 export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void {
-  const sessions = adapt_ctx(session({ secret: options.session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me'), cookie_name: 'chat_sid' }))
+  const sessions = adapt_ctx(
+    session({
+      secret: options.session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me'),
+      cookie_name: 'chat_sid',
+    }),
+  )
   const bearer = jwt_dev(options.jwt_secret ?? dev_secret('FW_JWT_SECRET', DEV_JWT_SECRET))
   // A bearer token is checked when one is sent (a bad one is refused with 401); without one the client is a guest.
-  const optional_bearer: Middleware = (req, res, next) => (req.header('authorization') === '' ? next() : bearer(req, res, next))
+  const optional_bearer: Middleware = (req, res, next) =>
+    req.header('authorization') === '' ? next() : bearer(req, res, next)
   r.use('/chat', sessions)
   r.use('/ws/chat', sessions)
   r.use('/ws/chat', optional_bearer)
   r.use('/ws/private', bearer)
   const page = adapt_ctx(security_headers({ csp: CSP }))
-  r.get('/chat', compose([page], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(HTML)))
+  r.get(
+    '/chat',
+    compose([page], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(HTML)),
+  )
   r.post('/chat/name', (req, res) => {
     const name = req.json().value('name', '').trim()
     if (!NAME.test(name)) return void res.error(400, CODE_INVALID_NAME, 'name must be 1-24 letters, digits, _ or -')

@@ -8,7 +8,13 @@ import { stream_body, type App, type Request, type Router } from '../index.js'
 import type { Demo } from './demo.js'
 
 /** One stored upload. */
-interface Stored { id: string; filename: string; mime_type: string; size: number; path: string }
+interface Stored {
+  id: string
+  filename: string
+  mime_type: string
+  size: number
+  path: string
+}
 
 /** Options of `setup_files`. */
 export interface FilesOptions {
@@ -35,7 +41,11 @@ function escape_html(s: string): string {
 }
 
 /** The demo's own path without a trailing slash ('' standalone), whatever prefix the showcase mounts it under. */
-const base_of = (req: Request, route: string): string => req.path().replace(/\/+$/, '').slice(0, route === '/' ? undefined : -route.length)
+const base_of = (req: Request, route: string): string =>
+  req
+    .path()
+    .replace(/\/+$/, '')
+    .slice(0, route === '/' ? undefined : -route.length)
 
 /**
  * Registers `GET /` (the form and the list), `POST /upload` (multipart, streamed, limited), `GET /list` and
@@ -43,7 +53,11 @@ const base_of = (req: Request, route: string): string => req.path().replace(/\/+
  * @example
  * setup_files(app, app, { max_file_bytes: 64 * 1024 })
  */
-export function setup_files(app: App, r: Router, { max_file_bytes = 1024 * 1024, max_files = 3, keep = 20 }: FilesOptions = {}): void {
+export function setup_files(
+  app: App,
+  r: Router,
+  { max_file_bytes = 1024 * 1024, max_files = 3, keep = 20 }: FilesOptions = {},
+): void {
   const dir = mkdtempSync(join(tmpdir(), 'fw-files-demo-'))
   app.on_close(() => rmSync(dir, { recursive: true, force: true }))
   const stored: Stored[] = []
@@ -60,15 +74,26 @@ export function setup_files(app: App, r: Router, { max_file_bytes = 1024 * 1024,
     }
     for (const old of stored.splice(0, Math.max(0, stored.length - keep))) await rm(old.path, { force: true })
     // A browser's form post goes back to the page; an API client gets JSON.
-    if (req.header('accept').includes('text/html')) return res.status(303).header('location', `${base_of(req, '/upload')}/`).send()
+    if (req.header('accept').includes('text/html'))
+      return res
+        .status(303)
+        .header('location', `${base_of(req, '/upload')}/`)
+        .send()
     return res.status(201).json('ok', true, 'stored', files.length)
   })
-  r.get('/list', (_req, res) => res.json('files', stored.map(({ id, filename, mime_type, size }) => ({ id, filename, mime_type, size }))))
+  r.get('/list', (_req, res) =>
+    res.json(
+      'files',
+      stored.map(({ id, filename, mime_type, size }) => ({ id, filename, mime_type, size })),
+    ),
+  )
   r.get('/download/{id}', (req, res) => {
     const f = stored.find((s) => s.id === req.param('id'))
     if (f === undefined) return res.error(404, 'not_found', 'File not found')
-    return res.header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}`)
-      .header('content-type', f.mime_type.replace(/[\r\n]/g, '') || 'application/octet-stream').file(f.path)
+    return res
+      .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}`)
+      .header('content-type', f.mime_type.replace(/[\r\n]/g, '') || 'application/octet-stream')
+      .file(f.path)
   })
 }
 

@@ -26,46 +26,69 @@ export const demo: Demo = {
     r.get('/users', { query: Listing, summary: 'List users' }, (req, res) => {
       const page = req.query_value('page', '1')
       const limit = req.query_value('limit', '20')
-      res.json('ok', true, 'page', page, 'limit', limit, 'data', json.array(json.o('id', 1, 'name', 'Ada'), json.o('id', 2, 'name', 'Linus')))
+      res.json(
+        'ok',
+        true,
+        'page',
+        page,
+        'limit',
+        limit,
+        'data',
+        json.array(json.o('id', 1, 'name', 'Ada'), json.o('id', 2, 'name', 'Linus')),
+      )
     })
 
-    r.get('/users/{id}', { params: UserId, summary: 'One user', responses: { 200: Ok, 404: { description: 'user_not_found' } } }, (req, res) => {
-      const id = req.param('id')
-      if (id === '0') {
-        res.error(404, USER_NOT_FOUND, 'User not found')
-        return
-      }
-      res.json('ok', true, 'data', json.o('id', id))
-    })
+    r.get(
+      '/users/{id}',
+      { params: UserId, summary: 'One user', responses: { 200: Ok, 404: { description: 'user_not_found' } } },
+      (req, res) => {
+        const id = req.param('id')
+        if (id === '0') {
+          res.error(404, USER_NOT_FOUND, 'User not found')
+          return
+        }
+        res.json('ok', true, 'data', json.o('id', id))
+      },
+    )
 
     // Documented but validated by the handler: the spec answers a body that is not an object with `invalid_body`.
-    r.post('/users', { body: NewUser, validate: false, summary: 'Create a user', responses: { 201: Ok } }, (req, res) => {
-      const body = req.json()
-      if (!body.is_object()) {
-        res.error(400, INVALID_BODY, 'Expected JSON object')
-        return
-      }
-      const name = body.value('name', '')
-      if (name.trim() === '') {
-        res.error(400, VALIDATION_FAILED, 'name is required')
-        return
-      }
-      res.status(201).json('ok', true, 'message', 'User created', 'name', name)
-    })
+    r.post(
+      '/users',
+      { body: NewUser, validate: false, summary: 'Create a user', responses: { 201: Ok } },
+      (req, res) => {
+        const body = req.json()
+        if (!body.is_object()) {
+          res.error(400, INVALID_BODY, 'Expected JSON object')
+          return
+        }
+        const name = body.value('name', '')
+        if (name.trim() === '') {
+          res.error(400, VALIDATION_FAILED, 'name is required')
+          return
+        }
+        res.status(201).json('ok', true, 'message', 'User created', 'name', name)
+      },
+    )
 
-    r.del('/users/{id}', { params: UserId, summary: 'Delete a user', responses: { 200: Ok, 404: { description: 'user_not_found' } } }, (req, res) => {
-      const id = req.param('id')
-      if (id === '0') {
-        res.error(404, USER_NOT_FOUND, 'User not found')
-        return
-      }
-      res.json('ok', true, 'message', 'User deleted', 'id', id)
-    })
+    r.del(
+      '/users/{id}',
+      { params: UserId, summary: 'Delete a user', responses: { 200: Ok, 404: { description: 'user_not_found' } } },
+      (req, res) => {
+        const id = req.param('id')
+        if (id === '0') {
+          res.error(404, USER_NOT_FOUND, 'User not found')
+          return
+        }
+        res.json('ok', true, 'message', 'User deleted', 'id', id)
+      },
+    )
 
     r.group('/api', (api) => {
       api.get('/health', { responses: { 200: Ok } }, (_req, res) => res.json('ok', true))
       api.get('/users', { responses: { 200: Ok } }, (_req, res) => res.json('ok', true, 'data', json.array()))
-      api.group('/admin', (admin) => admin.get('/stats', { responses: { 200: Ok } }, (_req, res) => res.json('ok', true, 'users', 2)))
+      api.group('/admin', (admin) =>
+        admin.get('/stats', { responses: { 200: Ok } }, (_req, res) => res.json('ok', true, 'users', 2)),
+      )
     })
 
     // The spec's wildcard example: a handler sending file(dir + path) with a Cache-Control header.

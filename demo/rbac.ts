@@ -17,7 +17,16 @@ export function setup_rbac(r: Router, { secret }: { secret?: string } = {}): voi
   r.use('/admin', adapt_ctx(require_perm('products:write')))
   r.get('/admin', (req, res) => {
     const authz = req.state(Authz)!
-    res.json('ok', true, 'sub', authz.subject, 'has_admin', authz.has_role('admin'), 'has_products_write', authz.has_perm('products:write'))
+    res.json(
+      'ok',
+      true,
+      'sub',
+      authz.subject,
+      'has_admin',
+      authz.has_role('admin'),
+      'has_products_write',
+      authz.has_perm('products:write'),
+    )
   })
 }
 

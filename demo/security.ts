@@ -1,5 +1,5 @@
-// Demo `security`: the spec's security-middleware stacks. `/api` runs the security headers, CORS and rate limit presets;
-// the browser page (`GET /`, `POST /form`) runs security headers with a CSP, CSRF and a session.
+// Demo `security`: the spec's security-middleware stacks. `/api` runs the security headers, CORS and rate limit
+// presets; the browser page (`GET /`, `POST /form`) runs security headers with a CSP, CSRF and a session.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { CODE_NOT_FOUND } from '../lib/app.js'
@@ -13,8 +13,12 @@ const PAGE_DIR = fileURLToPath(new URL('./security-page/', import.meta.url))
 const PAGE = readFileSync(PAGE_DIR + 'index.html', 'utf8')
 const ASSETS = new Set(['app.js', 'style.css'])
 
-/** The page's Content-Security-Policy: its own script and styles only; `fetch` may reach local API origins, where CORS decides. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' http://localhost:* " +
+/**
+ * The page's Content-Security-Policy: its own script and styles only; `fetch` may reach local API origins, where CORS
+ * decides.
+ */
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' http://localhost:* " +
   "http://127.0.0.1:*; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 /** Options of `setup_security`. */
@@ -25,17 +29,25 @@ export interface SecurityDemoOptions {
   session_secret?: string
 }
 
-const escape_html = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+const escape_html = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The router's own prefix as the page sees it ('' at the root), from the path the page was asked for. */
-const base_of = (path: string): string => path.split('/').filter(Boolean).map((s) => '/' + s).join('')
+const base_of = (path: string): string =>
+  path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => '/' + s)
+    .join('')
 
 const page: Handler = (req, res) => {
   const s = req.state(Session)!
   const visits = Number(s.get('visits') ?? '0') + 1
   s.set('visits', String(visits))
-  const values: Record<string, string> = { base: base_of(req.path()), csrf: req.state(CsrfToken)!.value, visits: String(visits) }
+  const values: Record<string, string> = {
+    base: base_of(req.path()),
+    csrf: req.state(CsrfToken)!.value,
+    visits: String(visits),
+  }
   const html = PAGE.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => escape_html(values[k] ?? ''))
   res.header('Content-Type', 'text/html; charset=utf-8').send(html)
 }
@@ -50,7 +62,10 @@ const form: Handler = (req, res) => {
  * @example
  * setup_security(app, { api_origins: ['http://127.0.0.1:3000'] })
  */
-export function setup_security(r: Router, { api_origins = [DEV_ORIGIN], session_secret }: SecurityDemoOptions = {}): void {
+export function setup_security(
+  r: Router,
+  { api_origins = [DEV_ORIGIN], session_secret }: SecurityDemoOptions = {},
+): void {
   r.group('/api', (api) => {
     api.use(security_headers_dev()).use(cors_dev(api_origins)).use(rate_limit_dev())
     api.get('/ping', (_req, res) => res.json('ok', true))
@@ -61,16 +76,20 @@ export function setup_security(r: Router, { api_origins = [DEV_ORIGIN], session_
   const browser: Middleware[] = [headers, csrf_dev(), adapt_ctx(session({ secret, cookie_name: 'security_sid' }))]
   r.get('/', compose(browser, page))
   r.post('/form', compose(browser, form))
-  r.get('/security-page/{file}', compose([headers], (req, res) => {
-    const file = req.param('file')
-    if (!ASSETS.has(file)) return void res.error(404, CODE_NOT_FOUND, 'File not found')
-    res.file(PAGE_DIR + file)
-  }))
+  r.get(
+    '/security-page/{file}',
+    compose([headers], (req, res) => {
+      const file = req.param('file')
+      if (!ASSETS.has(file)) return void res.error(404, CODE_NOT_FOUND, 'File not found')
+      res.file(PAGE_DIR + file)
+    }),
+  )
 }
 
 export const demo: Demo = {
   name: 'security',
-  description: '/api with security headers, CORS and rate limit; a page with CSRF-protected form, session counter, cross-origin fetch',
+  description:
+    '/api with security headers, CORS and rate limit; a page with CSRF-protected form, session counter, cross-origin fetch',
   setup(_app, r) {
     setup_security(r)
   },

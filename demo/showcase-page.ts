@@ -1,5 +1,5 @@
-// Demo `showcase-page`: the showcase's browser page at `/`, one self-contained HTML file (inline style and script) whose
-// Content-Security-Policy allows exactly those two inline blocks by hash and `fetch` to its own origin.
+// Demo `showcase-page`: the showcase's browser page at `/`, one self-contained HTML file (inline style and script)
+// whose Content-Security-Policy allows exactly those two inline blocks by hash and `fetch` to its own origin.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { adapt_ctx, compose, type Router } from '../index.js'
@@ -14,12 +14,18 @@ export const PAGE_SCRIPT = read('page.js')
 export const PAGE_STYLE = read('page.css')
 
 // A closing tag inside the inlined text would end the block early and leave the rest as markup.
-for (const [name, text] of [['page.js', PAGE_SCRIPT], ['page.css', PAGE_STYLE]] as const) {
-  if (/<\/(script|style)/i.test(text)) throw new Error(`demo/showcase-page/${name} must not contain a closing script or style tag`)
+for (const [name, text] of [
+  ['page.js', PAGE_SCRIPT],
+  ['page.css', PAGE_STYLE],
+] as const) {
+  if (/<\/(script|style)/i.test(text))
+    throw new Error(`demo/showcase-page/${name} must not contain a closing script or style tag`)
 }
 
 /** The page as served. */
-export const PAGE_HTML = read('index.html').replace(/\{\{(script|style)\}\}/g, (_m, k: string) => (k === 'script' ? PAGE_SCRIPT : PAGE_STYLE))
+export const PAGE_HTML = read('index.html').replace(/\{\{(script|style)\}\}/g, (_m, k: string) =>
+  k === 'script' ? PAGE_SCRIPT : PAGE_STYLE,
+)
 
 /** A CSP source expression for an inline block: `'sha256-<base64 digest>'`. */
 export function csp_hash(text: string): string {
@@ -27,7 +33,8 @@ export function csp_hash(text: string): string {
 }
 
 /** The page's Content-Security-Policy: its own inline script and style by hash, `fetch` to its origin, nothing else. */
-export const PAGE_CSP = `default-src 'none'; script-src ${csp_hash(PAGE_SCRIPT)}; style-src ${csp_hash(PAGE_STYLE)}; ` +
+export const PAGE_CSP =
+  `default-src 'none'; script-src ${csp_hash(PAGE_SCRIPT)}; style-src ${csp_hash(PAGE_STYLE)}; ` +
   "img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
 /**
@@ -37,7 +44,10 @@ export const PAGE_CSP = `default-src 'none'; script-src ${csp_hash(PAGE_SCRIPT)}
  */
 export function setup_showcase_page(r: Router): void {
   const headers = adapt_ctx(security_headers({ csp: PAGE_CSP }))
-  r.get('/', compose([headers], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(PAGE_HTML)))
+  r.get(
+    '/',
+    compose([headers], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(PAGE_HTML)),
+  )
 }
 
 export const demo: Demo = {

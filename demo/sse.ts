@@ -27,15 +27,20 @@ const base_of = (req: Request): string => req.path().replace(/\/$/, '')
  * @example
  * setup_sse(app, { interval_ms: 100, max: 3 })
  */
-export function setup_sse(r: Router, { interval_ms = 1000, max = Number.POSITIVE_INFINITY }: SseDemoOptions = {}): void {
+export function setup_sse(
+  r: Router,
+  { interval_ms = 1000, max = Number.POSITIVE_INFINITY }: SseDemoOptions = {},
+): void {
   r.get('/', (req, res) => res.header('content-type', 'text/html; charset=utf-8').send(page(`${base_of(req)}/events`)))
-  r.get('/events', (_req, res) => res.sse(async (sink) => {
-    const start = Number(sink.last_event_id ?? 0) || 0
-    for (let n = start + 1; n <= start + max && !sink.closed; n++) {
-      await sink.send({ data: { n }, id: String(n) })
-      if (n < start + max) await sleep(interval_ms, sink.signal)
-    }
-  }))
+  r.get('/events', (_req, res) =>
+    res.sse(async (sink) => {
+      const start = Number(sink.last_event_id ?? 0) || 0
+      for (let n = start + 1; n <= start + max && !sink.closed; n++) {
+        await sink.send({ data: { n }, id: String(n) })
+        if (n < start + max) await sleep(interval_ms, sink.signal)
+      }
+    }),
+  )
 }
 
 /** Waits `ms`, or less when `signal` fires (the client left). */

@@ -1,11 +1,28 @@
 // The App's Fastify-independent core: route and middleware registration, groups, static folders, and compiling each
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
 import { resolve, sep } from 'node:path'
-import { check_identity_order, compose, drop_replaced, route_options_of, type Handler, type Middleware, type RouteOptions } from './compose.js'
+import {
+  check_identity_order,
+  compose,
+  drop_replaced,
+  route_options_of,
+  type Handler,
+  type Middleware,
+  type RouteOptions,
+} from './compose.js'
 import { resolve_config, secret_query_params, type AppConfig, type AppOptions } from './config.js'
 import { defineError, httpCode } from './errors.js'
 import { SECRET_QUERY } from './log/redact.js'
-import { classify, join_path, parse_route, prefix_segments, router_path, under_prefix, type PathParams, type Segment } from './path.js'
+import {
+  classify,
+  join_path,
+  parse_route,
+  prefix_segments,
+  router_path,
+  under_prefix,
+  type PathParams,
+  type Segment,
+} from './path.js'
 import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import { is_unsafe_path, type Response } from './response.js'
@@ -37,9 +54,18 @@ export interface StaticOptions {
   index?: string | false
 }
 
-interface RouteDef { method: Method; path: string; segs: Segment[]; handler: Handler; schema: RouteSchema | undefined; group: string }
+interface RouteDef {
+  method: Method
+  path: string
+  segs: Segment[]
+  handler: Handler
+  schema: RouteSchema | undefined
+  group: string
+}
 
-/** A registered route as the OpenAPI generator sees it: its path template, schema, group and the middleware it may run. */
+/**
+ * A registered route as the OpenAPI generator sees it: its path template, schema, group and the middleware it may run.
+ */
 export interface RouteInfo {
   readonly method: Method
   readonly path: string
@@ -48,7 +74,10 @@ export interface RouteInfo {
   readonly group: string
   readonly middleware: readonly Middleware[]
 }
-interface MwDef { prefix: string[]; mw: Middleware }
+interface MwDef {
+  prefix: string[]
+  mw: Middleware
+}
 
 /** A route ready for the adapter: its router path, and its handler wrapped in its middleware chain. */
 export interface CompiledRoute {
@@ -92,12 +121,15 @@ export interface RouteMethod<PP extends string, R> {
 }
 
 /**
- * Route registration shared by the App and its groups. Every method takes `(path, handler)` or `(path, schema, handler)`;
- * path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and the schema's
+ * Route registration shared by the App and its groups. Every method takes `(path, handler)` or `(path, schema,
+ * handler)`;
+ * path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and the
+ * schema's
  * validated values are typed in `req.valid(part)`.
  * @example
  * app.group('/api', api => { api.get('/health', h); api.group('/admin', a => a.get('/stats', h)) })
- * app.post('/orders', { body: Order }, (req, res) => res.status(201).json('ok', true, 'items', req.valid('body').items.length))
+ * app.post('/orders', { body: Order }, (req, res) => res.status(201).json('ok', true, 'items',
+ * req.valid('body').items.length))
  */
 export class Router<PP extends string = never> {
   readonly #core: AppCore
@@ -109,27 +141,44 @@ export class Router<PP extends string = never> {
   }
 
   /** Registers a GET route. */
-  readonly get: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('GET', path, a, b)
+  readonly get: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('GET', path, a, b)
   /** Registers a POST route. */
-  readonly post: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('POST', path, a, b)
+  readonly post: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('POST', path, a, b)
   /** Registers a PUT route. */
-  readonly put: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('PUT', path, a, b)
+  readonly put: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('PUT', path, a, b)
   /** Registers a PATCH route. */
-  readonly patch: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('PATCH', path, a, b)
+  readonly patch: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('PATCH', path, a, b)
   /** Registers a DELETE route (`delete` is a reserved word, hence `del`). */
-  readonly del: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('DELETE', path, a, b)
+  readonly del: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('DELETE', path, a, b)
   /** Registers a HEAD route (GET routes answer HEAD on their own). */
-  readonly head: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('HEAD', path, a, b)
+  readonly head: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('HEAD', path, a, b)
   /** Registers an OPTIONS route (known paths answer OPTIONS on their own). */
-  readonly options: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) => this.#add('OPTIONS', path, a, b)
+  readonly options: RouteMethod<PP, this> = (path: string, a: LooseHandler | RouteSchema, b?: LooseHandler) =>
+    this.#add('OPTIONS', path, a, b)
 
   /** Registers a route for any method. */
   route<const P extends string>(method: Method, path: P, handler: RouteHandler<PP, P>): this
-  route<const P extends string, const O extends RouteSchema>(method: Method, path: P, schema: O, handler: RouteHandler<PP, P, O>): this
-  route(method: Method, path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this { return this.#add(method, path, a, b) }
+  route<const P extends string, const O extends RouteSchema>(
+    method: Method,
+    path: P,
+    schema: O,
+    handler: RouteHandler<PP, P, O>,
+  ): this
+  route(method: Method, path: string, a: LooseHandler | RouteSchema, b?: LooseHandler): this {
+    return this.#add(method, path, a, b)
+  }
 
   #add(method: Method, path: string, a: LooseHandler | RouteSchema, b: LooseHandler | undefined): this {
-    const [schema, handler] = (typeof a === 'object' && a !== null ? [a, b] : [undefined, a]) as [RouteSchema | undefined, Handler]
+    const [schema, handler] = (typeof a === 'object' && a !== null ? [a, b] : [undefined, a]) as [
+      RouteSchema | undefined,
+      Handler,
+    ]
     this.#core.add_route(method, join_path(this.#prefix, path), handler, schema, this.#prefix)
     return this
   }
@@ -194,7 +243,9 @@ export class AppCore extends Router {
     this.#routes.push({ method, path, segs: parse_route(path), handler: run, schema, group })
   }
 
-  /** @internal Every registered route with its schema and the middleware it may run (the OpenAPI generator reads it). */
+  /**
+   * @internal Every registered route with its schema and the middleware it may run (the OpenAPI generator reads it).
+   */
   route_infos(): RouteInfo[] {
     return this.#routes.map((r) => ({
       method: r.method,
@@ -239,7 +290,7 @@ export class AppCore extends Router {
     const index = options.index ?? 'index.html'
     const cache = options.cache_control
     const serve: Handler = (req, res) => {
-      const rel = req.param('*') || (index || '')
+      const rel = req.param('*') || index || ''
       const target = resolve(root, '.' + sep + rel)
       if (rel === '' || is_unsafe_path(rel) || !target.startsWith(root + sep) || /(^|[\\/])\./.test(rel)) {
         res.error(404, CODE_NOT_FOUND, 'File not found')
@@ -254,7 +305,8 @@ export class AppCore extends Router {
   }
 
   /**
-   * Serves the OpenAPI 3.1 document of every route at `path` (default `/openapi.json`) and Swagger UI at `docs` (default `/docs`).
+   * Serves the OpenAPI 3.1 document of every route at `path` (default `/openapi.json`) and Swagger UI at `docs`
+   * (default `/docs`).
    * @example
    * app.openapi({ info: { title: 'Shop', version: '1.0.0' }, servers: [{ url: 'https://shop.example.com' }] })
    */
@@ -304,7 +356,9 @@ export class AppCore extends Router {
     let body_limit = this.config.body_limit
     let stream_body = false
     const placed = this.#mws.map((m) => ({ ...m, depth: m.prefix.length, c: classify(segs, m.prefix) }))
-    for (const m of drop_replaced(placed.filter((p) => p.c !== 'never').map((p) => ({ ...p, sure: p.c === 'always' })))) {
+    for (const m of drop_replaced(
+      placed.filter((p) => p.c !== 'never').map((p) => ({ ...p, sure: p.c === 'always' })),
+    )) {
       chain.push(m.sure ? m.mw : this.#guard(m))
       const o = route_options_of(m.mw)
       options.push(o)

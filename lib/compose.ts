@@ -42,14 +42,16 @@ const done = Promise.resolve()
 export function compose(mws: readonly Middleware[], handler: Handler): Handler {
   if (mws.length === 0) return handler
   return function chain(req, res) {
-    // A chain that ran to its end synchronously gives `done`: answering it as sync saves the caller a promise and a tick.
+    // A chain that ran to its end synchronously gives `done`: answering it as sync saves the caller a promise and a
+    // tick.
     const r = new ChainRun(mws, handler, req, res).dispatch(0)
     return r === done ? undefined : r
   }
 }
 
 /**
- * One request's walk down a chain. A class rather than closures in `chain`: a request allocates one object, and no named
+ * One request's walk down a chain. A class rather than closures in `chain`: a request allocates one object, and no
+ * named
  * function (which tsx's keepNames would rename with a defineProperty on every request).
  */
 class ChainRun {
@@ -102,7 +104,10 @@ export function adapt_ctx(mw: CtxMiddleware): Middleware {
   return carry_route_options(mw, adapted)
 }
 
-/** Route-level options a middleware asks of the adapter (for example a body limit that must act before the body is read). */
+/**
+ * Route-level options a middleware asks of the adapter (for example a body limit that must act before the body is
+ * read).
+ */
 export interface RouteOptions {
   body_limit?: number
   /** The route takes its request body as a stream (`stream_body`): the adapter does not read it first. */
@@ -115,7 +120,10 @@ export interface RouteOptions {
   doc?: MiddlewareDoc
   /** What kind of middleware this is, for `replaces` (such as `rate_limit`). */
   kind?: string
-  /** On the routes its prefix surely covers, drops the middleware of this kind placed on a shorter or the same prefix before it. */
+  /**
+   * On the routes its prefix surely covers, drops the middleware of this kind placed on a shorter or the same prefix
+   * before it.
+   */
   replaces?: string
   /** Query parameters that carry a secret the middleware reads: the App's access line redacts them. */
   secret_query?: readonly string[]
@@ -145,12 +153,16 @@ export function route_options_of(fn: object): RouteOptions | undefined {
 export function check_identity_order(route: string, chain: ReadonlyArray<RouteOptions | undefined>): void {
   let reader: string | undefined
   for (const o of chain) {
-    if (reader !== undefined && o?.authenticates !== undefined) throw ERR_APP_IDENTITY_ORDER(route, reader, o.authenticates)
+    if (reader !== undefined && o?.authenticates !== undefined)
+      throw ERR_APP_IDENTITY_ORDER(route, reader, o.authenticates)
     reader ??= o?.reads_identity
   }
 }
 
-/** A middleware placed on a prefix of `depth` segments, and whether it applies to the route for certain (no parameter on the way). */
+/**
+ * A middleware placed on a prefix of `depth` segments, and whether it applies to the route for certain (no parameter on
+ * the way).
+ */
 export interface Placement {
   readonly mw: object
   readonly depth: number
@@ -158,7 +170,8 @@ export interface Placement {
 }
 
 /**
- * A route's middleware after `replaces`: a more specific placement (a route's own rate limit) takes the place of the less
+ * A route's middleware after `replaces`: a more specific placement (a route's own rate limit) takes the place of the
+ * less
  * specific ones of its kind (the global limit). Only a placement sure to apply replaces; ties go to the later one.
  */
 export function drop_replaced<P extends Placement>(chain: readonly P[]): P[] {
@@ -167,7 +180,8 @@ export function drop_replaced<P extends Placement>(chain: readonly P[]): P[] {
     const kind = e.sure ? route_options_of(e.mw)?.replaces : undefined
     if (kind === undefined) return
     chain.forEach((f, j) => {
-      if (j !== i && route_options_of(f.mw)?.kind === kind && (f.depth < e.depth || (f.depth === e.depth && j < i))) dropped.add(j)
+      if (j !== i && route_options_of(f.mw)?.kind === kind && (f.depth < e.depth || (f.depth === e.depth && j < i)))
+        dropped.add(j)
     })
   })
   return dropped.size === 0 ? [...chain] : chain.filter((_, j) => !dropped.has(j))

@@ -20,24 +20,39 @@ export interface AppOptions {
   trust_proxy?: string[] | boolean
   /** Largest request body in bytes (FW_BODY_LIMIT; default 1 MiB). */
   body_limit?: number
-  /** How long `close()` waits for in-flight requests before it cuts connections (FW_CLOSE_TIMEOUT_MS; default 10000). */
+  /**
+   * How long `close()` waits for in-flight requests before it cuts connections (FW_CLOSE_TIMEOUT_MS; default 10000).
+   */
   close_timeout_ms?: number
-  /** Echo `x-request-id`: the well-formed incoming one or a new UUID (default true). With false nothing is echoed, and requests without one are numbered `req-1`, `req-2`... for the log. */
+  /**
+   * Echo `x-request-id`: the well-formed incoming one or a new UUID (default true). With false nothing is echoed, and
+   * requests without one are numbered `req-1`, `req-2`... for the log.
+   */
   request_id?: boolean
-  /** Level of the per-request access line, or false for none (FW_ACCESS_LOG: a level name, or `false`/`off`; default 'info'). */
+  /**
+   * Level of the per-request access line, or false for none (FW_ACCESS_LOG: a level name, or `false`/`off`; default
+   * 'info').
+   */
   access_log?: LogLevel | false
   /** Limits of `req.form()` and `req.multipart()` (fields, field_size, files, file_size); a call may override them. */
   form_limits?: FormLimits
   /**
-   * Logging configuration applied when the App is built, as `configure` takes it: level, format, async, destination, and
-   * `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built wins.
+   * Logging configuration applied when the App is built, as `configure` takes it: level, format, async, destination,
+   * and
+   * `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built
+   * wins.
    */
   logger?: Partial<LogConfig>
   /** Serve HTTPS with this key and certificate (PEM); `App.reload_tls` swaps them without a restart. */
   https?: TlsOptions
-  /** Serve HTTP/2 (over TLS when `https` is set, with ALPN falling back to HTTP/1.1 for older clients). Default false. */
+  /**
+   * Serve HTTP/2 (over TLS when `https` is set, with ALPN falling back to HTTP/1.1 for older clients). Default false.
+   */
   http2?: boolean
-  /** How long an idle keep-alive connection stays open, in ms (FW_KEEP_ALIVE_TIMEOUT_MS; default 72000, above common load balancers' 60 s). */
+  /**
+   * How long an idle keep-alive connection stays open, in ms (FW_KEEP_ALIVE_TIMEOUT_MS; default 72000, above common
+   * load balancers' 60 s).
+   */
   keep_alive_timeout_ms?: number
   /** Longest time to receive a whole request, in ms; 0 for none (FW_REQUEST_TIMEOUT_MS; default 300000). */
   request_timeout_ms?: number
@@ -45,7 +60,9 @@ export interface AppOptions {
   headers_timeout_ms?: number
   /** Most connections open at once; further ones are refused; 0 for no limit (FW_MAX_CONNECTIONS; default 0). */
   max_connections?: number
-  /** Query parameters the access line hides besides `api_key`, `access_token` and those `api_key`/`jwt` middleware read. */
+  /**
+   * Query parameters the access line hides besides `api_key`, `access_token` and those `api_key`/`jwt` middleware read.
+   */
   secret_query_params?: readonly string[]
 }
 
@@ -89,7 +106,13 @@ function trust_env(raw: string | undefined, fallback: string[] | boolean): strin
   if (raw === undefined || raw === '') return check_trust(fallback, fallback)
   if (raw === 'true') return true
   if (raw === 'false') return false
-  return check_trust(raw.split(',').map((s) => s.trim()).filter(Boolean), raw)
+  return check_trust(
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    raw,
+  )
 }
 
 /** The names of address ranges Fastify's `trustProxy` (proxy-addr) knows besides addresses and CIDRs. */
@@ -109,7 +132,8 @@ function access_level(raw: string | false | undefined): LogLevel | false {
   if (raw === undefined) return 'info'
   if (raw === false || raw === 'false') return false
   const level = known_level(raw)
-  if (level === undefined) throw ERR_CONFIG_BAD_VALUE('FW_ACCESS_LOG', raw, 'a log level (trace, debug, info, warn, error, critical) or false')
+  if (level === undefined)
+    throw ERR_CONFIG_BAD_VALUE('FW_ACCESS_LOG', raw, 'a log level (trace, debug, info, warn, error, critical) or false')
   return level === 'off' ? false : level
 }
 
@@ -117,7 +141,8 @@ function access_level(raw: string | false | undefined): LogLevel | false {
 export function check_tls(tls: TlsOptions | undefined): TlsOptions | undefined {
   if (tls === undefined) return undefined
   const pem = (v: unknown): boolean => (typeof v === 'string' && v.includes('-----BEGIN')) || Buffer.isBuffer(v)
-  if (typeof tls !== 'object' || tls === null || !pem(tls.key) || !pem(tls.cert)) throw ERR_CONFIG_BAD_VALUE('https', '[key and cert]', 'an object with PEM key and cert')
+  if (typeof tls !== 'object' || tls === null || !pem(tls.key) || !pem(tls.cert))
+    throw ERR_CONFIG_BAD_VALUE('https', '[key and cert]', 'an object with PEM key and cert')
   return tls
 }
 

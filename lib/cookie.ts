@@ -35,12 +35,19 @@ export interface CookieOptionValues {
  * `/` without `;` or spaces, `same_site` one of Strict, Lax, None, and the prefixes browsers enforce (`__Host-` and
  * `__Secure-` need `secure`, `__Host-` needs path `/`; `SameSite=None` needs `secure`).
  * @example
- * const cookie = check_cookie(check, 'session', { cookie_name: 'sid', cookie_path: '/', secure: false, http_only: true, same_site: 'Lax' })
+ * const cookie = check_cookie(check, 'session', { cookie_name: 'sid', cookie_path: '/', secure: false, http_only: true,
+ * same_site: 'Lax' })
  */
 export function check_cookie(check: OptionChecks, owner: string, o: CookieOptionValues): CookieSettings {
   const name = check.token(owner, 'cookie_name', o.cookie_name)
   const path = o.cookie_path
-  check.must(typeof path === 'string' && COOKIE_PATH.test(path), owner, 'cookie_path', 'a path starting with / without ; or spaces', path)
+  check.must(
+    typeof path === 'string' && COOKIE_PATH.test(path),
+    owner,
+    'cookie_path',
+    'a path starting with / without ; or spaces',
+    path,
+  )
   const secure = check.bool(owner, 'secure', o.secure)
   const same_site = check.one_of(owner, 'same_site', o.same_site, SAME_SITE)
   // Browsers refuse these cookies without Secure; failing at startup beats a cookie that silently never sticks.
@@ -82,8 +89,16 @@ const SAME_SITE_VALUE = { Strict: 'strict', Lax: 'lax', None: 'none' } as const
 export function set_cookie_line(name: string, value: string, a: CookieAttributes): string {
   // The serializer skips attributes left undefined, which exactOptionalPropertyTypes cannot say of its type.
   const cookie: { [K in keyof SetCookie]: SetCookie[K] | undefined } = {
-    name, value, path: a.path, domain: a.domain, maxAge: a.max_age, expires: a.expires, httpOnly: a.http_only,
-    secure: a.secure, partitioned: a.partitioned, sameSite: a.same_site === undefined ? undefined : SAME_SITE_VALUE[a.same_site],
+    name,
+    value,
+    path: a.path,
+    domain: a.domain,
+    maxAge: a.max_age,
+    expires: a.expires,
+    httpOnly: a.http_only,
+    secure: a.secure,
+    partitioned: a.partitioned,
+    sameSite: a.same_site === undefined ? undefined : SAME_SITE_VALUE[a.same_site],
   }
   try {
     return stringifySetCookie(cookie as SetCookie)

@@ -26,9 +26,14 @@ const registry = new Map<string, string>()
  * Declares an error code once, with a message template built from its arguments.
  * The registry feeds the test that keeps `docs/errors.md` exact.
  * @example
- * export const ERR_CACHE_BAD_TTL = defineError('FW_ERR_CACHE_BAD_TTL', (ttl: number) => `ttl_ms must be >= 0, got ${ttl}`)
+ * export const ERR_CACHE_BAD_TTL = defineError('FW_ERR_CACHE_BAD_TTL', (ttl: number) => `ttl_ms must be >= 0, got
+ * ${ttl}`)
  */
-export function defineError<A extends unknown[]>(code: string, message: (...args: A) => string, status = 500): ErrorFactory<A> {
+export function defineError<A extends unknown[]>(
+  code: string,
+  message: (...args: A) => string,
+  status = 500,
+): ErrorFactory<A> {
   if (!/^FW_ERR_[A-Z0-9]+_[A-Z0-9_]+$/.test(code)) throw new TypeError(`bad error code ${JSON.stringify(code)}`)
   if (registry.has(code)) throw new TypeError(`error code ${code} is declared twice`)
   registry.set(code, message.toString())
@@ -47,7 +52,10 @@ export function errorCodes(): string[] {
   return [...registry.keys()].sort()
 }
 
-/** The HTTP error codes fw answers with in `{ok:false, error, message}` bodies, by area; `docs/errors.md` lists them all. */
+/**
+ * The HTTP error codes fw answers with in `{ok:false, error, message}` bodies, by area; `docs/errors.md` lists them
+ * all.
+ */
 const httpCodes = new Set<string>()
 
 /** Records an HTTP error code that a module answers with, so the docs test can check it is documented. */

@@ -1,8 +1,17 @@
-// The core of the package entry `fw` (see ../index.ts, which adds the App): the facades, JSON helpers, errors, and the module namespaces.
+// The core of the package entry `fw` (see ../index.ts, which adds the App): the facades, JSON helpers, errors, and the
+// module namespaces.
 export { AppCore, Router, type Method, type StaticOptions, type CompiledApp, type CompiledRoute } from './app.js'
 export { Request, type HostRequest } from './request.js'
 export { Response } from './response.js'
-export { compose, adapt_ctx, type Handler, type Middleware, type Next, type Ctx, type CtxMiddleware } from './compose.js'
+export {
+  compose,
+  adapt_ctx,
+  type Handler,
+  type Middleware,
+  type Next,
+  type Ctx,
+  type CtxMiddleware,
+} from './compose.js'
 export { json, Json, type JsonValue } from './json.js'
 export { FwError, errorCodes, httpErrorCodes } from './errors.js'
 export { Token, Services, type Key } from './state.js'
@@ -13,6 +22,15 @@ export * as openapi from './openapi/index.js'
 export * as cache from './cache/index.js'
 export * as log from './log/index.js'
 export * as body from './body/index.js'
-export { stream_body, type FormFields, type FormLimits, type Part, type FilePart, type FieldPart, type SavedForm, type SavedFile } from './body/index.js'
+export {
+  stream_body,
+  type FormFields,
+  type FormLimits,
+  type Part,
+  type FilePart,
+  type FieldPart,
+  type SavedForm,
+  type SavedFile,
+} from './body/index.js'
 export type { SseEvent, SseOptions, SseProducer, SseSink, StreamSource } from './stream/index.js'
 export * as websocket from './websocket/index.js'

@@ -1,4 +1,5 @@
-// JSON building for responses (`json.o`, `json.array`, alternating key/value arguments) and the read-only `Json` view of a body.
+// JSON building for responses (`json.o`, `json.array`, alternating key/value arguments) and the read-only `Json` view
+// of a body.
 import sjson from 'secure-json-parse'
 import { defineError } from './errors.js'
 
@@ -6,7 +7,10 @@ export const ERR_JSON_ODD_PAIRS = defineError(
   'FW_ERR_JSON_ODD_PAIRS',
   (count: number) => `json() takes a value or alternating key/value arguments; got ${count} arguments`,
 )
-export const ERR_JSON_BAD_KEY = defineError('FW_ERR_JSON_BAD_KEY', (key: unknown) => `json() keys must be strings; got ${String(key)}`)
+export const ERR_JSON_BAD_KEY = defineError(
+  'FW_ERR_JSON_BAD_KEY',
+  (key: unknown) => `json() keys must be strings; got ${String(key)}`,
+)
 
 /** A JSON value as it can be sent in a response. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue | undefined }
@@ -100,7 +104,10 @@ export class Json {
     return Array.isArray(this.raw)
   }
 
-  /** A field of the object, or `fallback` when it is missing, the body is not an object, or the field's type differs from the fallback's. */
+  /**
+   * A field of the object, or `fallback` when it is missing, the body is not an object, or the field's type differs
+   * from the fallback's.
+   */
   value<T>(key: string, fallback: T): T {
     if (!this.is_object()) return fallback
     const obj = this.#raw as Record<string, unknown>

@@ -40,7 +40,9 @@ export function quote(value: unknown, secret = false): string {
 }
 
 /** The factory of an area's `FW_ERR_<AREA>_BAD_OPTION`: `<owner>: <option> must be <expected>; got <quoted value>`. */
-export type BadOptionError = ErrorFactory<[owner: string, option: string, expected: string, value: unknown, secret?: boolean]>
+export type BadOptionError = ErrorFactory<
+  [owner: string, option: string, expected: string, value: unknown, secret?: boolean]
+>
 
 /**
  * Declares `FW_ERR_<area>_BAD_OPTION` with the one message shape every bad option shares.
@@ -102,7 +104,14 @@ export class OptionChecks {
 
   /** A secret: a string of at least `min` characters; the message describes its shape, never its value. */
   secret(owner: string, option: string, value: unknown, min: number): string {
-    this.must(typeof value === 'string' && value.length >= min, owner, option, `a string of at least ${min} characters`, value, true)
+    this.must(
+      typeof value === 'string' && value.length >= min,
+      owner,
+      option,
+      `a string of at least ${min} characters`,
+      value,
+      true,
+    )
     return value as string
   }
 
@@ -145,8 +154,16 @@ export class OptionChecks {
   /** An iterable of non-empty strings; `non_empty` also refuses an empty one; a `secret` list is never quoted. */
   names(owner: string, option: string, value: unknown, non_empty: boolean, secret = false): string[] {
     const list = is_iterable(value) ? [...value] : undefined
-    const ok = list !== undefined && (!non_empty || list.length > 0) && list.every((v) => typeof v === 'string' && v !== '')
-    this.must(ok, owner, option, non_empty ? 'a non-empty list of non-empty strings' : 'a list of non-empty strings', value, secret)
+    const ok =
+      list !== undefined && (!non_empty || list.length > 0) && list.every((v) => typeof v === 'string' && v !== '')
+    this.must(
+      ok,
+      owner,
+      option,
+      non_empty ? 'a non-empty list of non-empty strings' : 'a list of non-empty strings',
+      value,
+      secret,
+    )
     return list as string[]
   }
 }

@@ -1,4 +1,5 @@
-// Route paths and prefixes: `{name}` parameters, the `/*` wildcard, and segment-wise prefix matching on a canonical path.
+// Route paths and prefixes: `{name}` parameters, the `/*` wildcard, and segment-wise prefix matching on a canonical
+// path.
 import { defineError } from './errors.js'
 
 export const ERR_APP_BAD_PATH = defineError(
@@ -47,7 +48,10 @@ export function join_path(prefix: string, path: string): string {
 /** A prefix as lowercase segments; `/` (or '') is the empty list, which matches everything. */
 export function prefix_segments(prefix: string): string[] {
   if (prefix !== '' && !prefix.startsWith('/')) throw ERR_APP_BAD_PATH(prefix, 'a prefix must start with /')
-  return prefix.split('/').filter((s) => s !== '').map((s) => s.toLowerCase())
+  return prefix
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => s.toLowerCase())
 }
 
 /** How a prefix relates to every request a route can match. */
@@ -96,11 +100,14 @@ export function under_prefix(segs: readonly string[], prefix: readonly string[])
 }
 
 /**
- * The parameter names of a route path template: `'/users/{id}/posts/{post}'` gives `'id' | 'post'`, a trailing `/*` gives
+ * The parameter names of a route path template: `'/users/{id}/posts/{post}'` gives `'id' | 'post'`, a trailing `/*`
+ * gives
  * `'*'`; a path that is not a literal gives `string`.
  */
 export type PathParams<P extends string> = string extends P
   ? string
   : P extends `${string}{${infer N}}${infer R}`
     ? N | PathParams<R>
-    : P extends `${string}/*` ? '*' : never
+    : P extends `${string}/*`
+      ? '*'
+      : never

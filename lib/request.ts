@@ -35,7 +35,8 @@ const default_ip: IpResolver = (req) => req.ip
 export type Valid = { body?: unknown; query?: unknown; params?: unknown; headers?: unknown }
 
 /**
- * What a handler and middleware read of the request. `P` names the route's path parameters and `V` its validated values,
+ * What a handler and middleware read of the request. `P` names the route's path parameters and `V` its validated
+ * values,
  * both inferred by `app.get(path, { ...schemas }, handler)`.
  * @example
  * app.get('/users/{id}', (req, res) => res.json('id', req.param('id'), 'page', req.query_value('page', '1')))
@@ -62,7 +63,9 @@ export class Request<P extends string = string, V extends Valid = Valid> {
     this.#ip_resolver = ip_resolver
   }
 
-  /** A path parameter (`{name}` in the route; `*` for the wildcard), URL-decoded; `fallback` (default '') when absent. */
+  /**
+   * A path parameter (`{name}` in the route; `*` for the wildcard), URL-decoded; `fallback` (default '') when absent.
+   */
   param(name: P, fallback = ''): string {
     const v = (this.raw.params as Record<string, string | undefined>)[name]
     return v === undefined ? fallback : v
@@ -80,7 +83,9 @@ export class Request<P extends string = string, V extends Valid = Valid> {
     return this.raw.query as Record<string, string | string[]>
   }
 
-  /** A request header, case-insensitively; repeated headers are joined with `, `. `fallback` (default '') when absent. */
+  /**
+   * A request header, case-insensitively; repeated headers are joined with `, `. `fallback` (default '') when absent.
+   */
   header(name: string, fallback = ''): string {
     const key = name.toLowerCase()
     // Own properties only: the headers object inherits `constructor`, `__proto__` and the like.

@@ -1,9 +1,17 @@
-// The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain unwinds.
+// The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain
+// unwinds.
 import { defineError, httpCode } from './errors.js'
 import { HTTP_TOKEN } from './http-token.js'
 import { set_cookie_line, type CookieAttributes } from './cookie.js'
 import { pairs_to_object, type KeyValues } from './json.js'
-import { check_source, discard_body, type SseOptions, type SseProducer, type StreamedBody, type StreamSource } from './stream/index.js'
+import {
+  check_source,
+  discard_body,
+  type SseOptions,
+  type SseProducer,
+  type StreamedBody,
+  type StreamSource,
+} from './stream/index.js'
 import { observed, report } from './observability/events.js'
 
 export const ERR_RESPONSE_BAD_HEADER = defineError(
@@ -95,7 +103,10 @@ export class Response {
     return this
   }
 
-  /** Sets a header; `Set-Cookie` accumulates. A name that is not a token or a value with CR/LF/NUL throws (no header injection). */
+  /**
+   * Sets a header; `Set-Cookie` accumulates. A name that is not a token or a value with CR/LF/NUL throws (no header
+   * injection).
+   */
   header(name: string, value: string | number): this {
     const v = typeof value === 'number' ? String(value) : value
     if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
@@ -142,7 +153,10 @@ export class Response {
     return this.#body('text', s)
   }
 
-  /** A basic body: a string (text/plain unless a content type is set) or a Buffer (application/octet-stream); none when omitted. */
+  /**
+   * A basic body: a string (text/plain unless a content type is set) or a Buffer (application/octet-stream); none when
+   * omitted.
+   */
   send(s?: string | Buffer): this {
     if (s === undefined) return this.#body('send', '')
     if (this.#headers['content-type'] === undefined) {
@@ -165,7 +179,8 @@ export class Response {
   }
 
   /**
-   * The conventional error body. With three arguments `{ok:false, error:code, message}`; with two `{ok:false, error:message}`
+   * The conventional error body. With three arguments `{ok:false, error:code, message}`; with two `{ok:false,
+   * error:message}`
    * (the reference authentication API's variant).
    */
   error(status: number, code: string, message: string, details?: unknown): this
@@ -190,7 +205,8 @@ export class Response {
   }
 
   /**
-   * A streamed body: a Node Readable or an async iterable of strings and bytes, sent with backpressure once the middleware
+   * A streamed body: a Node Readable or an async iterable of strings and bytes, sent with backpressure once the
+   * middleware
    * chain has unwound (its headers are on the answer). A client going away destroys the source (a generator's `finally`
    * runs). Never stored by `http_cache`.
    * @example
@@ -205,15 +221,18 @@ export class Response {
   }
 
   /**
-   * Server-sent events: `producer(sink)` runs when the answer is sent and the stream ends when its promise settles. Sends
+   * Server-sent events: `producer(sink)` runs when the answer is sent and the stream ends when its promise settles.
+   * Sends
    * `text/event-stream`, `cache-control: no-cache` and `x-accel-buffering: no`, and a heartbeat comment every 15 s.
    * @example
-   * res.sse(async (sink) => { for (let n = 1; !sink.closed; n++) { await sink.send({ data: { n } }); await sleep(1000) } })
+   * res.sse(async (sink) => { for (let n = 1; !sink.closed; n++) { await sink.send({ data: { n } }); await sleep(1000)
+   * } })
    */
   sse(producer: SseProducer, options: SseOptions = {}): this {
     const heartbeat_ms = options.heartbeat_ms ?? 15_000
     if (typeof producer !== 'function') throw ERR_RESPONSE_BAD_STREAM('sse() takes a function (sink) => ...')
-    if (!Number.isInteger(heartbeat_ms) || heartbeat_ms < 0) throw ERR_RESPONSE_BAD_STREAM(`heartbeat_ms must be an integer >= 0; got ${heartbeat_ms}`)
+    if (!Number.isInteger(heartbeat_ms) || heartbeat_ms < 0)
+      throw ERR_RESPONSE_BAD_STREAM(`heartbeat_ms must be an integer >= 0; got ${heartbeat_ms}`)
     this.#content_type('text/event-stream; charset=utf-8')
     this.#headers['cache-control'] = 'no-cache'
     this.#headers['x-accel-buffering'] = 'no'

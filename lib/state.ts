@@ -1,4 +1,5 @@
-// Typed keys for per-request state and app services: a class (or abstract class) is its own key, as `state<T>()` in the spec.
+// Typed keys for per-request state and app services: a class (or abstract class) is its own key, as `state<T>()` in the
+// spec.
 
 /** A key that names a value of type T: a class or abstract class, or a `Token<T>` for non-class values. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -9,7 +9,9 @@ const app = Fastify({ bodyLimit: 2 * 1024 * 1024 })
 app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
 app.post('/upload', async (req) => ({ bytes: (req.body as Buffer).length }))
 app.get<{ Querystring: { mb?: string } }>('/download', (req, reply) => {
-  reply.type('application/octet-stream').send(Readable.from(chunks(Number(req.query.mb ?? '10') * 1024 * 1024 / CHUNK.length)))
+  reply
+    .type('application/octet-stream')
+    .send(Readable.from(chunks((Number(req.query.mb ?? '10') * 1024 * 1024) / CHUNK.length)))
 })
 app.get<{ Querystring: { n?: string } }>('/events', (req, reply) => {
   const n = sse_count(req.query.n ?? '1000')

@@ -5,8 +5,13 @@ import { CHUNK, chunks, sse_count } from './body-shared.js'
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false, body_limit: 2 * 1024 * 1024 })
 app.post('/upload', (req, res) => res.json('bytes', req.bytes().length))
-app.get('/download', (req, res) => res.stream(chunks(Number(req.query_value('mb', '10')) * 1024 * 1024 / CHUNK.length)))
-app.get('/events', (req, res) => res.sse(async (sink) => {
-  for (let n = 1; n <= sse_count(req.query_value('n', '1000')) && !sink.closed; n++) await sink.send({ data: 'tick', id: String(n) })
-}))
+app.get('/download', (req, res) =>
+  res.stream(chunks((Number(req.query_value('mb', '10')) * 1024 * 1024) / CHUNK.length)),
+)
+app.get('/events', (req, res) =>
+  res.sse(async (sink) => {
+    for (let n = 1; n <= sse_count(req.query_value('n', '1000')) && !sink.closed; n++)
+      await sink.send({ data: 'tick', id: String(n) })
+  }),
+)
 announce(await app.listen(0))

@@ -5,7 +5,10 @@ import { announce } from '../servers.js'
 const file = process.env.FW_BENCH_LOG_FILE
 const f = Fastify({ logger: file ? { level: 'info', file } : false })
 f.get('/hello', async () => ({ hello: 'world' }))
-f.get<{ Params: { id: string }; Querystring: { fields?: string } }>('/users/:id', async (req) => ({ id: req.params.id, fields: req.query.fields ?? '' }))
+f.get<{ Params: { id: string }; Querystring: { fields?: string } }>('/users/:id', async (req) => ({
+  id: req.params.id,
+  fields: req.query.fields ?? '',
+}))
 f.post('/echo', async (req) => req.body)
 f.register(async (mw) => {
   for (let i = 0; i < 5; i++) mw.addHook('onRequest', (_req, _reply, done) => done())

@@ -6,9 +6,12 @@ import { announce } from '../servers.js'
 
 const alg = process.env.FW_BENCH_JWT_ALG as 'RS256' | 'ES256' | undefined
 const f = Fastify()
-await f.register(fastifyJwt, alg === undefined
-  ? { secret: process.env.FW_BENCH_JWT_SECRET!, verify: { algorithms: ['HS256'] } }
-  : { secret: { public: process.env.FW_BENCH_JWT_PUBLIC_KEY! }, verify: { algorithms: [alg] } })
+await f.register(
+  fastifyJwt,
+  alg === undefined
+    ? { secret: process.env.FW_BENCH_JWT_SECRET!, verify: { algorithms: ['HS256'] } }
+    : { secret: { public: process.env.FW_BENCH_JWT_PUBLIC_KEY! }, verify: { algorithms: [alg] } },
+)
 f.get('/secure', { onRequest: async (req) => void (await req.jwtVerify()) }, async (req) => ({
   ok: true,
   sub: (req.user as { sub: string }).sub,

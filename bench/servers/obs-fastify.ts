@@ -5,6 +5,8 @@ import { announce } from '../servers.js'
 
 const app = Fastify()
 await app.register(compress)
-const big = JSON.stringify({ items: Array.from({ length: 320 }, (_, i) => ({ id: i, name: `item number ${i}`, ok: i % 2 === 0 })) })
+const big = JSON.stringify({
+  items: Array.from({ length: 320 }, (_, i) => ({ id: i, name: `item number ${i}`, ok: i % 2 === 0 })),
+})
 app.get('/big', (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(big))
 announce(await app.listen({ port: 0, host: '127.0.0.1' }).then(() => (app.server.address() as { port: number }).port))

@@ -6,14 +6,21 @@ import { announce } from '../servers.js'
 
 const { session, Session } = middleware.auth
 const { rate_limit, MemoryRateLimitStore } = middleware.security
-const redis = process.env.STORE === 'redis' ? create_redis_client({ host: '127.0.0.1', port: Number(process.env.REDIS_PORT) }) : undefined
-const stores = redis === undefined
-  ? { sessions: new middleware.auth.InMemorySessionStore(), limits: new MemoryRateLimitStore() }
-  : { sessions: new RedisSessionStore({ client: redis }), limits: new RedisRateLimitStore({ client: redis }) }
+const redis =
+  process.env.STORE === 'redis'
+    ? create_redis_client({ host: '127.0.0.1', port: Number(process.env.REDIS_PORT) })
+    : undefined
+const stores =
+  redis === undefined
+    ? { sessions: new middleware.auth.InMemorySessionStore(), limits: new MemoryRateLimitStore() }
+    : { sessions: new RedisSessionStore({ client: redis }), limits: new RedisRateLimitStore({ client: redis }) }
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
 app.use('/session', adapt_ctx(session({ secret: 'bench-session-secret-0123456789', store: stores.sessions })))
-app.use('/limited', adapt_ctx(rate_limit({ max_requests: 1_000_000_000, window_seconds: 60, store: stores.limits, namespace: 'bench' })))
+app.use(
+  '/limited',
+  adapt_ctx(rate_limit({ max_requests: 1_000_000_000, window_seconds: 60, store: stores.limits, namespace: 'bench' })),
+)
 app.get('/session', (req, res) => {
   const s = req.state(Session)!
   const n = Number(s.get('n') ?? '0') + 1

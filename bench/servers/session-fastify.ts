@@ -1,5 +1,6 @@
-// Fastify with @fastify/cookie and @fastify/session (`rolling: true`) serving the session scenario. Its first session gets
-// the id FW_BENCH_SESSION_ID (through `idGenerator`) and is created before listening, so every request of the run carries it.
+// Fastify with @fastify/cookie and @fastify/session (`rolling: true`) serving the session scenario. Its first session
+// gets the id FW_BENCH_SESSION_ID (through `idGenerator`) and is created before listening, so every request of the run
+// carries it.
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import Fastify from 'fastify'

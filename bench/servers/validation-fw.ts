@@ -4,17 +4,33 @@ import { field, schema } from '../../lib/validation/index.js'
 import { announce } from '../servers.js'
 
 const Order = schema({
-  id: field.integer().required().min(1), customer: field.string().required().max_length(100), email: field.string().required().email(),
-  age: field.integer().min(0).max(150), active: field.boolean().required(), score: field.number().min(0).max(100),
-  currency: field.enum(['EUR', 'USD', 'GBP']).required(), status: field.enum(['draft', 'placed', 'shipped']).required(),
-  note: field.string().max_length(500), coupon: field.string().max_length(20), created_at: field.string().required().date_time(),
+  id: field.integer().required().min(1),
+  customer: field.string().required().max_length(100),
+  email: field.string().required().email(),
+  age: field.integer().min(0).max(150),
+  active: field.boolean().required(),
+  score: field.number().min(0).max(100),
+  currency: field.enum(['EUR', 'USD', 'GBP']).required(),
+  status: field.enum(['draft', 'placed', 'shipped']).required(),
+  note: field.string().max_length(500),
+  coupon: field.string().max_length(20),
+  created_at: field.string().required().date_time(),
   priority: field.integer().min(0).max(5),
-  address: field.object({
-    street: field.string().required(), city: field.string().required(), zip: field.string().required().max_length(10),
-    country: field.string().required().length(2, 2),
-    geo: field.object({ lat: field.number().required().min(-90).max(90), lng: field.number().required().min(-180).max(180) }).required(),
-  }).required(),
-  items: field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required()).required().max_items(100),
+  address: field
+    .object({
+      street: field.string().required(),
+      city: field.string().required(),
+      zip: field.string().required().max_length(10),
+      country: field.string().required().length(2, 2),
+      geo: field
+        .object({ lat: field.number().required().min(-90).max(90), lng: field.number().required().min(-180).max(180) })
+        .required(),
+    })
+    .required(),
+  items: field
+    .array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required())
+    .required()
+    .max_items(100),
 })
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })

@@ -9,7 +9,8 @@ app.ws('/room', (ws) => {
   ws.join('bench')
   ws.on_message((m) => {
     const n = Number(String(m).slice(3))
-    for (let i = 0; i < n; i++) app.rooms.broadcast('bench', `{"i":${i},"text":"a message to the whole room"}`, { except: ws })
+    for (let i = 0; i < n; i++)
+      app.rooms.broadcast('bench', `{"i":${i},"text":"a message to the whole room"}`, { except: ws })
   })
 })
 announce(await app.listen(0))

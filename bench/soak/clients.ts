@@ -1,6 +1,6 @@
-// The soak's long-lived clients, which wrk cannot be: SSE subscribers reading the showcase's `/sse/events` and WebSocket
-// clients talking in one room of its chat (`/ws/chat/{room}`). Each reconnects when its connection ends; their figures are
-// taken per bucket, beside wrk's.
+// The soak's long-lived clients, which wrk cannot be: SSE subscribers reading the showcase's `/sse/events` and
+// WebSocket clients talking in one room of its chat (`/ws/chat/{room}`). Each reconnects when its connection ends;
+// their figures are taken per bucket, beside wrk's.
 import http from 'node:http'
 import { WebSocket } from 'ws'
 
@@ -37,7 +37,15 @@ export interface SoakClientOptions {
 const RECONNECT_MS = 200
 
 const zero = (): StreamFigures => ({
-  sse_events: 0, sse_disconnects: 0, sse_errors: 0, sse_5xx: 0, ws_messages: 0, ws_disconnects: 0, ws_errors: 0, ws_1011: 0, ws_close_codes: {},
+  sse_events: 0,
+  sse_disconnects: 0,
+  sse_errors: 0,
+  sse_5xx: 0,
+  ws_messages: 0,
+  ws_disconnects: 0,
+  ws_errors: 0,
+  ws_1011: 0,
+  ws_close_codes: {},
 })
 
 /** SSE subscribers and chat clients against the soak server on 127.0.0.1:`port`. */
@@ -121,7 +129,10 @@ export class SoakClients {
     const ws = new WebSocket(`ws://127.0.0.1:${this.#port}/ws/chat/soak`, { perMessageDeflate: false })
     let timer: NodeJS.Timeout | undefined
     let n = 0
-    ws.on('open', () => (timer = setInterval(() => ws.send(`soak client ${i} message ${++n}`), this.#options.ws_interval_ms)))
+    ws.on(
+      'open',
+      () => (timer = setInterval(() => ws.send(`soak client ${i} message ${++n}`), this.#options.ws_interval_ms)),
+    )
     ws.on('message', () => void f().ws_messages++)
     ws.on('unexpected-response', (_req, res) => {
       // A refused upgrade (a 4xx from the chat's middleware, or a 5xx): ws then emits no error of its own.

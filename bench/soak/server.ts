@@ -13,7 +13,18 @@ app.get('/__soak/stats', (_req, res) => {
   globalThis.gc?.()
   const m = process.memoryUsage()
   const ms = (ns: number): number => Math.round(ns / 1e4) / 100
-  res.json('rss', m.rss, 'heap_used', m.heapUsed, 'loop_p50_ms', ms(delay.percentile(50)), 'loop_p99_ms', ms(delay.percentile(99)), 'loop_max_ms', ms(delay.max))
+  res.json(
+    'rss',
+    m.rss,
+    'heap_used',
+    m.heapUsed,
+    'loop_p50_ms',
+    ms(delay.percentile(50)),
+    'loop_p99_ms',
+    ms(delay.percentile(99)),
+    'loop_max_ms',
+    ms(delay.max),
+  )
   delay.reset()
 })
 // The line the soak waits for, on stdout whatever the log level (run() writes its own through the logger).

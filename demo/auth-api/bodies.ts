@@ -23,7 +23,9 @@ export const LoginBody = schema({
 /** The validated login body. */
 export type LoginBody = Infer<typeof LoginBody>
 
-/** An email as both bodies see it: trimmed and lowercased (for keys computed before validation, such as rate limits). */
+/**
+ * An email as both bodies see it: trimmed and lowercased (for keys computed before validation, such as rate limits).
+ */
 export function normalise_email(email: string): string {
   return email.trim().toLowerCase()
 }

@@ -1,7 +1,10 @@
 // What the reference authentication API answers with when it refuses a request.
 import { httpCode } from '../../lib/errors.js'
 
-/** 401 error text of the spec's guide (`{ok:false, error:'unauthorized'}`): no bearer token, or one that is unknown or expired. */
+/**
+ * 401 error text of the spec's guide (`{ok:false, error:'unauthorized'}`): no bearer token, or one that is unknown or
+ * expired.
+ */
 export const UNAUTHORIZED = httpCode('unauthorized')
 
 /** 403 error text of the spec's guide (`{ok:false, error:'admin role required'}`): the user is not an admin. */

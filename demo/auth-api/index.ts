@@ -1,7 +1,14 @@
 // The reference authentication API as a reusable module: routes, service, stores, bodies, options and codes.
 export { auth_api, bearer_token } from './routes.js'
 export { AuthService, type RegisterOutcome, type LoginOutcome } from './service.js'
-export { auth_api_config, AUTH_MODES, type AuthMode, type AuthApiOptions, type AuthApiConfig, type LoginLimit } from './options.js'
+export {
+  auth_api_config,
+  AUTH_MODES,
+  type AuthMode,
+  type AuthApiOptions,
+  type AuthApiConfig,
+  type LoginLimit,
+} from './options.js'
 export { UserStore, public_user, type User, type PublicUser, type Role } from './user-store.js'
 export { DevTokens, RandomTokens, type TokenStore, type IssuedToken } from './token-store.js'
 export { plain_passwords, ScryptPasswords, same_text, type PasswordHasher, type ScryptCost } from './passwords.js'

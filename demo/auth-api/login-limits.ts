@@ -1,4 +1,5 @@
-// Production mode's limits on login attempts: one count per client address, one per email, on the security module's rate limit.
+// Production mode's limits on login attempts: one count per client address, one per email, on the security module's
+// rate limit.
 import { createHash } from 'node:crypto'
 import { adapt_ctx, type Ctx, type CtxMiddleware, type Middleware } from '../../index.js'
 import { rate_limit } from '../../lib/middleware/security/index.js'
@@ -27,9 +28,16 @@ function per_email(limit: CtxMiddleware): CtxMiddleware {
  * answering 429 `rate_limit_exceeded` with `Retry-After`. Every attempt counts, successful or not.
  */
 export function login_limits(config: AuthApiConfig): Middleware[] {
-  const shared = { now: config.now, ...(config.rate_limit_store === undefined ? {} : { store: config.rate_limit_store }) }
+  const shared = {
+    now: config.now,
+    ...(config.rate_limit_store === undefined ? {} : { store: config.rate_limit_store }),
+  }
   return [
     adapt_ctx(rate_limit({ ...config.login_limit_per_ip, key: 'ip', namespace: 'auth-login-ip', ...shared })),
-    adapt_ctx(per_email(rate_limit({ ...config.login_limit_per_email, key_fn: email_key, namespace: 'auth-login-email', ...shared }))),
+    adapt_ctx(
+      per_email(
+        rate_limit({ ...config.login_limit_per_email, key_fn: email_key, namespace: 'auth-login-email', ...shared }),
+      ),
+    ),
   ]
 }

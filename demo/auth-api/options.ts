@@ -20,7 +20,10 @@ export interface LoginLimit {
 export interface AuthApiOptions {
   /** `demo` or `production` (env `FW_AUTH_MODE`; default `demo`). */
   mode?: AuthMode
-  /** Emails that register with role `admin`, compared trimmed and lowercased (env `FW_AUTH_ADMINS`, comma-separated; default none). */
+  /**
+   * Emails that register with role `admin`, compared trimmed and lowercased (env `FW_AUTH_ADMINS`, comma-separated;
+   * default none).
+   */
   admins?: readonly string[]
   /** Production: seconds a token lives after login (env `FW_AUTH_TOKEN_TTL`; default 3600). */
   ttl?: number
@@ -58,7 +61,8 @@ export interface AuthApiConfig {
 
 function env_mode(value: string | undefined): AuthMode | undefined {
   if (value === undefined || value === '') return undefined
-  if (!(AUTH_MODES as readonly string[]).includes(value)) throw ERR_AUTHAPI_BAD_OPTION('FW_AUTH_MODE', '"demo" or "production"', value)
+  if (!(AUTH_MODES as readonly string[]).includes(value))
+    throw ERR_AUTHAPI_BAD_OPTION('FW_AUTH_MODE', '"demo" or "production"', value)
   return value as AuthMode
 }
 
@@ -88,7 +92,8 @@ export function auth_api_config(o: AuthApiOptions = {}): AuthApiConfig {
     throw ERR_AUTHAPI_BAD_OPTION('admins', 'a list of emails', admins)
   }
   for (const name of ['now', 'log'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw ERR_AUTHAPI_BAD_OPTION(name, 'a function', o[name])
+    if (o[name] !== undefined && typeof o[name] !== 'function')
+      throw ERR_AUTHAPI_BAD_OPTION(name, 'a function', o[name])
   }
   const p = o.passwords as Partial<PasswordHasher> | undefined
   if (p !== undefined && (typeof p?.hash !== 'function' || typeof p.verify !== 'function')) {

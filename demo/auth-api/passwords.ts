@@ -1,4 +1,5 @@
-// How passwords are kept: as sent in demonstration mode (the spec's record), as salted scrypt hashes in production mode.
+// How passwords are kept: as sent in demonstration mode (the spec's record), as salted scrypt hashes in production
+// mode.
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { ERR_AUTHAPI_BAD_OPTION } from './errors.js'
 
@@ -39,7 +40,8 @@ function derive(password: string, salt: Buffer, o: ScryptOptions): Promise<Buffe
   // 128 * N * r bytes are needed; twice that leaves room above node's 32 MiB default for costs beyond 16384.
   const maxmem = 256 * (o.N ?? 16384) * (o.r ?? 8)
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, { ...o, maxmem }, (err, key) => (err ? reject(err) : resolve(key))))
+    scrypt(password, salt, KEY_LENGTH, { ...o, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+  )
 }
 
 /**
@@ -56,11 +58,16 @@ export class ScryptPasswords implements PasswordHasher {
   constructor({ cost = 16384, block_size = 8, parallelization = 1 }: ScryptCost = {}) {
     const power_of_two = Number.isInteger(cost) && cost >= 2 && Number.isInteger(Math.log2(cost))
     if (!power_of_two) throw ERR_AUTHAPI_BAD_OPTION('scrypt.cost', 'a power of two >= 2', cost)
-    for (const [name, v] of [['scrypt.block_size', block_size], ['scrypt.parallelization', parallelization]] as const) {
+    for (const [name, v] of [
+      ['scrypt.block_size', block_size],
+      ['scrypt.parallelization', parallelization],
+    ] as const) {
       if (!Number.isInteger(v) || v < 1) throw ERR_AUTHAPI_BAD_OPTION(name, 'a whole number >= 1', v)
     }
-    // scrypt needs 128 * N * r bytes per hash; beyond 1 GiB every login would fail (or swap), so it is refused at startup.
-    if (128 * cost * block_size > 2 ** 30) throw ERR_AUTHAPI_BAD_OPTION('scrypt.cost', 'at most 2^30 / (128 * block_size)', cost)
+    // scrypt needs 128 * N * r bytes per hash; beyond 1 GiB every login would fail (or swap), so it is refused at
+    // startup.
+    if (128 * cost * block_size > 2 ** 30)
+      throw ERR_AUTHAPI_BAD_OPTION('scrypt.cost', 'at most 2^30 / (128 * block_size)', cost)
     this.#options = { N: cost, r: block_size, p: parallelization }
   }
 
@@ -72,7 +79,9 @@ export class ScryptPasswords implements PasswordHasher {
     return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$')
   }
 
-  /** Whether `password` derives the stored key; with no user, a throwaway hash is checked so the answer takes as long. */
+  /**
+   * Whether `password` derives the stored key; with no user, a throwaway hash is checked so the answer takes as long.
+   */
   async verify(password: string, stored: string | undefined): Promise<boolean> {
     const checked = stored ?? (await (this.#dummy ??= this.hash(randomBytes(12).toString('base64url'))))
     const [tag, n, r, p, salt, key] = checked.split('$')

@@ -10,7 +10,9 @@ import type { PublicUser } from './user-store.js'
 
 const BEARER = 'Bearer '
 
-/** The token of `Authorization: Bearer <token>`; the prefix must be exactly `Bearer ` (the spec), else there is none. */
+/**
+ * The token of `Authorization: Bearer <token>`; the prefix must be exactly `Bearer ` (the spec), else there is none.
+ */
 export function bearer_token(req: Request): string | undefined {
   const header = req.header('authorization')
   return header.startsWith(BEARER) && header.length > BEARER.length ? header.slice(BEARER.length) : undefined
@@ -25,31 +27,55 @@ function current_user(auth: AuthService, req: Request, res: Response): PublicUse
 }
 
 const UserOut = schema({
-  id: field.integer().required(), email: field.string().required().email(), role: field.enum(['user', 'admin']).required(),
+  id: field.integer().required(),
+  email: field.string().required().email(),
+  role: field.enum(['user', 'admin']).required(),
 })
 const Ok = (extra: Parameters<typeof schema>[0]) => schema({ ok: field.literal(true).required(), ...extra })
 const Bearer = schema({ authorization: field.string().describe('Bearer <token>, from POST /auth/login') })
 
-/** The documentation and input schemas of the four routes (validation answers 400 `validation_failed` as the spec says). */
+/**
+ * The documentation and input schemas of the four routes (validation answers 400 `validation_failed` as the spec says).
+ */
 export const AUTH_ROUTES = {
   register: {
-    body: RegisterBody, tags: ['auth'], summary: 'Register a user', operation_id: 'register',
-    responses: { 201: { description: 'Registered', body: Ok({ user: UserOut.required() }) }, 409: { description: 'email_taken' } },
+    body: RegisterBody,
+    tags: ['auth'],
+    summary: 'Register a user',
+    operation_id: 'register',
+    responses: {
+      201: { description: 'Registered', body: Ok({ user: UserOut.required() }) },
+      409: { description: 'email_taken' },
+    },
   },
   login: {
-    body: LoginBody, tags: ['auth'], summary: 'Log in and receive a bearer token', operation_id: 'login',
+    body: LoginBody,
+    tags: ['auth'],
+    summary: 'Log in and receive a bearer token',
+    operation_id: 'login',
     responses: {
       200: Ok({ token: field.string().required(), expires_in: field.integer() }),
-      401: { description: 'invalid_credentials' }, 429: { description: 'rate_limit_exceeded (production mode)' },
+      401: { description: 'invalid_credentials' },
+      429: { description: 'rate_limit_exceeded (production mode)' },
     },
   },
   me: {
-    headers: Bearer, tags: ['auth'], summary: 'The current user', operation_id: 'me',
+    headers: Bearer,
+    tags: ['auth'],
+    summary: 'The current user',
+    operation_id: 'me',
     responses: { 200: Ok({ user: UserOut.required() }), 401: { description: 'unauthorized' } },
   },
   admin: {
-    headers: Bearer, tags: ['auth'], summary: 'Admin-only: the current user when an admin', operation_id: 'admin',
-    responses: { 200: Ok({ user: UserOut.required() }), 401: { description: 'unauthorized' }, 403: { description: 'admin_role_required' } },
+    headers: Bearer,
+    tags: ['auth'],
+    summary: 'Admin-only: the current user when an admin',
+    operation_id: 'admin',
+    responses: {
+      200: Ok({ user: UserOut.required() }),
+      401: { description: 'unauthorized' },
+      403: { description: 'admin_role_required' },
+    },
   },
 } satisfies Record<string, RouteSchema>
 
@@ -82,7 +108,8 @@ function routes(auth: AuthService): Record<'register' | 'login' | 'me' | 'admin'
 }
 
 /**
- * Registers `POST /auth/register`, `POST /auth/login`, `GET /auth/me` and `GET /auth/admin` on `r`, and returns the service
+ * Registers `POST /auth/register`, `POST /auth/login`, `GET /auth/me` and `GET /auth/admin` on `r`, and returns the
+ * service
  * behind them. In production mode login attempts are limited per client address and per email.
  * @example
  * const app = new App()

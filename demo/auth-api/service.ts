@@ -1,4 +1,5 @@
-// The reference authentication API without HTTP: register, login and the user behind a token, in the spec's processing order.
+// The reference authentication API without HTTP: register, login and the user behind a token, in the spec's processing
+// order.
 import type { ValidationError } from '../../lib/validation/index.js'
 import { LoginBody, RegisterBody } from './bodies.js'
 import type { AuthApiConfig, AuthMode } from './options.js'
@@ -39,7 +40,7 @@ export class AuthService {
     this.mode = config.mode
     const production = config.mode === 'production'
     this.#tokens = production ? new RandomTokens(config.ttl) : new DevTokens()
-    this.#passwords = production ? config.passwords ?? new ScryptPasswords(config.scrypt) : plain_passwords
+    this.#passwords = production ? (config.passwords ?? new ScryptPasswords(config.scrypt)) : plain_passwords
   }
 
   /** Validates, refuses a taken email, creates the user (role `admin` when listed in `admins`). */
@@ -47,13 +48,18 @@ export class AuthService {
     const result = RegisterBody.validate(body)
     if (!result.ok) return { kind: 'invalid', errors: result.errors }
     const { email, password } = result.value
-    // The duplicate check reserves the email at once, so racing registrations of one email get one user and do not all hash.
+    // The duplicate check reserves the email at once, so racing registrations of one email get one user and do not all
+    // hash.
     if (!this.users.reserve(email)) {
       this.#log('register refused', `reason=email_taken ip=${ip}`)
       return { kind: 'taken' }
     }
     try {
-      const user = this.users.create(email, await this.#passwords.hash(password), this.#config.admins.has(email) ? 'admin' : 'user')
+      const user = this.users.create(
+        email,
+        await this.#passwords.hash(password),
+        this.#config.admins.has(email) ? 'admin' : 'user',
+      )
       this.#log('registered', `user_id=${user.id} role=${user.role} ip=${ip}`)
       return { kind: 'created', user: public_user(user) }
     } finally {

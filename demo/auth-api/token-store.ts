@@ -1,4 +1,5 @@
-// The spec's token map (token text to user id): fixed `dev-token-<id>` tokens in demonstration mode, random expiring ones in production.
+// The spec's token map (token text to user id): fixed `dev-token-<id>` tokens in demonstration mode, random expiring
+// ones in production.
 import { createHash, randomBytes } from 'node:crypto'
 
 /** A token handed out by login; `expires_in` (seconds) when it expires. */
@@ -16,7 +17,8 @@ export interface TokenStore {
 }
 
 /**
- * Demonstration mode, as the spec: the token is the fixed text `dev-token-` and the decimal user id, kept in the token map;
+ * Demonstration mode, as the spec: the token is the fixed text `dev-token-` and the decimal user id, kept in the token
+ * map;
  * it never expires. Anyone who can count can forge one: never use it outside a demonstration.
  */
 export class DevTokens implements TokenStore {
@@ -35,13 +37,17 @@ export class DevTokens implements TokenStore {
   }
 }
 
-interface Grant { user_id: number; expires_at_ms: number }
+interface Grant {
+  user_id: number
+  expires_at_ms: number
+}
 
 // Expired grants are dropped on lookup, and all of them in one sweep every this many logins, so the map stays bounded.
 const SWEEP_EVERY = 256
 
 /**
- * Production mode: 32 random bytes (base64url, 43 characters) that expire `ttl` seconds after login. The map is keyed by the
+ * Production mode: 32 random bytes (base64url, 43 characters) that expire `ttl` seconds after login. The map is keyed
+ * by the
  * token's SHA-256, so a dump of process memory holds no usable token.
  * @example
  * const tokens = new RandomTokens(3600)

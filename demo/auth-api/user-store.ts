@@ -1,4 +1,5 @@
-// The spec's in-memory users: a list of records, an index by email, and reservations that make "one email, one user" atomic.
+// The spec's in-memory users: a list of records, an index by email, and reservations that make "one email, one user"
+// atomic.
 
 /** A role; `admin` grants the admin-only route. */
 export type Role = 'user' | 'admin'
@@ -24,7 +25,8 @@ export function public_user({ id, email, role }: User): PublicUser {
 }
 
 /**
- * Users in memory (they do not survive a restart). Registration reserves the email first, then creates the user, so requests
+ * Users in memory (they do not survive a restart). Registration reserves the email first, then creates the user, so
+ * requests
  * for one email racing each other (even across an `await` for hashing) end with exactly one user.
  * @example
  * const users = new UserStore()

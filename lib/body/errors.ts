@@ -23,7 +23,8 @@ export const ERR_BODY_MALFORMED = defineError(
 )
 export const ERR_BODY_WRONG_TYPE = defineError(
   'FW_ERR_BODY_WRONG_TYPE',
-  (reader: string, expected: string, got: string) => `req.${reader}() expects ${expected}; got content type ${JSON.stringify(got)}`,
+  (reader: string, expected: string, got: string) =>
+    `req.${reader}() expects ${expected}; got content type ${JSON.stringify(got)}`,
   415,
 )
 export const ERR_BODY_CONSUMED = defineError(
@@ -73,11 +74,19 @@ export interface BodyAnswer {
 export function body_error_answer(err: unknown): BodyAnswer | undefined {
   const code = (err as { code?: unknown } | null)?.code
   switch (code) {
-    case ERR_BODY_TOO_LARGE.code: return { status: 413, code: CODE_PAYLOAD_TOO_LARGE, message: 'Request body is too large' }
+    case ERR_BODY_TOO_LARGE.code:
+      return { status: 413, code: CODE_PAYLOAD_TOO_LARGE, message: 'Request body is too large' }
     case ERR_BODY_OVER_LIMIT.code:
-      return { status: 413, code: CODE_PAYLOAD_TOO_LARGE, message: public_messages.get(err as FwError) ?? 'Request body is too large' }
-    case ERR_BODY_MALFORMED.code: return { status: 400, code: CODE_MALFORMED_BODY, message: 'Malformed request body' }
-    case ERR_BODY_WRONG_TYPE.code: return { status: 415, code: CODE_UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported content type' }
-    default: return undefined
+      return {
+        status: 413,
+        code: CODE_PAYLOAD_TOO_LARGE,
+        message: public_messages.get(err as FwError) ?? 'Request body is too large',
+      }
+    case ERR_BODY_MALFORMED.code:
+      return { status: 400, code: CODE_MALFORMED_BODY, message: 'Malformed request body' }
+    case ERR_BODY_WRONG_TYPE.code:
+      return { status: 415, code: CODE_UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported content type' }
+    default:
+      return undefined
   }
 }

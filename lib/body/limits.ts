@@ -27,7 +27,10 @@ export const DEFAULT_FORM_LIMITS: ResolvedFormLimits = Object.freeze({
 const NAMES = ['fields', 'field_size', 'files', 'file_size'] as const
 
 /** `over` applied on `base`; a value that is not an integer >= 0 throws `FW_ERR_BODY_BAD_OPTION` naming it. */
-export function resolve_form_limits(over: FormLimits | undefined, base: ResolvedFormLimits = DEFAULT_FORM_LIMITS): ResolvedFormLimits {
+export function resolve_form_limits(
+  over: FormLimits | undefined,
+  base: ResolvedFormLimits = DEFAULT_FORM_LIMITS,
+): ResolvedFormLimits {
   if (over === undefined) return base
   const out = { ...base }
   for (const name of NAMES) {

@@ -1,5 +1,5 @@
-// multipart/form-data on @fastify/busboy: the parts as an async iterable under limits, and `save()` writing the files to a
-// temporary folder that is removed once the response is over.
+// multipart/form-data on @fastify/busboy: the parts as an async iterable under limits, and `save()` writing the files
+// to a temporary folder that is removed once the response is over.
 import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import type { IncomingHttpHeaders } from 'node:http'
@@ -149,7 +149,11 @@ class PartQueue {
 }
 
 /** A parser for the body, listened to; a header the parser refuses (no boundary) throws `FW_ERR_BODY_MALFORMED`. */
-function start(make: MultipartParserFactory, headers: IncomingHttpHeaders, limits: ResolvedFormLimits): { bb: Writable; q: PartQueue } {
+function start(
+  make: MultipartParserFactory,
+  headers: IncomingHttpHeaders,
+  limits: ResolvedFormLimits,
+): { bb: Writable; q: PartQueue } {
   let bb: Writable
   try {
     bb = make(headers, limits)

@@ -35,7 +35,8 @@ class WholeBody {
     this.#limit = limit
     this.#done = done
     this.#on_data = (chunk) => this.#data(chunk)
-    this.#on_end = () => this.#finish(null, this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size))
+    this.#on_end = () =>
+      this.#finish(null, this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size))
     this.#on_error = (err) => this.#finish(err, undefined)
   }
 

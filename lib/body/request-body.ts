@@ -1,5 +1,5 @@
-// A request's body as the adapter hands it over: already buffered (most routes), or a stream left unread until the handler
-// asks (routes marked with `stream_body`). The readers of `Request` go through it.
+// A request's body as the adapter hands it over: already buffered (most routes), or a stream left unread until the
+// handler asks (routes marked with `stream_body`). The readers of `Request` go through it.
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
 import { ERR_BODY_CONSUMED, ERR_BODY_WRONG_TYPE } from './errors.js'
@@ -74,9 +74,13 @@ export class RequestBody {
 
   /** The whole body. */
   bytes(reader = 'bytes'): Buffer {
-    if (this.#taken === 'streamed') throw ERR_BODY_CONSUMED(reader, 'req.stream() or req.multipart() already read it as a stream')
+    if (this.#taken === 'streamed')
+      throw ERR_BODY_CONSUMED(reader, 'req.stream() or req.multipart() already read it as a stream')
     if (this.#buffer === undefined) {
-      throw ERR_BODY_CONSUMED(reader, 'this route streams its body (stream_body): read it with req.stream() or req.multipart()')
+      throw ERR_BODY_CONSUMED(
+        reader,
+        'this route streams its body (stream_body): read it with req.stream() or req.multipart()',
+      )
     }
     this.#taken = 'buffered'
     return this.#buffer
@@ -92,7 +96,8 @@ export class RequestBody {
   /** An `application/x-www-form-urlencoded` body; another content type throws `FW_ERR_BODY_WRONG_TYPE` (415). */
   form(limits?: FormLimits): FormFields {
     const type = media_type(this.#headers['content-type'])
-    if (type !== 'application/x-www-form-urlencoded') throw ERR_BODY_WRONG_TYPE('form', 'application/x-www-form-urlencoded', type)
+    if (type !== 'application/x-www-form-urlencoded')
+      throw ERR_BODY_WRONG_TYPE('form', 'application/x-www-form-urlencoded', type)
     return parse_form(this.bytes('form').toString('utf8'), resolve_form_limits(limits, this.#limits).fields)
   }
 
@@ -103,7 +108,10 @@ export class RequestBody {
     const parser = this.#options.multipart_parser
     if (parser === undefined) throw ERR_BODY_CONSUMED('multipart', 'the host parsed this body before fw')
     const resolved = resolve_form_limits(limits, this.#limits)
-    const source = this.#stream === undefined ? (): Readable => Readable.from([this.bytes('multipart')]) : (): Readable => this.stream('multipart')
+    const source =
+      this.#stream === undefined
+        ? (): Readable => Readable.from([this.bytes('multipart')])
+        : (): Readable => this.stream('multipart')
     return new Multipart(parser, source, this.#headers, resolved, (fn) => this.after_response(fn))
   }
 

@@ -10,7 +10,10 @@ import { with_route_options, type Middleware } from '../compose.js'
  * app.post('/upload', async (req, res) => res.json('files', (await req.multipart().save()).files.length))
  */
 export function stream_body(): Middleware {
-  return with_route_options(function stream_body(_req, _res, next) {
-    return next()
-  }, { stream_body: true })
+  return with_route_options(
+    function stream_body(_req, _res, next) {
+      return next()
+    },
+    { stream_body: true },
+  )
 }

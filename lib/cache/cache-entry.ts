@@ -30,7 +30,8 @@ function checked_headers(headers: unknown): Readonly<HeaderMap> {
  * lowercased names (of two names that differ only in case, the later one wins), so no caller can change an entry after
  * it is stored. `Cache.put` builds one from any object of this shape.
  * @example
- * const entry = new CacheEntry({ body: '{"ok":true}', headers: { 'content-type': 'application/json' }, created_at_ms: Date.now() })
+ * const entry = new CacheEntry({ body: '{"ok":true}', headers: { 'content-type': 'application/json' }, created_at_ms:
+ * Date.now() })
  */
 export class CacheEntry {
   readonly status: number
@@ -40,7 +41,8 @@ export class CacheEntry {
 
   constructor(init: CacheEntryInit) {
     const { status = 200, body = '', headers = {}, created_at_ms } = init
-    if (!Number.isInteger(status) || status < 100 || status > 599) throw ERR_CACHE_BAD_ENTRY('status', 'an integer from 100 to 599', status)
+    if (!Number.isInteger(status) || status < 100 || status > 599)
+      throw ERR_CACHE_BAD_ENTRY('status', 'an integer from 100 to 599', status)
     if (typeof body !== 'string') throw ERR_CACHE_BAD_ENTRY('body', 'a string', body)
     if (typeof created_at_ms !== 'number' || !Number.isFinite(created_at_ms)) {
       throw ERR_CACHE_BAD_ENTRY('created_at_ms', 'a finite number of ms', created_at_ms)

@@ -1,5 +1,15 @@
 // The shared state behind FileStore: one per resolved path and process, loaded lazily, written whole and atomically.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { CacheEntry } from './cache-entry.js'
@@ -14,12 +24,21 @@ function reason(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }
 
-/** Entries from a cache file's text; throws on anything but `{"version":1,"entries":{<key>:<entry>}}` with valid entries. */
+/**
+ * Entries from a cache file's text; throws on anything but `{"version":1,"entries":{<key>:<entry>}}` with valid
+ * entries.
+ */
 export function parse_cache_file(text: string): Map<string, CacheEntry> {
   const doc = JSON.parse(text) as unknown
   const entries = (doc as { entries?: unknown } | null)?.entries
-  if (typeof doc !== 'object' || doc === null || (doc as { version?: unknown }).version !== FORMAT_VERSION ||
-    typeof entries !== 'object' || entries === null || Array.isArray(entries)) {
+  if (
+    typeof doc !== 'object' ||
+    doc === null ||
+    (doc as { version?: unknown }).version !== FORMAT_VERSION ||
+    typeof entries !== 'object' ||
+    entries === null ||
+    Array.isArray(entries)
+  ) {
     throw new Error(`expected {"version":${FORMAT_VERSION},"entries":{...}}`)
   }
   const map = new Map<string, CacheEntry>()
@@ -34,7 +53,10 @@ export function serialize_cache_file(entries: ReadonlyMap<string, CacheEntry>, p
   return pretty ? JSON.stringify(doc, null, 2) + '\n' : JSON.stringify(doc)
 }
 
-/** Writes `text` to a new file and flushes it to the disk before returning, so a rename never publishes unwritten blocks. */
+/**
+ * Writes `text` to a new file and flushes it to the disk before returning, so a rename never publishes unwritten
+ * blocks.
+ */
 function write_durably(path: string, text: string): void {
   const fd = openSync(path, 'wx', 0o600)
   try {
@@ -89,8 +111,10 @@ export class CacheFile {
   }
 
   /**
-   * Writes every entry to a temporary file beside the cache file, flushes it, renames it over the cache file and flushes the
-   * folder (the SQLite order), so after a crash or a power cut the file is the old version or the new one, never torn or
+   * Writes every entry to a temporary file beside the cache file, flushes it, renames it over the cache file and
+   * flushes the
+   * folder (the SQLite order), so after a crash or a power cut the file is the old version or the new one, never torn
+   * or
    * empty. Warns once while writing fails (ENOSPC, EACCES, EROFS...); the entries stay in memory.
    */
   persist(pretty: boolean): void {
@@ -99,7 +123,8 @@ export class CacheFile {
     try {
       mkdirSync(dirname(this.path), { recursive: true })
       write_durably(temp, serialize_cache_file(this.entries(), pretty))
-      // rename() replaces the file in one step, so a reader or a crash sees the old version or the new one, never a mix.
+      // rename() replaces the file in one step, so a reader or a crash sees the old version or the new one, never a
+      // mix.
       renameSync(temp, this.path)
       sync_dir(dirname(this.path))
       this.#warned_unwritable = false
@@ -165,7 +190,10 @@ const collected = new FinalizationRegistry<string>((path) => {
   if (open_files.get(path)?.deref() === undefined) open_files.delete(path)
 })
 
-/** The one `CacheFile` of this process for an absolute path, so two stores on one file share entries and never interleave writes. */
+/**
+ * The one `CacheFile` of this process for an absolute path, so two stores on one file share entries and never
+ * interleave writes.
+ */
 export function cache_file(path: string): CacheFile {
   const open = open_files.get(path)?.deref()
   if (open) return open

@@ -21,7 +21,10 @@ function sorted_query(query: string): string {
   }
   // Ties on name and value ("a" and "a=") fall back to the raw text, so any order of the same pairs gives one key.
   pairs.sort((a, b) => by_code_unit(a.name, b.name) || by_code_unit(a.value, b.value) || by_code_unit(a.raw, b.raw))
-  return pairs.map((p) => p.raw).join('&').replace(/ /g, '%20')
+  return pairs
+    .map((p) => p.raw)
+    .join('&')
+    .replace(/ /g, '%20')
 }
 
 /** The value of header `name` (lowercase), looked up case-insensitively; of several case variants the last one wins. */
@@ -51,7 +54,8 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
  * The spec's `CacheKey.fromRequest(method, path, query, headers, include_headers = [])`, giving
  * `<METHOD> <path>?<sorted query>` and, when `include_headers` is not empty, ` |h:<name>=<value>;` per included header
  * that the request has. The `?` is always there, even for an empty query (`GET /a?`). The method is uppercased; `query`
- * is the raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted by
+ * is the raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted
+ * by
  * name, then value, then raw text (code-unit order), keep their raw encoding, and empty pairs are dropped. A space is
  * written `%20` in path and query and a `?` in the path `%3F`, so the first `?` always ends the path and the headers
  * always start at ` |h:`. Included names are lowercased, deduplicated and sorted; lookup is case-insensitive; a list
@@ -61,7 +65,13 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
  * // 'GET /users?page=2&sort=name |h:accept-language=fr;'
  */
 export const CacheKey = Object.freeze({
-  fromRequest(method: string, path: string, query: string, headers: RequestHeaders, include_headers: readonly string[] = []): string {
+  fromRequest(
+    method: string,
+    path: string,
+    query: string,
+    headers: RequestHeaders,
+    include_headers: readonly string[] = [],
+  ): string {
     return key_builder(include_headers)(method, path, query, headers)
   },
 })
@@ -79,5 +89,6 @@ export type KeyBuilder = (method: string, path: string, query: string, headers: 
 export function key_builder(include_headers: readonly string[] = []): KeyBuilder {
   const names = [...new Set(include_headers.map(HeaderUtil.toLower))].sort(by_code_unit)
   return (method, path, query, headers) =>
-    `${method.toUpperCase()} ${path.replace(/ /g, '%20').replace(/\?/g, '%3F')}?${sorted_query(query)}` + header_segment(headers, names)
+    `${method.toUpperCase()} ${path.replace(/ /g, '%20').replace(/\?/g, '%3F')}?${sorted_query(query)}` +
+    header_segment(headers, names)
 }

@@ -1,4 +1,5 @@
-// The freshness policy: how long an entry is fresh, and how long it may be reused stale when offline or after a network error.
+// The freshness policy: how long an entry is fresh, and how long it may be reused stale when offline or after a network
+// error.
 import { check } from './options.js'
 
 /** Options of a `CachePolicy`; every field has the documented default. */
@@ -21,7 +22,8 @@ function clamp(age_ms: number): number {
 }
 
 /**
- * The spec's `CachePolicy`. Every window is half-open and measured from the entry's creation: an age is inside a window of
+ * The spec's `CachePolicy`. Every window is half-open and measured from the entry's creation: an age is inside a window
+ * of
  * `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts as 0; a NaN age is inside no
  * window. Windows must be integers >= 0 and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
  * @example
@@ -39,8 +41,11 @@ export class CachePolicy {
   readonly max_useful_age_ms: number
 
   constructor({
-    ttl_ms = 60_000, stale_if_error_ms = 300_000, stale_if_offline_ms = 600_000,
-    allow_stale_if_error = true, allow_stale_if_offline = true,
+    ttl_ms = 60_000,
+    stale_if_error_ms = 300_000,
+    stale_if_offline_ms = 600_000,
+    allow_stale_if_error = true,
+    allow_stale_if_offline = true,
   }: CachePolicyOptions = {}) {
     this.ttl_ms = check.int('CachePolicy', 'ttl_ms', ttl_ms)
     this.stale_if_error_ms = check.int('CachePolicy', 'stale_if_error_ms', stale_if_error_ms)

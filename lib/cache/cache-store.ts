@@ -5,8 +5,10 @@ import type { CacheEntry } from './cache-entry.js'
 export type EntryPredicate = (key: string, entry: CacheEntry) => boolean
 
 /**
- * The spec's `CacheStore`, synchronous: `put` stores or replaces, `get` returns the entry or undefined, `erase` removes one
- * key, `clear` removes all. `eraseIf(pred)` is optional; it removes every entry the predicate picks and returns how many.
+ * The spec's `CacheStore`, synchronous: `put` stores or replaces, `get` returns the entry or undefined, `erase` removes
+ * one
+ * key, `clear` removes all. `eraseIf(pred)` is optional; it removes every entry the predicate picks and returns how
+ * many.
  */
 export interface CacheStore {
   put(key: string, entry: CacheEntry): void

@@ -12,7 +12,8 @@ export const ERR_CACHE_BAD_ENTRY = defineError(
 
 export const ERR_CACHE_BAD_TIME = defineError(
   'FW_ERR_CACHE_BAD_TIME',
-  (operation: string, value: unknown) => `${operation}: now_ms must be a finite number of milliseconds; got ${quote(value)}`,
+  (operation: string, value: unknown) =>
+    `${operation}: now_ms must be a finite number of milliseconds; got ${quote(value)}`,
 )
 
 export const ERR_CACHE_FILE_CORRUPT = defineError(
@@ -23,7 +24,8 @@ export const ERR_CACHE_FILE_CORRUPT = defineError(
 
 export const ERR_CACHE_FILE_UNREADABLE = defineError(
   'FW_ERR_CACHE_FILE_UNREADABLE',
-  (file: string, reason: string) => `FileStore: cannot read ${file} (${reason}); keeping entries in memory only and leaving the file untouched`,
+  (file: string, reason: string) =>
+    `FileStore: cannot read ${file} (${reason}); keeping entries in memory only and leaving the file untouched`,
 )
 
 export const ERR_CACHE_FILE_UNWRITABLE = defineError(

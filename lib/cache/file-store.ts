@@ -39,7 +39,10 @@ export class FileStore implements CacheStore {
     return this.#file.entries().size
   }
 
-  /** Stores or replaces the entry under `key` (checked as a `CacheEntry`, so the file always loads again) and writes the file. */
+  /**
+   * Stores or replaces the entry under `key` (checked as a `CacheEntry`, so the file always loads again) and writes the
+   * file.
+   */
   put(key: string, entry: CacheEntry): void {
     this.#file.entries().set(key, entry instanceof CacheEntry ? entry : new CacheEntry(entry))
     this.#file.persist(this.pretty_json)

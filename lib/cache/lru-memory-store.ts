@@ -11,7 +11,8 @@ export interface LruMemoryStoreOptions {
 
 /**
  * The spec's `LruMemoryStore`. A successful `get` or a `put` makes the entry the most recently used; a `put` that would
- * take the count past `max_entries` first removes the least recently used entry. `eraseIf(pred)` returns the removed count.
+ * take the count past `max_entries` first removes the least recently used entry. `eraseIf(pred)` returns the removed
+ * count.
  * Entries sit in slots of a doubly linked list kept in number arrays (the layout `lru-cache` uses), indexed by a Map.
  * @example
  * const store = new LruMemoryStore({ max_entries: 500 })
@@ -45,7 +46,9 @@ export class LruMemoryStore implements CacheStore {
     return this.#entries[slot]
   }
 
-  /** Stores or replaces the entry under `key` as the most recently used, evicting the least recently used one when full. */
+  /**
+   * Stores or replaces the entry under `key` as the most recently used, evicting the least recently used one when full.
+   */
   put(key: string, entry: CacheEntry): void {
     let slot = this.#slots.get(key)
     if (slot !== undefined) {
@@ -87,7 +90,9 @@ export class LruMemoryStore implements CacheStore {
     const slots: number[] = []
     for (let i = 0, slot = this.#head; i < this.#slots.size; i++, slot = this.#next[slot]!) slots.push(slot)
     // Decide on a snapshot, erase after: a predicate that reads the store (and so reorders it) cannot derail the walk.
-    const picked = slots.map((slot) => [this.#keys[slot]!, this.#entries[slot]!] as const).filter(([key, entry]) => pred(key, entry))
+    const picked = slots
+      .map((slot) => [this.#keys[slot]!, this.#entries[slot]!] as const)
+      .filter(([key, entry]) => pred(key, entry))
     let removed = 0
     for (const [key] of picked) if (this.#remove(key)) removed++
     return removed

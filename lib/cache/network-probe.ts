@@ -1,4 +1,5 @@
-// The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per interval.
+// The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per
+// interval.
 import { check, check_now } from './options.js'
 
 /** Configuration of a `NetworkProbe`. */
@@ -18,11 +19,13 @@ export interface OnlineState {
 }
 
 /**
- * The spec's `NetworkProbe`. `isOnline(now_ms)` answers at once from the last known state; `refresh(now_ms)` runs the check
+ * The spec's `NetworkProbe`. `isOnline(now_ms)` answers at once from the last known state; `refresh(now_ms)` runs the
+ * check
  * unless one ran less than `min_interval_ms` before (then it answers the known state), and concurrent refreshes share
  * the one check in flight. A clock that went back since the last check does not throttle.
  * @example
- * const probe = new NetworkProbe({ min_interval_ms: 10_000 }, async () => (await fetch('https://example.com/health')).ok)
+ * const probe = new NetworkProbe({ min_interval_ms: 10_000 }, async () => (await
+ * fetch('https://example.com/health')).ok)
  * await probe.refresh(Date.now())
  * const ctx = contextFromProbe(probe, Date.now())
  */
@@ -49,12 +52,16 @@ export class NetworkProbe implements OnlineState {
     return this.#last_check_ms
   }
 
-  /** Runs the check when the interval has passed and resolves to the state; throws `FW_ERR_CACHE_BAD_TIME` on a non-finite `now_ms`. */
+  /**
+   * Runs the check when the interval has passed and resolves to the state; throws `FW_ERR_CACHE_BAD_TIME` on a
+   * non-finite `now_ms`.
+   */
   refresh(now_ms: number): Promise<boolean> {
     check_now('NetworkProbe.refresh', now_ms)
     if (this.#in_flight) return this.#in_flight
     const last = this.#last_check_ms
-    if (last !== undefined && now_ms >= last && now_ms - last < this.min_interval_ms) return Promise.resolve(this.#online)
+    if (last !== undefined && now_ms >= last && now_ms - last < this.min_interval_ms)
+      return Promise.resolve(this.#online)
     this.#last_check_ms = now_ms
     const run = this.#run()
     this.#in_flight = run

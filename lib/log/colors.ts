@@ -1,6 +1,9 @@
 // Terminal colours: when to use them (a TTY, FW_COLOR, NO_COLOR) and how KV labels and pretty JSON are painted.
 
-/** ANSI colour of each severity's label: trace grey, debug blue, info green, warning yellow, error red, critical bold red. */
+/**
+ * ANSI colour of each severity's label: trace grey, debug blue, info green, warning yellow, error red, critical bold
+ * red.
+ */
 const LEVEL_COLORS: readonly string[] = ['\x1b[90m', '\x1b[34m', '\x1b[32m', '\x1b[33m', '\x1b[31m', '\x1b[1;31m']
 const RESET = '\x1b[0m'
 const KEY = '\x1b[36m'
@@ -27,7 +30,9 @@ export function paint_label(severity: number, label: string): string {
 
 const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
 
-/** Indented JSON text with keys, strings, numbers and literals coloured, and the `level` value in its severity's colour. */
+/**
+ * Indented JSON text with keys, strings, numbers and literals coloured, and the `level` value in its severity's colour.
+ */
 export function paint_json(text: string, severity: number): string {
   let level_next = false
   return text.replace(JSON_TOKEN, (token: string, str: string | undefined, colon: string | undefined) => {
@@ -35,7 +40,13 @@ export function paint_json(text: string, severity: number): string {
       level_next = str === '"level"'
       return `${KEY}${str}${RESET}${colon}`
     }
-    const color = level_next ? LEVEL_COLORS[severity] : str !== undefined ? STRING : token[0] === 't' || token[0] === 'f' || token[0] === 'n' ? LITERAL : NUMBER
+    const color = level_next
+      ? LEVEL_COLORS[severity]
+      : str !== undefined
+        ? STRING
+        : token[0] === 't' || token[0] === 'f' || token[0] === 'n'
+          ? LITERAL
+          : NUMBER
     level_next = false
     return `${color}${token}${RESET}`
   })

@@ -18,7 +18,8 @@ export type LogContextInit = Partial<LogContext>
 /**
  * A context as stored: the visible members, plus the request the flow serves (an opaque object, the key tracing finds
  * the request's span by, since two requests may send the same id) and the log core of its App (its destination, format
- * and pino options). Neither is part of `context()`; `set_context` and `run_with_context` keep them, as they change what
+ * and pino options). Neither is part of `context()`; `set_context` and `run_with_context` keep them, as they change
+ * what
  * lines say, not which request or App the flow serves.
  */
 export interface StoredContext extends LogContext {
@@ -38,11 +39,23 @@ let lines_wanted = true
 /** Whether code has read the context: from then on it is kept for every request's async work too. */
 let asked = false
 
-const EMPTY: StoredContext = Object.freeze({ request_id: '', module: '', fields: Object.freeze({}), owner: undefined, log: undefined })
+const EMPTY: StoredContext = Object.freeze({
+  request_id: '',
+  module: '',
+  fields: Object.freeze({}),
+  owner: undefined,
+  log: undefined,
+})
 
 function fresh(ctx: LogContextInit): StoredContext {
   const outer = current_context()
-  return { request_id: ctx.request_id ?? '', module: ctx.module ?? '', fields: { ...ctx.fields }, owner: outer?.owner, log: outer?.log }
+  return {
+    request_id: ctx.request_id ?? '',
+    module: ctx.module ?? '',
+    fields: { ...ctx.fields },
+    owner: outer?.owner,
+    log: outer?.log,
+  }
 }
 
 /**
@@ -103,8 +116,15 @@ export function run_with_request_id<A extends unknown[], R>(request_id: string, 
  * @example
  * run_in_request(freq.id, freq, app_log, serve, freq, reply)
  */
-export function run_in_request<A extends unknown[], R>(request_id: string, owner: object | undefined, log: LogCore | undefined, fn: (...args: A) => R, ...args: A): R {
-  // Stored contexts are never changed in place (set_context and run_with_context store copies), so the empty fields are shared.
+export function run_in_request<A extends unknown[], R>(
+  request_id: string,
+  owner: object | undefined,
+  log: LogCore | undefined,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
+  // Stored contexts are never changed in place (set_context and run_with_context store copies), so the empty fields are
+  // shared.
   const ctx: StoredContext = { request_id, module: '', fields: EMPTY.fields, owner, log }
   if (!lines_wanted && !asked) return with_sync(ctx, fn, ...args)
   return sync_ctx === undefined ? store.run(ctx, fn, ...args) : with_sync(undefined, () => store.run(ctx, fn, ...args))
@@ -121,7 +141,13 @@ export function with_request_id<A extends unknown[], R>(request_id: string, fn: 
 }
 
 /** `with_request_id` naming the request served and its App's log core, as `run_in_request` does. */
-export function with_request<A extends unknown[], R>(request_id: string, owner: object | undefined, log: LogCore | undefined, fn: (...args: A) => R, ...args: A): R {
+export function with_request<A extends unknown[], R>(
+  request_id: string,
+  owner: object | undefined,
+  log: LogCore | undefined,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
   return with_sync({ request_id, module: '', fields: EMPTY.fields, owner, log }, fn, ...args)
 }
 

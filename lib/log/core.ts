@@ -61,7 +61,8 @@ export class LogCore {
   }
 
   /**
-   * An App's core: `config` applies to the lines of the App's requests. The level is one per process (a disabled call is
+   * An App's core: `config` applies to the lines of the App's requests. The level is one per process (a disabled call
+   * is
    * decided by one comparison, before any context is looked up), so a `level` given here sets the process's level.
    */
   child(config: Partial<LogConfig>): LogCore {
@@ -106,12 +107,18 @@ export class LogCore {
     return s >= this.threshold && s < OFF
   }
 
-  /** Reads the level from an environment variable through `parse_level`; unset or empty changes nothing and returns false. */
+  /**
+   * Reads the level from an environment variable through `parse_level`; unset or empty changes nothing and returns
+   * false.
+   */
   set_level_from_env(name = 'FW_LOG_LEVEL'): boolean {
     return this.#from_env(name, (text) => this.configure({ level: parse_level(text) }))
   }
 
-  /** Reads the format from an environment variable through `parse_format`; unset or empty changes nothing and returns false. */
+  /**
+   * Reads the format from an environment variable through `parse_format`; unset or empty changes nothing and returns
+   * false.
+   */
   set_format_from_env(name = 'FW_LOG_FORMAT'): boolean {
     return this.#from_env(name, (text) => this.configure({ format: parse_format(text) }))
   }
@@ -137,7 +144,10 @@ export class LogCore {
 
   /** Resolves once every line logged so far has reached the destination. */
   flush(): Promise<void> {
-    if (this.#parent !== undefined) return this.#line !== undefined && this.#line_from?.[2] === undefined ? this.#line.flush() : (this.#over.sink?.flush() ?? Promise.resolve())
+    if (this.#parent !== undefined)
+      return this.#line !== undefined && this.#line_from?.[2] === undefined
+        ? this.#line.flush()
+        : (this.#over.sink?.flush() ?? Promise.resolve())
     if (this.#pino_options.transport !== undefined && this.#line !== undefined) return this.#line.flush()
     return this.#sink?.flush() ?? Promise.resolve()
   }
@@ -193,7 +203,9 @@ export class LogCore {
     const pino = config.pino === undefined ? o.pino : check_pino_options(config.pino)
     const own = config.destination !== undefined || config.async !== undefined
     // Checked and opened before anything changes, as the process-wide configure does.
-    const destination = own ? check_destination(config.destination ?? (o.sink === undefined ? parent.#destination : this.#destination)) : undefined
+    const destination = own
+      ? check_destination(config.destination ?? (o.sink === undefined ? parent.#destination : this.#destination))
+      : undefined
     const async = config.async ?? (o.sink === undefined ? parent.#async : this.#async)
     if (config.level !== undefined) severity_of(config.level)
     const sink = destination === undefined ? o.sink : open_sink(destination, async)
@@ -211,7 +223,8 @@ export class LogCore {
   }
 
   #open_line(): PinoLine {
-    // A transport is pino's own destination (often a worker thread): it takes the JSON lines, and fw's sink stays unused.
+    // A transport is pino's own destination (often a worker thread): it takes the JSON lines, and fw's sink stays
+    // unused.
     const sink = this.#pino_options.transport === undefined ? (this.#sink ?? this.#open()) : undefined
     this.#line = new PinoLine(this.#pino_options, this.#format, sink, this.#color)
     return this.#line

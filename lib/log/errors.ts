@@ -29,7 +29,8 @@ export const ERR_LOG_BAD_FORMAT = defineError(
 /** A destination that is neither a file path, a file descriptor nor a writable stream. */
 export const ERR_LOG_BAD_DESTINATION = defineError(
   'FW_ERR_LOG_BAD_DESTINATION',
-  (dest: unknown) => `log destination must be a file path, a file descriptor or a writable stream; got ${typeof dest === 'object' && dest !== null ? 'an object without write()' : quote(dest)}`,
+  (dest: unknown) =>
+    `log destination must be a file path, a file descriptor or a writable stream; got ${typeof dest === 'object' && dest !== null ? 'an object without write()' : quote(dest)}`,
 )
 
 /** The destination file could not be opened (missing permission, a directory, ...) or the descriptor is not open. */
@@ -41,10 +42,12 @@ export const ERR_LOG_OPEN_FAILED = defineError(
 /** A logger name that is empty or holds whitespace, brackets or control characters (it would break the KV line). */
 export const ERR_LOG_BAD_NAME = defineError(
   'FW_ERR_LOG_BAD_NAME',
-  (name: unknown) => `logger name must be 1-64 characters without whitespace, brackets or control characters; got ${quote(name)}`,
+  (name: unknown) =>
+    `logger name must be 1-64 characters without whitespace, brackets or control characters; got ${quote(name)}`,
 )
 
 export const ERR_LOG_BAD_PINO_OPTION = defineError(
   'FW_ERR_LOG_BAD_PINO_OPTION',
-  (name: string, value: unknown) => `pino option ${name} is fw's own (level, time and msg stay fw's) or not an object; got ${quote(value)}`,
+  (name: string, value: unknown) =>
+    `pino option ${name} is fw's own (level, time and msg stay fw's) or not an object; got ${quote(value)}`,
 )

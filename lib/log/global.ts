@@ -1,4 +1,5 @@
-// The global logger `fw` and the module-level operations of `fw/log`, configured from FW_LOG_LEVEL and FW_LOG_FORMAT at load.
+// The global logger `fw` and the module-level operations of `fw/log`, configured from FW_LOG_LEVEL and FW_LOG_FORMAT at
+// load.
 import { set_lines_wanted } from './context.js'
 import { core, type LogConfig } from './core.js'
 import type { LogFormat } from './formats.js'
@@ -42,9 +43,11 @@ export const critical: Logger['critical'] = root.critical.bind(root)
 /** Logs at a level chosen at run time through the global logger. */
 export const log: Logger['log'] = root.log.bind(root)
 /**
- * Logs a structured message through the global logger: keys and values alternate after it; an odd count is a type error.
+ * Logs a structured message through the global logger: keys and values alternate after it; an odd count is a type
+ * error.
  * @example
- * logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5) // ... [info] order placed order_id=981 total=42.5
+ * logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5) // ... [info] order placed order_id=981
+ * total=42.5
  */
 export const logf: Logger['logf'] = root.logf.bind(root)
 
@@ -82,17 +85,25 @@ export function set_async(on: boolean): void {
   core.configure({ async: on })
 }
 
-/** Sends lines to a file path (appended), a file descriptor or a writable stream; the previous destination is flushed. */
+/**
+ * Sends lines to a file path (appended), a file descriptor or a writable stream; the previous destination is flushed.
+ */
 export function set_destination(destination: LogDestination): void {
   core.configure({ destination })
 }
 
-/** Reads the level from an environment variable (default `FW_LOG_LEVEL`); unset or empty changes nothing and returns false. */
+/**
+ * Reads the level from an environment variable (default `FW_LOG_LEVEL`); unset or empty changes nothing and returns
+ * false.
+ */
 export function set_level_from_env(name = 'FW_LOG_LEVEL'): boolean {
   return core.set_level_from_env(name)
 }
 
-/** Reads the format from an environment variable (default `FW_LOG_FORMAT`); unset or empty changes nothing and returns false. */
+/**
+ * Reads the format from an environment variable (default `FW_LOG_FORMAT`); unset or empty changes nothing and returns
+ * false.
+ */
 export function set_format_from_env(name = 'FW_LOG_FORMAT'): boolean {
   return core.set_format_from_env(name)
 }
@@ -102,7 +113,10 @@ export function flush(): Promise<void> {
   return core.flush()
 }
 
-/** Stamps lines with `clock()` (epoch milliseconds) instead of `Date.now()`, for tests and replays; no argument restores it. */
+/**
+ * Stamps lines with `clock()` (epoch milliseconds) instead of `Date.now()`, for tests and replays; no argument restores
+ * it.
+ */
 export function set_clock(clock?: () => number): void {
   core.set_clock(clock)
 }

@@ -14,7 +14,8 @@ export interface JsonRecord {
 
 /**
  * The members of a line after pino's `level`: `msg`, `time` (epoch milliseconds), `logger` (its name), the context
- * (`rid`, `mod`, its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers) unless its key
+ * (`rid`, `mod`, its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers) unless its
+ * key
  * is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger` or `level`
  * keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`.
  */
@@ -32,7 +33,8 @@ export function json_record(
     if (ctx.module !== '') out.rec.mod = ctx.module
     for (const k in ctx.fields) put(out, k, ctx.fields[k], raw_keys)
   }
-  if (pairs !== undefined) for (let i = 0; i < pairs.length; i += 2) put(out, pairs[i] as string, pairs[i + 1], raw_keys)
+  if (pairs !== undefined)
+    for (let i = 0; i < pairs.length; i += 2) put(out, pairs[i] as string, pairs[i + 1], raw_keys)
   return out
 }
 

@@ -1,4 +1,5 @@
-// The KV line: `<HH:MM:SS.mmm> [<logger>] [<label>] <message> rid=<id> mod=<module> <field>=<value> ... <key>=<value> ...`.
+// The KV line: `<HH:MM:SS.mmm> [<logger>] [<label>] <message> rid=<id> mod=<module> <field>=<value> ... <key>=<value>
+// ...`.
 import { paint_label } from './colors.js'
 import { LABELS } from './levels.js'
 import { field_text, text_of } from './values.js'
@@ -31,19 +32,27 @@ function two(n: number): string {
   return n < 10 ? `0${n}` : `${n}`
 }
 
-/** A message as the line shows it: bare, or as a JSON string when it is empty or holds `"`, `=` or a control character. */
+/**
+ * A message as the line shows it: bare, or as a JSON string when it is empty or holds `"`, `=` or a control character.
+ */
 export function kv_message(msg: string): string {
   return msg === '' || MESSAGE_NEEDS_QUOTES.test(msg) ? JSON.stringify(msg) : msg
 }
 
-/** A value as the line shows it: bare, or as a JSON string when it is empty or holds whitespace, `=`, `"` or a control character. */
+/**
+ * A value as the line shows it: bare, or as a JSON string when it is empty or holds whitespace, `=`, `"` or a control
+ * character.
+ */
 export function kv_value(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return `${value}`
   const text = field_text(value)
   return text === '' || VALUE_NEEDS_QUOTES.test(text) ? JSON.stringify(text) : text
 }
 
-/** A key as the line shows it: whitespace, `=`, `"` and control characters become `_`, so a key is always one bare token. */
+/**
+ * A key as the line shows it: whitespace, `=`, `"` and control characters become `_`, so a key is always one bare
+ * token.
+ */
 export function kv_key(key: string): string {
   if (key === '') return '_'
   return VALUE_NEEDS_QUOTES.test(key) ? key.replace(BAD_KEY_CHARS, '_') : key
@@ -60,7 +69,12 @@ function own_key(name: string, bit: number, moved: number): string {
  * `{type, message, stack}` fw writes for an `Error`) shows its stack, as a logged `Error` does.
  */
 export function kv_record_line(severity: number, rec: Record<string, unknown>, moved: number, color: boolean): string {
-  const keys = [own_key('level', 8, moved), own_key('msg', 1, moved), own_key('time', 2, moved), own_key('logger', 4, moved)]
+  const keys = [
+    own_key('level', 8, moved),
+    own_key('msg', 1, moved),
+    own_key('time', 2, moved),
+    own_key('logger', 4, moved),
+  ]
   const msg = rec[keys[1]!]
   let line = `${clock_text(Number(rec[keys[2]!]))} [${String(rec[keys[3]!])}${(color ? COLOR_LABELS : PLAIN_LABELS)[severity]}${kv_message(typeof msg === 'string' ? msg : text_of(msg))}`
   for (const k in rec) {
@@ -74,7 +88,13 @@ export function kv_record_line(severity: number, rec: Record<string, unknown>, m
 type ErrorRecord = { type: string; message: string; stack?: unknown; cause?: unknown }
 
 function error_like(v: unknown): v is ErrorRecord {
-  return typeof v === 'object' && v !== null && typeof (v as ErrorRecord).type === 'string' && typeof (v as ErrorRecord).message === 'string' && 'stack' in v
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as ErrorRecord).type === 'string' &&
+    typeof (v as ErrorRecord).message === 'string' &&
+    'stack' in v
+  )
 }
 
 /** An error record's stack (or `type: message`) and its causes', three deep, as a logged `Error` shows in KV. */

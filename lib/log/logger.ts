@@ -1,4 +1,5 @@
-// A logger: the spec's message methods, writing `[<name>]` lines at the level, format and destination all loggers share.
+// A logger: the spec's message methods, writing `[<name>]` lines at the level, format and destination all loggers
+// share.
 import { core } from './core.js'
 import { ERR_LOG_BAD_KEY, ERR_LOG_BAD_NAME, ERR_LOG_ODD_PAIRS } from './errors.js'
 import type { LogFormat } from './formats.js'

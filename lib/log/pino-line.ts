@@ -11,20 +11,47 @@ import type { Sink } from './sink.js'
  * pino options a user may give through `configure({ pino })` or `AppOptions.logger`. fw keeps the level (it filters
  * itself), the `level` label, `msg` and `time`: the options that would change them are refused.
  */
-export type PinoOptions = Omit<pino.LoggerOptions, 'level' | 'levelComparison' | 'customLevels' | 'useOnlyCustomLevels' | 'timestamp' | 'messageKey' | 'enabled' | 'browser'>
+export type PinoOptions = Omit<
+  pino.LoggerOptions,
+  | 'level'
+  | 'levelComparison'
+  | 'customLevels'
+  | 'useOnlyCustomLevels'
+  | 'timestamp'
+  | 'messageKey'
+  | 'enabled'
+  | 'browser'
+>
 
-const REFUSED = ['level', 'levelComparison', 'customLevels', 'useOnlyCustomLevels', 'timestamp', 'messageKey', 'enabled', 'browser']
+const REFUSED = [
+  'level',
+  'levelComparison',
+  'customLevels',
+  'useOnlyCustomLevels',
+  'timestamp',
+  'messageKey',
+  'enabled',
+  'browser',
+]
 
 /** pino's method for each severity: Critical is pino's `fatal`. */
 const METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
 
 /** pino's level labels as fw names them in a line. */
-const LABELS: Readonly<Record<string, string>> = { trace: 'trace', debug: 'debug', info: 'info', warn: 'warning', error: 'error', fatal: 'critical' }
+const LABELS: Readonly<Record<string, string>> = {
+  trace: 'trace',
+  debug: 'debug',
+  info: 'info',
+  warn: 'warning',
+  error: 'error',
+  fatal: 'critical',
+}
 
 /** Checks user pino options; one that would change fw's own members throws `FW_ERR_LOG_BAD_PINO_OPTION`. */
 export function check_pino_options(options: PinoOptions): PinoOptions {
   if (typeof options !== 'object' || options === null) throw ERR_LOG_BAD_PINO_OPTION('pino', options)
-  for (const key of REFUSED) if (Object.hasOwn(options, key)) throw ERR_LOG_BAD_PINO_OPTION(key, (options as Record<string, unknown>)[key])
+  for (const key of REFUSED)
+    if (Object.hasOwn(options, key)) throw ERR_LOG_BAD_PINO_OPTION(key, (options as Record<string, unknown>)[key])
   return options
 }
 
@@ -50,7 +77,13 @@ export class PinoLine {
     const write = sink === undefined ? undefined : line_writer(format, sink, this.meta, color)
     // pino renders the level member once per logger (its level cache), so the moved one needs a logger of its own.
     const make = (key: string): pino.Logger => {
-      const full: pino.LoggerOptions = { base: null, ...options, level: 'trace', timestamp: false, formatters: { ...options.formatters, level: level_of(key) } }
+      const full: pino.LoggerOptions = {
+        base: null,
+        ...options,
+        level: 'trace',
+        timestamp: false,
+        formatters: { ...options.formatters, level: level_of(key) },
+      }
       return write === undefined ? pino(full) : pino(full, { write })
     }
     this.#main = make('level')
@@ -81,6 +114,8 @@ function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boole
   if (format === 'json') return out
   return (line) => {
     const rec = JSON.parse(line) as Record<string, unknown>
-    out(format === 'kv' ? kv_record_line(meta.severity, rec, meta.moved, color) : pretty_line(meta.severity, rec, color))
+    out(
+      format === 'kv' ? kv_record_line(meta.severity, rec, meta.moved, color) : pretty_line(meta.severity, rec, color),
+    )
   }
 }

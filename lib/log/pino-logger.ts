@@ -1,4 +1,5 @@
-// A pino logger for Fastify's `loggerInstance`: Fastify's own lines go through fw's level, format, context and destination.
+// A pino logger for Fastify's `loggerInstance`: Fastify's own lines go through fw's level, format, context and
+// destination.
 import pino from 'pino'
 import { core } from './core.js'
 import type { LogLevel } from './levels.js'
@@ -53,31 +54,48 @@ function forward(logger: Internals, name: string, args: readonly unknown[], leve
   const severity = Math.min(5, Math.max(0, Math.floor(level / 10) - 1))
   if (severity < core.threshold) return
   const [first, ...rest] = args
-  if (typeof first !== 'object' || first === null) return core.write(severity, name, cap(printf(first, rest)), bindings_of(logger, undefined))
+  if (typeof first !== 'object' || first === null)
+    return core.write(severity, name, cap(printf(first, rest)), bindings_of(logger, undefined))
   const fields: Record<string, unknown> = first instanceof Error ? { err: first } : (first as Record<string, unknown>)
   // As in pino, a lone object's `msg` member is the message, and an error's message stands in for a missing one.
   const msg_member = rest.length === 0 && typeof fields.msg === 'string' ? fields.msg : undefined
-  const msg = rest.length > 0 ? printf(rest[0], rest.slice(1)) : first instanceof Error ? first.message : (msg_member ?? '')
+  const msg =
+    rest.length > 0 ? printf(rest[0], rest.slice(1)) : first instanceof Error ? first.message : (msg_member ?? '')
   core.write(severity, name, cap(msg), bindings_of(logger, fields, msg_member === undefined ? undefined : 'msg'))
 }
 
 /** The child bindings, then the call's fields through the logger's serializers, as alternating keys and values. */
-function bindings_of(logger: Internals, fields: Record<string, unknown> | undefined, skip?: string): unknown[] | undefined {
+function bindings_of(
+  logger: Internals,
+  fields: Record<string, unknown> | undefined,
+  skip?: string,
+): unknown[] | undefined {
   const pairs: unknown[] = []
   // Bindings live in pino as a JSON fragment; parsing it is only worth doing when there is one.
   if (logger[pino.symbols.chindingsSym] !== '') for (const [k, v] of Object.entries(logger.bindings())) pairs.push(k, v)
-  const serializers = (logger[pino.symbols.serializersSym] ?? {}) as Record<string, ((value: unknown) => unknown) | undefined>
+  const serializers = (logger[pino.symbols.serializersSym] ?? {}) as Record<
+    string,
+    ((value: unknown) => unknown) | undefined
+  >
   for (const key in fields) {
     if (!Object.hasOwn(fields, key) || key === skip) continue
     const value = fields[key]
     const serialize = serializers[key]
     // fw renders an Error itself (its stack in KV, an object in JSON), so pino's standard err serializer is not needed.
-    pairs.push(key, serialize === undefined || (value instanceof Error && serialize === pino.stdSerializers.err) ? value : serialize(value))
+    pairs.push(
+      key,
+      serialize === undefined || (value instanceof Error && serialize === pino.stdSerializers.err)
+        ? value
+        : serialize(value),
+    )
   }
   return pairs.length === 0 ? undefined : pairs
 }
 
-/** pino's printf subset: `%s`, `%d`, `%i`, `%f`, `%j`, `%o`, `%O` take the next argument; `%%` is `%`; extra arguments are ignored. */
+/**
+ * pino's printf subset: `%s`, `%d`, `%i`, `%f`, `%j`, `%o`, `%O` take the next argument; `%%` is `%`; extra arguments
+ * are ignored.
+ */
 function printf(msg: unknown, args: readonly unknown[]): string {
   if (typeof msg !== 'string') return msg === undefined ? '' : text_of(msg)
   if (args.length === 0 || !msg.includes('%')) return msg

@@ -4,7 +4,13 @@
 export const REDACTED = '[redacted]'
 
 /** Headers `redact_headers` hides by default: credentials and session cookies. */
-export const SECRET_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']
+export const SECRET_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+]
 
 type Headers = Record<string, string | string[] | number | undefined>
 
@@ -31,21 +37,25 @@ function redact_map<H extends Headers>(map: H, secret: ReadonlySet<string>): H {
 }
 
 /**
- * Query parameters `redact_query` hides by default. An App's access line also hides its `secret_query_params` option and
+ * Query parameters `redact_query` hides by default. An App's access line also hides its `secret_query_params` option
+ * and
  * the `query_param` of each `api_key` or `jwt` middleware it uses: per App, never process-wide.
  */
 export const SECRET_QUERY: readonly string[] = ['api_key', 'access_token']
 const SECRET_QUERY_SET = lower_set(SECRET_QUERY)
 
 /**
- * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `SECRET_QUERY`: `api_key`
- * and `access_token`; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a parsed query
+ * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `SECRET_QUERY`:
+ * `api_key`
+ * and `access_token`; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a parsed
+ * query
  * object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
  * @example
  * redact_query('/items?api_key=s3cr3t&page=2') // '/items?api_key=[redacted]&page=2'
  */
 export function redact_query<Q extends string | Record<string, string | string[] | undefined>>(
-  query: Q, names: readonly string[] | ReadonlySet<string> = SECRET_QUERY_SET,
+  query: Q,
+  names: readonly string[] | ReadonlySet<string> = SECRET_QUERY_SET,
 ): Q {
   const secret = names instanceof Set ? names : lower_set(names as readonly string[])
   if (typeof query !== 'string') return redact_map(query, secret) as Q
@@ -55,11 +65,14 @@ export function redact_query<Q extends string | Record<string, string | string[]
   if (!query.includes('%') && !query.includes('+') && !names_any(query.toLowerCase(), secret)) return query
   const at = query.indexOf('?')
   const head = query.slice(0, at + 1)
-  const params = query.slice(at + 1).split('&').map((part) => {
-    const eq = part.indexOf('=')
-    const key = eq === -1 ? part : part.slice(0, eq)
-    return eq !== -1 && secret.has(decode(key).toLowerCase()) ? `${key}=${REDACTED}` : part
-  })
+  const params = query
+    .slice(at + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=')
+      const key = eq === -1 ? part : part.slice(0, eq)
+      return eq !== -1 && secret.has(decode(key).toLowerCase()) ? `${key}=${REDACTED}` : part
+    })
   return (head + params.join('&')) as Q
 }
 

@@ -15,7 +15,9 @@ export interface WritableLike {
   readonly writableLength?: number
 }
 
-/** Where lines go: a file path (appended to; missing folders are created), a file descriptor (1 is stdout), or a stream. */
+/**
+ * Where lines go: a file path (appended to; missing folders are created), a file descriptor (1 is stdout), or a stream.
+ */
 export type LogDestination = string | number | WritableLike
 
 /** An open destination. */
@@ -23,11 +25,16 @@ export interface Sink {
   /** Whether lines land on a terminal (colours are then wanted). */
   readonly is_tty: boolean
   write(line: string): void
-  /** Writes buffered lines, then `line`, before returning (a write already under way in the background lands on its own). */
+  /**
+   * Writes buffered lines, then `line`, before returning (a write already under way in the background lands on its
+   * own).
+   */
   write_sync(line: string): void
   /** Resolves once every line written so far has reached the destination; never rejects. */
   flush(): Promise<void>
-  /** Writes buffered lines now, blocking; for exit paths (a write already under way in the background lands on its own). */
+  /**
+   * Writes buffered lines now, blocking; for exit paths (a write already under way in the background lands on its own).
+   */
   flush_sync(): void
   /** Flushes and releases what the sink opened (a file it opened is closed; a given descriptor or stream is not). */
   close(): void
@@ -35,13 +42,21 @@ export interface Sink {
 
 /** Checks a destination's kind without opening it; a bad one throws `FW_ERR_LOG_BAD_DESTINATION`. */
 export function check_destination(dest: LogDestination): LogDestination {
-  if (typeof dest === 'number' ? Number.isInteger(dest) && dest >= 0 : typeof dest === 'string' ? dest !== '' : typeof dest?.write === 'function') {
+  if (
+    typeof dest === 'number'
+      ? Number.isInteger(dest) && dest >= 0
+      : typeof dest === 'string'
+        ? dest !== ''
+        : typeof dest?.write === 'function'
+  ) {
     return dest
   }
   throw ERR_LOG_BAD_DESTINATION(dest)
 }
 
-/** Opens a destination; a file that cannot be opened or a descriptor that is not open throws `FW_ERR_LOG_OPEN_FAILED`. */
+/**
+ * Opens a destination; a file that cannot be opened or a descriptor that is not open throws `FW_ERR_LOG_OPEN_FAILED`.
+ */
 export function open_sink(dest: LogDestination, async: boolean): Sink {
   check_destination(dest)
   if (typeof dest === 'object') return new StreamSink(dest)
@@ -71,7 +86,10 @@ function report_failure(err: NodeJS.ErrnoException, fd: number): void {
 /** sonic-boom in buffer mode: its typings only know string mode. */
 type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: Buffer): boolean }
 
-/** A file descriptor written through sonic-boom: each line at once (sync), or buffered and written in the background (async). */
+/**
+ * A file descriptor written through sonic-boom: each line at once (sync), or buffered and written in the background
+ * (async).
+ */
 class FdSink implements Sink {
   readonly is_tty: boolean
   readonly #boom: Boom
@@ -83,8 +101,9 @@ class FdSink implements Sink {
     this.is_tty = isatty(fd)
     this.#async = async
     this.#owned = owned
-    // pino.destination flushes async buffers on exit and turns EPIPE into silent drops; the listener keeps other errors from
-    // crashing. Buffer mode appends each line in constant time, where string mode re-measures the whole pending chunk per line.
+    // pino.destination flushes async buffers on exit and turns EPIPE into silent drops; the listener keeps other errors
+    // from crashing. Buffer mode appends each line in constant time, where string mode re-measures the whole pending
+    // chunk per line.
     this.#boom = pino.destination({ dest: fd, sync: !async, minLength: 0, contentMode: 'buffer' }) as unknown as Boom
     this.#boom.on('error', (err: NodeJS.ErrnoException) => {
       if (!this.#failed) report_failure(err, fd)
@@ -196,7 +215,10 @@ function on_signal(signal: NodeJS.Signals): void {
   if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
 }
 
-/** While `owner`'s `flush` is set, the first SIGTERM or SIGINT writes buffered lines, then ends the process as it would have. */
+/**
+ * While `owner`'s `flush` is set, the first SIGTERM or SIGINT writes buffered lines, then ends the process as it would
+ * have.
+ */
 export function flush_on_signals(owner: object, flush: (() => void) | undefined): void {
   const before = signal_flushes.size
   if (flush === undefined) signal_flushes.delete(owner)

@@ -1,6 +1,10 @@
-// Rendering of logged values: `{}` placeholders, text for KV lines, JSON-safe copies of objects and errors, the length cap.
+// Rendering of logged values: `{}` placeholders, text for KV lines, JSON-safe copies of objects and errors, the length
+// cap.
 
-/** Longest message or value a line carries, in UTF-16 code units; a longer one is cut and marked `...[truncated N chars]`. */
+/**
+ * Longest message or value a line carries, in UTF-16 code units; a longer one is cut and marked `...[truncated N
+ * chars]`.
+ */
 export const MAX_VALUE_CHARS = 8192
 
 const MAX_DEPTH = 6
@@ -52,7 +56,9 @@ export function text_of(value: unknown): string {
   }
 }
 
-/** A field value as KV text, capped: an `Error` shows its stack (and its causes'), anything else as `text_of` gives it. */
+/**
+ * A field value as KV text, capped: an `Error` shows its stack (and its causes'), anything else as `text_of` gives it.
+ */
 export function field_text(value: unknown): string {
   return cap(value instanceof Error ? error_text(value, 0) : text_of(value))
 }
@@ -115,10 +121,15 @@ function items_safe(items: readonly unknown[], depth: number, parents: object[])
   return out
 }
 
-function entries_safe(entries: ReadonlyArray<readonly [string, unknown]>, depth: number, parents: object[]): Record<string, unknown> {
+function entries_safe(
+  entries: ReadonlyArray<readonly [string, unknown]>,
+  depth: number,
+  parents: object[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   // Like JSON.stringify, a member whose value is undefined is left out.
-  for (const [k, v] of entries.slice(0, MAX_ITEMS)) if (v !== undefined) set_field(out, k, json_safe(v, depth + 1, parents))
+  for (const [k, v] of entries.slice(0, MAX_ITEMS))
+    if (v !== undefined) set_field(out, k, json_safe(v, depth + 1, parents))
   if (entries.length > MAX_ITEMS) out['...'] = `${entries.length - MAX_ITEMS} more keys`
   return out
 }
@@ -126,7 +137,8 @@ function entries_safe(entries: ReadonlyArray<readonly [string, unknown]>, depth:
 function error_safe(e: Error, depth: number, parents: object[]): Record<string, unknown> {
   const out: Record<string, unknown> = { type: e.name, message: cap(String(e.message)) }
   if (typeof e.stack === 'string') out.stack = cap(e.stack)
-  for (const [k, v] of Object.entries(e)) if (!Object.hasOwn(out, k)) set_field(out, k, json_safe(v, depth + 1, parents))
+  for (const [k, v] of Object.entries(e))
+    if (!Object.hasOwn(out, k)) set_field(out, k, json_safe(v, depth + 1, parents))
   if (e.cause !== undefined) out.cause = json_safe(e.cause, depth + 1, parents)
   if (e instanceof AggregateError) out.errors = json_safe(e.errors, depth + 1, parents)
   return out
@@ -134,6 +146,7 @@ function error_safe(e: Error, depth: number, parents: object[]): Record<string, 
 
 /** Sets a field as data, so a `__proto__` key is kept as a key instead of replacing the prototype. */
 export function set_field(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }

@@ -12,7 +12,9 @@ export type FwEventListener = (event: FwEvent) => void
 
 const listeners = new Set<FwEventListener>()
 
-/** Whether anyone listens: modules test it before building an event, so reporting costs one check when metrics are off. */
+/**
+ * Whether anyone listens: modules test it before building an event, so reporting costs one check when metrics are off.
+ */
 export function observed(): boolean {
   return listeners.size !== 0
 }

@@ -1,16 +1,22 @@
-// Liveness and readiness: the process answers (live), and its dependencies answer in time and it is not draining (ready).
+// Liveness and readiness: the process answers (live), and its dependencies answer in time and it is not draining
+// (ready).
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import { CODE_NOT_READY, ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
 
-/** A readiness check: resolves (any value) when the dependency is fine; throws, rejects or hangs past the timeout when not. */
+/**
+ * A readiness check: resolves (any value) when the dependency is fine; throws, rejects or hangs past the timeout when
+ * not.
+ */
 export type HealthCheck = () => unknown
 
 /** Options of `Health` (and of `app.health`). */
 export interface HealthOptions {
   /** Liveness path (default `/health`): 200 while the process serves requests at all. */
   path?: string
-  /** Readiness path (default `/ready`): 200 when every check passes and the app is not closing, else 503 `not_ready`. */
+  /**
+   * Readiness path (default `/ready`): 200 when every check passes and the app is not closing, else 503 `not_ready`.
+   */
   ready_path?: string
   /** Readiness checks by name. */
   checks?: Record<string, HealthCheck>
@@ -35,8 +41,11 @@ export class Health {
   #draining = false
 
   constructor({ path = '/health', ready_path = '/ready', checks = {}, timeout_ms = 2000 }: HealthOptions = {}) {
-    if (!(Number.isInteger(timeout_ms) && timeout_ms > 0)) throw ERR_OBSERVABILITY_BAD_OPTION('health', 'timeout_ms', 'an integer >= 1', timeout_ms)
-    for (const [name, check] of Object.entries(checks)) if (typeof check !== 'function') throw ERR_OBSERVABILITY_BAD_OPTION('health', `checks.${name}`, 'a function', check)
+    if (!(Number.isInteger(timeout_ms) && timeout_ms > 0))
+      throw ERR_OBSERVABILITY_BAD_OPTION('health', 'timeout_ms', 'an integer >= 1', timeout_ms)
+    for (const [name, check] of Object.entries(checks))
+      if (typeof check !== 'function')
+        throw ERR_OBSERVABILITY_BAD_OPTION('health', `checks.${name}`, 'a function', check)
     this.path = path
     this.ready_path = ready_path
     this.#checks = Object.entries(checks)
@@ -56,14 +65,19 @@ export class Health {
   /** Runs every check at once, each bounded by the timeout. */
   async results(): Promise<Record<string, CheckResult>> {
     const out: Record<string, CheckResult> = {}
-    await Promise.all(this.#checks.map(async ([name, check]) => void (out[name] = await bounded(check, this.#timeout_ms))))
+    await Promise.all(
+      this.#checks.map(async ([name, check]) => void (out[name] = await bounded(check, this.#timeout_ms))),
+    )
     return out
   }
 
   /** The liveness handler: 200 `{ok: true, status: 'live'}`. */
-  readonly live = (_req: Request, res: Response): void => void res.header('cache-control', 'no-store').json('ok', true, 'status', 'live')
+  readonly live = (_req: Request, res: Response): void =>
+    void res.header('cache-control', 'no-store').json('ok', true, 'status', 'live')
 
-  /** The readiness handler: 200 with each check's result, or 503 `not_ready` with them (and `draining` when closing). */
+  /**
+   * The readiness handler: 200 with each check's result, or 503 `not_ready` with them (and `draining` when closing).
+   */
   readonly ready = async (_req: Request, res: Response): Promise<void> => {
     res.header('cache-control', 'no-store')
     if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
@@ -79,7 +93,12 @@ async function bounded(check: HealthCheck, timeout_ms: number): Promise<CheckRes
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<CheckResult>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeout_ms)))
   try {
-    return await Promise.race([Promise.resolve().then(check).then(() => 'ok' as const), timeout])
+    return await Promise.race([
+      Promise.resolve()
+        .then(check)
+        .then(() => 'ok' as const),
+      timeout,
+    ])
   } catch (err) {
     return err instanceof Error ? err.message || err.name : String(err)
   } finally {

@@ -40,13 +40,25 @@ export class LoadMonitor {
   #timer: NodeJS.Timeout | undefined
   #histogram: IntervalHistogram | undefined
 
-  constructor({ max_event_loop_delay_ms = Infinity, max_heap_bytes = Infinity, max_rss_bytes = Infinity, recover_ratio = 0.8, sample_interval_ms = 1000, retry_after_s = 10 }: LoadOptions = {}) {
+  constructor({
+    max_event_loop_delay_ms = Infinity,
+    max_heap_bytes = Infinity,
+    max_rss_bytes = Infinity,
+    recover_ratio = 0.8,
+    sample_interval_ms = 1000,
+    retry_after_s = 10,
+  }: LoadOptions = {}) {
     const positive = (name: string, v: number): number => {
       if (typeof v !== 'number' || !(v > 0)) throw ERR_OBSERVABILITY_BAD_OPTION('load', name, 'a number > 0', v)
       return v
     }
-    this.#max = [positive('max_event_loop_delay_ms', max_event_loop_delay_ms), positive('max_heap_bytes', max_heap_bytes), positive('max_rss_bytes', max_rss_bytes)]
-    if (!(recover_ratio > 0 && recover_ratio <= 1)) throw ERR_OBSERVABILITY_BAD_OPTION('load', 'recover_ratio', 'a number > 0 and <= 1', recover_ratio)
+    this.#max = [
+      positive('max_event_loop_delay_ms', max_event_loop_delay_ms),
+      positive('max_heap_bytes', max_heap_bytes),
+      positive('max_rss_bytes', max_rss_bytes),
+    ]
+    if (!(recover_ratio > 0 && recover_ratio <= 1))
+      throw ERR_OBSERVABILITY_BAD_OPTION('load', 'recover_ratio', 'a number > 0 and <= 1', recover_ratio)
     this.#recover = recover_ratio
     this.#interval_ms = positive('sample_interval_ms', sample_interval_ms)
     this.retry_after_s = Math.ceil(positive('retry_after_s', retry_after_s))
@@ -57,7 +69,10 @@ export class LoadMonitor {
     return this.#over
   }
 
-  /** Applies one sample: over any threshold turns shedding on; it turns off only when every reading is under its lower mark. */
+  /**
+   * Applies one sample: over any threshold turns shedding on; it turns off only when every reading is under its lower
+   * mark.
+   */
   sample(r: LoadReading): boolean {
     const values = [r.event_loop_delay_ms, r.heap_used_bytes, r.rss_bytes]
     if (values.some((v, i) => v > this.#max[i]!)) this.#over = true

@@ -32,24 +32,47 @@ export class Metrics {
   readonly content_type: string
   readonly #requests: client.Counter<Label>
   readonly #duration: client.Histogram<Label>
-  /** Requests being answered; the gauge reads it at scrape time, so a request costs an integer step, not a gauge call. */
+  /**
+   * Requests being answered; the gauge reads it at scrape time, so a request costs an integer step, not a gauge call.
+   */
   #in_flight = 0
   readonly #modules: Record<FwEvent['kind'], client.Counter<string>>
   readonly #stop: () => void
 
-  constructor({ buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], default_metrics = true, prefix = 'fw_' }: MetricsOptions = {}) {
+  constructor({
+    buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    default_metrics = true,
+    prefix = 'fw_',
+  }: MetricsOptions = {}) {
     const prom = prom_client()
     this.registry = new prom.Registry()
     const registers = [this.registry]
     const labelNames = ['method', 'route', 'status'] as const
     this.content_type = this.registry.contentType
-    this.#requests = new prom.Counter({ name: `${prefix}http_requests_total`, help: 'HTTP requests answered', labelNames, registers })
-    this.#duration = new prom.Histogram({ name: `${prefix}http_request_duration_seconds`, help: 'Time to answer', labelNames, buckets, registers })
+    this.#requests = new prom.Counter({
+      name: `${prefix}http_requests_total`,
+      help: 'HTTP requests answered',
+      labelNames,
+      registers,
+    })
+    this.#duration = new prom.Histogram({
+      name: `${prefix}http_request_duration_seconds`,
+      help: 'Time to answer',
+      labelNames,
+      buckets,
+      registers,
+    })
     const in_flight = (): number => this.#in_flight
-    new prom.Gauge({ name: `${prefix}http_requests_in_flight`, help: 'Requests being answered', registers, collect() {
-      this.set(in_flight())
-    } })
-    const counter = (name: string, help: string, labels: string[]) => new prom.Counter({ name: `${prefix}${name}`, help, labelNames: labels, registers })
+    new prom.Gauge({
+      name: `${prefix}http_requests_in_flight`,
+      help: 'Requests being answered',
+      registers,
+      collect() {
+        this.set(in_flight())
+      },
+    })
+    const counter = (name: string, help: string, labels: string[]) =>
+      new prom.Counter({ name: `${prefix}${name}`, help, labelNames: labels, registers })
     this.#modules = {
       rate_limit_refused: counter('rate_limit_refusals_total', 'Requests refused by a rate limit', ['namespace']),
       cache: counter('cache_lookups_total', 'Response cache decisions', ['outcome']),
@@ -65,9 +88,12 @@ export class Metrics {
     this.#in_flight++
   }
 
-  /** A request was answered: counts it and records its duration under its route template (`UNMATCHED_ROUTE` for none). */
+  /**
+   * A request was answered: counts it and records its duration under its route template (`UNMATCHED_ROUTE` for none).
+   */
   finished(method: string, route: string, status: number, seconds: number): void {
-    // prom-client hashes the labels on every call whatever form they take (bound children too), so a plain object it is.
+    // prom-client hashes the labels on every call whatever form they take (bound children too), so a plain object it
+    // is.
     const labels = { method, route, status: String(status) }
     this.#in_flight--
     this.#requests.inc(labels)

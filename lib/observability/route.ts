@@ -6,7 +6,8 @@ const cache = new Map<string, string>()
 export const UNMATCHED_ROUTE = '(unmatched)'
 
 /**
- * A router's template in fw's form: `/users/:id` becomes `/users/{id}`; undefined (no route matched) is `UNMATCHED_ROUTE`.
+ * A router's template in fw's form: `/users/:id` becomes `/users/{id}`; undefined (no route matched) is
+ * `UNMATCHED_ROUTE`.
  * @example
  * route_template('/users/:id') // '/users/{id}'
  */

@@ -1,6 +1,16 @@
 // OpenTelemetry server spans through @opentelemetry/api only: the SDK, exporter and propagator are the application's
 // choice, and with none registered every call is a no-op.
-import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import {
+  context,
+  propagation,
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
 
@@ -56,7 +66,11 @@ const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
  * @example
  * const value = await in_span('redis GET', { 'db.system': 'redis' }, () => client.get(key))
  */
-export function in_span<T>(name: string, attributes: Record<string, string>, fn: (span: Span | undefined) => T | Promise<T>): Promise<T> | T {
+export function in_span<T>(
+  name: string,
+  attributes: Record<string, string>,
+  fn: (span: Span | undefined) => T | Promise<T>,
+): Promise<T> | T {
   if (request_spans_used === false && trace.getActiveSpan() === undefined) return fn(undefined)
   const parent = parent_context()
   if (parent === undefined) return fn(undefined)
@@ -101,7 +115,8 @@ export interface ServerRequestInfo {
 
 /**
  * One server span per request, named `METHOD /route/{template}`, child of the caller's trace when the registered
- * propagator (W3C `traceparent` with the SDK's default) finds one; a malformed or all-zero `traceparent` starts a new trace.
+ * propagator (W3C `traceparent` with the SDK's default) finds one; a malformed or all-zero `traceparent` starts a new
+ * trace.
  * @example
  * const tracing = new HttpTracing()
  */
@@ -142,7 +157,9 @@ export class HttpTracing {
     return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: SpanKind.SERVER, attributes }, parent)
   }
 
-  /** Ends a request's span with its status code; a 5xx marks the span as failed (a 4xx is the client's, per semconv). */
+  /**
+   * Ends a request's span with its status code; a 5xx marks the span as failed (a 4xx is the client's, per semconv).
+   */
   end(span: Span, status: number): void {
     span.setAttribute('http.response.status_code', status)
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
@@ -162,7 +179,9 @@ export class HttpTracing {
   }
 }
 
-/** The pairs every log line of a traced request carries: `trace_id` and `span_id`, or none for an unsampled no-op span. */
+/**
+ * The pairs every log line of a traced request carries: `trace_id` and `span_id`, or none for an unsampled no-op span.
+ */
 export function span_fields(span: Span | undefined): readonly unknown[] | undefined {
   if (span === undefined) return undefined
   const c = span.spanContext()

@@ -3,7 +3,12 @@ import { createRequire } from 'node:module'
 import { dirname, join, posix } from 'node:path'
 import type { Handler } from '../compose.js'
 
-const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png'])
+const ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+])
 
 /** The folder of the installed swagger-ui-dist. */
 function assets_dir(): string {
@@ -37,14 +42,20 @@ function relative(from: string, target: string): string {
  * strict CSP allows it. Every URL in the page is relative to the page itself, so the page still works when the app is
  * mounted under a prefix in a host (`fw/fastify`); the two forms of the page (`/docs` and `/docs/`) each get theirs.
  */
-export function docs_handlers(docs: string, document_path: string, title: string): { page: Handler; asset: Handler; init: Handler } {
+export function docs_handlers(
+  docs: string,
+  document_path: string,
+  title: string,
+): { page: Handler; asset: Handler; init: Handler } {
   const dir = assets_dir()
   const html = page_html(title, `${posix.basename(docs)}/`, relative(posix.dirname(docs), document_path))
   const html_in_folder = page_html(title, '', relative(docs, document_path))
   // The document URL is read from the page, so one static script serves both forms and needs no inline code.
-  const init = "window.ui = SwaggerUIBundle({ url: new URL(document.getElementById('swagger-ui').dataset.spec, document.baseURI).href, dom_id: '#swagger-ui', deepLinking: true });\n"
+  const init =
+    "window.ui = SwaggerUIBundle({ url: new URL(document.getElementById('swagger-ui').dataset.spec, document.baseURI).href, dom_id: '#swagger-ui', deepLinking: true });\n"
   return {
-    page: (req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(req.path().endsWith('/') ? html_in_folder : html),
+    page: (req, res) =>
+      res.header('Content-Type', 'text/html; charset=utf-8').send(req.path().endsWith('/') ? html_in_folder : html),
     init: (_req, res) => res.header('Content-Type', 'text/javascript; charset=utf-8').send(init),
     asset: (req, res) => {
       const name = req.param('file')

@@ -30,20 +30,38 @@ const ERROR_SCHEMA = {
 const VALIDATION_SCHEMA = {
   type: 'object',
   properties: {
-    ok: { const: false }, error: { const: 'validation_failed' }, message: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'code', 'message'] } },
+    ok: { const: false },
+    error: { const: 'validation_failed' },
+    message: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'code', 'message'],
+      },
+    },
   },
   required: ['ok', 'error', 'message', 'errors'],
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+}
 
 /**
  * Builds the document. Routes marked `hide` are left out, as are the automatic `HEAD` and `OPTIONS` answers (never
  * registered as routes). A Standard Schema that emits no JSON Schema leaves its part undescribed, with a warning.
  */
 export function openapi_document(routes: readonly RouteInfo[], options: DocumentOptions): Json {
-  // Recursive types (`field.lazy`) are described once each, under `components/schemas`, and referred to from the routes.
+  // Recursive types (`field.lazy`) are described once each, under `components/schemas`, and referred to from the
+  // routes.
   const { value: doc, components } = with_components(() => document_of(routes, options))
   const c = doc['components'] as { schemas: Record<string, unknown> }
   c.schemas = { ...components, ...c.schemas }
@@ -82,9 +100,14 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
   if (tags !== undefined) op['tags'] = [...tags]
   if (s.summary !== undefined) op['summary'] = s.summary
   if (s.description !== undefined) op['description'] = s.description
-  op['operationId'] = s.operation_id ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_$/, '')
+  op['operationId'] =
+    s.operation_id ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_$/, '')
   if (s.deprecated === true) op['deprecated'] = true
-  const parameters = [...path_parameters(route, s.params), ...named_parameters('query', s.query, where), ...named_parameters('header', s.headers, where)]
+  const parameters = [
+    ...path_parameters(route, s.params),
+    ...named_parameters('query', s.query, where),
+    ...named_parameters('header', s.headers, where),
+  ]
   if (parameters.length > 0) op['parameters'] = parameters
   if (s.body !== undefined) {
     const schema = json_schema_of(s.body, `${where} body`)
@@ -125,29 +148,44 @@ function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string
   const out: Record<string, Json> = {}
   for (const [status, entry] of Object.entries(s.responses ?? {})) {
     const { description, body } = is_schema(entry) ? { description: undefined, body: entry } : entry
-    const r: Json = { description: description ?? (body instanceof Type ? body.spec.description : undefined) ?? REASONS[Number(status)] ?? 'Response' }
+    const r: Json = {
+      description:
+        description ??
+        (body instanceof Type ? body.spec.description : undefined) ??
+        REASONS[Number(status)] ??
+        'Response',
+    }
     const schema = body === undefined ? undefined : json_schema_of(body, `${where} response ${status}`)
     if (schema !== undefined) r['content'] = { 'application/json': { schema } }
     out[status] = r
   }
   const errors = new Map<number, Set<string>>()
-  const add = (status: number, code: string): void => void (errors.get(status) ?? errors.set(status, new Set()).get(status)!).add(code)
-  if ((['body', 'query', 'params', 'headers'] as InputPart[]).some((p) => s[p] !== undefined)) add(400, 'validation_failed')
+  const add = (status: number, code: string): void =>
+    void (errors.get(status) ?? errors.set(status, new Set()).get(status)!).add(code)
+  if ((['body', 'query', 'params', 'headers'] as InputPart[]).some((p) => s[p] !== undefined))
+    add(400, 'validation_failed')
   if (s.body !== undefined) add(413, 'payload_too_large')
-  for (const d of docs) for (const [status, codes] of Object.entries(d.responses ?? {})) for (const c of codes) add(Number(status), c)
+  for (const d of docs)
+    for (const [status, codes] of Object.entries(d.responses ?? {})) for (const c of codes) add(Number(status), c)
   for (const [status, codes] of [...errors].sort((a, b) => a[0] - b[0])) {
     if (out[status] !== undefined) continue
     const only_validation = status === 400 && codes.size === 1 && codes.has('validation_failed')
     out[status] = {
       description: `${REASONS[status] ?? 'Error'}: ${[...codes].join(', ')}`,
-      content: { 'application/json': { schema: { $ref: only_validation ? '#/components/schemas/ValidationFailed' : '#/components/schemas/Error' } } },
+      content: {
+        'application/json': {
+          schema: { $ref: only_validation ? '#/components/schemas/ValidationFailed' : '#/components/schemas/Error' },
+        },
+      },
     }
   }
   if (Object.keys(out).every((k) => Number(k) >= 400)) out['200'] = { description: 'OK' }
   return out
 }
 
-/** Every refusing middleware's schemes must hold together; an optional one also lets requests without credentials in. */
+/**
+ * Every refusing middleware's schemes must hold together; an optional one also lets requests without credentials in.
+ */
 function security_of(docs: readonly MiddlewareDoc[]): Json[] | undefined {
   const required = docs.filter((d) => d.security !== undefined && !d.security.optional)
   const optional = docs.filter((d) => d.security?.optional === true)

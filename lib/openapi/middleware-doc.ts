@@ -1,7 +1,11 @@
-// How a middleware describes itself to the OpenAPI generator: the security scheme it enforces and the errors it answers.
+// How a middleware describes itself to the OpenAPI generator: the security scheme it enforces and the errors it
+// answers.
 import { with_route_options, route_options_of } from '../compose.js'
 
-/** An OpenAPI security scheme object (`{ type: 'http', scheme: 'bearer' }`, `{ type: 'apiKey', in: 'header', name }`...). */
+/**
+ * An OpenAPI security scheme object (`{ type: 'http', scheme: 'bearer' }`, `{ type: 'apiKey', in: 'header', name
+ * }`...).
+ */
 export type SecurityScheme = Readonly<Record<string, unknown>>
 
 /** What a middleware tells the OpenAPI document about the routes it covers. */

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 
 /**
- * A server-side script: Redis runs it atomically, so a read-modify-write in it needs no lock and no retry. Arguments go as
+ * A server-side script: Redis runs it atomically, so a read-modify-write in it needs no lock and no retry. Arguments go
+ * as
  * strings, so numbers reach the script exactly as JavaScript printed them.
  */
 export class LuaScript {

@@ -19,7 +19,9 @@ return n
 
 /** Options of `RedisCacheStore`. */
 export interface RedisCacheStoreOptions extends RedisStoreOptions {
-  /** Let Redis drop an entry this many ms after its `put` (default: kept until erased); `policy.max_useful_age_ms` fits. */
+  /**
+   * Let Redis drop an entry this many ms after its `put` (default: kept until erased); `policy.max_useful_age_ms` fits.
+   */
   expire_after_ms?: number
 }
 
@@ -39,8 +41,10 @@ function glob_escape(text: string): string {
 
 /**
  * Cache entries shared by every instance that uses the same Redis and prefix, under `<prefix>cache:<key>` as JSON. An
- * `AsyncCacheStore`: `new Cache(policy, store)` answers with promises. Like every store it never judges freshness; Redis drops
- * entries only with `expire_after_ms`. A stored text that is not an entry reads as none. While Redis cannot answer every
+ * `AsyncCacheStore`: `new Cache(policy, store)` answers with promises. Like every store it never judges freshness;
+ * Redis drops
+ * entries only with `expire_after_ms`. A stored text that is not an entry reads as none. While Redis cannot answer
+ * every
  * method rejects with `FW_ERR_REDIS_UNAVAILABLE` (status 503), which `http_cache` treats as a bypass.
  * @example
  * const cache = new Cache(new CachePolicy({ ttl_ms: 30_000 }), new RedisCacheStore({ client: redis }))
@@ -53,7 +57,8 @@ export class RedisCacheStore implements AsyncCacheStore {
   readonly #redis: RedisConnection
 
   constructor({ expire_after_ms, ...options }: RedisCacheStoreOptions = {}) {
-    this.expire_after_ms = expire_after_ms === undefined ? undefined : check.int(NAME, 'expire_after_ms', expire_after_ms, 1)
+    this.expire_after_ms =
+      expire_after_ms === undefined ? undefined : check.int(NAME, 'expire_after_ms', expire_after_ms, 1)
     this.#redis = new RedisConnection(NAME, options)
   }
 
@@ -67,7 +72,9 @@ export class RedisCacheStore implements AsyncCacheStore {
     const { status, body, headers, created_at_ms } = entry
     const text = JSON.stringify({ status, body, headers, created_at_ms })
     const ms = this.expire_after_ms
-    await this.#redis.run('put', (r) => (ms === undefined ? r.set(this.key(key), text) : r.set(this.key(key), text, 'PX', ms)))
+    await this.#redis.run('put', (r) =>
+      ms === undefined ? r.set(this.key(key), text) : r.set(this.key(key), text, 'PX', ms),
+    )
   }
 
   /** The entry under `key`, or undefined. One GET. */
@@ -89,7 +96,8 @@ export class RedisCacheStore implements AsyncCacheStore {
   }
 
   /**
-   * Removes every entry the predicate picks, and every stored text that is not an entry, and answers how many went. An entry
+   * Removes every entry the predicate picks, and every stored text that is not an entry, and answers how many went. An
+   * entry
    * replaced between the read and the removal stays (the removal compares the stored text first).
    */
   async eraseIf(pred: EntryPredicate): Promise<number> {

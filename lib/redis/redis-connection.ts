@@ -9,7 +9,10 @@ export type RedisClientOption = Redis | RedisOptions | string
 
 /** Options every Redis store takes. */
 export interface RedisStoreOptions {
-  /** The client to use (shared, closed by its owner), or options / a URL for a client the store makes and closes (default localhost:6379). */
+  /**
+   * The client to use (shared, closed by its owner), or options / a URL for a client the store makes and closes
+   * (default localhost:6379).
+   */
   client?: RedisClientOption
   /** Prefix of every key the store writes (default `fw:`); give each app its own when apps share one Redis. */
   prefix?: string
@@ -17,7 +20,8 @@ export interface RedisStoreOptions {
 
 /**
  * Settings for a client that fails fast instead of holding requests while Redis is down: a command waits at most
- * `commandTimeout` ms (queued ones included), queued commands fail after one reconnect attempt, and reconnecting never stops
+ * `commandTimeout` ms (queued ones included), queued commands fail after one reconnect attempt, and reconnecting never
+ * stops
  * (every 100 ms at first, then every second), so service resumes within about a second of Redis coming back.
  */
 export const FAIL_FAST_OPTIONS = {
@@ -28,7 +32,8 @@ export const FAIL_FAST_OPTIONS = {
 } as const satisfies RedisOptions
 
 /**
- * A new ioredis client with `FAIL_FAST_OPTIONS` under the given options. Connection errors are left to the commands that
+ * A new ioredis client with `FAIL_FAST_OPTIONS` under the given options. Connection errors are left to the commands
+ * that
  * fail because of them (no unhandled 'error' event).
  * @example
  * const redis = create_redis_client({ host: '10.0.0.5', commandTimeout: 500 })
@@ -37,10 +42,12 @@ export const FAIL_FAST_OPTIONS = {
  */
 export function create_redis_client(options: RedisOptions | string = {}): Redis {
   // The stores read replies in the RESP2 shapes ('legacy'), whatever protocol the connection speaks.
-  const client = typeof options === 'string'
-    ? new Redis(options, { ...FAIL_FAST_OPTIONS, replyMapping: 'legacy' })
-    : new Redis({ ...FAIL_FAST_OPTIONS, ...options, replyMapping: 'legacy' })
-  // Each failed command carries the cause to its caller; the event would only repeat it (and ioredis logs unheard ones).
+  const client =
+    typeof options === 'string'
+      ? new Redis(options, { ...FAIL_FAST_OPTIONS, replyMapping: 'legacy' })
+      : new Redis({ ...FAIL_FAST_OPTIONS, ...options, replyMapping: 'legacy' })
+  // Each failed command carries the cause to its caller; the event would only repeat it (and ioredis logs unheard
+  // ones).
   client.on('error', () => {})
   return client
 }
@@ -67,7 +74,7 @@ export class RedisConnection {
       throw ERR_REDIS_BAD_OPTION(store, 'prefix', 'a string without spaces or control characters', prefix)
     }
     const given = client instanceof Redis
-    if (!given && (typeof client !== 'string' && (typeof client !== 'object' || client === null))) {
+    if (!given && typeof client !== 'string' && (typeof client !== 'object' || client === null)) {
       throw ERR_REDIS_BAD_OPTION(store, 'client', 'an ioredis client, connection options or a redis:// URL', client)
     }
     this.client = given ? client : create_redis_client(client)
@@ -77,12 +84,17 @@ export class RedisConnection {
   }
 
   /**
-   * Runs one store operation, turning any failure into `FW_ERR_REDIS_UNAVAILABLE` or `FW_ERR_REDIS_COMMAND_FAILED`. In a
+   * Runs one store operation, turning any failure into `FW_ERR_REDIS_UNAVAILABLE` or `FW_ERR_REDIS_COMMAND_FAILED`. In
+   * a
    * traced request it is a `redis <operation>` span, child of the request's span.
    */
   async run<T>(operation: string, call: (client: Redis) => Promise<T>): Promise<T> {
     try {
-      return await in_span(`redis ${operation}`, { 'db.system.name': 'redis', 'db.operation.name': operation, 'fw.store': this.#store }, () => call(this.client))
+      return await in_span(
+        `redis ${operation}`,
+        { 'db.system.name': 'redis', 'db.operation.name': operation, 'fw.store': this.#store },
+        () => call(this.client),
+      )
     } catch (err) {
       throw coded(this.#store, operation, err)
     }

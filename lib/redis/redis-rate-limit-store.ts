@@ -1,4 +1,5 @@
-// Rate limit counts in Redis: the memory store's fixed-window counters, kept in one hash per key and updated by a Lua script.
+// Rate limit counts in Redis: the memory store's fixed-window counters, kept in one hash per key and updated by a Lua
+// script.
 import { window_start, type RateLimitResult, type RateLimitStore } from '../middleware/security/rate-limit-store.js'
 import { ERR_REDIS_COMMAND_FAILED } from './errors.js'
 import { LuaScript } from './lua-script.js'
@@ -7,9 +8,12 @@ import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 const NAME = 'RedisRateLimitStore'
 
 /**
- * One hit, atomically. KEYS[1]: the key's hash (s = window start, c = current count, p = previous count). ARGV: the current
- * window's start, the previous window's start, ms until the counts stop mattering. The same steps as `MemoryRateLimitStore.hit`:
- * a hit in the stored window counts on; in the next window the stored count becomes the previous one; further on, both restart.
+ * One hit, atomically. KEYS[1]: the key's hash (s = window start, c = current count, p = previous count). ARGV: the
+ * current
+ * window's start, the previous window's start, ms until the counts stop mattering. The same steps as
+ * `MemoryRateLimitStore.hit`:
+ * a hit in the stored window counts on; in the next window the stored count becomes the previous one; further on, both
+ * restart.
  * Starts are compared as the strings JavaScript printed, never as Lua numbers, which would round them.
  */
 const HIT = new LuaScript(`
@@ -31,9 +35,12 @@ function is_counts(v: unknown): v is [number, number] {
 }
 
 /**
- * Counts shared by every instance that uses the same Redis and prefix, with exactly the results of `MemoryRateLimitStore`
- * for the same hits and clock readings, so `rate_limit` sends the same headers. One EVALSHA per hit: Redis runs the script
- * atomically, so N concurrent hits from any number of processes get N distinct counts. The time is the caller's `now_ms`
+ * Counts shared by every instance that uses the same Redis and prefix, with exactly the results of
+ * `MemoryRateLimitStore`
+ * for the same hits and clock readings, so `rate_limit` sends the same headers. One EVALSHA per hit: Redis runs the
+ * script
+ * atomically, so N concurrent hits from any number of processes get N distinct counts. The time is the caller's
+ * `now_ms`
  * (not Redis TIME), so instances should keep their clocks in sync. A key expires when it can no longer change a result
  * (after the window following its last hit). While Redis cannot answer, `hit` rejects with `FW_ERR_REDIS_UNAVAILABLE`;
  * `rate_limit` then follows its `fail_open` option.
@@ -59,7 +66,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     const expire_ms = Math.max(1, Math.ceil(start + 2 * window_ms - now_ms))
     const args = [String(start), String(start - window_ms), String(expire_ms)]
     const reply = await this.#redis.run('hit', (r) => HIT.run(r, [this.key(key)], args))
-    if (!is_counts(reply)) throw ERR_REDIS_COMMAND_FAILED(NAME, 'hit', `unexpected script reply ${JSON.stringify(reply)}`)
+    if (!is_counts(reply))
+      throw ERR_REDIS_COMMAND_FAILED(NAME, 'hit', `unexpected script reply ${JSON.stringify(reply)}`)
     return { current: reply[0], previous: reply[1], window_start_ms: start }
   }
 

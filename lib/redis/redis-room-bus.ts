@@ -49,7 +49,12 @@ export class RedisRoomBus implements RoomBus {
 
   /** Publishes a broadcast for the other instances; rejects with `FW_ERR_REDIS_UNAVAILABLE` while Redis is down. */
   async publish(m: BusMessage): Promise<void> {
-    const header: Header = { o: this.#instance, r: m.room, b: m.binary, ...(m.except === undefined ? {} : { e: m.except }) }
+    const header: Header = {
+      o: this.#instance,
+      r: m.room,
+      b: m.binary,
+      ...(m.except === undefined ? {} : { e: m.except }),
+    }
     const payload = Buffer.concat([Buffer.from(JSON.stringify(header)), Buffer.from([NEWLINE]), m.data])
     await this.#pub.run('publish', (c) => c.publish(this.#channel, payload))
   }
@@ -71,6 +76,11 @@ export class RedisRoomBus implements RoomBus {
       return undefined
     }
     if (h.o === this.#instance || typeof h.r !== 'string') return undefined
-    return { room: h.r, binary: h.b === true, except: typeof h.e === 'string' ? h.e : undefined, data: payload.subarray(cut + 1) }
+    return {
+      room: h.r,
+      binary: h.b === true,
+      except: typeof h.e === 'string' ? h.e : undefined,
+      data: payload.subarray(cut + 1),
+    }
   }
 }

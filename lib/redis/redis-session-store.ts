@@ -9,16 +9,23 @@ import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisSessionStore'
 
-/** Options of `RedisSessionStore`: the connection, and the per-session lock that serializes requests across instances. */
+/**
+ * Options of `RedisSessionStore`: the connection, and the per-session lock that serializes requests across instances.
+ */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
   /** Longest a request holds a session's lock; a crashed holder frees it after this (default 30000 ms). */
   lock_ttl_ms?: number
-  /** Longest a request waits for a session another instance holds; then 503 `session_store_unavailable` (default 5000 ms). */
+  /**
+   * Longest a request waits for a session another instance holds; then 503 `session_store_unavailable` (default 5000
+   * ms).
+   */
   lock_wait_ms?: number
 }
 
 // Deletes the lock only when this holder still owns it, so a holder whose lock expired never frees the next one's.
-const UNLOCK = new LuaScript("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0")
+const UNLOCK = new LuaScript(
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+)
 
 /** The values of a stored session, or undefined when the stored text is not an object of strings. */
 function parse_data(text: string): Record<string, string> | undefined {
@@ -30,15 +37,20 @@ function parse_data(text: string): Record<string, string> | undefined {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
   const entries = Object.entries(value)
-  return entries.every(([, v]) => typeof v === 'string') ? Object.fromEntries(entries) as Record<string, string> : undefined
+  return entries.every(([, v]) => typeof v === 'string')
+    ? (Object.fromEntries(entries) as Record<string, string>)
+    : undefined
 }
 
 /**
  * Sessions shared by every instance that uses the same Redis and prefix. The `session` middleware takes the session's
- * Redis lock (`lock`) for each request that carries one, so two instances updating one session run one after the other and
+ * Redis lock (`lock`) for each request that carries one, so two instances updating one session run one after the other
+ * and
  * neither update is lost. A session lives under `<prefix>sess:<id>` as the
- * JSON of its values, written with `SET ... PX`, so Redis expires it `ttl_seconds` after its last save (nothing to sweep).
- * A record that is not an object of strings loads as unknown (the caller starts a new session). Every method rejects with
+ * JSON of its values, written with `SET ... PX`, so Redis expires it `ttl_seconds` after its last save (nothing to
+ * sweep).
+ * A record that is not an object of strings loads as unknown (the caller starts a new session). Every method rejects
+ * with
  * `FW_ERR_REDIS_UNAVAILABLE` (status 503) while Redis cannot answer; the `session` middleware then answers 503
  * `session_store_unavailable`.
  * @example
@@ -71,7 +83,9 @@ export class RedisSessionStore implements ISessionStore {
   /** Writes the session's values, replacing any earlier ones, to expire `ttl_seconds` from now. One SET with PX. */
   async save(session: SessionRecord, ttl_seconds: number): Promise<void> {
     const text = JSON.stringify(session.data)
-    await this.#redis.run('save', (r) => r.set(this.key(session.id), text, 'PX', Math.max(1, Math.round(ttl_seconds * 1000))))
+    await this.#redis.run('save', (r) =>
+      r.set(this.key(session.id), text, 'PX', Math.max(1, Math.round(ttl_seconds * 1000))),
+    )
   }
 
   /** Renews the session's expiry without rewriting it (`rolling`). One PEXPIRE. */
@@ -80,9 +94,11 @@ export class RedisSessionStore implements ISessionStore {
   }
 
   /**
-   * Holds the session for one request across every instance: `SET <prefix>sess-lock:<id> <token> NX PX lock_ttl_ms`, retried
+   * Holds the session for one request across every instance: `SET <prefix>sess-lock:<id> <token> NX PX lock_ttl_ms`,
+   * retried
    * until `lock_wait_ms`. Resolves to the release function (a compare-and-delete script). Rejects with
-   * `FW_ERR_REDIS_UNAVAILABLE` when the wait runs out, so the request gets 503 rather than overwriting another's update.
+   * `FW_ERR_REDIS_UNAVAILABLE` when the wait runs out, so the request gets 503 rather than overwriting another's
+   * update.
    */
   async lock(sid: string): Promise<() => Promise<void>> {
     const key = `${this.#redis.prefix}sess-lock:${sid}`
@@ -91,7 +107,8 @@ export class RedisSessionStore implements ISessionStore {
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       const got = await this.#redis.run('lock', (r) => r.set(key, token, 'PX', this.#lock_ttl_ms, 'NX'))
       if (got === 'OK') break
-      if (Date.now() >= deadline) throw ERR_REDIS_UNAVAILABLE(NAME, 'lock', `session held elsewhere beyond lock_wait_ms`)
+      if (Date.now() >= deadline)
+        throw ERR_REDIS_UNAVAILABLE(NAME, 'lock', `session held elsewhere beyond lock_wait_ms`)
       await sleep(pause)
     }
     return async () => {

@@ -5,7 +5,17 @@ import { to_readable, type StreamSource } from './source.js'
 
 export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
 export { OpenStreams } from './open.js'
-export { end_sse, ERR_STREAM_BAD_EVENT, format_event, sse_readable, type Every, type SseEvent, type SseOptions, type SseProducer, type SseSink } from './sse.js'
+export {
+  end_sse,
+  ERR_STREAM_BAD_EVENT,
+  format_event,
+  sse_readable,
+  type Every,
+  type SseEvent,
+  type SseOptions,
+  type SseProducer,
+  type SseSink,
+} from './sse.js'
 
 /** A streamed body kept by a Response until it is committed. */
 export type StreamedBody =
@@ -14,14 +24,17 @@ export type StreamedBody =
 
 /** The Readable to send for `body`; an SSE producer starts now. */
 export function open_body(body: StreamedBody, last_event_id: string | undefined): Readable {
-  return body.kind === 'stream' ? to_readable(body.source) : sse_readable(body.producer, last_event_id, body.heartbeat_ms)
+  return body.kind === 'stream'
+    ? to_readable(body.source)
+    : sse_readable(body.producer, last_event_id, body.heartbeat_ms)
 }
 
 /** Lets go of a body that will not be sent (a HEAD request, or a handler that failed after choosing it). */
 export function discard_body(body: StreamedBody): void {
   // An encoded body (compression) has not opened the body it wraps: that one holds what must be let go.
   if (body.kind === 'stream' && body.inner !== undefined) return discard_body(body.inner)
-  if (body.kind === 'stream' && typeof (body.source as Readable).destroy === 'function') (body.source as Readable).destroy()
+  if (body.kind === 'stream' && typeof (body.source as Readable).destroy === 'function')
+    (body.source as Readable).destroy()
 }
 
 /**
@@ -29,11 +42,19 @@ export function discard_body(body: StreamedBody): void {
  * SSE producer still starts when the answer is sent, and a body never sent opens nothing. The client going away
  * destroys the whole pipeline, source included.
  */
-export function encoded_body(body: StreamedBody, last_event_id: string | undefined, transform: () => Transform): StreamedBody {
+export function encoded_body(
+  body: StreamedBody,
+  last_event_id: string | undefined,
+  transform: () => Transform,
+): StreamedBody {
   return { kind: 'stream', source: opened_through(body, last_event_id, transform), inner: body }
 }
 
-async function* opened_through(body: StreamedBody, last_event_id: string | undefined, transform: () => Transform): AsyncGenerator<Buffer> {
+async function* opened_through(
+  body: StreamedBody,
+  last_event_id: string | undefined,
+  transform: () => Transform,
+): AsyncGenerator<Buffer> {
   const out = pipeline(open_body(body, last_event_id), transform(), () => {
     // An error reaches the reader through the transform's own iteration below.
   })

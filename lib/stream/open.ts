@@ -15,10 +15,18 @@ export class OpenStreams {
 
   /** Tracks `stream` until `sent` settles (its answer was written out, or its connection closed). */
   add(stream: Readable, sent: Promise<void>): void {
-    this.#open.set(stream, sent.then(() => void this.#open.delete(stream), () => void this.#open.delete(stream)))
+    this.#open.set(
+      stream,
+      sent.then(
+        () => void this.#open.delete(stream),
+        () => void this.#open.delete(stream),
+      ),
+    )
   }
 
-  /** Ends every open SSE answer; resolves once each one was sent, or after `grace_ms` (the App then cuts what is left). */
+  /**
+   * Ends every open SSE answer; resolves once each one was sent, or after `grace_ms` (the App then cuts what is left).
+   */
   async end_all(grace_ms: number): Promise<void> {
     if (this.#open.size === 0) return
     const sent = [...this.#open.values()]

@@ -13,14 +13,19 @@ export type StreamSource = Readable | AsyncIterable<string | Uint8Array>
 /** Throws `FW_ERR_STREAM_BAD_SOURCE` unless `source` can be streamed. */
 export function check_source(source: unknown): StreamSource {
   if (source instanceof Readable) return source
-  if (source !== null && typeof source === 'object' && typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
+  if (
+    source !== null &&
+    typeof source === 'object' &&
+    typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
+  ) {
     return source as AsyncIterable<string | Uint8Array>
   }
   throw ERR_STREAM_BAD_SOURCE(source === null ? 'null' : typeof source)
 }
 
 /**
- * A Readable of `source`. Reading pulls the iterable one chunk at a time (backpressure); destroying the Readable (the client
+ * A Readable of `source`. Reading pulls the iterable one chunk at a time (backpressure); destroying the Readable (the
+ * client
  * went away) calls the iterator's `return()`, so a generator's `finally` runs and nothing is left pending.
  */
 export function to_readable(source: StreamSource): Readable {

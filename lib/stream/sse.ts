@@ -1,11 +1,12 @@
-// Server-sent events: a producer writes events to a sink; the sink is a Readable with backpressure, a heartbeat comment,
-// and an AbortSignal fired when the client goes away.
+// Server-sent events: a producer writes events to a sink; the sink is a Readable with backpressure, a heartbeat
+// comment, and an AbortSignal fired when the client goes away.
 import { Readable } from 'node:stream'
 import { defineError } from '../errors.js'
 
 export const ERR_STREAM_BAD_EVENT = defineError(
   'FW_ERR_STREAM_BAD_EVENT',
-  (field: string, value: unknown) => `server-sent event ${field} must ${field === 'retry' ? 'be an integer >= 0' : 'hold no CR, LF or NUL'}; got ${JSON.stringify(value)}`,
+  (field: string, value: unknown) =>
+    `server-sent event ${field} must ${field === 'retry' ? 'be an integer >= 0' : 'hold no CR, LF or NUL'}; got ${JSON.stringify(value)}`,
 )
 
 /** One event: `data` a string (sent as is, line by line) or any other value (sent as JSON). */
@@ -72,7 +73,12 @@ function check_field(name: string, value: string): string {
 }
 
 /** The Readable of an SSE answer, running `producer` at once. */
-export function sse_readable(producer: SseProducer, last_event_id: string | undefined, heartbeat_ms = 15_000, every: Every = real_every): Readable {
+export function sse_readable(
+  producer: SseProducer,
+  last_event_id: string | undefined,
+  heartbeat_ms = 15_000,
+  every: Every = real_every,
+): Readable {
   return new SseStream(producer, last_event_id, heartbeat_ms, every)
 }
 
@@ -99,7 +105,10 @@ class SseStream extends Readable {
     this.#stop_heartbeat = heartbeat_ms > 0 ? every(() => void comment('heartbeat'), heartbeat_ms) : () => {}
     Promise.resolve()
       .then(() => producer(sink))
-      .then(() => this.#end(), (err: unknown) => this.#fail(err))
+      .then(
+        () => this.#end(),
+        (err: unknown) => this.#fail(err),
+      )
   }
 
   /** Ends the stream from outside the producer (see `end_sse`). */

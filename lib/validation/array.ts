@@ -2,7 +2,17 @@
 import { ERR_VALIDATION_BAD_LIMIT } from './errors.js'
 import { count_limit } from './limits.js'
 import { ValidationErrorCode } from './validation-error.js'
-import { INVALID, MAX_ERRORS, Type, child_path, fail, type Check, type CompileOptions, type JsonSchema, type TypeSpec } from './type.js'
+import {
+  INVALID,
+  MAX_ERRORS,
+  Type,
+  child_path,
+  fail,
+  type Check,
+  type CompileOptions,
+  type JsonSchema,
+  type TypeSpec,
+} from './type.js'
 
 type ItemOf<I> = I extends Type<infer T, boolean> ? T : never
 
@@ -14,10 +24,12 @@ export interface ArraySpec extends TypeSpec {
 }
 
 /**
- * An array of `item`. Errors name the item (`items/2/qty`); at most 100 are collected. In a query string a single value is an
+ * An array of `item`. Errors name the item (`items/2/qty`); at most 100 are collected. In a query string a single value
+ * is an
  * array of one, and a repeated key (`?tag=a&tag=b`) an array of each.
  * @example
- * field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) })).required().max_items(100)
+ * field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1)
+ * })).required().max_items(100)
  */
 export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> extends Type<ItemOf<I>[], R> {
   declare readonly spec: ArraySpec
@@ -40,7 +52,8 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
   }
 
   #bounds(min: ArraySpec['min_items'], max: ArraySpec['max_items'], call: string): void {
-    if (min !== undefined && max !== undefined && min.n > max.n) throw ERR_VALIDATION_BAD_LIMIT(call, 'min_items must not exceed max_items')
+    if (min !== undefined && max !== undefined && min.n > max.n)
+      throw ERR_VALIDATION_BAD_LIMIT(call, 'min_items must not exceed max_items')
   }
 
   protected compile_value(name: string, options: CompileOptions): Check {
@@ -57,7 +70,8 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
       if (max !== undefined && list.length > max.n) return fail(errors, at, ValidationErrorCode.MaxLength, max_message)
       const start = errors.length
       const out: unknown[] = new Array(list.length)
-      for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) out[i] = item(list[i], child_path(at, i), errors)
+      for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++)
+        out[i] = item(list[i], child_path(at, i), errors)
       return errors.length > start ? INVALID : out
     }
   }

@@ -1,7 +1,8 @@
 // Text length as people count it: Unicode code points, so an emoji is one character, not two UTF-16 units.
 
 /**
- * The number of Unicode code points in `text` (no normalisation: `é` precomposed is 1, `e` plus a combining accent is 2).
+ * The number of Unicode code points in `text` (no normalisation: `é` precomposed is 1, `e` plus a combining accent is
+ * 2).
  * A lone surrogate counts as one.
  * @example
  * code_point_length('😀') // 1, where '😀'.length is 2

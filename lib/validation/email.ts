@@ -7,7 +7,9 @@ const MAX_LABEL = 63
 const DOT = 0x2e
 const HYPHEN = 0x2d
 
-/** Character classes by ASCII code: 1 an RFC 5322 `atext` character, 2 also a domain letter or hyphen, 3 also a digit. */
+/**
+ * Character classes by ASCII code: 1 an RFC 5322 `atext` character, 2 also a domain letter or hyphen, 3 also a digit.
+ */
 const CLASS = new Uint8Array(128)
 for (const c of "!#$%&'*+/=?^_`{|}~") CLASS[c.charCodeAt(0)] = 1
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-') CLASS[c.charCodeAt(0)] = 2
@@ -48,7 +50,10 @@ function is_local(text: string, end: number): boolean {
   return !after_dot
 }
 
-/** Whether `text` from `start` is two or more labels, each 1-63 letters, digits or inner hyphens, the last not all digits. */
+/**
+ * Whether `text` from `start` is two or more labels, each 1-63 letters, digits or inner hyphens, the last not all
+ * digits.
+ */
 function is_domain(text: string, start: number): boolean {
   let labels = 0
   let from = start

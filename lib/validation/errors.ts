@@ -1,7 +1,10 @@
 // Errors thrown while declaring a schema: a bad declaration fails at startup, never per request.
 import { defineError } from '../errors.js'
 
-/** A length or bound that is not a usable number (negative, fractional, not finite) or a range whose min exceeds its max. */
+/**
+ * A length or bound that is not a usable number (negative, fractional, not finite) or a range whose min exceeds its
+ * max.
+ */
 export const ERR_VALIDATION_BAD_LIMIT = defineError(
   'FW_ERR_VALIDATION_BAD_LIMIT',
   (call: string, expected: string) => `${call}: ${expected}`,
@@ -10,5 +13,6 @@ export const ERR_VALIDATION_BAD_LIMIT = defineError(
 /** An `equals` rule naming a field that the schema does not declare. */
 export const ERR_VALIDATION_UNKNOWN_FIELD = defineError(
   'FW_ERR_VALIDATION_UNKNOWN_FIELD',
-  (field: string, other: string) => `field ${JSON.stringify(field)} must equal ${JSON.stringify(other)}, which the schema does not declare`,
+  (field: string, other: string) =>
+    `field ${JSON.stringify(field)} must equal ${JSON.stringify(other)}, which the schema does not declare`,
 )

@@ -1,6 +1,15 @@
 // A scalar field of a schema: its JSON type, its transforms and its rules. Immutable: every call returns a new field.
 import { ValidationErrorCode } from './validation-error.js'
-import { INVALID, Type, is_empty, type Check, type CompileOptions, type FieldValues, type JsonSchema, type TypeSpec } from './type.js'
+import {
+  INVALID,
+  Type,
+  is_empty,
+  type Check,
+  type CompileOptions,
+  type FieldValues,
+  type JsonSchema,
+  type TypeSpec,
+} from './type.js'
 import type { NumberField } from './number-field.js'
 import type { StringField } from './string-field.js'
 
@@ -28,13 +37,30 @@ export interface FieldSpec extends TypeSpec {
 const INTEGER_TEXT = /^-?(?:0|[1-9][0-9]*)$/
 const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
 
-/** A kind's JSON test, its noun for messages, and how a query or path string is read as it (`undefined`: it cannot be). */
-const KINDS: Record<FieldKind, { accepts: (value: unknown) => boolean; noun: string; coerce: (text: string) => unknown }> = {
+/**
+ * A kind's JSON test, its noun for messages, and how a query or path string is read as it (`undefined`: it cannot be).
+ */
+const KINDS: Record<
+  FieldKind,
+  { accepts: (value: unknown) => boolean; noun: string; coerce: (text: string) => unknown }
+> = {
   string: { accepts: (v) => typeof v === 'string', noun: 'a string', coerce: (s) => s },
   // Beyond 2^53 a JSON integer is no longer exact, so it is refused rather than silently rounded.
-  integer: { accepts: (v) => Number.isSafeInteger(v), noun: 'an integer', coerce: (s) => (INTEGER_TEXT.test(s) ? Number(s) : undefined) },
-  number: { accepts: (v) => Number.isFinite(v), noun: 'a number', coerce: (s) => (NUMBER_TEXT.test(s) ? Number(s) : undefined) },
-  boolean: { accepts: (v) => typeof v === 'boolean', noun: 'a boolean', coerce: (s) => (s === 'true' ? true : s === 'false' ? false : undefined) },
+  integer: {
+    accepts: (v) => Number.isSafeInteger(v),
+    noun: 'an integer',
+    coerce: (s) => (INTEGER_TEXT.test(s) ? Number(s) : undefined),
+  },
+  number: {
+    accepts: (v) => Number.isFinite(v),
+    noun: 'a number',
+    coerce: (s) => (NUMBER_TEXT.test(s) ? Number(s) : undefined),
+  },
+  boolean: {
+    accepts: (v) => typeof v === 'boolean',
+    noun: 'a boolean',
+    coerce: (s) => (s === 'true' ? true : s === 'false' ? false : undefined),
+  },
 }
 
 declare const KIND: unique symbol
@@ -43,7 +69,9 @@ declare const KIND: unique symbol
 export interface ScalarPlan {
   readonly kind: FieldKind
   readonly type_message: string
-  /** How a query or path string is read as the kind; `undefined` when the part is not coerced or the kind is a string. */
+  /**
+   * How a query or path string is read as the kind; `undefined` when the part is not coerced or the kind is a string.
+   */
   readonly coerce: ((text: string) => unknown) | undefined
   readonly transforms: readonly ((value: string) => string)[]
 }
@@ -72,7 +100,8 @@ export class Field<K extends FieldKind, R extends boolean> extends Type<KindValu
       code: ValidationErrorCode.Custom,
       message,
       default_message: (name) => `${name} must match ${other}`,
-      test: (value: unknown, values: FieldValues) => is_empty(value) || is_empty(values[other]) || value === values[other],
+      test: (value: unknown, values: FieldValues) =>
+        is_empty(value) || is_empty(values[other]) || value === values[other],
       references: other,
       reads_values: true,
     })
@@ -82,7 +111,12 @@ export class Field<K extends FieldKind, R extends boolean> extends Type<KindValu
   scalar(name: string, options: CompileOptions): ScalarPlan {
     const { kind, transforms } = this.spec
     const { noun, coerce } = KINDS[kind]
-    return { kind, type_message: this.type_message(name, noun), coerce: options.coerce && kind !== 'string' ? coerce : undefined, transforms }
+    return {
+      kind,
+      type_message: this.type_message(name, noun),
+      coerce: options.coerce && kind !== 'string' ? coerce : undefined,
+      transforms,
+    }
   }
 
   protected override get empty_string_is_missing(): boolean {

@@ -62,6 +62,19 @@ export function is_date_time(text: string): boolean {
   const second = digits(text, 17, 2)
   const frac = fraction(text, 19)
   // Second 60 is a leap second, which RFC 3339 allows.
-  return year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= days_in(year, month) && hour >= 0 && hour <= 23 &&
-    minute >= 0 && minute <= 59 && second >= 0 && second <= 60 && frac >= 0 && offset(text, 19 + frac)
+  return (
+    year >= 0 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= days_in(year, month) &&
+    hour >= 0 &&
+    hour <= 23 &&
+    minute >= 0 &&
+    minute <= 59 &&
+    second >= 0 &&
+    second <= 60 &&
+    frac >= 0 &&
+    offset(text, 19 + frac)
+  )
 }

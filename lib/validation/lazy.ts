@@ -26,7 +26,8 @@ export interface LazyOptions {
 let components: Map<string, JsonSchema> | undefined
 
 /**
- * Runs `build` (which makes JSON Schemas) and returns what it returns with the JSON Schema of every lazy type met on the
+ * Runs `build` (which makes JSON Schemas) and returns what it returns with the JSON Schema of every lazy type met on
+ * the
  * way, by name, each built once even when it refers to itself.
  */
 export function with_components<T>(build: () => T): { value: T; components: Record<string, JsonSchema> } {
@@ -40,7 +41,9 @@ export function with_components<T>(build: () => T): { value: T; components: Reco
   }
 }
 
-/** How many lazy levels the value being validated is in; validation is synchronous, so one counter serves every check. */
+/**
+ * How many lazy levels the value being validated is in; validation is synchronous, so one counter serves every check.
+ */
 let depth = 0
 
 /** A JSON Schema name: letters, digits, `.`, `-`, `_` (what OpenAPI allows as a component key). */
@@ -48,7 +51,8 @@ const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/
 
 /**
  * The type `get()` returns, looked up when the schema is first used (by then the declaration that refers to itself is
- * initialised). Nesting is bounded by `max_depth`, so a hostile body fails with 400 `Depth` instead of exhausting the stack.
+ * initialised). Nesting is bounded by `max_depth`, so a hostile body fails with 400 `Depth` instead of exhausting the
+ * stack.
  * @example
  * interface Comment { text: string; replies?: Comment[] }
  * const Comment: Type<Comment, true> = schema({
@@ -68,7 +72,10 @@ export class LazyType<X extends Type<unknown, boolean>, R extends boolean> exten
   /** Prefer `field.lazy()`; throws `FW_ERR_VALIDATION_BAD_LIMIT` for a bad name or `max_depth`. */
   static of<X extends Type<unknown, boolean>>(get: () => X, options: LazyOptions): LazyType<X, false> {
     if (typeof options?.name !== 'string' || !COMPONENT_NAME.test(options.name)) {
-      throw ERR_VALIDATION_BAD_LIMIT(`lazy(${JSON.stringify(options?.name)})`, 'expected a name of letters, digits, ".", "-" or "_"')
+      throw ERR_VALIDATION_BAD_LIMIT(
+        `lazy(${JSON.stringify(options?.name)})`,
+        'expected a name of letters, digits, ".", "-" or "_"',
+      )
     }
     const max_depth = count_limit(`lazy(max_depth: ${options.max_depth})`, options.max_depth ?? 1000)
     return new LazyType<X, false>({ ...base_spec(undefined), get, name: options.name, max_depth })

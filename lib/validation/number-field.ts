@@ -12,13 +12,25 @@ export class NumberField<K extends 'integer' | 'number', R extends boolean> exte
   /** Fails with `Min` when the value is below `min` (default message `<field> must be at least <min>`). */
   min(min: number, message?: string): NumberField<K, R> {
     bound_limit(`min(${min})`, min)
-    return this.#bound(ValidationErrorCode.Min, message, (name) => `${name} must be at least ${min}`, (value) => value >= min, { minimum: min })
+    return this.#bound(
+      ValidationErrorCode.Min,
+      message,
+      (name) => `${name} must be at least ${min}`,
+      (value) => value >= min,
+      { minimum: min },
+    )
   }
 
   /** Fails with `Max` when the value is above `max` (default message `<field> must be at most <max>`). */
   max(max: number, message?: string): NumberField<K, R> {
     bound_limit(`max(${max})`, max)
-    return this.#bound(ValidationErrorCode.Max, message, (name) => `${name} must be at most ${max}`, (value) => value <= max, { maximum: max })
+    return this.#bound(
+      ValidationErrorCode.Max,
+      message,
+      (name) => `${name} must be at most ${max}`,
+      (value) => value <= max,
+      { maximum: max },
+    )
   }
 
   #bound(

@@ -1,9 +1,17 @@
-// Objects compiled to specialised code once, as Ajv does: each key read as a named property, scalar fields checked inline,
-// and no error path built until a field fails. Only keys and fixed codes are written into the source, each as a JSON
-// string literal; every other value (messages, defaults, tests, nested checks) is handed in as a constant.
+// Objects compiled to specialised code once, as Ajv does: each key read as a named property, scalar fields checked
+// inline, and no error path built until a field fails. Only keys and fixed codes are written into the source, each as a
+// JSON string literal; every other value (messages, defaults, tests, nested checks) is handed in as a constant.
 import { Field, type FieldKind } from './field.js'
 import { ValidationErrorCode, type ValidationError } from './validation-error.js'
-import { INVALID, required_message_of, rule_plans, type Check, type CompileOptions, type Slot, type Type } from './type.js'
+import {
+  INVALID,
+  required_message_of,
+  rule_plans,
+  type Check,
+  type CompileOptions,
+  type Slot,
+  type Type,
+} from './type.js'
 
 /** Pushes the errors of keys a strict object does not declare. */
 export type Refuse = (obj: Record<string, unknown>, at: string, errors: ValidationError[]) => void
@@ -13,7 +21,9 @@ export type Members = ReadonlyArray<{ readonly key: string; readonly type: Type<
 
 /** A string as a JSON literal that is safe anywhere in source, U+2028 and U+2029 included. */
 export function literal(text: string): string {
-  return JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 const TESTS = {
@@ -45,7 +55,8 @@ class Source {
 
   build(): Check {
     const head = this.#constants.map((_, i) => `const k${i} = k[${i}];`).join('\n')
-    const body = `"use strict";\nconst { hasOwn } = Object, { isSafeInteger, isFinite } = Number;\n${head}\n` +
+    const body =
+      `"use strict";\nconst { hasOwn } = Object, { isSafeInteger, isFinite } = Number;\n${head}\n` +
       `return function object_check(raw, at, errors) {\n${this.#lines.join('\n')}\n}`
     // The source holds keys and codes only as literals made by `literal()`.
     return new Function('k', 'INVALID', body)(this.#constants, INVALID) as Check
@@ -57,7 +68,13 @@ class Source {
  * `undefined` when a member's rule reads its siblings (`equals`, `check`) or code generation is off: the general path
  * (`validate_members`) handles those.
  */
-export function object_code(members: Members, slots: readonly Slot[], options: CompileOptions, type_message: string, refuse: Refuse | undefined): Check | undefined {
+export function object_code(
+  members: Members,
+  slots: readonly Slot[],
+  options: CompileOptions,
+  type_message: string,
+  refuse: Refuse | undefined,
+): Check | undefined {
   if (slots.some((s) => s.rules.some((r) => r.reads_values))) return undefined
   const src = new Source()
   src.add(
@@ -71,7 +88,10 @@ export function object_code(members: Members, slots: readonly Slot[], options: C
   src.add('if (errors.length > start) return INVALID', 'const out = {}')
   members.forEach((m, i) => {
     // A key named `__proto__` is defined, since assigning it would change the value's prototype.
-    const set = m.key === '__proto__' ? `Object.defineProperty(out, "__proto__", { value: v${i}, enumerable: true, writable: true, configurable: true })` : `out[${literal(m.key)}] = v${i}`
+    const set =
+      m.key === '__proto__'
+        ? `Object.defineProperty(out, "__proto__", { value: v${i}, enumerable: true, writable: true, configurable: true })`
+        : `out[${literal(m.key)}] = v${i}`
     src.add(`if (v${i} !== undefined) ${set}`)
   })
   src.add('return out')
@@ -85,7 +105,14 @@ export function object_code(members: Members, slots: readonly Slot[], options: C
 }
 
 /** The code of member `i`: read its key, check presence and value (inline for scalar fields), then its rules. */
-function member(src: Source, i: number, key: string, type: Type<unknown, boolean>, slot: Slot, options: CompileOptions): void {
+function member(
+  src: Source,
+  i: number,
+  key: string,
+  type: Type<unknown, boolean>,
+  slot: Slot,
+  options: CompileOptions,
+): void {
   const v = `v${i}`
   const k = literal(key)
   const path = `(at === "" ? ${k} : at + "/" + ${k})`
@@ -97,24 +124,45 @@ function member(src: Source, i: number, key: string, type: Type<unknown, boolean
   const none = src.constant(Object.freeze({}))
   src.add(`if (errors.length === e${i} && ${v} !== undefined && ${v} !== null && ${v} !== "") {`)
   rules.forEach((r, j) => {
-    src.add(`  ${j === 0 ? '' : 'else '}if (!${src.constant(r.test)}(${v}, ${none})) { ${src.error(path, r.code, r.message)}; ${v} = INVALID }`)
+    src.add(
+      `  ${j === 0 ? '' : 'else '}if (!${src.constant(r.test)}(${v}, ${none})) { ${src.error(path, r.code, r.message)}; ${v} = INVALID }`,
+    )
   })
   src.add('}')
 }
 
-/** A scalar field's presence, JSON type, coercion, transforms and required-but-empty check, as `Type.slot` compiles them. */
-function scalar(src: Source, v: string, path: string, key: string, field: Field<FieldKind, boolean>, options: CompileOptions): void {
+/**
+ * A scalar field's presence, JSON type, coercion, transforms and required-but-empty check, as `Type.slot` compiles
+ * them.
+ */
+function scalar(
+  src: Source,
+  v: string,
+  path: string,
+  key: string,
+  field: Field<FieldKind, boolean>,
+  options: CompileOptions,
+): void {
   const { required, nullable, has_default, default_value } = field.spec
   const plan = field.scalar(key, options)
   const missing = has_default
     ? `${v} = ${src.constant(default_value)}`
-    : required ? `${src.error(path, ValidationErrorCode.Required, required_message_of(field.spec, key))}; ${v} = INVALID` : `${v} = undefined`
-  src.add(`if (${v} === undefined${nullable ? '' : ` || ${v} === null`}) { ${missing} }`, `else${nullable ? ` if (${v} !== null)` : ''} {`)
+    : required
+      ? `${src.error(path, ValidationErrorCode.Required, required_message_of(field.spec, key))}; ${v} = INVALID`
+      : `${v} = undefined`
+  src.add(
+    `if (${v} === undefined${nullable ? '' : ` || ${v} === null`}) { ${missing} }`,
+    `else${nullable ? ` if (${v} !== null)` : ''} {`,
+  )
   if (plan.coerce !== undefined) src.add(`  if (typeof ${v} === "string") ${v} = ${src.constant(plan.coerce)}(${v})`)
-  src.add(`  if (!(${TESTS[plan.kind](v)})) { ${src.error(path, ValidationErrorCode.Type, plan.type_message)}; ${v} = INVALID }`)
+  src.add(
+    `  if (!(${TESTS[plan.kind](v)})) { ${src.error(path, ValidationErrorCode.Type, plan.type_message)}; ${v} = INVALID }`,
+  )
   const after = plan.transforms.map((t) => `${v} = ${src.constant(t)}(${v});`)
   if (required && plan.kind === 'string') {
-    after.push(`if (${v} === "") { ${src.error(path, ValidationErrorCode.Required, required_message_of(field.spec, key))}; ${v} = INVALID }`)
+    after.push(
+      `if (${v} === "") { ${src.error(path, ValidationErrorCode.Required, required_message_of(field.spec, key))}; ${v} = INVALID }`,
+    )
   }
   if (after.length > 0) src.add(`  else { ${after.join(' ')} }`)
   src.add('}')

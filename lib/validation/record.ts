@@ -1,6 +1,16 @@
 // Records: objects with keys not known in advance, each value of one type.
 import { ValidationErrorCode } from './validation-error.js'
-import { INVALID, MAX_ERRORS, Type, child_path, fail, type Check, type CompileOptions, type JsonSchema, type TypeSpec } from './type.js'
+import {
+  INVALID,
+  MAX_ERRORS,
+  Type,
+  child_path,
+  fail,
+  type Check,
+  type CompileOptions,
+  type JsonSchema,
+  type TypeSpec,
+} from './type.js'
 
 type ValueOf<V> = V extends Type<infer T, boolean> ? T : never
 
@@ -15,7 +25,10 @@ export interface RecordSpec extends TypeSpec {
  * @example
  * field.record(field.integer().min(0)) // { "apples": 3, "pears": 0 }
  */
-export class RecordType<V extends Type<unknown, boolean>, R extends boolean> extends Type<Record<string, ValueOf<V>>, R> {
+export class RecordType<V extends Type<unknown, boolean>, R extends boolean> extends Type<
+  Record<string, ValueOf<V>>,
+  R
+> {
   declare readonly spec: RecordSpec
 
   /** Prefer the `field.*` builders. */
@@ -27,7 +40,8 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
     const value = this.spec.value.compile(`${name} value`, options)
     const type_message = this.type_message(name, 'an object')
     return (raw, at, errors) => {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(errors, at, ValidationErrorCode.Type, type_message)
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        return fail(errors, at, ValidationErrorCode.Type, type_message)
       const start = errors.length
       const out: Record<string, unknown> = Object.create(null)
       for (const key of Object.keys(raw)) {

@@ -38,7 +38,10 @@ export interface RouteSchema {
   readonly deprecated?: boolean
   /** Leaves the route out of the OpenAPI document (static files, the document itself). */
   readonly hide?: boolean
-  /** `false`: the schemas only document the route, and the handler validates itself (to keep answers a schema cannot give). */
+  /**
+   * `false`: the schemas only document the route, and the handler validates itself (to keep answers a schema cannot
+   * give).
+   */
   readonly validate?: false
 }
 
@@ -46,8 +49,15 @@ export interface RouteSchema {
 export type ValidOf<O> = { [K in keyof O & InputPart]: Infer<O[K]> }
 
 type Validator = (value: unknown) => ValidationResult<unknown> | Promise<ValidationResult<unknown>>
-/** One part's validation: `check` when it is an fw type (synchronous, compiled), else a Standard Schema's `validate`. */
-interface PartCheck { readonly part: InputPart; readonly validate: Validator; readonly check: Check | undefined; readonly prefix: string }
+/**
+ * One part's validation: `check` when it is an fw type (synchronous, compiled), else a Standard Schema's `validate`.
+ */
+interface PartCheck {
+  readonly part: InputPart
+  readonly validate: Validator
+  readonly check: Check | undefined
+  readonly prefix: string
+}
 
 const PARTS: readonly InputPart[] = ['body', 'query', 'params', 'headers']
 
@@ -76,7 +86,9 @@ function compile_part(part: InputPart, schema: AnySchema): PartCheck {
   if (!is_standard(schema)) throw new TypeError(`the ${part} schema must be an fw schema or a Standard Schema`)
   const std = schema['~standard']
   const to_result = (r: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> =>
-    r.issues === undefined ? { ok: true, value: r.value } : { ok: false, errors: r.issues.map((i) => issue_error(prefix, i)) }
+    r.issues === undefined
+      ? { ok: true, value: r.value }
+      : { ok: false, errors: r.issues.map((i) => issue_error(prefix, i)) }
   const validate: Validator = (value) => {
     const r = std.validate(value)
     return r instanceof Promise ? r.then(to_result) : to_result(r)
@@ -86,17 +98,24 @@ function compile_part(part: InputPart, schema: AnySchema): PartCheck {
 
 function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationError {
   const keys = (issue.path ?? []).map((k) => String(typeof k === 'object' ? k.key : k))
-  return { field: [prefix, ...keys].filter((k) => k !== '').join('/'), code: ValidationErrorCode.Custom, message: issue.message }
+  return {
+    field: [prefix, ...keys].filter((k) => k !== '').join('/'),
+    code: ValidationErrorCode.Custom,
+    message: issue.message,
+  }
 }
 
 /**
- * Wraps `handler` with the validation of every part `schema` declares: an invalid request answers 400 `validation_failed`
+ * Wraps `handler` with the validation of every part `schema` declares: an invalid request answers 400
+ * `validation_failed`
  * with every part's errors, and the handler never runs; a valid one reaches it with `req.valid(part)` set. A refinement
  * that throws fails the request like a throwing handler (500, logged).
  */
 export function validated(schema: RouteSchema, handler: Handler): Handler {
   if (schema.validate === false) return handler
-  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) => compile_part(part, schema[part]!))
+  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) =>
+    compile_part(part, schema[part]!),
+  )
   if (checks.length === 0) return handler
   if (checks.every((c) => c.check !== undefined)) return compiled_then_handle(checks, handler)
   return function validate_then_handle(req, res) {
@@ -132,7 +151,13 @@ function compiled_then_handle(checks: readonly PartCheck[], handler: Handler): H
 }
 
 /** Answers 400 with every part's errors, or stores each part's valid value and runs the handler. */
-function finish(checks: readonly PartCheck[], done: readonly ValidationResult<unknown>[], req: Request, res: Response, handler: Handler): unknown {
+function finish(
+  checks: readonly PartCheck[],
+  done: readonly ValidationResult<unknown>[],
+  req: Request,
+  res: Response,
+  handler: Handler,
+): unknown {
   let errors: ValidationError[] | undefined
   for (const r of done) if (!r.ok) (errors ??= []).push(...r.errors)
   if (errors !== undefined) return void res.status(400).json(validation_body(errors))
@@ -143,7 +168,9 @@ function finish(checks: readonly PartCheck[], done: readonly ValidationResult<un
   return handler(req, res)
 }
 
-/** Whether `value` is a schema a route accepts (for documentation: a response entry may be a schema or a `ResponseDoc`). */
+/**
+ * Whether `value` is a schema a route accepts (for documentation: a response entry may be a schema or a `ResponseDoc`).
+ */
 export function is_schema(value: unknown): value is AnySchema {
   return value instanceof Type || is_standard(value)
 }

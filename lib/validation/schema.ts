@@ -1,10 +1,19 @@
-// Objects: a shape of fields declared once, compiled into one function, used to validate each value into a typed result.
+// Objects: a shape of fields declared once, compiled into one function, used to validate each value into a typed
+// result.
 import { ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'
 import { object_code, type Refuse } from './object-code.js'
 import { ValidationErrorCode, type ValidationError } from './validation-error.js'
 import {
-  INVALID, Type, base_spec, child_path, first_failure, type Check, type CompileOptions, type JsonSchema,
-  type RulePlan, type TypeSpec,
+  INVALID,
+  Type,
+  base_spec,
+  child_path,
+  first_failure,
+  type Check,
+  type CompileOptions,
+  type JsonSchema,
+  type RulePlan,
+  type TypeSpec,
 } from './type.js'
 
 /** The fields of an object, by name. */
@@ -14,7 +23,9 @@ type ValueOf<F> = F extends Type<infer T, boolean> ? T : never
 type RequiredKeys<S extends Shape> = { [N in keyof S]: S[N] extends Type<unknown, true> ? N : never }[keyof S]
 type Flatten<T> = { [N in keyof T]: T[N] }
 
-/** The value an object's `validate` returns on success: required fields always present, optional ones possibly absent. */
+/**
+ * The value an object's `validate` returns on success: required fields always present, optional ones possibly absent.
+ */
 export type Output<S extends Shape> = Flatten<
   { [N in RequiredKeys<S>]: ValueOf<S[N]> } & { [N in Exclude<keyof S, RequiredKeys<S>>]?: ValueOf<S[N]> }
 >
@@ -24,12 +35,21 @@ export type Output<S extends Shape> = Flatten<
  * @example
  * type RegisterBody = Infer<typeof RegisterBody> // { email: string; password: string; confirm: string }
  */
-export type Infer<T> = T extends Type<infer O, boolean>
-  ? O
-  : T extends { readonly '~standard': { readonly types?: infer X } } ? (NonNullable<X> extends { readonly output: infer O } ? O : unknown) : never
+export type Infer<T> =
+  T extends Type<infer O, boolean>
+    ? O
+    : T extends { readonly '~standard': { readonly types?: infer X } }
+      ? NonNullable<X> extends { readonly output: infer O }
+        ? O
+        : unknown
+      : never
 
 /** The error for a body that is not a JSON object (an array, `null`, a string, a number, or no body at all). */
-export const NOT_AN_OBJECT: ValidationError = Object.freeze({ field: '', code: ValidationErrorCode.Type, message: 'Expected JSON object' })
+export const NOT_AN_OBJECT: ValidationError = Object.freeze({
+  field: '',
+  code: ValidationErrorCode.Type,
+  message: 'Expected JSON object',
+})
 
 /** What an object declares. */
 export interface ObjectSpec extends TypeSpec {
@@ -48,20 +68,29 @@ interface Member {
 }
 
 /**
- * An object type. `validate` reports every failing field (in shape order; nested ones as `items/2/qty`), each with its first
- * failing rule. Keys the shape does not declare are left out of the value (or refused by `.strict()`); only own properties
+ * An object type. `validate` reports every failing field (in shape order; nested ones as `items/2/qty`), each with its
+ * first
+ * failing rule. Keys the shape does not declare are left out of the value (or refused by `.strict()`); only own
+ * properties
  * of the input are read, so `__proto__` and `constructor` keys never reach the value's prototype.
  */
 export class Schema<S extends Shape, R extends boolean = true> extends Type<Output<S>, R> {
   declare readonly spec: ObjectSpec
 
-  /** Prefer `schema()` and `field.object()`; throws `FW_ERR_VALIDATION_UNKNOWN_FIELD` when an `equals` names an undeclared field. */
+  /**
+   * Prefer `schema()` and `field.object()`; throws `FW_ERR_VALIDATION_UNKNOWN_FIELD` when an `equals` names an
+   * undeclared field.
+   */
   constructor(shape: S | ObjectSpec, spec?: TypeSpec) {
-    const full: ObjectSpec = spec === undefined ? (shape as ObjectSpec) : { ...spec, shape: shape as S, unknown: 'strip', unknown_message: undefined }
+    const full: ObjectSpec =
+      spec === undefined
+        ? (shape as ObjectSpec)
+        : { ...spec, shape: shape as S, unknown: 'strip', unknown_message: undefined }
     super(full)
     for (const [name, f] of Object.entries(full.shape)) {
       for (const rule of f.spec.rules) {
-        if (rule.references !== undefined && !Object.hasOwn(full.shape, rule.references)) throw ERR_VALIDATION_UNKNOWN_FIELD(name, rule.references)
+        if (rule.references !== undefined && !Object.hasOwn(full.shape, rule.references))
+          throw ERR_VALIDATION_UNKNOWN_FIELD(name, rule.references)
       }
     }
   }
@@ -93,7 +122,10 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
     const slots = declared.map(({ key, type }) => type.slot(key, options))
     const members: Member[] = declared.map(({ key }, i) => ({ key, plain: key !== '__proto__', ...slots[i]! }))
     const type_message = this.type_message(name, 'an object')
-    const refuse = this.spec.unknown === 'refuse' ? unknown_keys(new Set(members.map((m) => m.key)), this.spec.unknown_message) : undefined
+    const refuse =
+      this.spec.unknown === 'refuse'
+        ? unknown_keys(new Set(members.map((m) => m.key)), this.spec.unknown_message)
+        : undefined
     const code = object_code(declared, slots, options, type_message, refuse)
     if (code !== undefined) return code
     return (raw, at, errors) => {
@@ -122,16 +154,29 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
 function unknown_keys(known: ReadonlySet<string>, message: string | undefined): Refuse {
   return (obj, at, errors) => {
     for (const key of Object.keys(obj)) {
-      if (!known.has(key)) errors.push({ field: child_path(at, key), code: ValidationErrorCode.Unknown, message: message ?? `${key} is not allowed` })
+      if (!known.has(key))
+        errors.push({
+          field: child_path(at, key),
+          code: ValidationErrorCode.Unknown,
+          message: message ?? `${key} is not allowed`,
+        })
     }
   }
 }
 
 /**
- * Checks every member (types, nested values), then each valid member's rules with its siblings' values at hand, so a rule
- * such as `equals` sees later fields too. Errors stay in shape order: a member has either its check's errors or one rule's.
+ * Checks every member (types, nested values), then each valid member's rules with its siblings' values at hand, so a
+ * rule
+ * such as `equals` sees later fields too. Errors stay in shape order: a member has either its check's errors or one
+ * rule's.
  */
-function validate_members(members: readonly Member[], obj: Record<string, unknown>, at: string, errors: ValidationError[], refuse: Refuse | undefined): unknown {
+function validate_members(
+  members: readonly Member[],
+  obj: Record<string, unknown>,
+  at: string,
+  errors: ValidationError[],
+  refuse: Refuse | undefined,
+): unknown {
   const start = errors.length
   const n = members.length
   const got: unknown[] = new Array(n)
@@ -174,7 +219,12 @@ function sibling_values(members: readonly Member[], got: readonly unknown[]): Re
 }
 
 /** Inserts each member's rule error after the check errors of the members before it. */
-function merge_in_order(errors: ValidationError[], start: number, marks: readonly number[], late: readonly (ValidationError | undefined)[]): void {
+function merge_in_order(
+  errors: ValidationError[],
+  start: number,
+  marks: readonly number[],
+  late: readonly (ValidationError | undefined)[],
+): void {
   const checked = errors.splice(start)
   for (let i = 0; i < marks.length; i++) {
     const end = i + 1 < marks.length ? marks[i + 1]! : start + checked.length

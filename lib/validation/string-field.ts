@@ -8,7 +8,8 @@ import { count_limit } from './limits.js'
 import { ValidationErrorCode } from './validation-error.js'
 
 /**
- * A string field. Transforms (`trim`, `lowercase`) run before every rule, wherever they stand in the chain; rules run in the
+ * A string field. Transforms (`trim`, `lowercase`) run before every rule, wherever they stand in the chain; rules run
+ * in the
  * order declared and the first failing one is the field's error. Lengths count Unicode code points.
  * @example
  * field.string().required('email is required').trim().lowercase().email('invalid email format').max_length(120)
@@ -19,12 +20,16 @@ export class StringField<R extends boolean> extends Field<'string', R> {
     return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s: string) => s.trim()] })
   }
 
-  /** Lowercases the value (`String.prototype.toLowerCase`); meant for emails, where case carries no meaning in practice. */
+  /**
+   * Lowercases the value (`String.prototype.toLowerCase`); meant for emails, where case carries no meaning in practice.
+   */
   lowercase(): StringField<R> {
     return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s: string) => s.toLowerCase()] })
   }
 
-  /** Fails with `Email` unless the value passes `is_email` (default message `<field> must be a valid email address`). */
+  /**
+   * Fails with `Email` unless the value passes `is_email` (default message `<field> must be a valid email address`).
+   */
   email(message?: string): StringField<R> {
     return this.with_rule<StringField<R>>({
       code: ValidationErrorCode.Email,
@@ -41,7 +46,9 @@ export class StringField<R extends boolean> extends Field<'string', R> {
     return this.#format('uuid', is_uuid, message)
   }
 
-  /** Fails with `Format` unless the value is an absolute URI with a scheme (`https://example.com/x`, `urn:isbn:0451`). */
+  /**
+   * Fails with `Format` unless the value is an absolute URI with a scheme (`https://example.com/x`, `urn:isbn:0451`).
+   */
   uri(message?: string): StringField<R> {
     return this.#format('uri', is_uri, message)
   }
@@ -53,20 +60,38 @@ export class StringField<R extends boolean> extends Field<'string', R> {
 
   #format(format: string, test: (value: string) => boolean, message: string | undefined): StringField<R> {
     const default_message = (name: string): string => `${name} must be a valid ${format}`
-    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.Format, message, default_message, test, references: undefined, keywords: { format } })
+    return this.with_rule<StringField<R>>({
+      code: ValidationErrorCode.Format,
+      message,
+      default_message,
+      test,
+      references: undefined,
+      keywords: { format },
+    })
   }
 
   /** Fails with `MinLength` when the value has fewer than `min` code points. */
   min_length(min: number, message?: string): StringField<R> {
-    return this.#min(count_limit(`min_length(${min})`, min), message, (name) => `${name} must be at least ${min} characters`)
+    return this.#min(
+      count_limit(`min_length(${min})`, min),
+      message,
+      (name) => `${name} must be at least ${min} characters`,
+    )
   }
 
   /** Fails with `MaxLength` when the value has more than `max` code points. */
   max_length(max: number, message?: string): StringField<R> {
-    return this.#max(count_limit(`max_length(${max})`, max), message, (name) => `${name} must be at most ${max} characters`)
+    return this.#max(
+      count_limit(`max_length(${max})`, max),
+      message,
+      (name) => `${name} must be at most ${max} characters`,
+    )
   }
 
-  /** Fails with `MinLength` below `min` code points and `MaxLength` above `max` (default message `<field> must be <min> to <max> characters`). */
+  /**
+   * Fails with `MinLength` below `min` code points and `MaxLength` above `max` (default message `<field> must be <min>
+   * to <max> characters`).
+   */
   length(min: number, max: number, message?: string): StringField<R> {
     const call = `length(${min}, ${max})`
     count_limit(call, min)
@@ -79,13 +104,27 @@ export class StringField<R extends boolean> extends Field<'string', R> {
   #min(min: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
     const test = (value: string): boolean => code_point_length(value) >= min
     const keywords = { minLength: min }
-    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MinLength, message, default_message, test, references: undefined, keywords })
+    return this.with_rule<StringField<R>>({
+      code: ValidationErrorCode.MinLength,
+      message,
+      default_message,
+      test,
+      references: undefined,
+      keywords,
+    })
   }
 
   #max(max: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
     // The UTF-16 length bounds the code point count from above, so most values skip the count.
     const test = (value: string): boolean => value.length <= max || code_point_length(value) <= max
     const keywords = { maxLength: max }
-    return this.with_rule<StringField<R>>({ code: ValidationErrorCode.MaxLength, message, default_message, test, references: undefined, keywords })
+    return this.with_rule<StringField<R>>({
+      code: ValidationErrorCode.MaxLength,
+      message,
+      default_message,
+      test,
+      references: undefined,
+      keywords,
+    })
   }
 }

@@ -11,10 +11,16 @@ import type { StringField } from './string-field.js'
 import type { UnionType } from './union.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 
-/** The normalised values of the object being validated (`undefined` where missing or invalid), for rules that compare fields. */
+/**
+ * The normalised values of the object being validated (`undefined` where missing or invalid), for rules that compare
+ * fields.
+ */
 export type FieldValues = Readonly<Record<string, unknown>>
 
-/** A rule as declared: its code, its test, its message or the default one built from the field name, and its JSON Schema. */
+/**
+ * A rule as declared: its code, its test, its message or the default one built from the field name, and its JSON
+ * Schema.
+ */
 export interface Rule {
   readonly code: ValidationErrorCode
   readonly message: string | undefined
@@ -52,7 +58,16 @@ export interface TypeSpec {
 
 /** The spec of a new, optional type with no rules. */
 export function base_spec(type_message: string | undefined): TypeSpec {
-  return { required: false, required_message: undefined, type_message, nullable: false, has_default: false, default_value: undefined, description: undefined, rules: [] }
+  return {
+    required: false,
+    required_message: undefined,
+    type_message,
+    nullable: false,
+    has_default: false,
+    default_value: undefined,
+    description: undefined,
+    rules: [],
+  }
 }
 
 /** Returned by a compiled check for a value that failed (its errors are already pushed). */
@@ -61,7 +76,9 @@ export const INVALID: unique symbol = Symbol('fw.invalid')
 /** A compiled check of one value at path `at`: the normalised value, or `INVALID` after pushing errors. */
 export type Check = (raw: unknown, at: string, errors: ValidationError[]) => unknown
 
-/** How a type is compiled: `coerce` reads strings as numbers and booleans and single values as arrays (query, params). */
+/**
+ * How a type is compiled: `coerce` reads strings as numbers and booleans and single values as arrays (query, params).
+ */
 export interface CompileOptions {
   readonly coerce: boolean
 }
@@ -77,16 +94,27 @@ export const MAX_ERRORS = 100
 
 /** The same type `X` with presence `R`, so `required()` and `default()` keep the chain of the type's own class. */
 export type WithPresence<X, R extends boolean> =
-  X extends StringField<boolean> ? StringField<R>
-  : X extends NumberField<infer K, boolean> ? NumberField<K, R>
-  : X extends Field<infer K, boolean> ? Field<K, R>
-  : X extends Schema<infer S, boolean> ? Schema<S, R>
-  : X extends ArrayType<infer I, boolean> ? ArrayType<I, R>
-  : X extends LiteralType<infer V, boolean> ? LiteralType<V, R>
-  : X extends EnumType<infer V, boolean> ? EnumType<V, R>
-  : X extends UnionType<infer O, boolean> ? UnionType<O, R>
-  : X extends RecordType<infer V, boolean> ? RecordType<V, R>
-  : X extends Type<infer T, boolean> ? Type<T, R> : never
+  X extends StringField<boolean>
+    ? StringField<R>
+    : X extends NumberField<infer K, boolean>
+      ? NumberField<K, R>
+      : X extends Field<infer K, boolean>
+        ? Field<K, R>
+        : X extends Schema<infer S, boolean>
+          ? Schema<S, R>
+          : X extends ArrayType<infer I, boolean>
+            ? ArrayType<I, R>
+            : X extends LiteralType<infer V, boolean>
+              ? LiteralType<V, R>
+              : X extends EnumType<infer V, boolean>
+                ? EnumType<V, R>
+                : X extends UnionType<infer O, boolean>
+                  ? UnionType<O, R>
+                  : X extends RecordType<infer V, boolean>
+                    ? RecordType<V, R>
+                    : X extends Type<infer T, boolean>
+                      ? Type<T, R>
+                      : never
 
 declare const OUT: unique symbol
 declare const REQUIRED: unique symbol
@@ -147,11 +175,19 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   }
 
   /**
-   * Fails with `Custom` and `message` when `test` returns false; `values` holds the parent object's other fields. A test
+   * Fails with `Custom` and `message` when `test` returns false; `values` holds the parent object's other fields. A
+   * test
    * that throws fails the request with a 500 (logged), never the process.
    */
   check(test: (value: T, values: FieldValues) => boolean, message: string): this {
-    return this.with_rule({ code: ValidationErrorCode.Custom, message, default_message: () => message, test, references: undefined, reads_values: true })
+    return this.with_rule({
+      code: ValidationErrorCode.Custom,
+      message,
+      default_message: () => message,
+      test,
+      references: undefined,
+      reads_values: true,
+    })
   }
 
   /** The type message for a field named `name`. */
@@ -195,7 +231,8 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   }
 
   /**
-   * Validates a whole value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string values.
+   * Validates a whole value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string
+   * values.
    * A `schema()` reports a value that is not an object with `NOT_AN_OBJECT`.
    */
   validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<T> {
@@ -234,7 +271,9 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
     return out
   }
 
-  /** The Standard Schema interface: fw types validate (strictly, as a JSON body) inside any library that accepts one. */
+  /**
+   * The Standard Schema interface: fw types validate (strictly, as a JSON body) inside any library that accepts one.
+   */
   get '~standard'(): StandardSchemaV1.Props<unknown, T> {
     return {
       version: 1,
@@ -243,7 +282,9 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
         this.#standard ??= this.compile('value', { coerce: false })
         const result = run_check<T>(this.#standard, value)
         if (result.ok) return { value: result.value }
-        return { issues: result.errors.map((e) => ({ message: e.message, path: e.field === '' ? [] : e.field.split('/') })) }
+        return {
+          issues: result.errors.map((e) => ({ message: e.message, path: e.field === '' ? [] : e.field.split('/') })),
+        }
       },
     }
   }
@@ -277,7 +318,12 @@ export function rule_plans(spec: TypeSpec, name: string): RulePlan[] {
 }
 
 /** The first failing rule of a value; an empty value runs none. */
-export function first_failure(rules: readonly RulePlan[], value: unknown, values: FieldValues, at: string): ValidationError | undefined {
+export function first_failure(
+  rules: readonly RulePlan[],
+  value: unknown,
+  values: FieldValues,
+  at: string,
+): ValidationError | undefined {
   if (is_empty(value)) return undefined
   for (const rule of rules) {
     if (!rule.test(value as never, values)) return { field: at, code: rule.code, message: rule.message }
@@ -294,7 +340,12 @@ export function run_check<T>(check: Check, value: unknown, at = ''): ValidationR
 }
 
 /** Pushes one error and returns `INVALID`, the outcome of a failed check. */
-export function fail(errors: ValidationError[], field: string, code: ValidationErrorCode, message: string): typeof INVALID {
+export function fail(
+  errors: ValidationError[],
+  field: string,
+  code: ValidationErrorCode,
+  message: string,
+): typeof INVALID {
   errors.push({ field, code, message })
   return INVALID
 }

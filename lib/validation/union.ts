@@ -3,7 +3,16 @@ import { defineError } from '../errors.js'
 import { LiteralType } from './choice.js'
 import type { Schema, Shape } from './schema.js'
 import { ValidationErrorCode } from './validation-error.js'
-import { Type, base_spec, child_path, fail, type Check, type CompileOptions, type JsonSchema, type TypeSpec } from './type.js'
+import {
+  Type,
+  base_spec,
+  child_path,
+  fail,
+  type Check,
+  type CompileOptions,
+  type JsonSchema,
+  type TypeSpec,
+} from './type.js'
 
 /** A union option without a literal at the key, or two options with the same literal. */
 export const ERR_VALIDATION_BAD_UNION = defineError(
@@ -35,12 +44,19 @@ export class UnionType<O extends Schema<Shape, boolean>, R extends boolean> exte
     super(spec)
   }
 
-  /** Prefer `field.union()`; throws `FW_ERR_VALIDATION_BAD_UNION` when an option has no literal at `key` or repeats one. */
-  static of<O extends Schema<Shape, boolean>>(key: string, options: readonly Schema<Shape, boolean>[], message?: string): UnionType<O, false> {
+  /**
+   * Prefer `field.union()`; throws `FW_ERR_VALIDATION_BAD_UNION` when an option has no literal at `key` or repeats one.
+   */
+  static of<O extends Schema<Shape, boolean>>(
+    key: string,
+    options: readonly Schema<Shape, boolean>[],
+    message?: string,
+  ): UnionType<O, false> {
     const seen = new Set<unknown>()
     for (const o of options) {
       const tag = o.shape[key]
-      if (!(tag instanceof LiteralType)) throw ERR_VALIDATION_BAD_UNION(key, 'every option must declare it as field.literal()')
+      if (!(tag instanceof LiteralType))
+        throw ERR_VALIDATION_BAD_UNION(key, 'every option must declare it as field.literal()')
       if (seen.has(tag.value)) throw ERR_VALIDATION_BAD_UNION(key, `the tag ${JSON.stringify(tag.value)} appears twice`)
       seen.add(tag.value)
     }
@@ -50,12 +66,14 @@ export class UnionType<O extends Schema<Shape, boolean>, R extends boolean> exte
   protected compile_value(name: string, options: CompileOptions): Check {
     const { key } = this.spec
     const by_tag = new Map<unknown, Check>()
-    for (const o of this.spec.options) by_tag.set((o.shape[key] as LiteralType<string, boolean>).value, o.compile(name, options))
+    for (const o of this.spec.options)
+      by_tag.set((o.shape[key] as LiteralType<string, boolean>).value, o.compile(name, options))
     const type_message = this.type_message(name, 'an object')
     const tags = [...by_tag.keys()].map(String).join(', ')
     const tag_message = `${key} must be one of ${tags}`
     return (raw, at, errors) => {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(errors, at, ValidationErrorCode.Type, type_message)
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        return fail(errors, at, ValidationErrorCode.Type, type_message)
       const tag = Object.hasOwn(raw, key) ? (raw as Record<string, unknown>)[key] : undefined
       const option = by_tag.get(tag)
       if (option === undefined) return fail(errors, child_path(at, key), ValidationErrorCode.Enum, tag_message)

@@ -4,7 +4,9 @@ import type { ValidationError } from './validation-error.js'
 
 const VALIDATION_FAILED = httpCode('validation_failed')
 
-/** The 400 body for invalid input: `{ok:false, error:'validation_failed', message, errors:[{field, code, message}]}`. */
+/**
+ * The 400 body for invalid input: `{ok:false, error:'validation_failed', message, errors:[{field, code, message}]}`.
+ */
 export type ValidationBody = {
   ok: false
   error: typeof VALIDATION_FAILED
@@ -13,7 +15,8 @@ export type ValidationBody = {
 }
 
 /**
- * Builds the 400 body for `errors`; `message` defaults to the first error's message (`Validation failed` when there is none).
+ * Builds the 400 body for `errors`; `message` defaults to the first error's message (`Validation failed` when there is
+ * none).
  * @example
  * const result = RegisterBody.validate(req.json().raw)
  * if (!result.ok) return void res.status(400).json(validation_body(result.errors))

@@ -4,7 +4,8 @@
  * The code of a validation error, as the spec's `ValidationErrorCode`.
  * `Required`: missing, `null` or empty; `Type`: wrong JSON type (or the body is not an object);
  * `Email`, `MinLength`, `MaxLength`, `Min`, `Max`: the rule of that name; `Custom`: an `equals` or `check` rule;
- * `Format`: `uuid`, `uri` or `date_time`; `Enum`: not one of an enum's or literal's values; `Unknown`: a key a strict object refuses; `Depth`: a recursive
+ * `Format`: `uuid`, `uri` or `date_time`; `Enum`: not one of an enum's or literal's values; `Unknown`: a key a strict
+ * object refuses; `Depth`: a recursive
  * (`field.lazy`) value nested deeper than its `max_depth`.
  */
 export const ValidationErrorCode = {
@@ -25,7 +26,9 @@ export const ValidationErrorCode = {
 /** One of the `ValidationErrorCode` values. */
 export type ValidationErrorCode = (typeof ValidationErrorCode)[keyof typeof ValidationErrorCode]
 
-/** One failing field: its name (`''` for the body itself), the code of its first failing rule, and that rule's message. */
+/**
+ * One failing field: its name (`''` for the body itself), the code of its first failing rule, and that rule's message.
+ */
 export interface ValidationError {
   readonly field: string
   readonly code: ValidationErrorCode
@@ -34,5 +37,4 @@ export interface ValidationError {
 
 /** The outcome of `Schema.validate`: the typed value, or every field's error in schema order. */
 export type ValidationResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly errors: readonly ValidationError[] }
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly ValidationError[] }

@@ -43,7 +43,8 @@ export function frame_of(message: Outgoing): Frame {
   if (typeof message === 'string') return { data: message, binary: false }
   if (Buffer.isBuffer(message)) return { data: message, binary: true }
   if (message instanceof ArrayBuffer) return { data: Buffer.from(message), binary: true }
-  if (ArrayBuffer.isView(message)) return { data: Buffer.from(message.buffer, message.byteOffset, message.byteLength), binary: true }
+  if (ArrayBuffer.isView(message))
+    return { data: Buffer.from(message.buffer, message.byteOffset, message.byteLength), binary: true }
   return { data: JSON.stringify(message) ?? 'null', binary: false }
 }
 
@@ -94,7 +95,11 @@ export class WebSocketConnection {
     raw.on('close', (code, reason) => this.#gone(code, reason.toString()))
     raw.on('pong', () => (this.#alive = true))
     // ws reports protocol errors (oversized frame, invalid UTF-8) here, then closes with 1009 / 1007 itself.
-    raw.on('error', (err) => run_with_request_id(request.id(), () => log.logf('info', 'ws protocol error', 'id', this.id, 'reason', err.message)))
+    raw.on('error', (err) =>
+      run_with_request_id(request.id(), () =>
+        log.logf('info', 'ws protocol error', 'id', this.id, 'reason', err.message),
+      ),
+    )
     if (settings.heartbeat_ms > 0) this.#heartbeat = setInterval(() => this.#beat(), settings.heartbeat_ms).unref()
     if (settings.idle_timeout_ms > 0) this.#idle_after(settings.idle_timeout_ms)
   }
@@ -190,7 +195,9 @@ export class WebSocketConnection {
     return ++this.#window_count > limit.max_messages
   }
 
-  /** Checks for idleness when the wait may be over; a message since only moves the next check (no timer per message). */
+  /**
+   * Checks for idleness when the wait may be over; a message since only moves the next check (no timer per message).
+   */
   #idle_after(ms: number): void {
     this.#idle = setTimeout(() => {
       const left = this.#last_seen + this.#settings.idle_timeout_ms - Date.now()
@@ -225,7 +232,11 @@ export class WebSocketConnection {
 }
 
 /** @internal Calls each callback with `args`; a throw or a rejection fails the connection (1011, logged). */
-export function dispatch<A extends unknown[]>(conn: WebSocketConnection, fns: ReadonlyArray<(...args: A) => unknown>, ...args: A): void {
+export function dispatch<A extends unknown[]>(
+  conn: WebSocketConnection,
+  fns: ReadonlyArray<(...args: A) => unknown>,
+  ...args: A
+): void {
   for (const fn of fns) {
     try {
       const r = fn(...args)

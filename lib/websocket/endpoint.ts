@@ -35,9 +35,11 @@ export class WsEndpoint {
   gate(is_upgrade: (req: Request) => boolean): Middleware {
     const origins = this.settings.origins
     return (req, res, next) => {
-      if (!is_upgrade(req)) return void res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
+      if (!is_upgrade(req))
+        return void res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
       const origin = req.header('origin')
-      if (origins !== undefined && origin !== '' && !origins.has(origin)) return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')
+      if (origins !== undefined && origin !== '' && !origins.has(origin))
+        return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')
       return next()
     }
   }

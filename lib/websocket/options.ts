@@ -46,9 +46,13 @@ const MIB = 1024 * 1024
 
 function rate_limit_of(owner: string, value: unknown): WsRateLimit | undefined {
   if (value === undefined) return undefined
-  if (typeof value !== 'object' || value === null) throw ERR_WS_BAD_OPTION(owner, 'rate_limit', '{ max_messages, window_ms }', value)
+  if (typeof value !== 'object' || value === null)
+    throw ERR_WS_BAD_OPTION(owner, 'rate_limit', '{ max_messages, window_ms }', value)
   const r = value as Record<string, unknown>
-  return { max_messages: check.int(owner, 'rate_limit.max_messages', r.max_messages, 1), window_ms: check.int(owner, 'rate_limit.window_ms', r.window_ms, 1) }
+  return {
+    max_messages: check.int(owner, 'rate_limit.max_messages', r.max_messages, 1),
+    window_ms: check.int(owner, 'rate_limit.window_ms', r.window_ms, 1),
+  }
 }
 
 function origins_of(owner: string, value: unknown): ReadonlySet<string> | undefined {
@@ -63,7 +67,8 @@ function origins_of(owner: string, value: unknown): ReadonlySet<string> | undefi
 export function ws_settings(owner: string, options: WsOptions = {}): WsSettings {
   const o = options as Record<string, unknown>
   const backpressure = o.on_backpressure ?? 'close'
-  if (backpressure !== 'close' && backpressure !== 'drop') throw ERR_WS_BAD_OPTION(owner, 'on_backpressure', "'close' or 'drop'", backpressure)
+  if (backpressure !== 'close' && backpressure !== 'drop')
+    throw ERR_WS_BAD_OPTION(owner, 'on_backpressure', "'close' or 'drop'", backpressure)
   const deflate = check.bool(owner, 'per_message_deflate', o.per_message_deflate ?? false)
   return {
     max_payload: check.int(owner, 'max_payload', o.max_payload ?? MIB, 1),

@@ -1,4 +1,5 @@
-// What carries room broadcasts between instances: any pub/sub (fw/redis has RedisRoomBus). Without one, rooms are local.
+// What carries room broadcasts between instances: any pub/sub (fw/redis has RedisRoomBus). Without one, rooms are
+// local.
 
 /** A broadcast as it travels between instances. */
 export interface BusMessage {

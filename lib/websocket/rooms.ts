@@ -1,6 +1,13 @@
 // Rooms: named sets of connections of this instance, and broadcast to them here and, through a RoomBus, everywhere.
 import { logger } from '../log/index.js'
-import { encoded, frame_of, type Frame, type Outgoing, type RoomMembership, type WebSocketConnection } from './connection.js'
+import {
+  encoded,
+  frame_of,
+  type Frame,
+  type Outgoing,
+  type RoomMembership,
+  type WebSocketConnection,
+} from './connection.js'
 import type { BusMessage, RoomBus } from './room-bus.js'
 
 /** Options of `rooms.broadcast`. */
@@ -88,7 +95,11 @@ export class Rooms implements RoomMembership {
   #publish(bus: RoomBus, message: BusMessage): void {
     try {
       const r = bus.publish(message)
-      if (r instanceof Promise) r.then(() => this.#bus_state(undefined), (err: unknown) => this.#bus_state(err))
+      if (r instanceof Promise)
+        r.then(
+          () => this.#bus_state(undefined),
+          (err: unknown) => this.#bus_state(err),
+        )
     } catch (err) {
       this.#bus_state(err)
     }
@@ -96,7 +107,8 @@ export class Rooms implements RoomMembership {
 
   /** Logs an outage when it starts and when it ends, not once per broadcast. */
   #bus_state(err: unknown): void {
-    if (err !== undefined && !this.#bus_down) log.logf('error', 'room bus unavailable, broadcasting to this instance only', 'err', err)
+    if (err !== undefined && !this.#bus_down)
+      log.logf('error', 'room bus unavailable, broadcasting to this instance only', 'err', err)
     else if (err === undefined && this.#bus_down) log.logf('info', 'room bus available again')
     this.#bus_down = err !== undefined
   }

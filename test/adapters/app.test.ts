@@ -34,43 +34,50 @@ t.test('App.listen', async (t) => {
 })
 
 t.test('App.close', async (t) => {
-  t.test('lets an in-flight request finish, refuses new connections, runs on_close hooks and resolves wait', async (t) => {
-    const arrived = gate()
-    const release = gate()
-    const log: string[] = []
-    const { app, port } = await listening(t, (app) => {
-      app.get('/slow', async (_req, res) => {
-        arrived.open()
-        await release.promise
-        res.json('ok', true)
+  t.test(
+    'lets an in-flight request finish, refuses new connections, runs on_close hooks and resolves wait',
+    async (t) => {
+      const arrived = gate()
+      const release = gate()
+      const log: string[] = []
+      const { app, port } = await listening(t, (app) => {
+        app.get('/slow', async (_req, res) => {
+          arrived.open()
+          await release.promise
+          res.json('ok', true)
+        })
+        app.on_close(() => void log.push('first registered'))
+        app.on_close(async () => void log.push('last registered'))
       })
-      app.on_close(() => void log.push('first registered'))
-      app.on_close(async () => void log.push('last registered'))
-    })
-    let waited = false
-    void app.wait().then(() => (waited = true))
-    const slow = send(port, { path: '/slow' })
-    await arrived.promise
-    const closing = app.close()
-    t.equal(app.close(), closing)
-    await t.rejects(send(port, { path: '/slow' }), { code: 'ECONNREFUSED' })
-    t.same([log, waited], [[], false])
-    release.open()
-    const r = await slow
-    t.same([r.status, JSON.parse(r.body)], [200, { ok: true }])
-    await closing
-    await app.wait()
-    t.same([log, waited], [['last registered', 'first registered'], true])
-  })
+      let waited = false
+      void app.wait().then(() => (waited = true))
+      const slow = send(port, { path: '/slow' })
+      await arrived.promise
+      const closing = app.close()
+      t.equal(app.close(), closing)
+      await t.rejects(send(port, { path: '/slow' }), { code: 'ECONNREFUSED' })
+      t.same([log, waited], [[], false])
+      release.open()
+      const r = await slow
+      t.same([r.status, JSON.parse(r.body)], [200, { ok: true }])
+      await closing
+      await app.wait()
+      t.same([log, waited], [['last registered', 'first registered'], true])
+    },
+  )
 
   t.test('cuts a request that never ends after close_timeout_ms', async (t) => {
     const arrived = gate()
-    const { app, port } = await listening(t, (app) => {
-      app.get('/never', async () => {
-        arrived.open()
-        await new Promise(() => {})
-      })
-    }, { close_timeout_ms: 100 })
+    const { app, port } = await listening(
+      t,
+      (app) => {
+        app.get('/never', async () => {
+          arrived.open()
+          await new Promise(() => {})
+        })
+      },
+      { close_timeout_ms: 100 },
+    )
     const never = send(port, { path: '/never' })
     await arrived.promise
     const started = performance.now()
@@ -102,12 +109,13 @@ t.test('App.run', async (t) => {
     let err = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
     child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-    const until = (text: string | RegExp) => new Promise<void>((resolve, reject) => {
-      const check = (): void => void ((typeof text === 'string' ? out.includes(text) : text.test(out)) && resolve())
-      child.stdout.on('data', check)
-      check()
-      child.once('exit', () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${err}`)))
-    })
+    const until = (text: string | RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => void ((typeof text === 'string' ? out.includes(text) : text.test(out)) && resolve())
+        child.stdout.on('data', check)
+        check()
+        child.once('exit', () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${err}`)))
+      })
     // Fastify's own `Server listening at` line may come first, in the same chunk or not.
     await until(/listening on http:\/\/127\.0\.0\.1:\d+\n/)
     const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1])
@@ -128,13 +136,20 @@ t.test('App configuration', async (t) => {
     with_env(t, { FW_BODY_LIMIT: '4' })
     const app = build(t, (app) => app.post('/x', (req, res) => void res.text(req.body())), { body_limit: 1000 })
     t.equal(app.config.body_limit, 4)
-    const r = await app.inject({ method: 'POST', url: '/x', payload: '12345', headers: { 'content-type': 'text/plain' } })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/x',
+      payload: '12345',
+      headers: { 'content-type': 'text/plain' },
+    })
     t.equal(r.statusCode, 413)
   })
 
   t.test('takes FW_TRUST_PROXY from the environment over the option', async (t) => {
     with_env(t, { FW_TRUST_PROXY: '127.0.0.1' })
-    const { port } = await listening(t, (app) => app.get('/ip', (req, res) => void res.text(req.ip())), { trust_proxy: false })
+    const { port } = await listening(t, (app) => app.get('/ip', (req, res) => void res.text(req.ip())), {
+      trust_proxy: false,
+    })
     t.equal((await send(port, { path: '/ip', headers: { 'x-forwarded-for': '203.0.113.7' } })).body, '203.0.113.7')
   })
 
@@ -149,7 +164,11 @@ t.test('App configuration', async (t) => {
     const cases: Array<[string, string, string]> = [
       ['FW_PORT', 'eighty', 'FW_PORT must be an integer from 0 to 65535; got "eighty"'],
       ['FW_BODY_LIMIT', '-1', 'FW_BODY_LIMIT must be an integer >= 0; got "-1"'],
-      ['FW_TRUST_PROXY', 'my-proxy', 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas; got "my-proxy"'],
+      [
+        'FW_TRUST_PROXY',
+        'my-proxy',
+        'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas; got "my-proxy"',
+      ],
     ]
     for (const [name, value, message] of cases) {
       t.test(name, async (t) => {

@@ -8,8 +8,22 @@ import { send } from '../helpers/http.js'
 const FORWARDED = { 'x-forwarded-for': '203.0.113.7' }
 const REAL = { 'x-real-ip': '198.51.100.9' }
 
-function host(peer: string, headers: Record<string, string>, ip = peer): HostRequest & { socket: { remoteAddress: string } } {
-  return { id: '1', method: 'GET', url: '/', headers, params: {}, query: {}, body: undefined, ip, socket: { remoteAddress: peer } }
+function host(
+  peer: string,
+  headers: Record<string, string>,
+  ip = peer,
+): HostRequest & { socket: { remoteAddress: string } } {
+  return {
+    id: '1',
+    method: 'GET',
+    url: '/',
+    headers,
+    params: {},
+    query: {},
+    body: undefined,
+    ip,
+    socket: { remoteAddress: peer },
+  }
 }
 
 t.test('ip_resolver', async (t) => {
@@ -19,14 +33,17 @@ t.test('ip_resolver', async (t) => {
     }
   })
 
-  t.test('honours X-Real-IP only from a trusted peer, only when it is an address and X-Forwarded-For is absent', async (t) => {
-    const resolve = ip_resolver(['10.0.0.0/8'])
-    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': ' 198.51.100.9 ' })), '198.51.100.9')
-    t.equal(resolve(host('192.0.2.1', { ...REAL })), '192.0.2.1')
-    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': 'not-an-ip' })), '10.0.0.1')
-    t.equal(resolve(host('10.0.0.1', { ...REAL, ...FORWARDED }, '203.0.113.7')), '203.0.113.7')
-    t.equal(ip_resolver(true)(host('192.0.2.1', { ...REAL })), '198.51.100.9')
-  })
+  t.test(
+    'honours X-Real-IP only from a trusted peer, only when it is an address and X-Forwarded-For is absent',
+    async (t) => {
+      const resolve = ip_resolver(['10.0.0.0/8'])
+      t.equal(resolve(host('10.0.0.1', { 'x-real-ip': ' 198.51.100.9 ' })), '198.51.100.9')
+      t.equal(resolve(host('192.0.2.1', { ...REAL })), '192.0.2.1')
+      t.equal(resolve(host('10.0.0.1', { 'x-real-ip': 'not-an-ip' })), '10.0.0.1')
+      t.equal(resolve(host('10.0.0.1', { ...REAL, ...FORWARDED }, '203.0.113.7')), '203.0.113.7')
+      t.equal(ip_resolver(true)(host('192.0.2.1', { ...REAL })), '198.51.100.9')
+    },
+  )
 })
 
 t.test('Request.ip with trust_proxy', async (t) => {
@@ -35,7 +52,8 @@ t.test('Request.ip with trust_proxy', async (t) => {
 
   t.test('ignores X-Forwarded-For and X-Real-IP when no proxy is trusted', async (t) => {
     const { port } = await listening(t, setup)
-    for (const headers of [{}, FORWARDED, REAL, { ...FORWARDED, ...REAL }]) t.equal(await ip(port, headers), '127.0.0.1', JSON.stringify(headers))
+    for (const headers of [{}, FORWARDED, REAL, { ...FORWARDED, ...REAL }])
+      t.equal(await ip(port, headers), '127.0.0.1', JSON.stringify(headers))
   })
 
   t.test('ignores them when the peer is not the trusted proxy', async (t) => {

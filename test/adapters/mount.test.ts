@@ -7,10 +7,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
 
 t.test('mount request ids', async (t) => {
-  const { app, port } = await listening(t, (app) => {
-    app.get('/id', (req, res) => void res.text(req.id()))
-    app.post('/id', (req, res) => void res.text(req.id()))
-  }, { body_limit: 4 })
+  const { app, port } = await listening(
+    t,
+    (app) => {
+      app.get('/id', (req, res) => void res.text(req.id()))
+      app.post('/id', (req, res) => void res.text(req.id()))
+    },
+    { body_limit: 4 },
+  )
 
   t.test('echoes a valid incoming x-request-id and gives the handler the same id', async (t) => {
     const r = await send(port, { path: '/id', headers: { 'x-request-id': 'trace-42' } })
@@ -29,7 +33,10 @@ t.test('mount request ids', async (t) => {
     const r = await app.inject({ url: '/id', headers: { 'x-request-id': 'a\rb' } })
     t.match(r.headers['x-request-id'], UUID)
     t.equal(r.body, r.headers['x-request-id'])
-    const folded = await raw(port, 'GET /id HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\n evil: 1\r\nConnection: close\r\n\r\n')
+    const folded = await raw(
+      port,
+      'GET /id HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\n evil: 1\r\nConnection: close\r\n\r\n',
+    )
     t.equal(folded.status, 400)
     t.equal(folded.headers['evil'], undefined)
   })
@@ -37,7 +44,12 @@ t.test('mount request ids', async (t) => {
   t.test('puts the id on 404s and on answers made before the chain (413)', async (t) => {
     const nf = await send(port, { path: '/nope', headers: { 'x-request-id': 'nf-1' } })
     t.same([nf.status, nf.headers['x-request-id']], [404, 'nf-1'])
-    const big = await send(port, { method: 'POST', path: '/id', headers: { 'x-request-id': 'big-1', 'content-type': 'text/plain' }, body: '12345' })
+    const big = await send(port, {
+      method: 'POST',
+      path: '/id',
+      headers: { 'x-request-id': 'big-1', 'content-type': 'text/plain' },
+      body: '12345',
+    })
     t.same([big.status, big.headers['x-request-id'], JSON.parse(big.body)], [413, 'big-1', TOO_LARGE])
   })
 
@@ -53,14 +65,21 @@ t.test('mount request ids', async (t) => {
 
 t.test('mount body limits', async (t) => {
   const seen: string[] = []
-  const { port } = await listening(t, (app) => {
-    app.post('/echo', (req, res) => {
-      seen.push(req.body())
-      res.json('len', req.body().length)
-    })
-  }, { body_limit: 16 })
+  const { port } = await listening(
+    t,
+    (app) => {
+      app.post('/echo', (req, res) => {
+        seen.push(req.body())
+        res.json('len', req.body().length)
+      })
+    },
+    { body_limit: 16 },
+  )
   const post = (head: string, body: string) =>
-    raw(port, `POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: text/plain\r\n${head}\r\n\r\n${body}`)
+    raw(
+      port,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: text/plain\r\n${head}\r\n\r\n${body}`,
+    )
 
   t.test('accepts a body at the limit', async (t) => {
     const r = await post('Content-Length: 16', '0123456789abcdef')
@@ -69,7 +88,10 @@ t.test('mount body limits', async (t) => {
 
   t.test('answers 413 payload_too_large for a Content-Length over the limit', async (t) => {
     const r = await post('Content-Length: 17', '0123456789abcdefg')
-    t.same([r.status, r.headers['content-type'], JSON.parse(r.body)], [413, 'application/json; charset=utf-8', TOO_LARGE])
+    t.same(
+      [r.status, r.headers['content-type'], JSON.parse(r.body)],
+      [413, 'application/json; charset=utf-8', TOO_LARGE],
+    )
   })
 
   t.test('answers 413 before the body arrives when Content-Length claims more than the limit', async (t) => {
@@ -101,17 +123,22 @@ t.test('mount body limits', async (t) => {
 t.test('mount errors', async (t) => {
   t.test('keep the server serving after a handler fails', async (t) => {
     const { port } = await listening(t, (app) => {
-      app.get('/boom', () => { throw new Error('boom') })
+      app.get('/boom', () => {
+        throw new Error('boom')
+      })
       app.get('/ok', (_req, res) => void res.text('ok'))
     })
     for (let i = 0; i < 3; i++) {
       const boom = await send(port, { path: '/boom' })
-      t.same([boom.status, JSON.parse(boom.body)], [500, { ok: false, error: 'internal_error', message: 'Internal Server Error' }])
+      t.same(
+        [boom.status, JSON.parse(boom.body)],
+        [500, { ok: false, error: 'internal_error', message: 'Internal Server Error' }],
+      )
       t.equal((await send(port, { path: '/ok' })).body, 'ok')
     }
   })
 
-  t.test('drop the failed body\'s cookies and caching headers but keep the middleware\'s', async (t) => {
+  t.test("drop the failed body's cookies and caching headers but keep the middleware's", async (t) => {
     const app = build(t, (app) => {
       app.use(async (_req, res, next) => {
         res.header('X-Frame-Options', 'DENY')
@@ -156,21 +183,25 @@ t.test('mount errors', async (t) => {
   })
 })
 
-t.test('answers made before the chain still run the route\'s middleware', async (t) => {
+t.test("answers made before the chain still run the route's middleware", async (t) => {
   const ORIGIN = 'http://app.test'
   let handled = 0
   const ran: string[] = []
-  const { port } = await listening(t, (app) => {
-    app.use(fw.middleware.app.adapt_ctx(fw.middleware.security.cors({ origins: [ORIGIN] })))
-    app.use((req, res, next) => {
-      ran.push(`${req.method()} ${req.path()} body=${req.body().length}`)
-      res.header('x-outer', 'ran')
-      return next()
-    })
-    app.use('/admin', (_req, res) => void res.error(401, 'missing_api_key', 'API key required'))
-    app.post('/upload', (_req, res) => void res.json('handled', ++handled))
-    app.post('/admin/upload', (_req, res) => void res.json('handled', ++handled))
-  }, { body_limit: 16 })
+  const { port } = await listening(
+    t,
+    (app) => {
+      app.use(fw.middleware.app.adapt_ctx(fw.middleware.security.cors({ origins: [ORIGIN] })))
+      app.use((req, res, next) => {
+        ran.push(`${req.method()} ${req.path()} body=${req.body().length}`)
+        res.header('x-outer', 'ran')
+        return next()
+      })
+      app.use('/admin', (_req, res) => void res.error(401, 'missing_api_key', 'API key required'))
+      app.post('/upload', (_req, res) => void res.json('handled', ++handled))
+      app.post('/admin/upload', (_req, res) => void res.json('handled', ++handled))
+    },
+    { body_limit: 16 },
+  )
   const big = 'x'.repeat(64)
   const headers = { origin: ORIGIN, 'content-type': 'text/plain', 'x-request-id': 'up-1' }
 
@@ -181,7 +212,11 @@ t.test('answers made before the chain still run the route\'s middleware', async 
   t.same(ran, ['POST /upload body=0'], 'middleware saw no body')
 
   const admin = await send(port, { method: 'POST', path: '/admin/upload', headers, body: big })
-  t.same([admin.status, JSON.parse(admin.body).error], [401, 'missing_api_key'], 'middleware that answers first wins, as for any request')
+  t.same(
+    [admin.status, JSON.parse(admin.body).error],
+    [401, 'missing_api_key'],
+    'middleware that answers first wins, as for any request',
+  )
   t.equal(handled, 0, 'no handler ran')
 
   const ok = await send(port, { method: 'POST', path: '/upload', headers, body: 'small' })

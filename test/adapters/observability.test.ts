@@ -24,9 +24,16 @@ t.test('App.metrics', async (t) => {
     t.match(r.headers['content-type'], /^text\/plain/)
     t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 1000)
     t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="(unmatched)",status="404"}'), 2)
-    t.equal(series(r.body, 'fw_http_request_duration_seconds_count{method="GET",route="/users/{id}",status="200"}'), 1000)
+    t.equal(
+      series(r.body, 'fw_http_request_duration_seconds_count{method="GET",route="/users/{id}",status="200"}'),
+      1000,
+    )
     t.notMatch(r.body, /users\/\d/, 'no raw URL is a label')
-    t.equal(r.body.split('\n').filter((l) => l.startsWith('fw_http_requests_total{')).length, 2, 'series stay those of the templates')
+    t.equal(
+      r.body.split('\n').filter((l) => l.startsWith('fw_http_requests_total{')).length,
+      2,
+      'series stay those of the templates',
+    )
     t.equal(series(r.body, 'fw_http_requests_in_flight'), 1, 'the scrape itself is in flight')
     t.match(r.body, /nodejs_eventloop_lag_seconds /)
     t.match(r.body, /process_cpu_user_seconds_total /)
@@ -46,7 +53,13 @@ t.test('App.metrics', async (t) => {
   })
 
   t.test('serves the metrics behind their own middleware', async (t) => {
-    const app = build(t, (app) => app.metrics({ middleware: [(req, res, next) => (req.header('x-key') === 'k' ? next() : void res.error(403, 'forbidden', 'no'))] }))
+    const app = build(t, (app) =>
+      app.metrics({
+        middleware: [
+          (req, res, next) => (req.header('x-key') === 'k' ? next() : void res.error(403, 'forbidden', 'no')),
+        ],
+      }),
+    )
     t.equal((await app.inject('/metrics')).statusCode, 403)
     t.equal((await app.inject({ url: '/metrics', headers: { 'x-key': 'k' } })).statusCode, 200)
   })
@@ -64,13 +77,29 @@ t.test('App.health', async (t) => {
   })
 
   t.test('answers 503 not_ready when a check fails or hangs past its timeout', async (t) => {
-    const app = build(t, (app) => app.health({ timeout_ms: 50, checks: { hangs: () => new Promise(() => {}), fails: () => { throw new Error('db down') }, fine: () => 1 } }))
+    const app = build(t, (app) =>
+      app.health({
+        timeout_ms: 50,
+        checks: {
+          hangs: () => new Promise(() => {}),
+          fails: () => {
+            throw new Error('db down')
+          },
+          fine: () => 1,
+        },
+      }),
+    )
     const started = Date.now()
     const r = await app.inject('/ready')
     t.ok(Date.now() - started < 2000, 'the hanging check is bounded by its timeout')
     t.equal(r.statusCode, 503)
     t.equal(r.headers['cache-control'], 'no-store')
-    t.same(r.json(), { ok: false, error: 'not_ready', status: 'failing', checks: { hangs: 'timeout', fails: 'db down', fine: 'ok' } })
+    t.same(r.json(), {
+      ok: false,
+      error: 'not_ready',
+      status: 'failing',
+      checks: { hangs: 'timeout', fails: 'db down', fine: 'ok' },
+    })
   })
 
   t.test('turns readiness to 503 draining while close() waits for in-flight requests', async (t) => {

@@ -22,10 +22,23 @@ t.test('fw_plugin', async (t) => {
     res.header('x-fw-admin', '1')
     await next()
   })
-  app.get('/hello', (req, res) => void res.json('ok', true, 'path', req.path(), 'host_name', (req.raw as unknown as { server: { host_name: string } }).server.host_name))
+  app.get(
+    '/hello',
+    (req, res) =>
+      void res.json(
+        'ok',
+        true,
+        'path',
+        req.path(),
+        'host_name',
+        (req.raw as unknown as { server: { host_name: string } }).server.host_name,
+      ),
+  )
   app.get('/admin/{id}', (req, res) => void res.json('id', req.param('id')))
   app.post('/echo', (req, res) => void res.json('body', req.body(), 'is_object', req.json().is_object()))
-  app.get('/boom', () => { throw new Error('fw boom') })
+  app.get('/boom', () => {
+    throw new Error('fw boom')
+  })
   app.on_close(() => void closed.push('fw'))
 
   const host = Fastify()
@@ -34,12 +47,18 @@ t.test('fw_plugin', async (t) => {
   host.get('/legacy', async () => ({ legacy: true }))
   host.post('/legacy', async (req) => ({ got: req.body }))
   host.get('/admin/x', async () => ({ host_admin: true }))
-  host.get('/host-boom', async () => { throw new Error('host boom') })
+  host.get('/host-boom', async () => {
+    throw new Error('host boom')
+  })
   await host.register(fw_plugin, { app, prefix: '/fw' })
   t.teardown(() => host.close())
 
   const inject = (method: 'GET' | 'POST', url: string, payload?: string) =>
-    host.inject({ method, url, ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }) })
+    host.inject({
+      method,
+      url,
+      ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }),
+    })
 
   t.test('answers fw routes under the prefix with fw middleware, the host hook and the host decorators', async (t) => {
     const r = await inject('GET', '/fw/hello')
@@ -63,23 +82,38 @@ t.test('fw_plugin', async (t) => {
 
   t.test('answers fw 404 and 500 bodies under the prefix', async (t) => {
     const nf = await inject('GET', '/fw/nope')
-    t.same([nf.statusCode, nf.headers['x-fw'], nf.json()], [404, 'global', { ok: false, error: 'not_found', message: 'Route not found' }])
+    t.same(
+      [nf.statusCode, nf.headers['x-fw'], nf.json()],
+      [404, 'global', { ok: false, error: 'not_found', message: 'Route not found' }],
+    )
     const boom = await inject('GET', '/fw/boom')
-    t.same([boom.statusCode, boom.json()], [500, { ok: false, error: 'internal_error', message: 'Internal Server Error' }])
+    t.same(
+      [boom.statusCode, boom.json()],
+      [500, { ok: false, error: 'internal_error', message: 'Internal Server Error' }],
+    )
   })
 
   t.test('leaves the host routes to the host: no fw middleware, parser, 404 or error handler', async (t) => {
     const legacy = await inject('GET', '/legacy')
-    t.same([legacy.statusCode, legacy.headers['x-fw'], legacy.headers['x-host-hook'], legacy.json()], [200, undefined, '1', { legacy: true }])
+    t.same(
+      [legacy.statusCode, legacy.headers['x-fw'], legacy.headers['x-host-hook'], legacy.json()],
+      [200, undefined, '1', { legacy: true }],
+    )
     const admin = await inject('GET', '/admin/x')
     t.same([admin.headers['x-fw-admin'], admin.json()], [undefined, { host_admin: true }])
     t.same((await inject('POST', '/legacy', '{"a":1}')).json(), { got: { a: 1 } })
     const bad = await inject('POST', '/legacy', '{"a":')
     t.same([bad.statusCode, bad.json().code], [400, 'FST_ERR_CTP_INVALID_JSON_BODY'])
     const nf = await inject('GET', '/nope')
-    t.same([nf.statusCode, nf.headers['x-fw'], nf.json()], [404, undefined, { message: 'Route GET:/nope not found', error: 'Not Found', statusCode: 404 }])
+    t.same(
+      [nf.statusCode, nf.headers['x-fw'], nf.json()],
+      [404, undefined, { message: 'Route GET:/nope not found', error: 'Not Found', statusCode: 404 }],
+    )
     const boom = await inject('GET', '/host-boom')
-    t.same([boom.statusCode, boom.json()], [500, { statusCode: 500, error: 'Internal Server Error', message: 'host boom' }])
+    t.same(
+      [boom.statusCode, boom.json()],
+      [500, { statusCode: 500, error: 'Internal Server Error', message: 'host boom' }],
+    )
   })
 
   t.test('runs the app on_close hooks when the host closes', async (t) => {
@@ -93,17 +127,28 @@ t.test('fw_plugin settings in a host', async (t) => {
   const app = new App({ body_limit: 200, trust_proxy: true, request_id: true, access_log: 'info' })
   app.post('/len', (req, res) => res.json('bytes', req.bytes().length, 'ip', req.ip()))
   app.post('/form', (req, res) => res.json('form', req.form()))
-  app.post('/files', async (req, res) => res.json('files', (await req.multipart().save()).files.map((f) => f.size)))
+  app.post('/files', async (req, res) =>
+    res.json(
+      'files',
+      (await req.multipart().save()).files.map((f) => f.size),
+    ),
+  )
   app.get('/boom', () => {
     throw new Error('fw boom')
   })
   const host = Fastify({ bodyLimit: 10, trustProxy: false, genReqId: () => 'host-id' })
   host.post('/host-len', async (req) => ({ got: req.body }))
-  host.setErrorHandler(async (err: { statusCode?: number }, _req, reply) => reply.code(err.statusCode ?? 500).send({ host_handler: true }))
+  host.setErrorHandler(async (err: { statusCode?: number }, _req, reply) =>
+    reply.code(err.statusCode ?? 500).send({ host_handler: true }),
+  )
   await host.register(fw_plugin, { app, prefix: '/fw' })
   t.teardown(() => host.close())
-  const post = (url: string, payload: string | Buffer, type = 'application/octet-stream', headers: Record<string, string> = {}) =>
-    host.inject({ method: 'POST', url, payload, headers: { 'content-type': type, ...headers } })
+  const post = (
+    url: string,
+    payload: string | Buffer,
+    type = 'application/octet-stream',
+    headers: Record<string, string> = {},
+  ) => host.inject({ method: 'POST', url, payload, headers: { 'content-type': type, ...headers } })
 
   t.test("the host's parsers stay on its own routes; fw's readers serve fw's", async (t) => {
     t.same((await post('/host-len', '{"a":1}', 'application/json')).json(), { got: { a: 1 } })
@@ -134,7 +179,7 @@ t.test('fw_plugin settings in a host', async (t) => {
     t.same([r.statusCode, r.json().error], [500, 'internal_error'])
   })
 
-  t.test("access log: fw writes its line for fw routes only", async (t) => {
+  t.test('access log: fw writes its line for fw routes only', async (t) => {
     await post('/fw/len', 'x')
     await post('/host-len', '{}', 'application/json')
     t.match(log.text(), /request .*path=\/fw\/len/)

@@ -5,7 +5,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 t.test('request_id', async (t) => {
   t.test('keeps a well-formed x-request-id', async (t) => {
-    for (const id of ['abc-123', 'a', 'A.b_c:d-9', 'x'.repeat(128)]) t.equal(request_id({ headers: { 'x-request-id': id } }), id)
+    for (const id of ['abc-123', 'a', 'A.b_c:d-9', 'x'.repeat(128)])
+      t.equal(request_id({ headers: { 'x-request-id': id } }), id)
   })
 
   t.test('makes a new UUID for a missing, too long, repeated or ill-formed one', async (t) => {
@@ -17,7 +18,14 @@ t.test('request_id', async (t) => {
 t.test('sequential_ids', async (t) => {
   t.test('keeps a well-formed x-request-id and numbers the others per app', async (t) => {
     const ids = sequential_ids()
-    t.same([ids({ headers: {} }), ids({ headers: { 'x-request-id': 'trace-1' } }), ids({ headers: { 'x-request-id': 'a b' } })], ['req-1', 'trace-1', 'req-2'])
+    t.same(
+      [
+        ids({ headers: {} }),
+        ids({ headers: { 'x-request-id': 'trace-1' } }),
+        ids({ headers: { 'x-request-id': 'a b' } }),
+      ],
+      ['req-1', 'trace-1', 'req-2'],
+    )
     t.equal(sequential_ids()({ headers: {} }), 'req-1')
   })
 })

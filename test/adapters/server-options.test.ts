@@ -15,12 +15,25 @@ async function cert(cn: string): Promise<{ key: string; cert: string }> {
 /** GET over HTTPS/1.1 trusting `ca`; resolves with the body and the certificate's CN. */
 function get_h1(port: number, ca: string, path = '/x'): Promise<{ body: string; cn: string; alpn: string | false }> {
   return new Promise((resolve, reject) => {
-    const req = h1({ host: '127.0.0.1', port, path, ca, servername: 'localhost', checkServerIdentity: () => undefined, agent: false }, (res) => {
-      let body = ''
-      const socket = res.socket as TLSSocket
-      res.on('data', (d: Buffer) => (body += d.toString()))
-      res.on('end', () => resolve({ body, cn: String(socket.getPeerCertificate().subject?.CN), alpn: socket.alpnProtocol ?? false }))
-    })
+    const req = h1(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        ca,
+        servername: 'localhost',
+        checkServerIdentity: () => undefined,
+        agent: false,
+      },
+      (res) => {
+        let body = ''
+        const socket = res.socket as TLSSocket
+        res.on('data', (d: Buffer) => (body += d.toString()))
+        res.on('end', () =>
+          resolve({ body, cn: String(socket.getPeerCertificate().subject?.CN), alpn: socket.alpnProtocol ?? false }),
+        )
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -64,15 +77,26 @@ t.test('AppOptions server options', async (t) => {
   })
 
   t.test('sets the timeouts and the connection limit on the server', async (t) => {
-    const app = new App({ keep_alive_timeout_ms: 5000, request_timeout_ms: 7000, headers_timeout_ms: 6000, max_connections: 50 })
+    const app = new App({
+      keep_alive_timeout_ms: 5000,
+      request_timeout_ms: 7000,
+      headers_timeout_ms: 6000,
+      max_connections: 50,
+    })
     t.teardown(() => app.close())
     const s = app.fastify.server as Server
     t.same([s.keepAliveTimeout, s.requestTimeout, s.headersTimeout, s.maxConnections], [5000, 7000, 6000, 50])
   })
 
   t.test('rejects bad values with their name, never quoting a key', async (t) => {
-    t.throws(() => new App({ headers_timeout_ms: -1 }), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: /FW_HEADERS_TIMEOUT_MS/ })
-    t.throws(() => new App({ https: { key: 'secret-key-material', cert: 'x' } }), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: /^https must be/ })
+    t.throws(() => new App({ headers_timeout_ms: -1 }), {
+      code: 'FW_ERR_CONFIG_BAD_VALUE',
+      message: /FW_HEADERS_TIMEOUT_MS/,
+    })
+    t.throws(() => new App({ https: { key: 'secret-key-material', cert: 'x' } }), {
+      code: 'FW_ERR_CONFIG_BAD_VALUE',
+      message: /^https must be/,
+    })
     try {
       new App({ https: { key: 'secret-key-material', cert: 'x' } })
     } catch (err) {

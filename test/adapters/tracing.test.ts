@@ -43,8 +43,13 @@ t.test('App.tracing', async (t) => {
     t.equal(span!.name, 'GET /users/{id}')
     t.equal(span!.kind, 1, 'SpanKind.SERVER')
     t.match(span!.attributes, {
-      'http.request.method': 'GET', 'http.route': '/users/{id}', 'url.path': '/users/42', 'url.query': 'x=1',
-      'http.response.status_code': 200, 'user_agent.original': 'probe/1', 'client.address': '127.0.0.1',
+      'http.request.method': 'GET',
+      'http.route': '/users/{id}',
+      'url.path': '/users/42',
+      'url.query': 'x=1',
+      'http.response.status_code': 200,
+      'user_agent.original': 'probe/1',
+      'client.address': '127.0.0.1',
     })
   })
 
@@ -58,7 +63,12 @@ t.test('App.tracing', async (t) => {
 
   t.test('starts a new trace for a malformed or all-zero traceparent', async (t) => {
     const app = traced(t)
-    for (const tp of ['garbage', `00-${'0'.repeat(32)}-${PARENT}-01`, `00-${TRACE}-${'0'.repeat(16)}-01`, `00-${TRACE.toUpperCase()}-${PARENT}-01x`]) {
+    for (const tp of [
+      'garbage',
+      `00-${'0'.repeat(32)}-${PARENT}-01`,
+      `00-${TRACE}-${'0'.repeat(16)}-01`,
+      `00-${TRACE.toUpperCase()}-${PARENT}-01x`,
+    ]) {
       exporter.reset()
       await app.inject({ url: '/users/1', headers: { traceparent: tp } })
       const [span] = exporter.getFinishedSpans()
@@ -87,23 +97,34 @@ t.test('App.tracing', async (t) => {
     const out = capture_log(t)
     const both = gate()
     let arrived = 0
-    const app = build(t, (app) => {
-      app.tracing()
-      app.get('/slow', async (req, res) => {
-        if (++arrived === 2) both.open()
-        await both.promise
-        info('served {}', req.header('traceparent').slice(3, 11))
-        res.json('ok', true)
-      })
-    }, { access_log: 'info' })
+    const app = build(
+      t,
+      (app) => {
+        app.tracing()
+        app.get('/slow', async (req, res) => {
+          if (++arrived === 2) both.open()
+          await both.promise
+          info('served {}', req.header('traceparent').slice(3, 11))
+          res.json('ok', true)
+        })
+      },
+      { access_log: 'info' },
+    )
     const other = 'aaaaaaaabbbbbbbbccccccccdddddddd'
-    await Promise.all([TRACE, other].map((id) => app.inject({ url: '/slow', headers: { 'x-request-id': 'same-id', traceparent: `00-${id}-${PARENT}-01` } })))
+    await Promise.all(
+      [TRACE, other].map((id) =>
+        app.inject({ url: '/slow', headers: { 'x-request-id': 'same-id', traceparent: `00-${id}-${PARENT}-01` } }),
+      ),
+    )
     for (const id of [TRACE, other]) {
       const served = out.lines().filter((l) => l.includes(`served ${id.slice(0, 8)}`))
       t.equal(served.length, 1)
       t.match(Object.fromEntries(parse_kv(served[0]!).pairs), { rid: 'same-id', trace_id: id })
     }
-    const access = out.lines().filter((l) => l.includes('[http]')).map((l) => Object.fromEntries(parse_kv(l).pairs).trace_id)
+    const access = out
+      .lines()
+      .filter((l) => l.includes('[http]'))
+      .map((l) => Object.fromEntries(parse_kv(l).pairs).trace_id)
     t.same(access.sort(), [TRACE, other].sort(), 'the access lines carry each request’s own trace id')
   })
 
@@ -140,13 +161,25 @@ t.test('App.tracing', async (t) => {
     const spans = exporter.getFinishedSpans()
     const servers = spans.filter((s) => s.name === 'GET /catalog')
     t.equal(servers.length, 3)
-    const children = (server: (typeof spans)[number]) => spans.filter((s) => s.parentSpanContext?.spanId === server.spanContext().spanId)
-    const outcomes = servers.map((server) => children(server).filter((s) => s.name === 'http_cache').map((s) => s.attributes['fw.cache.outcome']))
+    const children = (server: (typeof spans)[number]) =>
+      spans.filter((s) => s.parentSpanContext?.spanId === server.spanContext().spanId)
+    const outcomes = servers.map((server) =>
+      children(server)
+        .filter((s) => s.name === 'http_cache')
+        .map((s) => s.attributes['fw.cache.outcome']),
+    )
     t.same(outcomes, [['miss'], ['hit'], ['bypass']])
-    const redis_calls = servers.map((server) => children(server).filter((s) => s.name.startsWith('redis ')).map((s) => s.name))
+    const redis_calls = servers.map((server) =>
+      children(server)
+        .filter((s) => s.name.startsWith('redis '))
+        .map((s) => s.name),
+    )
     t.same(redis_calls[0], ['redis get', 'redis put'], 'a miss looks up, then stores')
     t.same(redis_calls[1], ['redis get'])
     t.same(redis_calls[2], [], 'a bypass never reaches Redis')
-    t.match(spans.find((s) => s.name === 'redis get')!.attributes, { 'db.system.name': 'redis', 'db.operation.name': 'get' })
+    t.match(spans.find((s) => s.name === 'redis get')!.attributes, {
+      'db.system.name': 'redis',
+      'db.operation.name': 'get',
+    })
   })
 })

@@ -107,10 +107,12 @@ t.test('App.ws upgrade', async (t) => {
 
 t.test('WebSocketConnection messages', async (t) => {
   t.test('echoes text as text, binary as binary and values as JSON', async (t) => {
-    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => {
-      ws.send({ hello: 'world' })
-      ws.on_message((m) => ws.send(m))
-    }))
+    const { port } = await listening(t, (app) =>
+      app.ws('/ws', (ws) => {
+        ws.send({ hello: 'world' })
+        ws.on_message((m) => ws.send(m))
+      }),
+    )
     const c = await connect(port, '/ws')
     t.equal(await c.next(), '{"hello":"world"}')
     c.ws.send('héllo')
@@ -147,31 +149,42 @@ t.test('WebSocketConnection messages', async (t) => {
 
   t.test('closes a client over its message rate limit with 1008', async (t) => {
     let got = 0
-    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_message(() => void got++), {
-      rate_limit: { max_messages: 5, window_ms: 60_000 },
-    }))
+    const { port } = await listening(t, (app) =>
+      app.ws('/ws', (ws) => void ws.on_message(() => void got++), {
+        rate_limit: { max_messages: 5, window_ms: 60_000 },
+      }),
+    )
     const c = await connect(port, '/ws')
     for (let i = 0; i < 50; i++) c.ws.send(`m${i}`)
     t.same(await c.closed, { code: 1008, reason: 'message rate limit exceeded' })
     t.equal(got, 5)
   })
 
-  t.test('runs message handlers in the upgrade request log context; a throw closes with 1011 and is logged', async (t) => {
-    const out = capture_log(t)
-    const { port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_message((m) => {
-      if (m === 'boom') throw new Error('handler exploded')
-      fw.log.info('got {}', m)
-    })))
-    const c = await connect(port, '/ws', { 'x-request-id': 'rid-ws-1' })
-    c.ws.send('hello')
-    c.ws.send('boom')
-    t.same(await c.closed, { code: 1011, reason: 'internal error' })
-    t.match(out.text(), /\[info\] got hello rid=rid-ws-1/)
-    t.match(out.text(), /\[error\] ws handler failed rid=rid-ws-1 .*path=\/ws err="Error: handler exploded/)
-    const again = await connect(port, '/ws')
-    again.ws.send('boom')
-    t.equal((await again.closed).code, 1011, 'the server goes on')
-  })
+  t.test(
+    'runs message handlers in the upgrade request log context; a throw closes with 1011 and is logged',
+    async (t) => {
+      const out = capture_log(t)
+      const { port } = await listening(t, (app) =>
+        app.ws(
+          '/ws',
+          (ws) =>
+            void ws.on_message((m) => {
+              if (m === 'boom') throw new Error('handler exploded')
+              fw.log.info('got {}', m)
+            }),
+        ),
+      )
+      const c = await connect(port, '/ws', { 'x-request-id': 'rid-ws-1' })
+      c.ws.send('hello')
+      c.ws.send('boom')
+      t.same(await c.closed, { code: 1011, reason: 'internal error' })
+      t.match(out.text(), /\[info\] got hello rid=rid-ws-1/)
+      t.match(out.text(), /\[error\] ws handler failed rid=rid-ws-1 .*path=\/ws err="Error: handler exploded/)
+      const again = await connect(port, '/ws')
+      again.ws.send('boom')
+      t.equal((await again.closed).code, 1011, 'the server goes on')
+    },
+  )
 
   t.test('negotiates permessage-deflate only where per_message_deflate is on', async (t) => {
     const { port } = await listening(t, (app) => {
@@ -199,7 +212,11 @@ t.test('App.close with open WebSockets', async (t) => {
 
   t.test('cuts a peer that does not answer the close frame after close_timeout_ms', async (t) => {
     let server_side: number | undefined
-    const { app, port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_close((code) => (server_side = code))), { close_timeout_ms: 200 })
+    const { app, port } = await listening(
+      t,
+      (app) => app.ws('/ws', (ws) => void ws.on_close((code) => (server_side = code))),
+      { close_timeout_ms: 200 },
+    )
     const c = await connect(port, '/ws')
     // A peer that never reads: its socket is paused, so the close frame gets no answer.
     const raw = (c.ws as unknown as { _socket: { pause(): void } })._socket
@@ -215,11 +232,13 @@ t.test('App.close with open WebSockets', async (t) => {
 t.test('1,000 connections opened and dropped abruptly leave nothing behind', async (t) => {
   let opened = 0
   let closed = 0
-  const { app, port } = await listening(t, (app) => app.ws('/ws/{room}', (ws, req) => {
-    opened++
-    ws.join(req.param('room')).join('all')
-    ws.on_close(() => void closed++)
-  }))
+  const { app, port } = await listening(t, (app) =>
+    app.ws('/ws/{room}', (ws, req) => {
+      opened++
+      ws.join(req.param('room')).join('all')
+      ws.on_close(() => void closed++)
+    }),
+  )
   for (let batch = 0; batch < 10; batch++) {
     const clients = await Promise.all(Array.from({ length: 100 }, (_, i) => connect(port, `/ws/r${i % 7}`)))
     for (const c of clients) c.ws.terminate()
@@ -236,21 +255,24 @@ t.test('1,000 connections opened and dropped abruptly leave nothing behind', asy
 
 t.test('App.ws mounted in a host Fastify app', async (t) => {
   for (const host_has_plugin of [false, true]) {
-    t.test(host_has_plugin ? 'uses the websocket plugin the host registered' : 'registers the websocket plugin itself', async (t) => {
-      const host = Fastify()
-      if (host_has_plugin) await host.register(fastifyWebsocket)
-      const app = new fw.App({ access_log: false })
-      app.use(adapt_ctx(auth.api_key({ allowed_keys: ['k1'] })))
-      app.ws('/ws/{room}', (ws, req) => void ws.send(req.param('room')))
-      await host.register(fw_plugin, { app, prefix: '/fw' })
-      t.teardown(() => host.close())
-      await host.listen({ port: 0, host: '127.0.0.1' })
-      const port = (host.server.address() as AddressInfo).port
-      t.equal((await refused(port, '/fw/ws/lobby')).status, 401)
-      const c = await connect(port, '/fw/ws/lobby', { 'x-api-key': 'k1' })
-      t.equal(await c.next(), 'lobby')
-      c.ws.close()
-      await c.closed
-    })
+    t.test(
+      host_has_plugin ? 'uses the websocket plugin the host registered' : 'registers the websocket plugin itself',
+      async (t) => {
+        const host = Fastify()
+        if (host_has_plugin) await host.register(fastifyWebsocket)
+        const app = new fw.App({ access_log: false })
+        app.use(adapt_ctx(auth.api_key({ allowed_keys: ['k1'] })))
+        app.ws('/ws/{room}', (ws, req) => void ws.send(req.param('room')))
+        await host.register(fw_plugin, { app, prefix: '/fw' })
+        t.teardown(() => host.close())
+        await host.listen({ port: 0, host: '127.0.0.1' })
+        const port = (host.server.address() as AddressInfo).port
+        t.equal((await refused(port, '/fw/ws/lobby')).status, 401)
+        const c = await connect(port, '/fw/ws/lobby', { 'x-api-key': 'k1' })
+        t.equal(await c.next(), 'lobby')
+        c.ws.close()
+        await c.closed
+      },
+    )
   }
 })

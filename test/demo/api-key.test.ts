@@ -45,6 +45,9 @@ t.test('api-key demo', async (t) => {
     const app = demo_app(t, '/key')
     t.equal((await app.inject({ url: '/open' })).statusCode, 200)
     t.equal((await app.inject({ url: '/key/secure' })).statusCode, 401)
-    t.same((await app.inject({ url: '/key/secure', headers: { 'x-api-key': KEY } })).json(), { ok: true, key_size: KEY.length })
+    t.same((await app.inject({ url: '/key/secure', headers: { 'x-api-key': KEY } })).json(), {
+      ok: true,
+      key_size: KEY.length,
+    })
   })
 })

@@ -6,13 +6,29 @@ import { App } from '../../index.js'
 t.test('auth_api_config', async (t) => {
   t.test('defaults to demo mode, no admins, one-hour tokens and 5 / 20 login attempts a minute', async (t) => {
     const c = auth_api_config({ env: {} })
-    t.same([c.mode, [...c.admins], c.ttl, c.login_limit_per_email, c.login_limit_per_ip, c.rate_limit_store, c.passwords],
-      ['demo', [], 3600, { max_requests: 5, window_seconds: 60 }, { max_requests: 20, window_seconds: 60 }, undefined, undefined])
+    t.same(
+      [c.mode, [...c.admins], c.ttl, c.login_limit_per_email, c.login_limit_per_ip, c.rate_limit_store, c.passwords],
+      [
+        'demo',
+        [],
+        3600,
+        { max_requests: 5, window_seconds: 60 },
+        { max_requests: 20, window_seconds: 60 },
+        undefined,
+        undefined,
+      ],
+    )
     t.equal(c.now, Date.now)
   })
 
   t.test('reads FW_AUTH_MODE, FW_AUTH_ADMINS and FW_AUTH_TOKEN_TTL', async (t) => {
-    const c = auth_api_config({ env: { FW_AUTH_MODE: 'production', FW_AUTH_ADMINS: ' Root@Example.com,,ops@example.com ', FW_AUTH_TOKEN_TTL: '900' } })
+    const c = auth_api_config({
+      env: {
+        FW_AUTH_MODE: 'production',
+        FW_AUTH_ADMINS: ' Root@Example.com,,ops@example.com ',
+        FW_AUTH_TOKEN_TTL: '900',
+      },
+    })
     t.same([c.mode, [...c.admins], c.ttl], ['production', ['root@example.com', 'ops@example.com'], 900])
   })
 
@@ -33,28 +49,48 @@ t.test('auth_api_config', async (t) => {
 
   t.test('refuses bad values at startup with FW_ERR_AUTHAPI_BAD_OPTION', async (t) => {
     const cases: Array<[AuthApiOptions, string]> = [
-      [{ env: { FW_AUTH_MODE: 'Production' } }, 'auth_api: FW_AUTH_MODE must be "demo" or "production"; got "Production"'],
+      [
+        { env: { FW_AUTH_MODE: 'Production' } },
+        'auth_api: FW_AUTH_MODE must be "demo" or "production"; got "Production"',
+      ],
       [{ env: { FW_AUTH_TOKEN_TTL: '1h' } }, 'auth_api: FW_AUTH_TOKEN_TTL must be a whole number of seconds; got "1h"'],
       [{ env: {}, mode: 'prod' as 'demo' }, 'auth_api: mode must be "demo" or "production"; got "prod"'],
       [{ env: {}, ttl: 0 }, 'auth_api: ttl must be a whole number of seconds >= 1; got 0'],
       [{ env: {}, ttl: 1.5 }, 'auth_api: ttl must be a whole number of seconds >= 1; got 1.5'],
-      [{ env: {}, admins: 'root@example.com' as unknown as string[] }, 'auth_api: admins must be a list of emails; got "root@example.com"'],
+      [
+        { env: {}, admins: 'root@example.com' as unknown as string[] },
+        'auth_api: admins must be a list of emails; got "root@example.com"',
+      ],
       [{ env: {}, admins: [1] as unknown as string[] }, 'auth_api: admins must be a list of emails; got [1]'],
       [{ env: {}, now: 5 as unknown as () => number }, 'auth_api: now must be a function; got 5'],
       [{ env: {}, log: 'console' as unknown as () => void }, 'auth_api: log must be a function; got "console"'],
       [{ env: {}, log: { level: 'info' } as unknown as () => void }, 'auth_api: log must be a function; got an object'],
-      [{ env: {}, admins: [{ email: 'a@b.c' }] as unknown as string[] }, 'auth_api: admins must be a list of emails; got a list of 1 item'],
-      [{ env: {}, passwords: { hash: () => '' } as never }, 'auth_api: passwords must be a PasswordHasher (hash and verify functions); got an object'],
-      [{ env: {}, passwords: 'pepper' as never }, 'auth_api: passwords must be a PasswordHasher (hash and verify functions); got a string of 6 characters'],
+      [
+        { env: {}, admins: [{ email: 'a@b.c' }] as unknown as string[] },
+        'auth_api: admins must be a list of emails; got a list of 1 item',
+      ],
+      [
+        { env: {}, passwords: { hash: () => '' } as never },
+        'auth_api: passwords must be a PasswordHasher (hash and verify functions); got an object',
+      ],
+      [
+        { env: {}, passwords: 'pepper' as never },
+        'auth_api: passwords must be a PasswordHasher (hash and verify functions); got a string of 6 characters',
+      ],
     ]
-    for (const [options, message] of cases) t.throws(() => auth_api_config(options), { code: 'FW_ERR_AUTHAPI_BAD_OPTION', message })
+    for (const [options, message] of cases)
+      t.throws(() => auth_api_config(options), { code: 'FW_ERR_AUTHAPI_BAD_OPTION', message })
   })
 
   t.test('makes auth_api fail when it is set up, not on the first request', async (t) => {
     const app = new App({ access_log: false })
     t.teardown(() => app.close())
-    t.throws(() => auth_api(app, { env: {}, mode: 'production', scrypt: { cost: 3 } }), { code: 'FW_ERR_AUTHAPI_BAD_OPTION' })
-    t.throws(() => auth_api(app, { env: {}, mode: 'production', login_limit_per_ip: { max_requests: 0, window_seconds: 60 } }),
-      { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => auth_api(app, { env: {}, mode: 'production', scrypt: { cost: 3 } }), {
+      code: 'FW_ERR_AUTHAPI_BAD_OPTION',
+    })
+    t.throws(
+      () => auth_api(app, { env: {}, mode: 'production', login_limit_per_ip: { max_requests: 0, window_seconds: 60 } }),
+      { code: 'FW_ERR_SECURITY_BAD_OPTION' },
+    )
   })
 })

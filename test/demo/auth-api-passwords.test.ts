@@ -8,7 +8,8 @@ t.test('ScryptPasswords', async (t) => {
     const stored = await hasher.hash('correct horse')
     t.match(stored, /^scrypt\$1024\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/)
     t.equal(await hasher.verify('correct horse', stored), true)
-    for (const other of ['correct horsE', 'correct horse ', '', 'correct hors']) t.equal(await hasher.verify(other, stored), false, other)
+    for (const other of ['correct horsE', 'correct horse ', '', 'correct hors'])
+      t.equal(await hasher.verify(other, stored), false, other)
   })
 
   t.test('salts every hash', async (t) => {
@@ -27,8 +28,14 @@ t.test('ScryptPasswords', async (t) => {
     const hasher = new ScryptPasswords({ cost: 1024 })
     const good = await hasher.hash('correct horse')
     const [, n, r, p, salt, key] = good.split('$')
-    for (const stored of [undefined, '', 'correct horse', `bcrypt$${n}$${r}$${p}$${salt}$${key}`, `scrypt$${n}$${r}$${p}$${salt}`,
-      `scrypt$${n}$${r}$${p}$${salt}$${key!.slice(0, 40)}`]) {
+    for (const stored of [
+      undefined,
+      '',
+      'correct horse',
+      `bcrypt$${n}$${r}$${p}$${salt}$${key}`,
+      `scrypt$${n}$${r}$${p}$${salt}`,
+      `scrypt$${n}$${r}$${p}$${salt}$${key!.slice(0, 40)}`,
+    ]) {
       t.equal(await hasher.verify('correct horse', stored), false, String(stored))
     }
   })
@@ -37,7 +44,10 @@ t.test('ScryptPasswords', async (t) => {
     const cases: Array<[ConstructorParameters<typeof ScryptPasswords>[0], string]> = [
       [{ cost: 1000 }, 'auth_api: scrypt.cost must be a power of two >= 2; got 1000'],
       [{ cost: 1 }, 'auth_api: scrypt.cost must be a power of two >= 2; got 1'],
-      [{ cost: 2 ** 21, block_size: 8 }, 'auth_api: scrypt.cost must be at most 2^30 / (128 * block_size); got 2097152'],
+      [
+        { cost: 2 ** 21, block_size: 8 },
+        'auth_api: scrypt.cost must be at most 2^30 / (128 * block_size); got 2097152',
+      ],
       [{ block_size: 0 }, 'auth_api: scrypt.block_size must be a whole number >= 1; got 0'],
       [{ parallelization: 1.5 }, 'auth_api: scrypt.parallelization must be a whole number >= 1; got 1.5'],
     ]

@@ -12,8 +12,17 @@ const T0 = 1_800_000_000_000
 function api(t: Test, options: AuthApiOptions = {}): { app: App; auth: AuthService; clock: { ms: number } } {
   const clock = { ms: T0 }
   let auth!: AuthService
-  const app = build(t, (app) =>
-    void (auth = auth_api(app, { mode: 'production', env: {}, scrypt: { cost: 1024 }, now: () => clock.ms, ...options })))
+  const app = build(
+    t,
+    (app) =>
+      void (auth = auth_api(app, {
+        mode: 'production',
+        env: {},
+        scrypt: { cost: 1024 },
+        now: () => clock.ms,
+        ...options,
+      })),
+  )
   return { app, auth, clock }
 }
 
@@ -42,7 +51,9 @@ t.test('auth_api in production mode', async (t) => {
   t.test('hands out a new random token on every login, each one valid', async (t) => {
     const { app } = api(t)
     await post(app, '/auth/register', ADA)
-    const tokens = await Promise.all([1, 2, 3].map(async () => (await post(app, '/auth/login', ADA)).json().token as string))
+    const tokens = await Promise.all(
+      [1, 2, 3].map(async () => (await post(app, '/auth/login', ADA)).json().token as string),
+    )
     t.equal(new Set(tokens).size, 3)
     for (const token of tokens) {
       t.match(token, /^[A-Za-z0-9_-]{43}$/)
@@ -70,7 +81,10 @@ t.test('auth_api in production mode', async (t) => {
     await post(app, '/auth/register', ADA)
     const wrong = { email: ADA.email, password: 'wrong password' }
     const first = await post(app, '/auth/login', wrong)
-    t.same([first.statusCode, first.headers['x-ratelimit-limit'], first.headers['x-ratelimit-remaining']], [401, '5', '4'])
+    t.same(
+      [first.statusCode, first.headers['x-ratelimit-limit'], first.headers['x-ratelimit-remaining']],
+      [401, '5', '4'],
+    )
     for (let i = 0; i < 4; i++) t.equal((await post(app, '/auth/login', wrong)).statusCode, 401)
     const limited = await post(app, '/auth/login', { ...ADA, email: ' ADA@Example.com' })
     t.equal(limited.statusCode, 429)
@@ -78,14 +92,19 @@ t.test('auth_api in production mode', async (t) => {
     // Six hits in one window: the sliding estimate falls back to 5 a third into the next window, 80 s from now.
     t.equal(limited.headers['retry-after'], '80')
     t.equal((await post(app, '/auth/login', ADA)).statusCode, 429, 'the right password waits too')
-    t.equal((await post(app, '/auth/login', { email: 'bob@example.com', password: PASSWORD })).statusCode, 401, 'other emails go on')
+    t.equal(
+      (await post(app, '/auth/login', { email: 'bob@example.com', password: PASSWORD })).statusCode,
+      401,
+      'other emails go on',
+    )
     clock.ms += 120_000
     t.equal((await post(app, '/auth/login', ADA)).statusCode, 200, 'two windows later the email may log in')
   })
 
   t.test('limits login attempts per client address across emails', async (t) => {
     const { app, clock } = api(t, { login_limit_per_ip: { max_requests: 3, window_seconds: 60 } })
-    const attempt = (i: number, ip: string) => post(app, '/auth/login', { email: `u${i}@example.com`, password: PASSWORD }, ip)
+    const attempt = (i: number, ip: string) =>
+      post(app, '/auth/login', { email: `u${i}@example.com`, password: PASSWORD }, ip)
     const codes = []
     for (let i = 0; i < 4; i++) codes.push((await attempt(i, '10.0.0.1')).statusCode)
     t.same(codes, [401, 401, 401, 429])
@@ -112,7 +131,8 @@ t.test('auth_api in production mode', async (t) => {
   t.test('has no login limits in demo mode', async (t) => {
     const { app } = api(t, { mode: 'demo' })
     const codes = new Set<number>()
-    for (let i = 0; i < 30; i++) codes.add((await post(app, '/auth/login', { email: ADA.email, password: 'wrong password' })).statusCode)
+    for (let i = 0; i < 30; i++)
+      codes.add((await post(app, '/auth/login', { email: ADA.email, password: 'wrong password' })).statusCode)
     t.same([...codes], [401])
   })
 
@@ -151,6 +171,9 @@ t.test('auth_api in production mode', async (t) => {
     t.notMatch(broken.body, PASSWORD)
     fail = false
     t.equal((await post(app, '/auth/register', ADA)).statusCode, 201)
-    t.same(auth.users.list().map((u) => [u.id, u.password]), [[1, 'x13']])
+    t.same(
+      auth.users.list().map((u) => [u.id, u.password]),
+      [[1, 'x13']],
+    )
   })
 })

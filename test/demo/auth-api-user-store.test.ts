@@ -31,6 +31,10 @@ t.test('UserStore', async (t) => {
 
 t.test('public_user', async (t) => {
   t.test('leaves the password out', async (t) => {
-    t.same(public_user({ id: 1, email: 'ada@example.com', password: 'secret', role: 'admin' }), { id: 1, email: 'ada@example.com', role: 'admin' })
+    t.same(public_user({ id: 1, email: 'ada@example.com', password: 'secret', role: 'admin' }), {
+      id: 1,
+      email: 'ada@example.com',
+      role: 'admin',
+    })
   })
 })

@@ -1,4 +1,5 @@
-// The reference authentication API in both modes: the same scenarios, the same answers, except for what a token looks like.
+// The reference authentication API in both modes: the same scenarios, the same answers, except for what a token looks
+// like.
 import t, { type Test } from 'tap'
 import { auth_api, type AuthApiOptions, type AuthMode, type AuthService } from '../../demo/auth-api/index.js'
 import type { App } from '../../index.js'
@@ -24,8 +25,12 @@ function api(t: Test, mode: AuthMode, options: AuthApiOptions = {}): Api {
     app,
     auth,
     post: (url, payload, headers = {}) =>
-      app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers },
-        payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      }),
     get: (url, token) => app.inject({ url, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }),
   }
 }
@@ -37,8 +42,12 @@ async function signed_in(t: Test, a: Api, body: Record<string, unknown> = ADA): 
   return (r.json() as { token: string }).token
 }
 
-const invalid = (field: string, code: string, message: string) =>
-  ({ ok: false, error: 'validation_failed', message, errors: [{ field, code, message }] })
+const invalid = (field: string, code: string, message: string) => ({
+  ok: false,
+  error: 'validation_failed',
+  message,
+  errors: [{ field, code, message }],
+})
 
 const NOT_AN_OBJECT = invalid('', 'Type', 'Expected JSON object')
 
@@ -85,9 +94,18 @@ for (const mode of ['demo', 'production'] as const) {
         [{ ...ADA, email: '' }, invalid('email', 'Required', 'email is required')],
         [{ ...ADA, email: '   ' }, invalid('email', 'Required', 'email is required')],
         [{ ...ADA, email: 'ada.example.com' }, invalid('email', 'Email', 'invalid email format')],
-        [{ ...ADA, email: email_of_length(121) }, invalid('email', 'MaxLength', 'email must be at most 120 characters')],
-        [{ ...ADA, password: 'a'.repeat(7), confirm: 'a'.repeat(7) }, invalid('password', 'MinLength', 'password must be 8 to 64 characters')],
-        [{ ...ADA, password: 'a'.repeat(65), confirm: 'a'.repeat(65) }, invalid('password', 'MaxLength', 'password must be 8 to 64 characters')],
+        [
+          { ...ADA, email: email_of_length(121) },
+          invalid('email', 'MaxLength', 'email must be at most 120 characters'),
+        ],
+        [
+          { ...ADA, password: 'a'.repeat(7), confirm: 'a'.repeat(7) },
+          invalid('password', 'MinLength', 'password must be 8 to 64 characters'),
+        ],
+        [
+          { ...ADA, password: 'a'.repeat(65), confirm: 'a'.repeat(65) },
+          invalid('password', 'MaxLength', 'password must be 8 to 64 characters'),
+        ],
         [{ email: ADA.email, password: PASSWORD }, invalid('confirm', 'Required', 'confirm is required')],
         [{ ...ADA, confirm: 'correct hose' }, invalid('confirm', 'Custom', 'passwords do not match')],
       ]
@@ -99,25 +117,35 @@ for (const mode of ['demo', 'production'] as const) {
       t.equal(a.auth.users.list().length, 0)
     })
 
-    t.test('accepts an email of 120 characters and passwords of 8 and 64 characters, counted in code points', async (t) => {
-      const a = api(t, mode)
-      const email = email_of_length(120)
-      t.equal(email.length, 120)
-      t.equal(email_of_length(121).length, 121)
-      t.equal((await a.post('/auth/register', { ...ADA, email })).statusCode, 201)
-      for (const [i, password] of ['a'.repeat(8), 'a'.repeat(64), '😀'.repeat(8), '密'.repeat(64)].entries()) {
-        const r = await a.post('/auth/register', { email: `u${i}@example.com`, password, confirm: password })
-        t.equal(r.statusCode, 201, password)
-      }
-      const emoji = await a.post('/auth/register', { email: 'e@example.com', password: '😀'.repeat(65), confirm: '😀'.repeat(65) })
-      t.same(emoji.json(), invalid('password', 'MaxLength', 'password must be 8 to 64 characters'))
-    })
+    t.test(
+      'accepts an email of 120 characters and passwords of 8 and 64 characters, counted in code points',
+      async (t) => {
+        const a = api(t, mode)
+        const email = email_of_length(120)
+        t.equal(email.length, 120)
+        t.equal(email_of_length(121).length, 121)
+        t.equal((await a.post('/auth/register', { ...ADA, email })).statusCode, 201)
+        for (const [i, password] of ['a'.repeat(8), 'a'.repeat(64), '😀'.repeat(8), '密'.repeat(64)].entries()) {
+          const r = await a.post('/auth/register', { email: `u${i}@example.com`, password, confirm: password })
+          t.equal(r.statusCode, 201, password)
+        }
+        const emoji = await a.post('/auth/register', {
+          email: 'e@example.com',
+          password: '😀'.repeat(65),
+          confirm: '😀'.repeat(65),
+        })
+        t.same(emoji.json(), invalid('password', 'MaxLength', 'password must be 8 to 64 characters'))
+      },
+    )
 
     t.test('reports every failing field at once, in schema order', async (t) => {
       const a = api(t, mode)
       const r = await a.post('/auth/register', {})
       t.same(r.json(), {
-        ok: false, error: 'validation_failed', message: 'email is required', errors: [
+        ok: false,
+        error: 'validation_failed',
+        message: 'email is required',
+        errors: [
           { field: 'email', code: 'Required', message: 'email is required' },
           { field: 'password', code: 'Required', message: 'password is required' },
           { field: 'confirm', code: 'Required', message: 'confirm is required' },
@@ -128,8 +156,15 @@ for (const mode of ['demo', 'production'] as const) {
     t.test('answers 400 Expected JSON object for a missing, non-JSON or non-object body', async (t) => {
       const a = api(t, mode)
       const bodies: Array<[string, Record<string, string>]> = [
-        ['', {}], ['hello', { 'content-type': 'text/plain' }], ['{"email":', {}], ['[]', {}],
-        [JSON.stringify([ADA]), {}], ['null', {}], ['"ada@example.com"', {}], ['42', {}], ['true', {}],
+        ['', {}],
+        ['hello', { 'content-type': 'text/plain' }],
+        ['{"email":', {}],
+        ['[]', {}],
+        [JSON.stringify([ADA]), {}],
+        ['null', {}],
+        ['"ada@example.com"', {}],
+        ['42', {}],
+        ['true', {}],
       ]
       for (const url of ['/auth/register', '/auth/login']) {
         for (const [payload, headers] of bodies) {
@@ -169,8 +204,11 @@ for (const mode of ['demo', 'production'] as const) {
 
     t.test('ignores a role in the body, also under __proto__', async (t) => {
       const a = api(t, mode)
-      const r = await a.post('/auth/register', `{"email":"ada@example.com","password":"${PASSWORD}","confirm":"${PASSWORD}",` +
-        '"role":"admin","id":99,"__proto__":{"role":"admin"}}')
+      const r = await a.post(
+        '/auth/register',
+        `{"email":"ada@example.com","password":"${PASSWORD}","confirm":"${PASSWORD}",` +
+          '"role":"admin","id":99,"__proto__":{"role":"admin"}}',
+      )
       t.same(r.json(), { ok: true, user: { id: 1, email: 'ada@example.com', role: 'user' } })
     })
 
@@ -183,13 +221,23 @@ for (const mode of ['demo', 'production'] as const) {
 
     t.test('registers exactly one of 1000 concurrent registrations of one email', async (t) => {
       const a = api(t, mode)
-      const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) =>
-        a.post('/auth/register', { ...ADA, email: i % 2 === 0 ? 'ada@example.com' : 'ADA@example.com' })))
+      const answers = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) =>
+          a.post('/auth/register', { ...ADA, email: i % 2 === 0 ? 'ada@example.com' : 'ADA@example.com' }),
+        ),
+      )
       const codes = answers.map((r) => r.statusCode)
       t.equal(codes.filter((c) => c === 201).length, 1)
       t.equal(codes.filter((c) => c === 409).length, 999)
-      t.same(a.auth.users.list().map((u) => [u.id, u.email]), [[1, 'ada@example.com']])
-      t.equal((await a.post('/auth/register', { ...ADA, email: 'next@example.com' })).json().user.id, 2, 'ids stay dense')
+      t.same(
+        a.auth.users.list().map((u) => [u.id, u.email]),
+        [[1, 'ada@example.com']],
+      )
+      t.equal(
+        (await a.post('/auth/register', { ...ADA, email: 'next@example.com' })).json().user.id,
+        2,
+        'ids stay dense',
+      )
     })
 
     t.test('logs in with the token of its mode, whatever the case and spaces of the email', async (t) => {
@@ -198,7 +246,10 @@ for (const mode of ['demo', 'production'] as const) {
       const r = await a.post('/auth/login', { email: ' ADA@example.com ', password: PASSWORD })
       t.equal(r.statusCode, 200)
       const body = r.json() as { ok: boolean; token: string; expires_in?: number }
-      t.same(body, mode === 'demo' ? { ok: true, token: 'dev-token-1' } : { ok: true, token: body.token, expires_in: 3600 })
+      t.same(
+        body,
+        mode === 'demo' ? { ok: true, token: 'dev-token-1' } : { ok: true, token: body.token, expires_in: 3600 },
+      )
       t.equal(body.token, token_of(1, body.token))
       if (mode === 'production') t.match(body.token, /^[A-Za-z0-9_-]{43}$/)
       t.notMatch(r.body, PASSWORD)
@@ -208,8 +259,11 @@ for (const mode of ['demo', 'production'] as const) {
       const a = api(t, mode)
       await a.post('/auth/register', ADA)
       const expected = { ok: false, error: 'invalid_credentials', message: 'invalid email or password' }
-      for (const body of [{ email: ADA.email, password: 'correct horsE' }, { email: 'nobody@example.com', password: PASSWORD },
-        { email: ADA.email, password: PASSWORD + ' ' }]) {
+      for (const body of [
+        { email: ADA.email, password: 'correct horsE' },
+        { email: 'nobody@example.com', password: PASSWORD },
+        { email: ADA.email, password: PASSWORD + ' ' },
+      ]) {
         const r = await a.post('/auth/login', body)
         t.same([r.statusCode, r.json()], [401, expected], JSON.stringify(body))
       }
@@ -221,7 +275,10 @@ for (const mode of ['demo', 'production'] as const) {
         [{ password: PASSWORD }, invalid('email', 'Required', 'email is required')],
         [{ email: 'nobody', password: PASSWORD }, invalid('email', 'Email', 'invalid email format')],
         [{ email: ADA.email }, invalid('password', 'Required', 'password is required')],
-        [{ email: ADA.email, password: 'short77' }, invalid('password', 'MinLength', 'password must be at least 8 characters')],
+        [
+          { email: ADA.email, password: 'short77' },
+          invalid('password', 'MinLength', 'password must be at least 8 characters'),
+        ],
       ]
       for (const [body, expected] of cases) {
         const r = await a.post('/auth/login', body)
@@ -239,8 +296,20 @@ for (const mode of ['demo', 'production'] as const) {
     t.test('GET /auth/me answers 401 unauthorized without the exact Bearer prefix and a known token', async (t) => {
       const a = api(t, mode)
       const token = await signed_in(t, a)
-      const headers = [undefined, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, 'Bearer ', 'Bearer', token,
-        `Basic ${token}`, `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, 'Bearer dev-token-2', 'Bearer dev-token-0']
+      const headers = [
+        undefined,
+        `bearer ${token}`,
+        `BEARER ${token}`,
+        `Bearer  ${token}`,
+        'Bearer ',
+        'Bearer',
+        token,
+        `Basic ${token}`,
+        `Bearer ${token}x`,
+        `Bearer ${token.slice(0, -1)}`,
+        'Bearer dev-token-2',
+        'Bearer dev-token-0',
+      ]
       for (const authorization of headers) {
         const r = await a.app.inject({ url: '/auth/me', headers: authorization === undefined ? {} : { authorization } })
         t.same([r.statusCode, r.json()], [401, { ok: false, error: 'unauthorized' }], String(authorization))
@@ -271,7 +340,11 @@ for (const mode of ['demo', 'production'] as const) {
         (await a.post('/auth/login', { email: 'ada@example.com', password: secret + '!' })).body,
       ]
       const login = await a.post('/auth/login', { email: 'ada@example.com', password: secret })
-      bodies.push(login.body, (await a.get('/auth/me', login.json().token)).body, (await a.get('/auth/admin', login.json().token)).body)
+      bodies.push(
+        login.body,
+        (await a.get('/auth/me', login.json().token)).body,
+        (await a.get('/auth/admin', login.json().token)).body,
+      )
       t.equal(bodies.length, 7)
       for (const body of bodies) t.notMatch(body, secret)
     })

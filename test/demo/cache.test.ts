@@ -29,7 +29,10 @@ t.test('cache demo', async (t) => {
   t.test('answers a miss, then hits while fresh, then a new upstream call after the ttl', async (t) => {
     const { app, clock } = demo_app(t)
     const miss = await app.inject({ url: '/data' })
-    t.same([miss.statusCode, status_of(miss), miss.json()], [200, 'miss', { ok: true, n: 1, at: '2030-01-01T12:00:00.000Z' }])
+    t.same(
+      [miss.statusCode, status_of(miss), miss.json()],
+      [200, 'miss', { ok: true, n: 1, at: '2030-01-01T12:00:00.000Z' }],
+    )
     clock.ms += CACHE_DEMO_POLICY.ttl_ms - 1
     const hit = await app.inject({ url: '/data' })
     t.same([status_of(hit), hit.headers.age, hit.json().n], ['hit', '4', 1])
@@ -50,16 +53,19 @@ t.test('cache demo', async (t) => {
     t.same([status_of(fresh), fresh.json().n], ['miss', 2])
   })
 
-  t.test('answers 500 while the upstream fails once the entry is past stale_if_error_ms, or when bypassed', async (t) => {
-    const { app, clock } = demo_app(t)
-    await app.inject({ url: '/data' })
-    await post(app, '/upstream/fail')
-    const bypass = await app.inject({ url: '/data', headers: { 'x-fw-cache': 'bypass' } })
-    t.same([bypass.statusCode, status_of(bypass), bypass.json().error], [500, 'bypass', 'internal_error'])
-    clock.ms += CACHE_DEMO_POLICY.stale_if_error_ms
-    const gone = await app.inject({ url: '/data' })
-    t.same([gone.statusCode, status_of(gone), gone.json().error], [500, 'miss', 'internal_error'])
-  })
+  t.test(
+    'answers 500 while the upstream fails once the entry is past stale_if_error_ms, or when bypassed',
+    async (t) => {
+      const { app, clock } = demo_app(t)
+      await app.inject({ url: '/data' })
+      await post(app, '/upstream/fail')
+      const bypass = await app.inject({ url: '/data', headers: { 'x-fw-cache': 'bypass' } })
+      t.same([bypass.statusCode, status_of(bypass), bypass.json().error], [500, 'bypass', 'internal_error'])
+      clock.ms += CACHE_DEMO_POLICY.stale_if_error_ms
+      const gone = await app.inject({ url: '/data' })
+      t.same([gone.statusCode, status_of(gone), gone.json().error], [500, 'miss', 'internal_error'])
+    },
+  )
 
   t.test('logs one line per decision, with a warning for a stale answer', async (t) => {
     const { app, clock, lines } = demo_app(t)
@@ -71,7 +77,10 @@ t.test('cache demo', async (t) => {
     t.equal(lines.length, 3)
     t.match(lines[0], / \[cache\] \[info\] http_cache rid=\S+ decision=miss key="GET \/data\?" age_s=-$/)
     t.match(lines[1], / \[cache\] \[info\] http_cache rid=\S+ decision=hit key="GET \/data\?" age_s=0$/)
-    t.match(lines[2], / \[cache\] \[warning\] http_cache rid=\S+ decision=stale key="GET \/data\?" age_s=10 error="upstream is failing"$/)
+    t.match(
+      lines[2],
+      / \[cache\] \[warning\] http_cache rid=\S+ decision=stale key="GET \/data\?" age_s=10 error="upstream is failing"$/,
+    )
   })
 
   t.test('lives under /cache in the showcase', async (t) => {

@@ -10,7 +10,8 @@ const JWT_SECRET = 'chat-test-jwt-secret-0123456789'
 const options = { session_secret: 'chat-test-session-secret-0123', jwt_secret: JWT_SECRET }
 
 /** The next chat message, parsed. */
-const next = async (c: Client): Promise<Record<string, string>> => JSON.parse(String(await c.next())) as Record<string, string>
+const next = async (c: Client): Promise<Record<string, string>> =>
+  JSON.parse(String(await c.next())) as Record<string, string>
 
 t.test('chat demo', async (t) => {
   const { port } = await listening(t, (app) => setup_chat(app, app, options))
@@ -33,14 +34,20 @@ t.test('chat demo', async (t) => {
   })
 
   t.test("uses the session's name, or the bearer token's subject", async (t) => {
-    const r = await fetch(`http://127.0.0.1:${port}/chat/name`, { method: 'POST', body: JSON.stringify({ name: 'ada' }), headers: { 'content-type': 'application/json' } })
+    const r = await fetch(`http://127.0.0.1:${port}/chat/name`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'ada' }),
+      headers: { 'content-type': 'application/json' },
+    })
     t.same(await r.json(), { ok: true, name: 'ada' })
     const cookie = r.headers.get('set-cookie')!.split(';')[0]!
     const named = await connect(port, '/ws/chat/n', { cookie })
     await next(named)
     named.ws.send('hi')
     t.equal((await next(named)).from, 'ada')
-    const token = await connect(port, '/ws/chat/n', { authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'grace' })}` })
+    const token = await connect(port, '/ws/chat/n', {
+      authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'grace' })}`,
+    })
     await next(token)
     token.ws.send('hey')
     t.equal((await next(token)).from, 'grace')
@@ -55,7 +62,9 @@ t.test('chat demo', async (t) => {
     const none = await refused(port, '/ws/private/lobby')
     t.equal(none.status, 401)
     t.same(JSON.parse(none.body), { ok: false, error: 'missing_token', message: 'Missing bearer token' })
-    const ok = await connect(port, '/ws/private/lobby', { authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'linus' })}` })
+    const ok = await connect(port, '/ws/private/lobby', {
+      authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'linus' })}`,
+    })
     t.match(await next(ok), { from: 'server', text: 'welcome, linus' })
     ok.ws.close()
   })

@@ -23,7 +23,10 @@ t.test('http-api GET /health', async (t) => {
 })
 
 t.test('http-api GET /users', async (t) => {
-  const data = [{ id: 1, name: 'Ada' }, { id: 2, name: 'Linus' }]
+  const data = [
+    { id: 1, name: 'Ada' },
+    { id: 2, name: 'Linus' },
+  ]
 
   t.test('falls back to page 1 and limit 20', async (t) => {
     t.same(await call('GET', '/users'), [200, { ok: true, page: '1', limit: '20', data }])
@@ -46,7 +49,10 @@ t.test('http-api GET /users/{id}', async (t) => {
 
 t.test('http-api POST /users', async (t) => {
   t.test('creates a user from a JSON object with a name', async (t) => {
-    t.same(await call('POST', '/users', '{"name":"Grace"}'), [201, { ok: true, message: 'User created', name: 'Grace' }])
+    t.same(await call('POST', '/users', '{"name":"Grace"}'), [
+      201,
+      { ok: true, message: 'User created', name: 'Grace' },
+    ])
   })
 
   t.test('answers 400 invalid_body for malformed and non-object JSON', async (t) => {
@@ -62,12 +68,19 @@ t.test('http-api POST /users', async (t) => {
   })
 
   t.test('does not let __proto__ or constructor.prototype bodies pollute or supply fields', async (t) => {
-    for (const payload of ['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"__proto__":{"name":"ghost"}}']) {
+    for (const payload of [
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"__proto__":{"name":"ghost"}}',
+    ]) {
       t.same(await call('POST', '/users', payload), [400, NAME_REQUIRED], payload)
       t.equal(({} as { x?: unknown }).x, undefined)
       t.equal(({} as { name?: unknown }).name, undefined)
     }
-    t.same(await call('POST', '/users', '{"__proto__":{"x":1},"name":"Real"}'), [201, { ok: true, message: 'User created', name: 'Real' }])
+    t.same(await call('POST', '/users', '{"__proto__":{"x":1},"name":"Real"}'), [
+      201,
+      { ok: true, message: 'User created', name: 'Real' },
+    ])
   })
 })
 
@@ -94,15 +107,25 @@ t.test('http-api GET /static/*', async (t) => {
 
   t.test('serves a file of the public folder with its Cache-Control', async (t) => {
     const r = await send(port, { path: '/static/hello.txt' })
-    t.same([r.status, r.body, r.headers['cache-control'], r.headers['content-type']],
-      [200, 'hello from the static folder\n', 'public, max-age=300', 'text/plain; charset=utf-8'])
+    t.same(
+      [r.status, r.body, r.headers['cache-control'], r.headers['content-type']],
+      [200, 'hello from the static folder\n', 'public, max-age=300', 'text/plain; charset=utf-8'],
+    )
   })
 
   t.test('never serves anything outside the folder', async (t) => {
     const paths = [
-      '/static/../../package.json', '/static/%2e%2e/%2e%2e/package.json', '/static/%2E%2E/%2E%2E/package.json',
-      '/static/..%2f..%2fpackage.json', '/static/..%5c..%5cpackage.json', '/static/%2e%2e%2f%2e%2e%2fpackage.json',
-      '/static//etc/passwd', '/static/%2fetc%2fpasswd', '/static/..\\..\\package.json', '/static/./../demo.ts', '/static/%00',
+      '/static/../../package.json',
+      '/static/%2e%2e/%2e%2e/package.json',
+      '/static/%2E%2E/%2E%2E/package.json',
+      '/static/..%2f..%2fpackage.json',
+      '/static/..%5c..%5cpackage.json',
+      '/static/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/static//etc/passwd',
+      '/static/%2fetc%2fpasswd',
+      '/static/..\\..\\package.json',
+      '/static/./../demo.ts',
+      '/static/%00',
     ]
     for (const path of paths) {
       const r = await send(port, { path })
@@ -113,8 +136,14 @@ t.test('http-api GET /static/*', async (t) => {
 
   t.test('answers 400 bad_path for a .. segment and 404 not_found for a missing file', async (t) => {
     const bad = await send(port, { path: '/static/%2e%2e/demo.ts' })
-    t.same([bad.status, JSON.parse(bad.body), bad.headers['cache-control']], [400, { ok: false, error: 'bad_path', message: 'Invalid file path' }, undefined])
+    t.same(
+      [bad.status, JSON.parse(bad.body), bad.headers['cache-control']],
+      [400, { ok: false, error: 'bad_path', message: 'Invalid file path' }, undefined],
+    )
     const missing = await send(port, { path: '/static/missing.txt' })
-    t.same([missing.status, JSON.parse(missing.body), missing.headers['cache-control']], [404, { ok: false, error: 'not_found', message: 'File not found' }, undefined])
+    t.same(
+      [missing.status, JSON.parse(missing.body), missing.headers['cache-control']],
+      [404, { ok: false, error: 'not_found', message: 'File not found' }, undefined],
+    )
   })
 })

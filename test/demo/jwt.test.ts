@@ -10,7 +10,9 @@ const SECRET = 'demo-jwt-secret-0123456789'
 /** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
 const demo_app = (t: Test, prefix = ''): App => mounted(t, (r) => setup_jwt(r, { secret: SECRET }), prefix)
 
-const bearer = (claims: Record<string, unknown>, secret = SECRET) => ({ authorization: `Bearer ${sign_dev_token(secret, claims)}` })
+const bearer = (claims: Record<string, unknown>, secret = SECRET) => ({
+  authorization: `Bearer ${sign_dev_token(secret, claims)}`,
+})
 
 t.test('jwt demo', async (t) => {
   t.test('is registered under its name', async (t) => {
@@ -47,6 +49,10 @@ t.test('jwt demo', async (t) => {
     const app = demo_app(t, '/jwt')
     t.equal((await app.inject({ url: '/open' })).statusCode, 200)
     t.equal((await app.inject({ url: '/jwt/secure' })).statusCode, 401)
-    t.same((await app.inject({ url: '/jwt/secure', headers: bearer({ sub: 'ada' }) })).json(), { ok: true, sub: 'ada', roles_count: 0 })
+    t.same((await app.inject({ url: '/jwt/secure', headers: bearer({ sub: 'ada' }) })).json(), {
+      ok: true,
+      sub: 'ada',
+      roles_count: 0,
+    })
   })
 })

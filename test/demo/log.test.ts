@@ -23,10 +23,31 @@ t.test('log demo', async (t) => {
     t.equal(r.statusCode, 200)
     t.same(JSON.parse(r.body), { ok: true, id: '42', rid: 'ord-1' })
     const lines = out.lines().map(parse_kv)
-    t.same(lines.map((l) => [l.name, l.label, l.msg, l.pairs]), [
-      ['orders', 'debug', 'looking up order 42', [['rid', 'ord-1'], ['mod', 'orders']]],
-      ['orders', 'info', 'order served', [['rid', 'ord-1'], ['mod', 'orders'], ['order', '42'], ['client', '127.0.0.1']]],
-    ])
+    t.same(
+      lines.map((l) => [l.name, l.label, l.msg, l.pairs]),
+      [
+        [
+          'orders',
+          'debug',
+          'looking up order 42',
+          [
+            ['rid', 'ord-1'],
+            ['mod', 'orders'],
+          ],
+        ],
+        [
+          'orders',
+          'info',
+          'order served',
+          [
+            ['rid', 'ord-1'],
+            ['mod', 'orders'],
+            ['order', '42'],
+            ['client', '127.0.0.1'],
+          ],
+        ],
+      ],
+    )
   })
 
   t.test('PUT /logging switches level and format; the next lines follow them', async (t) => {
@@ -41,7 +62,10 @@ t.test('log demo', async (t) => {
     out.clear()
     await app.inject({ url: '/orders/2', headers: { 'x-request-id': 'j' } })
     const recs = out.lines().map((l) => JSON.parse(l) as Record<string, unknown>)
-    t.match(recs, [{ level: 'debug', msg: 'looking up order 2', rid: 'j' }, { level: 'info', msg: 'order served', order: '2' }])
+    t.match(recs, [
+      { level: 'debug', msg: 'looking up order 2', rid: 'j' },
+      { level: 'info', msg: 'order served', order: '2' },
+    ])
   })
 
   t.test('PUT /logging without a level or format string is 400 invalid_body and changes nothing', async (t) => {
@@ -49,7 +73,11 @@ t.test('log demo', async (t) => {
     for (const payload of ['', 'not json', '[]', '{"level":3}']) {
       const r = await app.inject({ url: '/logging', method: 'PUT', payload })
       t.equal(r.statusCode, 400, payload)
-      t.same(JSON.parse(r.body), { ok: false, error: 'invalid_body', message: 'Expected a JSON object with "level" and/or "format" strings' })
+      t.same(JSON.parse(r.body), {
+        ok: false,
+        error: 'invalid_body',
+        message: 'Expected a JSON object with "level" and/or "format" strings',
+      })
     }
     t.same(JSON.parse((await app.inject('/logging')).body), { ok: true, level: 'info', format: 'kv' })
   })

@@ -19,17 +19,26 @@ t.test('rbac demo', async (t) => {
 
   t.test('answers GET /admin for role admin with permission products:write', async (t) => {
     const app = demo_app(t)
-    const r = await app.inject({ url: '/admin', headers: bearer({ sub: 'ada', roles: ['admin'], perms: ['products:write'] }) })
+    const r = await app.inject({
+      url: '/admin',
+      headers: bearer({ sub: 'ada', roles: ['admin'], perms: ['products:write'] }),
+    })
     t.equal(r.statusCode, 200)
     t.same(r.json(), { ok: true, sub: 'ada', has_admin: true, has_products_write: true })
   })
 
   t.test('answers 403 forbidden without the role or without the permission', async (t) => {
     const app = demo_app(t)
-    const no_role = await app.inject({ url: '/admin', headers: bearer({ sub: 'bob', roles: ['user'], perms: ['products:write'] }) })
+    const no_role = await app.inject({
+      url: '/admin',
+      headers: bearer({ sub: 'bob', roles: ['user'], perms: ['products:write'] }),
+    })
     t.equal(no_role.statusCode, 403)
     t.same(no_role.json(), { ok: false, error: 'forbidden', message: 'Missing required role' })
-    const no_perm = await app.inject({ url: '/admin', headers: bearer({ sub: 'eve', roles: 'admin', perms: ['products:read'] }) })
+    const no_perm = await app.inject({
+      url: '/admin',
+      headers: bearer({ sub: 'eve', roles: 'admin', perms: ['products:read'] }),
+    })
     t.equal(no_perm.statusCode, 403)
     t.same(no_perm.json(), { ok: false, error: 'forbidden', message: 'Missing required permission' })
   })
@@ -45,7 +54,10 @@ t.test('rbac demo', async (t) => {
     const app = demo_app(t, '/rbac')
     t.equal((await app.inject({ url: '/open' })).statusCode, 200)
     t.equal((await app.inject({ url: '/rbac/admin' })).statusCode, 401)
-    const ok = await app.inject({ url: '/rbac/admin', headers: bearer({ sub: 'ada', roles: ['admin'], perms: ['products:write'] }) })
+    const ok = await app.inject({
+      url: '/rbac/admin',
+      headers: bearer({ sub: 'ada', roles: ['admin'], perms: ['products:write'] }),
+    })
     t.equal(ok.statusCode, 200)
   })
 })

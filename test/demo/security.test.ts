@@ -16,7 +16,10 @@ function demo_app(t: Test, prefix = '', api_origins?: string[]): App {
 
 /** The cookies a response sets, as one `Cookie` header value. */
 function cookies_of(set_cookie: string | string[] | undefined): string {
-  return ([] as string[]).concat(set_cookie ?? []).map((c) => c.split(';')[0]).join('; ')
+  return ([] as string[])
+    .concat(set_cookie ?? [])
+    .map((c) => c.split(';')[0])
+    .join('; ')
 }
 
 t.test('security demo', async (t) => {
@@ -39,7 +42,9 @@ t.test('security demo', async (t) => {
   t.test('refuses a preflight to /api from another origin with 403 cors_forbidden', async (t) => {
     const app = demo_app(t)
     const r = await app.inject({
-      method: 'OPTIONS', url: '/api/ping', headers: { origin: 'http://evil-localhost:5173', 'access-control-request-method': 'GET' },
+      method: 'OPTIONS',
+      url: '/api/ping',
+      headers: { origin: 'http://evil-localhost:5173', 'access-control-request-method': 'GET' },
     })
     t.equal(r.statusCode, 403)
     t.same(r.json(), { ok: false, error: 'cors_forbidden', message: 'CORS origin not allowed' })
@@ -105,7 +110,11 @@ t.test('security demo', async (t) => {
     t.match(page.body, '<script src="/security/security-page/app.js" defer></script>')
     t.match(page.body, '<body data-base="/security">')
     t.equal((await app.inject({ url: '/security//' })).statusCode, 200)
-    t.match((await app.inject({ url: '/security//' })).body, '<body data-base="/security">', 'doubled slashes never make a protocol-relative URL')
+    t.match(
+      (await app.inject({ url: '/security//' })).body,
+      '<body data-base="/security">',
+      'doubled slashes never make a protocol-relative URL',
+    )
     t.same((await app.inject({ url: '/security/api/ping' })).json(), { ok: true })
   })
 

@@ -48,7 +48,7 @@ t.test('session demo', async (t) => {
     t.equal((await app.inject({ url: '/session', headers: { cookie } })).body, `n=${N + 2}`)
   })
 
-  t.test('leaves the app\'s other routes without a session cookie', async (t) => {
+  t.test("leaves the app's other routes without a session cookie", async (t) => {
     const app = demo_app(t)
     const r = await app.inject({ url: '/open' })
     t.equal(r.statusCode, 200)

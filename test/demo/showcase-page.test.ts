@@ -2,7 +2,14 @@
 import { createHash } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { demos } from '../../demo/registry.js'
-import { csp_hash, PAGE_CSP, PAGE_HTML, PAGE_SCRIPT, PAGE_STYLE, setup_showcase_page } from '../../demo/showcase-page.js'
+import {
+  csp_hash,
+  PAGE_CSP,
+  PAGE_HTML,
+  PAGE_SCRIPT,
+  PAGE_STYLE,
+  setup_showcase_page,
+} from '../../demo/showcase-page.js'
 import { build } from '../helpers/build.js'
 
 /** The text between the page's only `<tag>` and `</tag>`. */
@@ -38,8 +45,11 @@ t.test('showcase-page demo', async (t) => {
     t.equal(script, PAGE_SCRIPT)
     t.equal(style, PAGE_STYLE)
     t.equal(csp_hash(script), sha256(script))
-    t.equal(PAGE_CSP, `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; ` +
-      "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'")
+    t.equal(
+      PAGE_CSP,
+      `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; ` +
+        "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    )
   })
 
   t.test('loads nothing from elsewhere: no script or stylesheet files, no absolute URLs', async (t) => {
@@ -50,8 +60,14 @@ t.test('showcase-page demo', async (t) => {
   })
 
   t.test('calls the API routes of the showcase and writes answers as text, never as markup', async (t) => {
-    for (const call of ["call('POST', '/auth/register'", "call('POST', '/auth/login'", "call('GET', '/auth/me')",
-      "call('GET', '/auth/admin')", "call('GET', '/session')", "headers.authorization = 'Bearer ' + token"]) {
+    for (const call of [
+      "call('POST', '/auth/register'",
+      "call('POST', '/auth/login'",
+      "call('GET', '/auth/me')",
+      "call('GET', '/auth/admin')",
+      "call('GET', '/session')",
+      "headers.authorization = 'Bearer ' + token",
+    ]) {
       t.match(PAGE_SCRIPT, call)
     }
     t.notMatch(PAGE_SCRIPT, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)

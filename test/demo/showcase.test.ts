@@ -1,4 +1,5 @@
-// The showcase App: the page at / and, through it, the reference authentication API and the session counter side by side.
+// The showcase App: the page at / and, through it, the reference authentication API and the session counter side by
+// side.
 import t, { type Test } from 'tap'
 import { build_showcase, SHOWCASE_PREFIXES } from '../../demo/showcase.js'
 import { PAGE_HTML } from '../../demo/showcase-page.js'
@@ -25,7 +26,10 @@ t.test('build_showcase', async (t) => {
     const app = await showcase(t)
     const ada = { email: 'Ada@Example.com', password: 'correct horse', confirm: 'correct horse' }
     const registered = await json_post(app, '/auth/register', ada)
-    t.same([registered.statusCode, registered.json()], [201, { ok: true, user: { id: 1, email: 'ada@example.com', role: 'user' } }])
+    t.same(
+      [registered.statusCode, registered.json()],
+      [201, { ok: true, user: { id: 1, email: 'ada@example.com', role: 'user' } }],
+    )
     t.equal((await json_post(app, '/auth/register', ada)).statusCode, 409)
     const login = await json_post(app, '/auth/login', { email: ada.email, password: ada.password })
     t.equal(login.statusCode, 200)
@@ -39,7 +43,8 @@ t.test('build_showcase', async (t) => {
     t.equal(first.body, 'n=1')
     const cookie = String(first.headers['set-cookie']).split(';')[0]!
     t.match(cookie, /^sid=/)
-    for (const n of [2, 3]) t.equal((await app.inject({ url: '/session', headers: { cookie, authorization } })).body, `n=${n}`)
+    for (const n of [2, 3])
+      t.equal((await app.inject({ url: '/session', headers: { cookie, authorization } })).body, `n=${n}`)
   })
 
   t.test('keeps the other demos under their prefixes beside the page', async (t) => {
@@ -53,20 +58,34 @@ t.test('build_showcase', async (t) => {
 })
 
 t.test('build_showcase openapi', async (t) => {
-  t.test('serves a valid OpenAPI 3.1 document with the auth API and http-api operations, and the docs page', async (t) => {
-    const { validate } = await import('@readme/openapi-parser')
-    const app = await showcase(t)
-    const doc = (await app.inject({ url: '/openapi.json' })).json()
-    const result = await validate(structuredClone(doc))
-    t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
-    for (const [path, method] of [['/auth/register', 'post'], ['/auth/login', 'post'], ['/auth/me', 'get'], ['/auth/admin', 'get'], ['/users/{id}', 'get'], ['/users', 'post']]) {
-      t.ok(doc.paths[path!]?.[method!], `${method} ${path}`)
-    }
-    t.same(doc.paths['/auth/register'].post.requestBody.content['application/json'].schema.required, ['email', 'password', 'confirm'])
-    t.notOk(doc.paths['/static/{wildcard}'], 'static files are not operations')
-    const docs = await app.inject({ url: '/docs' })
-    t.equal(docs.statusCode, 200)
-  })
+  t.test(
+    'serves a valid OpenAPI 3.1 document with the auth API and http-api operations, and the docs page',
+    async (t) => {
+      const { validate } = await import('@readme/openapi-parser')
+      const app = await showcase(t)
+      const doc = (await app.inject({ url: '/openapi.json' })).json()
+      const result = await validate(structuredClone(doc))
+      t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+      for (const [path, method] of [
+        ['/auth/register', 'post'],
+        ['/auth/login', 'post'],
+        ['/auth/me', 'get'],
+        ['/auth/admin', 'get'],
+        ['/users/{id}', 'get'],
+        ['/users', 'post'],
+      ]) {
+        t.ok(doc.paths[path!]?.[method!], `${method} ${path}`)
+      }
+      t.same(doc.paths['/auth/register'].post.requestBody.content['application/json'].schema.required, [
+        'email',
+        'password',
+        'confirm',
+      ])
+      t.notOk(doc.paths['/static/{wildcard}'], 'static files are not operations')
+      const docs = await app.inject({ url: '/docs' })
+      t.equal(docs.statusCode, 200)
+    },
+  )
 })
 
 t.test('showcase operations', async (t) => {

@@ -1,4 +1,5 @@
-// The files and sse demos in a real headless Chromium, mounted as the showcase mounts them: the upload form and the event page.
+// The files and sse demos in a real headless Chromium, mounted as the showcase mounts them: the upload form and the
+// event page.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
@@ -8,8 +9,16 @@ import { setup_sse } from '../../demo/sse.js'
 import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 t.test('files and sse demos in a browser', async (t) => {
   ensure('chromium')
@@ -19,7 +28,11 @@ t.test('files and sse demos in a browser', async (t) => {
   t.teardown(() => app.close())
   const origin = `http://127.0.0.1:${await app.listen(0)}`
   const dir = t.testdir()
-  const context: BrowserContext = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: FLAGS })
+  const context: BrowserContext = await chromium.launchPersistentContext(join(dir, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  })
   t.teardown(() => context.close())
 
   t.test('uploads a file through the form and lists it for download', async (t) => {
@@ -48,7 +61,9 @@ t.test('files and sse demos in a browser', async (t) => {
   t.test('the event page shows the count as it goes up', async (t) => {
     const page = await context.newPage()
     await page.goto(`${origin}/sse`)
-    await page.waitForFunction("Number(document.getElementById('count').textContent) >= 3", undefined, { timeout: 10_000 })
+    await page.waitForFunction("Number(document.getElementById('count').textContent) >= 3", undefined, {
+      timeout: 10_000,
+    })
     t.ok(Number(await page.textContent('#count')) >= 3)
     await page.close()
   })

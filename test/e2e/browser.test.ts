@@ -1,17 +1,29 @@
-// The security demo in a real headless Chromium: CSRF-protected form, session counter, cross-origin fetch, headers and CSP.
+// The security demo in a real headless Chromium: CSRF-protected form, session counter, cross-origin fetch, headers and
+// CSP.
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { setup_security } from '../../demo/security.js'
 import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** A security demo App listening on 127.0.0.1; `api_origins` is its /api CORS allow-list. */
 async function serve(t: Test, api_origins?: string[]): Promise<string> {
   const app = new App({ access_log: false })
-  setup_security(app, { session_secret: 'e2e-session-secret-0123456789', ...(api_origins === undefined ? {} : { api_origins }) })
+  setup_security(app, {
+    session_secret: 'e2e-session-secret-0123456789',
+    ...(api_origins === undefined ? {} : { api_origins }),
+  })
   t.teardown(() => app.close())
   return `http://127.0.0.1:${await app.listen(0)}`
 }
@@ -34,7 +46,11 @@ t.test('security demo in a browser', async (t) => {
   const page_origin = await serve(t)
   const refused_origin = await serve(t)
   const api = await serve(t, [page_origin])
-  const context: BrowserContext = await chromium.launchPersistentContext(t.testdir(), { executablePath: CHROMIUM, headless: true, args: FLAGS })
+  const context: BrowserContext = await chromium.launchPersistentContext(t.testdir(), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  })
   t.teardown(() => context.close())
 
   t.test('posts the form with its CSRF token', async (t) => {
@@ -73,7 +89,9 @@ t.test('security demo in a browser', async (t) => {
     const page = await context.newPage()
     await page.goto(`${origin}/?api=${encodeURIComponent(api)}`)
     await page.click('#ping')
-    await page.waitForFunction("!/^(not called yet|calling\\.\\.\\.)$/.test(document.querySelector('#api-result').textContent)")
+    await page.waitForFunction(
+      "!/^(not called yet|calling\\.\\.\\.)$/.test(document.querySelector('#api-result').textContent)",
+    )
     return page.textContent('#api-result')
   }
 

@@ -6,8 +6,16 @@ import { setup_chat } from '../../demo/chat.js'
 import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** Opens the chat page and joins `room`; resolves once the welcome line is shown. */
 async function join(context: BrowserContext, origin: string, room: string, problems: string[]): Promise<Page> {
@@ -23,15 +31,23 @@ async function join(context: BrowserContext, origin: string, room: string, probl
 }
 
 /** The log lines of a page, as `from: text`. */
-const lines = (page: Page): Promise<string[]> => page.$$eval('#log li', (lis) => lis.map((li) => `${li.firstChild?.textContent}: ${li.lastChild?.textContent}`))
+const lines = (page: Page): Promise<string[]> =>
+  page.$$eval('#log li', (lis) => lis.map((li) => `${li.firstChild?.textContent}: ${li.lastChild?.textContent}`))
 
 t.test('chat demo in a browser', async (t) => {
   ensure('chromium')
   const app = new App({ access_log: false })
-  setup_chat(app, app, { session_secret: 'e2e-chat-session-secret-012345', jwt_secret: 'e2e-chat-jwt-secret-0123456789' })
+  setup_chat(app, app, {
+    session_secret: 'e2e-chat-session-secret-012345',
+    jwt_secret: 'e2e-chat-jwt-secret-0123456789',
+  })
   t.teardown(() => app.close())
   const origin = `http://127.0.0.1:${await app.listen(0)}`
-  const context = await chromium.launchPersistentContext(t.testdir(), { executablePath: CHROMIUM, headless: true, args: FLAGS })
+  const context = await chromium.launchPersistentContext(t.testdir(), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  })
   t.teardown(() => context.close())
   const problems: string[] = []
 
@@ -41,17 +57,28 @@ t.test('chat demo in a browser', async (t) => {
 
   await first.fill('#text', 'hello from the first tab')
   await first.click('#send')
-  await second.waitForFunction("[...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('hello from the first tab'))")
+  await second.waitForFunction(
+    "[...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('hello from the first tab'))",
+  )
   await second.fill('#text', '<b>not bold</b>')
   await second.click('#send')
-  await first.waitForFunction("[...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('not bold'))")
+  await first.waitForFunction(
+    "[...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('not bold'))",
+  )
 
   const seen_by_first = (await lines(first)).filter((l) => !l.startsWith('server'))
   t.equal(seen_by_first.length, 2)
   t.match(seen_by_first[0], /^guest-\d+: hello from the first tab$/)
   t.match(seen_by_first[1], /^guest-\d+: <b>not bold<\/b>$/, 'shown as text, not markup')
-  t.same((await lines(second)).filter((l) => !l.startsWith('server')), seen_by_first)
+  t.same(
+    (await lines(second)).filter((l) => !l.startsWith('server')),
+    seen_by_first,
+  )
   t.equal(await first.$$eval('#log b', (b) => b.length), 0)
-  t.same((await lines(elsewhere)).filter((l) => !l.startsWith('server')), [], 'another room hears nothing')
+  t.same(
+    (await lines(elsewhere)).filter((l) => !l.startsWith('server')),
+    [],
+    'another room hears nothing',
+  )
   t.same(problems, [])
 })

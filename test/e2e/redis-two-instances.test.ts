@@ -1,5 +1,6 @@
-// Two App processes on two ports sharing one real Redis: sessions, rate limits and cached responses span both; with Redis
-// killed they answer 503 or bypass within bounded time and never crash; after Redis restarts on the same port they recover.
+// Two App processes on two ports sharing one real Redis: sessions, rate limits and cached responses span both; with
+// Redis killed they answer 503 or bypass within bounded time and never crash; after Redis restarts on the same port
+// they recover.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +20,13 @@ interface Instance {
 /** Starts the fixture under `node --import tsx` and resolves once it prints its port. */
 async function start_instance(name: string, redis_port: number, fail_open: boolean): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: { ...process.env, REDIS_PORT: String(redis_port), INSTANCE: name, FAIL_OPEN: fail_open ? '1' : '0', FW_LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      REDIS_PORT: String(redis_port),
+      INSTANCE: name,
+      FAIL_OPEN: fail_open ? '1' : '0',
+      FW_LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let err = ''
@@ -37,7 +44,11 @@ async function start_instance(name: string, redis_port: number, fail_open: boole
 }
 
 /** GET `path` on an instance, with optional headers; also measures how long the answer took. */
-async function get(i: Instance, path: string, headers: Record<string, string> = {}): Promise<SocketResponse & { ms: number }> {
+async function get(
+  i: Instance,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<SocketResponse & { ms: number }> {
   const started = Date.now()
   const r = await send(i.port, { path, headers })
   return { ...r, ms: Date.now() - started }
@@ -60,13 +71,22 @@ t.test('two App instances on one Redis', async (t) => {
   })
 
   t.test('count one rate limit across both instances', async (t) => {
-    const rs = await Promise.all(Array.from({ length: 30 }, (_, n) => get(n % 2 ? a : b, '/limited', { 'x-client': 'burst' })))
+    const rs = await Promise.all(
+      Array.from({ length: 30 }, (_, n) => get(n % 2 ? a : b, '/limited', { 'x-client': 'burst' })),
+    )
     const passed = rs.filter((r) => r.status === 200)
     t.equal(passed.length, 20, 'exactly max_requests pass in total')
     t.equal(rs.filter((r) => r.status === 429).length, 10)
-    t.ok(passed.some((r) => r.body.includes('"a"')) && passed.some((r) => r.body.includes('"b"')), 'both instances let some through')
+    t.ok(
+      passed.some((r) => r.body.includes('"a"')) && passed.some((r) => r.body.includes('"b"')),
+      'both instances let some through',
+    )
     const remaining = passed.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((x, y) => x - y)
-    t.same(remaining, Array.from({ length: 20 }, (_, n) => n), 'every passed request saw its own count')
+    t.same(
+      remaining,
+      Array.from({ length: 20 }, (_, n) => n),
+      'every passed request saw its own count',
+    )
   })
 
   t.test('serve a response cached by one instance from the other', async (t) => {
@@ -83,7 +103,11 @@ t.test('two App instances on one Redis', async (t) => {
     for (const i of [a, b]) {
       const s = await get(i, '/session', { cookie })
       t.equal(s.status, 503, `${i.name}: session`)
-      t.same(JSON.parse(s.body), { ok: false, error: 'session_store_unavailable', message: 'Session store unavailable, retry later' })
+      t.same(JSON.parse(s.body), {
+        ok: false,
+        error: 'session_store_unavailable',
+        message: 'Session store unavailable, retry later',
+      })
       t.ok(s.ms < 2000, `${i.name}: answered in ${s.ms} ms`)
     }
     const c = await get(b, '/cached')
@@ -95,20 +119,34 @@ t.test('two App instances on one Redis', async (t) => {
     t.equal(open.headers['x-ratelimit-limit'], undefined)
     const closed = await get(b, '/limited', { 'x-client': 'down' })
     t.equal(closed.status, 503, 'fail_open: false refuses it')
-    t.same(JSON.parse(closed.body), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
+    t.same(JSON.parse(closed.body), {
+      ok: false,
+      error: 'rate_limit_unavailable',
+      message: 'Rate limit unavailable, retry later',
+    })
     t.same([a.child.exitCode, b.child.exitCode], [null, null], 'both instances still run')
   })
 
   t.test('recover once Redis is back on the same port', async (t) => {
     await redis.restart()
     let s = await get(a, '/session', { cookie })
-    for (const deadline = Date.now() + 5000; s.status !== 200 && Date.now() < deadline;) s = await get(a, '/session', { cookie })
+    for (const deadline = Date.now() + 5000; s.status !== 200 && Date.now() < deadline;)
+      s = await get(a, '/session', { cookie })
     t.equal(s.status, 200, 'sessions answer again')
     t.equal(s.body, 'n=1', 'the restarted Redis kept nothing (no persistence), so the session starts over')
     cookie = cookie_of(s)
     t.equal((await get(b, '/session', { cookie })).body, 'n=2')
-    const limited = [await get(b, '/limited', { 'x-client': 'after' }), await get(a, '/limited', { 'x-client': 'after' })]
-    t.same(limited.map((r) => [r.status, r.headers['x-ratelimit-remaining']]), [[200, '19'], [200, '18']])
+    const limited = [
+      await get(b, '/limited', { 'x-client': 'after' }),
+      await get(a, '/limited', { 'x-client': 'after' }),
+    ]
+    t.same(
+      limited.map((r) => [r.status, r.headers['x-ratelimit-remaining']]),
+      [
+        [200, '19'],
+        [200, '18'],
+      ],
+    )
     t.equal((await get(b, '/cached')).headers['x-fw-cache-status'], 'miss')
     const hit = await get(a, '/cached')
     t.equal(hit.headers['x-fw-cache-status'], 'hit')

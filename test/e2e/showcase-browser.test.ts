@@ -5,15 +5,27 @@ import { build_showcase } from '../../demo/showcase.js'
 import { App } from '../../index.js'
 import { CHROMIUM, ensure } from '../helpers/services.js'
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 t.test('showcase page in a browser', async (t) => {
   ensure('chromium')
   const app = await build_showcase(new App({ access_log: false }))
   t.teardown(() => app.close())
   const origin = `http://127.0.0.1:${await app.listen(0)}`
-  const context: BrowserContext = await chromium.launchPersistentContext(t.testdir(), { executablePath: CHROMIUM, headless: true, args: FLAGS })
+  const context: BrowserContext = await chromium.launchPersistentContext(t.testdir(), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  })
   t.teardown(() => context.close())
 
   t.test('shows live request counts by route, read from /metrics, growing as requests arrive', async (t) => {
@@ -28,13 +40,17 @@ t.test('showcase page in a browser', async (t) => {
       return rows.map((r) => r.match(/^(.*)GET(\d+)$/)).find((m) => m?.[1] === route)?.[2]
     }
     const until = async (route: string, n: string): Promise<void> => {
-      for (let waited = 0; waited < 10_000 && (await count(route)) !== n; waited += 100) await new Promise((r) => setTimeout(r, 100))
+      for (let waited = 0; waited < 10_000 && (await count(route)) !== n; waited += 100)
+        await new Promise((r) => setTimeout(r, 100))
       t.equal(await count(route), n, `${route} shows ${n}`)
     }
     await until('/users/{id}', '3')
     await fetch(`${origin}/users/9`)
     await until('/users/{id}', '4')
-    t.ok(Number(await page.textContent('#requests-total')) >= 5, 'the total counts every route, the page and /metrics too')
+    t.ok(
+      Number(await page.textContent('#requests-total')) >= 5,
+      'the total counts every route, the page and /metrics too',
+    )
     t.same(problems, [])
     await page.close()
   })

@@ -9,7 +9,8 @@ export interface Arrivals {
   count(): number
   /**
    * Resolves once `n` requests have passed and the work they started without waiting on I/O (an in-memory lookup,
-   * joining a request in flight) has run: the microtasks they queued drain before the `setImmediate` that ends the wait.
+   * joining a request in flight) has run: the microtasks they queued drain before the `setImmediate` that ends the
+   * wait.
    */
   reached(n: number): Promise<void>
 }

@@ -1,11 +1,15 @@
-// Test helper: a TypeScript fixture bundled into one plain JS file, so a child process starts in node's time, not tsx's.
+// Test helper: a TypeScript fixture bundled into one plain JS file, so a child process starts in node's time, not
+// tsx's.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildSync } from 'esbuild'
 import type { Teardown } from './build.js'
 
-/** Bundles `entry` (a path relative to the repository) into a temp folder readable by any user; removed when the test ends. */
+/**
+ * Bundles `entry` (a path relative to the repository) into a temp folder readable by any user; removed when the test
+ * ends.
+ */
 export function bundle(t: Teardown, entry: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'fw-bundle-'))
   const out = join(dir, 'child.mjs')
@@ -14,7 +18,10 @@ export function bundle(t: Teardown, entry: string): string {
   return out
 }
 
-/** The environment for a bundled child: without NODE_OPTIONS, through which tap would load its loaders into the child too. */
+/**
+ * The environment for a bundled child: without NODE_OPTIONS, through which tap would load its loaders into the child
+ * too.
+ */
 export function plain_env(): NodeJS.ProcessEnv {
   const env = { ...process.env }
   delete env.NODE_OPTIONS

@@ -26,7 +26,11 @@ export interface ChildServerOptions {
 }
 
 /** Starts `fixture` (a path from the repository root) under node + tsx and resolves once it listens. */
-export async function start_child_server(t: Teardown, fixture: string, options: ChildServerOptions = {}): Promise<ChildServer> {
+export async function start_child_server(
+  t: Teardown,
+  fixture: string,
+  options: ChildServerOptions = {},
+): Promise<ChildServer> {
   const command = [...(options.wrapper ?? []), process.execPath, '--import', 'tsx', fixture]
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,

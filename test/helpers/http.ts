@@ -21,7 +21,14 @@ export interface SendOptions {
 export function send(port: number, options: SendOptions): Promise<SocketResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers ?? {},
+        agent: false,
+      },
       (res) => {
         let body = ''
         res.setEncoding('utf8')
@@ -36,7 +43,8 @@ export function send(port: number, options: SendOptions): Promise<SocketResponse
 
 /**
  * Writes raw bytes to a TCP connection and resolves with the status code, headers and body the server answers,
- * once it closes the connection (send `Connection: close`). A server that answers nothing within `wait_ms` gives status 0.
+ * once it closes the connection (send `Connection: close`). A server that answers nothing within `wait_ms` gives status
+ * 0.
  */
 export function raw(port: number, bytes: string, wait_ms = 2000): Promise<SocketResponse> {
   return new Promise((resolve, reject) => {

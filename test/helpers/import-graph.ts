@@ -13,7 +13,8 @@ const SPECIFIER = /(?:from|import)\s*\(?\s*'([^']+)'/g
 const TYPE_ONLY = /^import type [^;\n]*?from '[^']+'$/gm
 
 /**
- * Every module `entry` (a path from the root) reaches through imports and re-exports, type-only imports aside: the files
+ * Every module `entry` (a path from the root) reaches through imports and re-exports, type-only imports aside: the
+ * files
  * (relative to the root) and the bare specifiers, `node:` built-ins aside, both sorted. A dynamic `import('x')` counts.
  */
 export function import_graph(entry: string): { files: string[]; packages: string[] } {
@@ -47,7 +48,9 @@ export async function loaded_packages(entry: string): Promise<string[]> {
     console.log(JSON.stringify([...new Set(names)].sort()))
   `
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (err, out) => (err ? reject(err) : resolve(out)))
+    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (err, out) =>
+      err ? reject(err) : resolve(out),
+    )
   })
   return JSON.parse(stdout) as string[]
 }

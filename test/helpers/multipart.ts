@@ -15,7 +15,8 @@ export function private_tmpdir(): string {
 }
 
 /** One part: a field (`value`) or a file (`filename`, `content`, `type`). */
-export type TestPart = { name: string; value: string } | { name: string; filename: string; content: string | Buffer; type?: string }
+export type TestPart =
+  { name: string; value: string } | { name: string; filename: string; content: string | Buffer; type?: string }
 
 /** The boundary every helper body uses. */
 export const BOUNDARY = 'fw-test-boundary'
@@ -27,9 +28,10 @@ export const MULTIPART_HEADERS = { 'content-type': `multipart/form-data; boundar
 export function multipart_body(parts: TestPart[], { end = true }: { end?: boolean } = {}): Buffer {
   const chunks: Buffer[] = []
   for (const p of parts) {
-    const head = 'value' in p
-      ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n`
-      : `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type ?? 'application/octet-stream'}\r\n\r\n`
+    const head =
+      'value' in p
+        ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n`
+        : `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type ?? 'application/octet-stream'}\r\n\r\n`
     chunks.push(Buffer.from(head), Buffer.from('value' in p ? p.value : p.content), Buffer.from('\r\n'))
   }
   if (end) chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`))

@@ -48,10 +48,26 @@ function pong(port: number): Promise<boolean> {
   })
 }
 
-/** Starts redis-server on `port` in `dir`; resolves once it answers PING, rejects when it exits first or takes over 5 s. */
+/**
+ * Starts redis-server on `port` in `dir`; resolves once it answers PING, rejects when it exits first or takes over 5 s.
+ */
 async function launch(port: number, dir: string): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning',
-    '--enable-debug-command', 'local'] // DEBUG SLEEP and DEBUG RELOAD for the fault tests
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--loglevel',
+    'warning',
+    '--enable-debug-command',
+    'local',
+  ] // DEBUG SLEEP and DEBUG RELOAD for the fault tests
   const child = spawn('redis-server', args, { stdio: 'ignore' })
   let exited = false
   child.once('exit', () => (exited = true))
@@ -60,7 +76,9 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   child.kill('SIGKILL')
-  throw new Error(`redis-server on port ${port} ${exited ? `exited with ${child.exitCode}` : 'did not answer PING within 5 s'}`)
+  throw new Error(
+    `redis-server on port ${port} ${exited ? `exited with ${child.exitCode}` : 'did not answer PING within 5 s'}`,
+  )
 }
 
 async function end(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {

@@ -1,4 +1,5 @@
-// The Debian packages some tests need (redis-server, chromium): found, or installed once outside CI, never silently skipped.
+// The Debian packages some tests need (redis-server, chromium): found, or installed once outside CI, never silently
+// skipped.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
@@ -15,14 +16,19 @@ interface Service {
 }
 
 const SERVICES = {
-  'redis-server': { package: 'redis-server', present: () => spawnSync('redis-server', ['--version']).status === 0, for_tests: 'Redis tests' },
+  'redis-server': {
+    package: 'redis-server',
+    present: () => spawnSync('redis-server', ['--version']).status === 0,
+    for_tests: 'Redis tests',
+  },
   chromium: { package: 'chromium', present: () => existsSync(CHROMIUM), for_tests: 'browser tests' },
 } satisfies Record<string, Service>
 
 const ready = new Set<string>()
 
 /**
- * Makes sure a package the tests need is installed. In CI (`CI` set) a missing one is an error, since `.ci/run` installs
+ * Makes sure a package the tests need is installed. In CI (`CI` set) a missing one is an error, since `.ci/run`
+ * installs
  * them first; elsewhere it is installed with apt-get (after `apt-get update` if the first try fails), loudly, and an
  * install that fails throws with the command to run by hand.
  */
@@ -38,7 +44,10 @@ export function ensure(name: keyof typeof SERVICES): void {
       spawnSync('apt-get', ['update'], { stdio: 'inherit' })
       r = spawnSync('apt-get', ['install', '-y', s.package], { stdio: 'inherit' })
     }
-    if (!s.present()) throw new Error(`${s.package} is missing and '${command}' failed (exit ${r.status}); install it to run the ${s.for_tests}`)
+    if (!s.present())
+      throw new Error(
+        `${s.package} is missing and '${command}' failed (exit ${r.status}); install it to run the ${s.for_tests}`,
+      )
   }
   ready.add(name)
 }

@@ -35,12 +35,17 @@ export function connect(port: number, path: string, headers: Record<string, stri
       w(m)
     }
   })
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  )
   const client: Client = {
     ws,
     received,
     closed,
-    next: () => (taken < received.length ? Promise.resolve(received[taken++]!) : new Promise((resolve) => waiting.push(resolve as never))),
+    next: () =>
+      taken < received.length
+        ? Promise.resolve(received[taken++]!)
+        : new Promise((resolve) => waiting.push(resolve as never)),
     poll: (ms) => {
       if (taken < received.length) return Promise.resolve(received[taken++]!)
       return new Promise((resolve) => {
@@ -61,7 +66,15 @@ export function connect(port: number, path: string, headers: Record<string, stri
     ws.once('unexpected-response', (_req, res) => {
       let body = ''
       res.on('data', (d: Buffer) => (body += d.toString()))
-      res.on('end', () => reject(Object.assign(new Error(`upgrade refused with ${res.statusCode}`), { status: res.statusCode!, headers: res.headers, body })))
+      res.on('end', () =>
+        reject(
+          Object.assign(new Error(`upgrade refused with ${res.statusCode}`), {
+            status: res.statusCode!,
+            headers: res.headers,
+            body,
+          }),
+        ),
+      )
     })
     ws.once('error', (err) => reject(err))
   })

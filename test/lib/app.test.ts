@@ -22,16 +22,20 @@ function trace(name: string): Middleware {
 
 t.test('App routes', async (t) => {
   const app = build(t, (app) => {
-    const answer = (name: string) => (req: { method(): string }, res: { header(n: string, v: string): unknown; text(s: string): unknown }) => {
-      res.header('x-route', name)
-      res.text(`${name} ${req.method()}`)
-    }
+    const answer =
+      (name: string) =>
+      (req: { method(): string }, res: { header(n: string, v: string): unknown; text(s: string): unknown }) => {
+        res.header('x-route', name)
+        res.text(`${name} ${req.method()}`)
+      }
     app.get('/m', answer('get')).post('/m', answer('post')).put('/m', answer('put')).patch('/m', answer('patch'))
     app.del('/m', answer('del')).head('/m', answer('head')).options('/m', answer('options'))
     app.get('/h', answer('get')).head('/h', answer('head'))
     app.group('/api', (api) => {
       api.get('/', answer('api root'))
-      api.group('/admin', (admin) => admin.get('/stats', answer('stats')).group('/deep', (d) => d.get('/{id}', answer('deep'))))
+      api.group('/admin', (admin) =>
+        admin.get('/stats', answer('stats')).group('/deep', (d) => d.get('/{id}', answer('deep'))),
+      )
     })
     app.get('/files/*', answer('wildcard'))
     app.get('/files/fixed', answer('fixed'))
@@ -42,7 +46,11 @@ t.test('App routes', async (t) => {
     for (const method of METHODS) {
       const r = await app.inject({ method, url: '/m' })
       const name = method === 'DELETE' ? 'del' : method.toLowerCase()
-      t.same([r.statusCode, r.headers['x-route'], r.body], [200, name, method === 'HEAD' ? '' : `${name} ${method}`], method)
+      t.same(
+        [r.statusCode, r.headers['x-route'], r.body],
+        [200, name, method === 'HEAD' ? '' : `${name} ${method}`],
+        method,
+      )
     }
   })
 
@@ -52,7 +60,11 @@ t.test('App routes', async (t) => {
   })
 
   t.test('nests groups', async (t) => {
-    for (const [url, body] of [['/api', 'api root GET'], ['/api/admin/stats', 'stats GET'], ['/api/admin/deep/7', 'deep GET']] as const) {
+    for (const [url, body] of [
+      ['/api', 'api root GET'],
+      ['/api/admin/stats', 'stats GET'],
+      ['/api/admin/deep/7', 'deep GET'],
+    ] as const) {
       const r = await app.inject({ url })
       t.same([r.statusCode, r.body], [200, body], url)
     }
@@ -75,15 +87,30 @@ t.test('App routes', async (t) => {
   })
 
   t.test('answers 404 not_found for unknown paths and methods', async (t) => {
-    for (const [method, url] of [['GET', '/nope'], ['GET', '/api/admin'], ['GET', '/only-post'], ['DELETE', '/files/x']] as const) {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['GET', '/api/admin'],
+      ['GET', '/only-post'],
+      ['DELETE', '/files/x'],
+    ] as const) {
       const r = await app.inject({ method, url })
-      t.same([r.statusCode, r.headers['content-type'], r.json()], [404, 'application/json; charset=utf-8', NOT_FOUND], `${method} ${url}`)
+      t.same(
+        [r.statusCode, r.headers['content-type'], r.json()],
+        [404, 'application/json; charset=utf-8', NOT_FOUND],
+        `${method} ${url}`,
+      )
     }
   })
 
   t.test('refuses routes and middleware after start', async (t) => {
-    t.throws(() => app.get('/late', () => {}), { code: ERR_APP_LOCKED.code, message: 'cannot add route GET /late after the app has started (listen, inject or mount)' })
-    t.throws(() => app.use(trace('late')), { code: ERR_APP_LOCKED.code, message: 'cannot add middleware after the app has started (listen, inject or mount)' })
+    t.throws(() => app.get('/late', () => {}), {
+      code: ERR_APP_LOCKED.code,
+      message: 'cannot add route GET /late after the app has started (listen, inject or mount)',
+    })
+    t.throws(() => app.use(trace('late')), {
+      code: ERR_APP_LOCKED.code,
+      message: 'cannot add middleware after the app has started (listen, inject or mount)',
+    })
     t.equal(app.started, true)
   })
 })
@@ -94,9 +121,18 @@ t.test('App.route', async (t) => {
     t.throws(() => app.get('users', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
     t.throws(() => app.group('/a/*/b', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
     t.throws(() => app.use('api', (_q, _s, next) => next()), { code: 'FW_ERR_APP_BAD_PATH' })
-    t.throws(() => app.use(undefined as unknown as Middleware), { code: 'FW_ERR_APP_BAD_HANDLER', message: 'middleware must be a function; got undefined' })
-    t.throws(() => app.use('/api', null as unknown as Middleware), { code: 'FW_ERR_APP_BAD_HANDLER', message: 'middleware must be a function; got null' })
-    t.throws(() => app.get('/x', 'hi' as unknown as Handler), { code: 'FW_ERR_APP_BAD_HANDLER', message: 'the handler of GET /x must be a function; got string' })
+    t.throws(() => app.use(undefined as unknown as Middleware), {
+      code: 'FW_ERR_APP_BAD_HANDLER',
+      message: 'middleware must be a function; got undefined',
+    })
+    t.throws(() => app.use('/api', null as unknown as Middleware), {
+      code: 'FW_ERR_APP_BAD_HANDLER',
+      message: 'middleware must be a function; got null',
+    })
+    t.throws(() => app.get('/x', 'hi' as unknown as Handler), {
+      code: 'FW_ERR_APP_BAD_HANDLER',
+      message: 'the handler of GET /x must be a function; got string',
+    })
     t.equal(app.started, false)
   })
 })
@@ -123,9 +159,13 @@ t.test('App.use', async (t) => {
       res.text(`handler ran ${calls.length}`)
     })
     app.get('/throws', (_req, res) => void res.text('unreachable'))
-    app.use('/throws', () => { throw new Error('middleware boom') })
+    app.use('/throws', () => {
+      throw new Error('middleware boom')
+    })
     app.get('/rejects', (_req, res) => void res.text('unreachable'))
-    app.use('/rejects', async () => { throw new Error('async middleware boom') })
+    app.use('/rejects', async () => {
+      throw new Error('async middleware boom')
+    })
     app.use('/sync', (_req, res, next) => {
       res.header('x-sync', '1')
       return next()
@@ -134,11 +174,17 @@ t.test('App.use', async (t) => {
   })
   const get = (url: string) => app.inject({ method: 'GET', url })
 
-  t.test('runs middleware in registration order, onion style, including middleware added after the route', async (t) => {
-    t.equal((await get('/early')).headers['x-trace'], 'global> late> <late <global')
-    t.equal((await get('/api/x')).headers['x-trace'], 'global> api> group> late> <late <group <api <global')
-    t.equal((await get('/api/admin/y')).headers['x-trace'], 'global> api> group> admin> late> <late <admin <group <api <global')
-  })
+  t.test(
+    'runs middleware in registration order, onion style, including middleware added after the route',
+    async (t) => {
+      t.equal((await get('/early')).headers['x-trace'], 'global> late> <late <global')
+      t.equal((await get('/api/x')).headers['x-trace'], 'global> api> group> late> <late <group <api <global')
+      t.equal(
+        (await get('/api/admin/y')).headers['x-trace'],
+        'global> api> group> admin> late> <late <admin <group <api <global',
+      )
+    },
+  )
 
   t.test('runs global middleware before the 404', async (t) => {
     const r = await get('/nope')
@@ -171,8 +217,12 @@ t.test('App.use', async (t) => {
 
 t.test('App handlers', async (t) => {
   const app = build(t, (app) => {
-    app.get('/throws', () => { throw new Error('secret detail') })
-    app.get('/rejects', async () => { throw new TypeError('secret detail') })
+    app.get('/throws', () => {
+      throw new Error('secret detail')
+    })
+    app.get('/rejects', async () => {
+      throw new TypeError('secret detail')
+    })
     app.get('/ok', (_req, res) => void res.json('ok', true))
     app.get('/silent', () => {})
   })
@@ -196,10 +246,12 @@ t.test('App.services', async (t) => {
     const Greeting = new Token<(name: string) => string>('Greeting')
     const app = build(t, (app) => {
       app.services.set(Greeting, (name) => `hello ${name}`)
-      app.use(adapt_ctx(async (ctx, next) => {
-        ctx.res.header('x-ctx', ctx.services.get(Greeting)?.('ctx') ?? 'none')
-        await next()
-      }))
+      app.use(
+        adapt_ctx(async (ctx, next) => {
+          ctx.res.header('x-ctx', ctx.services.get(Greeting)?.('ctx') ?? 'none')
+          await next()
+        }),
+      )
       app.get('/g', (req, res) => void res.text(req.services.get(Greeting)?.('handler') ?? 'none'))
     })
     const r = await app.inject({ url: '/g' })
@@ -210,19 +262,34 @@ t.test('App.services', async (t) => {
 t.test('App body limits', async (t) => {
   t.test('apply the smallest limit a route middleware asks for, before the handler runs', async (t) => {
     const bodies: string[] = []
-    const app = build(t, (app) => {
-      app.use('/small', with_route_options<Middleware>((req, _res, next) => {
-        bodies.push(req.body())
-        return next()
-      }, { body_limit: 4 }))
-      app.post('/small', (req, res) => void res.text(req.body()))
-      app.post('/big', (req, res) => void res.text(req.body()))
-    }, { body_limit: 8 })
-    const post = (url: string, payload: string) => app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'text/plain' } })
+    const app = build(
+      t,
+      (app) => {
+        app.use(
+          '/small',
+          with_route_options<Middleware>(
+            (req, _res, next) => {
+              bodies.push(req.body())
+              return next()
+            },
+            { body_limit: 4 },
+          ),
+        )
+        app.post('/small', (req, res) => void res.text(req.body()))
+        app.post('/big', (req, res) => void res.text(req.body()))
+      },
+      { body_limit: 8 },
+    )
+    const post = (url: string, payload: string) =>
+      app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'text/plain' } })
     t.same([(await post('/small', '1234')).body, (await post('/big', '12345678')).body], ['1234', '12345678'])
     const small = await post('/small', '12345')
     const big = await post('/big', '123456789')
-    for (const r of [small, big]) t.same([r.statusCode, r.json()], [413, { ok: false, error: 'payload_too_large', message: 'Request body is too large' }])
+    for (const r of [small, big])
+      t.same(
+        [r.statusCode, r.json()],
+        [413, { ok: false, error: 'payload_too_large', message: 'Request body is too large' }],
+      )
     t.same(bodies, ['1234', ''], 'the 413 ran the middleware without a body; the handler answered only the first')
   })
 })
@@ -239,10 +306,31 @@ t.test('App prefix middleware', async (t) => {
 
   t.test('is not bypassed by encoding, doubled slashes, dot segments or case', async (t) => {
     const paths = [
-      '/api/static', '/%61pi/static', '//api/static', '/x/../api/static', '/API/static', '/Api%2Fstatic', '/api%5cstatic',
-      '/api/7/p', '/%61pi/7/p', '//api/7/p', '/x/../api/7/p', '/API/7/p',
-      '/api/x', '/%61pi/x', '/API/x', '/api/zzz/deep', '/%41PI/zzz/deep', '/./api/unknown', '/api', '/%61pi',
-      '/api/files/a/b', '/%61pi/files/a/b', '//api//files/a', '/x/../api/files/a', '/API/FILES/a',
+      '/api/static',
+      '/%61pi/static',
+      '//api/static',
+      '/x/../api/static',
+      '/API/static',
+      '/Api%2Fstatic',
+      '/api%5cstatic',
+      '/api/7/p',
+      '/%61pi/7/p',
+      '//api/7/p',
+      '/x/../api/7/p',
+      '/API/7/p',
+      '/api/x',
+      '/%61pi/x',
+      '/API/x',
+      '/api/zzz/deep',
+      '/%41PI/zzz/deep',
+      '/./api/unknown',
+      '/api',
+      '/%61pi',
+      '/api/files/a/b',
+      '/%61pi/files/a/b',
+      '//api//files/a',
+      '/x/../api/files/a',
+      '/API/FILES/a',
     ]
     for (const path of paths) {
       const r = await send(port, { path })
@@ -260,7 +348,11 @@ t.test('App prefix middleware', async (t) => {
   })
 
   t.test('leaves paths outside the prefix alone', async (t) => {
-    for (const [path, body] of [['/apix/x', 'param first'], ['/other', 'wildcard other'], ['/api../x', 'param first']] as const) {
+    for (const [path, body] of [
+      ['/apix/x', 'param first'],
+      ['/other', 'wildcard other'],
+      ['/api../x', 'param first'],
+    ] as const) {
       const r = await send(port, { path })
       t.same([r.status, r.body], [200, body], path)
     }
@@ -270,7 +362,13 @@ t.test('App prefix middleware', async (t) => {
 t.test('App.static_dir', async (t) => {
   const dir = t.testdir({
     'outside.txt': 'OUTSIDE',
-    public: { 'index.html': '<h1>home</h1>', 'a.txt': 'alpha', sub: { 'b.txt': 'beta' }, '.env': 'SECRET=1', '.git': { config: 'SECRET' } },
+    public: {
+      'index.html': '<h1>home</h1>',
+      'a.txt': 'alpha',
+      sub: { 'b.txt': 'beta' },
+      '.env': 'SECRET=1',
+      '.git': { config: 'SECRET' },
+    },
   })
   const { port } = await listening(t, (app) => {
     app.static_dir(join(dir, 'public'), { prefix: '/s', cache_control: 'public, max-age=60' })
@@ -278,7 +376,12 @@ t.test('App.static_dir', async (t) => {
   })
 
   t.test('serves files, nested files and the index with the Cache-Control', async (t) => {
-    for (const [path, body] of [['/s/a.txt', 'alpha'], ['/s/sub/b.txt', 'beta'], ['/s', '<h1>home</h1>'], ['/plain/b.txt', 'beta']] as const) {
+    for (const [path, body] of [
+      ['/s/a.txt', 'alpha'],
+      ['/s/sub/b.txt', 'beta'],
+      ['/s', '<h1>home</h1>'],
+      ['/plain/b.txt', 'beta'],
+    ] as const) {
       const r = await send(port, { path })
       t.same([r.status, r.body], [200, body], path)
     }
@@ -287,9 +390,24 @@ t.test('App.static_dir', async (t) => {
 
   t.test('never serves dot files, traversal or anything outside the folder', async (t) => {
     const paths = [
-      '/s/.env', '/s/.git/config', '/s/%2eenv', '/s/sub/../.env', '/s/../outside.txt', '/s/%2e%2e/outside.txt', '/s/%2E%2E/outside.txt',
-      '/s/..%2foutside.txt', '/s/..%5coutside.txt', '/s/sub/..%2f..%2foutside.txt', '/s//../outside.txt', '/s/%2f..%2foutside.txt',
-      '/plain/../a.txt', '/plain/..%2fa.txt', '/s/missing.txt', '/plain', '/s/sub', '/s/%00a.txt',
+      '/s/.env',
+      '/s/.git/config',
+      '/s/%2eenv',
+      '/s/sub/../.env',
+      '/s/../outside.txt',
+      '/s/%2e%2e/outside.txt',
+      '/s/%2E%2E/outside.txt',
+      '/s/..%2foutside.txt',
+      '/s/..%5coutside.txt',
+      '/s/sub/..%2f..%2foutside.txt',
+      '/s//../outside.txt',
+      '/s/%2f..%2foutside.txt',
+      '/plain/../a.txt',
+      '/plain/..%2fa.txt',
+      '/s/missing.txt',
+      '/plain',
+      '/s/sub',
+      '/s/%00a.txt',
     ]
     for (const path of paths) {
       const r = await send(port, { path })

@@ -6,8 +6,10 @@ import t from 'tap'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const LIB = join(ROOT, 'lib')
 
-// Static imports and re-exports, side-effect imports, dynamic import() and require() of fastify or any @fastify/ package.
-const FASTIFY_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"`](?:fastify|@fastify\/[^'"`]+)(?:\/[^'"`]*)?['"`]/
+// Static imports and re-exports, side-effect imports, dynamic import() and require() of fastify or any @fastify/
+// package.
+const FASTIFY_IMPORT =
+  /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"`](?:fastify|@fastify\/[^'"`]+)(?:\/[^'"`]*)?['"`]/
 
 function source_files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -30,7 +32,11 @@ t.test('lib boundary', async (t) => {
       "import e from 'fastify/lib/errors.js'",
     ]
     for (const line of caught) t.match(line, FASTIFY_IMPORT, line)
-    for (const line of ["import x from 'fastify-plugin-like-name'", "// fastify is only in adapters/", "import x from './fastify.js'"]) {
+    for (const line of [
+      "import x from 'fastify-plugin-like-name'",
+      '// fastify is only in adapters/',
+      "import x from './fastify.js'",
+    ]) {
       t.notMatch(line, FASTIFY_IMPORT, line)
     }
   })

@@ -1,11 +1,28 @@
 import t from 'tap'
-import { adapt_ctx, compose, ctx_of, drop_replaced, route_options_of, with_route_options, type Middleware } from '../../lib/compose.js'
+import {
+  adapt_ctx,
+  compose,
+  ctx_of,
+  drop_replaced,
+  route_options_of,
+  with_route_options,
+  type Middleware,
+} from '../../lib/compose.js'
 import { Request } from '../../lib/request.js'
 import { Response } from '../../lib/response.js'
 import { Services } from '../../lib/state.js'
 
 function facades(): { req: Request; res: Response } {
-  const raw = { id: 'r1', method: 'GET', url: '/', headers: {}, params: {}, query: {}, body: undefined, ip: '127.0.0.1' }
+  const raw = {
+    id: 'r1',
+    method: 'GET',
+    url: '/',
+    headers: {},
+    params: {},
+    query: {},
+    body: undefined,
+    ip: '127.0.0.1',
+  }
   return { req: new Request(raw, new Services()), res: new Response() }
 }
 
@@ -77,9 +94,20 @@ t.test('compose', async (t) => {
       throw new Error('async boom')
     }
     const run = (mws: Middleware[], handler: () => void) => async () => compose(mws, handler)(req, res)
-    await t.rejects(run([tracer(log, 'a'), sync_throw], () => void log.push('handler')), { message: 'sync boom' })
-    await t.rejects(run([async_throw], () => void log.push('handler')), { message: 'async boom' })
-    await t.rejects(run([tracer(log, 'z')], () => { throw new Error('handler boom') }), { message: 'handler boom' })
+    await t.rejects(
+      run([tracer(log, 'a'), sync_throw], () => void log.push('handler')),
+      { message: 'sync boom' },
+    )
+    await t.rejects(
+      run([async_throw], () => void log.push('handler')),
+      { message: 'async boom' },
+    )
+    await t.rejects(
+      run([tracer(log, 'z')], () => {
+        throw new Error('handler boom')
+      }),
+      { message: 'handler boom' },
+    )
     t.same(log, ['a before', 'z before'])
   })
 
@@ -92,7 +120,9 @@ t.test('compose', async (t) => {
         res.status(503).text((err as Error).message)
       }
     }
-    await compose([guard], () => { throw new Error('down') })(req, res)
+    await compose([guard], () => {
+      throw new Error('down')
+    })(req, res)
     t.equal(res.status_code, 503)
     t.equal(res.body_text(), 'down')
   })
@@ -108,7 +138,10 @@ t.test('adapt_ctx', async (t) => {
     })
     await compose([mw, mw], () => {})(req, res)
     const ctx = ctx_of(req, res)
-    t.same(seen.map((c) => c === ctx), [true, true])
+    t.same(
+      seen.map((c) => c === ctx),
+      [true, true],
+    )
     t.equal(ctx.req, req)
     t.equal(ctx.res, res)
     t.equal(ctx.services, req.services)
@@ -130,18 +163,27 @@ t.test('with_route_options', async (t) => {
 })
 
 t.test('drop_replaced', async (t) => {
-  const kind = (name: string, options: { replaces?: string } = {}) =>
-    ({ name, mw: with_route_options(() => undefined, { kind: 'limit', ...options }) })
+  const kind = (name: string, options: { replaces?: string } = {}) => ({
+    name,
+    mw: with_route_options(() => undefined, { kind: 'limit', ...options }),
+  })
   const names = (chain: Array<{ name: string }>) => chain.map((e) => e.name)
 
   t.test('keeps the most specific replacing placement, and the others of other kinds', async (t) => {
     const other = { name: 'other', mw: with_route_options(() => undefined, { kind: 'cors' }), depth: 0, sure: true }
-    const chain = [{ ...kind('global'), depth: 0, sure: true }, other, { ...kind('route', { replaces: 'limit' }), depth: 2, sure: true }]
+    const chain = [
+      { ...kind('global'), depth: 0, sure: true },
+      other,
+      { ...kind('route', { replaces: 'limit' }), depth: 2, sure: true },
+    ]
     t.same(names(drop_replaced(chain)), ['other', 'route'])
   })
 
   t.test('a placement not sure to apply replaces nothing; deeper ones and same-depth later ones stay', async (t) => {
-    const unsure = [{ ...kind('global'), depth: 0, sure: true }, { ...kind('maybe', { replaces: 'limit' }), depth: 2, sure: false }]
+    const unsure = [
+      { ...kind('global'), depth: 0, sure: true },
+      { ...kind('maybe', { replaces: 'limit' }), depth: 2, sure: false },
+    ]
     t.same(names(drop_replaced(unsure)), ['global', 'maybe'])
     const ties = [
       { ...kind('before'), depth: 1, sure: true },

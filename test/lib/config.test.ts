@@ -2,7 +2,14 @@ import t from 'tap'
 import { DEFAULT_FORM_LIMITS } from '../../lib/body/limits.js'
 import { ERR_CONFIG_BAD_VALUE, resolve_config } from '../../lib/config.js'
 
-const SERVER = { https: undefined, http2: false, keep_alive_timeout_ms: 72000, request_timeout_ms: 300000, headers_timeout_ms: 60000, max_connections: 0 }
+const SERVER = {
+  https: undefined,
+  http2: false,
+  keep_alive_timeout_ms: 72000,
+  request_timeout_ms: 300000,
+  headers_timeout_ms: 60000,
+  max_connections: 0,
+}
 const TRUST = 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas'
 
 t.test('resolve_config', async (t) => {
@@ -22,24 +29,67 @@ t.test('resolve_config', async (t) => {
 
   t.test('takes the options when no environment variable is set', async (t) => {
     const c = resolve_config(
-      { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false },
+      {
+        port: 3000,
+        host: '0.0.0.0',
+        trust_proxy: ['10.0.0.0/8'],
+        body_limit: 10,
+        close_timeout_ms: 5,
+        request_id: false,
+        access_log: false,
+      },
       {},
     )
-    t.same(c, { port: 3000, host: '0.0.0.0', trust_proxy: ['10.0.0.0/8'], body_limit: 10, close_timeout_ms: 5, request_id: false, access_log: false, ...SERVER, form_limits: DEFAULT_FORM_LIMITS })
+    t.same(c, {
+      port: 3000,
+      host: '0.0.0.0',
+      trust_proxy: ['10.0.0.0/8'],
+      body_limit: 10,
+      close_timeout_ms: 5,
+      request_id: false,
+      access_log: false,
+      ...SERVER,
+      form_limits: DEFAULT_FORM_LIMITS,
+    })
   })
 
   t.test('lets FW_* environment variables override the options', async (t) => {
     const c = resolve_config(
       { port: 3000, host: '0.0.0.0', trust_proxy: false, body_limit: 10, close_timeout_ms: 5, access_log: 'info' },
-      { FW_PORT: '9090', FW_HOST: '::1', FW_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8', FW_BODY_LIMIT: '64', FW_CLOSE_TIMEOUT_MS: '250', FW_ACCESS_LOG: 'off' },
+      {
+        FW_PORT: '9090',
+        FW_HOST: '::1',
+        FW_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8',
+        FW_BODY_LIMIT: '64',
+        FW_CLOSE_TIMEOUT_MS: '250',
+        FW_ACCESS_LOG: 'off',
+      },
     )
-    t.same(c, { port: 9090, host: '::1', trust_proxy: ['127.0.0.1', '10.0.0.0/8'], body_limit: 64, close_timeout_ms: 250, request_id: true, access_log: false, ...SERVER, form_limits: DEFAULT_FORM_LIMITS })
+    t.same(c, {
+      port: 9090,
+      host: '::1',
+      trust_proxy: ['127.0.0.1', '10.0.0.0/8'],
+      body_limit: 64,
+      close_timeout_ms: 250,
+      request_id: true,
+      access_log: false,
+      ...SERVER,
+      form_limits: DEFAULT_FORM_LIMITS,
+    })
   })
 
   t.test('reads the server timeouts and connection limit from options and FW_* variables', async (t) => {
-    const c = resolve_config({ keep_alive_timeout_ms: 1, request_timeout_ms: 2, headers_timeout_ms: 3, max_connections: 4, http2: true }, { FW_MAX_CONNECTIONS: '9' })
-    t.same([c.keep_alive_timeout_ms, c.request_timeout_ms, c.headers_timeout_ms, c.max_connections, c.http2], [1, 2, 3, 9, true])
-    t.throws(() => resolve_config({}, { FW_KEEP_ALIVE_TIMEOUT_MS: 'soon' }), { message: 'FW_KEEP_ALIVE_TIMEOUT_MS must be an integer >= 0; got "soon"' })
+    const c = resolve_config(
+      { keep_alive_timeout_ms: 1, request_timeout_ms: 2, headers_timeout_ms: 3, max_connections: 4, http2: true },
+      { FW_MAX_CONNECTIONS: '9' },
+    )
+    t.same(
+      [c.keep_alive_timeout_ms, c.request_timeout_ms, c.headers_timeout_ms, c.max_connections, c.http2],
+      [1, 2, 3, 9, true],
+    )
+    t.throws(() => resolve_config({}, { FW_KEEP_ALIVE_TIMEOUT_MS: 'soon' }), {
+      message: 'FW_KEEP_ALIVE_TIMEOUT_MS must be an integer >= 0; got "soon"',
+    })
   })
 
   t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {
@@ -49,13 +99,23 @@ t.test('resolve_config', async (t) => {
   })
 
   t.test('reads the access line level by any of its names; false, off and none turn it off', async (t) => {
-    const cases: Array<[string, string | false]> = [['WARNING', 'warn'], ['fatal', 'critical'], [' debug ', 'debug'], ['false', false], ['off', false], ['none', false]]
+    const cases: Array<[string, string | false]> = [
+      ['WARNING', 'warn'],
+      ['fatal', 'critical'],
+      [' debug ', 'debug'],
+      ['false', false],
+      ['off', false],
+      ['none', false],
+    ]
     for (const [raw, want] of cases) t.equal(resolve_config({}, { FW_ACCESS_LOG: raw }).access_log, want, raw)
     t.equal(resolve_config({ access_log: false }, {}).access_log, false)
   })
 
   t.test('ignores empty environment variables', async (t) => {
-    const c = resolve_config({ port: 3000, body_limit: 10, trust_proxy: ['1.2.3.4'] }, { FW_PORT: '', FW_BODY_LIMIT: '', FW_TRUST_PROXY: '' })
+    const c = resolve_config(
+      { port: 3000, body_limit: 10, trust_proxy: ['1.2.3.4'] },
+      { FW_PORT: '', FW_BODY_LIMIT: '', FW_TRUST_PROXY: '' },
+    )
     t.equal(c.port, 3000)
     t.equal(c.body_limit, 10)
     t.same(c.trust_proxy, ['1.2.3.4'])
@@ -71,7 +131,10 @@ t.test('resolve_config', async (t) => {
       [{ FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
       [{ FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
       [{ FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer >= 0; got "soon"'],
-      [{ FW_ACCESS_LOG: 'loud' }, 'FW_ACCESS_LOG must be a log level (trace, debug, info, warn, error, critical) or false; got "loud"'],
+      [
+        { FW_ACCESS_LOG: 'loud' },
+        'FW_ACCESS_LOG must be a log level (trace, debug, info, warn, error, critical) or false; got "loud"',
+      ],
     ]
     for (const [env, message] of cases) {
       t.throws(() => resolve_config({}, env), { code: ERR_CONFIG_BAD_VALUE.code, message }, message)
@@ -79,9 +142,18 @@ t.test('resolve_config', async (t) => {
   })
 
   t.test('throws FW_ERR_CONFIG_BAD_VALUE for a bad option', async (t) => {
-    t.throws(() => resolve_config({ body_limit: -5 }, {}), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: 'FW_BODY_LIMIT must be an integer >= 0; got -5' })
-    t.throws(() => resolve_config({ trust_proxy: ['not-an-ip'] }, {}), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: TRUST + '; got ["not-an-ip"]' })
-    t.throws(() => resolve_config({ port: 1.5 }, {}), { code: 'FW_ERR_CONFIG_BAD_VALUE', message: 'FW_PORT must be an integer from 0 to 65535; got 1.5' })
+    t.throws(() => resolve_config({ body_limit: -5 }, {}), {
+      code: 'FW_ERR_CONFIG_BAD_VALUE',
+      message: 'FW_BODY_LIMIT must be an integer >= 0; got -5',
+    })
+    t.throws(() => resolve_config({ trust_proxy: ['not-an-ip'] }, {}), {
+      code: 'FW_ERR_CONFIG_BAD_VALUE',
+      message: TRUST + '; got ["not-an-ip"]',
+    })
+    t.throws(() => resolve_config({ port: 1.5 }, {}), {
+      code: 'FW_ERR_CONFIG_BAD_VALUE',
+      message: 'FW_PORT must be an integer from 0 to 65535; got 1.5',
+    })
   })
 
   t.test('reads process.env by default', async (t) => {

@@ -3,21 +3,40 @@ import { check_cookie, type CookieOptionValues } from '../../lib/cookie.js'
 import { define_bad_option, OptionChecks } from '../../lib/options.js'
 
 const check = new OptionChecks(define_bad_option('COOKIETEST'))
-const GOOD: CookieOptionValues = { cookie_name: 'sid', cookie_path: '/', secure: false, http_only: true, same_site: 'Lax' }
+const GOOD: CookieOptionValues = {
+  cookie_name: 'sid',
+  cookie_path: '/',
+  secure: false,
+  http_only: true,
+  same_site: 'Lax',
+}
 const bad = (t: Test, over: Partial<CookieOptionValues>, message: string): void => {
   t.throws(() => check_cookie(check, 'owner', { ...GOOD, ...over }), { code: 'FW_ERR_COOKIETEST_BAD_OPTION', message })
 }
 
 t.test('check_cookie', async (t) => {
   t.test('returns the checked settings', async (t) => {
-    t.same(check_cookie(check, 'owner', GOOD), { name: 'sid', path: '/', secure: false, http_only: true, same_site: 'Lax' })
-    t.same(check_cookie(check, 'owner', { ...GOOD, cookie_name: '__Host-x', secure: true, same_site: 'None' }).name, '__Host-x')
+    t.same(check_cookie(check, 'owner', GOOD), {
+      name: 'sid',
+      path: '/',
+      secure: false,
+      http_only: true,
+      same_site: 'Lax',
+    })
+    t.same(
+      check_cookie(check, 'owner', { ...GOOD, cookie_name: '__Host-x', secure: true, same_site: 'None' }).name,
+      '__Host-x',
+    )
   })
 
   t.test('refuses each bad option with the owner named', async (t) => {
     bad(t, { cookie_name: 'a b' }, 'owner: cookie_name must be an HTTP token; got "a b"')
     bad(t, { cookie_path: 'app' }, 'owner: cookie_path must be a path starting with / without ; or spaces; got "app"')
-    bad(t, { cookie_path: '/a; Domain=evil' }, 'owner: cookie_path must be a path starting with / without ; or spaces; got "/a; Domain=evil"')
+    bad(
+      t,
+      { cookie_path: '/a; Domain=evil' },
+      'owner: cookie_path must be a path starting with / without ; or spaces; got "/a; Domain=evil"',
+    )
     bad(t, { cookie_path: 7 }, 'owner: cookie_path must be a path starting with / without ; or spaces; got 7')
     bad(t, { secure: 'yes' }, 'owner: secure must be a boolean; got "yes"')
     bad(t, { http_only: 1 }, 'owner: http_only must be a boolean; got 1')
@@ -28,6 +47,10 @@ t.test('check_cookie', async (t) => {
     bad(t, { same_site: 'None' }, 'owner: secure must be true when same_site is None; got false')
     bad(t, { cookie_name: '__Secure-sid' }, 'owner: secure must be true for a cookie named __Secure-sid; got false')
     bad(t, { cookie_name: '__Host-sid' }, 'owner: secure must be true for a cookie named __Host-sid; got false')
-    bad(t, { cookie_name: '__Host-sid', secure: true, cookie_path: '/app' }, 'owner: cookie_path must be / for a __Host- cookie; got "/app"')
+    bad(
+      t,
+      { cookie_name: '__Host-sid', secure: true, cookie_path: '/app' },
+      'owner: cookie_path must be / for a __Host- cookie; got "/app"',
+    )
   })
 })

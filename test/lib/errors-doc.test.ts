@@ -27,7 +27,11 @@ const PARTS: Record<string, Row['part']> = { 'HTTP error codes': 'http', 'Thrown
 
 /** The cells of a table line; `\|` inside a cell is text, not a border. */
 function cells(line: string): string[] {
-  return line.trim().replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim())
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim())
 }
 
 /**
@@ -76,24 +80,46 @@ t.test('docs/errors.md', async (t) => {
   })
 
   t.test('names exactly one code in the Code cell of every row', async (t) => {
-    t.strictSame(rows.filter((r) => r.code === '').map((r) => r.line), [])
+    t.strictSame(
+      rows.filter((r) => r.code === '').map((r) => r.line),
+      [],
+    )
   })
 
   t.test('lists each code once', async (t) => {
     const codes = rows.map((r) => r.code)
-    t.strictSame(codes.filter((c, i) => codes.indexOf(c) !== i), [])
+    t.strictSame(
+      codes.filter((c, i) => codes.indexOf(c) !== i),
+      [],
+    )
   })
 
   t.test('gives every HTTP code a 4xx or 5xx status', async (t) => {
     const bad = http.filter((r) => !(r.status ?? '').split(', ').every((s) => /^[45](?:\d\d|xx)$/.test(s)))
-    t.strictSame(bad.map((r) => `${r.code}: ${r.status}`), [])
+    t.strictSame(
+      bad.map((r) => `${r.code}: ${r.status}`),
+      [],
+    )
   })
 
   t.test('misses a code whose row is removed, and flags a row for a code nobody declares', async (t) => {
-    const without = PAGE.split('\n').filter((l) => !l.startsWith('| `FW_ERR_APP_LOCKED` |')).join('\n')
-    t.strictSame(compare(errorCodes(), documented(without).filter((r) => r.part === 'thrown')).missing, ['FW_ERR_APP_LOCKED'])
+    const without = PAGE.split('\n')
+      .filter((l) => !l.startsWith('| `FW_ERR_APP_LOCKED` |'))
+      .join('\n')
+    t.strictSame(
+      compare(
+        errorCodes(),
+        documented(without).filter((r) => r.part === 'thrown'),
+      ).missing,
+      ['FW_ERR_APP_LOCKED'],
+    )
     const invented = PAGE.replace('| 429 | `rate_limit_exceeded` |', '| 429 | `rate_limit_exceded` |')
-    t.strictSame(compare(httpErrorCodes(), documented(invented).filter((r) => r.part === 'http')),
-      { missing: ['rate_limit_exceeded'], extra: ['rate_limit_exceded'] })
+    t.strictSame(
+      compare(
+        httpErrorCodes(),
+        documented(invented).filter((r) => r.part === 'http'),
+      ),
+      { missing: ['rate_limit_exceeded'], extra: ['rate_limit_exceded'] },
+    )
   })
 })

@@ -20,13 +20,27 @@ t.test('pairs_to_object', async (t) => {
       code: ERR_JSON_ODD_PAIRS.code,
       message: 'json() takes a value or alternating key/value arguments; got 3 arguments',
     })
-    t.throws(() => pairs_to_object([7, 1]), { code: ERR_JSON_BAD_KEY.code, message: 'json() keys must be strings; got 7' })
+    t.throws(() => pairs_to_object([7, 1]), {
+      code: ERR_JSON_BAD_KEY.code,
+      message: 'json() keys must be strings; got 7',
+    })
   })
 })
 
 t.test('json.o', async (t) => {
   t.test('builds nested objects and arrays in order', async (t) => {
-    const v = json.o('id', 7, 'tags', json.array('a', 'b'), 'empty', json.o(), 'list', json.array(), 'mixed', json.array(1, 'b', null))
+    const v = json.o(
+      'id',
+      7,
+      'tags',
+      json.array('a', 'b'),
+      'empty',
+      json.o(),
+      'list',
+      json.array(),
+      'mixed',
+      json.array(1, 'b', null),
+    )
     t.equal(JSON.stringify(v), '{"id":7,"tags":["a","b"],"empty":{},"list":[],"mixed":[1,"b",null]}')
   })
 

@@ -39,7 +39,10 @@ t.test('quote', async (t) => {
   t.test('names objects, functions and lists holding objects by their shape only', async (t) => {
     t.equal(quote({ password: 'p4ss' }), 'an object')
     t.equal(quote(new Map([['k', 'v']])), 'an object')
-    t.equal(quote(() => 1), 'a function')
+    t.equal(
+      quote(() => 1),
+      'a function',
+    )
     t.equal(quote([{ password: 'p4ss' }]), 'a list of 1 item')
     t.equal(quote(Buffer.from('p4ss')), 'a Buffer of 4 bytes')
   })
@@ -62,7 +65,10 @@ t.test('define_bad_option', async (t) => {
     const err = ERR_TEST_BAD_OPTION('owner', 'size', 'an integer >= 1', NaN)
     t.equal(err.code, 'FW_ERR_OPTIONSTEST_BAD_OPTION')
     t.equal(err.message, 'owner: size must be an integer >= 1; got NaN')
-    t.equal(ERR_TEST_BAD_OPTION('owner', 'key', 'longer', 'k3y-material', true).message, 'owner: key must be longer; got a string of 12 characters')
+    t.equal(
+      ERR_TEST_BAD_OPTION('owner', 'key', 'longer', 'k3y-material', true).message,
+      'owner: key must be longer; got a string of 12 characters',
+    )
   })
 })
 
@@ -85,28 +91,88 @@ t.test('OptionChecks', async (t) => {
   })
 
   t.test('throws the area error naming the owner, the option and the quoted value', async (t) => {
-    t.equal(thrown(t, () => check.int('o', 'n', -1)), 'o: n must be an integer >= 0; got -1')
-    t.equal(thrown(t, () => check.int('o', 'n', 1.5, 1)), 'o: n must be an integer >= 1; got 1.5')
-    t.equal(thrown(t, () => check.int('o', 'n', 2 ** 60, 1)), `o: n must be an integer >= 1; got ${2 ** 60}`)
-    t.equal(thrown(t, () => check.int('o', 'n', 12, 0, 11)), 'o: n must be an integer from 0 to 11; got 12')
-    t.equal(thrown(t, () => check.int('o', 'n', '5')), 'o: n must be an integer >= 0; got "5"')
-    t.equal(thrown(t, () => check.bool('o', 'b', null)), 'o: b must be a boolean; got null')
-    t.equal(thrown(t, () => check.string('o', 's', '')), 'o: s must be a non-empty string; got ""')
-    t.equal(thrown(t, () => check.string('o', 's', 'ab', 3)), 'o: s must be a string of at least 3 characters; got "ab"')
-    t.equal(thrown(t, () => check.one_of('o', 'm', 'c', ['a', 'b'])), 'o: m must be one of a, b; got "c"')
-    t.equal(thrown(t, () => check.fn('o', 'f', 1)), 'o: f must be a function; got 1')
-    t.equal(thrown(t, () => check.optional_fn('o', 'f', {})), 'o: f must be a function; got an object')
-    t.equal(thrown(t, () => check.token('o', 't', 'a b')), 'o: t must be an HTTP token; got "a b"')
-    t.equal(thrown(t, () => check.tokens('o', 't', 'GET')), 'o: t must be a list of HTTP tokens; got "GET"')
-    t.equal(thrown(t, () => check.tokens('o', 't', ['GET', 'a b'])), 'o: t must be an HTTP token; got "a b"')
-    t.equal(thrown(t, () => check.header_value('o', 'h', 'a\r\nb')), 'o: h must be a non-empty header value without CR, LF or NUL; got "a\\r\\nb"')
-    t.equal(thrown(t, () => check.names('o', 'l', [], true)), 'o: l must be a non-empty list of non-empty strings; got []')
-    t.equal(thrown(t, () => check.names('o', 'l', 'ab', false)), 'o: l must be a list of non-empty strings; got "ab"')
+    t.equal(
+      thrown(t, () => check.int('o', 'n', -1)),
+      'o: n must be an integer >= 0; got -1',
+    )
+    t.equal(
+      thrown(t, () => check.int('o', 'n', 1.5, 1)),
+      'o: n must be an integer >= 1; got 1.5',
+    )
+    t.equal(
+      thrown(t, () => check.int('o', 'n', 2 ** 60, 1)),
+      `o: n must be an integer >= 1; got ${2 ** 60}`,
+    )
+    t.equal(
+      thrown(t, () => check.int('o', 'n', 12, 0, 11)),
+      'o: n must be an integer from 0 to 11; got 12',
+    )
+    t.equal(
+      thrown(t, () => check.int('o', 'n', '5')),
+      'o: n must be an integer >= 0; got "5"',
+    )
+    t.equal(
+      thrown(t, () => check.bool('o', 'b', null)),
+      'o: b must be a boolean; got null',
+    )
+    t.equal(
+      thrown(t, () => check.string('o', 's', '')),
+      'o: s must be a non-empty string; got ""',
+    )
+    t.equal(
+      thrown(t, () => check.string('o', 's', 'ab', 3)),
+      'o: s must be a string of at least 3 characters; got "ab"',
+    )
+    t.equal(
+      thrown(t, () => check.one_of('o', 'm', 'c', ['a', 'b'])),
+      'o: m must be one of a, b; got "c"',
+    )
+    t.equal(
+      thrown(t, () => check.fn('o', 'f', 1)),
+      'o: f must be a function; got 1',
+    )
+    t.equal(
+      thrown(t, () => check.optional_fn('o', 'f', {})),
+      'o: f must be a function; got an object',
+    )
+    t.equal(
+      thrown(t, () => check.token('o', 't', 'a b')),
+      'o: t must be an HTTP token; got "a b"',
+    )
+    t.equal(
+      thrown(t, () => check.tokens('o', 't', 'GET')),
+      'o: t must be a list of HTTP tokens; got "GET"',
+    )
+    t.equal(
+      thrown(t, () => check.tokens('o', 't', ['GET', 'a b'])),
+      'o: t must be an HTTP token; got "a b"',
+    )
+    t.equal(
+      thrown(t, () => check.header_value('o', 'h', 'a\r\nb')),
+      'o: h must be a non-empty header value without CR, LF or NUL; got "a\\r\\nb"',
+    )
+    t.equal(
+      thrown(t, () => check.names('o', 'l', [], true)),
+      'o: l must be a non-empty list of non-empty strings; got []',
+    )
+    t.equal(
+      thrown(t, () => check.names('o', 'l', 'ab', false)),
+      'o: l must be a list of non-empty strings; got "ab"',
+    )
   })
 
   t.test('never quotes a secret', async (t) => {
-    t.equal(thrown(t, () => check.secret('o', 'key', 'short-k3y', 16)), 'o: key must be a string of at least 16 characters; got a string of 9 characters')
-    t.equal(thrown(t, () => check.names('o', 'keys', ['k3y', ''], true, true)), 'o: keys must be a non-empty list of non-empty strings; got a list of 2 items')
-    t.equal(thrown(t, () => check.must(false, 'o', 'key', 'valid', 'k3y', true)), 'o: key must be valid; got a string of 3 characters')
+    t.equal(
+      thrown(t, () => check.secret('o', 'key', 'short-k3y', 16)),
+      'o: key must be a string of at least 16 characters; got a string of 9 characters',
+    )
+    t.equal(
+      thrown(t, () => check.names('o', 'keys', ['k3y', ''], true, true)),
+      'o: keys must be a non-empty list of non-empty strings; got a list of 2 items',
+    )
+    t.equal(
+      thrown(t, () => check.must(false, 'o', 'key', 'valid', 'k3y', true)),
+      'o: key must be valid; got a string of 3 characters',
+    )
   })
 })

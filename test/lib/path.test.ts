@@ -1,6 +1,13 @@
 import t from 'tap'
 import {
-  ERR_APP_BAD_PATH, canonical_segments, classify, join_path, parse_route, prefix_segments, router_path, under_prefix,
+  ERR_APP_BAD_PATH,
+  canonical_segments,
+  classify,
+  join_path,
+  parse_route,
+  prefix_segments,
+  router_path,
+  under_prefix,
 } from '../../lib/path.js'
 
 t.test('parse_route', async (t) => {
@@ -54,7 +61,10 @@ t.test('prefix_segments', async (t) => {
   })
 
   t.test('rejects a prefix without a leading slash', async (t) => {
-    t.throws(() => prefix_segments('api'), { code: 'FW_ERR_APP_BAD_PATH', message: 'invalid route path "api": a prefix must start with /' })
+    t.throws(() => prefix_segments('api'), {
+      code: 'FW_ERR_APP_BAD_PATH',
+      message: 'invalid route path "api": a prefix must start with /',
+    })
   })
 })
 
@@ -77,16 +87,19 @@ t.test('classify', async (t) => {
 })
 
 t.test('canonical_segments', async (t) => {
-  t.test('decodes once, folds slashes and backslashes, resolves dot segments, lowercases and drops the query', async (t) => {
-    t.same(canonical_segments('/%61pi/x'), ['api', 'x'])
-    t.same(canonical_segments('//api//x/'), ['api', 'x'])
-    t.same(canonical_segments('/x/../api/y'), ['api', 'y'])
-    t.same(canonical_segments('/x/%2e%2e/api/./y'), ['api', 'y'])
-    t.same(canonical_segments('/API%2fX'), ['api', 'x'])
-    t.same(canonical_segments('/api%5cx'), ['api', 'x'])
-    t.same(canonical_segments('/../../api?q=/x'), ['api'])
-    t.same(canonical_segments('/%2561pi'), ['%61pi'])
-  })
+  t.test(
+    'decodes once, folds slashes and backslashes, resolves dot segments, lowercases and drops the query',
+    async (t) => {
+      t.same(canonical_segments('/%61pi/x'), ['api', 'x'])
+      t.same(canonical_segments('//api//x/'), ['api', 'x'])
+      t.same(canonical_segments('/x/../api/y'), ['api', 'y'])
+      t.same(canonical_segments('/x/%2e%2e/api/./y'), ['api', 'y'])
+      t.same(canonical_segments('/API%2fX'), ['api', 'x'])
+      t.same(canonical_segments('/api%5cx'), ['api', 'x'])
+      t.same(canonical_segments('/../../api?q=/x'), ['api'])
+      t.same(canonical_segments('/%2561pi'), ['%61pi'])
+    },
+  )
 
   t.test('keeps a malformed escape as sent', async (t) => {
     t.same(canonical_segments('/api/%zz'), ['api', '%zz'])

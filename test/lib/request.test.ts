@@ -9,27 +9,87 @@ class Visitor {
 }
 
 const app = build(t, (app) => {
-  // Typed as a plain Request, the handler may ask for any name: the route's own names are checked only on inferred handlers.
-  app.get('/users/{id}', (req: Request, res) => void res.json(
-    'id', req.param('id'), 'missing', req.param('nope'), 'fb', req.param('nope', 'fallback'), 'inherited', req.param('toString'),
-  ))
+  // Typed as a plain Request, the handler may ask for any name: the route's own names are checked only on inferred
+  // handlers.
+  app.get(
+    '/users/{id}',
+    (req: Request, res) =>
+      void res.json(
+        'id',
+        req.param('id'),
+        'missing',
+        req.param('nope'),
+        'fb',
+        req.param('nope', 'fallback'),
+        'inherited',
+        req.param('toString'),
+      ),
+  )
   app.get('/files/*', (req, res) => void res.json('rest', req.param('*')))
-  app.get('/q', (req, res) => void res.json(
-    'page', req.query_value('page', '1'), 'tag', req.query_value('tag', 'none'), 'empty', req.query_value('empty', 'fb'),
-    'inherited', req.query_value('toString', 'fb'), 'all', req.query(),
-  ))
-  app.get('/h', (req, res) => void res.json(
-    'mixed', req.header('X-Custom'), 'lower', req.header('x-custom'), 'fb', req.header('x-nope', 'fb'), 'none', req.header('x-nope'),
-    'inherited', req.header('constructor', 'fb'), 'proto', req.header('__proto__'), 'list', req.header('x-list'),
-  ))
+  app.get(
+    '/q',
+    (req, res) =>
+      void res.json(
+        'page',
+        req.query_value('page', '1'),
+        'tag',
+        req.query_value('tag', 'none'),
+        'empty',
+        req.query_value('empty', 'fb'),
+        'inherited',
+        req.query_value('toString', 'fb'),
+        'all',
+        req.query(),
+      ),
+  )
+  app.get(
+    '/h',
+    (req, res) =>
+      void res.json(
+        'mixed',
+        req.header('X-Custom'),
+        'lower',
+        req.header('x-custom'),
+        'fb',
+        req.header('x-nope', 'fb'),
+        'none',
+        req.header('x-nope'),
+        'inherited',
+        req.header('constructor', 'fb'),
+        'proto',
+        req.header('__proto__'),
+        'list',
+        req.header('x-list'),
+      ),
+  )
   app.post('/body', (req, res) => {
     const j = req.json()
-    res.json('body', req.body(), 'is_object', j.is_object(), 'name', j.value('name', 'anon'), 'n', j.value('n', 0), 'same', req.json() === j)
+    res.json(
+      'body',
+      req.body(),
+      'is_object',
+      j.is_object(),
+      'name',
+      j.value('name', 'anon'),
+      'n',
+      j.value('n', 0),
+      'same',
+      req.json() === j,
+    )
   })
-  app.get('/meta', (req, res) => void res.json('path', req.path(), 'method', req.method(), 'id', req.id(), 'ip', req.ip()))
+  app.get(
+    '/meta',
+    (req, res) => void res.json('path', req.path(), 'method', req.method(), 'id', req.id(), 'ip', req.ip()),
+  )
   app.get('/qs', (req, res) => void res.json('path', req.path(), 'qs', req.query_string()))
-  app.get('/cookies', (req, res) => void res.json('a', req.cookie('a') ?? null, 'b', req.cookie('b') ?? null, 'x', req.cookie('x') ?? null))
-  app.get('/inherited-cookies', (req, res) => res.json('to_string', typeof req.cookie('toString'), 'ctor', typeof req.cookie('constructor')))
+  app.get(
+    '/cookies',
+    (req, res) =>
+      void res.json('a', req.cookie('a') ?? null, 'b', req.cookie('b') ?? null, 'x', req.cookie('x') ?? null),
+  )
+  app.get('/inherited-cookies', (req, res) =>
+    res.json('to_string', typeof req.cookie('toString'), 'ctor', typeof req.cookie('constructor')),
+  )
   app.use(async (req, _res, next) => {
     req.set_state(Visitor, new Visitor(req.header('x-visitor', 'anonymous')))
     await next()
@@ -64,20 +124,36 @@ t.test('Request.param', async (t) => {
 t.test('Request.query_value', async (t) => {
   t.test('reads one value, the first of a repeated key, and the fallback when absent', async (t) => {
     t.same(await get('/q?page=3&tag=a&tag=b&empty='), {
-      page: '3', tag: 'a', empty: '', inherited: 'fb', all: { page: '3', tag: ['a', 'b'], empty: '' },
+      page: '3',
+      tag: 'a',
+      empty: '',
+      inherited: 'fb',
+      all: { page: '3', tag: ['a', 'b'], empty: '' },
     })
     t.same(await get('/q'), { page: '1', tag: 'none', empty: 'fb', inherited: 'fb', all: {} })
   })
 
   t.test('decodes values', async (t) => {
-    t.same(await get('/q?page=%31%20x&tag=a+b'), { page: '1 x', tag: 'a b', empty: 'fb', inherited: 'fb', all: { page: '1 x', tag: 'a b' } })
+    t.same(await get('/q?page=%31%20x&tag=a+b'), {
+      page: '1 x',
+      tag: 'a b',
+      empty: 'fb',
+      inherited: 'fb',
+      all: { page: '1 x', tag: 'a b' },
+    })
   })
 })
 
 t.test('Request.header', async (t) => {
   t.test('reads headers case-insensitively, with a fallback, never inherited properties', async (t) => {
     t.same(await get('/h', { 'X-CUSTOM': 'v1', 'x-list': 'a' }), {
-      mixed: 'v1', lower: 'v1', fb: 'fb', none: '', inherited: 'fb', proto: '', list: 'a',
+      mixed: 'v1',
+      lower: 'v1',
+      fb: 'fb',
+      none: '',
+      inherited: 'fb',
+      proto: '',
+      list: 'a',
     })
   })
 })
@@ -96,16 +172,32 @@ t.test('Request.body', async (t) => {
 
   t.test('hands malformed, array, null and empty bodies to the handler as not an object', async (t) => {
     for (const payload of ['{"name":', '[1,2]', 'null', '']) {
-      t.same(await post(payload), { body: payload, is_object: false, name: 'anon', n: 0, same: true }, JSON.stringify(payload))
+      t.same(
+        await post(payload),
+        { body: payload, is_object: false, name: 'anon', n: 0, same: true },
+        JSON.stringify(payload),
+      )
     }
   })
 
   t.test('returns the fallback for a field of another type', async (t) => {
-    t.same(await post('{"name":7,"n":"2"}'), { body: '{"name":7,"n":"2"}', is_object: true, name: 'anon', n: 0, same: true })
+    t.same(await post('{"name":7,"n":"2"}'), {
+      body: '{"name":7,"n":"2"}',
+      is_object: true,
+      name: 'anon',
+      n: 0,
+      same: true,
+    })
   })
 
   t.test('reads JSON sent with any content type, and bodies without one', async (t) => {
-    t.same(await post('{"name":"Bo"}', 'text/plain'), { body: '{"name":"Bo"}', is_object: true, name: 'Bo', n: 0, same: true })
+    t.same(await post('{"name":"Bo"}', 'text/plain'), {
+      body: '{"name":"Bo"}',
+      is_object: true,
+      name: 'Bo',
+      n: 0,
+      same: true,
+    })
     const r = await app.inject({ method: 'POST', url: '/body', payload: '{"n":5}' })
     t.same(r.json(), { body: '{"n":5}', is_object: true, name: 'anon', n: 5, same: true })
   })
@@ -113,11 +205,21 @@ t.test('Request.body', async (t) => {
 
 t.test('Request.path', async (t) => {
   t.test('gives the path without the query, with method, request id and client address', async (t) => {
-    t.same(await get('/meta?x=1', { 'x-request-id': 'req-7' }), { path: '/meta', method: 'GET', id: 'req-7', ip: '127.0.0.1' })
+    t.same(await get('/meta?x=1', { 'x-request-id': 'req-7' }), {
+      path: '/meta',
+      method: 'GET',
+      id: 'req-7',
+      ip: '127.0.0.1',
+    })
   })
 
   t.test('query_string is the raw query after the first ?, as sent', async (t) => {
-    const cases: Array<[string, string]> = [['/qs', ''], ['/qs?', ''], ['/qs?b=2&a=%20x', 'b=2&a=%20x'], ['/qs?x=1?y', 'x=1?y']]
+    const cases: Array<[string, string]> = [
+      ['/qs', ''],
+      ['/qs?', ''],
+      ['/qs?b=2&a=%20x', 'b=2&a=%20x'],
+      ['/qs?x=1?y', 'x=1?y'],
+    ]
     for (const [url, qs] of cases) t.same(await get(url), { path: '/qs', qs }, url)
   })
 })
@@ -143,7 +245,16 @@ t.test('Request.state', async (t) => {
 
 t.test('Request.segments', async (t) => {
   t.test('gives the canonical path segments and computes them once', async (t) => {
-    const raw = { id: '1', method: 'GET', url: '/Admin/./x/../%75sers?q=1', headers: {}, params: {}, query: {}, body: undefined, ip: '' }
+    const raw = {
+      id: '1',
+      method: 'GET',
+      url: '/Admin/./x/../%75sers?q=1',
+      headers: {},
+      params: {},
+      query: {},
+      body: undefined,
+      ip: '',
+    }
     const req = new RequestFacade(raw, new Services())
     const first = req.segments()
     t.same(first, ['admin', 'users'])

@@ -51,7 +51,10 @@ t.test('Response.status', async (t) => {
     t.equal(res.status(201), res)
     t.equal(res.status(201).json('ok', true).status_code, 201)
     for (const bad of [99, 600, 200.5, Number.NaN]) {
-      t.throws(() => res.status(bad), { code: ERR_RESPONSE_BAD_STATUS.code, message: `status must be an integer from 100 to 599; got ${bad}` })
+      t.throws(() => res.status(bad), {
+        code: ERR_RESPONSE_BAD_STATUS.code,
+        message: `status must be an integer from 100 to 599; got ${bad}`,
+      })
     }
     t.equal(res.status_code, 201)
   })
@@ -69,7 +72,10 @@ t.test('Response.status', async (t) => {
 t.test('Response.replace_payload', async (t) => {
   t.test('replaces a buffered body and keeps its kind and headers', async (t) => {
     const res = new Response().json('ok', true).replace_payload(Buffer.from('zz'))
-    t.same([res.kind, res.payload, res.get_header('content-type')], ['json', Buffer.from('zz'), 'application/json; charset=utf-8'])
+    t.same(
+      [res.kind, res.payload, res.get_header('content-type')],
+      ['json', Buffer.from('zz'), 'application/json; charset=utf-8'],
+    )
   })
 
   t.test('leaves a response without a buffered body as it is', async (t) => {
@@ -95,7 +101,15 @@ t.test('Response.header', async (t) => {
 
   t.test('rejects CR, LF and NUL in values and non-token names', async (t) => {
     const res = new Response()
-    for (const [name, value] of [['x-a', 'a\r\nSet-Cookie: evil=1'], ['x-a', 'a\nb'], ['x-a', 'a\rb'], ['x-a', 'a\0b'], ['bad name', 'v'], ['x:y', 'v'], ['', 'v']]) {
+    for (const [name, value] of [
+      ['x-a', 'a\r\nSet-Cookie: evil=1'],
+      ['x-a', 'a\nb'],
+      ['x-a', 'a\rb'],
+      ['x-a', 'a\0b'],
+      ['bad name', 'v'],
+      ['x:y', 'v'],
+      ['', 'v'],
+    ]) {
       t.throws(() => res.header(name!, value!), {
         code: ERR_RESPONSE_BAD_HEADER.code,
         message: `response header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL`,
@@ -110,18 +124,36 @@ t.test('Response.cookie', async (t) => {
     const res = new Response()
       .cookie('sid', 'a.b', { path: '/', max_age: 60, http_only: true, secure: true, same_site: 'Strict' })
       .cookie('theme', 'dark')
-    t.same(res.headers()['set-cookie'], ['sid=a.b; Max-Age=60; Path=/; HttpOnly; Secure; SameSite=Strict', 'theme=dark'])
+    t.same(res.headers()['set-cookie'], [
+      'sid=a.b; Max-Age=60; Path=/; HttpOnly; Secure; SameSite=Strict',
+      'theme=dark',
+    ])
   })
 
   t.test('writes every attribute and percent-encodes a value outside the cookie grammar', async (t) => {
     const expires = new Date(Date.UTC(2030, 0, 2))
-    const res = new Response().cookie('n', 'a b;c', { domain: 'example.com', expires, same_site: 'None', secure: true, partitioned: true })
-    t.equal(res.get_header('set-cookie'), 'n=a%20b%3Bc; Domain=example.com; Expires=Wed, 02 Jan 2030 00:00:00 GMT; Secure; Partitioned; SameSite=None')
+    const res = new Response().cookie('n', 'a b;c', {
+      domain: 'example.com',
+      expires,
+      same_site: 'None',
+      secure: true,
+      partitioned: true,
+    })
+    t.equal(
+      res.get_header('set-cookie'),
+      'n=a%20b%3Bc; Domain=example.com; Expires=Wed, 02 Jan 2030 00:00:00 GMT; Secure; Partitioned; SameSite=None',
+    )
   })
 
   t.test('throws FW_ERR_RESPONSE_BAD_COOKIE for a name or attribute that would break the line', async (t) => {
-    t.throws(() => new Response().cookie('a b', 'x'), { code: 'FW_ERR_RESPONSE_BAD_COOKIE', message: 'res.cookie("a b") cannot be written: cookie name is invalid: a b' })
-    t.throws(() => new Response().cookie('a', 'x', { path: '/a;b' }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE', message: 'res.cookie("a") cannot be written: cookie path is invalid: /a;b' })
+    t.throws(() => new Response().cookie('a b', 'x'), {
+      code: 'FW_ERR_RESPONSE_BAD_COOKIE',
+      message: 'res.cookie("a b") cannot be written: cookie name is invalid: a b',
+    })
+    t.throws(() => new Response().cookie('a', 'x', { path: '/a;b' }), {
+      code: 'FW_ERR_RESPONSE_BAD_COOKIE',
+      message: 'res.cookie("a") cannot be written: cookie path is invalid: /a;b',
+    })
     t.throws(() => new Response().cookie('a', 'x', { max_age: 1.5 }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
     t.throws(() => new Response().cookie('a', 'x', { domain: 'a\r\nb' }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
   })
@@ -137,12 +169,18 @@ t.test('Response.send', async (t) => {
     const empty = new Response().send()
     t.equal(empty.kind, 'send')
     t.equal(empty.get_header('content-type'), undefined)
-    t.equal(new Response().header('Content-Type', 'text/csv').text('x').get_header('content-type'), 'text/plain; charset=utf-8')
+    t.equal(
+      new Response().header('Content-Type', 'text/csv').text('x').get_header('content-type'),
+      'text/plain; charset=utf-8',
+    )
   })
 
   t.test('reset clears status, headers and body', async (t) => {
     const res = new Response().status(201).header('x-a', '1').text('x').reset()
-    t.same([res.status_code, res.kind, res.payload, res.headers(), res.is_sent(), res.body_text()], [200, 'none', undefined, {}, false, ''])
+    t.same(
+      [res.status_code, res.kind, res.payload, res.headers(), res.is_sent(), res.body_text()],
+      [200, 'none', undefined, {}, false, ''],
+    )
   })
 })
 
@@ -162,7 +200,10 @@ t.test('Response.file', async (t) => {
 t.test('Response over HTTP', async (t) => {
   const dir = t.testdir({ 'note.txt': 'file body', 'page.html': '<p>hi</p>' })
   const app = build(t, (app) => {
-    app.get('/cookies', (_req, res) => void res.header('Set-Cookie', 'a=1; Path=/').header('Set-Cookie', 'b=2; HttpOnly').text('ok'))
+    app.get(
+      '/cookies',
+      (_req, res) => void res.header('Set-Cookie', 'a=1; Path=/').header('Set-Cookie', 'b=2; HttpOnly').text('ok'),
+    )
     app.get('/inject', (_req, res) => {
       res.header('x-injected', 'a\r\nSet-Cookie: evil=1')
       res.text('never')
@@ -170,7 +211,10 @@ t.test('Response over HTTP', async (t) => {
     app.get('/text', (_req, res) => void res.status(202).text('plain'))
     app.get('/buf', (_req, res) => void res.send(Buffer.from([0, 1, 2])))
     app.get('/nothing', (_req, res) => void res.status(204))
-    app.get('/file/{name}', (req, res) => void res.header('Cache-Control', 'public, max-age=60').file(join(dir, req.param('name'))))
+    app.get(
+      '/file/{name}',
+      (req, res) => void res.header('Cache-Control', 'public, max-age=60').file(join(dir, req.param('name'))),
+    )
   })
   const get = (url: string) => app.inject({ method: 'GET', url })
 
@@ -180,13 +224,16 @@ t.test('Response over HTTP', async (t) => {
     t.equal(r.body, 'ok')
   })
 
-  t.test('answers 500 internal_error when a handler sets a header with CR/LF, without the injected header', async (t) => {
-    const r = await get('/inject')
-    t.equal(r.statusCode, 500)
-    t.same(r.json(), INTERNAL)
-    t.equal(r.headers['x-injected'], undefined)
-    t.equal(r.headers['set-cookie'], undefined)
-  })
+  t.test(
+    'answers 500 internal_error when a handler sets a header with CR/LF, without the injected header',
+    async (t) => {
+      const r = await get('/inject')
+      t.equal(r.statusCode, 500)
+      t.same(r.json(), INTERNAL)
+      t.equal(r.headers['x-injected'], undefined)
+      t.equal(r.headers['set-cookie'], undefined)
+    },
+  )
 
   t.test('sends text, buffers and empty bodies with their content types', async (t) => {
     const text = await get('/text')
@@ -199,7 +246,10 @@ t.test('Response over HTTP', async (t) => {
 
   t.test('streams a file with its content type and the handler Cache-Control', async (t) => {
     const r = await get('/file/note.txt')
-    t.same([r.statusCode, r.body, r.headers['content-type'], r.headers['cache-control']], [200, 'file body', 'text/plain; charset=utf-8', 'public, max-age=60'])
+    t.same(
+      [r.statusCode, r.body, r.headers['content-type'], r.headers['cache-control']],
+      [200, 'file body', 'text/plain; charset=utf-8', 'public, max-age=60'],
+    )
     const html = await get('/file/page.html')
     t.equal(html.headers['content-type'], 'text/html; charset=utf-8')
   })

@@ -17,7 +17,10 @@ import { ROOT } from '../helpers/import-graph.js'
 const run = promisify(execFile)
 const require = createRequire(import.meta.url)
 const fw = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  name: string; engines: { node: string }; exports: Record<string, unknown>; peerDependencies: Record<string, string>
+  name: string
+  engines: { node: string }
+  exports: Record<string, unknown>
+  peerDependencies: Record<string, string>
 }
 const problems: string[] = []
 
@@ -42,7 +45,10 @@ function installed(name: string): string {
 
 const out = mkdtempSync(join(tmpdir(), 'fw-pack-'))
 try {
-  const packed = JSON.parse(await sh('npm', ['pack', '--json', '--pack-destination', out])) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const packed = JSON.parse(await sh('npm', ['pack', '--json', '--pack-destination', out])) as Array<{
+    filename: string
+    files: Array<{ path: string }>
+  }>
   const tarball = join(out, packed[0]!.filename)
   const files = packed[0]!.files.map((f) => f.path)
   if (!files.includes('LICENSE')) problems.push('the tarball has no LICENSE')
@@ -58,27 +64,60 @@ try {
   await sh('mkdir', ['-p', consumer])
   const entries = Object.keys(fw.exports).map((e) => fw.name + e.slice(1))
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'fw-consumer', private: true, type: 'module' }))
-  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2023', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] },
-    include: ['index.ts'],
-  }))
-  writeFileSync(join(consumer, 'index.ts'), entries.map((e, i) => `import * as e${i} from '${e}'\n`).join('') +
-    `export const entries = [${entries.map((_, i) => `e${i}`).join(', ')}]\n`)
-  writeFileSync(join(consumer, 'load.mjs'), entries.map((e) => `await import('${e}')\n`).join('') + "console.log('loaded every entry')\n")
+  writeFileSync(
+    join(consumer, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'ES2023',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+      },
+      include: ['index.ts'],
+    }),
+  )
+  writeFileSync(
+    join(consumer, 'index.ts'),
+    entries.map((e, i) => `import * as e${i} from '${e}'\n`).join('') +
+      `export const entries = [${entries.map((_, i) => `e${i}`).join(', ')}]\n`,
+  )
+  writeFileSync(
+    join(consumer, 'load.mjs'),
+    entries.map((e) => `await import('${e}')\n`).join('') + "console.log('loaded every entry')\n",
+  )
 
   const node24 = (await node_binaries()).at(-1)!
   const env = { ...process.env, PATH: `${dirname(node24.path)}:${process.env.PATH ?? ''}` }
   const peers = Object.keys(fw.peerDependencies).map((p) => `${p}@${installed(p)}`)
-  await sh('npm', ['install', '--prefer-offline', '--engine-strict', '--no-audit', '--no-fund', tarball, ...peers, `@types/node@${installed('@types/node')}`],
-    { cwd: consumer, env })
+  await sh(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--engine-strict',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      ...peers,
+      `@types/node@${installed('@types/node')}`,
+    ],
+    { cwd: consumer, env },
+  )
 
   // Every installed package must run on every Node fw says it runs on.
   if (!existsSync(join(consumer, 'package-lock.json'))) throw new Error('the consumer install failed: see above')
-  const lock = JSON.parse(readFileSync(join(consumer, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } }> }
+  const lock = JSON.parse(readFileSync(join(consumer, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; engines?: { node?: string } }>
+  }
   for (const [path, p] of Object.entries(lock.packages)) {
     const wants = p.engines?.node
     if (path !== '' && wants !== undefined && !semver.subset(fw.engines.node, wants)) {
-      problems.push(`${path.replace(/^.*node_modules\//, '')}@${p.version} needs Node ${wants}, narrower than fw's ${fw.engines.node}`)
+      problems.push(
+        `${path.replace(/^.*node_modules\//, '')}@${p.version} needs Node ${wants}, narrower than fw's ${fw.engines.node}`,
+      )
     }
   }
   await sh(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', consumer])

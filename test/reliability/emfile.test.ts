@@ -12,24 +12,36 @@ const CONNECTIONS = 400
 /** Opens `n` connections, each sending the start of a request; resolves once each connected or failed. */
 async function flood(port: number, n: number): Promise<net.Socket[]> {
   const sockets: net.Socket[] = []
-  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => {
-      s.write('GET /ok HTTP/1.1\r\nHost: x\r\n')
-      resolve()
-    })
-    s.on('error', () => resolve())
-    sockets.push(s)
-  })))
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = net.connect(port, '127.0.0.1', () => {
+            s.write('GET /ok HTTP/1.1\r\nHost: x\r\n')
+            resolve()
+          })
+          s.on('error', () => resolve())
+          sockets.push(s)
+        }),
+    ),
+  )
   return sockets
 }
 
 t.test('a server out of file descriptors (EMFILE)', async (t) => {
-  const server = await start_child_server(t, 'test/reliability/fixtures/reliability-app.ts', { wrapper: ['prlimit', `--nofile=${LIMIT}`] })
+  const server = await start_child_server(t, 'test/reliability/fixtures/reliability-app.ts', {
+    wrapper: ['prlimit', `--nofile=${LIMIT}`],
+  })
   const sockets = await flood(server.port, CONNECTIONS)
   await new Promise((resolve) => setTimeout(resolve, 500))
   const open_fds = readdirSync(`/proc/${server.child.pid}/fd`).length
   t.ok(open_fds >= LIMIT - 2, `the server holds ${open_fds} descriptors: the limit was reached`)
-  t.equal(server.child.exitCode, null, `the server is still running with ${CONNECTIONS} connections against a limit of ${LIMIT}`)
+  t.equal(
+    server.child.exitCode,
+    null,
+    `the server is still running with ${CONNECTIONS} connections against a limit of ${LIMIT}`,
+  )
   for (const s of sockets) s.destroy()
   await new Promise((resolve) => setTimeout(resolve, 300))
   const answers = await Promise.all(Array.from({ length: 20 }, () => send(server.port, { path: '/ok' })))

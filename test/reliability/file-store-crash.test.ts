@@ -1,5 +1,5 @@
-// FileStore under kill -9: a child writes a growing counter in a loop and is killed at a random moment, many times over;
-// the file must always hold the last acknowledged version or the one after it, never a torn, empty or older one.
+// FileStore under kill -9: a child writes a growing counter in a loop and is killed at a random moment, many times
+// over; the file must always hold the last acknowledged version or the one after it, never a torn, empty or older one.
 // FW_CRASH_ROUNDS sets the count (default 10 in `npm test`; `npm run test:crash` runs 200).
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -14,15 +14,20 @@ const ROUNDS = Number(process.env.FW_CRASH_ROUNDS ?? 10)
 // A round is a node start and a kill: 3.3 s on average in a 200-round run on a busy shared machine, so allow 6.
 t.setTimeout(30_000 + ROUNDS * 6000)
 
-/** Runs the writer until it acknowledged at least one write, kills it with SIGKILL after `delay_ms`, and answers the last value it acknowledged. */
+/**
+ * Runs the writer until it acknowledged at least one write, kills it with SIGKILL after `delay_ms`, and answers the
+ * last value it acknowledged.
+ */
 async function crash_once(script: string, file: string, delay_ms: number): Promise<number> {
   const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'], env: plain_env() })
   let out = ''
   child.stdout.setEncoding('utf8')
-  const first = new Promise<void>((resolve) => child.stdout.on('data', (d: string) => {
-    out += d
-    if (out.includes('\n')) resolve()
-  }))
+  const first = new Promise<void>((resolve) =>
+    child.stdout.on('data', (d: string) => {
+      out += d
+      if (out.includes('\n')) resolve()
+    }),
+  )
   const exited = once(child, 'exit')
   await Promise.race([first, exited])
   await new Promise((resolve) => setTimeout(resolve, delay_ms))
@@ -33,7 +38,10 @@ async function crash_once(script: string, file: string, delay_ms: number): Promi
   return Number(acks.at(-1)?.[1] ?? 0)
 }
 
-/** The counter a cache file holds, or -1 when the file is not a complete version (unparsable, empty, or a body cut short). */
+/**
+ * The counter a cache file holds, or -1 when the file is not a complete version (unparsable, empty, or a body cut
+ * short).
+ */
 function counter_in(text: string): number {
   try {
     const body = parse_cache_file(text).get('n')?.body ?? ''
@@ -54,7 +62,8 @@ t.test('FileStore.put under kill -9', async (t) => {
     const acked = await crash_once(script, file, Math.floor(Math.random() * 25))
     const text = readFileSync(file, 'utf8')
     const n = counter_in(text)
-    if (n !== acked && n !== acked + 1) torn.push(`round ${round}: acknowledged ${acked}, file holds ${n === -1 ? `${text.length} bad bytes` : n}`)
+    if (n !== acked && n !== acked + 1)
+      torn.push(`round ${round}: acknowledged ${acked}, file holds ${n === -1 ? `${text.length} bad bytes` : n}`)
     if (n === acked + 1) kills_mid_write++
   }
   t.same(torn, [], `after ${ROUNDS} kills the file is always the last acknowledged version or the next one`)

@@ -41,55 +41,87 @@ function small_disk(t: Test): string | undefined {
 
 const big = (tag: string): CacheEntry => new CacheEntry({ body: tag.repeat(100 * 1024), created_at_ms: 1 })
 
-t.test('FileStore on a full disk (ENOSPC)', { skip: as_root ? false : 'mounting a small tmpfs needs root' }, async (t) => {
-  const dir = small_disk(t)
-  if (dir === undefined) return void t.pass('skipped: mount -t tmpfs was refused')
-  const file = join(dir, 'c.json')
-  const seen = warnings(t)
-  const store = new FileStore({ file_path: file })
-  store.put('small', new CacheEntry({ body: 'kept', created_at_ms: 1 }))
-  t.doesNotThrow(() => store.put('big', big('x')), 'a write that does not fit does not throw')
-  const [first] = await seen()
-  t.match(first, /^FW_ERR_CACHE_FILE_UNWRITABLE FileStore: cannot write .*c\.json \(ENOSPC: no space left on device/)
-  t.same([...parse_cache_file(readFileSync(file, 'utf8')).keys()], ['small'], 'the file keeps its last complete version')
-  t.same(readdirSync(dir), ['c.json'], 'the partial temporary file is removed')
-  t.equal(store.get('big')?.body.length, 100 * 1024, 'the entry is served from memory')
-  store.put('big2', big('y'))
-  t.equal((await seen()).length, 1, 'the warning is given once while the disk stays full')
-  store.erase('big')
-  store.erase('big2')
-  t.same([...parse_cache_file(readFileSync(file, 'utf8')).keys()], ['small'], 'writes succeed again once space is back')
-})
+t.test(
+  'FileStore on a full disk (ENOSPC)',
+  { skip: as_root ? false : 'mounting a small tmpfs needs root' },
+  async (t) => {
+    const dir = small_disk(t)
+    if (dir === undefined) return void t.pass('skipped: mount -t tmpfs was refused')
+    const file = join(dir, 'c.json')
+    const seen = warnings(t)
+    const store = new FileStore({ file_path: file })
+    store.put('small', new CacheEntry({ body: 'kept', created_at_ms: 1 }))
+    t.doesNotThrow(() => store.put('big', big('x')), 'a write that does not fit does not throw')
+    const [first] = await seen()
+    t.match(first, /^FW_ERR_CACHE_FILE_UNWRITABLE FileStore: cannot write .*c\.json \(ENOSPC: no space left on device/)
+    t.same(
+      [...parse_cache_file(readFileSync(file, 'utf8')).keys()],
+      ['small'],
+      'the file keeps its last complete version',
+    )
+    t.same(readdirSync(dir), ['c.json'], 'the partial temporary file is removed')
+    t.equal(store.get('big')?.body.length, 100 * 1024, 'the entry is served from memory')
+    store.put('big2', big('y'))
+    t.equal((await seen()).length, 1, 'the warning is given once while the disk stays full')
+    store.erase('big')
+    store.erase('big2')
+    t.same(
+      [...parse_cache_file(readFileSync(file, 'utf8')).keys()],
+      ['small'],
+      'writes succeed again once space is back',
+    )
+  },
+)
 
-t.test('http_cache over a FileStore on a full disk answers every request', { skip: as_root ? false : 'needs root' }, async (t) => {
-  const dir = small_disk(t)
-  if (dir === undefined) return void t.pass('skipped: mount -t tmpfs was refused')
-  const seen = warnings(t)
-  const store = new FileStore({ file_path: join(dir, 'c.json') })
-  let runs = 0
-  const app = build(t, (app) => {
-    app.use(fw.middleware.app.http_cache({ store }))
-    app.get('/big', (_req, res) => void res.text('z'.repeat(100 * 1024) + String(++runs)))
-  })
-  const a = await app.inject({ url: '/big' })
-  const b = await app.inject({ url: '/big' })
-  t.same([a.statusCode, a.headers['x-fw-cache-status'], b.statusCode, b.headers['x-fw-cache-status']], [200, 'miss', 200, 'hit'])
-  t.equal(b.body, a.body)
-  t.match((await seen())[0], /^FW_ERR_CACHE_FILE_UNWRITABLE .*ENOSPC/)
-})
+t.test(
+  'http_cache over a FileStore on a full disk answers every request',
+  { skip: as_root ? false : 'needs root' },
+  async (t) => {
+    const dir = small_disk(t)
+    if (dir === undefined) return void t.pass('skipped: mount -t tmpfs was refused')
+    const seen = warnings(t)
+    const store = new FileStore({ file_path: join(dir, 'c.json') })
+    let runs = 0
+    const app = build(t, (app) => {
+      app.use(fw.middleware.app.http_cache({ store }))
+      app.get('/big', (_req, res) => void res.text('z'.repeat(100 * 1024) + String(++runs)))
+    })
+    const a = await app.inject({ url: '/big' })
+    const b = await app.inject({ url: '/big' })
+    t.same(
+      [a.statusCode, a.headers['x-fw-cache-status'], b.statusCode, b.headers['x-fw-cache-status']],
+      [200, 'miss', 200, 'hit'],
+    )
+    t.equal(b.body, a.body)
+    t.match((await seen())[0], /^FW_ERR_CACHE_FILE_UNWRITABLE .*ENOSPC/)
+  },
+)
 
-t.test('FileStore in a folder it may not write (EACCES)', { skip: as_root ? false : 'running a child as nobody needs root' }, async (t) => {
-  const script = bundle(t, 'test/reliability/fixtures/file-store-writer.ts')
-  chmodSync(join(script, '..'), 0o755)
-  const dir = mkdtempSync(join(tmpdir(), 'fw-eacces-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  chmodSync(dir, 0o755)
-  mkdirSync(join(dir, 'cache'), { mode: 0o755 })
-  const run = spawnSync(process.execPath, [script, join(dir, 'cache', 'c.json'), '2'], { uid: 65534, gid: 65534, env: plain_env(), encoding: 'utf8' })
-  t.equal(run.status, 0, 'the process carries on and exits normally')
-  // The warning arrives on the next tick, after the synchronous writes.
-  const [n1, n2, warning, ...rest] = run.stdout.trim().split('\n')
-  t.same([n1, n2, rest], ['n=1 stored=true', 'n=2 stored=true', []], 'the entries are kept in memory; one warning only')
-  t.match(warning, /^warn FW_ERR_CACHE_FILE_UNWRITABLE FileStore: cannot write .*c\.json \(EACCES: permission denied/)
-  t.same(readdirSync(join(dir, 'cache')), [], 'nothing is left in the folder')
-})
+t.test(
+  'FileStore in a folder it may not write (EACCES)',
+  { skip: as_root ? false : 'running a child as nobody needs root' },
+  async (t) => {
+    const script = bundle(t, 'test/reliability/fixtures/file-store-writer.ts')
+    chmodSync(join(script, '..'), 0o755)
+    const dir = mkdtempSync(join(tmpdir(), 'fw-eacces-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    chmodSync(dir, 0o755)
+    mkdirSync(join(dir, 'cache'), { mode: 0o755 })
+    const run = spawnSync(process.execPath, [script, join(dir, 'cache', 'c.json'), '2'], {
+      uid: 65534,
+      gid: 65534,
+      env: plain_env(),
+      encoding: 'utf8',
+    })
+    t.equal(run.status, 0, 'the process carries on and exits normally')
+    // The warning arrives on the next tick, after the synchronous writes.
+    const [n1, n2, warning, ...rest] = run.stdout.trim().split('\n')
+    t.same(
+      [n1, n2, rest],
+      ['n=1 stored=true', 'n=2 stored=true', []],
+      'the entries are kept in memory; one warning only',
+    )
+    t.match(warning, /^warn FW_ERR_CACHE_FILE_UNWRITABLE FileStore: cannot write .*c\.json \(EACCES: permission denied/)
+    t.same(readdirSync(join(dir, 'cache')), [], 'nothing is left in the folder')
+  },
+)

@@ -1,6 +1,7 @@
-// Slow and hostile clients against a real fw server in its own process: slowloris (headers a byte a second), a slow body,
-// clients that never read a large answer, and thousands of idle keep-alive connections. Meanwhile a probe client must keep
-// getting quick answers, and the server's memory must stay within a bound and come back down when the clients leave.
+// Slow and hostile clients against a real fw server in its own process: slowloris (headers a byte a second), a slow
+// body, clients that never read a large answer, and thousands of idle keep-alive connections. Meanwhile a probe client
+// must keep getting quick answers, and the server's memory must stay within a bound and come back down when the clients
+// leave.
 import { readFileSync } from 'node:fs'
 import net from 'node:net'
 import t from 'tap'
@@ -29,7 +30,13 @@ function probe(port: number): { stop: () => Promise<number[]> } {
       await sleep(50)
     }
   })()
-  return { stop: async () => { running = false; await loop; return ms } }
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return ms
+    },
+  }
 }
 
 /** A connection opened and kept; resolves once connected. */
@@ -42,13 +49,16 @@ function connect(port: number): Promise<net.Socket> {
 
 /** Writes `text` one byte a second on each socket until `stop` is set. */
 function trickle(sockets: net.Socket[], text: string, state: { stop: boolean }): void {
-  sockets.forEach((s, k) => void (async () => {
-    await sleep((k * 37) % 1000)
-    for (let i = 0; i < text.length && !state.stop && !s.destroyed; i++) {
-      s.write(text[i]!)
-      await sleep(1000)
-    }
-  })())
+  sockets.forEach(
+    (s, k) =>
+      void (async () => {
+        await sleep((k * 37) % 1000)
+        for (let i = 0; i < text.length && !state.stop && !s.destroyed; i++) {
+          s.write(text[i]!)
+          await sleep(1000)
+        }
+      })(),
+  )
 }
 
 function summary(ms: number[]): string {
@@ -56,7 +66,13 @@ function summary(ms: number[]): string {
   return `${ok.length} answers, p50 ${ok[Math.floor(ok.length / 2)]?.toFixed(1)} ms, max ${ok.at(-1)?.toFixed(1)} ms, failures ${ms.length - ok.length}`
 }
 
-async function hostile_phase(t: Test, server: ChildServer, name: string, open: () => Promise<() => void>, rss_limit_mib: number): Promise<void> {
+async function hostile_phase(
+  t: Test,
+  server: ChildServer,
+  name: string,
+  open: () => Promise<() => void>,
+  rss_limit_mib: number,
+): Promise<void> {
   const pid = server.child.pid!
   const before = rss_mib(pid)
   const close = await open()
@@ -71,7 +87,10 @@ async function hostile_phase(t: Test, server: ChildServer, name: string, open: (
   await sleep(500)
   t.notOk(ms.includes(-1), `${name}: every probe request is answered (${summary(ms)})`)
   t.ok(Math.max(...ms) < 2000, `${name}: no probe request waits 2 s`)
-  t.ok(during - before < rss_limit_mib, `${name}: RSS ${before.toFixed(0)} -> ${during.toFixed(0)} MiB (bound ${rss_limit_mib} MiB more)`)
+  t.ok(
+    during - before < rss_limit_mib,
+    `${name}: RSS ${before.toFixed(0)} -> ${during.toFixed(0)} MiB (bound ${rss_limit_mib} MiB more)`,
+  )
   const stats = await send(server.port, { path: '/stats' })
   const heap = (JSON.parse(stats.body) as { heap_used: number }).heap_used / 1048576
   t.comment(`${name}: after the clients left, RSS ${rss_mib(pid).toFixed(0)} MiB, heap used ${heap.toFixed(0)} MiB`)
@@ -85,40 +104,75 @@ t.test('hostile clients', async (t) => {
   for (let i = 0; i < 200; i++) await send(server.port, { path: '/ok' })
   const { port } = server
 
-  await hostile_phase(t, server, 'slowloris: 300 connections sending headers a byte a second', async () => {
-    const sockets = await Promise.all(Array.from({ length: 300 }, () => connect(port)))
-    const state = { stop: false }
-    trickle(sockets, 'GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Padding: ' + 'a'.repeat(100), state)
-    return () => { state.stop = true; for (const s of sockets) s.destroy() }
-  }, 40)
+  await hostile_phase(
+    t,
+    server,
+    'slowloris: 300 connections sending headers a byte a second',
+    async () => {
+      const sockets = await Promise.all(Array.from({ length: 300 }, () => connect(port)))
+      const state = { stop: false }
+      trickle(sockets, 'GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Padding: ' + 'a'.repeat(100), state)
+      return () => {
+        state.stop = true
+        for (const s of sockets) s.destroy()
+      }
+    },
+    40,
+  )
 
-  await hostile_phase(t, server, 'slow body: 100 uploads of 1 MB sent a byte a second', async () => {
-    const sockets = await Promise.all(Array.from({ length: 100 }, () => connect(port)))
-    for (const s of sockets) s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n')
-    const state = { stop: false }
-    trickle(sockets, 'x'.repeat(100), state)
-    return () => { state.stop = true; for (const s of sockets) s.destroy() }
-  }, 40)
+  await hostile_phase(
+    t,
+    server,
+    'slow body: 100 uploads of 1 MB sent a byte a second',
+    async () => {
+      const sockets = await Promise.all(Array.from({ length: 100 }, () => connect(port)))
+      for (const s of sockets)
+        s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n')
+      const state = { stop: false }
+      trickle(sockets, 'x'.repeat(100), state)
+      return () => {
+        state.stop = true
+        for (const s of sockets) s.destroy()
+      }
+    },
+    40,
+  )
 
-  await hostile_phase(t, server, 'never read: 10 clients asking for 4 MiB and not reading it', async () => {
-    const sockets = await Promise.all(Array.from({ length: 10 }, () => connect(port)))
-    for (const s of sockets) {
-      s.pause()
-      s.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n')
-    }
-    return () => { for (const s of sockets) s.destroy() }
-  }, 10 * 4 * 2 + 40)
+  await hostile_phase(
+    t,
+    server,
+    'never read: 10 clients asking for 4 MiB and not reading it',
+    async () => {
+      const sockets = await Promise.all(Array.from({ length: 10 }, () => connect(port)))
+      for (const s of sockets) {
+        s.pause()
+        s.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n')
+      }
+      return () => {
+        for (const s of sockets) s.destroy()
+      }
+    },
+    10 * 4 * 2 + 40,
+  )
 
-  await hostile_phase(t, server, `${IDLE} idle keep-alive connections`, async () => {
-    const sockets: net.Socket[] = []
-    for (let i = 0; i < IDLE; i += 500) {
-      const batch = await Promise.all(Array.from({ length: Math.min(500, IDLE - i) }, () => connect(port)))
-      for (const s of batch) s.write('GET /ok HTTP/1.1\r\nHost: x\r\n\r\n')
-      sockets.push(...batch)
-    }
-    await sleep(500)
-    return () => { for (const s of sockets) s.destroy() }
-  }, 400)
+  await hostile_phase(
+    t,
+    server,
+    `${IDLE} idle keep-alive connections`,
+    async () => {
+      const sockets: net.Socket[] = []
+      for (let i = 0; i < IDLE; i += 500) {
+        const batch = await Promise.all(Array.from({ length: Math.min(500, IDLE - i) }, () => connect(port)))
+        for (const s of batch) s.write('GET /ok HTTP/1.1\r\nHost: x\r\n\r\n')
+        sockets.push(...batch)
+      }
+      await sleep(500)
+      return () => {
+        for (const s of sockets) s.destroy()
+      }
+    },
+    400,
+  )
 
   server.child.kill('SIGTERM')
   t.same(await server.exited, [0, null], 'the server then stops cleanly')

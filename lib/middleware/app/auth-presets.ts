@@ -25,7 +25,8 @@ export function jwt_dev(secret: string): Middleware {
 }
 
 /**
- * Sessions with the defaults (in-memory store, cookie `sid`, not Secure, 7 days). Without a secret a random one is made,
+ * Sessions with the defaults (in-memory store, cookie `sid`, not Secure, 7 days). Without a secret a random one is
+ * made,
  * so sessions end when the process restarts.
  * @example
  * app.use('/session', fw.middleware.app.session_dev(process.env.FW_SESSION_SECRET))
@@ -35,10 +36,13 @@ export function session_dev(secret: string = randomBytes(32).toString('base64url
 }
 
 /**
- * Signs an HS256 token for demos and tests; `claims` is the payload (`sub`, `roles`, `perms`, `exp`...), `iat` is added.
+ * Signs an HS256 token for demos and tests; `claims` is the payload (`sub`, `roles`, `perms`, `exp`...), `iat` is
+ * added.
  * @example
  * const token = sign_dev_token(secret, { sub: 'ada', roles: ['admin'], perms: ['products:write'] })
  */
 export function sign_dev_token(secret: string, claims: Record<string, unknown>): string {
-  return fast_jwt().createSigner({ key: check.secret('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(claims)
+  return fast_jwt().createSigner({ key: check.secret('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(
+    claims,
+  )
 }

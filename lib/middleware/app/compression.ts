@@ -1,5 +1,13 @@
 // Response compression: br, gzip or deflate by the client's Accept-Encoding (q-values), with node:zlib.
-import { brotliCompressSync, constants, createBrotliCompress, createDeflate, createGzip, deflateSync, gzipSync } from 'node:zlib'
+import {
+  brotliCompressSync,
+  constants,
+  createBrotliCompress,
+  createDeflate,
+  createGzip,
+  deflateSync,
+  gzipSync,
+} from 'node:zlib'
 import type { Transform } from 'node:stream'
 import Negotiator from 'negotiator'
 import type { Middleware } from '../../compose.js'
@@ -22,22 +30,30 @@ export interface CompressionOptions {
 }
 
 /** Types worth compressing: text, JSON, JavaScript, XML and SVG. Images, video, archives are compressed already. */
-const COMPRESSIBLE = /^(?:text\/|application\/(?:json|javascript|ecmascript|xml|x-www-form-urlencoded|[\w.-]+\+(?:json|xml))|image\/svg\+xml)/i
+const COMPRESSIBLE =
+  /^(?:text\/|application\/(?:json|javascript|ecmascript|xml|x-www-form-urlencoded|[\w.-]+\+(?:json|xml))|image\/svg\+xml)/i
 
 const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
 
 /**
- * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the body
- * reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no `no-transform`.
+ * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the
+ * body
+ * reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no
+ * `no-transform`.
  * Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no smaller than the
  * original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ). Streamed answers
- * (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed after every chunk or
+ * (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed after every chunk
+ * or
  * event so nothing waits in the compressor; their size is unknown, so the threshold does not apply. Files are streamed
  * by the adapter and pass through. Place it before `http_cache`, so a cached entry is served compressed when asked.
  * @example
  * app.use(compression({ threshold: 1024 }))
  */
-export function compression({ threshold = 1024, encodings = [...ENCODINGS], brotli_quality = 4 }: CompressionOptions = {}): Middleware {
+export function compression({
+  threshold = 1024,
+  encodings = [...ENCODINGS],
+  brotli_quality = 4,
+}: CompressionOptions = {}): Middleware {
   check.int('compression', 'threshold', threshold, 0)
   check.int('compression', 'brotli_quality', brotli_quality, 0, 11)
   for (const e of encodings) check.one_of('compression', 'encodings', e, ENCODINGS)
@@ -62,7 +78,12 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
     add_vary(res, 'Accept-Encoding')
     if (!compressible_body(res)) return
     const streamed = res.streamed
-    const body = streamed !== undefined ? undefined : typeof res.payload === 'string' ? Buffer.from(res.payload) : (res.payload as Buffer)
+    const body =
+      streamed !== undefined
+        ? undefined
+        : typeof res.payload === 'string'
+          ? Buffer.from(res.payload)
+          : (res.payload as Buffer)
     if (body !== undefined && body.length < threshold) return
     const chosen = choose(req.header('accept-encoding', 'identity'))
     if (chosen === undefined) return
@@ -82,12 +103,15 @@ export function compression({ threshold = 1024, encodings = [...ENCODINGS], brot
 
 /** The encoding to use for an Accept-Encoding value, or undefined for none (identity, garbage, nothing acceptable). */
 function negotiator(offered: readonly string[]): (accept: string) => Encoding | undefined {
-  // Clients send a handful of distinct Accept-Encoding values: each is negotiated once (the map is bounded all the same).
+  // Clients send a handful of distinct Accept-Encoding values: each is negotiated once (the map is bounded all the
+  // same).
   const chosen_for = new Map<string, Encoding | undefined>()
   return (accept) => {
     if (chosen_for.has(accept)) return chosen_for.get(accept)
     // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is.
-    const first = (new Negotiator({ headers: { 'accept-encoding': accept } }) as Preferring).encodings(offered, { preferred: offered })[0]
+    const first = (new Negotiator({ headers: { 'accept-encoding': accept } }) as Preferring).encodings(offered, {
+      preferred: offered,
+    })[0]
     const chosen = first === undefined || first === 'identity' ? undefined : (first as Encoding)
     if (chosen_for.size >= 256) chosen_for.clear()
     chosen_for.set(accept, chosen)
@@ -100,7 +124,9 @@ type Preferring = { encodings(available: readonly string[], options: { preferred
 
 /** A buffered or streamed body that may be compressed: not a file, not already encoded, and no `no-transform`. */
 function compressible_body(res: Response): boolean {
-  if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined)) return false
-  if (res.status_code === 204 || res.status_code === 304 || res.get_header('content-encoding') !== undefined) return false
+  if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined))
+    return false
+  if (res.status_code === 204 || res.status_code === 304 || res.get_header('content-encoding') !== undefined)
+    return false
   return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
 }

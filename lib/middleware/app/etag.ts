@@ -1,4 +1,5 @@
-// ETags: a tag on each buffered GET answer, 304 for a matching If-None-Match, 412 for an unsafe method whose If-Match fails.
+// ETags: a tag on each buffered GET answer, 304 for a matching If-None-Match, 412 for an unsafe method whose If-Match
+// fails.
 import { createHash } from 'node:crypto'
 import type { Middleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
@@ -12,7 +13,8 @@ export interface EtagOptions {
   /** Write weak tags (`W/"..."`): equal meaning rather than equal bytes (default false: strong). */
   weak?: boolean
   /**
-   * The current tag of the resource an unsafe request (POST, PUT, PATCH, DELETE) targets, for `If-Match`; undefined when it
+   * The current tag of the resource an unsafe request (POST, PUT, PATCH, DELETE) targets, for `If-Match`; undefined
+   * when it
    * does not exist. Without it `If-Match` is not checked.
    */
   current?: (req: Request) => string | undefined | Promise<string | undefined>
@@ -32,7 +34,9 @@ function opaque(tag: string): string {
   return tag.trim().replace(/^W\//, '')
 }
 
-/** Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side. */
+/**
+ * Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side.
+ */
 function listed(header: string, tag: string, strong: boolean): boolean {
   if (header.trim() === '*') return true
   if (strong && tag.startsWith('W/')) return false
@@ -40,8 +44,10 @@ function listed(header: string, tag: string, strong: boolean): boolean {
 }
 
 /**
- * Tags each 200 answer to GET or HEAD with a buffered body (unless it has an `ETag` already) and answers 304 without a body
- * when `If-None-Match` lists it; with `current`, an unsafe request whose `If-Match` does not list the resource's tag gets
+ * Tags each 200 answer to GET or HEAD with a buffered body (unless it has an `ETag` already) and answers 304 without a
+ * body
+ * when `If-None-Match` lists it; with `current`, an unsafe request whose `If-Match` does not list the resource's tag
+ * gets
  * 412 `precondition_failed` before its handler runs. Place it after `compression` in `use` order, so tags are computed
  * on the identity body.
  * @example
@@ -56,7 +62,8 @@ export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
     if (current !== undefined && !SAFE.has(method) && if_match !== '') {
       const tag = await current(req)
       // RFC 9110 13.1.1: `*` needs the resource to exist; a listed tag must match strongly.
-      if (tag === undefined || !listed(if_match, tag, true)) return void res.error(412, CODE_PRECONDITION_FAILED, 'Precondition failed')
+      if (tag === undefined || !listed(if_match, tag, true))
+        return void res.error(412, CODE_PRECONDITION_FAILED, 'Precondition failed')
     }
     await next()
     if ((method !== 'GET' && method !== 'HEAD') || res.status_code !== 200) return

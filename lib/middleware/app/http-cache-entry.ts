@@ -1,4 +1,5 @@
-// Between a buffered Response and a CacheEntry: what `http_cache` may store, what it stores of it, and how it answers from it.
+// Between a buffered Response and a CacheEntry: what `http_cache` may store, what it stores of it, and how it answers
+// from it.
 import { CacheEntry } from '../../cache/cache-entry.js'
 import { set_own, type HeaderMap } from '../../cache/header-util.js'
 import type { BodyKind, Response } from '../../response.js'
@@ -15,7 +16,10 @@ const NOT_STORED: ReadonlySet<string> = new Set(['set-cookie', 'age', 'x-fw-cach
 /** A `no-store` or `private` directive in a Cache-Control value, with or without an argument (`private="x"`). */
 const FORBIDS_STORING = /(?:^|,)[ \t]*(?:no-store|private)[ \t]*(?:[=,]|$)/i
 
-/** The headers set so far. `Response.header` replaces a `set-cookie` list rather than changing it, so a shallow copy holds. */
+/**
+ * The headers set so far. `Response.header` replaces a `set-cookie` list rather than changing it, so a shallow copy
+ * holds.
+ */
 export function snapshot(res: Response): HeaderSnapshot {
   return { ...res.headers() }
 }
@@ -26,13 +30,16 @@ export function age_seconds(entry: CacheEntry, now_ms: number): number {
 }
 
 /**
- * The entry to store for the response the chain wrote, or undefined when it may not be stored: only a 200 with a text body,
- * no `Set-Cookie`, and no `no-store` or `private` in `Cache-Control`. Only headers the inner chain set or changed are kept:
+ * The entry to store for the response the chain wrote, or undefined when it may not be stored: only a 200 with a text
+ * body,
+ * no `Set-Cookie`, and no `no-store` or `private` in `Cache-Control`. Only headers the inner chain set or changed are
+ * kept:
  * those that outer middleware set before it (CORS, rate-limit counters) are theirs to set again on every request.
  */
 export function storable(res: Response, before: HeaderSnapshot, created_at_ms: number): CacheEntry | undefined {
   if (res.status_code !== 200 || !TEXT_KINDS.has(res.kind) || typeof res.payload !== 'string') return undefined
-  if (res.get_header('set-cookie') !== undefined || FORBIDS_STORING.test(res.get_header('cache-control') ?? '')) return undefined
+  if (res.get_header('set-cookie') !== undefined || FORBIDS_STORING.test(res.get_header('cache-control') ?? ''))
+    return undefined
   const headers: HeaderMap = {}
   for (const [name, value] of Object.entries(res.headers())) {
     if (typeof value === 'string' && before[name] !== value && !NOT_STORED.has(name)) set_own(headers, name, value)

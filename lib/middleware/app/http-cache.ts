@@ -1,5 +1,5 @@
-// The response cache as App middleware: GET answers kept under a request key, shared by concurrent misses, and served stale
-// when the handler fails.
+// The response cache as App middleware: GET answers kept under a request key, shared by concurrent misses, and served
+// stale when the handler fails.
 import { Cache } from '../../cache/cache.js'
 import { RequestOutcome, type CacheContext } from '../../cache/cache-context.js'
 import type { CacheEntry } from '../../cache/cache-entry.js'
@@ -16,14 +16,21 @@ import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
 import { cache_decided } from '../../observability/cache.js'
 
-/** What the cache did for one request. `stale` is an entry past its ttl served because the handler failed (header `hit`). */
+/**
+ * What the cache did for one request. `stale` is an entry past its ttl served because the handler failed (header
+ * `hit`).
+ */
 export type HttpCacheDecision = 'hit' | 'miss' | 'bypass' | 'stale'
 
-/** More about a decision: the age of the entry served, and the error behind a bypass, a failed store or a stale answer. */
+/**
+ * More about a decision: the age of the entry served, and the error behind a bypass, a failed store or a stale answer.
+ */
 export interface HttpCacheDetail {
   /** Age in seconds of the entry served (`hit`, `stale`). */
   age_s?: number
-  /** `bypass`: the store's error; `miss`: the store's error on put; `stale`: what the handler threw (absent for a 5xx). */
+  /**
+   * `bypass`: the store's error; `miss`: the store's error on put; `stale`: what the handler threw (absent for a 5xx).
+   */
   error?: unknown
 }
 
@@ -34,7 +41,9 @@ export type HttpCacheProbe = OnlineState & { refresh?(now_ms: number): unknown }
 export interface HttpCacheOptions {
   /** Freshness and stale windows (default `new CachePolicy()`: ttl 60 s, stale after an error up to 300 s). */
   policy?: CachePolicy | CachePolicyOptions
-  /** Where entries live (default a new `LruMemoryStore`, 1024 entries); an `AsyncCacheStore` such as Redis works too. */
+  /**
+   * Where entries live (default a new `LruMemoryStore`, 1024 entries); an `AsyncCacheStore` such as Redis works too.
+   */
   store?: AnyCacheStore
   /** A ready `Cache` to use instead of `policy` and `store` (give one or the other, not both). */
   cache?: Cache
@@ -44,13 +53,16 @@ export interface HttpCacheOptions {
   on_decision?: (decision: HttpCacheDecision, key: string, detail: HttpCacheDetail) => void
   /**
    * Serve and store answers to requests that carry `Authorization` or `Cookie` (default false: such a request is a
-   * `bypass`, unless `include_headers` names the header, which keys the entry per credential). Turn it on only for routes
+   * `bypass`, unless `include_headers` names the header, which keys the entry per credential). Turn it on only for
+   * routes
    * whose answer is the same for every caller.
    */
   cache_credentialed?: boolean
   /**
-   * Whether the upstream the routes depend on is reachable, for stale-if-offline: while `probe.isOnline(now)` is false, an
-   * entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is refreshed
+   * Whether the upstream the routes depend on is reachable, for stale-if-offline: while `probe.isOnline(now)` is false,
+   * an
+   * entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is
+   * refreshed
    * (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
    */
   probe?: HttpCacheProbe
@@ -94,16 +106,23 @@ interface Exchange {
 
 /**
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
- * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`, and a
- * miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and HEAD answer
- * carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the GET entry but
- * never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with `Authorization` or
+ * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
+ * and a
+ * miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and HEAD
+ * answer
+ * carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the GET entry
+ * but
+ * never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with `Authorization`
+ * or
  * `Cookie` unless `include_headers` names it or `cache_credentialed` is set. When the handler throws or answers 5xx, an
- * entry the policy still allows after an error is served instead (status `hit`, its `Age` past the ttl); otherwise the failure
- * passes through. Concurrent misses of one key run the handler once and share its answer when it could be stored. A store
+ * entry the policy still allows after an error is served instead (status `hit`, its `Age` past the ttl); otherwise the
+ * failure
+ * passes through. Concurrent misses of one key run the handler once and share its answer when it could be stored. A
+ * store
  * that fails (Redis down) makes the request a `bypass`: the handler runs, the cache never answers 500.
  * @example
- * app.use('/api/catalog', fw.middleware.app.http_cache({ policy: { ttl_ms: 30_000 }, include_headers: ['accept-language'] }))
+ * app.use('/api/catalog', fw.middleware.app.http_cache({ policy: { ttl_ms: 30_000 }, include_headers:
+ * ['accept-language'] }))
  */
 export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = cache_of(options)
@@ -111,19 +130,25 @@ export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const key_of = key_builder(include_headers)
   const now = check.fn(OWNER, 'now', options.now ?? Date.now)
   const cache_credentialed = options.cache_credentialed ?? false
-  if (typeof cache_credentialed !== 'boolean') throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
+  if (typeof cache_credentialed !== 'boolean')
+    throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
   const personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
   const probe = options.probe ?? ALWAYS_ONLINE
   if (typeof probe?.isOnline !== 'function') {
     throw ERR_CACHE_BAD_OPTION(OWNER, 'probe', 'an object with isOnline(now_ms), such as a NetworkProbe', probe)
   }
-  /** The context of a lookup at `now_ms`: what the probe knows (and a refresh started for next time), and the outcome. */
+  /**
+   * The context of a lookup at `now_ms`: what the probe knows (and a refresh started for next time), and the outcome.
+   */
   const context_at = (now_ms: number, outcome: RequestOutcome = RequestOutcome.Ok): CacheContext => {
     void probe.refresh?.(now_ms)
     return contextFromProbeAndOutcome(probe, now_ms, outcome)
   }
-  const on_decision = options.on_decision === undefined ? undefined : check.fn(OWNER, 'on_decision', options.on_decision)
-  /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
+  const on_decision =
+    options.on_decision === undefined ? undefined : check.fn(OWNER, 'on_decision', options.on_decision)
+  /**
+   * The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored.
+   */
   const flights = new Map<string, Promise<CacheEntry | undefined>>()
 
   const decide = (x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void => {

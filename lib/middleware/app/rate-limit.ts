@@ -1,4 +1,5 @@
-// The App helpers for rate limiting: `rate_limit(options)` as App middleware, and `use_on_prefix` for a stricter prefix limit.
+// The App helpers for rate limiting: `rate_limit(options)` as App middleware, and `use_on_prefix` for a stricter prefix
+// limit.
 import type { Router } from '../../app.js'
 import { adapt_ctx, type Middleware } from '../../compose.js'
 import { rate_limit as rate_limit_ctx, type RateLimitOptions } from '../security/rate-limit.js'
@@ -13,7 +14,8 @@ export function rate_limit(options: RateLimitOptions): Middleware {
 }
 
 /**
- * Applies middleware under a path prefix, as `app.use(prefix, mw)`: a stricter limit there counts in addition to a global one.
+ * Applies middleware under a path prefix, as `app.use(prefix, mw)`: a stricter limit there counts in addition to a
+ * global one.
  * @example
  * use_on_prefix(app, '/auth', fw.middleware.app.rate_limit({ max_requests: 5, window_seconds: 60 }))
  */

@@ -1,4 +1,5 @@
-// API key authentication: a key from a header (or a query parameter), checked in constant time against a static set or a function.
+// API key authentication: a key from a header (or a query parameter), checked in constant time against a static set or
+// a function.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
@@ -14,11 +15,17 @@ export const CODE_INVALID_API_KEY = httpCode('invalid_api_key')
 export interface ApiKeyOptions {
   /** Header carrying the key, matched case-insensitively (default `x-api-key`). */
   header?: string
-  /** Query parameter read when the header is absent; '' disables it (default ''). Query strings end up in logs: prefer the header. */
+  /**
+   * Query parameter read when the header is absent; '' disables it (default ''). Query strings end up in logs: prefer
+   * the header.
+   */
   query_param?: string
   /** Whether a missing key is refused with 401; when false the request goes on without `ApiKey` (default true). */
   required?: boolean
-  /** Accepted keys; when given, a key must be one of them (and pass `validate` too, when given). With none, `validate` is required (fail closed). */
+  /**
+   * Accepted keys; when given, a key must be one of them (and pass `validate` too, when given). With none, `validate`
+   * is required (fail closed).
+   */
   allowed_keys?: Iterable<string>
   /** Reads the key instead of `header` and `query_param`; '' or undefined means no key. */
   extract?: (ctx: Ctx) => string | undefined
@@ -41,13 +48,19 @@ function key_set(keys: readonly string[]): (key: string) => boolean {
 
 /**
  * API key authentication. A missing (or empty) key answers 401 `missing_api_key`, a refused one 403 `invalid_api_key`;
- * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys` (when a list is
+ * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys` (when a
+ * list is
  * given) and `validate` returns true for it (when given): both checks must pass, so `validate` can revoke a listed key.
  * @example
  * app.use('/api', adapt_ctx(fw.middleware.auth.api_key({ allowed_keys: [process.env.FW_API_KEY!] })))
  */
 export function api_key({
-  header = 'x-api-key', query_param = '', required = true, allowed_keys = [], extract, validate,
+  header = 'x-api-key',
+  query_param = '',
+  required = true,
+  allowed_keys = [],
+  extract,
+  validate,
 }: ApiKeyOptions = {}): CtxMiddleware {
   const name = check.token('api_key', 'header', header)
   check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
@@ -56,19 +69,26 @@ export function api_key({
   const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
   const custom = check.optional_fn('api_key', 'validate', validate)
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
-  const read = check.optional_fn('api_key', 'extract', extract) ??
+  const read =
+    check.optional_fn('api_key', 'extract', extract) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
 
   const schemes: Record<string, SecurityScheme> = { api_key: { type: 'apiKey', in: 'header', name } }
   if (query_param !== '') schemes['api_key_query'] = { type: 'apiKey', in: 'query', name: query_param }
   // The App's access line redacts the query parameter, so no key is written in a log.
-  const mw = documented(function api_key(ctx: Ctx, next: Next) {
-    const key = read(ctx) ?? ''
-    if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
-    if (!listed(key)) return void refuse(ctx)
-    return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
-  }, { security: { schemes, optional: !refuse_missing }, responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] } })
+  const mw = documented(
+    function api_key(ctx: Ctx, next: Next) {
+      const key = read(ctx) ?? ''
+      if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
+      if (!listed(key)) return void refuse(ctx)
+      return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
+    },
+    {
+      security: { schemes, optional: !refuse_missing },
+      responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] },
+    },
+  )
   return query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] })
 }
 
@@ -81,7 +101,12 @@ function refuse(ctx: Ctx): void {
   ctx.res.error(403, CODE_INVALID_API_KEY, 'Invalid API key')
 }
 
-async function validated(validate: NonNullable<ApiKeyOptions['validate']>, ctx: Ctx, key: string, next: Next): Promise<void> {
+async function validated(
+  validate: NonNullable<ApiKeyOptions['validate']>,
+  ctx: Ctx,
+  key: string,
+  next: Next,
+): Promise<void> {
   if ((await validate(key, ctx)) === true) return accept(ctx, key, next)
   refuse(ctx)
 }

@@ -7,7 +7,8 @@ export const ERR_AUTH_BAD_OPTION = define_bad_option('AUTH')
 
 export const ERR_AUTH_NO_API_KEYS = defineError(
   'FW_ERR_AUTH_NO_API_KEYS',
-  () => 'api_key: allowed_keys is empty and no validate function is given, so every key would be refused; give one of them',
+  () =>
+    'api_key: allowed_keys is empty and no validate function is given, so every key would be refused; give one of them',
 )
 
 export const ERR_AUTH_SESSION_DESTROYED = defineError(

@@ -7,4 +7,9 @@ export { session, start_session, type SessionOptions } from './session.js'
 export { ApiKey, JwtClaims, Authz } from './state.js'
 export { PermissionResolver } from './permission-resolver.js'
 export { Session } from './session-state.js'
-export { InMemorySessionStore, type ISessionStore, type SessionRecord, type InMemorySessionStoreOptions } from './session-store.js'
+export {
+  InMemorySessionStore,
+  type ISessionStore,
+  type SessionRecord,
+  type InMemorySessionStoreOptions,
+} from './session-store.js'

@@ -1,4 +1,5 @@
-// The keys `jwt` verifies with: an HMAC secret (text, bytes or an `oct` JWK), a public key (PEM or JWK), or a remote JWKS.
+// The keys `jwt` verifies with: an HMAC secret (text, bytes or an `oct` JWK), a public key (PEM or JWK), or a remote
+// JWKS.
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto'
 import type { createRemoteJWKSet } from 'jose'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
@@ -6,7 +7,19 @@ import { check } from './options.js'
 
 /** The algorithms `jwt` verifies; `none` is never one of them. */
 export type JwtAlgorithm =
-  | 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA'
+  | 'HS256'
+  | 'HS384'
+  | 'HS512'
+  | 'RS256'
+  | 'RS384'
+  | 'RS512'
+  | 'PS256'
+  | 'PS384'
+  | 'PS512'
+  | 'ES256'
+  | 'ES384'
+  | 'ES512'
+  | 'EdDSA'
 
 const HMAC: readonly JwtAlgorithm[] = ['HS256', 'HS384', 'HS512']
 const RSA: readonly JwtAlgorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']
@@ -28,7 +41,10 @@ export interface JwtKeyOptions {
   secret?: string | Buffer | JsonWebKey
   /** Public key for RS/PS/ES/EdDSA: PEM text (a public key or certificate) or a public JWK. */
   public_key?: string | JsonWebKey
-  /** URL of a JSON Web Key Set: keys fetched on demand, cached, picked by `kid`, refetched on an unknown `kid` (rate-limited). */
+  /**
+   * URL of a JSON Web Key Set: keys fetched on demand, cached, picked by `kid`, refetched on an unknown `kid`
+   * (rate-limited).
+   */
   jwks?: string
   /** Longest wait for the key set, in ms (default 2000); a slower endpoint counts as unavailable. */
   jwks_timeout_ms?: number
@@ -42,7 +58,10 @@ export interface JwtKeyOptions {
   algorithms?: readonly JwtAlgorithm[]
 }
 
-/** Thrown by the key set lookup when the endpoint cannot answer (down, slow, not a key set), as opposed to an unknown kid. */
+/**
+ * Thrown by the key set lookup when the endpoint cannot answer (down, slow, not a key set), as opposed to an unknown
+ * kid.
+ */
 export class JwksUnavailable extends Error {}
 
 /** The key (or async key lookup) and pinned algorithms fast-jwt is given. */
@@ -56,11 +75,24 @@ const pinned = (value: unknown, family: readonly JwtAlgorithm[]): JwtAlgorithm[]
 
 /** The HMAC secret as bytes; never quoted in an error. */
 function hmac_secret(secret: unknown): Buffer {
-  const jwk = typeof secret === 'object' && secret !== null && !Buffer.isBuffer(secret) ? secret as JsonWebKey : undefined
-  const bytes = typeof secret === 'string' ? Buffer.from(secret)
-    : Buffer.isBuffer(secret) ? secret
-      : jwk?.kty === 'oct' && typeof jwk.k === 'string' ? Buffer.from(jwk.k, 'base64url') : undefined
-  check.must(bytes !== undefined && bytes.length > 0, 'jwt', 'secret', 'a non-empty string, Buffer or oct JWK', secret, true)
+  const jwk =
+    typeof secret === 'object' && secret !== null && !Buffer.isBuffer(secret) ? (secret as JsonWebKey) : undefined
+  const bytes =
+    typeof secret === 'string'
+      ? Buffer.from(secret)
+      : Buffer.isBuffer(secret)
+        ? secret
+        : jwk?.kty === 'oct' && typeof jwk.k === 'string'
+          ? Buffer.from(jwk.k, 'base64url')
+          : undefined
+  check.must(
+    bytes !== undefined && bytes.length > 0,
+    'jwt',
+    'secret',
+    'a non-empty string, Buffer or oct JWK',
+    secret,
+    true,
+  )
   // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
   check.must(!bytes!.includes('-----BEGIN'), 'jwt', 'secret', 'an HMAC secret, not a PEM key', secret, true)
   return bytes!
@@ -68,10 +100,14 @@ function hmac_secret(secret: unknown): Buffer {
 
 /** The public key; a private key is refused (createPublicKey would derive one, but it has no place in a verifier). */
 function public_pem(value: unknown): KeyObject {
-  const is_private = typeof value === 'string' ? value.includes('PRIVATE KEY') : typeof value === 'object' && value !== null && 'd' in value
+  const is_private =
+    typeof value === 'string'
+      ? value.includes('PRIVATE KEY')
+      : typeof value === 'object' && value !== null && 'd' in value
   if (is_private) throw ERR_AUTH_BAD_OPTION('jwt', 'public_key', 'a public key as PEM or JWK', value, true)
   try {
-    const k = typeof value === 'string' ? createPublicKey(value) : createPublicKey({ key: value as JsonWebKey, format: 'jwk' })
+    const k =
+      typeof value === 'string' ? createPublicKey(value) : createPublicKey({ key: value as JsonWebKey, format: 'jwk' })
     if (k.type === 'public') return k
   } catch {
     // Reported below as a bad option.
@@ -109,15 +145,23 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
       throw new JwksUnavailable('JWKS unavailable', { cause: err })
     }
     let pem = pems.get(key)
-    if (pem === undefined) pems.set(key, pem = KeyObject.from(key).export({ type: 'spki', format: 'pem' }) as string)
+    if (pem === undefined) pems.set(key, (pem = KeyObject.from(key).export({ type: 'spki', format: 'pem' }) as string))
     return pem
   }
 }
 
-/** Checks the key options and pins the algorithms to the key's family, so no token can pick HS256 against a public key. */
+/**
+ * Checks the key options and pins the algorithms to the key's family, so no token can pick HS256 against a public key.
+ */
 export function key_config(o: JwtKeyOptions): KeyConfig {
   const given = (['secret', 'public_key', 'jwks'] as const).filter((k) => o[k] !== undefined)
-  check.must(given.length === 1, 'jwt', 'secret, public_key and jwks', 'given one at a time (exactly one of them)', given)
+  check.must(
+    given.length === 1,
+    'jwt',
+    'secret, public_key and jwks',
+    'given one at a time (exactly one of them)',
+    given,
+  )
   if (o.secret !== undefined) return { key: hmac_secret(o.secret), algorithms: pinned(o.algorithms ?? ['HS256'], HMAC) }
   if (o.jwks !== undefined) return { key: remote(o.jwks, o), algorithms: pinned(o.algorithms ?? ['RS256'], ASYMMETRIC) }
   const key = public_pem(o.public_key)

@@ -1,4 +1,5 @@
-// JWT authentication on fast-jwt: HMAC, RSA, ECDSA and EdDSA keys or a remote JWKS, algorithms pinned, claims checked and stored.
+// JWT authentication on fast-jwt: HMAC, RSA, ECDSA and EdDSA keys or a remote JWKS, algorithms pinned, claims checked
+// and stored.
 import type * as FastJwt from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
@@ -38,7 +39,8 @@ export interface JwtOptions extends JwtKeyOptions {
   /** Reads the token instead of the header, cookie and query; '' or undefined means no token. */
   extract?: (ctx: Ctx) => string | undefined
   /**
-   * How many verified tokens to remember, so a token seen again skips the signature check until it expires (default 1000;
+   * How many verified tokens to remember, so a token seen again skips the signature check until it expires (default
+   * 1000;
    * 0 turns it off). Claims of a remembered token are one shared, read-only object.
    */
   cache_size?: number
@@ -61,7 +63,8 @@ function verifier(options: JwtOptions): (token: string) => unknown {
   const { key, algorithms } = key_config(options)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
-  const required = required_claims === undefined ? undefined : check.names('jwt', 'required_claims', required_claims, true)
+  const required =
+    required_claims === undefined ? undefined : check.names('jwt', 'required_claims', required_claims, true)
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
   const common = {
     algorithms,
@@ -85,7 +88,9 @@ function token_reader(options: JwtOptions): (ctx: Ctx) => string {
   return ({ req }) => {
     const auth = req.header('authorization')
     if (auth.startsWith(PREFIX)) return auth.slice(PREFIX.length)
-    return (cookie === undefined ? undefined : req.cookie(cookie)) || (query === undefined ? '' : req.query_value(query, ''))
+    return (
+      (cookie === undefined ? undefined : req.cookie(cookie)) || (query === undefined ? '' : req.query_value(query, ''))
+    )
   }
 }
 
@@ -117,15 +122,20 @@ const JWT_DOC = {
 }
 
 /**
- * JWT authentication. The token comes from `Authorization: Bearer <token>` (exactly that prefix), else the `cookie`, else the
- * `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id, claim or format
- * 401 `invalid_token`, an expired token 401 `token_expired`; a JWKS that cannot be fetched within `jwks_timeout_ms` answers
+ * JWT authentication. The token comes from `Authorization: Bearer <token>` (exactly that prefix), else the `cookie`,
+ * else the
+ * `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id, claim or
+ * format
+ * 401 `invalid_token`, an expired token 401 `token_expired`; a JWKS that cannot be fetched within `jwks_timeout_ms`
+ * answers
  * 503 `jwks_unavailable` (or 401 `invalid_token`, by `jwks_unavailable`). A valid token is stored as `JwtClaims`.
  * @example
- * app.use('/api', adapt_ctx(fw.middleware.auth.jwt({ jwks: 'https://id.example.com/.well-known/jwks.json', issuer: 'https://id.example.com/' })))
+ * app.use('/api', adapt_ctx(fw.middleware.auth.jwt({ jwks: 'https://id.example.com/.well-known/jwks.json', issuer:
+ * 'https://id.example.com/' })))
  */
 export function jwt(options: JwtOptions): CtxMiddleware {
-  if (typeof options !== 'object' || options === null) throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
+  if (typeof options !== 'object' || options === null)
+    throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
   const verify = verifier(options)
   const read = token_reader(options)
   const roles_key = check.string('jwt', 'roles_key', options.roles_key ?? 'roles')
@@ -140,16 +150,25 @@ export function jwt(options: JwtOptions): CtxMiddleware {
   }
 
   // Declared so a per-user rate limit registered before this middleware is refused at startup.
-  return documented(with_route_options(function jwt(ctx, next) {
-    const token = read(ctx)
-    if (token === '') return refuse(ctx.res, CODE_MISSING_TOKEN, 'Missing bearer token')
-    let result: unknown
-    try {
-      result = verify(token)
-    } catch (err) {
-      return refuse_error(ctx.res, err, unavailable)
-    }
-    if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
-    return result.then((p: Record<string, unknown>) => accept(ctx, next, p), (err: unknown) => refuse_error(ctx.res, err, unavailable))
-  } as CtxMiddleware, { authenticates: 'jwt', secret_query: secret_query(options) }), JWT_DOC)
+  return documented(
+    with_route_options(
+      function jwt(ctx, next) {
+        const token = read(ctx)
+        if (token === '') return refuse(ctx.res, CODE_MISSING_TOKEN, 'Missing bearer token')
+        let result: unknown
+        try {
+          result = verify(token)
+        } catch (err) {
+          return refuse_error(ctx.res, err, unavailable)
+        }
+        if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
+        return result.then(
+          (p: Record<string, unknown>) => accept(ctx, next, p),
+          (err: unknown) => refuse_error(ctx.res, err, unavailable),
+        )
+      } as CtxMiddleware,
+      { authenticates: 'jwt', secret_query: secret_query(options) },
+    ),
+    JWT_DOC,
+  )
 }

@@ -1,7 +1,8 @@
 // The service `rbac_context` asks to enrich roles and permissions (from a database, a policy file, a role hierarchy).
 
 /**
- * Adds roles and permissions for a subject, in place. Register one as a service; `rbac_context` (with `use_resolver`, the
+ * Adds roles and permissions for a subject, in place. Register one as a service; `rbac_context` (with `use_resolver`,
+ * the
  * default) calls it on every request after reading the token. It may be async. If it throws, the request is answered
  * 500 `authz_resolver_failed` and the handler does not run.
  * @example

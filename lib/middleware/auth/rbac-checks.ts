@@ -15,7 +15,9 @@ function guard(name: string, message: string, allows: (authz: Authz) => boolean)
     if (authz === undefined) return void res.error(401, CODE_MISSING_AUTHZ, 'Authorization context missing')
     return allows(authz) ? next() : void res.error(403, CODE_FORBIDDEN, message)
   }
-  return documented(Object.defineProperty(mw, 'name', { value: name }), { responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] } })
+  return documented(Object.defineProperty(mw, 'name', { value: name }), {
+    responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] },
+  })
 }
 
 /**

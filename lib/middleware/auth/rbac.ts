@@ -1,4 +1,5 @@
-// RBAC context: builds `Authz` from the verified token's roles and permissions, enriched by a `PermissionResolver` service.
+// RBAC context: builds `Authz` from the verified token's roles and permissions, enriched by a `PermissionResolver`
+// service.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
@@ -15,7 +16,10 @@ export interface RbacOptions {
   roles_key?: string
   /** Payload key holding the permissions: an array of strings, or one string (default `perms`). */
   perms_key?: string
-  /** Answer 401 `missing_auth` when no `JwtClaims` is there; when false the request goes on without `Authz` (default true). */
+  /**
+   * Answer 401 `missing_auth` when no `JwtClaims` is there; when false the request goes on without `Authz` (default
+   * true).
+   */
   require_auth?: boolean
   /** Also call the `PermissionResolver` service when one is registered (default true). */
   use_resolver?: boolean
@@ -30,28 +34,34 @@ export interface RbacOptions {
  * app.use('/admin', adapt_ctx(auth.require_role('admin')))
  */
 export function rbac_context({
-  roles_key = 'roles', perms_key = 'perms', require_auth = true, use_resolver = true,
+  roles_key = 'roles',
+  perms_key = 'perms',
+  require_auth = true,
+  use_resolver = true,
 }: RbacOptions = {}): CtxMiddleware {
   const roles_at = check.string('rbac_context', 'roles_key', roles_key)
   const perms_at = check.string('rbac_context', 'perms_key', perms_key)
   const refuse_anonymous = check.bool('rbac_context', 'require_auth', require_auth)
   const resolve = check.bool('rbac_context', 'use_resolver', use_resolver)
 
-  return documented(function rbac_context(ctx: Ctx, next: Next) {
-    const claims = ctx.req.state(JwtClaims)
-    if (claims === undefined) {
-      return refuse_anonymous ? void ctx.res.error(401, CODE_MISSING_AUTH, 'Authentication required') : next()
-    }
-    const roles = new Set(claim_list(claims.payload, roles_at))
-    const authz = new Authz(claims.subject, roles, new Set(claim_list(claims.payload, perms_at)))
-    // Looked up per request, so a resolver registered after the middleware was created is used.
-    const resolver = resolve ? ctx.services.get(PermissionResolver) : undefined
-    if (resolver === undefined) {
-      ctx.req.set_state(Authz, authz)
-      return next()
-    }
-    return resolved(resolver, authz, ctx, next)
-  }, { responses: { 401: [CODE_MISSING_AUTH], 500: [CODE_AUTHZ_RESOLVER_FAILED] } })
+  return documented(
+    function rbac_context(ctx: Ctx, next: Next) {
+      const claims = ctx.req.state(JwtClaims)
+      if (claims === undefined) {
+        return refuse_anonymous ? void ctx.res.error(401, CODE_MISSING_AUTH, 'Authentication required') : next()
+      }
+      const roles = new Set(claim_list(claims.payload, roles_at))
+      const authz = new Authz(claims.subject, roles, new Set(claim_list(claims.payload, perms_at)))
+      // Looked up per request, so a resolver registered after the middleware was created is used.
+      const resolver = resolve ? ctx.services.get(PermissionResolver) : undefined
+      if (resolver === undefined) {
+        ctx.req.set_state(Authz, authz)
+        return next()
+      }
+      return resolved(resolver, authz, ctx, next)
+    },
+    { responses: { 401: [CODE_MISSING_AUTH], 500: [CODE_AUTHZ_RESOLVER_FAILED] } },
+  )
 }
 
 async function resolved(resolver: PermissionResolver, authz: Authz, ctx: Ctx, next: Next): Promise<void> {

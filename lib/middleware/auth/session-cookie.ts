@@ -1,4 +1,5 @@
-// The session cookie: `<id>.<HMAC-SHA256(id, secret) base64url>`, verified in constant time, with its Set-Cookie attributes.
+// The session cookie: `<id>.<HMAC-SHA256(id, secret) base64url>`, verified in constant time, with its Set-Cookie
+// attributes.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Request } from '../../request.js'
 import type { CookieAttributes, CookieSettings } from '../../cookie.js'
@@ -31,7 +32,12 @@ export class SessionCookie {
   constructor(secrets: readonly string[], settings: SessionCookieSettings) {
     this.#secrets = secrets
     this.#settings = settings
-    this.#attributes = { path: settings.path, http_only: settings.http_only, secure: settings.secure, same_site: settings.same_site }
+    this.#attributes = {
+      path: settings.path,
+      http_only: settings.http_only,
+      secure: settings.secure,
+      same_site: settings.same_site,
+    }
   }
 
   /** The session id in the request's cookie, or undefined when absent, malformed or signed with none of the secrets. */
@@ -51,7 +57,10 @@ export class SessionCookie {
 
   /** Sets the cookie for `id`, living as long as the session in the store. */
   write(res: Response, id: string): void {
-    res.cookie(this.#settings.name, `${id}.${this.#mac(id, this.#secrets[0]!)}`, { ...this.#attributes, max_age: this.#settings.max_age })
+    res.cookie(this.#settings.name, `${id}.${this.#mac(id, this.#secrets[0]!)}`, {
+      ...this.#attributes,
+      max_age: this.#settings.max_age,
+    })
   }
 
   /** Tells the browser to drop the cookie. */

@@ -9,7 +9,8 @@ export function new_session_id(): string {
 }
 
 /**
- * Stored by `session`: the caller's session. Changes are saved after the handler returns; `destroy()` and `regenerate()`
+ * Stored by `session`: the caller's session. Changes are saved after the handler returns; `destroy()` and
+ * `regenerate()`
  * take effect then too.
  * @example
  * const s = req.state(Session)!

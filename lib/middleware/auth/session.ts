@@ -1,4 +1,5 @@
-// Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it changed.
+// Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it
+// changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { FwError, httpCode } from '../../errors.js'
@@ -15,8 +16,10 @@ import { observed, report } from '../../observability/events.js'
 /** Options of `session`. */
 export interface SessionOptions {
   /**
-   * Signs the cookie (HMAC-SHA256); at least 16 characters, from configuration. A list rotates secrets: the first signs, every
-   * one verifies, and a cookie signed with a later one is signed again with the first; a secret dropped from the list ends the
+   * Signs the cookie (HMAC-SHA256); at least 16 characters, from configuration. A list rotates secrets: the first
+   * signs, every
+   * one verifies, and a cookie signed with a later one is signed again with the first; a secret dropped from the list
+   * ends the
    * sessions it signed.
    */
   secret: string | readonly string[]
@@ -26,7 +29,9 @@ export interface SessionOptions {
   cookie_name?: string
   /** Cookie path (default `/`). */
   cookie_path?: string
-  /** Adds `Secure`; use true over HTTPS (default false). Required by SameSite `None` and `__Host-`/`__Secure-` names. */
+  /**
+   * Adds `Secure`; use true over HTTPS (default false). Required by SameSite `None` and `__Host-`/`__Secure-` names.
+   */
   secure?: boolean
   /** Adds `HttpOnly` (default true). */
   http_only?: boolean
@@ -35,13 +40,17 @@ export interface SessionOptions {
   /** Seconds a session lives after its last save; also the cookie's `Max-Age` (default 7 days). */
   ttl?: number
   /**
-   * Start a session (saved, cookie set) on every request without one (default true). When false, a request without a known
+   * Start a session (saved, cookie set) on every request without one (default true). When false, a request without a
+   * known
    * session has no `Session` state at all until the handler calls `start_session(req)`.
    */
   auto_create?: boolean
   /** Run requests carrying the same session one at a time, so concurrent updates are not lost (default true). */
   serialize?: boolean
-  /** Renew the store ttl and the cookie on every request of a known session, so an active user never expires (default false). */
+  /**
+   * Renew the store ttl and the cookie on every request of a known session, so an active user never expires (default
+   * false).
+   */
   rolling?: boolean
 }
 
@@ -61,13 +70,25 @@ interface Config {
 
 /** The secrets, first signing; each at least 16 characters; never quoted in an error. */
 function secrets_option(value: unknown): string[] {
-  const list = Array.isArray(value) ? value as unknown[] : [value]
-  check.must(list.length > 0, MW, 'secret', 'a string or a non-empty list of strings of at least 16 characters', value, true)
+  const list = Array.isArray(value) ? (value as unknown[]) : [value]
+  check.must(
+    list.length > 0,
+    MW,
+    'secret',
+    'a string or a non-empty list of strings of at least 16 characters',
+    value,
+    true,
+  )
   return list.map((v) => check.secret(MW, 'secret', v, 16))
 }
 
 function cookie_settings({
-  cookie_name = 'sid', cookie_path = '/', secure = false, http_only = true, same_site = 'Lax', ttl = WEEK,
+  cookie_name = 'sid',
+  cookie_path = '/',
+  secure = false,
+  http_only = true,
+  same_site = 'Lax',
+  ttl = WEEK,
 }: SessionOptions): SessionCookieSettings {
   const cookie = check_cookie(check, MW, { cookie_name, cookie_path, secure, http_only, same_site })
   return { ...cookie, max_age: check.int(MW, 'ttl', ttl, 1) }
@@ -77,7 +98,9 @@ function configure(o: SessionOptions): Config {
   check.must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o, true)
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
   const settings = cookie_settings(o)
-  const is_store = typeof store === 'object' && store !== null &&
+  const is_store =
+    typeof store === 'object' &&
+    store !== null &&
     ['load', 'save', 'destroy'].every((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function')
   check.must(is_store, MW, 'store', 'an object with load, save and destroy methods', store)
   return {
@@ -107,7 +130,8 @@ class SessionStarter {}
 const STARTER = new SessionStarter()
 
 /**
- * The request's session, started now when there is none (with `auto_create: false`); it is saved and its cookie set after
+ * The request's session, started now when there is none (with `auto_create: false`); it is saved and its cookie set
+ * after
  * the handler. Throws FW_ERR_AUTH_NO_SESSION when no session middleware runs on the route.
  * @example
  * const s = start_session(req); s.regenerate(); s.set('user', user.id)
@@ -168,7 +192,13 @@ async function run(c: Config, ctx: Ctx, cookie: CookieId | undefined, next: Next
 }
 
 /** Runs the request under the store's cross-process lock of the session (a shared store such as Redis). */
-async function shared(c: Config, lock: NonNullable<ISessionStore['lock']>, ctx: Ctx, cookie: CookieId, next: Next): Promise<void> {
+async function shared(
+  c: Config,
+  lock: NonNullable<ISessionStore['lock']>,
+  ctx: Ctx,
+  cookie: CookieId,
+  next: Next,
+): Promise<void> {
   const unlock = await store_work(ctx, () => lock(cookie.id))
   if (unlock === undefined) return
   try {
@@ -180,24 +210,32 @@ async function shared(c: Config, lock: NonNullable<ISessionStore['lock']>, ctx: 
 }
 
 /**
- * Server-side sessions. The cookie `<id>.<HMAC>` names a session in the store; a missing, forged, unknown or expired cookie
- * starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with `ttl`) when it is
- * new or changed, removed after `destroy()`, and moved to its new id after `regenerate()`. Requests carrying the same session
- * run one at a time in this process (`serialize`), so a counter incremented by N concurrent requests ends at N. A store that
+ * Server-side sessions. The cookie `<id>.<HMAC>` names a session in the store; a missing, forged, unknown or expired
+ * cookie
+ * starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with `ttl`) when
+ * it is
+ * new or changed, removed after `destroy()`, and moved to its new id after `regenerate()`. Requests carrying the same
+ * session
+ * run one at a time in this process (`serialize`), so a counter incremented by N concurrent requests ends at N. A store
+ * that
  * cannot answer (an error with status 503) gives 503 `session_store_unavailable`.
  * @example
  * app.use(adapt_ctx(auth.session({ secret: process.env.FW_SESSION_SECRET!, secure: true })))
  */
 export function session(options: SessionOptions): CtxMiddleware {
   const c = configure(options)
-  const doc = { security: { schemes: { session_cookie: { type: 'apiKey', in: 'cookie', name: c.cookie.name } }, optional: true },
-    responses: { 503: ['session_store_unavailable'] } }
+  const doc = {
+    security: { schemes: { session_cookie: { type: 'apiKey', in: 'cookie', name: c.cookie.name } }, optional: true },
+    responses: { 503: ['session_store_unavailable'] },
+  }
   return documented(async function session(ctx: Ctx, next: Next) {
     const cookie = c.cookie.read(ctx.req)
     if (cookie === undefined || c.locks === undefined) return run(c, ctx, cookie, next)
     const release = await c.locks.acquire(cookie.id)
     try {
-      await (c.store.lock === undefined ? run(c, ctx, cookie, next) : shared(c, c.store.lock.bind(c.store), ctx, cookie, next))
+      await (c.store.lock === undefined
+        ? run(c, ctx, cookie, next)
+        : shared(c, c.store.lock.bind(c.store), ctx, cookie, next))
     } finally {
       release()
     }

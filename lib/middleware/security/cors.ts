@@ -1,4 +1,5 @@
-// CORS: an allow-list of origins (exact, one-label wildcard, RegExp or function), preflight answers, and a correct `Vary`.
+// CORS: an allow-list of origins (exact, one-label wildcard, RegExp or function), preflight answers, and a correct
+// `Vary`.
 import type { Ctx, CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
@@ -13,7 +14,8 @@ export interface CorsOptions {
   /**
    * Allowed origins: exact strings (`https://app.example.com`), one-label wildcards (`https://*.example.com` matches
    * `https://a.example.com`, never `https://a.b.example.com` nor `https://example.com.evil.net`), anchored RegExps
-   * (`/^https:\/\/(a|b)\.example\.com$/`), or a function deciding per origin. `["*"]` allows any origin without credentials;
+   * (`/^https:\/\/(a|b)\.example\.com$/`), or a function deciding per origin. `["*"]` allows any origin without
+   * credentials;
    * `"null"` only when listed. Origins are matched as browsers send them (lowercase scheme and host).
    */
   origins: ReadonlyArray<string | RegExp> | ((origin: string, ctx: Ctx) => boolean)
@@ -87,25 +89,36 @@ function vary(res: Response, name: string): void {
 }
 
 /** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */
-function preflight_refusal(req: Request, methods: ReadonlySet<string>, headers: ReadonlySet<string> | undefined): string | undefined {
+function preflight_refusal(
+  req: Request,
+  methods: ReadonlySet<string>,
+  headers: ReadonlySet<string> | undefined,
+): string | undefined {
   if (!methods.has(req.header('access-control-request-method'))) return 'CORS method not allowed'
   for (const h of req.header('access-control-request-headers').split(',')) {
     const name = h.trim().toLowerCase()
     // Reflecting still refuses what is not a header name, so nothing odd is echoed into the answer.
-    if (name !== '' && (headers === undefined ? !HTTP_TOKEN.test(name) : !headers.has(name))) return 'CORS header not allowed'
+    if (name !== '' && (headers === undefined ? !HTTP_TOKEN.test(name) : !headers.has(name)))
+      return 'CORS header not allowed'
   }
   return undefined
 }
 
 /**
- * CORS middleware. Allowed origins get `Access-Control-Allow-Origin` (set before the rest of the chain, so error answers
+ * CORS middleware. Allowed origins get `Access-Control-Allow-Origin` (set before the rest of the chain, so error
+ * answers
  * carry it too); a refused origin's simple request passes without CORS headers (the browser blocks it); a preflight
  * (OPTIONS with `Access-Control-Request-Method`) is answered here: 204 when allowed, 403 `cors_forbidden` when not.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.cors({ origins: ['https://app.example.com'], allow_credentials: true })))
  */
 export function cors({
-  origins, allow_credentials = false, methods = METHODS, headers = HEADERS, expose_headers = [], max_age = 600,
+  origins,
+  allow_credentials = false,
+  methods = METHODS,
+  headers = HEADERS,
+  expose_headers = [],
+  max_age = 600,
   reflect_headers = false,
 }: CorsOptions): CtxMiddleware {
   const credentials = check.bool('cors', 'allow_credentials', allow_credentials)

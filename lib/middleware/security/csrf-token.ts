@@ -1,4 +1,5 @@
-// Signed CSRF tokens: `<random>.<HMAC(secret, session id + random)>`, so only this server mints them, each for one session.
+// Signed CSRF tokens: `<random>.<HMAC(secret, session id + random)>`, so only this server mints them, each for one
+// session.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 
@@ -34,9 +35,15 @@ export class CsrfSigner {
 
 /** The secrets option: one string or a non-empty list, each at least 16 characters; never quoted. */
 export function csrf_secrets(value: unknown): string[] {
-  const list = Array.isArray(value) ? value as unknown[] : [value]
+  const list = Array.isArray(value) ? (value as unknown[]) : [value]
   if (list.length === 0 || !list.every((s) => typeof s === 'string' && s.length >= 16)) {
-    throw ERR_SECURITY_BAD_OPTION('csrf', 'secret', 'a string or a list of strings of at least 16 characters', value, true)
+    throw ERR_SECURITY_BAD_OPTION(
+      'csrf',
+      'secret',
+      'a string or a list of strings of at least 16 characters',
+      value,
+      true,
+    )
   }
   return list as string[]
 }

@@ -1,5 +1,5 @@
-// CSRF: a signed double-submit cookie, bound to the session, checked against a header or form field on unsafe methods, plus
-// Sec-Fetch-Site and Origin checks.
+// CSRF: a signed double-submit cookie, bound to the session, checked against a header or form field on unsafe methods,
+// plus Sec-Fetch-Site and Origin checks.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
@@ -19,7 +19,10 @@ export class CsrfToken {
 
 /** Options of `csrf`. */
 export interface CsrfOptions {
-  /** Cookie holding the token (default `__Host-csrf` when `secure` with path `/`, else `csrf_token`); `__Host-` needs both. */
+  /**
+   * Cookie holding the token (default `__Host-csrf` when `secure` with path `/`, else `csrf_token`); `__Host-` needs
+   * both.
+   */
   cookie_name?: string
   /**
    * Signs tokens (HMAC-SHA256), at least 16 characters; a list rotates (the first signs, all verify). Default: a random
@@ -64,7 +67,8 @@ function submitted(req: Request, header: string, field: string): string {
 }
 
 /**
- * Why a request fails the fetch-metadata and origin checks, if it does. A browser's `Sec-Fetch-Site` decides when present
+ * Why a request fails the fetch-metadata and origin checks, if it does. A browser's `Sec-Fetch-Site` decides when
+ * present
  * (only `cross-site` fails): under `Referrer-Policy: no-referrer` browsers send `Origin: null` even on same-origin form
  * posts. Without it, an `Origin` must name the request's own host.
  */
@@ -73,7 +77,8 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
   if (origin !== undefined && trusted.has(origin)) return undefined
   const site = req.raw.headers['sec-fetch-site']
   // A sibling subdomain is `same-site`: it can plant cookies for this host, so only this origin (or the user) may post.
-  if (site !== undefined) return site === 'cross-site' || site === 'same-site' ? 'Cross-site request refused' : undefined
+  if (site !== undefined)
+    return site === 'cross-site' || site === 'same-site' ? 'Cross-site request refused' : undefined
   if (origin === undefined) return undefined
   try {
     // Both sides through URL, so a default port (`Host: example.com:443` against `https://example.com`) compares equal.
@@ -85,20 +90,28 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
   return 'Origin does not match host'
 }
 
-
 /**
- * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a token cookie when they have
- * no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id when `session` ran first; readable by
- * scripts, SameSite); every other method must carry a cookie this server signed for this session and send the same token in
- * `x-csrf-token` or the `_csrf` form field, and must not come from another site or a sibling subdomain (`Sec-Fetch-Site`
+ * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a token cookie when they
+ * have
+ * no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id when `session` ran first; readable
+ * by
+ * scripts, SameSite); every other method must carry a cookie this server signed for this session and send the same
+ * token in
+ * `x-csrf-token` or the `_csrf` form field, and must not come from another site or a sibling subdomain
+ * (`Sec-Fetch-Site`
  * `cross-site` or `same-site`; without it, an `Origin` other than the Host).
  * Failures answer 403 `csrf_failed`. The token is in `req.state(CsrfToken)` for pages to embed.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.csrf({ secure: true })))
  */
 export function csrf({
-  secure = false, cookie_path = '/', cookie_name = secure && cookie_path === '/' ? '__Host-csrf' : 'csrf_token',
-  header_name = 'x-csrf-token', field_name = '_csrf', same_site = 'Lax', trusted_origins = [],
+  secure = false,
+  cookie_path = '/',
+  cookie_name = secure && cookie_path === '/' ? '__Host-csrf' : 'csrf_token',
+  header_name = 'x-csrf-token',
+  field_name = '_csrf',
+  same_site = 'Lax',
+  trusted_origins = [],
   secret = randomBytes(32).toString('base64url'),
 }: CsrfOptions = {}): CtxMiddleware {
   const signer = new CsrfSigner(csrf_secrets(secret))
@@ -106,7 +119,13 @@ export function csrf({
   const cookie = check_cookie(check, 'csrf', { cookie_name, cookie_path, secure, http_only: false, same_site })
   check.token('csrf', 'header_name', header_name)
   check.token('csrf', 'field_name', field_name)
-  check.must(Array.isArray(trusted_origins) && trusted_origins.every((o) => typeof o === 'string'), 'csrf', 'trusted_origins', 'a list of origins', trusted_origins)
+  check.must(
+    Array.isArray(trusted_origins) && trusted_origins.every((o) => typeof o === 'string'),
+    'csrf',
+    'trusted_origins',
+    'a list of origins',
+    trusted_origins,
+  )
   const attributes = { path: cookie.path, secure: cookie.secure, same_site: cookie.same_site }
   const trusted = new Set(trusted_origins)
   const issue = (res: Response, binding: string): string => {
@@ -117,7 +136,8 @@ export function csrf({
 
   return function csrf({ req, res }, next) {
     const raw = req.cookie(cookie_name)
-    // Bound to the session when the session middleware ran first: a token of another session (or none) is not this one's.
+    // Bound to the session when the session middleware ran first: a token of another session (or none) is not this
+    // one's.
     const binding = req.state(Session)?.id ?? ''
     const cookie = raw !== undefined && signer.valid(raw, binding) ? raw : undefined
     if (SAFE.has(req.method())) {
@@ -131,7 +151,10 @@ export function csrf({
   }
 }
 
-/** Why the double-submitted token fails, if it does; `cookie` is undefined unless this server signed it for this session. */
+/**
+ * Why the double-submitted token fails, if it does; `cookie` is undefined unless this server signed it for this
+ * session.
+ */
 function token_problem(cookie: string | undefined, sent: string): string | undefined {
   if (cookie === undefined || sent === '') return 'CSRF token missing'
   return same_token(cookie, sent) ? undefined : 'CSRF token mismatch'

@@ -18,15 +18,22 @@ export interface HstsOptions {
 /** Options of `security_headers`. */
 export interface SecurityHeadersOptions {
   /**
-   * `Strict-Transport-Security` on requests that came over HTTPS (`req.protocol()`: TLS to the App, or a proxy trusted by
+   * `Strict-Transport-Security` on requests that came over HTTPS (`req.protocol()`: TLS to the App, or a proxy trusted
+   * by
    * `trust_proxy` saying so): true for the defaults, settings, or false for never (default true).
    */
   hsts?: boolean | HstsOptions
   /** The `Content-Security-Policy` value, or false for none (default `DEFAULT_CSP`, helmet's). */
   csp?: string | false
-  /** The `Permissions-Policy` value (default: camera, microphone, geolocation, payment, usb, sensors and topics all off). */
+  /**
+   * The `Permissions-Policy` value (default: camera, microphone, geolocation, payment, usb, sensors and topics all
+   * off).
+   */
   permissions_policy?: string
-  /** Changes a header's value, or drops it with false, by name (for example `{ 'Cross-Origin-Resource-Policy': 'same-site' }`). */
+  /**
+   * Changes a header's value, or drops it with false, by name (for example `{ 'Cross-Origin-Resource-Policy':
+   * 'same-site' }`).
+   */
   overrides?: Readonly<Record<string, string | false>>
   /**
    * Adds a fresh `'nonce-<random>'` to the `script-src` and `style-src` of `csp` on every request, stored as
@@ -59,26 +66,39 @@ function hsts_value(hsts: true | HstsOptions): string {
   check.int('security_headers', 'hsts.max_age', max_age, 0)
   check.bool('security_headers', 'hsts.include_subdomains', include_subdomains)
   if (check.bool('security_headers', 'hsts.preload', preload) && (max_age < 31_536_000 || !include_subdomains)) {
-    throw ERR_SECURITY_BAD_OPTION('security_headers', 'hsts.preload', 'used with max_age >= 31536000 and include_subdomains', hsts)
+    throw ERR_SECURITY_BAD_OPTION(
+      'security_headers',
+      'hsts.preload',
+      'used with max_age >= 31536000 and include_subdomains',
+      hsts,
+    )
   }
   return `max-age=${max_age}${include_subdomains ? '; includeSubDomains' : ''}${preload ? '; preload' : ''}`
 }
 
 /** Applies `overrides` to the list: a new value, or the header dropped. */
 function apply_overrides(list: Array<[string, string]>, overrides: unknown): Array<[string, string]> {
-  if (typeof overrides !== 'object' || overrides === null) throw ERR_SECURITY_BAD_OPTION('security_headers', 'overrides', 'an object', overrides)
+  if (typeof overrides !== 'object' || overrides === null)
+    throw ERR_SECURITY_BAD_OPTION('security_headers', 'overrides', 'an object', overrides)
   const by_name = new Map(list.map(([n, v]) => [n.toLowerCase(), [n, v] as [string, string]]))
   for (const [name, value] of Object.entries(overrides)) {
-    if (!HTTP_TOKEN.test(name)) throw ERR_SECURITY_BAD_OPTION('security_headers', 'overrides', 'keyed by header names', name)
+    if (!HTTP_TOKEN.test(name))
+      throw ERR_SECURITY_BAD_OPTION('security_headers', 'overrides', 'keyed by header names', name)
     if (value === false) by_name.delete(name.toLowerCase())
     else by_name.set(name.toLowerCase(), [name, check.header_value('security_headers', `overrides.${name}`, value)])
   }
   return [...by_name.values()]
 }
 
-/** The header list a `security_headers` middleware sets, worked out once from its options (HSTS only for HTTPS requests). */
+/**
+ * The header list a `security_headers` middleware sets, worked out once from its options (HSTS only for HTTPS
+ * requests).
+ */
 export function security_header_list({
-  hsts = true, csp = DEFAULT_CSP, permissions_policy = PERMISSIONS_POLICY, overrides = {},
+  hsts = true,
+  csp = DEFAULT_CSP,
+  permissions_policy = PERMISSIONS_POLICY,
+  overrides = {},
 }: SecurityHeadersOptions = {}): Array<[string, string]> {
   const list: Array<[string, string]> = [
     ['X-Content-Type-Options', 'nosniff'],
@@ -100,7 +120,10 @@ export function security_header_list({
 
 /** The CSP with `'nonce-<n>'` added to script-src and style-src (each created from default-src when missing). */
 function with_nonce(csp: string, nonce: string): string {
-  const parts = csp.split(';').map((p) => p.trim()).filter((p) => p !== '')
+  const parts = csp
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
   const fallback = parts.find((p) => p.toLowerCase().startsWith('default-src '))?.slice(12) ?? ''
   for (const name of ['script-src', 'style-src']) {
     const i = parts.findIndex((p) => p.toLowerCase() === name || p.toLowerCase().startsWith(name + ' '))
@@ -118,7 +141,8 @@ function take(list: Array<[string, string]>, name: string): [string, string] | u
 
 /**
  * Security headers on every response, set before the rest of the chain runs so error answers carry them too. HSTS goes
- * only on requests that came over HTTPS: over plain HTTP browsers ignore it, and a proxy must be trusted to say otherwise.
+ * only on requests that came over HTTPS: over plain HTTP browsers ignore it, and a proxy must be trusted to say
+ * otherwise.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.security_headers({ csp: "default-src 'self'", csp_nonce: true })))
  */
@@ -127,7 +151,8 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
   const hsts = take(list, 'strict-transport-security')
   const nonce = check.bool('security_headers', 'csp_nonce', options.csp_nonce ?? false)
   const csp = nonce ? take(list, 'content-security-policy') : undefined
-  if (nonce && csp === undefined) throw ERR_SECURITY_BAD_OPTION('security_headers', 'csp_nonce', 'used with a csp', true)
+  if (nonce && csp === undefined)
+    throw ERR_SECURITY_BAD_OPTION('security_headers', 'csp_nonce', 'used with a csp', true)
   return function security_headers({ req, res }, next) {
     for (const [name, value] of list) res.header(name, value)
     if (hsts !== undefined && req.protocol() === 'https') res.header(hsts[0], hsts[1])

@@ -34,7 +34,8 @@ export function in_range(ip: ipaddr.IPv4 | ipaddr.IPv6, [net, bits]: IpRange): b
 
 /**
  * The counting key of an address: IPv4 as is, IPv6 as its /64 network (one subscriber usually holds a whole /64, so
- * counting single IPv6 addresses would let a client rotate through billions of keys). Text that is no address is kept as is.
+ * counting single IPv6 addresses would let a client rotate through billions of keys). Text that is no address is kept
+ * as is.
  */
 export function ip_key(text: string): string {
   if (!text.includes(':')) return text
@@ -42,5 +43,8 @@ export function ip_key(text: string): string {
   if (ip === undefined) return text
   if (ip.kind() === 'ipv4') return ip.toString()
   const parts = (ip as ipaddr.IPv6).parts
-  return `${parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`
+  return `${parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`
 }

@@ -16,7 +16,8 @@ export interface IpFilterOptions {
 }
 
 function ranges(list: string, entries: unknown): IpRange[] {
-  if (!Array.isArray(entries)) throw ERR_SECURITY_BAD_OPTION('ip_filter', list, 'a list of addresses and CIDRs', entries)
+  if (!Array.isArray(entries))
+    throw ERR_SECURITY_BAD_OPTION('ip_filter', list, 'a list of addresses and CIDRs', entries)
   return entries.map((e: unknown) => {
     const r = typeof e === 'string' ? parse_range(e.trim()) : undefined
     if (r === undefined) throw ERR_IP_FILTER_BAD_ADDRESS(list, e)

@@ -12,7 +12,8 @@ export type RateLimitKey = 'ip' | 'user' | 'api_key'
 export const RATE_LIMIT_KEYS: readonly RateLimitKey[] = ['ip', 'user', 'api_key']
 
 /**
- * Request state naming the user for `key: 'user'` when fw's `jwt` / `rbac_context` did not run: authentication that fw does
+ * Request state naming the user for `key: 'user'` when fw's `jwt` / `rbac_context` did not run: authentication that fw
+ * does
  * not know (a custom login, a session lookup) sets it, `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
  */
 export class RateLimitUser {
@@ -28,7 +29,8 @@ export function ip_counting_key(req: Request): string {
 }
 
 /**
- * `user:<subject>` for an authenticated request (the subject of `Authz`, else `JwtClaims`, else `RateLimitUser`), else the
+ * `user:<subject>` for an authenticated request (the subject of `Authz`, else `JwtClaims`, else `RateLimitUser`), else
+ * the
  * `ip:` key, so anonymous clients still share a per-address limit.
  */
 function user_counting_key(req: Request): string {
@@ -43,16 +45,24 @@ function user_counting_key(req: Request): string {
 function api_key_counting_key(header: string): (req: Request) => string {
   return (req) => {
     const key = req.state(ApiKey)?.value ?? req.header(header)
-    return key === '' ? ip_counting_key(req) : 'key:' + createHash('sha256').update(key).digest('base64url').slice(0, 22)
+    return key === ''
+      ? ip_counting_key(req)
+      : 'key:' + createHash('sha256').update(key).digest('base64url').slice(0, 22)
   }
 }
 
 /** The key function for a counting key kind, or for a custom `key_fn`. */
-export function counting_key(kind: RateLimitKey, api_key_header: string, key_fn: KeyFn | undefined): (ctx: Ctx) => string {
-  if (key_fn !== undefined) return (ctx) => {
-    const k = key_fn(ctx)
-    return k === undefined ? ip_counting_key(ctx.req) : 'fn:' + k
-  }
-  const by_req = kind === 'ip' ? ip_counting_key : kind === 'user' ? user_counting_key : api_key_counting_key(api_key_header)
+export function counting_key(
+  kind: RateLimitKey,
+  api_key_header: string,
+  key_fn: KeyFn | undefined,
+): (ctx: Ctx) => string {
+  if (key_fn !== undefined)
+    return (ctx) => {
+      const k = key_fn(ctx)
+      return k === undefined ? ip_counting_key(ctx.req) : 'fn:' + k
+    }
+  const by_req =
+    kind === 'ip' ? ip_counting_key : kind === 'user' ? user_counting_key : api_key_counting_key(api_key_header)
   return (ctx) => by_req(ctx.req)
 }

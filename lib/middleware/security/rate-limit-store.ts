@@ -1,4 +1,5 @@
-// Where rate limit counts live: the store interface (async-capable, for shared stores such as Redis) and the bounded memory store.
+// Where rate limit counts live: the store interface (async-capable, for shared stores such as Redis) and the bounded
+// memory store.
 import { LRUCache } from 'lru-cache'
 import { check } from './options.js'
 
@@ -27,7 +28,11 @@ export interface MemoryRateLimitStoreOptions {
   max_keys?: number
 }
 
-interface Counter { start: number; current: number; previous: number }
+interface Counter {
+  start: number
+  current: number
+  previous: number
+}
 
 /** The start of the window that holds `now_ms`. */
 export function window_start(now_ms: number, window_ms: number): number {
@@ -35,7 +40,8 @@ export function window_start(now_ms: number, window_ms: number): number {
 }
 
 /**
- * The in-process store: exact (hits are counted synchronously, one at a time) and bounded (at most `max_keys` keys, least
+ * The in-process store: exact (hits are counted synchronously, one at a time) and bounded (at most `max_keys` keys,
+ * least
  * recently hit dropped first, so a flood of distinct keys costs memory only up to that bound). One process only.
  * @example
  * const store = new MemoryRateLimitStore({ max_keys: 50_000 })

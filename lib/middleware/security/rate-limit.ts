@@ -17,7 +17,10 @@ export interface RateLimitOptions {
   max_requests: number
   /** Window length in seconds. */
   window_seconds: number
-  /** What is counted per: `ip` (default; IPv6 by /64), `user` (authenticated subject, else the ip) or `api_key` (else the ip). */
+  /**
+   * What is counted per: `ip` (default; IPv6 by /64), `user` (authenticated subject, else the ip) or `api_key` (else
+   * the ip).
+   */
   key?: RateLimitKey
   /** A custom key; undefined from it falls back to the ip. Overrides `key`. */
   key_fn?: KeyFn
@@ -25,17 +28,21 @@ export interface RateLimitOptions {
   api_key_header?: string
   /** Where counts live (default a new `MemoryRateLimitStore` per middleware). */
   store?: RateLimitStore
-  /** Prefix of this middleware's keys in the store, so two limits on one store count apart (default unique per process). */
+  /**
+   * Prefix of this middleware's keys in the store, so two limits on one store count apart (default unique per process).
+   */
   namespace?: string
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
   /**
-   * While the store cannot answer (it rejects with status 503, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests through
+   * While the store cannot answer (it rejects with status 503, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests
+   * through
    * uncounted, false answers 503 `rate_limit_unavailable` (default false).
    */
   fail_open?: boolean
   /**
-   * Also send the IETF fields of draft 8 of httpapi-ratelimit-headers: `RateLimit-Policy: "<policy>";q=<max>;w=<window>` and
+   * Also send the IETF fields of draft 8 of httpapi-ratelimit-headers: `RateLimit-Policy:
+   * "<policy>";q=<max>;w=<window>` and
    * `RateLimit: "<policy>";r=<remaining>;t=<reset>` (default false).
    */
   ietf_headers?: boolean
@@ -44,7 +51,8 @@ export interface RateLimitOptions {
   /** Requests it returns true for are neither counted nor limited (health checks, your own services). */
   allow?: (ctx: Ctx) => boolean
   /**
-   * On the routes under this limit's prefix, replace the rate limits placed on shorter prefixes (the global one) instead of
+   * On the routes under this limit's prefix, replace the rate limits placed on shorter prefixes (the global one)
+   * instead of
    * counting in addition to them (default false). Its counts stay its own.
    */
   override?: boolean
@@ -52,7 +60,10 @@ export interface RateLimitOptions {
 
 let instances = 0
 
-/** The sliding window estimate: the previous window's hits, weighted by how much of it still overlaps, plus the current ones. */
+/**
+ * The sliding window estimate: the previous window's hits, weighted by how much of it still overlaps, plus the current
+ * ones.
+ */
 export function sliding_count(hit: RateLimitResult, now_ms: number, window_ms: number): number {
   const elapsed = Math.min(Math.max(now_ms - hit.window_start_ms, 0), window_ms)
   return hit.previous * (1 - elapsed / window_ms) + hit.current
@@ -73,10 +84,17 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
 
 /**
  * Seconds a client should wait, as `X-RateLimit-Reset` says it. With no quota left: until one more request passes (the
- * `Retry-After` of a refusal, at least 1). With quota left: until every hit counted so far stops weighing, when the whole
+ * `Retry-After` of a refusal, at least 1). With quota left: until every hit counted so far stops weighing, when the
+ * whole
  * quota is back (the current window's hits weigh until the end of the next window).
  */
-export function reset_seconds(hit: RateLimitResult, now_ms: number, window_ms: number, max: number, remaining: number): number {
+export function reset_seconds(
+  hit: RateLimitResult,
+  now_ms: number,
+  window_ms: number,
+  max: number,
+  remaining: number,
+): number {
   if (remaining === 0) return Math.max(1, Math.ceil(retry_after_ms(hit, now_ms, window_ms, max) / 1000))
   const until = hit.current > 0 ? hit.window_start_ms + 2 * window_ms : hit.window_start_ms + window_ms
   return Math.ceil(Math.max(until - now_ms, 0) / 1000)
@@ -84,22 +102,40 @@ export function reset_seconds(hit: RateLimitResult, now_ms: number, window_ms: n
 
 /**
  * Allows `max_requests` per `window_seconds` per key. Every response gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
- * and `X-RateLimit-Reset` (see `reset_seconds`); over the limit it answers 429 `rate_limit_exceeded` with `Retry-After`,
- * equal to the Reset. Refused requests count too. Two instances keep separate counts, even on one store (processes sharing
- * a store such as Redis share counts when they name the same `namespace`). A store that cannot answer follows `fail_open`.
+ * and `X-RateLimit-Reset` (see `reset_seconds`); over the limit it answers 429 `rate_limit_exceeded` with
+ * `Retry-After`,
+ * equal to the Reset. Refused requests count too. Two instances keep separate counts, even on one store (processes
+ * sharing
+ * a store such as Redis share counts when they name the same `namespace`). A store that cannot answer follows
+ * `fail_open`.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
  * app.use('/auth', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 5, window_seconds: 60 })))
- * app.use('/search', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 1000, window_seconds: 60, override: true })))
+ * app.use('/search', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 1000, window_seconds: 60, override:
+ * true })))
  */
 export function rate_limit({
-  max_requests, window_seconds, key = 'ip', key_fn, api_key_header = 'x-api-key', store = new MemoryRateLimitStore(),
-  namespace = `rl${++instances}`, now = Date.now, fail_open = false, ietf_headers = false, policy = 'default', allow, override = false,
+  max_requests,
+  window_seconds,
+  key = 'ip',
+  key_fn,
+  api_key_header = 'x-api-key',
+  store = new MemoryRateLimitStore(),
+  namespace = `rl${++instances}`,
+  now = Date.now,
+  fail_open = false,
+  ietf_headers = false,
+  policy = 'default',
+  allow,
+  override = false,
 }: RateLimitOptions): CtxMiddleware {
   const max = check.int('rate_limit', 'max_requests', max_requests, 1)
   const window_ms = check.int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
-  const key_of = counting_key(check.one_of('rate_limit', 'key', key, RATE_LIMIT_KEYS),
-    check.token('rate_limit', 'api_key_header', api_key_header), key_fn === undefined ? undefined : check.fn('rate_limit', 'key_fn', key_fn))
+  const key_of = counting_key(
+    check.one_of('rate_limit', 'key', key, RATE_LIMIT_KEYS),
+    check.token('rate_limit', 'api_key_header', api_key_header),
+    key_fn === undefined ? undefined : check.fn('rate_limit', 'key_fn', key_fn),
+  )
   check.fn('rate_limit', 'store.hit', store.hit)
   check.fn('rate_limit', 'now', now)
   const prefix = check.token('rate_limit', 'namespace', namespace) + ':'
@@ -138,11 +174,25 @@ export function rate_limit({
     if (allowed !== undefined && allowed(ctx)) return next()
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
-    if (hit instanceof Promise) return hit.then((h) => decide(ctx, next, h, now_ms), (err: unknown) => unavailable(ctx, next, err))
+    if (hit instanceof Promise)
+      return hit.then(
+        (h) => decide(ctx, next, h, now_ms),
+        (err: unknown) => unavailable(ctx, next, err),
+      )
     return decide(ctx, next, hit, now_ms)
   }
   const doc = { responses: { 429: [CODE_RATE_LIMIT_EXCEEDED], 503: [CODE_RATE_LIMIT_UNAVAILABLE] } }
-  with_route_options(mw, check.bool('rate_limit', 'override', override) ? { kind: 'rate_limit', replaces: 'rate_limit' } : { kind: 'rate_limit' })
+  with_route_options(
+    mw,
+    check.bool('rate_limit', 'override', override)
+      ? { kind: 'rate_limit', replaces: 'rate_limit' }
+      : { kind: 'rate_limit' },
+  )
   // A per-user limit before authentication would count every user of one address together: refused at startup.
-  return documented(key === 'user' && key_fn === undefined ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" }) : mw, doc)
+  return documented(
+    key === 'user' && key_fn === undefined
+      ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" })
+      : mw,
+    doc,
+  )
 }

@@ -27,7 +27,8 @@ function drop_mid_upload(port: number, path: string, headers: string, partial: s
   })
 }
 
-// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count here.
+// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count
+// here.
 process.env.TMPDIR = t.testdir()
 
 t.test('a client disconnecting mid-upload', async (t) => {
@@ -63,7 +64,11 @@ t.test('a client disconnecting mid-upload', async (t) => {
     await drop_mid_upload(port, '/buffered', 'Content-Length: 100000', 'z'.repeat(5000))
     for (let i = 0; i < 250 && settled.length < 2; i++) await tick()
     t.same(settled.sort(), ['raw', 'save'], 'both handlers finished')
-    const now = (): Record<string, number> => ({ dirs: upload_dirs(), handles: open_handles(), listeners: server.listenerCount('request') })
+    const now = (): Record<string, number> => ({
+      dirs: upload_dirs(),
+      handles: open_handles(),
+      listeners: server.listenerCount('request'),
+    })
     for (let i = 0; i < 250 && JSON.stringify(now()) !== JSON.stringify(before); i++) await tick()
     t.same(now(), before)
   })

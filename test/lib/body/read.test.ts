@@ -44,6 +44,9 @@ t.test('read_whole', async (t) => {
 
 t.test('declared_too_large', async (t) => {
   t.test('is true only for a declared length over the limit', async (t) => {
-    t.same([declared_too_large('11', 10), declared_too_large('10', 10), declared_too_large(undefined, 10)], [true, false, false])
+    t.same(
+      [declared_too_large('11', 10), declared_too_large('10', 10), declared_too_large(undefined, 10)],
+      [true, false, false],
+    )
   })
 })

@@ -16,7 +16,8 @@ async function until(ok: () => boolean): Promise<void> {
 const upload_dirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('fw-upload-'))
 const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
 
-// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count here.
+// A temporary folder of this file's own: tap runs test files in parallel, and another one's uploads must not count
+// here.
 process.env.TMPDIR = t.testdir()
 
 t.test('Request.bytes', async (t) => {
@@ -26,7 +27,12 @@ t.test('Request.bytes', async (t) => {
   })
 
   t.test('keeps binary bytes exactly, even under a text content type', async (t) => {
-    const r = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'text/plain' }, payload: Buffer.from([0xff, 0xfe, 0x00, 0x80]) })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'text/plain' },
+      payload: Buffer.from([0xff, 0xfe, 0x00, 0x80]),
+    })
     t.same(r.json(), { hex: 'fffe0080', text_length: 4 })
   })
 
@@ -45,7 +51,9 @@ t.test('Request.form', async (t) => {
   t.test('reads fields, repeated names as arrays, and keeps __proto__ and constructor as plain keys', async (t) => {
     const payload = 'a=1&b=x+y&a=2&__proto__=p&constructor=c&toString=t&e=%C3%A9'
     const r = await app.inject({ method: 'POST', url: '/form', headers: FORM, payload })
-    const form = JSON.parse('{"a":["1","2"],"b":"x y","__proto__":"p","constructor":"c","toString":"t","e":"é"}') as unknown
+    const form = JSON.parse(
+      '{"a":["1","2"],"b":"x y","__proto__":"p","constructor":"c","toString":"t","e":"é"}',
+    ) as unknown
     t.same(JSON.parse(r.body), { form, proto: null })
     t.equal(r.body, JSON.stringify({ form, proto: null }))
     t.equal(({} as Record<string, unknown>).p, undefined)
@@ -63,37 +71,60 @@ t.test('Request.form', async (t) => {
   })
 
   t.test('answers 415 for another content type', async (t) => {
-    const r = await app.inject({ method: 'POST', url: '/form', headers: { 'content-type': 'application/json' }, payload: '{}' })
-    t.same([r.statusCode, r.json()], [415, { ok: false, error: 'unsupported_media_type', message: 'Unsupported content type' }])
+    const r = await app.inject({
+      method: 'POST',
+      url: '/form',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    })
+    t.same(
+      [r.statusCode, r.json()],
+      [415, { ok: false, error: 'unsupported_media_type', message: 'Unsupported content type' }],
+    )
   })
 })
 
 t.test('Request.stream', async (t) => {
   const seen: string[] = []
-  const app = build(t, (app) => {
-    app.use('/s', stream_body())
-    app.post('/s/count', async (req, res) => {
-      let n = 0
-      for await (const chunk of req.stream()) n += (chunk as Buffer).length
-      res.json('bytes', n)
-    })
-    app.post('/s/twice', (req, res) => {
-      req.stream().resume()
-      try {
-        req.json()
-      } catch (err) {
-        seen.push((err as { code: string }).code)
-        throw err
-      }
-      res.json('ok', true)
-    })
-    app.post('/s/json', (req, res) => res.json('is_object', req.json().is_object()))
-    app.post('/buffered', async (req, res) => {
-      let n = 0
-      for await (const chunk of req.stream()) n += (chunk as Buffer).length
-      res.json('bytes', n, 'again', (() => { try { return req.bytes().length } catch (err) { return (err as { code: string }).code } })())
-    })
-  }, { body_limit: 1000 })
+  const app = build(
+    t,
+    (app) => {
+      app.use('/s', stream_body())
+      app.post('/s/count', async (req, res) => {
+        let n = 0
+        for await (const chunk of req.stream()) n += (chunk as Buffer).length
+        res.json('bytes', n)
+      })
+      app.post('/s/twice', (req, res) => {
+        req.stream().resume()
+        try {
+          req.json()
+        } catch (err) {
+          seen.push((err as { code: string }).code)
+          throw err
+        }
+        res.json('ok', true)
+      })
+      app.post('/s/json', (req, res) => res.json('is_object', req.json().is_object()))
+      app.post('/buffered', async (req, res) => {
+        let n = 0
+        for await (const chunk of req.stream()) n += (chunk as Buffer).length
+        res.json(
+          'bytes',
+          n,
+          'again',
+          (() => {
+            try {
+              return req.bytes().length
+            } catch (err) {
+              return (err as { code: string }).code
+            }
+          })(),
+        )
+      })
+    },
+    { body_limit: 1000 },
+  )
 
   t.test('streams the body on a stream_body route', async (t) => {
     const r = await app.inject({ method: 'POST', url: '/s/count', payload: Buffer.alloc(900) })
@@ -101,7 +132,12 @@ t.test('Request.stream', async (t) => {
   })
 
   t.test('answers 413 when a streamed body grows over the limit', async (t) => {
-    const r = await app.inject({ method: 'POST', url: '/s/count', headers: { 'transfer-encoding': 'chunked' }, payload: Buffer.alloc(1001) })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/s/count',
+      headers: { 'transfer-encoding': 'chunked' },
+      payload: Buffer.alloc(1001),
+    })
     t.same([r.statusCode, r.json()], [413, TOO_LARGE])
   })
 
@@ -135,13 +171,19 @@ t.test('Request.multipart', async (t) => {
     const save: Handler = async (req, res) => {
       const form = await req.multipart({ file_size: 100 }).save()
       saved.push(...form.files.map((f) => f.path))
-      res.json('fields', form.fields, 'files', form.files.map((f) => [f.name, f.filename, f.mime_type, f.size]))
+      res.json(
+        'fields',
+        form.fields,
+        'files',
+        form.files.map((f) => [f.name, f.filename, f.mime_type, f.size]),
+      )
     }
     app.post('/save', save)
     app.post('/s/save', save)
     app.post('/parts', async (req, res) => {
       const kinds: string[] = []
-      for await (const part of req.multipart()) kinds.push(part.kind === 'field' ? `${part.name}=${part.value}` : `file:${part.name}`)
+      for await (const part of req.multipart())
+        kinds.push(part.kind === 'field' ? `${part.name}=${part.value}` : `file:${part.name}`)
       res.json('parts', kinds)
     })
   })
@@ -149,7 +191,10 @@ t.test('Request.multipart', async (t) => {
   t.test('saves files under fresh names and removes them after the response', async (t) => {
     for (const url of ['/save', '/s/save']) {
       saved.length = 0
-      const payload = multipart_body([{ name: 'title', value: 'hi' }, { name: 'doc', filename: 'a.txt', content: 'hello', type: 'text/plain' }])
+      const payload = multipart_body([
+        { name: 'title', value: 'hi' },
+        { name: 'doc', filename: 'a.txt', content: 'hello', type: 'text/plain' },
+      ])
       const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload })
       t.same(r.json(), { fields: { title: 'hi' }, files: [['doc', 'a.txt', 'text/plain', 5]] }, url)
       t.equal(saved.length, 1)
@@ -174,7 +219,11 @@ t.test('Request.multipart', async (t) => {
     for (const url of ['/save', '/s/save']) {
       const payload = multipart_body([{ name: 'doc', filename: 'big.bin', content: Buffer.alloc(500) }])
       const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload })
-      t.same([r.statusCode, r.json()], [413, { ok: false, error: 'payload_too_large', message: 'File is too large' }], url)
+      t.same(
+        [r.statusCode, r.json()],
+        [413, { ok: false, error: 'payload_too_large', message: 'File is too large' }],
+        url,
+      )
     }
     await until(() => upload_dirs().length <= before.length)
     t.same(upload_dirs(), before)
@@ -182,9 +231,17 @@ t.test('Request.multipart', async (t) => {
 
   t.test('answers 400 malformed_body for a missing boundary or a truncated part', async (t) => {
     const MALFORMED = { ok: false, error: 'malformed_body', message: 'Malformed request body' }
-    const no_boundary = await app.inject({ method: 'POST', url: '/parts', headers: { 'content-type': 'multipart/form-data' }, payload: 'x' })
+    const no_boundary = await app.inject({
+      method: 'POST',
+      url: '/parts',
+      headers: { 'content-type': 'multipart/form-data' },
+      payload: 'x',
+    })
     t.same([no_boundary.statusCode, no_boundary.json()], [400, MALFORMED])
-    const truncated = multipart_body([{ name: 'doc', filename: 'a.txt', content: 'hello' }], { end: false }).subarray(0, 90)
+    const truncated = multipart_body([{ name: 'doc', filename: 'a.txt', content: 'hello' }], { end: false }).subarray(
+      0,
+      90,
+    )
     for (const url of ['/parts', '/s/save', '/save']) {
       const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload: truncated })
       t.same([r.statusCode, r.json()], [400, MALFORMED], url)
@@ -192,46 +249,85 @@ t.test('Request.multipart', async (t) => {
   })
 
   t.test('iterates fields and files, skipping a file left unread', async (t) => {
-    const payload = multipart_body([{ name: 'a', value: '1' }, { name: 'f', filename: 'x', content: 'abc' }, { name: 'b', value: '2' }])
+    const payload = multipart_body([
+      { name: 'a', value: '1' },
+      { name: 'f', filename: 'x', content: 'abc' },
+      { name: 'b', value: '2' },
+    ])
     const r = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload })
     t.same(r.json(), { parts: ['a=1', 'file:f', 'b=2'] })
   })
 })
 
 t.test('form limits', async (t) => {
-  const app = build(t, (app) => {
-    app.use((_req, res, next) => {
-      res.header('access-control-allow-origin', '*')
-      return next()
-    })
-    app.use('/s', stream_body())
-    app.post('/parts', async (req, res) => res.json('fields', (await req.multipart().save()).fields))
-    app.post('/s/raw', async (req, res) => {
-      for await (const _ of req.stream()) void _
-      res.json('ok', true)
-    })
-  }, { form_limits: { fields: 2, field_size: 5, files: 1 }, body_limit: 1000 })
+  const app = build(
+    t,
+    (app) => {
+      app.use((_req, res, next) => {
+        res.header('access-control-allow-origin', '*')
+        return next()
+      })
+      app.use('/s', stream_body())
+      app.post('/parts', async (req, res) => res.json('fields', (await req.multipart().save()).fields))
+      app.post('/s/raw', async (req, res) => {
+        for await (const _ of req.stream()) void _
+        res.json('ok', true)
+      })
+    },
+    { form_limits: { fields: 2, field_size: 5, files: 1 }, body_limit: 1000 },
+  )
 
   t.test('the App options bound multipart fields, field size and files', async (t) => {
     const cases: Array<[Parameters<typeof multipart_body>[0], string]> = [
-      [[{ name: 'a', value: '1' }, { name: 'b', value: '2' }, { name: 'c', value: '3' }], 'Too many form fields'],
+      [
+        [
+          { name: 'a', value: '1' },
+          { name: 'b', value: '2' },
+          { name: 'c', value: '3' },
+        ],
+        'Too many form fields',
+      ],
       [[{ name: 'a', value: '123456' }], 'Form field is too large'],
-      [[{ name: 'f', filename: 'a', content: 'x' }, { name: 'g', filename: 'b', content: 'y' }], 'Too many files'],
+      [
+        [
+          { name: 'f', filename: 'a', content: 'x' },
+          { name: 'g', filename: 'b', content: 'y' },
+        ],
+        'Too many files',
+      ],
     ]
     for (const [parts, message] of cases) {
-      const r = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload: multipart_body(parts) })
+      const r = await app.inject({
+        method: 'POST',
+        url: '/parts',
+        headers: MULTIPART_HEADERS,
+        payload: multipart_body(parts),
+      })
       t.same([r.statusCode, r.json().message, r.headers['access-control-allow-origin']], [413, message, '*'], message)
     }
-    const ok = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload: multipart_body([{ name: 'a', value: '12345' }]) })
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/parts',
+      headers: MULTIPART_HEADERS,
+      payload: multipart_body([{ name: 'a', value: '12345' }]),
+    })
     t.same(ok.json(), { fields: { a: '12345' } })
   })
 
   t.test('a streamed body over the limit answers 413 with the middleware headers', async (t) => {
-    const r = await app.inject({ method: 'POST', url: '/s/raw', headers: { 'transfer-encoding': 'chunked' }, payload: Buffer.alloc(1001) })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/s/raw',
+      headers: { 'transfer-encoding': 'chunked' },
+      payload: Buffer.alloc(1001),
+    })
     t.same([r.statusCode, r.json(), r.headers['access-control-allow-origin']], [413, TOO_LARGE, '*'])
   })
 
   t.test('a bad limit throws FW_ERR_BODY_BAD_OPTION naming it', async (t) => {
-    t.throws(() => build(t, () => {}, { form_limits: { files: -1 } }), { code: 'FW_ERR_BODY_BAD_OPTION', message: 'form_limits: files must be an integer >= 0; got -1' })
+    t.throws(() => build(t, () => {}, { form_limits: { files: -1 } }), {
+      code: 'FW_ERR_BODY_BAD_OPTION',
+      message: 'form_limits: files must be an integer >= 0; got -1',
+    })
   })
 })

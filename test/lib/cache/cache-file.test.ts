@@ -12,16 +12,23 @@ const BURST = fileURLToPath(new URL('./fixtures/file-store-burst.ts', import.met
 
 t.test('serialize_cache_file', async (t) => {
   t.test('writes a versioned object keyed by cache key, compact or indented', async (t) => {
-    const entries = new Map([['GET /a?', new CacheEntry({ body: 'b', headers: { 'content-type': 'text/plain' }, created_at_ms: 7 })]])
-    t.equal(serialize_cache_file(entries, false),
-      '{"version":1,"entries":{"GET /a?":{"status":200,"body":"b","headers":{"content-type":"text/plain"},"created_at_ms":7}}}')
+    const entries = new Map([
+      ['GET /a?', new CacheEntry({ body: 'b', headers: { 'content-type': 'text/plain' }, created_at_ms: 7 })],
+    ])
+    t.equal(
+      serialize_cache_file(entries, false),
+      '{"version":1,"entries":{"GET /a?":{"status":200,"body":"b","headers":{"content-type":"text/plain"},"created_at_ms":7}}}',
+    )
     t.equal(serialize_cache_file(new Map(), true), '{\n  "version": 1,\n  "entries": {}\n}\n')
   })
 })
 
 t.test('parse_cache_file', async (t) => {
   t.test('reads back what serialize_cache_file wrote, as CacheEntry objects', async (t) => {
-    const entries = new Map([['k', new CacheEntry({ status: 404, body: 'nf', headers: { a: '1' }, created_at_ms: 1 })], ['__proto__', new CacheEntry({ created_at_ms: 2 })]])
+    const entries = new Map([
+      ['k', new CacheEntry({ status: 404, body: 'nf', headers: { a: '1' }, created_at_ms: 1 })],
+      ['__proto__', new CacheEntry({ created_at_ms: 2 })],
+    ])
     const back = parse_cache_file(serialize_cache_file(entries, true))
     t.same([...back.keys()], ['k', '__proto__'])
     t.type(back.get('k'), CacheEntry)
@@ -65,7 +72,9 @@ function run_and_kill(file: string, delay_ms: number): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', BURST, file], { stdio: ['ignore', 'pipe', 'inherit'] })
     child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), delay_ms))
     child.once('error', reject)
-    child.once('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`burst child ended with ${signal}`))))
+    child.once('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`burst child ended with ${signal}`)),
+    )
   })
 }
 
@@ -82,11 +91,16 @@ t.test('CacheFile.persist', async (t) => {
     }
     const dir = t.testdir()
     const runs = await Promise.all([chain(join(dir, 'a.json'), [0, 23]), chain(join(dir, 'b.json'), [9, 41])])
-    for (const [first, second] of runs) t.ok(second! > first!, `the second burst went on from version ${first} to ${second}`)
+    for (const [first, second] of runs)
+      t.ok(second! > first!, `the second burst went on from version ${first} to ${second}`)
   })
 
-  t.test('removes temporary files left by a dead process on the next load, and keeps a live one\'s', async (t) => {
-    const dir = t.testdir({ 'c.json': '{"version":1,"entries":{}}', 'c.json.999999999.0.1.tmp': 'partial', 'other.json.999999999.0.1.tmp': 'x' })
+  t.test("removes temporary files left by a dead process on the next load, and keeps a live one's", async (t) => {
+    const dir = t.testdir({
+      'c.json': '{"version":1,"entries":{}}',
+      'c.json.999999999.0.1.tmp': 'partial',
+      'other.json.999999999.0.1.tmp': 'x',
+    })
     writeFileSync(join(dir, `c.json.${process.ppid}.0.1.tmp`), 'a live writer')
     new CacheFile(join(dir, 'c.json')).entries()
     t.same(readdirSync(dir).sort(), ['c.json', `c.json.${process.ppid}.0.1.tmp`, 'other.json.999999999.0.1.tmp'].sort())

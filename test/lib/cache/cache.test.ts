@@ -66,8 +66,22 @@ t.test('Cache.get', async (t) => {
   })
 
   const STALE_ROWS = [
-    { row: 3, when: 'offline while offline reuse', ctx: CacheContext.Offline, window: 'stale_if_offline_ms', flag: 'allow_stale_if_offline', w: 1000 },
-    { row: 4, when: 'after a network error while error reuse', ctx: CacheContext.NetworkError, window: 'stale_if_error_ms', flag: 'allow_stale_if_error', w: 500 },
+    {
+      row: 3,
+      when: 'offline while offline reuse',
+      ctx: CacheContext.Offline,
+      window: 'stale_if_offline_ms',
+      flag: 'allow_stale_if_offline',
+      w: 1000,
+    },
+    {
+      row: 4,
+      when: 'after a network error while error reuse',
+      ctx: CacheContext.NetworkError,
+      window: 'stale_if_error_ms',
+      flag: 'allow_stale_if_error',
+      w: 500,
+    },
   ] as const
   for (const { row, when, ctx, window, flag, w } of STALE_ROWS) {
     t.test(`row ${row}: answers a stale entry ${when} allows its age`, async (t) => {
@@ -109,7 +123,12 @@ t.test('Cache.put', async (t) => {
   t.test('stores a frozen CacheEntry with lowercased header names, the later case variant winning', async (t) => {
     const store = new MemoryStore()
     const cache = new Cache(policy, store)
-    cache.put('k', { status: 201, body: 'x', headers: { 'Content-Type': 'a', 'content-type': 'b', ETag: 'e' }, created_at_ms: 1 })
+    cache.put('k', {
+      status: 201,
+      body: 'x',
+      headers: { 'Content-Type': 'a', 'content-type': 'b', ETag: 'e' },
+      created_at_ms: 1,
+    })
     const e = store.get('k')!
     t.type(e, CacheEntry)
     t.strictSame({ ...e }, { status: 201, body: 'x', headers: { 'content-type': 'b', etag: 'e' }, created_at_ms: 1 })
@@ -130,7 +149,9 @@ t.test('Cache.put', async (t) => {
 
   t.test('rejects a bad entry before touching the store', async (t) => {
     const store = new MemoryStore()
-    t.throws(() => new Cache(policy, store).put('k', { status: 42, created_at_ms: 0 }), { code: ERR_CACHE_BAD_ENTRY.code })
+    t.throws(() => new Cache(policy, store).put('k', { status: 42, created_at_ms: 0 }), {
+      code: ERR_CACHE_BAD_ENTRY.code,
+    })
     t.equal(store.size, 0)
   })
 })
@@ -142,12 +163,19 @@ t.test('Cache.prune', async (t) => {
     for (const age of [0, 100, 999, 1000, 5000]) cache.put(`age ${age}`, { created_at_ms: 10_000 - age })
     cache.put('future', { created_at_ms: 20_000 })
     t.equal(cache.prune(10_000), 2)
-    t.same(['age 0', 'age 100', 'age 999', 'age 1000', 'age 5000', 'future'].map((k) => store.get(k) !== undefined),
-      [true, true, true, false, false, true])
+    t.same(
+      ['age 0', 'age 100', 'age 999', 'age 1000', 'age 5000', 'future'].map((k) => store.get(k) !== undefined),
+      [true, true, true, false, false, true],
+    )
   })
 
   t.test('uses only the enabled stale windows', async (t) => {
-    const p = new CachePolicy({ ttl_ms: 100, stale_if_offline_ms: 1000, stale_if_error_ms: 500, allow_stale_if_offline: false })
+    const p = new CachePolicy({
+      ttl_ms: 100,
+      stale_if_offline_ms: 1000,
+      stale_if_error_ms: 500,
+      allow_stale_if_offline: false,
+    })
     const store = new LruMemoryStore()
     const cache = new Cache(p, store)
     for (const age of [499, 500]) cache.put(`age ${age}`, { created_at_ms: 10_000 - age })
@@ -174,7 +202,10 @@ t.test('Cache.prune', async (t) => {
   t.test('refuses a non-finite now_ms instead of clearing the store', async (t) => {
     const cache = new Cache(policy, new LruMemoryStore())
     for (const now of [NaN, Infinity]) {
-      t.throws(() => cache.prune(now), { code: ERR_CACHE_BAD_TIME.code, message: `Cache.prune: now_ms must be a finite number of milliseconds; got ${now}` })
+      t.throws(() => cache.prune(now), {
+        code: ERR_CACHE_BAD_TIME.code,
+        message: `Cache.prune: now_ms must be a finite number of milliseconds; got ${now}`,
+      })
     }
   })
 })
@@ -189,7 +220,10 @@ t.test('Cache', async (t) => {
 
   t.test('refuses a store that lacks a method', async (t) => {
     const bad = { put() {}, get() {}, erase() {} } as unknown as MemoryStore
-    t.throws(() => new Cache(policy, bad), { code: ERR_CACHE_BAD_OPTION.code, message: 'Cache: store.clear must be a function; got undefined' })
+    t.throws(() => new Cache(policy, bad), {
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'Cache: store.clear must be a function; got undefined',
+    })
   })
 
   t.test('answers with promises over an async store, following the same rule', async (t) => {

@@ -1,7 +1,11 @@
 import t from 'tap'
 import { RequestOutcome, type CacheContext } from '../../../lib/cache/cache-context.js'
 import {
-  contextFromProbe, contextFromProbeAndOutcome, contextNetworkError, contextOffline, contextOnline,
+  contextFromProbe,
+  contextFromProbeAndOutcome,
+  contextNetworkError,
+  contextOffline,
+  contextOnline,
 } from '../../../lib/cache/context-mapper.js'
 import { NetworkProbe } from '../../../lib/cache/network-probe.js'
 
@@ -37,6 +41,13 @@ t.test('contextFromProbeAndOutcome', async (t) => {
 
 t.test('contextOnline, contextOffline, contextNetworkError', async (t) => {
   t.test('gives the three fixed contexts', async (t) => {
-    t.same([flags(contextOnline()), flags(contextOffline()), flags(contextNetworkError())], [[false, false], [true, false], [false, true]])
+    t.same(
+      [flags(contextOnline()), flags(contextOffline()), flags(contextNetworkError())],
+      [
+        [false, false],
+        [true, false],
+        [false, true],
+      ],
+    )
   })
 })

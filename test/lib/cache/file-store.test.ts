@@ -40,16 +40,23 @@ t.test('FileStore', async (t) => {
   })
 
   t.test('refuses a bad file_path or pretty_json', async (t) => {
-    t.throws(() => new FileStore({ file_path: '' }), { code: ERR_CACHE_BAD_OPTION.code, message: 'FileStore: file_path must be a non-empty string; got ""' })
+    t.throws(() => new FileStore({ file_path: '' }), {
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'FileStore: file_path must be a non-empty string; got ""',
+    })
     t.throws(() => new FileStore({ pretty_json: 'yes' as unknown as boolean }), {
-      code: ERR_CACHE_BAD_OPTION.code, message: 'FileStore: pretty_json must be a boolean; got "yes"',
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'FileStore: pretty_json must be a boolean; got "yes"',
     })
   })
 
   t.test('reads the file on first access, not when made', async (t) => {
     const dir = t.testdir({ 'c.json': '{"version":1,"entries":{}}' })
     const store = new FileStore({ file_path: join(dir, 'c.json') })
-    writeFileSync(join(dir, 'c.json'), JSON.stringify({ version: 1, entries: { k: { status: 200, body: 'late', headers: {}, created_at_ms: 3 } } }))
+    writeFileSync(
+      join(dir, 'c.json'),
+      JSON.stringify({ version: 1, entries: { k: { status: 200, body: 'late', headers: {}, created_at_ms: 3 } } }),
+    )
     t.equal(store.get('k')?.body, 'late')
     t.type(store.get('k'), CacheEntry)
   })
@@ -60,15 +67,32 @@ t.test('FileStore', async (t) => {
     t.equal(store.get('k'), undefined)
     t.equal(existsSync(file), false, 'a read creates nothing')
     store.put('k', new CacheEntry({ body: 'v', headers: { 'X-A': '1' }, created_at_ms: 5 }))
-    t.equal(readFileSync(file, 'utf8'), '{"version":1,"entries":{"k":{"status":200,"body":"v","headers":{"x-a":"1"},"created_at_ms":5}}}')
+    t.equal(
+      readFileSync(file, 'utf8'),
+      '{"version":1,"entries":{"k":{"status":200,"body":"v","headers":{"x-a":"1"},"created_at_ms":5}}}',
+    )
   })
 
   t.test('indents the JSON with pretty_json', async (t) => {
     const file = join(t.testdir(), 'c.json')
     new FileStore({ file_path: file, pretty_json: true }).put('k', entry('v', 1))
-    t.equal(readFileSync(file, 'utf8'), [
-      '{', '  "version": 1,', '  "entries": {', '    "k": {', '      "status": 200,', '      "body": "v",', '      "headers": {},',
-      '      "created_at_ms": 1', '    }', '  }', '}', ''].join('\n'))
+    t.equal(
+      readFileSync(file, 'utf8'),
+      [
+        '{',
+        '  "version": 1,',
+        '  "entries": {',
+        '    "k": {',
+        '      "status": 200,',
+        '      "body": "v",',
+        '      "headers": {},',
+        '      "created_at_ms": 1',
+        '    }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    )
   })
 
   t.test('writes every change: put, replace, erase, eraseIf and clear', async (t) => {
@@ -82,9 +106,15 @@ t.test('FileStore', async (t) => {
     t.same(on_disk(file), { a: '1b', b: '2', c: '3' })
     store.erase('b')
     t.same(on_disk(file), { a: '1b', c: '3' })
-    t.equal(store.eraseIf((_k, e) => e.created_at_ms === 3), 1)
+    t.equal(
+      store.eraseIf((_k, e) => e.created_at_ms === 3),
+      1,
+    )
     t.same(on_disk(file), { a: '1b' })
-    t.equal(store.eraseIf(() => false), 0)
+    t.equal(
+      store.eraseIf(() => false),
+      0,
+    )
     store.clear()
     t.same(on_disk(file), {})
     t.equal(store.size, 0)
@@ -102,7 +132,9 @@ t.test('FileStore', async (t) => {
   t.test('checks a plain entry before storing it, so the file always loads again', async (t) => {
     const file = join(t.testdir(), 'c.json')
     const store = new FileStore({ file_path: file })
-    t.throws(() => store.put('k', { status: 0, body: '', headers: {}, created_at_ms: 0 }), { code: ERR_CACHE_BAD_ENTRY.code })
+    t.throws(() => store.put('k', { status: 0, body: '', headers: {}, created_at_ms: 0 }), {
+      code: ERR_CACHE_BAD_ENTRY.code,
+    })
     store.put('k', { status: 200, body: 'ok', headers: { 'X-Y': 'z' }, created_at_ms: 0 })
     t.type(store.get('k'), CacheEntry)
     t.same(store.get('k')?.headers, { 'x-y': 'z' })
@@ -118,13 +150,20 @@ t.test('FileStore', async (t) => {
     b.put('k2', entry('from b'))
     t.equal(a.get('k2')?.body, 'from b')
     t.same(on_disk(join(dir, 'c.json')), { k: 'from a', k2: 'from b' })
-    t.match(readFileSync(join(dir, 'c.json'), 'utf8'), /^{\n {2}"version"/, 'the last writer wrote with its own formatting')
+    t.match(
+      readFileSync(join(dir, 'c.json'), 'utf8'),
+      /^{\n {2}"version"/,
+      'the last writer wrote with its own formatting',
+    )
   })
 
   t.test('keeps everything when the file is read again from disk', async (t) => {
     const file = join(t.testdir(), 'c.json')
     const store = new FileStore({ file_path: file })
-    store.put('GET /ü? |h:accept=*/*;', new CacheEntry({ status: 404, body: '{"a":"ü\\n"}', headers: { etag: '"x"' }, created_at_ms: 1.5 }))
+    store.put(
+      'GET /ü? |h:accept=*/*;',
+      new CacheEntry({ status: 404, body: '{"a":"ü\\n"}', headers: { etag: '"x"' }, created_at_ms: 1.5 }),
+    )
     const back = parse_cache_file(readFileSync(file, 'utf8')).get('GET /ü? |h:accept=*/*;')
     t.strictSame({ ...back }, { status: 404, body: '{"a":"ü\\n"}', headers: { etag: '"x"' }, created_at_ms: 1.5 })
   })
@@ -185,7 +224,11 @@ t.test('FileStore faults', async (t) => {
     t.match(seen[0]!.message, `FileStore: cannot write ${file} (`)
     t.match(seen[0]!.message, as_root ? 'ENOTDIR' : 'EACCES')
     t.match(seen[0]!.message, '); entries stay in memory and every later change retries the write')
-    t.same(readdirSync(as_root ? dir : folder).filter((n) => n.endsWith('.tmp')), [], 'no temporary file is left behind')
+    t.same(
+      readdirSync(as_root ? dir : folder).filter((n) => n.endsWith('.tmp')),
+      [],
+      'no temporary file is left behind',
+    )
   })
 
   t.test('writes again once the folder can be written, and warns again on a later failure', async (t) => {
@@ -202,7 +245,10 @@ t.test('FileStore faults', async (t) => {
     rmSync(join(dir, 'blocker'), { recursive: true })
     writeFileSync(join(dir, 'blocker'), 'a regular file again')
     store.put('c', entry('3'))
-    t.same((await warnings()).map((w) => w.code), ['FW_ERR_CACHE_FILE_UNWRITABLE', 'FW_ERR_CACHE_FILE_UNWRITABLE'])
+    t.same(
+      (await warnings()).map((w) => w.code),
+      ['FW_ERR_CACHE_FILE_UNWRITABLE', 'FW_ERR_CACHE_FILE_UNWRITABLE'],
+    )
   })
 
   t.test('keeps entries in memory only, and the path untouched, when the path cannot be read', async (t) => {
@@ -215,7 +261,10 @@ t.test('FileStore faults', async (t) => {
     t.same(readdirSync(file), ['inside.txt'])
     t.same(readdirSync(dir), ['c.json'])
     const seen = await warnings()
-    t.same(seen.map((w) => w.code), ['FW_ERR_CACHE_FILE_UNREADABLE'])
+    t.same(
+      seen.map((w) => w.code),
+      ['FW_ERR_CACHE_FILE_UNREADABLE'],
+    )
     t.match(seen[0]!.message, `FileStore: cannot read ${file} (`)
     t.match(seen[0]!.message, 'EISDIR')
     t.match(seen[0]!.message, '); keeping entries in memory only and leaving the file untouched')

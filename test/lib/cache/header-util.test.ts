@@ -21,7 +21,11 @@ t.test('HeaderUtil.normalizeInPlace', async (t) => {
   t.test('lets the later of two names that differ only in case win', async (t) => {
     const first_upper: Record<string, string> = { 'Content-Type': 'upper', 'content-type': 'lower' }
     t.strictSame(HeaderUtil.normalizeInPlace(first_upper), { 'content-type': 'lower' })
-    const first_lower: Record<string, string> = { 'content-type': 'lower', 'CONTENT-TYPE': 'upper', 'Content-Type': 'mixed' }
+    const first_lower: Record<string, string> = {
+      'content-type': 'lower',
+      'CONTENT-TYPE': 'upper',
+      'Content-Type': 'mixed',
+    }
     t.strictSame(HeaderUtil.normalizeInPlace(first_lower), { 'content-type': 'mixed' })
   })
 
@@ -34,7 +38,10 @@ t.test('HeaderUtil.normalizeInPlace', async (t) => {
   t.test('keeps a __proto__ name as data', async (t) => {
     const h = JSON.parse('{"__PROTO__":"x","A":"y"}') as Record<string, string>
     HeaderUtil.normalizeInPlace(h)
-    t.same(Object.entries(h), [['__proto__', 'x'], ['a', 'y']])
+    t.same(Object.entries(h), [
+      ['__proto__', 'x'],
+      ['a', 'y'],
+    ])
     t.equal(Object.getPrototypeOf(h), Object.prototype)
   })
 })

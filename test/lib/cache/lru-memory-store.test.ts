@@ -8,7 +8,10 @@ const entry = (body: string, created_at_ms = 0): CacheEntry => new CacheEntry({ 
 /** The keys still stored, of those given, in the order given. */
 const present = (store: LruMemoryStore, keys: string[]): string[] => keys.filter((k) => store.get(k) !== undefined)
 
-/** The store's keys from least to most recently used, read through eraseIf (which visits in that order and removes nothing here). */
+/**
+ * The store's keys from least to most recently used, read through eraseIf (which visits in that order and removes
+ * nothing here).
+ */
 function order(store: LruMemoryStore): string[] {
   const keys: string[] = []
   store.eraseIf((key) => (keys.push(key), false))
@@ -111,10 +114,23 @@ t.test('LruMemoryStore', async (t) => {
     const seen: [string, number][] = []
     const removed = store.eraseIf((key, e) => (seen.push([key, e.created_at_ms]), e.created_at_ms % 2 === 0))
     t.equal(removed, 3)
-    t.same(seen, [['k0', 0], ['k1', 1], ['k2', 2], ['k3', 3], ['k4', 4], ['k5', 5]])
+    t.same(seen, [
+      ['k0', 0],
+      ['k1', 1],
+      ['k2', 2],
+      ['k3', 3],
+      ['k4', 4],
+      ['k5', 5],
+    ])
     t.same(order(store), ['k1', 'k3', 'k5'])
-    t.equal(store.eraseIf(() => false), 0)
-    t.equal(new LruMemoryStore().eraseIf(() => true), 0)
+    t.equal(
+      store.eraseIf(() => false),
+      0,
+    )
+    t.equal(
+      new LruMemoryStore().eraseIf(() => true),
+      0,
+    )
   })
 
   t.test('eraseIf survives a predicate that reads and so reorders the store', async (t) => {

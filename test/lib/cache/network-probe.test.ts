@@ -26,13 +26,16 @@ t.test('NetworkProbe', async (t) => {
 
   t.test('refuses a bad interval, initial state or check', async (t) => {
     t.throws(() => new NetworkProbe({ min_interval_ms: -1 }, () => true), {
-      code: ERR_CACHE_BAD_OPTION.code, message: 'NetworkProbe: min_interval_ms must be an integer >= 0; got -1',
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'NetworkProbe: min_interval_ms must be an integer >= 0; got -1',
     })
     t.throws(() => new NetworkProbe({ initial_online: 'yes' as unknown as boolean }, () => true), {
-      code: ERR_CACHE_BAD_OPTION.code, message: 'NetworkProbe: initial_online must be a boolean; got "yes"',
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'NetworkProbe: initial_online must be a boolean; got "yes"',
     })
     t.throws(() => new NetworkProbe({}, undefined as unknown as () => boolean), {
-      code: ERR_CACHE_BAD_OPTION.code, message: 'NetworkProbe: check must be a function; got undefined',
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'NetworkProbe: check must be a function; got undefined',
     })
   })
 })
@@ -113,6 +116,9 @@ t.test('NetworkProbe.refresh', async (t) => {
 
   t.test('refuses a non-finite now_ms', async (t) => {
     const probe = new NetworkProbe({}, () => true)
-    t.throws(() => probe.refresh(NaN), { code: ERR_CACHE_BAD_TIME.code, message: 'NetworkProbe.refresh: now_ms must be a finite number of milliseconds; got NaN' })
+    t.throws(() => probe.refresh(NaN), {
+      code: ERR_CACHE_BAD_TIME.code,
+      message: 'NetworkProbe.refresh: now_ms must be a finite number of milliseconds; got NaN',
+    })
   })
 })

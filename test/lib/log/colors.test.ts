@@ -57,7 +57,17 @@ t.test('paint_json', async (t) => {
   })
 
   t.test('leaves the text unchanged once the colour codes are removed', async (t) => {
-    const text = JSON.stringify({ level: 'info', nested: { list: [1, 'two', false], s: 'with: colon, and "quotes"' } }, null, 2)
-    t.equal(paint_json(text, 2).split('\x1b[').map((part, i) => (i === 0 ? part : part.replace(/^[0-9;]*m/, ''))).join(''), text)
+    const text = JSON.stringify(
+      { level: 'info', nested: { list: [1, 'two', false], s: 'with: colon, and "quotes"' } },
+      null,
+      2,
+    )
+    t.equal(
+      paint_json(text, 2)
+        .split('\x1b[')
+        .map((part, i) => (i === 0 ? part : part.replace(/^[0-9;]*m/, '')))
+        .join(''),
+      text,
+    )
   })
 })

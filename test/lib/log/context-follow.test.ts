@@ -7,7 +7,10 @@ import { context, current_context, run_with_request_id, with_request_id } from '
 import { configure, info, set_level } from '../../../lib/log/index.js'
 
 const lines = (out: MemoryStream): Array<[string, string | undefined]> =>
-  out.lines().map(parse_kv).map((l) => [l.msg, Object.fromEntries(l.pairs).rid])
+  out
+    .lines()
+    .map(parse_kv)
+    .map((l) => [l.msg, Object.fromEntries(l.pairs).rid])
 
 t.test('run_with_request_id', async (t) => {
   const out = new MemoryStream()
@@ -29,24 +32,34 @@ t.test('run_with_request_id', async (t) => {
   t.test('once a line can be written, every line of the request carries its id, after an await too', async (t) => {
     set_level('info')
     t.teardown(() => set_level('off'))
-    await Promise.all(['a', 'b'].map((id) => run_with_request_id(id, async () => {
-      await tick()
-      info('after {}', id)
-    })))
-    t.same(lines(out), [['after a', 'a'], ['after b', 'b']])
+    await Promise.all(
+      ['a', 'b'].map((id) =>
+        run_with_request_id(id, async () => {
+          await tick()
+          info('after {}', id)
+        }),
+      ),
+    )
+    t.same(lines(out), [
+      ['after a', 'a'],
+      ['after b', 'b'],
+    ])
   })
 
-  t.test('with the level off again, a call of context() makes later requests keep their id across awaits', async (t) => {
-    await run_with_request_id('first', async () => {
-      t.equal(context().request_id, 'first')
-      await tick()
-    })
-    const later = await run_with_request_id('second', async () => {
-      await tick()
-      return context().request_id
-    })
-    t.equal(later, 'second')
-  })
+  t.test(
+    'with the level off again, a call of context() makes later requests keep their id across awaits',
+    async (t) => {
+      await run_with_request_id('first', async () => {
+        t.equal(context().request_id, 'first')
+        await tick()
+      })
+      const later = await run_with_request_id('second', async () => {
+        await tick()
+        return context().request_id
+      })
+      t.equal(later, 'second')
+    },
+  )
 })
 
 t.test('with_request_id', async (t) => {
@@ -55,10 +68,14 @@ t.test('with_request_id', async (t) => {
   t.teardown(() => configure({ destination: 1 }))
 
   t.test('gives the lines written before it returns the id, and passes the arguments through', async (t) => {
-    const r = with_request_id('w-1', (n: number) => {
-      info('now')
-      return n * 2
-    }, 21)
+    const r = with_request_id(
+      'w-1',
+      (n: number) => {
+        info('now')
+        return n * 2
+      },
+      21,
+    )
     t.equal(r, 42)
     t.same(lines(out), [['now', 'w-1']])
   })

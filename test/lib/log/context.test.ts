@@ -1,7 +1,14 @@
 import { setImmediate as tick } from 'node:timers/promises'
 import t from 'tap'
 import { MemoryStream, T0, parse_kv } from './capture.js'
-import { clear_context, context, current_context, run_with_context, run_with_request_id, set_context } from '../../../lib/log/context.js'
+import {
+  clear_context,
+  context,
+  current_context,
+  run_with_context,
+  run_with_request_id,
+  set_context,
+} from '../../../lib/log/context.js'
 import { configure, info, set_clock } from '../../../lib/log/index.js'
 
 t.test('set_context', async (t) => {
@@ -78,7 +85,10 @@ t.test('run_with_context', async (t) => {
       }
       return seen
     }
-    const [a, b] = await Promise.all([run_with_context({}, () => flow('a', 5)), run_with_context({}, () => flow('b', 5))])
+    const [a, b] = await Promise.all([
+      run_with_context({}, () => flow('a', 5)),
+      run_with_context({}, () => flow('b', 5)),
+    ])
     t.same(a, ['a', 'a', 'a', 'a', 'a'])
     t.same(b, ['b', 'b', 'b', 'b', 'b'])
     const lines = out.lines().map(parse_kv)
@@ -87,7 +97,10 @@ t.test('run_with_context', async (t) => {
     t.equal(ids.filter((s) => s === 'rid=a mod=mod-a').length, 5)
     t.equal(ids.filter((s) => s === 'rid=b mod=mod-b').length, 5)
     // The flows really interleaved: their lines alternate instead of coming in two blocks.
-    t.equal(ids.slice(0, 5).every((s) => s === ids[0]), false)
+    t.equal(
+      ids.slice(0, 5).every((s) => s === ids[0]),
+      false,
+    )
   })
 })
 
@@ -105,6 +118,9 @@ t.test('run_with_request_id', async (t) => {
       set_context({ ...context(), fields: { order: '7' } })
       t.same(context().fields, { order: '7' })
     })
-    t.same(run_with_request_id('b', () => context()), { request_id: 'b', module: '', fields: {} })
+    t.same(
+      run_with_request_id('b', () => context()),
+      { request_id: 'b', module: '', fields: {} },
+    )
   })
 })

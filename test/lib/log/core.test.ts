@@ -62,7 +62,10 @@ t.test('LogCore.enabled', async (t) => {
   t.test('enables the active level and those above it, and never Off', async (t) => {
     const core = new LogCore()
     core.configure({ level: 'warn' })
-    t.same(['trace', 'debug', 'info', 'warn', 'error', 'critical', 'off'].map((l) => core.enabled(l as LogLevel)), [false, false, false, true, true, true, false])
+    t.same(
+      ['trace', 'debug', 'info', 'warn', 'error', 'critical', 'off'].map((l) => core.enabled(l as LogLevel)),
+      [false, false, false, true, true, true, false],
+    )
     core.configure({ level: 'off' })
     t.equal(core.threshold, 6)
     t.equal(core.enabled('critical'), false)
@@ -140,7 +143,10 @@ t.test('LogCore.write', async (t) => {
     core.configure({ destination: file, async: true })
     for (let i = 0; i < 100; i++) core.write(2, 'fw', `line ${i}`, undefined)
     core.write(5, 'fw', 'about to crash', undefined)
-    t.ok(readFileSync(file, 'utf8').includes('03:04:05.678 [fw] [critical] about to crash\n'), 'written before the call returned')
+    t.ok(
+      readFileSync(file, 'utf8').includes('03:04:05.678 [fw] [critical] about to crash\n'),
+      'written before the call returned',
+    )
     await core.flush()
     t.equal(readFileSync(file, 'utf8').split('\n').length, 102)
     core.configure({ destination: new MemoryStream() })
@@ -194,7 +200,11 @@ t.test('LogCore colours', async (t) => {
     core.configure({ format: 'json' })
     core.write(4, 'fw', 'x', undefined)
     t.equal(out.lines()[0], '03:04:05.678 [fw] [\x1b[31merror\x1b[0m] x')
-    t.equal(out.lines()[1], `{"level":"error","msg":"x","time":${T0},"logger":"fw"}`, 'single-line JSON is never coloured')
+    t.equal(
+      out.lines()[1],
+      `{"level":"error","msg":"x","time":${T0},"logger":"fw"}`,
+      'single-line JSON is never coloured',
+    )
   })
 })
 

@@ -7,19 +7,46 @@ t.test('json_record', async (t) => {
     const ctx = { request_id: 'req-7', module: 'orders', fields: { tenant: 'acme' } }
     const { rec, moved } = json_record('fw', 'order placed', T0, ctx, ['order_id', 981, 'total', 42.5])
     t.same(Object.keys(rec), ['msg', 'time', 'logger', 'rid', 'mod', 'tenant', 'order_id', 'total'])
-    t.same(rec, { msg: 'order placed', time: T0, logger: 'fw', rid: 'req-7', mod: 'orders', tenant: 'acme', order_id: 981, total: 42.5 })
+    t.same(rec, {
+      msg: 'order placed',
+      time: T0,
+      logger: 'fw',
+      rid: 'req-7',
+      mod: 'orders',
+      tenant: 'acme',
+      order_id: 981,
+      total: 42.5,
+    })
     t.equal(moved, 0)
   })
 
   t.test('lets a pair keep the name of one of fw’s members and moves fw’s member to fw_<name>', async (t) => {
-    const { rec, moved } = json_record('fw', 'm', T0, undefined, ['level', 9, 'msg', 'x', 'time', 1, 'name', 'n', 'logger', 'l'])
+    const { rec, moved } = json_record('fw', 'm', T0, undefined, [
+      'level',
+      9,
+      'msg',
+      'x',
+      'time',
+      1,
+      'name',
+      'n',
+      'logger',
+      'l',
+    ])
     t.same(rec, { msg: 'x', time: 1, logger: 'l', fw_msg: 'm', fw_time: T0, fw_logger: 'fw', level: 9, name: 'n' })
     t.equal(moved, 15)
   })
 
   t.test('makes values JSON-safe, except those the user’s serializers take', async (t) => {
     const raw = { keep: true }
-    const { rec } = json_record('fw', 'm', T0, { request_id: '', module: '', fields: {} }, ['u', undefined, 'big', 7n, 'nan', NaN, 'req', raw], new Set(['req']))
+    const { rec } = json_record(
+      'fw',
+      'm',
+      T0,
+      { request_id: '', module: '', fields: {} },
+      ['u', undefined, 'big', 7n, 'nan', NaN, 'req', raw],
+      new Set(['req']),
+    )
     t.same(rec, { msg: 'm', time: T0, logger: 'fw', u: null, big: '7', nan: 'NaN', req: raw })
     t.equal(rec.req, raw)
   })
@@ -28,7 +55,10 @@ t.test('json_record', async (t) => {
 t.test('pretty_line', async (t) => {
   t.test('writes the record indented', async (t) => {
     const rec = { level: 'warning', ...json_record('fw', 'slow query', T0, undefined, ['ms', 950]).rec }
-    t.equal(pretty_line(3, rec, false), `{\n  "level": "warning",\n  "msg": "slow query",\n  "time": ${T0},\n  "logger": "fw",\n  "ms": 950\n}\n`)
+    t.equal(
+      pretty_line(3, rec, false),
+      `{\n  "level": "warning",\n  "msg": "slow query",\n  "time": ${T0},\n  "logger": "fw",\n  "ms": 950\n}\n`,
+    )
   })
 
   t.test('colours the text when asked', async (t) => {

@@ -5,9 +5,22 @@ import { json_record } from '../../../lib/log/json-line.js'
 import { clock_text, kv_key, kv_message, kv_record_line, kv_value } from '../../../lib/log/kv-line.js'
 
 /** A KV line as fw writes it: the record made JSON by pino (here JSON.stringify), then rendered. */
-function kv_line(severity: number, name: string, msg: string, time: number, ctx: LogContext | undefined, pairs: readonly unknown[] | undefined, color: boolean): string {
+function kv_line(
+  severity: number,
+  name: string,
+  msg: string,
+  time: number,
+  ctx: LogContext | undefined,
+  pairs: readonly unknown[] | undefined,
+  color: boolean,
+): string {
   const { rec, moved } = json_record(name, msg, time, ctx, pairs)
-  return kv_record_line(severity, JSON.parse(JSON.stringify({ level: 'x', ...rec })) as Record<string, unknown>, moved, color)
+  return kv_record_line(
+    severity,
+    JSON.parse(JSON.stringify({ level: 'x', ...rec })) as Record<string, unknown>,
+    moved,
+    color,
+  )
 }
 
 t.test('clock_text', async (t) => {
@@ -89,12 +102,21 @@ t.test('kv_record_line', async (t) => {
   })
 
   t.test('labels Warn as warning and leaves empty context parts out', async (t) => {
-    t.equal(kv_line(3, 'db', 'slow', T0, { request_id: '', module: '', fields: {} }, undefined, false), '03:04:05.678 [db] [warning] slow\n')
-    t.equal(kv_line(5, 'db', 'down', T0, { request_id: '', module: 'pool', fields: {} }, undefined, false), '03:04:05.678 [db] [critical] down mod=pool\n')
+    t.equal(
+      kv_line(3, 'db', 'slow', T0, { request_id: '', module: '', fields: {} }, undefined, false),
+      '03:04:05.678 [db] [warning] slow\n',
+    )
+    t.equal(
+      kv_line(5, 'db', 'down', T0, { request_id: '', module: 'pool', fields: {} }, undefined, false),
+      '03:04:05.678 [db] [critical] down mod=pool\n',
+    )
   })
 
   t.test('colours only the label', async (t) => {
-    t.equal(kv_line(4, 'fw', 'failed', T0, undefined, ['n', 1], true), '03:04:05.678 [fw] [\x1b[31merror\x1b[0m] failed n=1\n')
+    t.equal(
+      kv_line(4, 'fw', 'failed', T0, undefined, ['n', 1], true),
+      '03:04:05.678 [fw] [\x1b[31merror\x1b[0m] failed n=1\n',
+    )
   })
 
   t.test('keeps awkward messages and values on one parseable line', async (t) => {

@@ -43,7 +43,8 @@ t.test('parse_level', async (t) => {
   })
 
   t.test('falls back to Info for any other text', async (t) => {
-    for (const text of ['', 'verbose', 'warnings', '1', 'err', 'toString', '__proto__']) t.equal(parse_level(text), 'info', text)
+    for (const text of ['', 'verbose', 'warnings', '1', 'err', 'toString', '__proto__'])
+      t.equal(parse_level(text), 'info', text)
   })
 })
 

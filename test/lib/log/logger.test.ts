@@ -52,9 +52,24 @@ t.test('Logger', async (t) => {
   t.test('writes nothing below the level, and nothing at all when it is Off', async (t) => {
     const db = new Logger('db')
     configure({ level: LogLevel.Warn })
-    t.same(lines_of(() => { db.trace('x'); db.debug('x'); db.info('x'); db.warn('shown') }), ['03:04:05.678 [db] [warning] shown'])
+    t.same(
+      lines_of(() => {
+        db.trace('x')
+        db.debug('x')
+        db.info('x')
+        db.warn('shown')
+      }),
+      ['03:04:05.678 [db] [warning] shown'],
+    )
     configure({ level: LogLevel.Off })
-    t.same(lines_of(() => { db.critical('x'); db.log(LogLevel.Critical, 'x'); db.logf(LogLevel.Error, 'x', 'k', 1) }), [])
+    t.same(
+      lines_of(() => {
+        db.critical('x')
+        db.log(LogLevel.Critical, 'x')
+        db.logf(LogLevel.Error, 'x', 'k', 1)
+      }),
+      [],
+    )
   })
 
   t.test('shares one level, format and destination with every other logger', async (t) => {
@@ -64,7 +79,10 @@ t.test('Logger', async (t) => {
     t.equal(b.level(), 'error')
     t.equal(b.enabled(LogLevel.Warn), false)
     b.set_format(LogFormat.JSON)
-    t.same(lines_of(() => a.error('e')), [`{"level":"error","msg":"e","time":${T0},"logger":"a"}`])
+    t.same(
+      lines_of(() => a.error('e')),
+      [`{"level":"error","msg":"e","time":${T0},"logger":"a"}`],
+    )
     a.set_async(true)
     b.set_async(false)
     t.equal(a.enabled(LogLevel.Critical), true)
@@ -75,9 +93,14 @@ t.test('Logger.log', async (t) => {
   t.test('logs at a level chosen at run time and never at Off', async (t) => {
     configure({ level: LogLevel.Debug })
     const l = new Logger('svc')
-    t.same(lines_of(() => { l.log(LogLevel.Debug, 'a {}', 1); l.log(LogLevel.Trace, 'hidden'); l.log(LogLevel.Off, 'never') }), [
-      '03:04:05.678 [svc] [debug] a 1',
-    ])
+    t.same(
+      lines_of(() => {
+        l.log(LogLevel.Debug, 'a {}', 1)
+        l.log(LogLevel.Trace, 'hidden')
+        l.log(LogLevel.Off, 'never')
+      }),
+      ['03:04:05.678 [svc] [debug] a 1'],
+    )
     t.throws(() => l.log('loud' as LogLevel, 'x'), { code: 'FW_ERR_LOG_BAD_LEVEL' })
   })
 
@@ -91,17 +114,22 @@ t.test('Logger.log', async (t) => {
 t.test('Logger.logf', async (t) => {
   t.test('writes alternating keys and values as fields', async (t) => {
     const l = new Logger('shop')
-    t.same(lines_of(() => l.logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5, 'coupon', undefined)), [
-      '03:04:05.678 [shop] [info] order placed order_id=981 total=42.5 coupon=null',
-    ])
-    t.same(lines_of(() => l.logf(LogLevel.Warn, 'no fields')), ['03:04:05.678 [shop] [warning] no fields'])
+    t.same(
+      lines_of(() => l.logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5, 'coupon', undefined)),
+      ['03:04:05.678 [shop] [info] order placed order_id=981 total=42.5 coupon=null'],
+    )
+    t.same(
+      lines_of(() => l.logf(LogLevel.Warn, 'no fields')),
+      ['03:04:05.678 [shop] [warning] no fields'],
+    )
   })
 
   t.test('keeps numbers as numbers in JSON', async (t) => {
     configure({ format: LogFormat.JSON })
-    t.same(lines_of(() => new Logger('shop').logf(LogLevel.Info, 'paid', 'total', 42.5, 'qty', 3, 'ok', true)), [
-      `{"level":"info","msg":"paid","time":${T0},"logger":"shop","total":42.5,"qty":3,"ok":true}`,
-    ])
+    t.same(
+      lines_of(() => new Logger('shop').logf(LogLevel.Info, 'paid', 'total', 42.5, 'qty', 3, 'ok', true)),
+      [`{"level":"info","msg":"paid","time":${T0},"logger":"shop","total":42.5,"qty":3,"ok":true}`],
+    )
   })
 
   t.test('caps a long message and shows {} as written', async (t) => {
@@ -118,9 +146,15 @@ t.test('Logger.logf', async (t) => {
       message: 'logf() takes alternating key/value arguments after the message; got 3 arguments',
     })
     const bad_key: unknown[] = [7, 'seven']
-    t.throws(() => l.logf(LogLevel.Info, 'm', ...bad_key), { code: ERR_LOG_BAD_KEY.code, message: 'logf() keys must be strings; got 7' })
+    t.throws(() => l.logf(LogLevel.Info, 'm', ...bad_key), {
+      code: ERR_LOG_BAD_KEY.code,
+      message: 'logf() keys must be strings; got 7',
+    })
     configure({ level: LogLevel.Info })
-    t.same(lines_of(() => t.throws(() => l.logf(LogLevel.Info, 'm', ...odd))), [])
+    t.same(
+      lines_of(() => t.throws(() => l.logf(LogLevel.Info, 'm', ...odd))),
+      [],
+    )
   })
 
   t.test('makes an odd count or a non-string key a compile-time error', async (t) => {
@@ -131,6 +165,9 @@ t.test('Logger.logf', async (t) => {
     t.throws(() => l.logf(LogLevel.Info, 'm', 1, 2), { code: 'FW_ERR_LOG_BAD_KEY' })
     // @ts-expect-error a level must be a LogLevel
     t.throws(() => l.logf('loud', 'm'), { code: 'FW_ERR_LOG_BAD_LEVEL' })
-    t.same(lines_of(() => l.logf(LogLevel.Info, 'ok', 'a', 1, 'b', { c: 2 })), ['03:04:05.678 [x] [info] ok a=1 b="{\\"c\\":2}"'])
+    t.same(
+      lines_of(() => l.logf(LogLevel.Info, 'ok', 'a', 1, 'b', { c: 2 })),
+      ['03:04:05.678 [x] [info] ok a=1 b="{\\"c\\":2}"'],
+    )
   })
 })

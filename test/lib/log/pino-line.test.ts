@@ -5,7 +5,10 @@ import { LogCore } from '../../../lib/log/core.js'
 import type { PinoOptions } from '../../../lib/log/pino-line.js'
 
 /** A core writing to memory at a fixed time in `format`, with the given pino options. */
-function memory_core(format: 'kv' | 'json' | 'json_pretty', pino: PinoOptions = {}): { core: LogCore; out: MemoryStream } {
+function memory_core(
+  format: 'kv' | 'json' | 'json_pretty',
+  pino: PinoOptions = {},
+): { core: LogCore; out: MemoryStream } {
   const core = new LogCore()
   const out = new MemoryStream()
   core.configure({ destination: out, format, pino })
@@ -22,7 +25,13 @@ t.test('PinoLine', async (t) => {
     })
     core.write(2, 'auth', 'signed in', ['password', 'hunter2', 'user', { id: 7, token: 't0k', extra: 1 }])
     t.same(JSON.parse(out.lines()[0]!), {
-      level: 'info', msg: 'signed in', time: T0, logger: 'auth', password: '[Redacted]', user: { id: 7, token: '[Redacted]' }, region: 'eu',
+      level: 'info',
+      msg: 'signed in',
+      time: T0,
+      logger: 'auth',
+      password: '[Redacted]',
+      user: { id: 7, token: '[Redacted]' },
+      region: 'eu',
     })
   })
 
@@ -36,7 +45,14 @@ t.test('PinoLine', async (t) => {
     const { core, out } = memory_core('json')
     core.write(2, 'fw', 'hello', ['name', 'Ada', 'level', 3, 'msg', 'theirs', 'time', 'noon'])
     t.same(JSON.parse(out.lines()[0]!), {
-      fw_level: 'info', msg: 'theirs', time: 'noon', logger: 'fw', fw_msg: 'hello', fw_time: T0, name: 'Ada', level: 3,
+      fw_level: 'info',
+      msg: 'theirs',
+      time: 'noon',
+      logger: 'fw',
+      fw_msg: 'hello',
+      fw_time: T0,
+      name: 'Ada',
+      level: 3,
     })
     core.configure({ format: 'kv' })
     core.write(2, 'fw', 'hello', ['name', 'Ada', 'level', 3, 'msg', 'theirs'])
@@ -52,7 +68,15 @@ t.test('PinoLine', async (t) => {
   t.test('feeds pino-pretty, given as the destination of JSON lines', async (t) => {
     const core = new LogCore()
     const out = new MemoryStream()
-    core.configure({ destination: pretty({ destination: out, colorize: false, sync: true, customLevels: 'trace:10,debug:20,info:30,warning:40,error:50,critical:60' }), format: 'json' })
+    core.configure({
+      destination: pretty({
+        destination: out,
+        colorize: false,
+        sync: true,
+        customLevels: 'trace:10,debug:20,info:30,warning:40,error:50,critical:60',
+      }),
+      format: 'json',
+    })
     core.set_clock(() => T0)
     core.write(3, 'db', 'slow query', ['ms', 950])
     t.match(out.text(), /WARNING.*slow query/)
@@ -61,7 +85,9 @@ t.test('PinoLine', async (t) => {
 
   t.test('refuses pino options that would change fw’s own members', async (t) => {
     const core = new LogCore()
-    t.throws(() => core.configure({ pino: { messageKey: 'message' } as PinoOptions }), { code: 'FW_ERR_LOG_BAD_PINO_OPTION' })
+    t.throws(() => core.configure({ pino: { messageKey: 'message' } as PinoOptions }), {
+      code: 'FW_ERR_LOG_BAD_PINO_OPTION',
+    })
     t.throws(() => core.configure({ pino: { level: 'info' } as PinoOptions }), { code: 'FW_ERR_LOG_BAD_PINO_OPTION' })
     t.throws(() => core.configure({ pino: null as unknown as PinoOptions }), { code: 'FW_ERR_LOG_BAD_PINO_OPTION' })
   })

@@ -15,7 +15,8 @@ t.test('pino_logger', async (t) => {
   t.test('is a pino logger at fw’s level that Fastify accepts as its loggerInstance', async (t) => {
     const logger = pino_logger()
     t.equal(logger.level, 'info')
-    for (const m of ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'child'] as const) t.type(logger[m], 'function')
+    for (const m of ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'child'] as const)
+      t.type(logger[m], 'function')
     const app = Fastify({ loggerInstance: logger })
     await app.ready()
     t.teardown(() => app.close())
@@ -30,17 +31,26 @@ t.test('pino_logger', async (t) => {
     t.teardown(() => app.close())
     await app.inject('/hi')
     const lines = out.lines().map(parse_kv)
-    t.same(lines.map((l) => [l.name, l.label, l.msg]), [
-      ['fastify', 'info', 'incoming request'],
-      ['fastify', 'info', 'hello there'],
-      ['fastify', 'info', 'request completed'],
-    ])
+    t.same(
+      lines.map((l) => [l.name, l.label, l.msg]),
+      [
+        ['fastify', 'info', 'incoming request'],
+        ['fastify', 'info', 'hello there'],
+        ['fastify', 'info', 'request completed'],
+      ],
+    )
     t.same(lines[0]!.pairs, [
       ['reqId', 'req-1'],
       ['req', '{"method":"GET","url":"/hi","host":"localhost:80","remoteAddress":"127.0.0.1"}'],
     ])
-    t.same(lines[1]!.pairs, [['reqId', 'req-1'], ['user', '7']])
-    t.same(lines[2]!.pairs.slice(0, 2), [['reqId', 'req-1'], ['res', '{"statusCode":200}']])
+    t.same(lines[1]!.pairs, [
+      ['reqId', 'req-1'],
+      ['user', '7'],
+    ])
+    t.same(lines[2]!.pairs.slice(0, 2), [
+      ['reqId', 'req-1'],
+      ['res', '{"statusCode":200}'],
+    ])
     t.equal(lines[2]!.pairs[2]![0], 'responseTime')
   })
 
@@ -52,16 +62,24 @@ t.test('pino_logger', async (t) => {
     })
     t.teardown(() => app.close())
     await app.inject('/boom')
-    const failed = out.lines().map(parse_kv).find((l) => l.label === 'error')!
+    const failed = out
+      .lines()
+      .map(parse_kv)
+      .find((l) => l.label === 'error')!
     t.equal(failed.name, 'http')
     t.equal(failed.msg, 'boom')
-    t.same(failed.pairs.find(([k]) => k === 'err'), ['err', err.stack])
+    t.same(
+      failed.pairs.find(([k]) => k === 'err'),
+      ['err', err.stack],
+    )
   })
 
   t.test('writes JSON lines in the JSON format, with the request context', async (t) => {
     configure({ format: LogFormat.JSON })
     const logger = pino_logger()
-    run_with_context({ request_id: 'r-9' }, () => logger.child({ reqId: 'req-5' }).warn({ n: 1, nested: { a: [1] } }, 'careful'))
+    run_with_context({ request_id: 'r-9' }, () =>
+      logger.child({ reqId: 'req-5' }).warn({ n: 1, nested: { a: [1] } }, 'careful'),
+    )
     t.same(out.lines(), [
       `{"level":"warning","msg":"careful","time":${T0},"logger":"fastify","rid":"r-9","reqId":"req-5","n":1,"nested":{"a":[1]}}`,
     ])
@@ -112,7 +130,10 @@ t.test('pino_logger', async (t) => {
   })
 
   t.test('applies serializers given to a child', async (t) => {
-    const child = pino_logger().child({}, { serializers: { user: (u: { id: number; password: string }) => ({ id: u.id }) } })
+    const child = pino_logger().child(
+      {},
+      { serializers: { user: (u: { id: number; password: string }) => ({ id: u.id }) } },
+    )
     child.info({ user: { id: 3, password: 'secret' } }, 'login')
     t.same(out.lines(), ['03:04:05.678 [fastify] [info] login user="{\\"id\\":3}"'])
   })

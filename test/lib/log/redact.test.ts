@@ -31,11 +31,18 @@ t.test('redact_headers', async (t) => {
   })
 
   t.test('matches header names in any case and leaves a header without a value out of it', async (t) => {
-    t.same(redact_headers({ Authorization: 'x', 'X-API-KEY': 'y', Cookie: undefined }), { Authorization: '[redacted]', 'X-API-KEY': '[redacted]', Cookie: undefined })
+    t.same(redact_headers({ Authorization: 'x', 'X-API-KEY': 'y', Cookie: undefined }), {
+      Authorization: '[redacted]',
+      'X-API-KEY': '[redacted]',
+      Cookie: undefined,
+    })
   })
 
   t.test('hides the headers it is told to instead', async (t) => {
-    t.same(redact_headers({ authorization: 'x', 'x-token': 'y' }, ['X-Token']), { authorization: 'x', 'x-token': '[redacted]' })
+    t.same(redact_headers({ authorization: 'x', 'x-token': 'y' }, ['X-Token']), {
+      authorization: 'x',
+      'x-token': '[redacted]',
+    })
   })
 })
 
@@ -54,15 +61,21 @@ t.test('redact_query', async (t) => {
     t.equal(redact_query('/items?api_key&bad=%E0%A4%A'), '/items?api_key&bad=%E0%A4%A')
   })
 
-  t.test('finds a secret name however a query without escapes spells its case, and one written with + or %', async (t) => {
-    t.equal(redact_query('/items?page=2&Access_Token=t'), '/items?page=2&Access_Token=[redacted]')
-    t.equal(redact_query('/items?fields=name,email'), '/items?fields=name,email')
-    t.equal(redact_query('/x?api+key=1', ['api key']), '/x?api+key=[redacted]')
-    t.equal(redact_query('/x?%61pi_key=1'), '/x?%61pi_key=[redacted]')
-  })
+  t.test(
+    'finds a secret name however a query without escapes spells its case, and one written with + or %',
+    async (t) => {
+      t.equal(redact_query('/items?page=2&Access_Token=t'), '/items?page=2&Access_Token=[redacted]')
+      t.equal(redact_query('/items?fields=name,email'), '/items?fields=name,email')
+      t.equal(redact_query('/x?api+key=1', ['api key']), '/x?api+key=[redacted]')
+      t.equal(redact_query('/x?%61pi_key=1'), '/x?%61pi_key=[redacted]')
+    },
+  )
 
   t.test('hides the parameters it is told to instead', async (t) => {
-    t.equal(redact_query('/cb?token=t&code=c&state=s', ['token', 'code']), '/cb?token=[redacted]&code=[redacted]&state=s')
+    t.equal(
+      redact_query('/cb?token=t&code=c&state=s', ['token', 'code']),
+      '/cb?token=[redacted]&code=[redacted]&state=s',
+    )
     t.same(redact_query({ token: 't', api_key: 'k' }, ['token']), { token: '[redacted]', api_key: 'k' })
   })
 })

@@ -24,8 +24,14 @@ t.test('check_destination', async (t) => {
     })
     t.throws(() => check_destination(-1), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got -1$/ })
     t.throws(() => check_destination(1.5), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got 1.5$/ })
-    t.throws(() => check_destination({} as LogDestination), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got an object without write\(\)$/ })
-    t.throws(() => check_destination(null as unknown as LogDestination), { code: 'FW_ERR_LOG_BAD_DESTINATION', message: /got null$/ })
+    t.throws(() => check_destination({} as LogDestination), {
+      code: 'FW_ERR_LOG_BAD_DESTINATION',
+      message: /got an object without write\(\)$/,
+    })
+    t.throws(() => check_destination(null as unknown as LogDestination), {
+      code: 'FW_ERR_LOG_BAD_DESTINATION',
+      message: /got null$/,
+    })
   })
 })
 
@@ -85,8 +91,14 @@ t.test('open_sink', async (t) => {
 
   t.test('throws a coded error for a file it cannot open or a descriptor that is not open', async (t) => {
     const dir = t.testdir({ sub: {} })
-    t.throws(() => open_sink(join(dir, 'sub'), false), { code: ERR_LOG_OPEN_FAILED.code, message: /^cannot open log destination ".*sub": EISDIR/ })
-    t.throws(() => open_sink(9999, false), { code: 'FW_ERR_LOG_OPEN_FAILED', message: /^cannot open log destination fd 9999: EBADF/ })
+    t.throws(() => open_sink(join(dir, 'sub'), false), {
+      code: ERR_LOG_OPEN_FAILED.code,
+      message: /^cannot open log destination ".*sub": EISDIR/,
+    })
+    t.throws(() => open_sink(9999, false), {
+      code: 'FW_ERR_LOG_OPEN_FAILED',
+      message: /^cannot open log destination fd 9999: EBADF/,
+    })
   })
 
   t.test('hands lines to a stream and waits for it on flush', async (t) => {
@@ -115,7 +127,14 @@ t.test('open_sink', async (t) => {
     sink.write('dropped\n')
     await sink.flush()
     t.equal(stream.text(), '')
-    const throwing = open_sink({ write: () => { throw new Error('broken') } }, false)
+    const throwing = open_sink(
+      {
+        write: () => {
+          throw new Error('broken')
+        },
+      },
+      false,
+    )
     t.doesNotThrow(() => throwing.write('x\n'))
   })
 })
@@ -148,9 +167,21 @@ t.test('async mode in a child process', async (t) => {
   const cases: Array<[string, string, Ended]> = [
     ['exit', 'loses no line when the process ends on its own', { code: 0, signal: null, stderr: '' }],
     ['process-exit', 'loses no line on process.exit()', { code: 0, signal: null, stderr: '' }],
-    ['SIGTERM', 'loses no line on SIGTERM, and the signal still ends the process', { code: null, signal: 'SIGTERM', stderr: '' }],
-    ['SIGINT', 'loses no line on SIGINT, and the signal still ends the process', { code: null, signal: 'SIGINT', stderr: '' }],
-    ['SIGTERM-handled', 'flushes on SIGTERM and leaves the ending to the program’s own handler', { code: 3, signal: null, stderr: 'own handler\n' }],
+    [
+      'SIGTERM',
+      'loses no line on SIGTERM, and the signal still ends the process',
+      { code: null, signal: 'SIGTERM', stderr: '' },
+    ],
+    [
+      'SIGINT',
+      'loses no line on SIGINT, and the signal still ends the process',
+      { code: null, signal: 'SIGINT', stderr: '' },
+    ],
+    [
+      'SIGTERM-handled',
+      'flushes on SIGTERM and leaves the ending to the program’s own handler',
+      { code: 3, signal: null, stderr: 'own handler\n' },
+    ],
   ]
   for (const [mode, title, expected] of cases) {
     t.test(title, async (t) => {

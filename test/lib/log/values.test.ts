@@ -1,5 +1,14 @@
 import t from 'tap'
-import { MAX_VALUE_CHARS, cap, field_text, first_error, format_message, json_safe, set_field, text_of } from '../../../lib/log/values.js'
+import {
+  MAX_VALUE_CHARS,
+  cap,
+  field_text,
+  first_error,
+  format_message,
+  json_safe,
+  set_field,
+  text_of,
+} from '../../../lib/log/values.js'
 
 t.test('cap', async (t) => {
   t.test('keeps text up to 8192 characters as it is', async (t) => {
@@ -73,7 +82,12 @@ t.test('field_text', async (t) => {
     const plain = new RangeError('no stack')
     plain.stack = ''
     t.equal(field_text(plain), 'RangeError: no stack')
-    t.equal(field_text(new Error('x', { cause: 'a string' })).split('\n').at(-1), 'caused by: a string')
+    t.equal(
+      field_text(new Error('x', { cause: 'a string' }))
+        .split('\n')
+        .at(-1),
+      'caused by: a string',
+    )
   })
 
   t.test('caps long values', async (t) => {
@@ -91,7 +105,15 @@ t.test('json_safe', async (t) => {
     t.equal(json_safe(Symbol.iterator), 'Symbol(Symbol.iterator)')
     t.same(json_safe({ u: undefined, a: [undefined] }), { a: [null] })
     t.equal(json_safe(new Date(0)), '1970-01-01T00:00:00.000Z')
-    t.same(json_safe(new Map<unknown, unknown>([[1, 'one'], ['k', new Set([1, 2])]])), { 1: 'one', k: [1, 2] })
+    t.same(
+      json_safe(
+        new Map<unknown, unknown>([
+          [1, 'one'],
+          ['k', new Set([1, 2])],
+        ]),
+      ),
+      { 1: 'one', k: [1, 2] },
+    )
   })
 
   t.test('marks cycles and cuts deep nesting', async (t) => {
@@ -108,7 +130,10 @@ t.test('json_safe', async (t) => {
     const list = json_safe(Array.from({ length: 105 }, (_, i) => i)) as unknown[]
     t.equal(list.length, 101)
     t.equal(list[100], '...[5 more items]')
-    const obj = json_safe(Object.fromEntries(Array.from({ length: 102 }, (_, i) => [`k${i}`, i]))) as Record<string, unknown>
+    const obj = json_safe(Object.fromEntries(Array.from({ length: 102 }, (_, i) => [`k${i}`, i]))) as Record<
+      string,
+      unknown
+    >
     t.equal(Object.keys(obj).length, 101)
     t.equal(obj['...'], '2 more keys')
   })
@@ -129,8 +154,17 @@ t.test('json_safe', async (t) => {
   })
 
   t.test('never throws on a getter or toJSON that throws', async (t) => {
-    const bad = { toJSON: () => { throw new Error('no') } }
-    const getter = Object.defineProperty({}, 'x', { enumerable: true, get: () => { throw new Error('no') } })
+    const bad = {
+      toJSON: () => {
+        throw new Error('no')
+      },
+    }
+    const getter = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no')
+      },
+    })
     t.same(json_safe({ bad, getter, ok: 1 }), { bad: '[Unserializable]', getter: '[Unserializable]', ok: 1 })
   })
 

@@ -7,11 +7,15 @@ t.test('redis_ping', async (t) => {
   })
 
   t.test('fails on any other answer, quoting it', async (t) => {
-    await t.rejects(redis_ping({ ping: async () => 'LOADING' })() as Promise<unknown>, { message: 'unexpected PING answer "LOADING"' })
+    await t.rejects(redis_ping({ ping: async () => 'LOADING' })() as Promise<unknown>, {
+      message: 'unexpected PING answer "LOADING"',
+    })
   })
 
   t.test('fails when the ping fails', async (t) => {
-    await t.rejects(redis_ping({ ping: async () => Promise.reject(new Error('ECONNREFUSED')) })() as Promise<unknown>, { message: 'ECONNREFUSED' })
+    await t.rejects(redis_ping({ ping: async () => Promise.reject(new Error('ECONNREFUSED')) })() as Promise<unknown>, {
+      message: 'ECONNREFUSED',
+    })
   })
 })
 

@@ -17,7 +17,13 @@ t.test('LoadMonitor', async (t) => {
   })
 
   t.test('rejects bad options with their name', async (t) => {
-    t.throws(() => new LoadMonitor({ max_heap_bytes: -1 }), { code: 'FW_ERR_OBSERVABILITY_BAD_OPTION', message: /max_heap_bytes/ })
-    t.throws(() => new LoadMonitor({ recover_ratio: 2 }), { code: 'FW_ERR_OBSERVABILITY_BAD_OPTION', message: /recover_ratio/ })
+    t.throws(() => new LoadMonitor({ max_heap_bytes: -1 }), {
+      code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+      message: /max_heap_bytes/,
+    })
+    t.throws(() => new LoadMonitor({ recover_ratio: 2 }), {
+      code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+      message: /recover_ratio/,
+    })
   })
 })

@@ -1,5 +1,6 @@
 // HttpTracing: without an SDK nothing records until a provider is registered, and then at once (in_span runs bare);
-// with the SDK and an in-memory exporter, child spans carry their name, parent, attributes and end, on success and failure.
+// with the SDK and an in-memory exporter, child spans carry their name, parent, attributes and end, on success and
+// failure.
 import { context, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
@@ -11,14 +12,15 @@ context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
 const exporter = new InMemorySpanExporter()
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
 
-
 t.test('HttpTracing.recording', async (t) => {
   t.test('is false for the global tracer until an SDK registers a provider, then true at once', async (t) => {
     const tracing = new HttpTracing()
     t.equal(tracing.recording(), false)
     t.equal(await in_span('x', {}, (span) => span), undefined, 'in_span runs its function with no span')
     const exporter = new InMemorySpanExporter()
-    t.ok(trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })))
+    t.ok(
+      trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })),
+    )
     t.teardown(() => trace.disable())
     t.equal(tracing.recording(), true)
   })
@@ -34,10 +36,14 @@ t.test('HttpTracing.child', async (t) => {
 
   t.test('runs the function in an internal span that is the active one, ended when it settles', async (t) => {
     let active: string | undefined
-    const out = await tracing.child('cache.lookup', async () => {
-      active = trace.getActiveSpan()?.spanContext().spanId
-      return 42
-    }, { key: '/data' })
+    const out = await tracing.child(
+      'cache.lookup',
+      async () => {
+        active = trace.getActiveSpan()?.spanContext().spanId
+        return 42
+      },
+      { key: '/data' },
+    )
     t.equal(out, 42)
     const [span] = exporter.getFinishedSpans()
     t.equal(exporter.getFinishedSpans().length, 1)
@@ -49,11 +55,17 @@ t.test('HttpTracing.child', async (t) => {
   })
 
   t.test('records an error on the span, marks it failed and rethrows it', async (t) => {
-    await t.rejects(tracing.child('redis.get', () => {
-      throw new Error('connection lost')
-    }), { message: 'connection lost' })
+    await t.rejects(
+      tracing.child('redis.get', () => {
+        throw new Error('connection lost')
+      }),
+      { message: 'connection lost' },
+    )
     const [span] = exporter.getFinishedSpans()
     t.equal(span!.status.code, 2, 'SpanStatusCode.ERROR')
-    t.same(span!.events.map((e) => [e.name, e.attributes?.['exception.message']]), [['exception', 'connection lost']])
+    t.same(
+      span!.events.map((e) => [e.name, e.attributes?.['exception.message']]),
+      [['exception', 'connection lost']],
+    )
   })
 })

@@ -6,7 +6,9 @@ import { build } from '../../helpers/build.js'
 
 /** The URLs a page refers to (`href`, `src`, `data-spec`), resolved against the page's own URL as a browser would. */
 function referenced(html: string, page: string): string[] {
-  return [...html.matchAll(/(?:href|src|data-spec)="([^"]+)"/g)].map((m) => new URL(m[1]!.replaceAll('&#38;', '&'), `http://host${page}`).pathname)
+  return [...html.matchAll(/(?:href|src|data-spec)="([^"]+)"/g)].map(
+    (m) => new URL(m[1]!.replaceAll('&#38;', '&'), `http://host${page}`).pathname,
+  )
 }
 
 type Get = (url: string) => Promise<{ statusCode: number; body: string }>
@@ -40,7 +42,13 @@ t.test('docs_handlers', async (t) => {
   })
 
   t.test('the page asked for with a trailing slash refers to the same files', async (t) => {
-    await page_refers_to(t, (url) => app.inject({ url }), '/reference/', ['/reference/swagger-ui.css', '/reference/favicon-32x32.png', '/spec.json', '/reference/swagger-ui-bundle.js', '/reference/init.js'])
+    await page_refers_to(t, (url) => app.inject({ url }), '/reference/', [
+      '/reference/swagger-ui.css',
+      '/reference/favicon-32x32.png',
+      '/spec.json',
+      '/reference/swagger-ui-bundle.js',
+      '/reference/init.js',
+    ])
   })
 
   t.test('serves the Swagger UI files from the installed package, and nothing else', async (t) => {
@@ -69,7 +77,13 @@ t.test('docs_handlers under a host prefix', async (t) => {
   t.teardown(() => host.close())
 
   t.test('every asset and the document the page refers to answer 200 under the prefix', async (t) => {
-    await page_refers_to(t, (url) => host.inject({ url }), '/fw/api/docs', ['/fw/api/docs/swagger-ui.css', '/fw/api/docs/favicon-32x32.png', '/fw/api/spec.json', '/fw/api/docs/swagger-ui-bundle.js', '/fw/api/docs/init.js'])
+    await page_refers_to(t, (url) => host.inject({ url }), '/fw/api/docs', [
+      '/fw/api/docs/swagger-ui.css',
+      '/fw/api/docs/favicon-32x32.png',
+      '/fw/api/spec.json',
+      '/fw/api/docs/swagger-ui-bundle.js',
+      '/fw/api/docs/init.js',
+    ])
     t.same(Object.keys((await host.inject({ url: '/fw/api/spec.json' })).json().paths), ['/x'])
   })
 })

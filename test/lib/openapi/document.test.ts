@@ -7,7 +7,10 @@ import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 
 const { auth, security } = middleware
-const User = schema({ id: field.integer().required(), email: field.string().required().email().describe('login address') })
+const User = schema({
+  id: field.integer().required(),
+  email: field.string().required().email().describe('login address'),
+})
 
 t.test('openapi_document', async (t) => {
   const out = capture_log(t, 'kv', 'warn')
@@ -18,13 +21,34 @@ t.test('openapi_document', async (t) => {
     app.use(adapt_ctx(security.rate_limit({ max_requests: 100, window_seconds: 60 })))
     app.use('/upload', adapt_ctx(security.body_limit({ max_bytes: 1024 })))
     app.group('/users', (g) => {
-      g.get('/{id}', { params: schema({ id: field.integer().required() }), query: schema({ expand: field.boolean(), tag: field.array(field.string()) }), responses: { 200: User } }, (_req, res) => void res.json('ok', true))
-      g.post('/', { body: schema({ email: field.string().required().email() }), summary: 'Create a user', operation_id: 'create_user', responses: { 201: { description: 'Created', body: User } } }, (_req, res) => void res.json('ok', true))
+      g.get(
+        '/{id}',
+        {
+          params: schema({ id: field.integer().required() }),
+          query: schema({ expand: field.boolean(), tag: field.array(field.string()) }),
+          responses: { 200: User },
+        },
+        (_req, res) => void res.json('ok', true),
+      )
+      g.post(
+        '/',
+        {
+          body: schema({ email: field.string().required().email() }),
+          summary: 'Create a user',
+          operation_id: 'create_user',
+          responses: { 201: { description: 'Created', body: User } },
+        },
+        (_req, res) => void res.json('ok', true),
+      )
     })
     app.get('/keys/list', { tags: ['keys'], deprecated: true }, (_req, res) => void res.json('ok', true))
     app.del('/admin/users/{id}', (_req, res) => void res.json('ok', true))
     app.post('/upload', { body: z.object({ name: z.string() }) }, (_req, res) => void res.json('ok', true))
-    app.post('/opaque', { body: { '~standard': { version: 1, vendor: 'opaque', validate: (v: unknown) => ({ value: v }) } } }, (_req, res) => void res.json('ok', true))
+    app.post(
+      '/opaque',
+      { body: { '~standard': { version: 1, vendor: 'opaque', validate: (v: unknown) => ({ value: v }) } } },
+      (_req, res) => void res.json('ok', true),
+    )
     app.static_dir('./demo/public', { prefix: '/static' })
     app.openapi({ info: { title: 'Test API', version: '1.0.0' }, servers: [{ url: 'http://127.0.0.1:8080' }] })
   })
@@ -39,8 +63,17 @@ t.test('openapi_document', async (t) => {
   })
 
   t.test('lists every route once, without static files, the document itself, HEAD or OPTIONS', async (t) => {
-    const ops = Object.entries(doc.paths as Record<string, object>).flatMap(([p, o]) => Object.keys(o).map((m) => `${m} ${p}`)).sort()
-    t.same(ops, ['delete /admin/users/{id}', 'get /keys/list', 'get /users/{id}', 'post /opaque', 'post /upload', 'post /users'])
+    const ops = Object.entries(doc.paths as Record<string, object>)
+      .flatMap(([p, o]) => Object.keys(o).map((m) => `${m} ${p}`))
+      .sort()
+    t.same(ops, [
+      'delete /admin/users/{id}',
+      'get /keys/list',
+      'get /users/{id}',
+      'post /opaque',
+      'post /upload',
+      'post /users',
+    ])
   })
 
   t.test('describes parameters, bodies and answers from the schemas', async (t) => {
@@ -51,13 +84,21 @@ t.test('openapi_document', async (t) => {
       { name: 'expand', in: 'query', schema: { type: 'boolean' } },
       { name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
     ])
-    t.same(get.responses['200'].content['application/json'].schema.properties.email, { type: 'string', format: 'email', description: 'login address' })
+    t.same(get.responses['200'].content['application/json'].schema.properties.email, {
+      type: 'string',
+      format: 'email',
+      description: 'login address',
+    })
     t.same(get.responses['400'].content['application/json'].schema, { $ref: '#/components/schemas/ValidationFailed' })
     t.match(get.responses['429'], { description: 'Too Many Requests: rate_limit_exceeded' })
     const post = doc.paths['/users'].post
     t.equal(post.operationId, 'create_user')
     t.equal(post.summary, 'Create a user')
-    t.same(post.requestBody.content['application/json'].schema, { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] })
+    t.same(post.requestBody.content['application/json'].schema, {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email' } },
+      required: ['email'],
+    })
     t.equal(post.responses['201'].description, 'Created')
     t.match(post.responses['413'], { description: 'Payload Too Large: payload_too_large' })
   })
@@ -83,7 +124,9 @@ t.test('openapi_document', async (t) => {
 
   t.test('documents a zod body through its JSON Schema, and warns for a Standard Schema without one', async (t) => {
     t.same(doc.paths['/upload'].post.requestBody.content['application/json'].schema, {
-      type: 'object', properties: { name: { type: 'string' } }, required: ['name'],
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
     })
     t.same(doc.paths['/opaque'].post.requestBody.content['application/json'].schema, {})
     t.match(out.text(), /schema not documented .*where="POST \/opaque body" vendor=opaque/)

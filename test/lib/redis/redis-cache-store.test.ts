@@ -17,7 +17,10 @@ t.test('RedisCacheStore', async (t) => {
   t.test('puts and gets an entry as JSON under <prefix>cache:<key>', async (t) => {
     const store = fresh('one:')
     await store.put('GET /a?x=1', entry(1234))
-    t.equal(await redis.get('one:cache:GET /a?x=1'), '{"status":203,"body":"hello","headers":{"content-type":"text/plain"},"created_at_ms":1234}')
+    t.equal(
+      await redis.get('one:cache:GET /a?x=1'),
+      '{"status":203,"body":"hello","headers":{"content-type":"text/plain"},"created_at_ms":1234}',
+    )
     const got = await store.get('GET /a?x=1')
     t.ok(got instanceof CacheEntry && Object.isFrozen(got))
     t.same(got, entry(1234))
@@ -39,7 +42,13 @@ t.test('RedisCacheStore', async (t) => {
 
   t.test('reads a stored text that is not an entry as none', async (t) => {
     const store = fresh()
-    for (const bad of ['nope', '[]', '{"body":"x"}', '{"status":99,"created_at_ms":1}', '{"created_at_ms":1,"headers":{"a":1}}']) {
+    for (const bad of [
+      'nope',
+      '[]',
+      '{"body":"x"}',
+      '{"status":99,"created_at_ms":1}',
+      '{"created_at_ms":1,"headers":{"a":1}}',
+    ]) {
       await redis.set(store.key('bad'), bad)
       t.equal(await store.get('bad'), undefined, bad)
     }
@@ -68,7 +77,10 @@ t.test('RedisCacheStore', async (t) => {
     })
     t.equal(removed, 6, 'k5..k9 and the junk')
     t.same(seen.sort(), ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9'])
-    t.same((await redis.keys(store.key('*'))).sort(), ['k0', 'k1', 'k2', 'k3', 'k4'].map((k) => store.key(k)))
+    t.same(
+      (await redis.keys(store.key('*'))).sort(),
+      ['k0', 'k1', 'k2', 'k3', 'k4'].map((k) => store.key(k)),
+    )
   })
 
   t.test('eraseIf keeps an entry replaced between its read and its removal', async (t) => {
@@ -116,11 +128,22 @@ t.test('RedisCacheStore while Redis is down', async (t) => {
 
   t.test('rejects every operation with FW_ERR_REDIS_UNAVAILABLE, status 503', async (t) => {
     const calls: Record<string, () => Promise<unknown>> = {
-      put: () => store.put('k', entry(1)), get: () => store.get('k'), erase: () => store.erase('k'),
-      clear: () => store.clear(), eraseIf: () => store.eraseIf(() => true),
+      put: () => store.put('k', entry(1)),
+      get: () => store.get('k'),
+      erase: () => store.erase('k'),
+      clear: () => store.clear(),
+      eraseIf: () => store.eraseIf(() => true),
     }
     for (const [op, call] of Object.entries(calls)) {
-      await t.rejects(call(), { code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503, message: new RegExp(`^RedisCacheStore\\.${op}: Redis is unavailable`) }, op)
+      await t.rejects(
+        call(),
+        {
+          code: 'FW_ERR_REDIS_UNAVAILABLE',
+          status: 503,
+          message: new RegExp(`^RedisCacheStore\\.${op}: Redis is unavailable`),
+        },
+        op,
+      )
     }
   })
 })

@@ -12,7 +12,11 @@ t.test('create_redis_client', async (t) => {
     t.equal(redis.options.commandTimeout, 250)
     t.equal(redis.options.maxRetriesPerRequest, FAIL_FAST_OPTIONS.maxRetriesPerRequest)
     t.equal(redis.options.connectTimeout, FAIL_FAST_OPTIONS.connectTimeout)
-    t.same([1, 5, 30].map((n) => redis.options.retryStrategy!(n)), [100, 500, 1000], 'reconnects forever, at most a second apart')
+    t.same(
+      [1, 5, 30].map((n) => redis.options.retryStrategy!(n)),
+      [100, 500, 1000],
+      'reconnects forever, at most a second apart',
+    )
     t.equal(redis.status, 'wait')
   })
 
@@ -35,20 +39,41 @@ t.test('RedisConnection.run', async (t) => {
     t.equal(await conn.run('op', async () => 42), 42)
   })
 
-  t.test('maps replies that a retry would fix, and failures without a reply, to FW_ERR_REDIS_UNAVAILABLE (503)', async (t) => {
-    for (const reason of ['LOADING Redis is loading the dataset in memory', 'READONLY You can\'t write against a read only replica.',
-      'MASTERDOWN Link with MASTER is down', 'BUSY Redis is busy running a script']) {
-      await t.rejects(fails(new ReplyError(reason)), { code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503, message: `TestStore.op: Redis is unavailable (${reason})` })
-    }
-    await t.rejects(fails(new Error('Command timed out')), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: 'TestStore.op: Redis is unavailable (Command timed out)' })
-    await t.rejects(fails('down'), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: 'TestStore.op: Redis is unavailable (down)' })
-  })
+  t.test(
+    'maps replies that a retry would fix, and failures without a reply, to FW_ERR_REDIS_UNAVAILABLE (503)',
+    async (t) => {
+      for (const reason of [
+        'LOADING Redis is loading the dataset in memory',
+        "READONLY You can't write against a read only replica.",
+        'MASTERDOWN Link with MASTER is down',
+        'BUSY Redis is busy running a script',
+      ]) {
+        await t.rejects(fails(new ReplyError(reason)), {
+          code: 'FW_ERR_REDIS_UNAVAILABLE',
+          status: 503,
+          message: `TestStore.op: Redis is unavailable (${reason})`,
+        })
+      }
+      await t.rejects(fails(new Error('Command timed out')), {
+        code: 'FW_ERR_REDIS_UNAVAILABLE',
+        message: 'TestStore.op: Redis is unavailable (Command timed out)',
+      })
+      await t.rejects(fails('down'), {
+        code: 'FW_ERR_REDIS_UNAVAILABLE',
+        message: 'TestStore.op: Redis is unavailable (down)',
+      })
+    },
+  )
 
   t.test('maps other replies to FW_ERR_REDIS_COMMAND_FAILED (500), keeping the cause', async (t) => {
     const cause = new ReplyError('ERR Error running script')
     const err = await fails(cause).catch((e: unknown) => e)
     t.ok(err instanceof FwError)
-    t.match(err, { code: 'FW_ERR_REDIS_COMMAND_FAILED', status: 500, message: 'TestStore.op: Redis refused the command (ERR Error running script)' })
+    t.match(err, {
+      code: 'FW_ERR_REDIS_COMMAND_FAILED',
+      status: 500,
+      message: 'TestStore.op: Redis refused the command (ERR Error running script)',
+    })
     t.equal((err as FwError).cause, cause)
   })
 })

@@ -6,7 +6,9 @@ import { RedisRateLimitStore } from '../../../lib/redis/index.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
 import { client } from './setup.js'
 
-/** A repeatable sequence of hits (key, clock reading): steps of 0 to 700 ms over a 1000 ms window, sometimes backwards. */
+/**
+ * A repeatable sequence of hits (key, clock reading): steps of 0 to 700 ms over a 1000 ms window, sometimes backwards.
+ */
 function hits(n: number): Array<[string, number]> {
   let seed = 7
   const rand = (m: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % m)
@@ -44,7 +46,10 @@ t.test('RedisRateLimitStore.hit', async (t) => {
       got.push(await store.hit(key, now, 1000))
     }
     t.same(got, want)
-    t.ok(want.some((h) => h.previous > 0) && want.some((h) => h.current > 3), 'the sequence crosses windows with counts carried over')
+    t.ok(
+      want.some((h) => h.previous > 0) && want.some((h) => h.current > 3),
+      'the sequence crosses windows with counts carried over',
+    )
   })
 
   t.test('moves the count to previous in the next window and forgets it a window later', async (t) => {
@@ -53,17 +58,24 @@ t.test('RedisRateLimitStore.hit', async (t) => {
     t.same(await store.hit('a', 19_999, 10_000), { current: 2, previous: 0, window_start_ms: 10_000 })
     t.same(await store.hit('a', 20_000, 10_000), { current: 1, previous: 2, window_start_ms: 20_000 })
     t.same(await store.hit('a', 40_000, 10_000), { current: 1, previous: 0, window_start_ms: 40_000 })
-    t.same(await store.hit('a', 35_000, 10_000), { current: 1, previous: 0, window_start_ms: 30_000 }, 'a clock gone back restarts')
+    t.same(
+      await store.hit('a', 35_000, 10_000),
+      { current: 1, previous: 0, window_start_ms: 30_000 },
+      'a clock gone back restarts',
+    )
   })
 
-  t.test('keeps window starts of 16 digits exact, which Lua would print rounded (they travel as strings)', async (t) => {
-    const store = fresh()
-    const now = 8_999_999_999_999_001
-    const first = await store.hit('big', now, 1000)
-    const second = await store.hit('big', now + 1, 1000)
-    t.same([first.current, second.current], [1, 2])
-    t.equal(await redis.hget(store.key('big'), 's'), String(first.window_start_ms))
-  })
+  t.test(
+    'keeps window starts of 16 digits exact, which Lua would print rounded (they travel as strings)',
+    async (t) => {
+      const store = fresh()
+      const now = 8_999_999_999_999_001
+      const first = await store.hit('big', now, 1000)
+      const second = await store.hit('big', now + 1, 1000)
+      t.same([first.current, second.current], [1, 2])
+      t.equal(await redis.hget(store.key('big'), 's'), String(first.window_start_ms))
+    },
+  )
 
   t.test('keeps one hash per key that expires when its counts can no longer matter', async (t) => {
     const store = fresh()
@@ -76,8 +88,13 @@ t.test('RedisRateLimitStore.hit', async (t) => {
   t.test('counts every one of many concurrent hits exactly once, from two connections', async (t) => {
     const store = fresh()
     const other = new RedisRateLimitStore({ client: client(t, server.port), prefix: store.key('').slice(0, -3) })
-    const all = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('burst', 5_000, 60_000)))
-    t.same(all.map((h) => h.current).sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1))
+    const all = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('burst', 5_000, 60_000)),
+    )
+    t.same(
+      all.map((h) => h.current).sort((a, b) => a - b),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    )
   })
 
   t.test('loads its script again after the server forgot it', async (t) => {
@@ -90,17 +107,32 @@ t.test('RedisRateLimitStore.hit', async (t) => {
   t.test('gives rate_limit the same headers and statuses as the memory store', async (t) => {
     const clock = { ms: 1_000_000 }
     const options = { max_requests: 5, window_seconds: 10, now: () => clock.ms }
-    const apps = [limited(t, { ...options, store: new MemoryRateLimitStore() }), limited(t, { ...options, store: fresh() })]
+    const apps = [
+      limited(t, { ...options, store: new MemoryRateLimitStore() }),
+      limited(t, { ...options, store: fresh() }),
+    ]
     const seen: Array<Array<[number, unknown, unknown, unknown]>> = [[], []]
-    for (const at of [1_000_000, 1_001_000, 1_002_000, 1_003_000, 1_009_999, 1_009_999, 1_010_000, 1_012_500, 1_015_000, 1_019_000, 1_031_000]) {
+    for (const at of [
+      1_000_000, 1_001_000, 1_002_000, 1_003_000, 1_009_999, 1_009_999, 1_010_000, 1_012_500, 1_015_000, 1_019_000,
+      1_031_000,
+    ]) {
       clock.ms = at
       for (const [i, app] of apps.entries()) {
         const r = await app.inject({ url: '/data' })
-        seen[i]!.push([r.statusCode, r.headers['x-ratelimit-remaining'], r.headers['x-ratelimit-reset'], r.headers['retry-after']])
+        seen[i]!.push([
+          r.statusCode,
+          r.headers['x-ratelimit-remaining'],
+          r.headers['x-ratelimit-reset'],
+          r.headers['retry-after'],
+        ])
       }
     }
     t.same(seen[1], seen[0])
-    t.same(seen[0]!.map(([s]) => s), [200, 200, 200, 200, 200, 429, 429, 429, 429, 200, 200], 'the previous window weighs 6, then 4.5, 3 and 0.6')
+    t.same(
+      seen[0]!.map(([s]) => s),
+      [200, 200, 200, 200, 200, 429, 429, 429, 429, 200, 200],
+      'the previous window weighs 6, then 4.5, 3 and 0.6',
+    )
   })
 
   t.test('lets exactly max_requests of many parallel requests through rate_limit', async (t) => {
@@ -126,17 +158,22 @@ t.test('RedisRateLimitStore while Redis is down', async (t) => {
 
   t.test('rejects with FW_ERR_REDIS_UNAVAILABLE, status 503', async (t) => {
     await t.rejects(Promise.resolve(store.hit('k', 0, 1000)), {
-      code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503, message: /^RedisRateLimitStore\.hit: Redis is unavailable \(/,
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      status: 503,
+      message: /^RedisRateLimitStore\.hit: Redis is unavailable \(/,
     })
   })
 
-  t.test('answers 503 rate_limit_unavailable without running the handler when fail_open is false (the default)', async (t) => {
-    const app = limited(t, { max_requests: 5, window_seconds: 10, store })
-    const r = await app.inject({ url: '/data' })
-    t.equal(r.statusCode, 503)
-    t.same(r.json(), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
-    t.equal(r.headers['x-ratelimit-limit'], undefined)
-  })
+  t.test(
+    'answers 503 rate_limit_unavailable without running the handler when fail_open is false (the default)',
+    async (t) => {
+      const app = limited(t, { max_requests: 5, window_seconds: 10, store })
+      const r = await app.inject({ url: '/data' })
+      t.equal(r.statusCode, 503)
+      t.same(r.json(), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
+      t.equal(r.headers['x-ratelimit-limit'], undefined)
+    },
+  )
 
   t.test('lets requests through uncounted, without rate headers, when fail_open is true', async (t) => {
     const app = limited(t, { max_requests: 5, window_seconds: 10, store, fail_open: true })

@@ -1,5 +1,6 @@
-// RedisRoomBus with two Apps on one real Redis: a broadcast reaches the room's sockets on both instances; with Redis down
-// each instance keeps delivering to its own sockets and logs the outage; after Redis is back the bus carries again.
+// RedisRoomBus with two Apps on one real Redis: a broadcast reaches the room's sockets on both instances; with Redis
+// down each instance keeps delivering to its own sockets and logs the outage; after Redis is back the bus carries
+// again.
 import t from 'tap'
 import type { App } from '../../../index.js'
 import { ERR_REDIS_BAD_OPTION, RedisRoomBus } from '../../../lib/redis/index.js'
@@ -10,12 +11,16 @@ import { connect } from '../../helpers/ws.js'
 
 /** An App with `/ws/{room}` (join the room, broadcast each message to it but the sender) and a RedisRoomBus. */
 async function instance(t: Teardown, url: string): Promise<{ app: App; port: number }> {
-  const { app, port } = await listening(t, (app) => app.ws('/ws/{room}', (ws, req) => {
-    const room = req.param('room')
-    ws.join(room)
-    ws.on_message((m) => app.rooms.broadcast(room, m, { except: ws }))
-  }))
-  await app.rooms.use_bus(new RedisRoomBus({ client: { host: '127.0.0.1', port: Number(new URL(url).port), commandTimeout: 300 } }))
+  const { app, port } = await listening(t, (app) =>
+    app.ws('/ws/{room}', (ws, req) => {
+      const room = req.param('room')
+      ws.join(room)
+      ws.on_message((m) => app.rooms.broadcast(room, m, { except: ws }))
+    }),
+  )
+  await app.rooms.use_bus(
+    new RedisRoomBus({ client: { host: '127.0.0.1', port: Number(new URL(url).port), commandTimeout: 300 } }),
+  )
   return { app, port }
 }
 
@@ -50,7 +55,8 @@ t.test('RedisRoomBus', async (t) => {
     t.equal(a.app.rooms.broadcast('lobby', 'during the outage'), 1)
     t.equal(await here.next(), 'during the outage')
     t.ok(Date.now() - started < 200, 'local delivery does not wait for Redis')
-    for (let i = 0; i < 100 && !out.text().includes('room bus unavailable'); i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 100 && !out.text().includes('room bus unavailable'); i++)
+      await new Promise((r) => setTimeout(r, 50))
     t.match(out.text(), /\[error\] room bus unavailable, broadcasting to this instance only .*Redis is unavailable/)
     t.equal(await there.poll(300), undefined)
     await redis.restart()
@@ -68,6 +74,7 @@ t.test('RedisRoomBus', async (t) => {
 
 t.test('RedisRoomBus options', async (t) => {
   t.throws(() => new RedisRoomBus({ prefix: 'bad prefix' }), {
-    code: ERR_REDIS_BAD_OPTION.code, message: 'RedisRoomBus: prefix must be a string without spaces or control characters; got "bad prefix"',
+    code: ERR_REDIS_BAD_OPTION.code,
+    message: 'RedisRoomBus: prefix must be a string without spaces or control characters; got "bad prefix"',
   })
 })

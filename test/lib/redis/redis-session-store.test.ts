@@ -31,7 +31,7 @@ t.test('RedisSessionStore', async (t) => {
     await store.save({ id: 'a2', data: { n: '1', old: 'x' } }, 10)
     await store.save({ id: 'a2', data: { n: '2' } }, 7200)
     t.same(await store.load('a2'), { id: 'a2', data: { n: '2' } })
-    t.ok(await redis.pttl('fw:sess:a2') > 7_199_000)
+    t.ok((await redis.pttl('fw:sess:a2')) > 7_199_000)
   })
 
   t.test('lets Redis expire a session after its ttl', async (t) => {
@@ -60,8 +60,13 @@ t.test('RedisSessionStore', async (t) => {
     })
     const first = await apps[0]!.inject({ url: '/inc' })
     const cookie = String(first.headers['set-cookie']).split(';')[0]!
-    const rs = await Promise.all(Array.from({ length: 2 * N }, (_, i) => apps[i % 2]!.inject({ url: '/inc', headers: { cookie } })))
-    t.same(rs.map((r) => r.statusCode), Array(2 * N).fill(200))
+    const rs = await Promise.all(
+      Array.from({ length: 2 * N }, (_, i) => apps[i % 2]!.inject({ url: '/inc', headers: { cookie } })),
+    )
+    t.same(
+      rs.map((r) => r.statusCode),
+      Array(2 * N).fill(200),
+    )
     t.same(new Set(rs.map((r) => r.body)).size, 2 * N, 'every request saw the one before it')
     const id = cookie.split('=')[1]!.split('.')[0]!
     t.equal(await redis.get(`two:sess:${id}`), JSON.stringify({ n: String(2 * N + 1) }))
@@ -87,7 +92,7 @@ t.test('RedisSessionStore', async (t) => {
   t.test('touch renews the expiry without rewriting', async (t) => {
     await store.save({ id: 'tt', data: { n: '1' } }, 5)
     await store.touch('tt', 3600)
-    t.ok(await redis.pttl('fw:sess:tt') > 3_599_000)
+    t.ok((await redis.pttl('fw:sess:tt')) > 3_599_000)
     t.same(await store.load('tt'), { id: 'tt', data: { n: '1' } })
   })
 
@@ -139,7 +144,8 @@ t.test('RedisSessionStore', async (t) => {
     const first = await apps[0]!.inject({ url: '/count' })
     const cookie = String(first.headers['set-cookie']).split(';')[0]!
     const bodies = [first.body]
-    for (let i = 0; i < 4; i++) bodies.push((await apps[(i + 1) % 2]!.inject({ url: '/count', headers: { cookie } })).body)
+    for (let i = 0; i < 4; i++)
+      bodies.push((await apps[(i + 1) % 2]!.inject({ url: '/count', headers: { cookie } })).body)
     t.same(bodies, ['n=1', 'n=2', 'n=3', 'n=4', 'n=5'])
   })
 
@@ -174,8 +180,16 @@ t.test('RedisSessionStore while Redis is down', async (t) => {
 
   t.test('rejects with FW_ERR_REDIS_UNAVAILABLE, status 503, within the command timeout', async (t) => {
     const started = Date.now()
-    await t.rejects(store.load('x'), { name: 'FwError', code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503, message: /^RedisSessionStore\.load: Redis is unavailable \(/ })
-    await t.rejects(store.save({ id: 'x', data: {} }, 60), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: /^RedisSessionStore\.save: / })
+    await t.rejects(store.load('x'), {
+      name: 'FwError',
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      status: 503,
+      message: /^RedisSessionStore\.load: Redis is unavailable \(/,
+    })
+    await t.rejects(store.save({ id: 'x', data: {} }, 60), {
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      message: /^RedisSessionStore\.save: /,
+    })
     await t.rejects(store.destroy('x'), { code: 'FW_ERR_REDIS_UNAVAILABLE', message: /^RedisSessionStore\.destroy: / })
     t.ok(Date.now() - started < 1500, 'three commands failed within their timeouts')
   })
@@ -185,25 +199,32 @@ t.test('RedisSessionStore while Redis is down', async (t) => {
   app.use(adapt_ctx(session({ secret: SECRET, store })))
   app.get('/count', (_req, res) => void res.header('set-cookie', 'theme=dark').text(`run ${++runs}`))
   t.teardown(() => app.close())
-  const unavailable = { ok: false, error: 'session_store_unavailable', message: 'Session store unavailable, retry later' }
+  const unavailable = {
+    ok: false,
+    error: 'session_store_unavailable',
+    message: 'Session store unavailable, retry later',
+  }
 
-  t.test('makes the session middleware answer 503 session_store_unavailable before the handler when the load fails', async (t) => {
-    const id = 'A'.repeat(32)
-    const cookie = `sid=${id}.${createHmac('sha256', SECRET).update(id).digest('base64url')}`
-    const r = await app.inject({ url: '/count', headers: { cookie } })
-    t.equal(r.statusCode, 503)
-    t.same(r.json(), unavailable)
-    t.equal(r.headers['set-cookie'], undefined)
-    t.equal(r.headers['cache-control'], 'no-store')
-    t.equal(runs, 0)
-  })
+  t.test(
+    'makes the session middleware answer 503 session_store_unavailable before the handler when the load fails',
+    async (t) => {
+      const id = 'A'.repeat(32)
+      const cookie = `sid=${id}.${createHmac('sha256', SECRET).update(id).digest('base64url')}`
+      const r = await app.inject({ url: '/count', headers: { cookie } })
+      t.equal(r.statusCode, 503)
+      t.same(r.json(), unavailable)
+      t.equal(r.headers['set-cookie'], undefined)
+      t.equal(r.headers['cache-control'], 'no-store')
+      t.equal(runs, 0)
+    },
+  )
 
-  t.test('replaces the handler\'s answer and cookies with the 503 when the save fails', async (t) => {
+  t.test("replaces the handler's answer and cookies with the 503 when the save fails", async (t) => {
     const r = await app.inject({ url: '/count' })
     t.equal(runs, 1, 'a request without a cookie loads nothing, so the handler ran')
     t.equal(r.statusCode, 503)
     t.same(r.json(), unavailable)
-    t.equal(r.headers['set-cookie'], undefined, 'neither the session cookie nor the handler\'s')
+    t.equal(r.headers['set-cookie'], undefined, "neither the session cookie nor the handler's")
     t.equal(r.headers['cache-control'], 'no-store')
   })
 })

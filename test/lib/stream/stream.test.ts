@@ -11,7 +11,12 @@ const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server
 const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Opens a GET on a real socket, reads until `until` shows up in the body, then drops the connection. */
-function read_then_drop(port: number, path: string, until: string, headers: Record<string, string> = {}): Promise<string> {
+function read_then_drop(
+  port: number,
+  path: string,
+  until: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let body = ''
@@ -35,17 +40,26 @@ t.test('Response.stream', async (t) => {
       return next()
     })
     app.use('/cached', http_cache({ policy: { ttl_ms: 60_000 } }))
-    app.get('/gen', (_req, res) => res.stream((async function* () {
-      yield 'a,'
-      yield new Uint8Array([98, 44])
-      yield Buffer.from('c')
-    })(), 'text/csv'))
+    app.get('/gen', (_req, res) =>
+      res.stream(
+        (async function* () {
+          yield 'a,'
+          yield new Uint8Array([98, 44])
+          yield Buffer.from('c')
+        })(),
+        'text/csv',
+      ),
+    )
     app.get('/readable', (_req, res) => res.stream(Readable.from(['x', 'y'])))
-    app.get('/fails-first', (_req, res) => res.stream((async function* () {
-      await tick(1)
-      throw new Error('boom')
-      yield ''
-    })()))
+    app.get('/fails-first', (_req, res) =>
+      res.stream(
+        (async function* () {
+          await tick(1)
+          throw new Error('boom')
+          yield ''
+        })(),
+      ),
+    )
     app.get('/cached/s', (_req, res) => res.stream(Readable.from(['s'])))
   })
 
@@ -88,26 +102,34 @@ t.test('Response.stream', async (t) => {
 t.test('Response.stream on a real socket', async (t) => {
   const state = { finally_ran: 0, file_closed: 0 }
   const { port } = await listening(t, (app) => {
-    app.get('/endless', (_req, res) => res.stream((async function* () {
-      try {
-        for (let i = 0; ; i++) {
-          yield `line ${i}\n`
-          await tick(1)
-        }
-      } finally {
-        state.finally_ran++
-      }
-    })()))
+    app.get('/endless', (_req, res) =>
+      res.stream(
+        (async function* () {
+          try {
+            for (let i = 0; ; i++) {
+              yield `line ${i}\n`
+              await tick(1)
+            }
+          } finally {
+            state.finally_ran++
+          }
+        })(),
+      ),
+    )
     app.get('/file', (_req, res) => {
       const file = createReadStream('/dev/zero', { highWaterMark: 16 * 1024 })
       file.on('close', () => state.file_closed++)
       res.stream(file)
     })
-    app.get('/fails-later', (_req, res) => res.stream((async function* () {
-      yield 'first\n'
-      await tick(5)
-      throw new Error('late failure')
-    })()))
+    app.get('/fails-later', (_req, res) =>
+      res.stream(
+        (async function* () {
+          yield 'first\n'
+          await tick(5)
+          throw new Error('late failure')
+        })(),
+      ),
+    )
   })
 
   t.test('a client disconnecting mid-stream ends the generator and closes the file (no leak)', async (t) => {
@@ -123,12 +145,14 @@ t.test('Response.stream on a real socket', async (t) => {
   t.test('an error after the first byte ends the stream and is logged', async (t) => {
     const log = capture_log(t)
     const body = await new Promise<string>((resolve) => {
-      http.get({ host: '127.0.0.1', port, path: '/fails-later', agent: false }, (res) => {
-        let text = ''
-        res.on('data', (c: Buffer) => (text += c.toString()))
-        res.on('error', () => resolve(text))
-        res.on('close', () => resolve(text))
-      }).on('error', () => undefined)
+      http
+        .get({ host: '127.0.0.1', port, path: '/fails-later', agent: false }, (res) => {
+          let text = ''
+          res.on('data', (c: Buffer) => (text += c.toString()))
+          res.on('error', () => resolve(text))
+          res.on('close', () => resolve(text))
+        })
+        .on('error', () => undefined)
     })
     t.equal(body, 'first\n')
     for (let i = 0; i < 250 && !log.text().includes('late failure'); i++) await tick()
@@ -138,7 +162,10 @@ t.test('Response.stream on a real socket', async (t) => {
 
 t.test('format_event', async (t) => {
   t.test('writes fields, one data line per line, and JSON for non-strings', async (t) => {
-    t.equal(format_event({ data: 'a\nb\r\nc', event: 'tick', id: '7', retry: 1000 }), 'event: tick\nid: 7\nretry: 1000\ndata: a\ndata: b\ndata: c\n\n')
+    t.equal(
+      format_event({ data: 'a\nb\r\nc', event: 'tick', id: '7', retry: 1000 }),
+      'event: tick\nid: 7\nretry: 1000\ndata: a\ndata: b\ndata: c\n\n',
+    )
     t.equal(format_event({ data: { n: 1 } }), 'data: {"n":1}\n\n')
   })
 
@@ -155,20 +182,30 @@ t.test('Response.sse', async (t) => {
       res.header('access-control-allow-origin', '*')
       return next()
     })
-    app.get('/events', (_req, res) => res.sse(async (sink) => {
-      await sink.send({ data: `resume after ${sink.last_event_id ?? 'none'}`, id: '1' })
-      await sink.comment('hello')
-      await sink.send({ data: { n: 2 }, event: 'count', id: '2' })
-    }))
-    app.get('/fails', (_req, res) => res.sse(() => {
-      throw new Error('no events')
-    }))
+    app.get('/events', (_req, res) =>
+      res.sse(async (sink) => {
+        await sink.send({ data: `resume after ${sink.last_event_id ?? 'none'}`, id: '1' })
+        await sink.comment('hello')
+        await sink.send({ data: { n: 2 }, event: 'count', id: '2' })
+      }),
+    )
+    app.get('/fails', (_req, res) =>
+      res.sse(() => {
+        throw new Error('no events')
+      }),
+    )
   })
 
   t.test('sends events with SSE headers and the middleware headers, ending when the producer settles', async (t) => {
     const r = await app.inject({ url: '/events', headers: { 'last-event-id': '41' } })
     t.same(
-      [r.statusCode, r.headers['content-type'], r.headers['cache-control'], r.headers['x-accel-buffering'], r.headers['access-control-allow-origin']],
+      [
+        r.statusCode,
+        r.headers['content-type'],
+        r.headers['cache-control'],
+        r.headers['x-accel-buffering'],
+        r.headers['access-control-allow-origin'],
+      ],
       [200, 'text/event-stream; charset=utf-8', 'no-cache', 'no', '*'],
     )
     t.equal(r.body, 'id: 1\ndata: resume after 41\n\n: hello\n\nevent: count\nid: 2\ndata: {"n":2}\n\n')
@@ -201,13 +238,15 @@ t.test('Response.sse', async (t) => {
 t.test('Response.sse on a real socket', async (t) => {
   const seen: { aborted: boolean; closed: boolean }[] = []
   const { port } = await listening(t, (app) => {
-    app.get('/events', (_req, res) => res.sse(async (sink: SseSink) => {
-      for (let n = 1; !sink.closed; n++) {
-        await sink.send({ data: String(n), id: String(n) })
-        await tick(2)
-      }
-      seen.push({ aborted: sink.signal.aborted, closed: sink.closed })
-    }))
+    app.get('/events', (_req, res) =>
+      res.sse(async (sink: SseSink) => {
+        for (let n = 1; !sink.closed; n++) {
+          await sink.send({ data: String(n), id: String(n) })
+          await tick(2)
+        }
+        seen.push({ aborted: sink.signal.aborted, closed: sink.closed })
+      }),
+    )
   })
 
   t.test('a client going away fires the signal and ends the producer (no timer or listener left)', async (t) => {

@@ -2,27 +2,46 @@ import t from 'tap'
 import { field, schema } from '../../../lib/validation/index.js'
 
 const Order = schema({
-  items: field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required()).required().max_items(50),
+  items: field
+    .array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required())
+    .required()
+    .max_items(50),
 })
 
 t.test('ArrayType', async (t) => {
   t.test('names a failing item field by its path', async (t) => {
-    const r = Order.validate({ items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }, { sku: 'c', qty: '3' }] })
+    const r = Order.validate({
+      items: [
+        { sku: 'a', qty: 1 },
+        { sku: 'b', qty: 2 },
+        { sku: 'c', qty: '3' },
+      ],
+    })
     t.same(r, { ok: false, errors: [{ field: 'items/2/qty', code: 'Type', message: 'qty must be an integer' }] })
   })
 
   t.test('returns the items, nested objects stripped of unknown keys', async (t) => {
-    t.same(Order.validate({ items: [{ sku: 'a', qty: 1, extra: true }] }), { ok: true, value: { items: [{ sku: 'a', qty: 1 }] } })
+    t.same(Order.validate({ items: [{ sku: 'a', qty: 1, extra: true }] }), {
+      ok: true,
+      value: { items: [{ sku: 'a', qty: 1 }] },
+    })
   })
 
   t.test('refuses a value that is not an array, and counts outside the bounds', async (t) => {
     t.same(Order.validate({ items: { 0: 1 } }).ok ? 'ok' : Order.validate({ items: { 0: 1 } }), {
-      ok: false, errors: [{ field: 'items', code: 'Type', message: 'items must be an array' }],
+      ok: false,
+      errors: [{ field: 'items', code: 'Type', message: 'items must be an array' }],
     })
     const many = Array.from({ length: 51 }, () => ({ sku: 'a', qty: 1 }))
-    t.same(Order.validate({ items: many }), { ok: false, errors: [{ field: 'items', code: 'MaxLength', message: 'items must have at most 50 items' }] })
+    t.same(Order.validate({ items: many }), {
+      ok: false,
+      errors: [{ field: 'items', code: 'MaxLength', message: 'items must have at most 50 items' }],
+    })
     const Tags = schema({ tags: field.array(field.string()).min_items(2, 'two tags at least') })
-    t.same(Tags.validate({ tags: ['a'] }), { ok: false, errors: [{ field: 'tags', code: 'MinLength', message: 'two tags at least' }] })
+    t.same(Tags.validate({ tags: ['a'] }), {
+      ok: false,
+      errors: [{ field: 'tags', code: 'MinLength', message: 'two tags at least' }],
+    })
   })
 
   t.test('checks a huge array without a stack overflow and keeps at most 100 errors', async (t) => {
@@ -43,10 +62,17 @@ t.test('ArrayType', async (t) => {
   t.test('wraps a single query value into an array when coercing', async (t) => {
     const Q = schema({ tag: field.array(field.string()), n: field.array(field.integer()) })
     t.same(Q.validate({ tag: 'a', n: ['1', '2'] }, { coerce: true }), { ok: true, value: { tag: ['a'], n: [1, 2] } })
-    t.same(Q.validate({ tag: 'a' }), { ok: false, errors: [{ field: 'tag', code: 'Type', message: 'tag must be an array' }] })
+    t.same(Q.validate({ tag: 'a' }), {
+      ok: false,
+      errors: [{ field: 'tag', code: 'Type', message: 'tag must be an array' }],
+    })
   })
 
   t.test('describes itself as JSON Schema', async (t) => {
-    t.same(field.array(field.string().max_length(3)).min_items(1).json_schema(), { type: 'array', items: { type: 'string', maxLength: 3 }, minItems: 1 })
+    t.same(field.array(field.string().max_length(3)).min_items(1).json_schema(), {
+      type: 'array',
+      items: { type: 'string', maxLength: 3 },
+      minItems: 1,
+    })
   })
 })

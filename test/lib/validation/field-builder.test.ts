@@ -18,7 +18,10 @@ t.test('field', async (t) => {
 
   t.test('uses a given type message', async (t) => {
     const s = schema({ age: field.integer('age must be a whole number') })
-    t.same(s.validate({ age: 1.5 }), { ok: false, errors: [{ field: 'age', code: 'Type', message: 'age must be a whole number' }] })
+    t.same(s.validate({ age: 1.5 }), {
+      ok: false,
+      errors: [{ field: 'age', code: 'Type', message: 'age must be a whole number' }],
+    })
   })
 
   t.test('returns values of each type unchanged', async (t) => {

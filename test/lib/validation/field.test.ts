@@ -9,12 +9,19 @@ t.test('Field.required', async (t) => {
   t.test('refuses missing, null and empty string with the given message', async (t) => {
     const f = field.string().required('v please')
     for (const value of [undefined, null, '']) {
-      t.same(one(f, value), { ok: false, errors: [{ field: 'v', code: 'Required', message: 'v please' }] }, String(value))
+      t.same(
+        one(f, value),
+        { ok: false, errors: [{ field: 'v', code: 'Required', message: 'v please' }] },
+        String(value),
+      )
     }
   })
 
   t.test('uses <field> is required by default', async (t) => {
-    t.same(one(field.integer().required(), null), { ok: false, errors: [{ field: 'v', code: 'Required', message: 'v is required' }] })
+    t.same(one(field.integer().required(), null), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Required', message: 'v is required' }],
+    })
   })
 
   t.test('reports Required before Type and before any rule', async (t) => {
@@ -39,7 +46,10 @@ t.test('Field.equals', async (t) => {
   })
 
   t.test('passes when both values are equal', async (t) => {
-    t.same(Pair.validate({ password: 'abcdefgh', confirm: 'abcdefgh' }), { ok: true, value: { password: 'abcdefgh', confirm: 'abcdefgh' } })
+    t.same(Pair.validate({ password: 'abcdefgh', confirm: 'abcdefgh' }), {
+      ok: true,
+      value: { password: 'abcdefgh', confirm: 'abcdefgh' },
+    })
   })
 
   t.test('fails on its own field with Custom when both are non-empty and differ', async (t) => {
@@ -50,7 +60,11 @@ t.test('Field.equals', async (t) => {
   })
 
   t.test('is not checked when either side is empty, null or of the wrong type', async (t) => {
-    for (const body of [{ password: '', confirm: 'x' }, { password: 'abcdefgh', confirm: '' }, { password: null, confirm: 'x' }]) {
+    for (const body of [
+      { password: '', confirm: 'x' },
+      { password: 'abcdefgh', confirm: '' },
+      { password: null, confirm: 'x' },
+    ]) {
       t.equal(Pair.validate(body).ok, true, JSON.stringify(body))
     }
     t.same(Pair.validate({ password: 12345678, confirm: 'x' }), {
@@ -60,8 +74,14 @@ t.test('Field.equals', async (t) => {
   })
 
   t.test('compares the values after transforms', async (t) => {
-    const Emails = schema({ email: field.string().trim().lowercase(), again: field.string().trim().lowercase().equals('email') })
-    t.same(Emails.validate({ email: 'A@B.CO', again: ' a@b.co ' }), { ok: true, value: { email: 'a@b.co', again: 'a@b.co' } })
+    const Emails = schema({
+      email: field.string().trim().lowercase(),
+      again: field.string().trim().lowercase().equals('email'),
+    })
+    t.same(Emails.validate({ email: 'A@B.CO', again: ' a@b.co ' }), {
+      ok: true,
+      value: { email: 'a@b.co', again: 'a@b.co' },
+    })
     t.same(Emails.validate({ email: 'a@b.co', again: 'c@b.co' }), {
       ok: false,
       errors: [{ field: 'again', code: 'Custom', message: 'again must match email' }],
@@ -79,9 +99,15 @@ t.test('Field.check', async (t) => {
   t.test('sees the other fields of the body, normalised', async (t) => {
     const Range = schema({
       from: field.integer().required(),
-      to: field.integer().required().check((to, values) => to >= (values['from'] as number), 'to must not precede from'),
+      to: field
+        .integer()
+        .required()
+        .check((to, values) => to >= (values['from'] as number), 'to must not precede from'),
     })
-    t.same(Range.validate({ from: 5, to: 4 }), { ok: false, errors: [{ field: 'to', code: 'Custom', message: 'to must not precede from' }] })
+    t.same(Range.validate({ from: 5, to: 4 }), {
+      ok: false,
+      errors: [{ field: 'to', code: 'Custom', message: 'to must not precede from' }],
+    })
     t.same(Range.validate({ from: 5, to: 5 }), { ok: true, value: { from: 5, to: 5 } })
   })
 
@@ -95,7 +121,13 @@ t.test('Field messages', async (t) => {
   t.test('settles default messages under the field name', async (t) => {
     const S = schema({ nick: field.string().required().max_length(3) })
     t.same(S.validate({}), { ok: false, errors: [{ field: 'nick', code: 'Required', message: 'nick is required' }] })
-    t.same(S.validate({ nick: 1 }), { ok: false, errors: [{ field: 'nick', code: 'Type', message: 'nick must be a string' }] })
-    t.same(S.validate({ nick: 'abcd' }), { ok: false, errors: [{ field: 'nick', code: 'MaxLength', message: 'nick must be at most 3 characters' }] })
+    t.same(S.validate({ nick: 1 }), {
+      ok: false,
+      errors: [{ field: 'nick', code: 'Type', message: 'nick must be a string' }],
+    })
+    t.same(S.validate({ nick: 'abcd' }), {
+      ok: false,
+      errors: [{ field: 'nick', code: 'MaxLength', message: 'nick must be at most 3 characters' }],
+    })
   })
 })

@@ -40,7 +40,18 @@ t.test('fw/validation', async (t) => {
       'validation_body',
     ])
     t.same(Object.values(validation.ValidationErrorCode), [
-      'Required', 'Type', 'Email', 'MinLength', 'MaxLength', 'Min', 'Max', 'Custom', 'Format', 'Enum', 'Unknown', 'Depth',
+      'Required',
+      'Type',
+      'Email',
+      'MinLength',
+      'MaxLength',
+      'Min',
+      'Max',
+      'Custom',
+      'Format',
+      'Enum',
+      'Unknown',
+      'Depth',
     ])
   })
 })

@@ -4,7 +4,10 @@ import { expectTypeOf } from 'expect-type'
 import { field, schema, type Type } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 
-interface Comment { text: string; replies?: Comment[] }
+interface Comment {
+  text: string
+  replies?: Comment[]
+}
 const Comment: Type<Comment, true> = schema({
   text: field.string().required(),
   replies: field.array(field.lazy(() => Comment, { name: 'Comment' })),
@@ -19,7 +22,11 @@ function thread(depth: number): Comment {
 
 /** The JSON text of `thread(depth)`, built as text so that no deep recursion runs in the test itself. */
 function thread_text(depth: number): string {
-  return Array.from({ length: depth - 1 }, (_, i) => `{"text":"c${i + 1}","replies":[`).join('') + `{"text":"c${depth}"}` + ']}'.repeat(depth - 1)
+  return (
+    Array.from({ length: depth - 1 }, (_, i) => `{"text":"c${i + 1}","replies":[`).join('') +
+    `{"text":"c${depth}"}` +
+    ']}'.repeat(depth - 1)
+  )
 }
 
 /** The error path of the reply `levels` below the top comment (`replies/0/replies/0/...`). */
@@ -53,18 +60,32 @@ t.test('field.lazy', async (t) => {
     const e = r.ok ? undefined : r.errors
     t.equal(e?.length, 1)
     t.ok(e?.[0]?.field === below(1001), 'the path names the comment 1,001 replies down')
-    t.same({ ...e?.[0], field: '' }, { field: '', code: 'Depth', message: 'replies item is nested deeper than 1000 levels' })
+    t.same(
+      { ...e?.[0], field: '' },
+      { field: '', code: 'Depth', message: 'replies item is nested deeper than 1000 levels' },
+    )
   })
 
   t.test('honours max_depth', async (t) => {
-    const Node: Type<{ next?: unknown }, true> = schema({ next: field.lazy(() => Node, { name: 'Node', max_depth: 2 }) })
+    const Node: Type<{ next?: unknown }, true> = schema({
+      next: field.lazy(() => Node, { name: 'Node', max_depth: 2 }),
+    })
     t.same(Node.validate({ next: { next: {} } }), { ok: true, value: { next: { next: {} } } })
-    t.same(Node.validate({ next: { next: { next: {} } } }), { ok: false, errors: [{ field: 'next/next/next', code: 'Depth', message: 'next is nested deeper than 2 levels' }] })
+    t.same(Node.validate({ next: { next: { next: {} } } }), {
+      ok: false,
+      errors: [{ field: 'next/next/next', code: 'Depth', message: 'next is nested deeper than 2 levels' }],
+    })
   })
 
   t.test('throws FW_ERR_VALIDATION_BAD_LIMIT for a bad name or max_depth', async (t) => {
-    t.throws(() => field.lazy(() => Comment, { name: 'a b' }), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'lazy("a b"): expected a name of letters, digits, ".", "-" or "_"' })
-    t.throws(() => field.lazy(() => Comment, { name: 'C', max_depth: -1 }), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'lazy(max_depth: -1): expected a whole number >= 0' })
+    t.throws(() => field.lazy(() => Comment, { name: 'a b' }), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'lazy("a b"): expected a name of letters, digits, ".", "-" or "_"',
+    })
+    t.throws(() => field.lazy(() => Comment, { name: 'C', max_depth: -1 }), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'lazy(max_depth: -1): expected a whole number >= 0',
+    })
   })
 
   t.test('describes itself as a reference to its component', async (t) => {
@@ -74,10 +95,15 @@ t.test('field.lazy', async (t) => {
 
 t.test('field.lazy on a route', async (t) => {
   const app = build(t, (app) => {
-    app.post('/threads', { body: Comment, summary: 'Post a thread' }, (req, res) => void res.json('ok', true, 'text', req.valid('body').text))
+    app.post(
+      '/threads',
+      { body: Comment, summary: 'Post a thread' },
+      (req, res) => void res.json('ok', true, 'text', req.valid('body').text),
+    )
     app.openapi({ info: { title: 'Threads', version: '1.0.0' } })
   })
-  const post = (body: string) => app.inject({ method: 'POST', url: '/threads', payload: body, headers: { 'content-type': 'application/json' } })
+  const post = (body: string) =>
+    app.inject({ method: 'POST', url: '/threads', payload: body, headers: { 'content-type': 'application/json' } })
 
   t.test('answers 200 at depth 1,000', async (t) => {
     const r = await post(thread_text(1000))
@@ -90,7 +116,10 @@ t.test('field.lazy on a route', async (t) => {
     t.equal(r.statusCode, 400)
     const body = JSON.parse(r.body) as { error: string; errors: { field: string; code: string }[] }
     t.equal(body.error, 'validation_failed')
-    t.same(body.errors.map((e) => e.code), ['Depth'])
+    t.same(
+      body.errors.map((e) => e.code),
+      ['Depth'],
+    )
     t.ok(body.errors[0]?.field === below(1001), 'the path names the comment 1,001 replies down')
     t.equal((await post('{"text":"again"}')).statusCode, 200)
   })
@@ -103,7 +132,10 @@ t.test('field.lazy on a route', async (t) => {
     const r = await post(JSON.stringify(deep))
     t.equal(r.statusCode, 400)
     const errors = (JSON.parse(r.body) as { errors: { field: string; code: string; message: string }[] }).errors
-    t.same(errors.map((e) => [e.code, e.message]), [['Type', 'text must be a string']])
+    t.same(
+      errors.map((e) => [e.code, e.message]),
+      [['Type', 'text must be a string']],
+    )
     t.ok(errors[0]?.field === `${below(998)}/text`, 'the path names the text 998 replies down')
   })
 
@@ -111,10 +143,15 @@ t.test('field.lazy on a route', async (t) => {
     const doc = (await app.inject({ url: '/openapi.json' })).json()
     t.same(doc.components.schemas.Comment, {
       type: 'object',
-      properties: { text: { type: 'string' }, replies: { type: 'array', items: { $ref: '#/components/schemas/Comment' } } },
+      properties: {
+        text: { type: 'string' },
+        replies: { type: 'array', items: { $ref: '#/components/schemas/Comment' } },
+      },
       required: ['text'],
     })
-    t.same(doc.paths['/threads'].post.requestBody.content['application/json'].schema.properties.replies.items, { $ref: '#/components/schemas/Comment' })
+    t.same(doc.paths['/threads'].post.requestBody.content['application/json'].schema.properties.replies.items, {
+      $ref: '#/components/schemas/Comment',
+    })
     const result = await validate(structuredClone(doc))
     t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
   })

@@ -14,11 +14,18 @@ t.test('NumberField.min', async (t) => {
   })
 
   t.test('uses the given message', async (t) => {
-    t.same(one(field.number().min(0.5, 'too small'), 0.25), { ok: false, errors: [{ field: 'v', code: 'Min', message: 'too small' }] })
+    t.same(one(field.number().min(0.5, 'too small'), 0.25), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Min', message: 'too small' }],
+    })
   })
 
   t.test('throws FW_ERR_VALIDATION_BAD_LIMIT for a bound that is not finite', async (t) => {
-    t.throws(() => field.integer().min(Number.NaN), { constructor: FwError, code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'min(NaN): expected a finite number' })
+    t.throws(() => field.integer().min(Number.NaN), {
+      constructor: FwError,
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'min(NaN): expected a finite number',
+    })
   })
 })
 
@@ -30,11 +37,17 @@ t.test('NumberField.max', async (t) => {
   })
 
   t.test('runs after min in declaration order', async (t) => {
-    t.same(one(field.integer().max(5, 'too big').min(1, 'too small'), 9), { ok: false, errors: [{ field: 'v', code: 'Max', message: 'too big' }] })
+    t.same(one(field.integer().max(5, 'too big').min(1, 'too small'), 9), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Max', message: 'too big' }],
+    })
   })
 
   t.test('throws FW_ERR_VALIDATION_BAD_LIMIT for a bound that is not finite', async (t) => {
-    t.throws(() => field.number().max(-Infinity), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'max(-Infinity): expected a finite number' })
+    t.throws(() => field.number().max(-Infinity), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'max(-Infinity): expected a finite number',
+    })
   })
 })
 
@@ -44,7 +57,11 @@ t.test('NumberField', async (t) => {
     t.same(one(f, -7), { ok: true, value: { v: -7 } })
     t.same(one(f, Number.MAX_SAFE_INTEGER), { ok: true, value: { v: Number.MAX_SAFE_INTEGER } })
     for (const value of [1.5, 2 ** 53, Number.NaN]) {
-      t.same(one(f, value), { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be an integer' }] }, String(value))
+      t.same(
+        one(f, value),
+        { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be an integer' }] },
+        String(value),
+      )
     }
   })
 
@@ -52,13 +69,21 @@ t.test('NumberField', async (t) => {
     const f = field.number()
     t.same(one(f, 0.1), { ok: true, value: { v: 0.1 } })
     for (const value of [Number.NaN, Infinity]) {
-      t.same(one(f, value), { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be a number' }] }, String(value))
+      t.same(
+        one(f, value),
+        { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be a number' }] },
+        String(value),
+      )
     }
   })
 
   t.test('does not coerce numeric strings or booleans', async (t) => {
     for (const value of ['42', '', true]) {
-      t.same(one(field.integer(), value), { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be an integer' }] }, JSON.stringify(value))
+      t.same(
+        one(field.integer(), value),
+        { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be an integer' }] },
+        JSON.stringify(value),
+      )
     }
   })
 

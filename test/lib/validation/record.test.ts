@@ -5,7 +5,10 @@ t.test('RecordType', async (t) => {
   const Stock = schema({ stock: field.record(field.integer().required().min(0)).required() })
 
   t.test('checks every value and names a failing one by its key', async (t) => {
-    t.same(Stock.validate({ stock: { apples: 3, pears: -1 } }), { ok: false, errors: [{ field: 'stock/pears', code: 'Min', message: 'stock value must be at least 0' }] })
+    t.same(Stock.validate({ stock: { apples: 3, pears: -1 } }), {
+      ok: false,
+      errors: [{ field: 'stock/pears', code: 'Min', message: 'stock value must be at least 0' }],
+    })
   })
 
   t.test('keeps __proto__ and constructor keys as plain data, never as a prototype', async (t) => {

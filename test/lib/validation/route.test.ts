@@ -8,18 +8,26 @@ import { capture_log } from '../../helpers/log.js'
 
 const Order = schema({
   customer: field.object({ email: field.string().required().email(), name: field.string() }).required(),
-  items: field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required()).required(),
+  items: field
+    .array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }).required())
+    .required(),
 })
 const Page = schema({ page: field.integer().min(1).default(1), tag: field.array(field.string()), on: field.boolean() })
 const Id = schema({ id: field.integer().required() })
 
 const post = (app: ReturnType<typeof build>, url: string, payload: unknown) =>
-  app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json' } })
+  app.inject({
+    method: 'POST',
+    url,
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    headers: { 'content-type': 'application/json' },
+  })
 
 t.test('Route schemas', async (t) => {
   const calls: string[] = []
   const app = build(t, (app) => {
-    const refuse: Middleware = (req, res, next) => (req.header('x-refuse') ? void res.error(401, 'unauthorized', 'no') : next())
+    const refuse: Middleware = (req, res, next) =>
+      req.header('x-refuse') ? void res.error(401, 'unauthorized', 'no') : next()
     app.use('/orders', refuse)
     app.post('/orders', { body: Order }, (req, res) => {
       calls.push('order')
@@ -36,36 +44,70 @@ t.test('Route schemas', async (t) => {
       req.param('idd')
       res.json('id', req.valid('params').id, 'raw', req.param('id'), 'query', req.valid('query'))
     })
-    app.post('/strict', { body: schema({ a: field.integer() }).strict() }, (req, res) => void res.json(req.valid('body')))
-    app.post('/throws', { body: schema({ n: field.integer().check(() => { throw new Error('refinement bug') }, 'x') }) }, (_req, res) => void res.json('ok', true))
+    app.post(
+      '/strict',
+      { body: schema({ a: field.integer() }).strict() },
+      (req, res) => void res.json(req.valid('body')),
+    )
+    app.post(
+      '/throws',
+      {
+        body: schema({
+          n: field.integer().check(() => {
+            throw new Error('refinement bug')
+          }, 'x'),
+        }),
+      },
+      (_req, res) => void res.json('ok', true),
+    )
     app.post('/zod', { body: z.object({ name: z.string().min(2), tags: z.array(z.string()).max(2) }) }, (req, res) => {
       expectTypeOf(req.valid('body')).toEqualTypeOf<{ name: string; tags: string[] }>()
       res.json(req.valid('body'))
     })
-    app.group('/users/{uid}', (g) => g.get('/posts/{pid}/*', (req, res) => {
-      expectTypeOf<Parameters<typeof req.param>[0]>().toEqualTypeOf<'uid' | 'pid' | '*'>()
-      res.json('uid', req.param('uid'), 'pid', req.param('pid'), 'rest', req.param('*'))
-    }))
-    app.get('/headers', { headers: schema({ 'x-count': field.integer().required() }) }, (req, res) => void res.json(req.valid('headers')))
+    app.group('/users/{uid}', (g) =>
+      g.get('/posts/{pid}/*', (req, res) => {
+        expectTypeOf<Parameters<typeof req.param>[0]>().toEqualTypeOf<'uid' | 'pid' | '*'>()
+        res.json('uid', req.param('uid'), 'pid', req.param('pid'), 'rest', req.param('*'))
+      }),
+    )
+    app.get(
+      '/headers',
+      { headers: schema({ 'x-count': field.integer().required() }) },
+      (req, res) => void res.json(req.valid('headers')),
+    )
   })
 
-  t.test('an invalid body answers 400 validation_failed with nested field paths, and the handler never runs', async (t) => {
-    const r = await post(app, '/orders', { customer: { email: 'nope' }, items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: '2' }] })
-    t.equal(r.statusCode, 400)
-    t.same(r.json(), {
-      ok: false,
-      error: 'validation_failed',
-      message: 'email must be a valid email address',
-      errors: [
-        { field: 'customer/email', code: 'Email', message: 'email must be a valid email address' },
-        { field: 'items/2/qty', code: 'Type', message: 'qty must be an integer' },
-      ],
-    })
-    t.same(calls, [])
-  })
+  t.test(
+    'an invalid body answers 400 validation_failed with nested field paths, and the handler never runs',
+    async (t) => {
+      const r = await post(app, '/orders', {
+        customer: { email: 'nope' },
+        items: [
+          { sku: 'a', qty: 1 },
+          { sku: 'b', qty: 1 },
+          { sku: 'c', qty: '2' },
+        ],
+      })
+      t.equal(r.statusCode, 400)
+      t.same(r.json(), {
+        ok: false,
+        error: 'validation_failed',
+        message: 'email must be a valid email address',
+        errors: [
+          { field: 'customer/email', code: 'Email', message: 'email must be a valid email address' },
+          { field: 'items/2/qty', code: 'Type', message: 'qty must be an integer' },
+        ],
+      })
+      t.same(calls, [])
+    },
+  )
 
   t.test('a valid body reaches the handler as the validated value, unknown keys stripped', async (t) => {
-    const r = await post(app, '/orders', { customer: { email: 'a@example.com', x: 1 }, items: [{ sku: 'a', qty: 2 }], y: 2 })
+    const r = await post(app, '/orders', {
+      customer: { email: 'a@example.com', x: 1 },
+      items: [{ sku: 'a', qty: 2 }],
+      y: 2,
+    })
     t.equal(r.statusCode, 201)
     t.same(r.json().body, { customer: { email: 'a@example.com' }, items: [{ sku: 'a', qty: 2 }] })
   })
@@ -85,7 +127,10 @@ t.test('Route schemas', async (t) => {
   })
 
   t.test('numbers as strings and strings as numbers are refused in a body', async (t) => {
-    const r = await post(app, '/orders', { customer: { email: 'a@example.com', name: 7 }, items: [{ sku: 5, qty: '1' }] })
+    const r = await post(app, '/orders', {
+      customer: { email: 'a@example.com', name: 7 },
+      items: [{ sku: 5, qty: '1' }],
+    })
     t.same(r.json().errors, [
       { field: 'customer/name', code: 'Type', message: 'name must be a string' },
       { field: 'items/0/sku', code: 'Type', message: 'sku must be a string' },
@@ -105,15 +150,18 @@ t.test('Route schemas', async (t) => {
     ])
   })
 
-  t.test('the same query key 10,000 times is an array where the schema wants one, and refused where it does not', async (t) => {
-    const tags = Array.from({ length: 10_000 }, (_, i) => `tag=t${i}`).join('&')
-    const many = await app.inject({ url: `/things/1?${tags}` })
-    t.equal(many.statusCode, 200)
-    t.equal(many.json().query.tag.length, 10_000)
-    const pages = Array.from({ length: 10_000 }, () => 'page=2').join('&')
-    const refused = await app.inject({ url: `/things/1?${pages}` })
-    t.same(refused.json().errors, [{ field: 'query/page', code: 'Type', message: 'page must be an integer' }])
-  })
+  t.test(
+    'the same query key 10,000 times is an array where the schema wants one, and refused where it does not',
+    async (t) => {
+      const tags = Array.from({ length: 10_000 }, (_, i) => `tag=t${i}`).join('&')
+      const many = await app.inject({ url: `/things/1?${tags}` })
+      t.equal(many.statusCode, 200)
+      t.equal(many.json().query.tag.length, 10_000)
+      const pages = Array.from({ length: 10_000 }, () => 'page=2').join('&')
+      const refused = await app.inject({ url: `/things/1?${pages}` })
+      t.same(refused.json().errors, [{ field: 'query/page', code: 'Type', message: 'page must be an integer' }])
+    },
+  )
 
   t.test('path parameter names of groups and routes are typed together', async (t) => {
     t.same((await app.inject({ url: '/users/1/posts/2/a/b' })).json(), { uid: '1', pid: '2', rest: 'a/b' })
@@ -121,7 +169,9 @@ t.test('Route schemas', async (t) => {
 
   t.test('headers are validated and coerced', async (t) => {
     t.same((await app.inject({ url: '/headers', headers: { 'x-count': '3' } })).json(), { 'x-count': 3 })
-    t.same((await app.inject({ url: '/headers' })).json().errors, [{ field: 'headers/x-count', code: 'Required', message: 'x-count is required' }])
+    t.same((await app.inject({ url: '/headers' })).json().errors, [
+      { field: 'headers/x-count', code: 'Required', message: 'x-count is required' },
+    ])
   })
 
   t.test('unknown keys are refused by a strict schema', async (t) => {
@@ -130,7 +180,11 @@ t.test('Route schemas', async (t) => {
   })
 
   t.test('__proto__ and constructor keys at every level never pollute', async (t) => {
-    const r = await post(app, '/orders', '{"__proto__":{"x":1},"constructor":{"prototype":{"x":1}},"customer":{"email":"a@example.com","__proto__":{"x":1}},"items":[{"sku":"a","qty":1,"__proto__":{"x":1},"constructor":{"prototype":{"x":1}}}]}')
+    const r = await post(
+      app,
+      '/orders',
+      '{"__proto__":{"x":1},"constructor":{"prototype":{"x":1}},"customer":{"email":"a@example.com","__proto__":{"x":1}},"items":[{"sku":"a","qty":1,"__proto__":{"x":1},"constructor":{"prototype":{"x":1}}}]}',
+    )
     t.equal(r.statusCode, 201)
     t.same(r.json().body, { customer: { email: 'a@example.com' }, items: [{ sku: 'a', qty: 1 }] })
     t.equal(({} as Record<string, unknown>)['x'], undefined)
@@ -140,10 +194,14 @@ t.test('Route schemas', async (t) => {
     const deep = '{"customer":'.repeat(1000) + '1' + '}'.repeat(1000)
     const r = await post(app, '/orders', deep)
     t.equal(r.statusCode, 400)
-    t.same(r.json().errors, [
-      { field: 'customer/email', code: 'Required', message: 'email is required' },
-      { field: 'items', code: 'Required', message: 'items is required' },
-    ], 'the schema reads one level; the rest of the depth is an unknown key, dropped unread')
+    t.same(
+      r.json().errors,
+      [
+        { field: 'customer/email', code: 'Required', message: 'email is required' },
+        { field: 'items', code: 'Required', message: 'items is required' },
+      ],
+      'the schema reads one level; the rest of the depth is an unknown key, dropped unread',
+    )
     const huge = { customer: { email: 'a@example.com' }, items: Array.from({ length: 50_000 }, () => ({ sku: 1 })) }
     const h = await post(app, '/orders', huge)
     t.equal(h.statusCode, 400)
@@ -161,7 +219,10 @@ t.test('Route schemas', async (t) => {
   t.test('a Standard Schema (zod 4) validates like an fw schema', async (t) => {
     const bad = await post(app, '/zod', { name: 'a', tags: ['x', 'y', 'z'] })
     t.equal(bad.statusCode, 400)
-    t.same(bad.json().errors.map((e: { field: string }) => e.field), ['name', 'tags'])
+    t.same(
+      bad.json().errors.map((e: { field: string }) => e.field),
+      ['name', 'tags'],
+    )
     t.same((await post(app, '/zod', { name: 'ab', tags: [] })).json(), { name: 'ab', tags: [] })
   })
 })

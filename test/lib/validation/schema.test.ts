@@ -113,7 +113,10 @@ t.test('Schema.validate', async (t) => {
   })
 
   t.test('holds a login password to at least 8 characters', async (t) => {
-    t.same(LoginBody.validate({ email: good.email, password: '12345678' }), { ok: true, value: { email: good.email, password: '12345678' } })
+    t.same(LoginBody.validate({ email: good.email, password: '12345678' }), {
+      ok: true,
+      value: { email: good.email, password: '12345678' },
+    })
     t.same(errors_of(LoginBody.validate({ email: 'nope', password: '1234567' })), [
       { field: 'email', code: 'Email', message: 'invalid email format' },
       { field: 'password', code: 'MinLength', message: 'password must be at least 8 characters' },
@@ -138,7 +141,9 @@ t.test('Schema.validate', async (t) => {
     const s = schema({ constructor: field.string().required(), toString: field.string() })
     t.same(errors_of(s.validate({})), [{ field: 'constructor', code: 'Required', message: 'constructor is required' }])
     const inherited = Object.create({ constructor: 'from prototype' }) as object
-    t.same(errors_of(s.validate(inherited)), [{ field: 'constructor', code: 'Required', message: 'constructor is required' }])
+    t.same(errors_of(s.validate(inherited)), [
+      { field: 'constructor', code: 'Required', message: 'constructor is required' },
+    ])
   })
 
   t.test('keeps a __proto__ field as plain data in the value', async (t) => {
@@ -194,7 +199,10 @@ t.test('Schema nested', async (t) => {
         { field: 'address/zip', code: 'MinLength', message: 'zip must be 5 to 5 characters' },
       ],
     })
-    t.same(User.validate({ name: 'Ada', address: 'x' }), { ok: false, errors: [{ field: 'address', code: 'Type', message: 'address must be an object' }] })
+    t.same(User.validate({ name: 'Ada', address: 'x' }), {
+      ok: false,
+      errors: [{ field: 'address', code: 'Type', message: 'address must be an object' }],
+    })
   })
 
   t.test('strict refuses unknown keys at their path; the default strips them', async (t) => {
@@ -206,12 +214,18 @@ t.test('Schema nested', async (t) => {
         { field: 'd', code: 'Unknown', message: 'not allowed here' },
       ],
     })
-    t.same(User.validate({ name: 'Ada', x: 1, address: { city: 'Paris', y: 2 } }), { ok: true, value: { name: 'Ada', address: { city: 'Paris' } } })
+    t.same(User.validate({ name: 'Ada', x: 1, address: { city: 'Paris', y: 2 } }), {
+      ok: true,
+      value: { name: 'Ada', address: { city: 'Paris' } },
+    })
   })
 
   t.test('__proto__ and constructor keys at every level never reach a prototype', async (t) => {
     let body: unknown = { leaf: 1 }
-    for (let i = 0; i < 5; i++) body = JSON.parse(`{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"next":${JSON.stringify(body)}}`)
+    for (let i = 0; i < 5; i++)
+      body = JSON.parse(
+        `{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"next":${JSON.stringify(body)}}`,
+      )
     const Node = (depth: number): ReturnType<typeof field.object> =>
       depth === 0 ? field.object({ leaf: field.integer() }) : field.object({ next: Node(depth - 1) })
     const S = schema({ next: Node(4) })
@@ -219,28 +233,46 @@ t.test('Schema nested', async (t) => {
     t.ok(r.ok)
     t.equal(({} as Record<string, unknown>)['polluted'], undefined)
     t.equal(Object.getPrototypeOf(r.ok ? r.value : null), Object.prototype)
-    t.same(schema({ constructor: field.integer() }).validate({}), { ok: true, value: {} }, 'an inherited constructor is not read')
+    t.same(
+      schema({ constructor: field.integer() }).validate({}),
+      { ok: true, value: {} },
+      'an inherited constructor is not read',
+    )
   })
 
   t.test('a body nested 1,000 deep answers with the first level, without recursion into it', async (t) => {
     const deep = JSON.parse('{"a":'.repeat(1000) + '1' + '}'.repeat(1000)) as unknown
-    t.same(schema({ a: field.integer() }).validate(deep), { ok: false, errors: [{ field: 'a', code: 'Type', message: 'a must be an integer' }] })
+    t.same(schema({ a: field.integer() }).validate(deep), {
+      ok: false,
+      errors: [{ field: 'a', code: 'Type', message: 'a must be an integer' }],
+    })
   })
 
-  t.test('query coercion reads integers, numbers and booleans from strings, and refuses repeated scalar keys', async (t) => {
-    const Q = schema({ page: field.integer().min(1), ratio: field.number(), on: field.boolean() })
-    t.same(Q.validate({ page: '2', ratio: '0.5', on: 'true' }, { coerce: true }), { ok: true, value: { page: 2, ratio: 0.5, on: true } })
-    t.same(Q.validate({ page: '2.5', on: 'yes' }, { coerce: true }), {
-      ok: false,
-      errors: [
-        { field: 'page', code: 'Type', message: 'page must be an integer' },
-        { field: 'on', code: 'Type', message: 'on must be a boolean' },
-      ],
-    })
-    t.same(Q.validate({ page: Array.from({ length: 10_000 }, () => '1') }, { coerce: true }), {
-      ok: false, errors: [{ field: 'page', code: 'Type', message: 'page must be an integer' }],
-    })
-    t.same(Q.validate({ page: 2 }, { coerce: true }), { ok: true, value: { page: 2 } }, 'a number stays a number')
-    t.same(Q.validate({ page: '2' }), { ok: false, errors: [{ field: 'page', code: 'Type', message: 'page must be an integer' }] }, 'bodies are not coerced')
-  })
+  t.test(
+    'query coercion reads integers, numbers and booleans from strings, and refuses repeated scalar keys',
+    async (t) => {
+      const Q = schema({ page: field.integer().min(1), ratio: field.number(), on: field.boolean() })
+      t.same(Q.validate({ page: '2', ratio: '0.5', on: 'true' }, { coerce: true }), {
+        ok: true,
+        value: { page: 2, ratio: 0.5, on: true },
+      })
+      t.same(Q.validate({ page: '2.5', on: 'yes' }, { coerce: true }), {
+        ok: false,
+        errors: [
+          { field: 'page', code: 'Type', message: 'page must be an integer' },
+          { field: 'on', code: 'Type', message: 'on must be a boolean' },
+        ],
+      })
+      t.same(Q.validate({ page: Array.from({ length: 10_000 }, () => '1') }, { coerce: true }), {
+        ok: false,
+        errors: [{ field: 'page', code: 'Type', message: 'page must be an integer' }],
+      })
+      t.same(Q.validate({ page: 2 }, { coerce: true }), { ok: true, value: { page: 2 } }, 'a number stays a number')
+      t.same(
+        Q.validate({ page: '2' }),
+        { ok: false, errors: [{ field: 'page', code: 'Type', message: 'page must be an integer' }] },
+        'bodies are not coerced',
+      )
+    },
+  )
 })

@@ -12,7 +12,10 @@ t.test('StringField.trim', async (t) => {
   })
 
   t.test('makes a blank value count as missing', async (t) => {
-    t.same(one(field.string().trim().required(), ' \t '), { ok: false, errors: [{ field: 'v', code: 'Required', message: 'v is required' }] })
+    t.same(one(field.string().trim().required(), ' \t '), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Required', message: 'v is required' }],
+    })
   })
 
   t.test('is opt-in: without it whitespace is kept and checked', async (t) => {
@@ -26,7 +29,10 @@ t.test('StringField.trim', async (t) => {
 
 t.test('StringField.lowercase', async (t) => {
   t.test('lowercases the value', async (t) => {
-    t.same(one(field.string().trim().lowercase().email(), ' Ada@Example.COM '), { ok: true, value: { v: 'ada@example.com' } })
+    t.same(one(field.string().trim().lowercase().email(), ' Ada@Example.COM '), {
+      ok: true,
+      value: { v: 'ada@example.com' },
+    })
   })
 
   t.test('returns a new field and leaves the original unchanged', async (t) => {
@@ -44,12 +50,18 @@ t.test('StringField.email', async (t) => {
       ok: false,
       errors: [{ field: 'v', code: 'Email', message: 'invalid email format' }],
     })
-    t.same(one(field.string().email(), 'nope'), { ok: false, errors: [{ field: 'v', code: 'Email', message: 'v must be a valid email address' }] })
+    t.same(one(field.string().email(), 'nope'), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Email', message: 'v must be a valid email address' }],
+    })
   })
 
   t.test('refuses a long adversarial input', async (t) => {
     const evil = `${'a.'.repeat(50_000)}@${'a-'.repeat(50_000)}`
-    t.same(one(field.string().email(), evil), { ok: false, errors: [{ field: 'v', code: 'Email', message: 'v must be a valid email address' }] })
+    t.same(one(field.string().email(), evil), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Email', message: 'v must be a valid email address' }],
+    })
   })
 })
 
@@ -57,12 +69,18 @@ t.test('StringField.min_length', async (t) => {
   t.test('counts code points, so an emoji is one character', async (t) => {
     const f = field.string().min_length(3)
     t.equal('ab😀'.length, 4)
-    t.same(one(f, 'a😀'), { ok: false, errors: [{ field: 'v', code: 'MinLength', message: 'v must be at least 3 characters' }] })
+    t.same(one(f, 'a😀'), {
+      ok: false,
+      errors: [{ field: 'v', code: 'MinLength', message: 'v must be at least 3 characters' }],
+    })
     t.same(one(f, 'ab😀'), { ok: true, value: { v: 'ab😀' } })
   })
 
   t.test('uses the given message', async (t) => {
-    t.same(one(field.string().min_length(2, 'too short'), 'a'), { ok: false, errors: [{ field: 'v', code: 'MinLength', message: 'too short' }] })
+    t.same(one(field.string().min_length(2, 'too short'), 'a'), {
+      ok: false,
+      errors: [{ field: 'v', code: 'MinLength', message: 'too short' }],
+    })
   })
 
   t.test('does not run on an empty optional value', async (t) => {
@@ -70,8 +88,15 @@ t.test('StringField.min_length', async (t) => {
   })
 
   t.test('throws FW_ERR_VALIDATION_BAD_LIMIT for a negative or fractional length', async (t) => {
-    t.throws(() => field.string().min_length(-1), { constructor: FwError, code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'min_length(-1): expected a whole number >= 0' })
-    t.throws(() => field.string().min_length(1.5), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'min_length(1.5): expected a whole number >= 0' })
+    t.throws(() => field.string().min_length(-1), {
+      constructor: FwError,
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'min_length(-1): expected a whole number >= 0',
+    })
+    t.throws(() => field.string().min_length(1.5), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'min_length(1.5): expected a whole number >= 0',
+    })
   })
 })
 
@@ -79,11 +104,17 @@ t.test('StringField.max_length', async (t) => {
   t.test('counts code points, so two emoji fit a limit of 2', async (t) => {
     const f = field.string().max_length(2)
     t.same(one(f, '😀😀'), { ok: true, value: { v: '😀😀' } })
-    t.same(one(f, '😀😀x'), { ok: false, errors: [{ field: 'v', code: 'MaxLength', message: 'v must be at most 2 characters' }] })
+    t.same(one(f, '😀😀x'), {
+      ok: false,
+      errors: [{ field: 'v', code: 'MaxLength', message: 'v must be at most 2 characters' }],
+    })
   })
 
   t.test('throws FW_ERR_VALIDATION_BAD_LIMIT for a length that is not finite', async (t) => {
-    t.throws(() => field.string().max_length(Infinity), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'max_length(Infinity): expected a whole number >= 0' })
+    t.throws(() => field.string().max_length(Infinity), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'max_length(Infinity): expected a whole number >= 0',
+    })
   })
 })
 
@@ -96,8 +127,14 @@ t.test('StringField.length', async (t) => {
   })
 
   t.test('throws FW_ERR_VALIDATION_BAD_LIMIT when min exceeds max', async (t) => {
-    t.throws(() => field.string().length(5, 4), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'length(5, 4): min must not exceed max' })
-    t.throws(() => field.string().length(-2, 4), { code: 'FW_ERR_VALIDATION_BAD_LIMIT', message: 'length(-2, 4): expected a whole number >= 0' })
+    t.throws(() => field.string().length(5, 4), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'length(5, 4): min must not exceed max',
+    })
+    t.throws(() => field.string().length(-2, 4), {
+      code: 'FW_ERR_VALIDATION_BAD_LIMIT',
+      message: 'length(-2, 4): expected a whole number >= 0',
+    })
   })
 })
 
@@ -105,13 +142,23 @@ t.test('StringField', async (t) => {
   t.test('runs rules in the order declared and reports the first failure', async (t) => {
     const short_first = field.string().min_length(10).email()
     const email_first = field.string().email().min_length(10)
-    t.same(one(short_first, 'x'), { ok: false, errors: [{ field: 'v', code: 'MinLength', message: 'v must be at least 10 characters' }] })
-    t.same(one(email_first, 'x'), { ok: false, errors: [{ field: 'v', code: 'Email', message: 'v must be a valid email address' }] })
+    t.same(one(short_first, 'x'), {
+      ok: false,
+      errors: [{ field: 'v', code: 'MinLength', message: 'v must be at least 10 characters' }],
+    })
+    t.same(one(email_first, 'x'), {
+      ok: false,
+      errors: [{ field: 'v', code: 'Email', message: 'v must be a valid email address' }],
+    })
   })
 
   t.test('refuses numbers, booleans, arrays and objects with Type', async (t) => {
     for (const value of [1, false, ['a'], { a: 'b' }]) {
-      t.same(one(field.string(), value), { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be a string' }] }, JSON.stringify(value))
+      t.same(
+        one(field.string(), value),
+        { ok: false, errors: [{ field: 'v', code: 'Type', message: 'v must be a string' }] },
+        JSON.stringify(value),
+      )
     }
   })
 })

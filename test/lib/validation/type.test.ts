@@ -34,7 +34,11 @@ t.test('Type presence', async (t) => {
 
 t.test('Type.check', async (t) => {
   t.test('a refinement that throws lets the error through to the caller', async (t) => {
-    const S = schema({ n: field.integer().check(() => { throw new Error('boom') }, 'never') })
+    const S = schema({
+      n: field.integer().check(() => {
+        throw new Error('boom')
+      }, 'never'),
+    })
     t.throws(() => S.validate({ n: 1 }), { message: 'boom' })
   })
 })
@@ -46,6 +50,8 @@ t.test("Type['~standard']", async (t) => {
     t.equal(std.version, 1)
     t.equal(std.vendor, 'fw')
     t.same(std.validate({ items: [{ qty: 1 }] }), { value: { items: [{ qty: 1 }] } })
-    t.same(std.validate({ items: [{ qty: 'x' }] }), { issues: [{ message: 'qty must be an integer', path: ['items', '0', 'qty'] }] })
+    t.same(std.validate({ items: [{ qty: 'x' }] }), {
+      issues: [{ message: 'qty must be an integer', path: ['items', '0', 'qty'] }],
+    })
   })
 })

@@ -30,7 +30,12 @@ t.test('validation_body', async (t) => {
   })
 
   t.test('falls back to Validation failed without errors', async (t) => {
-    t.strictSame(validation_body([]), { ok: false, error: 'validation_failed', message: 'Validation failed', errors: [] })
+    t.strictSame(validation_body([]), {
+      ok: false,
+      error: 'validation_failed',
+      message: 'Validation failed',
+      errors: [],
+    })
   })
 
   t.test('serialises keys in the documented order', async (t) => {

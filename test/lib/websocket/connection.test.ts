@@ -8,11 +8,28 @@ import { Rooms, WebSocketConnection, ws_settings, type WsOptions } from '../../.
 import { capture_log } from '../../helpers/log.js'
 import { FakeSocket } from './fake-socket.js'
 
-const host = { id: 'rid-1', method: 'GET', url: '/ws', headers: {}, params: {}, query: {}, body: undefined, ip: '127.0.0.1' }
+const host = {
+  id: 'rid-1',
+  method: 'GET',
+  url: '/ws',
+  headers: {},
+  params: {},
+  query: {},
+  body: undefined,
+  ip: '127.0.0.1',
+}
 
-function open(options: WsOptions = {}, rooms = new Rooms()): { raw: FakeSocket; ws: WebSocketConnection; rooms: Rooms } {
+function open(
+  options: WsOptions = {},
+  rooms = new Rooms(),
+): { raw: FakeSocket; ws: WebSocketConnection; rooms: Rooms } {
   const raw = new FakeSocket()
-  const ws = new WebSocketConnection(raw, new Request(host, new Services()), ws_settings('ws /ws', { heartbeat_ms: 0, ...options }), rooms)
+  const ws = new WebSocketConnection(
+    raw,
+    new Request(host, new Services()),
+    ws_settings('ws /ws', { heartbeat_ms: 0, ...options }),
+    rooms,
+  )
   return { raw, ws, rooms }
 }
 
@@ -24,9 +41,16 @@ t.test('WebSocketConnection.send', async (t) => {
     ws.send(new Uint8Array([3]))
     ws.send({ a: 1 })
     ws.send(null)
-    t.same(raw.sent.map((s) => [typeof s.data === 'string' ? s.data : s.data.toString('hex'), s.binary]), [
-      ['hé', false], ['0102', true], ['03', true], ['{"a":1}', false], ['null', false],
-    ])
+    t.same(
+      raw.sent.map((s) => [typeof s.data === 'string' ? s.data : s.data.toString('hex'), s.binary]),
+      [
+        ['hé', false],
+        ['0102', true],
+        ['03', true],
+        ['{"a":1}', false],
+        ['null', false],
+      ],
+    )
   })
 
   t.test('sends nothing once closed', async (t) => {

@@ -6,8 +6,14 @@ import { ERR_WS_BAD_OPTION, ws_settings, type WsOptions } from '../../../lib/web
 t.test('ws_settings', async (t) => {
   t.test('fills in the defaults', async (t) => {
     t.same(ws_settings('ws /x'), {
-      max_payload: 1024 * 1024, idle_timeout_ms: 0, heartbeat_ms: 30_000, per_message_deflate: false,
-      high_water_mark: 1024 * 1024, on_backpressure: 'close', rate_limit: undefined, origins: undefined,
+      max_payload: 1024 * 1024,
+      idle_timeout_ms: 0,
+      heartbeat_ms: 30_000,
+      per_message_deflate: false,
+      high_water_mark: 1024 * 1024,
+      on_backpressure: 'close',
+      rate_limit: undefined,
+      origins: undefined,
     })
   })
 
@@ -18,7 +24,10 @@ t.test('ws_settings', async (t) => {
       [{ idle_timeout_ms: 1.5 }, 'ws /x: idle_timeout_ms must be an integer >= 0; got 1.5'],
       [{ on_backpressure: 'queue' }, `ws /x: on_backpressure must be 'close' or 'drop'; got "queue"`],
       [{ per_message_deflate: 'yes' }, 'ws /x: per_message_deflate must be a boolean; got "yes"'],
-      [{ rate_limit: { max_messages: 0, window_ms: 10 } }, 'ws /x: rate_limit.max_messages must be an integer >= 1; got 0'],
+      [
+        { rate_limit: { max_messages: 0, window_ms: 10 } },
+        'ws /x: rate_limit.max_messages must be an integer >= 1; got 0',
+      ],
       [{ rate_limit: 5 }, 'ws /x: rate_limit must be { max_messages, window_ms }; got 5'],
       [{ origins: [] }, 'ws /x: origins must be a non-empty list of origins; got []'],
     ]
@@ -29,11 +38,17 @@ t.test('ws_settings', async (t) => {
 
   t.test('app.ws checks them at registration', async (t) => {
     const app = new App()
-    t.throws(() => app.ws('/chat', () => {}, { max_payload: -5 }), { code: ERR_WS_BAD_OPTION.code, message: 'ws /chat: max_payload must be an integer >= 1; got -5' })
+    t.throws(() => app.ws('/chat', () => {}, { max_payload: -5 }), {
+      code: ERR_WS_BAD_OPTION.code,
+      message: 'ws /chat: max_payload must be an integer >= 1; got -5',
+    })
     t.throws(() => app.ws('/chat', 'nope' as never), { code: 'FW_ERR_APP_BAD_HANDLER' })
     t.throws(() => app.ws('/chat/{id', () => {}), { code: 'FW_ERR_APP_BAD_PATH' })
     await app.ready()
-    t.throws(() => app.ws('/late', () => {}), { code: 'FW_ERR_APP_LOCKED', message: 'cannot add route WS /late after the app has started (listen, inject or mount)' })
+    t.throws(() => app.ws('/late', () => {}), {
+      code: 'FW_ERR_APP_LOCKED',
+      message: 'cannot add route WS /late after the app has started (listen, inject or mount)',
+    })
     await app.close()
   })
 })

@@ -6,7 +6,16 @@ import { Rooms, WebSocketConnection, ws_settings, type BusMessage, type RoomBus 
 import { capture_log } from '../../helpers/log.js'
 import { FakeSocket } from './fake-socket.js'
 
-const host = { id: 'rid-r', method: 'GET', url: '/ws', headers: {}, params: {}, query: {}, body: undefined, ip: '127.0.0.1' }
+const host = {
+  id: 'rid-r',
+  method: 'GET',
+  url: '/ws',
+  headers: {},
+  params: {},
+  query: {},
+  body: undefined,
+  ip: '127.0.0.1',
+}
 const settings = ws_settings('ws /ws', { heartbeat_ms: 0 })
 
 function member(rooms: Rooms, ...names: string[]): { raw: FakeSocket; ws: WebSocketConnection } {
@@ -49,11 +58,17 @@ t.test('Rooms.broadcast', async (t) => {
     t.equal(rooms.broadcast('nobody', 'x'), 0)
   })
 
-  t.test('members lists this instance\'s members; leave and close remove them', async (t) => {
+  t.test("members lists this instance's members; leave and close remove them", async (t) => {
     const rooms = new Rooms()
     const a = member(rooms, 'lobby')
     const b = member(rooms, 'lobby')
-    t.same(rooms.members('lobby').map((m) => m.id).sort(), [a.ws.id, b.ws.id].sort())
+    t.same(
+      rooms
+        .members('lobby')
+        .map((m) => m.id)
+        .sort(),
+      [a.ws.id, b.ws.id].sort(),
+    )
     a.ws.leave('lobby')
     b.raw.peer_closed()
     t.same(rooms.members('lobby'), [])
@@ -68,7 +83,10 @@ t.test('Rooms with a bus', async (t) => {
     await rooms.use_bus(bus)
     const a = member(rooms, 'lobby')
     rooms.broadcast('lobby', Buffer.from([7]), { except: 'someone-elsewhere' })
-    t.same(bus.published.map((m) => [m.room, m.data.toString('hex'), m.binary, m.except]), [['lobby', '07', true, 'someone-elsewhere']])
+    t.same(
+      bus.published.map((m) => [m.room, m.data.toString('hex'), m.binary, m.except]),
+      [['lobby', '07', true, 'someone-elsewhere']],
+    )
     bus.deliver!({ room: 'lobby', data: Buffer.from('remote'), binary: false, except: undefined })
     bus.deliver!({ room: 'lobby', data: Buffer.from('not me'), binary: false, except: a.ws.id })
     t.same(a.raw.texts(), ['\u0007', 'remote'])
@@ -87,7 +105,10 @@ t.test('Rooms with a bus', async (t) => {
     await new Promise((resolve) => setImmediate(resolve))
     t.same(a.raw.texts(), ['one', 'two', 'three'])
     t.equal(out.lines().filter((l) => l.includes('room bus unavailable')).length, 1)
-    t.match(out.text(), /\[error\] room bus unavailable, broadcasting to this instance only err="Error: connection is closed/)
+    t.match(
+      out.text(),
+      /\[error\] room bus unavailable, broadcasting to this instance only err="Error: connection is closed/,
+    )
     bus.fail = undefined
     rooms.broadcast('lobby', 'four')
     await new Promise((resolve) => setImmediate(resolve))

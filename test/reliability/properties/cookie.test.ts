@@ -1,5 +1,5 @@
-// Properties of cookies: a Cookie header written by the `cookie` package reads back through `req.cookie()`, and the session
-// cookie fw writes, sent back among any other cookies in any order, finds its session again.
+// Properties of cookies: a Cookie header written by the `cookie` package reads back through `req.cookie()`, and the
+// session cookie fw writes, sent back among any other cookies in any order, finds its session again.
 import fc from 'fast-check'
 import t from 'tap'
 import { parseSetCookie, stringifyCookie } from 'cookie'
@@ -12,15 +12,23 @@ const { session, Session } = fw.middleware.auth
 const token = fc.stringMatching(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,12}$/)
 
 t.test('req.cookie', async (t) => {
-  const app = build(t, (app) => app.get('/c', (req, res) => void res.json('value', req.cookie(String(req.query_value('name', ''))) ?? null)))
-  await fc.assert(fc.asyncProperty(fc.dictionary(token, fc.string({ maxLength: 20 }), { minKeys: 1, maxKeys: 5 }), async (cookies) => {
-    const header = stringifyCookie(cookies)
-    for (const [name, value] of Object.entries(cookies)) {
-      const r = await app.inject({ url: `/c?name=${encodeURIComponent(name)}`, headers: { cookie: header } })
-      if ((r.json() as { value: string }).value !== value) return false
-    }
-    return true
-  }), { numRuns: 150 })
+  const app = build(t, (app) =>
+    app.get('/c', (req, res) => void res.json('value', req.cookie(String(req.query_value('name', ''))) ?? null)),
+  )
+  await fc.assert(
+    fc.asyncProperty(
+      fc.dictionary(token, fc.string({ maxLength: 20 }), { minKeys: 1, maxKeys: 5 }),
+      async (cookies) => {
+        const header = stringifyCookie(cookies)
+        for (const [name, value] of Object.entries(cookies)) {
+          const r = await app.inject({ url: `/c?name=${encodeURIComponent(name)}`, headers: { cookie: header } })
+          if ((r.json() as { value: string }).value !== value) return false
+        }
+        return true
+      },
+    ),
+    { numRuns: 150 },
+  )
   t.pass('every value written with stringifyCookie reads back unchanged')
 })
 
@@ -31,22 +39,25 @@ t.test('the session cookie', async (t) => {
     same_site: fc.constantFrom('Strict' as const, 'Lax' as const),
   })
   const others = fc.dictionary(token, fc.string({ maxLength: 10 }), { maxKeys: 3 })
-  await fc.assert(fc.asyncProperty(settings, fc.string({ maxLength: 40 }), others, fc.boolean(), async (s, value, extra, before) => {
-    const app = build(t, (app) => {
-      app.use(fw.adapt_ctx(session({ secret: 'a-session-secret-of-32-characters', ...s })))
-      app.post('/set', (req, res) => {
-        req.state(Session)!.set('v', value)
-        res.json('ok', true)
+  await fc.assert(
+    fc.asyncProperty(settings, fc.string({ maxLength: 40 }), others, fc.boolean(), async (s, value, extra, before) => {
+      const app = build(t, (app) => {
+        app.use(fw.adapt_ctx(session({ secret: 'a-session-secret-of-32-characters', ...s })))
+        app.post('/set', (req, res) => {
+          req.state(Session)!.set('v', value)
+          res.json('ok', true)
+        })
+        app.get('/get', (req, res) => void res.json('v', req.state(Session)!.get('v') ?? null))
       })
-      app.get('/get', (req, res) => void res.json('v', req.state(Session)!.get('v') ?? null))
-    })
-    const set = await app.inject({ method: 'POST', url: '/set' })
-    const written = parseSetCookie(String(set.headers['set-cookie']))
-    delete extra[s.cookie_name]
-    const sent = before ? { ...extra, [written.name]: written.value } : { [written.name]: written.value, ...extra }
-    const got = await app.inject({ url: '/get', headers: { cookie: stringifyCookie(sent) } })
-    await app.close()
-    return written.name === s.cookie_name && (got.json() as { v: string }).v === value
-  }), { numRuns: 60 })
+      const set = await app.inject({ method: 'POST', url: '/set' })
+      const written = parseSetCookie(String(set.headers['set-cookie']))
+      delete extra[s.cookie_name]
+      const sent = before ? { ...extra, [written.name]: written.value } : { [written.name]: written.value, ...extra }
+      const got = await app.inject({ url: '/get', headers: { cookie: stringifyCookie(sent) } })
+      await app.close()
+      return written.name === s.cookie_name && (got.json() as { v: string }).v === value
+    }),
+    { numRuns: 60 },
+  )
   t.pass('the Set-Cookie fw writes, sent back with other cookies, restores the session for any name and value')
 })

@@ -1,6 +1,6 @@
-// Property: prefix middleware on /admin runs for every request that reaches an /admin route, whatever the encoding of its
-// path (percent-encoding of any byte, hex case, //, /./, /../, %2f, %5c, backslashes, overlong UTF-8, NUL). Real sockets:
-// the path goes on the wire exactly as generated, with no client-side normalisation.
+// Property: prefix middleware on /admin runs for every request that reaches an /admin route, whatever the encoding of
+// its path (percent-encoding of any byte, hex case, //, /./, /../, %2f, %5c, backslashes, overlong UTF-8, NUL). Real
+// sockets: the path goes on the wire exactly as generated, with no client-side normalisation.
 import http from 'node:http'
 import fc from 'fast-check'
 import t from 'tap'
@@ -16,7 +16,10 @@ function get(port: number, path: string): Promise<{ status: number; body: string
     try {
       req = http.request({ host: '127.0.0.1', port, path, agent }, (res) => {
         let body = ''
-        res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body }))
       })
     } catch {
       return resolve({ status: -1, body: '' })
@@ -31,16 +34,33 @@ const encoded_char = (c: string): fc.Arbitrary<string> => {
   const overlong = `%${(0xc0 | (c.charCodeAt(0) >> 6)).toString(16)}%${(0x80 | (c.charCodeAt(0) & 0x3f)).toString(16)}`
   return fc.constantFrom(c, c.toUpperCase(), `%${hex}`, `%${hex.toUpperCase()}`, overlong)
 }
-const encoded_word = (word: string): fc.Arbitrary<string> => fc.tuple(...[...word].map(encoded_char)).map((cs) => cs.join(''))
+const encoded_word = (word: string): fc.Arbitrary<string> =>
+  fc.tuple(...[...word].map(encoded_char)).map((cs) => cs.join(''))
 const separator = fc.constantFrom('/', '//', '/./', '%2f', '%2F', '\\', '%5c', '%5C', '/%2e/', '/%2E/')
 /** Noise that cancels out: a segment then `..`, in any encoding. */
-const detour = fc.tuple(fc.constantFrom('x', 'api', 'admin', 'a%00b'), fc.constantFrom('..', '%2e%2e', '.%2E', '%2E.')).map(([s, up]) => `${s}/${up}/`)
+const detour = fc
+  .tuple(fc.constantFrom('x', 'api', 'admin', 'a%00b'), fc.constantFrom('..', '%2e%2e', '.%2E', '%2E.'))
+  .map(([s, up]) => `${s}/${up}/`)
 const tail = fc.constantFrom('stats', 'users/7', 'files/a/b', 'STATS', 'st%61ts', 'x%00', '')
 
 /** Paths built to reach an /admin route by some encoding, and fully random ones over the same pieces. */
-const admin_path = fc.tuple(fc.constantFrom('', '/'), fc.array(detour, { maxLength: 2 }), encoded_word('admin'), separator, tail, fc.constantFrom('', '?q=1', '/'))
-  .map(([lead, detours, admin, sep, rest, end]) => `/${lead}${detours.join('')}${admin}${sep}${rest}${end}`.replace(/^\/\//, '/'))
-const random_path = fc.array(fc.oneof(encoded_word('admin'), separator, detour, tail, fc.string({ maxLength: 3 }).map(encodeURIComponent)), { maxLength: 8 })
+const admin_path = fc
+  .tuple(
+    fc.constantFrom('', '/'),
+    fc.array(detour, { maxLength: 2 }),
+    encoded_word('admin'),
+    separator,
+    tail,
+    fc.constantFrom('', '?q=1', '/'),
+  )
+  .map(([lead, detours, admin, sep, rest, end]) =>
+    `/${lead}${detours.join('')}${admin}${sep}${rest}${end}`.replace(/^\/\//, '/'),
+  )
+const random_path = fc
+  .array(
+    fc.oneof(encoded_word('admin'), separator, detour, tail, fc.string({ maxLength: 3 }).map(encodeURIComponent)),
+    { maxLength: 8 },
+  )
   .map((parts) => '/' + parts.join(''))
 
 t.test('prefix middleware on /admin', async (t) => {
@@ -49,7 +69,10 @@ t.test('prefix middleware on /admin', async (t) => {
     // Each handler answers the path it was reached at, rebuilt from its route and the router's decoded parameters.
     app.get('/admin/stats', (_req, res) => void res.json('reached', '/admin/stats'))
     app.get('/{section}/stats', (req, res) => void res.json('reached', `/${req.param('section')}/stats`))
-    app.get('/{section}/users/{id}', (req, res) => void res.json('reached', `/${req.param('section')}/users/${req.param('id')}`))
+    app.get(
+      '/{section}/users/{id}',
+      (req, res) => void res.json('reached', `/${req.param('section')}/users/${req.param('id')}`),
+    )
     app.get('/{section}/*', (req, res) => void res.json('reached', `/${req.param('section')}/${req.param('*')}`))
     app.get('/{section}', (req, res) => void res.json('reached', `/${req.param('section')}`))
   })
@@ -60,12 +83,16 @@ t.test('prefix middleware on /admin', async (t) => {
     statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
     if (r.status !== 200) return true
     const reached = (JSON.parse(r.body) as { reached: string }).reached
-    // `reached` is decoded: a `?` or `#` in it is data (`/admin%3F` reaches `/{section}` with section `admin?`, not /admin).
+    // `reached` is decoded: a `?` or `#` in it is data (`/admin%3F` reaches `/{section}` with section `admin?`, not
+    // /admin).
     return canonical_segments(reached.replace(/\?/g, '%3F').replace(/#/g, '%23'))[0] !== 'admin'
   }
   await fc.assert(fc.asyncProperty(admin_path, check), { numRuns: 400 })
   await fc.assert(fc.asyncProperty(random_path, check), { numRuns: 400 })
   t.pass('no request reached an /admin route without the guard (800 generated paths)')
-  t.ok((statuses.get(401) ?? 0) > 100 && (statuses.get(200) ?? 0) > 0, 'the paths exercise both the guard and the routes')
+  t.ok(
+    (statuses.get(401) ?? 0) > 100 && (statuses.get(200) ?? 0) > 0,
+    'the paths exercise both the guard and the routes',
+  )
   t.comment(`answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`)
 })

@@ -32,7 +32,10 @@ t.test('api_key_dev', async (t) => {
   })
 
   t.test('refuses an empty key at creation', async (t) => {
-    t.throws(() => api_key_dev(''), { code: 'FW_ERR_AUTH_BAD_OPTION', message: /allowed_keys must be a list of non-empty strings/ })
+    t.throws(() => api_key_dev(''), {
+      code: 'FW_ERR_AUTH_BAD_OPTION',
+      message: /allowed_keys must be a list of non-empty strings/,
+    })
   })
 })
 
@@ -95,6 +98,9 @@ t.test('sign_dev_token', async (t) => {
   })
 
   t.test('refuses an empty secret', async (t) => {
-    t.throws(() => sign_dev_token('', { sub: 'a' }), { code: 'FW_ERR_AUTH_BAD_OPTION', message: /^sign_dev_token: secret must be/ })
+    t.throws(() => sign_dev_token('', { sub: 'a' }), {
+      code: 'FW_ERR_AUTH_BAD_OPTION',
+      message: /^sign_dev_token: secret must be/,
+    })
   })
 })

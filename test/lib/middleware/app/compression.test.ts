@@ -17,7 +17,10 @@ function app_with(t: Teardown, setup?: (app: App) => void) {
     app.get('/big', (_req, res) => void res.header('content-type', 'application/json; charset=utf-8').send(BIG))
     app.get('/small', (_req, res) => void res.json('ok', true))
     app.get('/png', (_req, res) => void res.header('content-type', 'image/png').send(Buffer.alloc(4096, 1)))
-    app.get('/nt', (_req, res) => void res.header('cache-control', 'no-transform').header('content-type', 'text/plain').send(BIG))
+    app.get(
+      '/nt',
+      (_req, res) => void res.header('cache-control', 'no-transform').header('content-type', 'text/plain').send(BIG),
+    )
     app.get('/random', (_req, res) => void res.header('content-type', 'text/plain').send(randomBytes(2048)))
   })
 }
@@ -70,7 +73,10 @@ t.test('compression', async (t) => {
     const app = app_with(t, (app) => app.use(etag()))
     const first = await app.inject({ url: '/big', headers: { 'accept-encoding': 'gzip' } })
     t.match(first.headers.etag, /^W\/"/)
-    const again = await app.inject({ url: '/big', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(first.headers.etag) } })
+    const again = await app.inject({
+      url: '/big',
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': String(first.headers.etag) },
+    })
     t.equal(again.statusCode, 304)
     t.equal(again.headers.vary, 'Accept-Encoding')
     t.equal(again.body, '')
@@ -99,10 +105,31 @@ t.test('compression', async (t) => {
   t.test('compresses a streamed body as it goes: it decompresses to the original and carries Vary', async (t) => {
     const chunks = Array.from({ length: 50 }, (_, i) => `line ${i} ${'x'.repeat(40)}\n`)
     const app = app_with(t, (app) => {
-      app.get('/stream', (_req, res) => void res.stream((async function* () { yield* chunks })(), 'text/plain; charset=utf-8'))
-      app.get('/bytes', (_req, res) => void res.stream((async function* () { yield Buffer.from(BIG) })()))
+      app.get(
+        '/stream',
+        (_req, res) =>
+          void res.stream(
+            (async function* () {
+              yield* chunks
+            })(),
+            'text/plain; charset=utf-8',
+          ),
+      )
+      app.get(
+        '/bytes',
+        (_req, res) =>
+          void res.stream(
+            (async function* () {
+              yield Buffer.from(BIG)
+            })(),
+          ),
+      )
     })
-    for (const [accept, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync], ['deflate', inflateSync]] as const) {
+    for (const [accept, decode] of [
+      ['gzip', gunzipSync],
+      ['br', brotliDecompressSync],
+      ['deflate', inflateSync],
+    ] as const) {
       const r = await app.inject({ url: '/stream', headers: { 'accept-encoding': accept } })
       t.equal(r.headers['content-encoding'], accept)
       t.equal(r.headers.vary, 'Accept-Encoding')
@@ -120,11 +147,15 @@ t.test('compression', async (t) => {
     const hold = gate()
     const { port } = await listening(t, (app) => {
       app.use(compression())
-      app.get('/events', (_req, res) => void res.sse(async (sink) => {
-        await sink.send({ event: 'tick', data: { n: 1 } })
-        await hold.promise
-        await sink.send({ event: 'tick', data: { n: 2 } })
-      }))
+      app.get(
+        '/events',
+        (_req, res) =>
+          void res.sse(async (sink) => {
+            await sink.send({ event: 'tick', data: { n: 1 } })
+            await hold.promise
+            await sink.send({ event: 'tick', data: { n: 2 } })
+          }),
+      )
     })
     const text = await new Promise<string>((resolve, reject) => {
       get({ port, host: '127.0.0.1', path: '/events', headers: { 'accept-encoding': 'gzip' } }, (res) => {

@@ -11,7 +11,12 @@ t.test('etag', async (t) => {
     const first = await app.inject('/x')
     t.equal(first.headers.etag, etag_of('{"n":1}'))
     t.match(first.headers.etag, /^"[0-9a-f]+-[\w-]+"$/)
-    for (const header of [String(first.headers.etag), `W/${String(first.headers.etag)}`, `"other", ${String(first.headers.etag)}`, '*']) {
+    for (const header of [
+      String(first.headers.etag),
+      `W/${String(first.headers.etag)}`,
+      `"other", ${String(first.headers.etag)}`,
+      '*',
+    ]) {
       const again = await app.inject({ url: '/x', headers: { 'if-none-match': header } })
       t.equal(again.statusCode, 304, header)
       t.equal(again.body, '')

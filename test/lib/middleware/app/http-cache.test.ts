@@ -1,5 +1,12 @@
 import t, { type Test } from 'tap'
-import { Cache, CachePolicy, LruMemoryStore, NetworkProbe, type AsyncCacheStore, type CacheEntry } from '../../../../lib/cache/index.js'
+import {
+  Cache,
+  CachePolicy,
+  LruMemoryStore,
+  NetworkProbe,
+  type AsyncCacheStore,
+  type CacheEntry,
+} from '../../../../lib/cache/index.js'
 import type { Handler, Middleware } from '../../../../index.js'
 import * as fw from '../../../../index.js'
 import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
@@ -17,7 +24,14 @@ function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, oute
   let calls = 0
   const app = build(t, (app) => {
     for (const mw of outer) app.use(mw)
-    app.use('/data', http_cache({ now: () => clock.ms, on_decision: (d, key, detail) => void decisions.push([d, key, detail]), ...options }))
+    app.use(
+      '/data',
+      http_cache({
+        now: () => clock.ms,
+        on_decision: (d, key, detail) => void decisions.push([d, key, detail]),
+        ...options,
+      }),
+    )
     app.get('/data', (req, res) => {
       calls++
       return handler ? handler(req, res) : void res.json('n', calls)
@@ -62,7 +76,10 @@ t.test('http_cache', async (t) => {
     t.same([hit.statusCode, status_of(hit), hit.headers.age, hit.body], [200, 'hit', '5', '{"n":1}'])
     t.equal(hit.headers['content-type'], 'application/json; charset=utf-8')
     t.equal(calls(), 1)
-    t.same(decisions, [['miss', 'GET /data?', {}], ['hit', 'GET /data?', { age_s: 5 }]])
+    t.same(decisions, [
+      ['miss', 'GET /data?', {}],
+      ['hit', 'GET /data?', { age_s: 5 }],
+    ])
   })
 
   t.test('runs the handler again once the ttl has passed', async (t) => {
@@ -81,7 +98,10 @@ t.test('http_cache', async (t) => {
     t.equal(status_of(await app.inject({ url: '/data?a=1&b=2' })), 'hit')
     t.equal(status_of(await app.inject({ url: '/data?a=1&b=3' })), 'miss')
     t.equal(calls(), 2)
-    t.same(decisions.map(([, key]) => key), ['GET /data?a=1&b=2', 'GET /data?a=1&b=2', 'GET /data?a=1&b=3'])
+    t.same(
+      decisions.map(([, key]) => key),
+      ['GET /data?a=1&b=2', 'GET /data?a=1&b=2', 'GET /data?a=1&b=3'],
+    )
   })
 
   t.test('skips lookup and store for x-fw-cache: bypass', async (t) => {
@@ -93,63 +113,102 @@ t.test('http_cache', async (t) => {
     t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 2], 'the bypassed answer was not stored')
   })
 
-  t.test('bypasses requests with Authorization or Cookie: a personal answer is neither served from nor stored in the cache', async (t) => {
-    const { app, calls } = cached(t, {}, (req, res) => void res.text(`for ${req.header('authorization') || req.header('cookie') || 'anyone'}`))
-    t.equal((await app.inject({ url: '/data' })).body, 'for anyone')
-    for (const headers of [{ authorization: 'Bearer alice' }, { cookie: 'sid=bob' }, { Authorization: '' }]) {
-      const r = await app.inject({ url: '/data', headers })
-      t.same([status_of(r), r.body], ['bypass', `for ${Object.values(headers)[0] || 'anyone'}`], JSON.stringify(headers))
-    }
-    const anon = await app.inject({ url: '/data' })
-    t.same([status_of(anon), anon.body, calls()], ['hit', 'for anyone', 4], 'no personal answer was stored')
-  })
+  t.test(
+    'bypasses requests with Authorization or Cookie: a personal answer is neither served from nor stored in the cache',
+    async (t) => {
+      const { app, calls } = cached(
+        t,
+        {},
+        (req, res) => void res.text(`for ${req.header('authorization') || req.header('cookie') || 'anyone'}`),
+      )
+      t.equal((await app.inject({ url: '/data' })).body, 'for anyone')
+      for (const headers of [{ authorization: 'Bearer alice' }, { cookie: 'sid=bob' }, { Authorization: '' }]) {
+        const r = await app.inject({ url: '/data', headers })
+        t.same(
+          [status_of(r), r.body],
+          ['bypass', `for ${Object.values(headers)[0] || 'anyone'}`],
+          JSON.stringify(headers),
+        )
+      }
+      const anon = await app.inject({ url: '/data' })
+      t.same([status_of(anon), anon.body, calls()], ['hit', 'for anyone', 4], 'no personal answer was stored')
+    },
+  )
 
-  t.test('keys per credential when include_headers names it, and shares answers when cache_credentialed is set', async (t) => {
-    const per_user = cached(t, { include_headers: ['authorization'] }, (req, res) => void res.text(`for ${req.header('authorization')}`))
-    const alice = { authorization: 'Bearer alice' }
-    t.same(status_of(await per_user.app.inject({ url: '/data', headers: alice })), 'miss')
-    const bob = await per_user.app.inject({ url: '/data', headers: { authorization: 'Bearer bob' } })
-    t.same([status_of(bob), bob.body], ['miss', 'for Bearer bob'])
-    const alice_again = await per_user.app.inject({ url: '/data', headers: alice })
-    t.same([status_of(alice_again), alice_again.body], ['hit', 'for Bearer alice'])
-    t.same(status_of(await per_user.app.inject({ url: '/data', headers: { cookie: 'sid=1', ...alice } })), 'bypass', 'Cookie is still personal')
+  t.test(
+    'keys per credential when include_headers names it, and shares answers when cache_credentialed is set',
+    async (t) => {
+      const per_user = cached(
+        t,
+        { include_headers: ['authorization'] },
+        (req, res) => void res.text(`for ${req.header('authorization')}`),
+      )
+      const alice = { authorization: 'Bearer alice' }
+      t.same(status_of(await per_user.app.inject({ url: '/data', headers: alice })), 'miss')
+      const bob = await per_user.app.inject({ url: '/data', headers: { authorization: 'Bearer bob' } })
+      t.same([status_of(bob), bob.body], ['miss', 'for Bearer bob'])
+      const alice_again = await per_user.app.inject({ url: '/data', headers: alice })
+      t.same([status_of(alice_again), alice_again.body], ['hit', 'for Bearer alice'])
+      t.same(
+        status_of(await per_user.app.inject({ url: '/data', headers: { cookie: 'sid=1', ...alice } })),
+        'bypass',
+        'Cookie is still personal',
+      )
 
-    const shared = cached(t, { cache_credentialed: true })
-    await shared.app.inject({ url: '/data', headers: { cookie: 'sid=1' } })
-    const r = await shared.app.inject({ url: '/data', headers: { authorization: 'Bearer x' } })
-    t.same([status_of(r), r.body, shared.calls()], ['hit', '{"n":1}', 1])
-  })
+      const shared = cached(t, { cache_credentialed: true })
+      await shared.app.inject({ url: '/data', headers: { cookie: 'sid=1' } })
+      const r = await shared.app.inject({ url: '/data', headers: { authorization: 'Bearer x' } })
+      t.same([status_of(r), r.body, shared.calls()], ['hit', '{"n":1}', 1])
+    },
+  )
 
-  t.test('stale if offline: while the probe says offline, an entry past its ttl answers without the handler', async (t) => {
-    const link = { online: true }
-    const policy = { ttl_ms: 10_000, stale_if_offline_ms: 60_000 }
-    const { app, clock, calls, decisions } = cached(t, { policy, probe: { isOnline: () => link.online } })
-    await app.inject({ url: '/data' })
-    clock.ms += 30_000
-    link.online = false
-    const offline = await app.inject({ url: '/data' })
-    t.same([offline.statusCode, status_of(offline), offline.headers.age, offline.body, calls()], [200, 'hit', '30', '{"n":1}', 1])
-    t.same(decisions.at(-1), ['stale', 'GET /data?', { age_s: 30 }])
-    clock.ms += 30_000
-    const too_old = await app.inject({ url: '/data' })
-    t.same([status_of(too_old), too_old.body, calls()], ['miss', '{"n":2}', 2], 'at stale_if_offline_ms the handler runs again')
-    link.online = true
-    clock.ms += 30_000
-    const online = await app.inject({ url: '/data' })
-    t.same([status_of(online), online.body, calls()], ['miss', '{"n":3}', 3], 'online, an entry past its ttl is not reused')
-  })
+  t.test(
+    'stale if offline: while the probe says offline, an entry past its ttl answers without the handler',
+    async (t) => {
+      const link = { online: true }
+      const policy = { ttl_ms: 10_000, stale_if_offline_ms: 60_000 }
+      const { app, clock, calls, decisions } = cached(t, { policy, probe: { isOnline: () => link.online } })
+      await app.inject({ url: '/data' })
+      clock.ms += 30_000
+      link.online = false
+      const offline = await app.inject({ url: '/data' })
+      t.same(
+        [offline.statusCode, status_of(offline), offline.headers.age, offline.body, calls()],
+        [200, 'hit', '30', '{"n":1}', 1],
+      )
+      t.same(decisions.at(-1), ['stale', 'GET /data?', { age_s: 30 }])
+      clock.ms += 30_000
+      const too_old = await app.inject({ url: '/data' })
+      t.same(
+        [status_of(too_old), too_old.body, calls()],
+        ['miss', '{"n":2}', 2],
+        'at stale_if_offline_ms the handler runs again',
+      )
+      link.online = true
+      clock.ms += 30_000
+      const online = await app.inject({ url: '/data' })
+      t.same(
+        [status_of(online), online.body, calls()],
+        ['miss', '{"n":3}', 3],
+        'online, an entry past its ttl is not reused',
+      )
+    },
+  )
 
-  t.test('refreshes a NetworkProbe as requests arrive, at most once per interval, without waiting for it', async (t) => {
-    let checks = 0
-    const probe = new NetworkProbe({ min_interval_ms: 1_000 }, () => (checks++, false))
-    const { app, clock } = cached(t, { policy: { ttl_ms: 10_000 }, probe })
-    for (let i = 0; i < 5; i++) await app.inject({ url: '/data' })
-    t.equal(checks, 1)
-    t.equal(probe.isOnline(clock.ms), false, 'the check ran and found the upstream offline')
-    clock.ms += 1_000
-    await app.inject({ url: '/data' })
-    t.equal(checks, 2)
-  })
+  t.test(
+    'refreshes a NetworkProbe as requests arrive, at most once per interval, without waiting for it',
+    async (t) => {
+      let checks = 0
+      const probe = new NetworkProbe({ min_interval_ms: 1_000 }, () => (checks++, false))
+      const { app, clock } = cached(t, { policy: { ttl_ms: 10_000 }, probe })
+      for (let i = 0; i < 5; i++) await app.inject({ url: '/data' })
+      t.equal(checks, 1)
+      t.equal(probe.isOnline(clock.ms), false, 'the check ran and found the upstream offline')
+      clock.ms += 1_000
+      await app.inject({ url: '/data' })
+      t.equal(checks, 2)
+    },
+  )
 
   t.test('leaves other methods untouched, with no status header', async (t) => {
     const { app, calls } = cached(t)
@@ -167,15 +226,24 @@ t.test('http_cache', async (t) => {
     t.same([cold.statusCode, status_of(cold), cold.body], [200, 'miss', ''])
     t.equal(status_of(await app.inject({ url: '/data' })), 'miss', 'HEAD stored nothing')
     const head = await app.inject({ method: 'HEAD', url: '/data' })
-    t.same([head.statusCode, status_of(head), head.headers['content-type'], head.body], [200, 'hit', 'application/json; charset=utf-8', ''])
+    t.same(
+      [head.statusCode, status_of(head), head.headers['content-type'], head.body],
+      [200, 'hit', 'application/json; charset=utf-8', ''],
+    )
     t.equal(calls(), 2)
   })
 
   const not_stored: Array<[string, Handler]> = [
     ['a Set-Cookie', (_req, res) => void res.header('Set-Cookie', 'a=1').json('ok', true)],
-    ['Cache-Control: no-store', (_req, res) => void res.header('Cache-Control', 'max-age=60, no-store').json('ok', true)],
+    [
+      'Cache-Control: no-store',
+      (_req, res) => void res.header('Cache-Control', 'max-age=60, no-store').json('ok', true),
+    ],
     ['Cache-Control: private', (_req, res) => void res.header('Cache-Control', 'Private').json('ok', true)],
-    ['Cache-Control: private="x-user"', (_req, res) => void res.header('Cache-Control', 'public, private="x-user"').json('ok', true)],
+    [
+      'Cache-Control: private="x-user"',
+      (_req, res) => void res.header('Cache-Control', 'public, private="x-user"').json('ok', true),
+    ],
     ['status 201', (_req, res) => void res.status(201).json('ok', true)],
     ['status 404', (_req, res) => void res.error(404, 'not_found', 'Nothing here')],
     ['no body', (_req, res) => void res.status(200)],
@@ -192,10 +260,17 @@ t.test('http_cache', async (t) => {
   }
 
   t.test('stores an answer whose Cache-Control only mentions the words inside other directives', async (t) => {
-    const { app, calls } = cached(t, {}, (_req, res) => void res.header('Cache-Control', 'public, max-age=60, x-no-store-hint').text('ok'))
+    const { app, calls } = cached(
+      t,
+      {},
+      (_req, res) => void res.header('Cache-Control', 'public, max-age=60, x-no-store-hint').text('ok'),
+    )
     await app.inject({ url: '/data' })
     const hit = await app.inject({ url: '/data' })
-    t.same([status_of(hit), hit.headers['cache-control'], hit.body, calls()], ['hit', 'public, max-age=60, x-no-store-hint', 'ok', 1])
+    t.same(
+      [status_of(hit), hit.headers['cache-control'], hit.body, calls()],
+      ['hit', 'public, max-age=60, x-no-store-hint', 'ok', 1],
+    )
   })
 
   t.test('keys on include_headers, so their values vary the entry', async (t) => {
@@ -226,8 +301,22 @@ t.test('http_cache', async (t) => {
   }
 
   const failures: Array<[string, (res: fw.Response) => void, unknown]> = [
-    ['throws', () => { throw new Error('upstream down') }, 'upstream down'],
-    ['answers 500', (res) => void res.header('x-upstream', 'broken').header('x-failure', 'yes').error(500, 'upstream_failed', 'Upstream failed'), undefined],
+    [
+      'throws',
+      () => {
+        throw new Error('upstream down')
+      },
+      'upstream down',
+    ],
+    [
+      'answers 500',
+      (res) =>
+        void res
+          .header('x-upstream', 'broken')
+          .header('x-failure', 'yes')
+          .error(500, 'upstream_failed', 'Upstream failed'),
+      undefined,
+    ],
     ['answers 503', (res) => void res.status(503).text('busy'), undefined],
   ]
   for (const [what, fail, error] of failures) {
@@ -236,12 +325,20 @@ t.test('http_cache', async (t) => {
         res.header('x-outer', 'kept')
         await next()
       }
-      const { app, clock, decisions } = cached(t, { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 } }, failing_after_first(fail), [tag])
+      const { app, clock, decisions } = cached(
+        t,
+        { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 } },
+        failing_after_first(fail),
+        [tag],
+      )
       await app.inject({ url: '/data' })
       clock.ms += 59_999
       const stale = await app.inject({ url: '/data' })
       t.same([stale.statusCode, status_of(stale), stale.headers.age, stale.body], [200, 'hit', '59', '{"v":1}'])
-      t.same([stale.headers['content-type'], stale.headers['x-upstream'], stale.headers['x-outer']], ['application/json; charset=utf-8', 'v1', 'kept'])
+      t.same(
+        [stale.headers['content-type'], stale.headers['x-upstream'], stale.headers['x-outer']],
+        ['application/json; charset=utf-8', 'v1', 'kept'],
+      )
       t.equal(stale.headers['x-failure'], undefined, 'nothing of the failed answer is left')
       const [decision, , detail] = decisions[1]!
       t.same([decision, detail.age_s, (detail.error as Error | undefined)?.message], ['stale', 59, error])
@@ -266,7 +363,10 @@ t.test('http_cache', async (t) => {
     await app.inject({ url: '/data' })
     clock.ms += 1_000
     const r = await app.inject({ url: '/data' })
-    t.same([r.statusCode, status_of(r), r.json()], [502, 'miss', { ok: false, error: 'bad_gateway', message: 'Upstream failed' }])
+    t.same(
+      [r.statusCode, status_of(r), r.json()],
+      [502, 'miss', { ok: false, error: 'bad_gateway', message: 'Upstream failed' }],
+    )
   })
 
   t.test('never serves a stale entry to a request that bypasses the cache', async (t) => {
@@ -287,7 +387,10 @@ t.test('http_cache', async (t) => {
     store.fail.add('get')
     const down = await app.inject({ url: '/data' })
     t.same([asked.statusCode, status_of(asked), down.statusCode, status_of(down)], [500, 'bypass', 500, 'bypass'])
-    t.same(decisions.map(([d]) => d), ['bypass', 'bypass'])
+    t.same(
+      decisions.map(([d]) => d),
+      ['bypass', 'bypass'],
+    )
   })
 
   t.test('sets headers of outer middleware again on a hit instead of storing them', async (t) => {
@@ -305,46 +408,67 @@ t.test('http_cache', async (t) => {
   t.test('runs the handler once for concurrent misses and gives every request its answer', async (t) => {
     const hold = gate()
     const arrived = arrivals()
-    const { app, calls, decisions } = cached(t, {}, async (_req, res) => {
-      await hold.promise
-      res.json('shared', true)
-    }, [arrived.middleware])
+    const { app, calls, decisions } = cached(
+      t,
+      {},
+      async (_req, res) => {
+        await hold.promise
+        res.json('shared', true)
+      },
+      [arrived.middleware],
+    )
     const N = 12
     const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
     await arrived.reached(N)
     hold.open()
     const rs = await Promise.all(pending)
     t.equal(calls(), 1)
-    t.same(rs.map((r) => [r.statusCode, r.body]), Array.from({ length: N }, () => [200, '{"shared":true}']))
+    t.same(
+      rs.map((r) => [r.statusCode, r.body]),
+      Array.from({ length: N }, () => [200, '{"shared":true}']),
+    )
     t.same(rs.map(status_of).sort(), ['miss', ...Array.from({ length: N - 1 }, () => 'hit')].sort())
     t.equal(decisions.length, N)
   })
 
-  t.test('lets followers run the handler themselves when the leader\'s answer cannot be stored', async (t) => {
+  t.test("lets followers run the handler themselves when the leader's answer cannot be stored", async (t) => {
     const hold = gate()
     const arrived = arrivals()
-    const { app, calls } = cached(t, {}, async (_req, res) => {
-      await hold.promise
-      res.header('Set-Cookie', 'a=1').text('personal')
-    }, [arrived.middleware])
+    const { app, calls } = cached(
+      t,
+      {},
+      async (_req, res) => {
+        await hold.promise
+        res.header('Set-Cookie', 'a=1').text('personal')
+      },
+      [arrived.middleware],
+    )
     const N = 5
     const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
     await arrived.reached(N)
     hold.open()
     const rs = await Promise.all(pending)
     t.equal(calls(), N)
-    t.same(rs.map((r) => [r.statusCode, status_of(r), r.body]), Array.from({ length: N }, () => [200, 'miss', 'personal']))
+    t.same(
+      rs.map((r) => [r.statusCode, status_of(r), r.body]),
+      Array.from({ length: N }, () => [200, 'miss', 'personal']),
+    )
   })
 
   t.test('lets followers run the handler themselves when the leader throws', async (t) => {
     const hold = gate()
     let n = 0
     const arrived = arrivals()
-    const { app, calls } = cached(t, {}, async (_req, res) => {
-      await hold.promise
-      if (++n === 1) throw new Error('first one fails')
-      res.text('fine')
-    }, [arrived.middleware])
+    const { app, calls } = cached(
+      t,
+      {},
+      async (_req, res) => {
+        await hold.promise
+        if (++n === 1) throw new Error('first one fails')
+        res.text('fine')
+      },
+      [arrived.middleware],
+    )
     const pending = Array.from({ length: 3 }, () => app.inject({ url: '/data' }))
     await arrived.reached(3)
     hold.open()
@@ -412,11 +536,17 @@ t.test('http_cache', async (t) => {
       [{ cache, policy: { ttl_ms: 1 } }, 'http_cache: policy must be left out when cache is given; got an object'],
       [{ cache, store: new LruMemoryStore() }, 'http_cache: store must be left out when cache is given; got an object'],
       [{ include_headers: 'accept' }, 'http_cache: include_headers must be a list of header names; got "accept"'],
-      [{ include_headers: ['bad name'] }, 'http_cache: include_headers must be a list of header names; got ["bad name"]'],
+      [
+        { include_headers: ['bad name'] },
+        'http_cache: include_headers must be a list of header names; got ["bad name"]',
+      ],
       [{ now: 0 }, 'http_cache: now must be a function; got 0'],
       [{ on_decision: 'log' }, 'http_cache: on_decision must be a function; got "log"'],
       [{ cache_credentialed: 'yes' }, 'http_cache: cache_credentialed must be a boolean; got "yes"'],
-      [{ probe: { online: true } }, 'http_cache: probe must be an object with isOnline(now_ms), such as a NetworkProbe; got an object'],
+      [
+        { probe: { online: true } },
+        'http_cache: probe must be an object with isOnline(now_ms), such as a NetworkProbe; got an object',
+      ],
     ]
     for (const [options, message] of bad) {
       t.throws(() => http_cache(options as HttpCacheOptions), { code: 'FW_ERR_CACHE_BAD_OPTION', message }, message)

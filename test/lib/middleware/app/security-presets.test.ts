@@ -20,7 +20,9 @@ t.test('cors_dev', async (t) => {
     t.equal(ok.headers['access-control-allow-origin'], 'http://localhost:5173')
     t.equal(ok.headers['access-control-allow-credentials'], 'true')
     const preflight = await app.inject({
-      method: 'OPTIONS', url: '/data', headers: { origin: 'http://evil-localhost:5173', 'access-control-request-method': 'POST' },
+      method: 'OPTIONS',
+      url: '/data',
+      headers: { origin: 'http://evil-localhost:5173', 'access-control-request-method': 'POST' },
     })
     t.equal(preflight.statusCode, 403)
     t.equal(preflight.json().error, 'cors_forbidden')

@@ -127,7 +127,10 @@ t.test('api_key', async (t) => {
   })
 
   t.test('uses extract instead of the header and query', async (t) => {
-    const { app } = with_key(t, { allowed_keys: [KEY], extract: ({ req }) => req.header('authorization').replace(/^ApiKey /, '') })
+    const { app } = with_key(t, {
+      allowed_keys: [KEY],
+      extract: ({ req }) => req.header('authorization').replace(/^ApiKey /, ''),
+    })
     t.equal((await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })).statusCode, 401)
     const r = await app.inject({ url: '/p', headers: { authorization: `ApiKey ${KEY}` } })
     t.same(r.json(), { ok: true, key: KEY })
@@ -141,15 +144,36 @@ t.test('api_key', async (t) => {
   })
 
   t.test('refuses bad options at creation', async (t) => {
-    const bad = (options: unknown, code: string, message: RegExp) => throws_coded(t, () => api_key(options as ApiKeyOptions), code, message)
+    const bad = (options: unknown, code: string, message: RegExp) =>
+      throws_coded(t, () => api_key(options as ApiKeyOptions), code, message)
     bad({}, 'FW_ERR_AUTH_NO_API_KEYS', /allowed_keys is empty and no validate function/)
     bad({ allowed_keys: [] }, 'FW_ERR_AUTH_NO_API_KEYS', /every key would be refused/)
-    bad({ allowed_keys: [''] }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: allowed_keys must be a list of non-empty strings; got a list of 1 item$/)
+    bad(
+      { allowed_keys: [''] },
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^api_key: allowed_keys must be a list of non-empty strings; got a list of 1 item$/,
+    )
     bad({ allowed_keys: 'k' }, 'FW_ERR_AUTH_BAD_OPTION', /allowed_keys must be a list/)
-    bad({ allowed_keys: [KEY], header: 'x api key' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: header must be an HTTP token/)
-    bad({ allowed_keys: [KEY], required: 'yes' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: required must be a boolean; got "yes"$/)
-    bad({ allowed_keys: [KEY], query_param: 3 }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: query_param must be a string; got 3$/)
-    bad({ allowed_keys: [KEY], validate: true }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: validate must be a function; got true$/)
+    bad(
+      { allowed_keys: [KEY], header: 'x api key' },
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^api_key: header must be an HTTP token/,
+    )
+    bad(
+      { allowed_keys: [KEY], required: 'yes' },
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^api_key: required must be a boolean; got "yes"$/,
+    )
+    bad(
+      { allowed_keys: [KEY], query_param: 3 },
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^api_key: query_param must be a string; got 3$/,
+    )
+    bad(
+      { allowed_keys: [KEY], validate: true },
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^api_key: validate must be a function; got true$/,
+    )
     bad({ allowed_keys: [KEY], extract: 'x-key' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: extract must be a function/)
   })
 })

@@ -1,4 +1,5 @@
-// A small App for the authentication middleware tests: the middleware under test on `/p`, and handlers that count their runs.
+// A small App for the authentication middleware tests: the middleware under test on `/p`, and handlers that count their
+// runs.
 import type { Test } from 'tap'
 import { App, adapt_ctx } from '../../../../index.js'
 import type { CtxMiddleware, Handler, Request } from '../../../../index.js'
@@ -10,7 +11,8 @@ export interface Built {
 }
 
 /**
- * An App with `mws` (context middleware) on `/p`, where GET `/p` answers `{ok:true, ...answer(req)}`; closed on teardown.
+ * An App with `mws` (context middleware) on `/p`, where GET `/p` answers `{ok:true, ...answer(req)}`; closed on
+ * teardown.
  * @example
  * const { app, calls } = build(t, [jwt({ secret })], (req) => ({ sub: req.state(JwtClaims)?.subject }))
  */

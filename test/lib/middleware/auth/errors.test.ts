@@ -18,7 +18,9 @@ const forms = (s: string): string[] => {
 }
 const LEAKS = [...forms(SECRET), ...forms(OTHER)]
 
-/** Every way a bad option can carry secret material: the secret itself in a wrong shape, or beside another bad option. */
+/**
+ * Every way a bad option can carry secret material: the secret itself in a wrong shape, or beside another bad option.
+ */
 const CASES: Array<[string, () => unknown]> = [
   ['session secret list with a short one', () => session({ secret: [SECRET, OTHER.slice(0, 9)] })],
   ['session secret list with a number', () => session({ secret: [SECRET, 42] as unknown as string[] })],
@@ -27,26 +29,67 @@ const CASES: Array<[string, () => unknown]> = [
   ['session secret as bytes', () => session({ secret: Buffer.from(SECRET) as unknown as string })],
   ['session options as the secret', () => session(SECRET as unknown as SessionOptions)],
   ['session with a bad ttl', () => session({ secret: SECRET, ttl: -1 })],
-  ['session with a bad store', () => session({ secret: SECRET, store: { secret: SECRET } as unknown as ISessionStore })],
-  ['jwt secret as bytes of a wrong kind', () => jwt({ secret: new Uint16Array(Buffer.from(SECRET)) as unknown as string })],
+  [
+    'session with a bad store',
+    () => session({ secret: SECRET, store: { secret: SECRET } as unknown as ISessionStore }),
+  ],
+  [
+    'jwt secret as bytes of a wrong kind',
+    () => jwt({ secret: new Uint16Array(Buffer.from(SECRET)) as unknown as string }),
+  ],
   ['jwt secret as an object', () => jwt({ secret: { k: SECRET, password: OTHER } as unknown as string })],
   ['jwt secret as a PEM key', () => jwt({ secret: `-----BEGIN PUBLIC KEY-----\n${SECRET}\n-----END PUBLIC KEY-----` })],
   ['jwt options as the secret', () => jwt(SECRET as unknown as JwtOptions)],
   ['jwt with a bad algorithm', () => jwt({ secret: SECRET, algorithms: ['none'] as unknown as JwtAlgorithm[] })],
-  ['api_key allowed_keys with a bad entry', () => api_key({ allowed_keys: [SECRET, 42, OTHER] as unknown as string[] })],
+  [
+    'api_key allowed_keys with a bad entry',
+    () => api_key({ allowed_keys: [SECRET, 42, OTHER] as unknown as string[] }),
+  ],
   ['api_key allowed_keys as one string', () => api_key({ allowed_keys: SECRET as unknown as string[] })],
   ['api_key allowed_keys with an empty entry', () => api_key({ allowed_keys: [SECRET, ''] })],
   ['api_key with a bad header', () => api_key({ allowed_keys: [SECRET], header: 'x y' } as ApiKeyOptions)],
   ['csrf secret list with a short one', () => csrf({ secret: [SECRET, OTHER.slice(0, 9)] })],
   ['csrf secret as bytes', () => csrf({ secret: Buffer.from(SECRET) as unknown as string })],
-  ['rate_limit with a store holding a secret', () => rate_limit({ max_requests: 1, window_seconds: 1, store: new (class Store { password = SECRET; hit = 1 })() as never })],
+  [
+    'rate_limit with a store holding a secret',
+    () =>
+      rate_limit({
+        max_requests: 1,
+        window_seconds: 1,
+        store: new (class Store {
+          password = SECRET
+          hit = 1
+        })() as never,
+      }),
+  ],
   ['sign_dev_token secret as a list', () => sign_dev_token([SECRET] as unknown as string, {})],
   // The reference authentication API: what may hold credentials is a logger, a clock or a password hasher given wrong.
-  ['auth_api log as a logger object holding a token', () => auth_api_config({ env: {}, log: { token: SECRET } as unknown as () => void })],
-  ['auth_api now as an instance holding a secret', () => auth_api_config({ env: {}, now: new (class Clock { key = SECRET })() as never })],
-  ['auth_api admins holding an object with a password', () => auth_api_config({ env: {}, admins: [{ password: SECRET }] as unknown as string[] })],
-  ['auth_api passwords without verify, holding a pepper', () => auth_api_config({ env: {}, passwords: { pepper: SECRET, hash: () => '' } } as unknown as AuthApiOptions)],
-  ['auth_api passwords as the pepper itself', () => auth_api_config({ env: {}, passwords: SECRET } as unknown as AuthApiOptions)],
+  [
+    'auth_api log as a logger object holding a token',
+    () => auth_api_config({ env: {}, log: { token: SECRET } as unknown as () => void }),
+  ],
+  [
+    'auth_api now as an instance holding a secret',
+    () =>
+      auth_api_config({
+        env: {},
+        now: new (class Clock {
+          key = SECRET
+        })() as never,
+      }),
+  ],
+  [
+    'auth_api admins holding an object with a password',
+    () => auth_api_config({ env: {}, admins: [{ password: SECRET }] as unknown as string[] }),
+  ],
+  [
+    'auth_api passwords without verify, holding a pepper',
+    () => auth_api_config({ env: {}, passwords: { pepper: SECRET, hash: () => '' } } as unknown as AuthApiOptions),
+  ],
+  [
+    'auth_api passwords as the pepper itself',
+    () => auth_api_config({ env: {}, passwords: SECRET } as unknown as AuthApiOptions),
+  ],
 ]
 
 t.test('*_BAD_OPTION errors never carry secret material', async (t) => {
@@ -68,5 +111,7 @@ t.test('a secret in a wrong shape is described by its type and size', async (t) 
     message: /^session: secret must be .*; got a list of 2 items$/,
   })
   t.throws(() => jwt({ secret: { k: SECRET } as unknown as string }), { message: /; got an object$/ })
-  t.throws(() => api_key({ allowed_keys: [SECRET, 42] as unknown as string[] }), { message: /; got a list of 2 items$/ })
+  t.throws(() => api_key({ allowed_keys: [SECRET, 42] as unknown as string[] }), {
+    message: /; got a list of 2 items$/,
+  })
 })

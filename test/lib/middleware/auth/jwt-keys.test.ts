@@ -21,7 +21,11 @@ function pair(alg: JwtAlgorithm): { privateKey: KeyObject; publicKey: KeyObject 
 
 const pem = (k: KeyObject) => k.export({ type: k.type === 'private' ? 'pkcs8' : 'spki', format: 'pem' }) as string
 const sign = (key: KeyObject | string | Buffer, algorithm: string, payload: object, kid?: string) =>
-  createSigner({ key: key instanceof Object && 'export' in key ? pem(key) : key, algorithm: algorithm as 'HS256', ...(kid && { kid }) })(payload)
+  createSigner({
+    key: key instanceof Object && 'export' in key ? pem(key) : key,
+    algorithm: algorithm as 'HS256',
+    ...(kid && { kid }),
+  })(payload)
 
 function app_with(t: Test, options: JwtOptions) {
   return build(t, [jwt(options)], (req) => ({ sub: req.state(JwtClaims)?.subject ?? null }))
@@ -52,14 +56,29 @@ const jwk = (k: KeyObject, kid: string, alg: string) => ({ ...k.export({ format:
 
 t.test('jwt keys', async (t) => {
   t.test('verifies every asymmetric algorithm with a PEM or a JWK public key', async (t) => {
-    const algs: JwtAlgorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']
+    const algs: JwtAlgorithm[] = [
+      'RS256',
+      'RS384',
+      'RS512',
+      'PS256',
+      'PS384',
+      'PS512',
+      'ES256',
+      'ES384',
+      'ES512',
+      'EdDSA',
+    ]
     for (const alg of algs) {
       const { privateKey, publicKey } = pair(alg)
       const token = sign(privateKey, alg, { sub: alg })
       for (const public_key of [pem(publicKey), publicKey.export({ format: 'jwk' })]) {
         const { app } = app_with(t, { public_key, algorithms: [alg] })
         const r = await app.inject({ url: '/p', headers: bearer(token) })
-        t.same([r.statusCode, r.json().sub], [200, alg], `${alg} with ${typeof public_key === 'string' ? 'PEM' : 'JWK'}`)
+        t.same(
+          [r.statusCode, r.json().sub],
+          [200, alg],
+          `${alg} with ${typeof public_key === 'string' ? 'PEM' : 'JWK'}`,
+        )
       }
     }
   })
@@ -90,10 +109,19 @@ t.test('jwt keys', async (t) => {
 
   t.test('checks issuer, audience and required claims', async (t) => {
     const { privateKey, publicKey } = pair('ES256')
-    const { app } = app_with(t, { public_key: pem(publicKey), issuer: 'https://id.example.com/', audience: 'shop', required_claims: ['exp'] })
+    const { app } = app_with(t, {
+      public_key: pem(publicKey),
+      issuer: 'https://id.example.com/',
+      audience: 'shop',
+      required_claims: ['exp'],
+    })
     const ok = { iss: 'https://id.example.com/', aud: 'shop', exp: now_s() + 60, sub: 'ada' }
     t.equal((await app.inject({ url: '/p', headers: bearer(sign(privateKey, 'ES256', ok)) })).statusCode, 200)
-    const bad = [{ ...ok, iss: 'https://evil.example.com/' }, { ...ok, aud: 'other' }, { iss: ok.iss, aud: ok.aud }]
+    const bad = [
+      { ...ok, iss: 'https://evil.example.com/' },
+      { ...ok, aud: 'other' },
+      { iss: ok.iss, aud: ok.aud },
+    ]
     for (const payload of bad) {
       const r = await app.inject({ url: '/p', headers: bearer(sign(privateKey, 'ES256', payload)) })
       t.same([r.statusCode, r.json()], [401, INVALID], JSON.stringify(payload))
@@ -109,7 +137,11 @@ t.test('jwt keys', async (t) => {
     t.equal((await app.inject({ url: '/p' })).statusCode, 401)
     const custom = app_with(t, { secret, extract: ({ req }) => req.header('x-token') })
     t.equal((await custom.app.inject({ url: '/p', headers: { 'x-token': token } })).statusCode, 200)
-    t.equal((await custom.app.inject({ url: '/p', headers: bearer(token) })).statusCode, 401, 'extract replaces the header')
+    t.equal(
+      (await custom.app.inject({ url: '/p', headers: bearer(token) })).statusCode,
+      401,
+      'extract replaces the header',
+    )
   })
 
   t.test('picks the JWKS key by kid, caches the set and follows a rotation', async (t) => {
@@ -118,7 +150,11 @@ t.test('jwt keys', async (t) => {
     const b = pair('RS256')
     state.keys = [jwk(a.publicKey, 'a', 'RS256'), jwk(b.publicKey, 'b', 'RS256')]
     const { app } = app_with(t, { jwks: url, jwks_cooldown_ms: 0 })
-    for (const [key, kid] of [[a, 'a'], [b, 'b'], [a, 'a']] as const) {
+    for (const [key, kid] of [
+      [a, 'a'],
+      [b, 'b'],
+      [a, 'a'],
+    ] as const) {
       const r = await app.inject({ url: '/p', headers: bearer(sign(key.privateKey, 'RS256', { sub: kid }, kid)) })
       t.same([r.statusCode, r.json().sub], [200, kid])
     }
@@ -143,36 +179,58 @@ t.test('jwt keys', async (t) => {
     t.equal(state.hits, 1, 'unknown kids within the cooldown cause no fetch')
   })
 
-  t.test('answers 503 jwks_unavailable (or 401 by option) when the JWKS is down or slow, within the timeout', async (t) => {
-    const { state, url } = await jwks_server(t)
-    const a = pair('RS256')
-    const token = sign(a.privateKey, 'RS256', {}, 'a')
-    state.mode = 'hang'
-    const slow = app_with(t, { jwks: url, jwks_timeout_ms: 150 })
-    const started = Date.now()
-    const r = await slow.app.inject({ url: '/p', headers: bearer(token) })
-    t.same([r.statusCode, r.json()], [503, UNAVAILABLE])
-    t.ok(Date.now() - started < 2000, 'bounded by jwks_timeout_ms')
-    state.mode = 'error'
-    const as_401 = app_with(t, { jwks: url, jwks_unavailable: 401 })
-    const r401 = await as_401.app.inject({ url: '/p', headers: bearer(token) })
-    t.same([r401.statusCode, r401.json()], [401, INVALID])
-    const down = app_with(t, { jwks: 'http://127.0.0.1:1/jwks.json' })
-    t.same((await down.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE)
-  })
+  t.test(
+    'answers 503 jwks_unavailable (or 401 by option) when the JWKS is down or slow, within the timeout',
+    async (t) => {
+      const { state, url } = await jwks_server(t)
+      const a = pair('RS256')
+      const token = sign(a.privateKey, 'RS256', {}, 'a')
+      state.mode = 'hang'
+      const slow = app_with(t, { jwks: url, jwks_timeout_ms: 150 })
+      const started = Date.now()
+      const r = await slow.app.inject({ url: '/p', headers: bearer(token) })
+      t.same([r.statusCode, r.json()], [503, UNAVAILABLE])
+      t.ok(Date.now() - started < 2000, 'bounded by jwks_timeout_ms')
+      state.mode = 'error'
+      const as_401 = app_with(t, { jwks: url, jwks_unavailable: 401 })
+      const r401 = await as_401.app.inject({ url: '/p', headers: bearer(token) })
+      t.same([r401.statusCode, r401.json()], [401, INVALID])
+      const down = app_with(t, { jwks: 'http://127.0.0.1:1/jwks.json' })
+      t.same((await down.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE)
+    },
+  )
 
   t.test('refuses keys and algorithms that do not fit at creation', async (t) => {
-    const bad = (options: unknown, message: RegExp) => throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
+    const bad = (options: unknown, message: RegExp) =>
+      throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     const { publicKey, privateKey } = pair('ES256')
     bad({ public_key: pem(publicKey), algorithms: ['RS256'] }, /^jwt: algorithms must be one of ES256; got "RS256"$/)
     bad({ public_key: pem(publicKey), algorithms: ['HS256'] }, /^jwt: algorithms must be one of ES256; got "HS256"$/)
-    bad({ public_key: pem(privateKey) }, /^jwt: public_key must be a public key as PEM or JWK; got a string of \d+ characters$/)
+    bad(
+      { public_key: pem(privateKey) },
+      /^jwt: public_key must be a public key as PEM or JWK; got a string of \d+ characters$/,
+    )
     bad({ public_key: 'not a key' }, /^jwt: public_key must be a public key as PEM or JWK/)
-    bad({ jwks: 'ftp://id.example.com/keys' }, /^jwt: jwks must be an http\(s\) URL; got "ftp:\/\/id.example.com\/keys"$/)
-    bad({ jwks: 'https://id.example.com/k', algorithms: ['HS256'] }, /^jwt: algorithms must be one of RS256, .*EdDSA; got "HS256"$/)
-    bad({ jwks: 'https://id.example.com/k', jwks_timeout_ms: 0 }, /^jwt: jwks_timeout_ms must be an integer >= 1; got 0$/)
-    bad({ jwks: 'https://id.example.com/k', jwks_unavailable: 500 }, /^jwt: jwks_unavailable must be 401 or 503; got 500$/)
+    bad(
+      { jwks: 'ftp://id.example.com/keys' },
+      /^jwt: jwks must be an http\(s\) URL; got "ftp:\/\/id.example.com\/keys"$/,
+    )
+    bad(
+      { jwks: 'https://id.example.com/k', algorithms: ['HS256'] },
+      /^jwt: algorithms must be one of RS256, .*EdDSA; got "HS256"$/,
+    )
+    bad(
+      { jwks: 'https://id.example.com/k', jwks_timeout_ms: 0 },
+      /^jwt: jwks_timeout_ms must be an integer >= 1; got 0$/,
+    )
+    bad(
+      { jwks: 'https://id.example.com/k', jwks_unavailable: 500 },
+      /^jwt: jwks_unavailable must be 401 or 503; got 500$/,
+    )
     bad({ secret: 's', required_claims: [] }, /^jwt: required_claims must be a non-empty list/)
-    bad({ secret: { kty: 'RSA', n: 'x' } }, /^jwt: secret must be a non-empty string, Buffer or oct JWK; got an object$/)
+    bad(
+      { secret: { kty: 'RSA', n: 'x' } },
+      /^jwt: secret must be a non-empty string, Buffer or oct JWK; got an object$/,
+    )
   })
 })

@@ -13,7 +13,9 @@ const PUBLIC_PEM = RSA.publicKey.export({ type: 'spki', format: 'pem' }) as stri
 
 const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url')
 const hmac = (alg: string, secret: string, input: string): string =>
-  createHmac(`sha${alg.slice(2)}`, secret).update(input).digest('base64url')
+  createHmac(`sha${alg.slice(2)}`, secret)
+    .update(input)
+    .digest('base64url')
 
 /** A token signed by hand, so the header can say anything. */
 function forge(header: object, payload: object | string, secret = SECRET, alg = 'HS256'): string {
@@ -38,7 +40,13 @@ const INVALID = error_body('invalid_token', 'Invalid token')
 const EXPIRED = error_body('token_expired', 'Token expired')
 
 /** Sends each named set of headers and expects 401 with `body` and the `WWW-Authenticate` challenge. */
-async function expect_401(t: Test, app: App, cases: Array<[string, Record<string, string>]>, body: object, challenge: string) {
+async function expect_401(
+  t: Test,
+  app: App,
+  cases: Array<[string, Record<string, string>]>,
+  body: object,
+  challenge: string,
+) {
   for (const [name, headers] of cases) {
     const r = await app.inject({ url: '/p', headers })
     t.equal(r.statusCode, 401, name)
@@ -50,7 +58,10 @@ async function expect_401(t: Test, app: App, cases: Array<[string, Record<string
 t.test('jwt', async (t) => {
   t.test('stores JwtClaims for a valid HS256 token', async (t) => {
     const { app, calls } = with_jwt(t)
-    const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', roles: ['admin', 'dev'], name: 'Ada' })) })
+    const r = await app.inject({
+      url: '/p',
+      headers: bearer(sign({ sub: 'ada', roles: ['admin', 'dev'], name: 'Ada' })),
+    })
     t.equal(r.statusCode, 200)
     t.same(r.json(), { ok: true, sub: 'ada', roles: ['admin', 'dev'], name: 'Ada' })
     t.equal(calls.n, 1)
@@ -58,7 +69,8 @@ t.test('jwt', async (t) => {
 
   t.test('reads a single-string roles claim as one role, a missing one as none, and skips non-strings', async (t) => {
     const { app } = with_jwt(t)
-    const roles = async (payload: object) => (await app.inject({ url: '/p', headers: bearer(sign(payload)) })).json().roles
+    const roles = async (payload: object) =>
+      (await app.inject({ url: '/p', headers: bearer(sign(payload)) })).json().roles
     t.same(await roles({ sub: 'a', roles: 'admin' }), ['admin'])
     t.same(await roles({ sub: 'a' }), [])
     t.same(await roles({ sub: 'a', roles: ['x', 7, null, '', 'y'] }), ['x', 'y'])
@@ -97,7 +109,10 @@ t.test('jwt', async (t) => {
     const { app, calls } = with_jwt(t)
     const good = sign({ sub: 'ada', roles: ['user'] })
     const [h, p, s] = good.split('.') as [string, string, string]
-    const rs256 = createSigner({ key: RSA.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, algorithm: 'RS256' })({ sub: 'ada' })
+    const rs256 = createSigner({
+      key: RSA.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      algorithm: 'RS256',
+    })({ sub: 'ada' })
     const tokens: Array<[string, string]> = [
       ['missing dots', good.replaceAll('.', '')],
       ['two parts', `${h}.${p}`],
@@ -112,12 +127,21 @@ t.test('jwt', async (t) => {
       ['alg HS512', sign({ sub: 'ada' }, { algorithm: 'HS512' })],
       ['HS256 signature under an HS384 header', forge({ alg: 'HS384', typ: 'JWT' }, { sub: 'ada' })],
       ['RS256 signed with the secret as key', forge({ alg: 'RS256', typ: 'JWT' }, { sub: 'ada' })],
-      ['RS256 signed with the public key as HMAC secret', forge({ alg: 'RS256', typ: 'JWT' }, { sub: 'ada' }, PUBLIC_PEM)],
+      [
+        'RS256 signed with the public key as HMAC secret',
+        forge({ alg: 'RS256', typ: 'JWT' }, { sub: 'ada' }, PUBLIC_PEM),
+      ],
       ['a real RS256 token', rs256],
       ['a non-string sub', sign({ sub: 42 })],
       ['two Authorization values joined', `${good}, Bearer ${good}`],
     ]
-    await expect_401(t, app, tokens.map(([name, token]) => [name, bearer(token)]), INVALID, 'Bearer error="invalid_token"')
+    await expect_401(
+      t,
+      app,
+      tokens.map(([name, token]) => [name, bearer(token)]),
+      INVALID,
+      'Bearer error="invalid_token"',
+    )
     t.equal(calls.n, 0)
   })
 
@@ -155,7 +179,8 @@ t.test('jwt', async (t) => {
 
   t.test('allows clock_tolerance seconds of skew on exp and nbf', async (t) => {
     const { app } = with_jwt(t, { clock_tolerance: 120 })
-    const status = async (payload: object) => (await app.inject({ url: '/p', headers: bearer(sign(payload)) })).statusCode
+    const status = async (payload: object) =>
+      (await app.inject({ url: '/p', headers: bearer(sign(payload)) })).statusCode
     t.equal(await status({ sub: 'a', exp: now_s - 60 }), 200)
     t.equal(await status({ sub: 'a', nbf: now_s + 60 }), 200)
     t.equal(await status({ sub: 'a', exp: now_s - 600 }), 401)
@@ -188,10 +213,18 @@ t.test('jwt', async (t) => {
       const { app, calls } = with_jwt(t, { cache_size })
       const token = sign({ sub: 'ada', roles: ['user'] })
       for (let i = 0; i < 3; i++) {
-        t.same((await app.inject({ url: '/p', headers: bearer(token) })).json(), { ok: true, sub: 'ada', roles: ['user'], name: null })
+        t.same((await app.inject({ url: '/p', headers: bearer(token) })).json(), {
+          ok: true,
+          sub: 'ada',
+          roles: ['user'],
+          name: null,
+        })
       }
       const [h, , s] = token.split('.')
-      const tampered = await app.inject({ url: '/p', headers: bearer(`${h}.${b64({ sub: 'ada', roles: ['admin'] })}.${s}`) })
+      const tampered = await app.inject({
+        url: '/p',
+        headers: bearer(`${h}.${b64({ sub: 'ada', roles: ['admin'] })}.${s}`),
+      })
       t.equal(tampered.statusCode, 401)
       t.same(tampered.json(), INVALID)
       t.equal(calls.n, 3)
@@ -199,10 +232,14 @@ t.test('jwt', async (t) => {
   })
 
   t.test('refuses bad options at creation', async (t) => {
-    const bad = (options: unknown, message: RegExp) => throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
+    const bad = (options: unknown, message: RegExp) =>
+      throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^jwt: options must be an object; got undefined$/)
     bad({}, /^jwt: secret, public_key and jwks must be given one at a time \(exactly one of them\); got \[\]$/)
-    bad({ secret: SECRET, jwks: 'https://id.example.com/jwks' }, /^jwt: secret, public_key and jwks must be given one at a time \(exactly one of them\); got \["secret","jwks"\]$/)
+    bad(
+      { secret: SECRET, jwks: 'https://id.example.com/jwks' },
+      /^jwt: secret, public_key and jwks must be given one at a time \(exactly one of them\); got \["secret","jwks"\]$/,
+    )
     bad({ secret: '' }, /^jwt: secret must be a non-empty string, Buffer or oct JWK; got a string of 0 characters$/)
     bad({ secret: SECRET, algorithms: ['none'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "none"$/)
     bad({ secret: SECRET, algorithms: ['RS256'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "RS256"$/)

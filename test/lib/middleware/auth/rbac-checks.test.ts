@@ -3,7 +3,11 @@ import t, { type Test } from 'tap'
 import type { CtxMiddleware } from '../../../../index.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import {
-  require_all_perms, require_any_perm, require_any_role, require_perm, require_role,
+  require_all_perms,
+  require_any_perm,
+  require_any_role,
+  require_perm,
+  require_role,
 } from '../../../../lib/middleware/auth/rbac-checks.js'
 import { rbac_context } from '../../../../lib/middleware/auth/rbac.js'
 import { build, error_body, throws_coded } from './build.js'
@@ -41,7 +45,12 @@ t.test('require_role', async (t) => {
   })
 
   t.test('refuses an empty role name at creation', async (t) => {
-    throws_coded(t, () => require_role(''), 'FW_ERR_AUTH_BAD_OPTION', /^require_role: name must be a non-empty string; got ""$/)
+    throws_coded(
+      t,
+      () => require_role(''),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^require_role: name must be a non-empty string; got ""$/,
+    )
   })
 })
 
@@ -55,7 +64,12 @@ t.test('require_any_role', async (t) => {
   })
 
   t.test('refuses an empty list at creation', async (t) => {
-    throws_coded(t, () => require_any_role([]), 'FW_ERR_AUTH_BAD_OPTION', /^require_any_role: list must be a non-empty list of non-empty strings; got \[\]$/)
+    throws_coded(
+      t,
+      () => require_any_role([]),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^require_any_role: list must be a non-empty list of non-empty strings; got \[\]$/,
+    )
   })
 })
 
@@ -69,11 +83,20 @@ t.test('require_perm', async (t) => {
   })
 
   t.test('answers 403 to a caller whose token has no perms claim', async (t) => {
-    t.same(await ask(t, require_perm('products:read'), { sub: 'x', roles: ['admin'] }), { status: 403, body: FORBIDDEN_PERM, calls: 0 })
+    t.same(await ask(t, require_perm('products:read'), { sub: 'x', roles: ['admin'] }), {
+      status: 403,
+      body: FORBIDDEN_PERM,
+      calls: 0,
+    })
   })
 
   t.test('refuses a name that is not a string at creation', async (t) => {
-    throws_coded(t, () => require_perm(['a:b'] as unknown as string), 'FW_ERR_AUTH_BAD_OPTION', /^require_perm: name must be a non-empty string; got \["a:b"\]$/)
+    throws_coded(
+      t,
+      () => require_perm(['a:b'] as unknown as string),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^require_perm: name must be a non-empty string; got \["a:b"\]$/,
+    )
   })
 })
 
@@ -83,11 +106,20 @@ t.test('require_any_perm', async (t) => {
   })
 
   t.test('answers 403 forbidden to a caller with none of them', async (t) => {
-    t.same(await ask(t, require_any_perm(['orders:read', 'orders:write'])), { status: 403, body: FORBIDDEN_PERM, calls: 0 })
+    t.same(await ask(t, require_any_perm(['orders:read', 'orders:write'])), {
+      status: 403,
+      body: FORBIDDEN_PERM,
+      calls: 0,
+    })
   })
 
   t.test('refuses a list with an empty name at creation', async (t) => {
-    throws_coded(t, () => require_any_perm(['a:b', '']), 'FW_ERR_AUTH_BAD_OPTION', /^require_any_perm: list must be a non-empty list/)
+    throws_coded(
+      t,
+      () => require_any_perm(['a:b', '']),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^require_any_perm: list must be a non-empty list/,
+    )
   })
 })
 
@@ -97,10 +129,19 @@ t.test('require_all_perms', async (t) => {
   })
 
   t.test('answers 403 forbidden to a caller missing one of them', async (t) => {
-    t.same(await ask(t, require_all_perms(['products:read', 'orders:read'])), { status: 403, body: FORBIDDEN_PERM, calls: 0 })
+    t.same(await ask(t, require_all_perms(['products:read', 'orders:read'])), {
+      status: 403,
+      body: FORBIDDEN_PERM,
+      calls: 0,
+    })
   })
 
   t.test('refuses an empty list at creation, which would let everyone through', async (t) => {
-    throws_coded(t, () => require_all_perms([]), 'FW_ERR_AUTH_BAD_OPTION', /^require_all_perms: list must be a non-empty list/)
+    throws_coded(
+      t,
+      () => require_all_perms([]),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^require_all_perms: list must be a non-empty list/,
+    )
   })
 })

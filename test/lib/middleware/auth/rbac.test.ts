@@ -14,14 +14,19 @@ const bearer = (payload: object) => ({ authorization: `Bearer ${sign(payload)}` 
 function with_rbac(t: Test, options: RbacOptions = {}, before: CtxMiddleware[] = [jwt({ secret: SECRET })]) {
   return build(t, [...before, rbac_context(options)], (req) => {
     const a = req.state(Authz)
-    return a === undefined ? { authz: null } : { sub: a.subject, roles: [...a.roles].sort(), perms: [...a.perms].sort() }
+    return a === undefined
+      ? { authz: null }
+      : { sub: a.subject, roles: [...a.roles].sort(), perms: [...a.perms].sort() }
   })
 }
 
 t.test('rbac_context', async (t) => {
   t.test('builds Authz from the roles and perms claims', async (t) => {
     const { app, calls } = with_rbac(t)
-    const r = await app.inject({ url: '/p', headers: bearer({ sub: 'ada', roles: ['admin', 'dev'], perms: ['products:write', 'a:b'] }) })
+    const r = await app.inject({
+      url: '/p',
+      headers: bearer({ sub: 'ada', roles: ['admin', 'dev'], perms: ['products:write', 'a:b'] }),
+    })
     t.equal(r.statusCode, 200)
     t.same(r.json(), { ok: true, sub: 'ada', roles: ['admin', 'dev'], perms: ['a:b', 'products:write'] })
     t.equal(calls.n, 1)
@@ -37,7 +42,10 @@ t.test('rbac_context', async (t) => {
 
   t.test('reads roles_key and perms_key', async (t) => {
     const { app } = with_rbac(t, { roles_key: 'groups', perms_key: 'scope' })
-    const r = await app.inject({ url: '/p', headers: bearer({ sub: 'a', roles: ['x'], groups: ['ops'], scope: ['s:r'] }) })
+    const r = await app.inject({
+      url: '/p',
+      headers: bearer({ sub: 'a', roles: ['x'], groups: ['ops'], scope: ['s:r'] }),
+    })
     t.same(r.json(), { ok: true, sub: 'a', roles: ['ops'], perms: ['s:r'] })
   })
 

@@ -54,7 +54,17 @@ t.test('Session', async (t) => {
     s.destroy()
     t.equal(s.destroyed, true)
     t.equal(s.get('a'), undefined)
-    throws_coded(t, () => s.set('a', '2'), 'FW_ERR_AUTH_SESSION_DESTROYED', /^session: cannot set a value in a session after destroy\(\) in the same request$/)
-    throws_coded(t, () => s.regenerate(), 'FW_ERR_AUTH_SESSION_DESTROYED', /^session: cannot regenerate a session after destroy\(\)/)
+    throws_coded(
+      t,
+      () => s.set('a', '2'),
+      'FW_ERR_AUTH_SESSION_DESTROYED',
+      /^session: cannot set a value in a session after destroy\(\) in the same request$/,
+    )
+    throws_coded(
+      t,
+      () => s.regenerate(),
+      'FW_ERR_AUTH_SESSION_DESTROYED',
+      /^session: cannot regenerate a session after destroy\(\)/,
+    )
   })
 })

@@ -4,7 +4,10 @@ import { throws_coded } from './build.js'
 
 function clocked(max_entries?: number) {
   const clock = { now: 1_000_000 }
-  const store = new InMemorySessionStore({ now: () => clock.now, ...(max_entries === undefined ? {} : { max_entries }) })
+  const store = new InMemorySessionStore({
+    now: () => clock.now,
+    ...(max_entries === undefined ? {} : { max_entries }),
+  })
   return { store, clock }
 }
 
@@ -72,7 +75,17 @@ t.test('InMemorySessionStore', async (t) => {
   })
 
   t.test('refuses bad options at creation', async (t) => {
-    throws_coded(t, () => new InMemorySessionStore({ max_entries: 0 }), 'FW_ERR_AUTH_BAD_OPTION', /^InMemorySessionStore: max_entries must be an integer >= 1; got 0$/)
-    throws_coded(t, () => new InMemorySessionStore({ now: 5 as unknown as () => number }), 'FW_ERR_AUTH_BAD_OPTION', /^InMemorySessionStore: now must be a function; got 5$/)
+    throws_coded(
+      t,
+      () => new InMemorySessionStore({ max_entries: 0 }),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^InMemorySessionStore: max_entries must be an integer >= 1; got 0$/,
+    )
+    throws_coded(
+      t,
+      () => new InMemorySessionStore({ now: 5 as unknown as () => number }),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^InMemorySessionStore: now must be a function; got 5$/,
+    )
   })
 })

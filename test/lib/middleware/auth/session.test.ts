@@ -3,7 +3,11 @@ import t, { type Test } from 'tap'
 import { App, adapt_ctx, type Request } from '../../../../index.js'
 import { session, start_session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
 import { Session } from '../../../../lib/middleware/auth/session-state.js'
-import { InMemorySessionStore, type ISessionStore, type SessionRecord } from '../../../../lib/middleware/auth/session-store.js'
+import {
+  InMemorySessionStore,
+  type ISessionStore,
+  type SessionRecord,
+} from '../../../../lib/middleware/auth/session-store.js'
 import { throws_coded } from './build.js'
 
 const SECRET = 'session-test-secret-0123'
@@ -45,7 +49,9 @@ function build(t: Test, options: Partial<SessionOptions> = {}) {
 /** The `sid` cookie value a response sets, and the id inside it. */
 function cookie_of(r: { headers: Record<string, unknown> }, name = 'sid') {
   const set = r.headers['set-cookie']
-  const line = (Array.isArray(set) ? set : [set]).find((c): c is string => typeof c === 'string' && c.startsWith(`${name}=`))
+  const line = (Array.isArray(set) ? set : [set]).find(
+    (c): c is string => typeof c === 'string' && c.startsWith(`${name}=`),
+  )
   const value = line?.slice(name.length + 1).split(';')[0]
   return { line, value, id: value?.split('.')[0] }
 }
@@ -177,7 +183,10 @@ t.test('session', async (t) => {
     t.same(store.load(c.id!)?.data, { user: 'ada' })
     const back = await app.inject({ url: '/state', headers: { cookie: `sid=${c.value}` } })
     t.same(back.json(), { has: true }, 'a known session is loaded as usual')
-    const forged = await app.inject({ url: '/state', headers: { cookie: `sid=${'A'.repeat(32)}.${mac('A'.repeat(32))}` } })
+    const forged = await app.inject({
+      url: '/state',
+      headers: { cookie: `sid=${'A'.repeat(32)}.${mac('A'.repeat(32))}` },
+    })
     t.same(forged.json(), { has: false }, 'an unknown id gives no session either')
   })
 
@@ -198,7 +207,14 @@ t.test('session', async (t) => {
   })
 
   t.test('writes the cookie attributes from the options', async (t) => {
-    const { app } = build(t, { cookie_name: 'app_sid', cookie_path: '/app', secure: true, http_only: false, same_site: 'Strict', ttl: 3600 })
+    const { app } = build(t, {
+      cookie_name: 'app_sid',
+      cookie_path: '/app',
+      secure: true,
+      http_only: false,
+      same_site: 'Strict',
+      ttl: 3600,
+    })
     const c = cookie_of(await app.inject({ url: '/count' }), 'app_sid')
     t.equal(c.line, `app_sid=${c.value}; Max-Age=3600; Path=/app; Secure; SameSite=Strict`)
     const none = build(t, { secure: true, same_site: 'None' })
@@ -234,8 +250,13 @@ t.test('session', async (t) => {
     const first = await app.inject({ url: '/count' })
     const { id, value } = cookie_of(first)
     const N = 25
-    const bodies = await Promise.all(Array.from({ length: N }, () => app.inject({ url: '/slow-count', headers: { cookie: `sid=${value}` } })))
-    t.same(bodies.map((r) => r.body).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))), Array.from({ length: N }, (_, i) => `n=${i + 2}`))
+    const bodies = await Promise.all(
+      Array.from({ length: N }, () => app.inject({ url: '/slow-count', headers: { cookie: `sid=${value}` } })),
+    )
+    t.same(
+      bodies.map((r) => r.body).sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))),
+      Array.from({ length: N }, (_, i) => `n=${i + 2}`),
+    )
     t.same(store.load(id!), { id, data: { n: String(N + 1) } })
   })
 
@@ -255,70 +276,117 @@ t.test('session', async (t) => {
     })
     const first = await app.inject({ url: '/count' })
     const { id, value } = cookie_of(first)
-    const bodies = await Promise.all(Array.from({ length: N }, () => app.inject({ url: '/slow-count', headers: { cookie: `sid=${value}` } })))
+    const bodies = await Promise.all(
+      Array.from({ length: N }, () => app.inject({ url: '/slow-count', headers: { cookie: `sid=${value}` } })),
+    )
     t.same(new Set(bodies.map((r) => r.body)), new Set(['n=2']))
     t.same(store.load(id!), { id, data: { n: '2' } })
   })
 
-  t.test('with rolling, renews the store ttl and the cookie on every request, so an active user stays logged in', async (t) => {
-    for (const rolling of [true, false]) {
-      const { app, clock } = build(t, { ttl: 10, rolling })
-      const start = clock.now
-      const first = await app.inject({ url: '/count' })
-      const cookie = { cookie: `sid=${cookie_of(first).value}` }
-      for (const at of [4, 8]) {
-        clock.now = start + at * 1000
-        const read = await app.inject({ url: '/peek', headers: cookie })
-        t.equal(read.json().is_new, false, `read at ${at} s`)
-        t.equal(cookie_of(read).line?.includes('Max-Age=10') ?? false, rolling, `a read ${rolling ? 'renews' : 'sends no'} cookie`)
+  t.test(
+    'with rolling, renews the store ttl and the cookie on every request, so an active user stays logged in',
+    async (t) => {
+      for (const rolling of [true, false]) {
+        const { app, clock } = build(t, { ttl: 10, rolling })
+        const start = clock.now
+        const first = await app.inject({ url: '/count' })
+        const cookie = { cookie: `sid=${cookie_of(first).value}` }
+        for (const at of [4, 8]) {
+          clock.now = start + at * 1000
+          const read = await app.inject({ url: '/peek', headers: cookie })
+          t.equal(read.json().is_new, false, `read at ${at} s`)
+          t.equal(
+            cookie_of(read).line?.includes('Max-Age=10') ?? false,
+            rolling,
+            `a read ${rolling ? 'renews' : 'sends no'} cookie`,
+          )
+        }
+        clock.now = start + 12_000
+        const later = await app.inject({ url: '/peek', headers: cookie })
+        t.equal(
+          later.json().is_new,
+          !rolling,
+          rolling ? 'alive at 12 s after reads at 4 and 8 s' : 'without rolling it ends at 10 s',
+        )
       }
-      clock.now = start + 12_000
-      const later = await app.inject({ url: '/peek', headers: cookie })
-      t.equal(later.json().is_new, !rolling, rolling ? 'alive at 12 s after reads at 4 and 8 s' : 'without rolling it ends at 10 s')
-    }
-  })
+    },
+  )
 
-  t.test('verifies with every listed secret, signs with the first, and re-signs a cookie of a rotated secret', async (t) => {
-    const OLD = 'old-session-secret-0123'
-    const before = build(t, { secret: OLD })
-    const first = await before.app.inject({ url: '/count' })
-    const { id, value } = cookie_of(first)
-    const store = before.store
-    const app = new App({ access_log: false })
-    app.use(adapt_ctx(session({ secret: [SECRET, OLD], store })))
-    app.get('/peek', (req, res) => void res.json({ id: req.state(Session)!.id, n: req.state(Session)!.get('n') ?? null }))
-    t.teardown(() => app.close())
-    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
-    t.same(r.json(), { id, n: '1' }, 'a cookie of the previous secret still opens its session')
-    t.equal(cookie_of(r).value, `${id}.${mac(id!)}`, 'and is signed again with the first secret')
-    const again = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(r).value}` } })
-    t.same([again.json(), cookie_of(again).line], [{ id, n: '1' }, undefined], 'a current cookie is not re-sent')
-    const retired = await build(t, { secret: SECRET }).app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
-    t.equal(retired.json().is_new, true, 'a cookie of a secret dropped from the list opens nothing')
-    t.not(retired.json().id, id)
-  })
+  t.test(
+    'verifies with every listed secret, signs with the first, and re-signs a cookie of a rotated secret',
+    async (t) => {
+      const OLD = 'old-session-secret-0123'
+      const before = build(t, { secret: OLD })
+      const first = await before.app.inject({ url: '/count' })
+      const { id, value } = cookie_of(first)
+      const store = before.store
+      const app = new App({ access_log: false })
+      app.use(adapt_ctx(session({ secret: [SECRET, OLD], store })))
+      app.get(
+        '/peek',
+        (req, res) => void res.json({ id: req.state(Session)!.id, n: req.state(Session)!.get('n') ?? null }),
+      )
+      t.teardown(() => app.close())
+      const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${value}` } })
+      t.same(r.json(), { id, n: '1' }, 'a cookie of the previous secret still opens its session')
+      t.equal(cookie_of(r).value, `${id}.${mac(id!)}`, 'and is signed again with the first secret')
+      const again = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(r).value}` } })
+      t.same([again.json(), cookie_of(again).line], [{ id, n: '1' }, undefined], 'a current cookie is not re-sent')
+      const retired = await build(t, { secret: SECRET }).app.inject({
+        url: '/peek',
+        headers: { cookie: `sid=${value}` },
+      })
+      t.equal(retired.json().is_new, true, 'a cookie of a secret dropped from the list opens nothing')
+      t.not(retired.json().id, id)
+    },
+  )
 
   t.test('refuses bad options at creation', async (t) => {
-    const bad = (options: unknown, message: RegExp) => throws_coded(t, () => session(options as SessionOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
+    const bad = (options: unknown, message: RegExp) =>
+      throws_coded(t, () => session(options as SessionOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^session: options must be an object; got undefined$/)
     bad({}, /^session: secret must be a string of at least 16 characters; got undefined$/)
-    bad({ secret: 'short' }, /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/)
+    bad(
+      { secret: 'short' },
+      /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/,
+    )
     bad({ secret: SECRET, cookie_name: 'a b' }, /^session: cookie_name must be an HTTP token/)
-    bad({ secret: SECRET, cookie_path: 'app' }, /^session: cookie_path must be a path starting with \/ without ; or spaces; got "app"$/)
+    bad(
+      { secret: SECRET, cookie_path: 'app' },
+      /^session: cookie_path must be a path starting with \/ without ; or spaces; got "app"$/,
+    )
     bad({ secret: SECRET, cookie_path: '/a; Domain=evil' }, /^session: cookie_path must be a path/)
     bad({ secret: SECRET, same_site: 'lax' }, /^session: same_site must be one of Strict, Lax, None; got "lax"$/)
     bad({ secret: SECRET, same_site: 'None' }, /^session: secure must be true when same_site is None; got false$/)
-    bad({ secret: SECRET, cookie_name: '__Host-sid' }, /^session: secure must be true for a cookie named __Host-sid; got false$/)
-    bad({ secret: SECRET, cookie_name: '__Host-sid', secure: true, cookie_path: '/app' }, /^session: cookie_path must be \/ for a __Host- cookie; got "\/app"$/)
+    bad(
+      { secret: SECRET, cookie_name: '__Host-sid' },
+      /^session: secure must be true for a cookie named __Host-sid; got false$/,
+    )
+    bad(
+      { secret: SECRET, cookie_name: '__Host-sid', secure: true, cookie_path: '/app' },
+      /^session: cookie_path must be \/ for a __Host- cookie; got "\/app"$/,
+    )
     bad({ secret: SECRET, ttl: 0 }, /^session: ttl must be an integer >= 1; got 0$/)
     bad({ secret: SECRET, ttl: 1.5 }, /^session: ttl must be an integer >= 1; got 1.5$/)
     bad({ secret: SECRET, http_only: 'yes' }, /^session: http_only must be a boolean; got "yes"$/)
     bad({ secret: SECRET, auto_create: null }, /^session: auto_create must be a boolean; got null$/)
     bad({ secret: SECRET, serialize: 0 }, /^session: serialize must be a boolean; got 0$/)
     bad({ secret: SECRET, rolling: 'yes' }, /^session: rolling must be a boolean; got "yes"$/)
-    bad({ secret: [] }, /^session: secret must be a string or a non-empty list of strings of at least 16 characters; got a list of 0 items$/)
-    bad({ secret: [SECRET, 'short'] }, /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/)
-    bad({ secret: SECRET, store: { load() {} } }, /^session: store must be an object with load, save and destroy methods/)
-    bad({ secret: SECRET, store: null }, /^session: store must be an object with load, save and destroy methods; got null$/)
+    bad(
+      { secret: [] },
+      /^session: secret must be a string or a non-empty list of strings of at least 16 characters; got a list of 0 items$/,
+    )
+    bad(
+      { secret: [SECRET, 'short'] },
+      /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/,
+    )
+    bad(
+      { secret: SECRET, store: { load() {} } },
+      /^session: store must be an object with load, save and destroy methods/,
+    )
+    bad(
+      { secret: SECRET, store: null },
+      /^session: store must be an object with load, save and destroy methods; got null$/,
+    )
   })
 })

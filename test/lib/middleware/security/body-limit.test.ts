@@ -55,10 +55,20 @@ t.test('body_limit', async (t) => {
 
   t.test('accepts a body up to the limit and refuses one byte more with 413 payload_too_large', async (t) => {
     const { app, seen } = limited(t, 100)
-    const ok = await app.inject({ method: 'POST', url: '/echo', payload: 'a'.repeat(100), headers: { 'content-type': 'text/plain' } })
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: 'a'.repeat(100),
+      headers: { 'content-type': 'text/plain' },
+    })
     t.equal(ok.statusCode, 200)
     t.same(ok.json(), { len: 100 })
-    const r = await app.inject({ method: 'POST', url: '/echo', payload: 'a'.repeat(101), headers: { 'content-type': 'text/plain' } })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: 'a'.repeat(101),
+      headers: { 'content-type': 'text/plain' },
+    })
     t.equal(r.statusCode, 413)
     t.same(r.json(), TOO_LARGE)
     t.equal(r.headers['x-chain'], 'yes', 'the middleware ran for the 413, so its headers (CORS...) are on it')
@@ -70,7 +80,10 @@ t.test('body_limit', async (t) => {
     const MiB = 1024 * 1024
     const headers = { 'content-type': 'application/octet-stream' }
     t.equal((await app.inject({ method: 'POST', url: '/echo', payload: Buffer.alloc(MiB), headers })).statusCode, 200)
-    t.equal((await app.inject({ method: 'POST', url: '/echo', payload: Buffer.alloc(MiB + 1), headers })).statusCode, 413)
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/echo', payload: Buffer.alloc(MiB + 1), headers })).statusCode,
+      413,
+    )
   })
 
   t.test('takes the smallest limit of the middleware on a route', async (t) => {
@@ -81,14 +94,20 @@ t.test('body_limit', async (t) => {
     app.post('/big', (_req, res) => void res.json('ok', true))
     t.teardown(() => app.close())
     const post = async (url: string, n: number) =>
-      (await app.inject({ method: 'POST', url, payload: 'a'.repeat(n), headers: { 'content-type': 'text/plain' } })).statusCode
+      (await app.inject({ method: 'POST', url, payload: 'a'.repeat(n), headers: { 'content-type': 'text/plain' } }))
+        .statusCode
     t.same([await post('/small/x', 10), await post('/small/x', 11)], [200, 413])
     t.same([await post('/big', 500), await post('/big', 501)], [200, 413])
   })
 
   t.test('refuses a Content-Length over the limit itself where the adapter reads no body', async (t) => {
     const { app, seen } = limited(t, 100)
-    const r = await app.inject({ method: 'GET', url: '/echo', headers: { 'content-length': '101' }, payload: 'a'.repeat(101) })
+    const r = await app.inject({
+      method: 'GET',
+      url: '/echo',
+      headers: { 'content-length': '101' },
+      payload: 'a'.repeat(101),
+    })
     t.equal(r.statusCode, 413)
     t.same(r.json(), TOO_LARGE)
     t.equal(r.headers['x-chain'], 'yes', 'answered by the middleware chain, not the body parser')
@@ -98,7 +117,9 @@ t.test('body_limit', async (t) => {
   t.test('answers 413 on a real socket from the Content-Length alone, before any body byte is sent', async (t) => {
     const { app, seen } = limited(t, 100)
     const port = await app.listen(0)
-    const out = await raw(port, ['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10485760\r\n\r\n'])
+    const out = await raw(port, [
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10485760\r\n\r\n',
+    ])
     t.match(out, /^HTTP\/1\.1 413 Payload Too Large\r\n/)
     t.same(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4)), TOO_LARGE)
     t.same(seen, [])
@@ -108,8 +129,13 @@ t.test('body_limit', async (t) => {
     const { app, seen } = limited(t, 100)
     const port = await app.listen(0)
     const chunk = `40\r\n${'a'.repeat(64)}\r\n`
-    const out = await raw(port, ['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n',
-      chunk, chunk, chunk, '0\r\n\r\n'])
+    const out = await raw(port, [
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n',
+      chunk,
+      chunk,
+      chunk,
+      '0\r\n\r\n',
+    ])
     t.match(out, /^HTTP\/1\.1 413 Payload Too Large\r\n/)
     t.same(seen, [])
   })
@@ -117,10 +143,15 @@ t.test('body_limit', async (t) => {
   t.test('reads no more than a lying Content-Length on a real socket and refuses the rest', async (t) => {
     const { app, seen } = limited(t, 100)
     const port = await app.listen(0)
-    const out = await raw(port, ['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n' + 'a'.repeat(300)])
+    const out = await raw(port, [
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n' + 'a'.repeat(300),
+    ])
     t.match(out, /HTTP\/1\.1 400 Bad Request\r\n/, 'the extra bytes are no valid request')
     t.notMatch(out, /"len":(?![0-5]\b)/)
-    t.ok(seen.every((n) => n <= 5), `the handler saw ${JSON.stringify(seen)}`)
+    t.ok(
+      seen.every((n) => n <= 5),
+      `the handler saw ${JSON.stringify(seen)}`,
+    )
   })
 
   t.test('throws at creation for a bad max_bytes', async (t) => {

@@ -9,7 +9,9 @@ export interface Built {
   calls: { n: number }
 }
 
-/** An App with `mws` applied globally and GET/POST/PUT/PATCH/DELETE `/data` answering `{ok:true}`; closed on teardown. */
+/**
+ * An App with `mws` applied globally and GET/POST/PUT/PATCH/DELETE `/data` answering `{ok:true}`; closed on teardown.
+ */
 export function build(t: Test, mws: readonly Middleware[], options: AppOptions = {}): Built {
   const app = new App({ access_log: false, ...options })
   const calls = { n: 0 }

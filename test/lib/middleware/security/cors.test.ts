@@ -78,17 +78,27 @@ t.test('cors', async (t) => {
     t.equal(calls.n, 0)
   })
 
-  t.test('refuses look-alike origins: evil-localhost, a suffix, another port, another scheme, upper case', async (t) => {
-    const { app } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true })
-    for (const origin of ['http://evil-localhost:5173', 'http://localhost:5173.evil.com', 'http://localhost:5174',
-      'https://localhost:5173', 'http://LOCALHOST:5173', 'http://localhost:5173/', `${APP_ORIGIN}, https://evil.example`]) {
-      const r = await app.inject(preflight(origin))
-      t.equal(r.statusCode, 403, origin)
-      t.equal(r.json().error, 'cors_forbidden', origin)
-      const simple = await app.inject({ url: '/data', headers: { origin } })
-      t.equal(simple.headers['access-control-allow-origin'], undefined, origin)
-    }
-  })
+  t.test(
+    'refuses look-alike origins: evil-localhost, a suffix, another port, another scheme, upper case',
+    async (t) => {
+      const { app } = with_cors(t, { origins: [APP_ORIGIN], allow_credentials: true })
+      for (const origin of [
+        'http://evil-localhost:5173',
+        'http://localhost:5173.evil.com',
+        'http://localhost:5174',
+        'https://localhost:5173',
+        'http://LOCALHOST:5173',
+        'http://localhost:5173/',
+        `${APP_ORIGIN}, https://evil.example`,
+      ]) {
+        const r = await app.inject(preflight(origin))
+        t.equal(r.statusCode, 403, origin)
+        t.equal(r.json().error, 'cors_forbidden', origin)
+        const simple = await app.inject({ url: '/data', headers: { origin } })
+        t.equal(simple.headers['access-control-allow-origin'], undefined, origin)
+      }
+    },
+  )
 
   t.test('refuses the null origin unless it is listed', async (t) => {
     const refused = with_cors(t, { origins: [APP_ORIGIN] })
@@ -187,12 +197,26 @@ t.test('cors', async (t) => {
 
   t.test('matches a one-label wildcard, never a suffix trick, null or another case', async (t) => {
     const { app } = build(t, [adapt_ctx(cors({ origins: ['https://*.example.com'] }))])
-    const acao = async (origin: string) => (await app.inject({ url: '/data', headers: { origin } })).headers['access-control-allow-origin']
+    const acao = async (origin: string) =>
+      (await app.inject({ url: '/data', headers: { origin } })).headers['access-control-allow-origin']
     t.equal(await acao('https://shop.example.com'), 'https://shop.example.com')
-    for (const bad of ['https://evil.example.com.attacker.net', 'https://a.b.example.com', 'https://example.com', 'http://shop.example.com',
-      'https://evilexample.com', 'null', 'https://SHOP.example.com', 'HTTPS://shop.example.com', 'https://.example.com']) {
+    for (const bad of [
+      'https://evil.example.com.attacker.net',
+      'https://a.b.example.com',
+      'https://example.com',
+      'http://shop.example.com',
+      'https://evilexample.com',
+      'null',
+      'https://SHOP.example.com',
+      'HTTPS://shop.example.com',
+      'https://.example.com',
+    ]) {
       t.equal(await acao(bad), undefined, bad)
-      const pre = await app.inject({ method: 'OPTIONS', url: '/data', headers: { origin: bad, 'access-control-request-method': 'GET' } })
+      const pre = await app.inject({
+        method: 'OPTIONS',
+        url: '/data',
+        headers: { origin: bad, 'access-control-request-method': 'GET' },
+      })
       t.same([pre.statusCode, pre.json().error], [403, 'cors_forbidden'], `preflight ${bad}`)
     }
   })
@@ -200,33 +224,71 @@ t.test('cors', async (t) => {
   t.test('accepts anchored RegExps and a function, and reflects requested headers when asked', async (t) => {
     const seen: string[] = []
     const fn = build(t, [adapt_ctx(cors({ origins: (o) => (seen.push(o), o === 'https://fn.example.com') }))])
-    t.equal((await fn.app.inject({ url: '/data', headers: { origin: 'https://fn.example.com' } })).headers['access-control-allow-origin'], 'https://fn.example.com')
-    t.equal((await fn.app.inject({ url: '/data', headers: { origin: 'https://no.example.com' } })).headers['access-control-allow-origin'], undefined)
+    t.equal(
+      (await fn.app.inject({ url: '/data', headers: { origin: 'https://fn.example.com' } })).headers[
+        'access-control-allow-origin'
+      ],
+      'https://fn.example.com',
+    )
+    t.equal(
+      (await fn.app.inject({ url: '/data', headers: { origin: 'https://no.example.com' } })).headers[
+        'access-control-allow-origin'
+      ],
+      undefined,
+    )
     t.same(seen, ['https://fn.example.com', 'https://no.example.com'])
     const re = build(t, [adapt_ctx(cors({ origins: [/^https:\/\/(a|b)\.example\.com$/], reflect_headers: true }))])
     const pre = await re.app.inject({
-      method: 'OPTIONS', url: '/data',
-      headers: { origin: 'https://b.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-trace, content-type' },
+      method: 'OPTIONS',
+      url: '/data',
+      headers: {
+        origin: 'https://b.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-trace, content-type',
+      },
     })
     t.equal(pre.statusCode, 204)
     t.equal(pre.headers['access-control-allow-headers'], 'x-trace, content-type')
     t.equal(pre.headers.vary, 'Origin, Access-Control-Request-Headers')
     const odd = await re.app.inject({
-      method: 'OPTIONS', url: '/data',
-      headers: { origin: 'https://b.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x(y)' },
+      method: 'OPTIONS',
+      url: '/data',
+      headers: {
+        origin: 'https://b.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x(y)',
+      },
     })
     t.equal(odd.statusCode, 403, 'a requested name that is not a header name is not echoed')
   })
 
   t.test('throws at creation for origins that are not exact', async (t) => {
-    for (const origin of ['http://localhost:5173/', 'localhost:5173', 'https://*example.com', '*.example.com', 'https://a.*.example.com',
-      'https://*.example.com/x', 'http://example.com/path', 'HTTP://EXAMPLE.COM', 'file:///tmp/x', 42]) {
-      t.throws(() => cors({ origins: [origin as string] }), {
-        code: 'FW_ERR_CORS_BAD_ORIGIN',
-        message: `cors: ${JSON.stringify(origin)} is not an exact origin (scheme://host[:port] without a path), a one-label wildcard (https://*.example.com), an anchored RegExp, "null", or "*" alone`,
-      }, String(origin))
+    for (const origin of [
+      'http://localhost:5173/',
+      'localhost:5173',
+      'https://*example.com',
+      '*.example.com',
+      'https://a.*.example.com',
+      'https://*.example.com/x',
+      'http://example.com/path',
+      'HTTP://EXAMPLE.COM',
+      'file:///tmp/x',
+      42,
+    ]) {
+      t.throws(
+        () => cors({ origins: [origin as string] }),
+        {
+          code: 'FW_ERR_CORS_BAD_ORIGIN',
+          message: `cors: ${JSON.stringify(origin)} is not an exact origin (scheme://host[:port] without a path), a one-label wildcard (https://*.example.com), an anchored RegExp, "null", or "*" alone`,
+        },
+        String(origin),
+      )
     }
-    t.throws(() => cors({ origins: [/https:\/\/app\.example\.com/] }), { code: 'FW_ERR_CORS_BAD_ORIGIN' }, 'an unanchored RegExp')
+    t.throws(
+      () => cors({ origins: [/https:\/\/app\.example\.com/] }),
+      { code: 'FW_ERR_CORS_BAD_ORIGIN' },
+      'an unanchored RegExp',
+    )
     t.throws(() => cors({ origins: ['*', APP_ORIGIN] }), { code: 'FW_ERR_CORS_BAD_ORIGIN' })
   })
 

@@ -62,11 +62,19 @@ t.test('csrf', async (t) => {
     const { app, calls } = with_csrf(t)
     const token = await token_of(app)
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-      const r = await app.inject({ method, url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token } })
+      const r = await app.inject({
+        method,
+        url: '/data',
+        headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token },
+      })
       t.equal(r.statusCode, 200, method)
     }
     t.equal(calls.n, 4)
-    const r = await app.inject({ method: 'POST', url: '/token', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token } })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/token',
+      headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token },
+    })
     t.same(r.json(), { token })
   })
 
@@ -74,7 +82,9 @@ t.test('csrf', async (t) => {
     const { app } = with_csrf(t)
     const token = await token_of(app)
     const r = await app.inject({
-      method: 'POST', url: '/data', payload: `name=x&_csrf=${token}`,
+      method: 'POST',
+      url: '/data',
+      payload: `name=x&_csrf=${token}`,
       headers: { cookie: `csrf_token=${token}`, 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
     })
     t.equal(r.statusCode, 200)
@@ -84,7 +94,9 @@ t.test('csrf', async (t) => {
     const { app, calls } = with_csrf(t)
     const token = await token_of(app)
     const r = await app.inject({
-      method: 'POST', url: '/data', payload: JSON.stringify({ _csrf: token }),
+      method: 'POST',
+      url: '/data',
+      payload: JSON.stringify({ _csrf: token }),
       headers: { cookie: `csrf_token=${token}`, 'content-type': 'application/json' },
     })
     t.equal(r.statusCode, 403)
@@ -115,7 +127,11 @@ t.test('csrf', async (t) => {
     const token = await token_of(app)
     const wrong = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')
     for (const sent of [wrong, token + 'x', token.slice(1), 'x']) {
-      const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': sent } })
+      const r = await app.inject({
+        method: 'POST',
+        url: '/data',
+        headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': sent },
+      })
       t.equal(r.statusCode, 403)
       t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token mismatch' })
     }
@@ -126,7 +142,11 @@ t.test('csrf', async (t) => {
     const { app, calls } = with_csrf(t)
     const mine = await token_of(app)
     const theirs = await token_of(app)
-    const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${mine}`, 'x-csrf-token': theirs } })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/data',
+      headers: { cookie: `csrf_token=${mine}`, 'x-csrf-token': theirs },
+    })
     t.equal(r.statusCode, 403)
     t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token mismatch' })
     t.equal(calls.n, 0)
@@ -134,7 +154,11 @@ t.test('csrf', async (t) => {
 
   t.test('refuses a malformed cookie even when the header repeats it', async (t) => {
     const { app } = with_csrf(t)
-    const r = await app.inject({ method: 'POST', url: '/data', headers: { cookie: 'csrf_token=abc', 'x-csrf-token': 'abc' } })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/data',
+      headers: { cookie: 'csrf_token=abc', 'x-csrf-token': 'abc' },
+    })
     t.equal(r.statusCode, 403)
     t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
   })
@@ -143,11 +167,17 @@ t.test('csrf', async (t) => {
     const { app, calls } = with_csrf(t)
     const token = await token_of(app)
     const headers = { cookie: `csrf_token=${token}`, 'x-csrf-token': token }
-    const r = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })
+    const r = await app.inject({
+      method: 'POST',
+      url: '/data',
+      headers: { ...headers, 'sec-fetch-site': 'cross-site' },
+    })
     t.equal(r.statusCode, 403)
     t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'Cross-site request refused' })
     const foreign = await app.inject({
-      method: 'POST', url: '/data', headers: { ...headers, 'sec-fetch-site': 'cross-site', origin: 'http://localhost:80' },
+      method: 'POST',
+      url: '/data',
+      headers: { ...headers, 'sec-fetch-site': 'cross-site', origin: 'http://localhost:80' },
     })
     t.equal(foreign.json().message, 'Cross-site request refused', 'Sec-Fetch-Site wins over a matching Origin')
     for (const site of ['same-origin', 'none']) {
@@ -157,18 +187,31 @@ t.test('csrf', async (t) => {
     t.equal(calls.n, 2)
   })
 
-  t.test('accepts Origin null on a same-origin request, as browsers send it under Referrer-Policy no-referrer', async (t) => {
-    const { app } = with_csrf(t)
-    const token = await token_of(app)
-    const r = await app.inject({
-      method: 'POST', url: '/data',
-      headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token, origin: 'null', 'sec-fetch-site': 'same-origin' },
-    })
-    t.equal(r.statusCode, 200)
-    const without_token = await app.inject({ method: 'POST', url: '/data', headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } })
-    t.equal(without_token.statusCode, 403)
-    t.equal(without_token.json().message, 'CSRF token missing')
-  })
+  t.test(
+    'accepts Origin null on a same-origin request, as browsers send it under Referrer-Policy no-referrer',
+    async (t) => {
+      const { app } = with_csrf(t)
+      const token = await token_of(app)
+      const r = await app.inject({
+        method: 'POST',
+        url: '/data',
+        headers: {
+          cookie: `csrf_token=${token}`,
+          'x-csrf-token': token,
+          origin: 'null',
+          'sec-fetch-site': 'same-origin',
+        },
+      })
+      t.equal(r.statusCode, 200)
+      const without_token = await app.inject({
+        method: 'POST',
+        url: '/data',
+        headers: { origin: 'null', 'sec-fetch-site': 'same-origin' },
+      })
+      t.equal(without_token.statusCode, 403)
+      t.equal(without_token.json().message, 'CSRF token missing')
+    },
+  )
 
   t.test('refuses an Origin that does not match the Host when Sec-Fetch-Site is absent', async (t) => {
     const { app } = with_csrf(t)
@@ -179,10 +222,16 @@ t.test('csrf', async (t) => {
       t.equal(r.statusCode, 403, origin)
       t.same(r.json(), { ok: false, error: 'csrf_failed', message: 'Origin does not match host' }, origin)
     }
-    const same = await app.inject({ method: 'POST', url: '/data', headers: { ...headers, origin: 'http://app.example:8080' } })
+    const same = await app.inject({
+      method: 'POST',
+      url: '/data',
+      headers: { ...headers, origin: 'http://app.example:8080' },
+    })
     t.equal(same.statusCode, 200)
     const default_port = await app.inject({
-      method: 'POST', url: '/data', headers: { ...headers, host: 'app.example:443', origin: 'https://app.example' },
+      method: 'POST',
+      url: '/data',
+      headers: { ...headers, host: 'app.example:443', origin: 'https://app.example' },
     })
     t.equal(default_port.statusCode, 200)
   })
@@ -191,7 +240,9 @@ t.test('csrf', async (t) => {
     const { app } = with_csrf(t, { trusted_origins: ['https://admin.example'] })
     const token = await token_of(app)
     const r = await app.inject({
-      method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token, origin: 'https://admin.example' },
+      method: 'POST',
+      url: '/data',
+      headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token, origin: 'https://admin.example' },
     })
     t.equal(r.statusCode, 200)
   })
@@ -204,9 +255,16 @@ t.test('csrf', async (t) => {
 
   t.test('names the cookie __Host-csrf by default when secure', async (t) => {
     const { app } = with_csrf(t, { secure: true })
-    t.match(String((await app.inject({ url: '/token' })).headers['set-cookie']), /^__Host-csrf=[A-Za-z0-9_.-]{87}; Path=\/; Secure; SameSite=Lax$/)
+    t.match(
+      String((await app.inject({ url: '/token' })).headers['set-cookie']),
+      /^__Host-csrf=[A-Za-z0-9_.-]{87}; Path=\/; Secure; SameSite=Lax$/,
+    )
     const other = with_csrf(t, { secure: true, cookie_path: '/app' })
-    t.match(String((await other.app.inject({ url: '/token' })).headers['set-cookie']), /^csrf_token=/, 'not with another path')
+    t.match(
+      String((await other.app.inject({ url: '/token' })).headers['set-cookie']),
+      /^csrf_token=/,
+      'not with another path',
+    )
   })
 
   t.test('refuses a cookie planted from a sibling subdomain, even with the matching field', async (t) => {
@@ -214,12 +272,17 @@ t.test('csrf', async (t) => {
     const planted = [
       'A'.repeat(43),
       `${'A'.repeat(43)}.${'B'.repeat(43)}`,
-      (await token_of(with_csrf(t, { secret: 'another-servers-secret-123' }).app)),
+      await token_of(with_csrf(t, { secret: 'another-servers-secret-123' }).app),
     ]
     for (const token of planted) {
       const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: `csrf_token=${token}` }
       for (const site of [{ 'sec-fetch-site': 'same-site' }, {}]) {
-        const r = await app.inject({ method: 'POST', url: '/data', payload: `_csrf=${token}`, headers: { ...form, ...site } })
+        const r = await app.inject({
+          method: 'POST',
+          url: '/data',
+          payload: `_csrf=${token}`,
+          headers: { ...form, ...site },
+        })
         t.equal(r.statusCode, 403)
         t.equal(r.json().error, 'csrf_failed')
       }
@@ -233,7 +296,11 @@ t.test('csrf', async (t) => {
     const visit = async () => {
       const r = await built.app.inject({ url: '/token' })
       const cookies = ([] as string[]).concat(r.headers['set-cookie'] as string[]).map((c) => c.split(';')[0]!)
-      return { cookie: cookies.join('; '), token: r.json().token as string, sid: cookies.find((c) => c.startsWith('sid='))! }
+      return {
+        cookie: cookies.join('; '),
+        token: r.json().token as string,
+        sid: cookies.find((c) => c.startsWith('sid='))!,
+      }
     }
     const mine = await visit()
     const theirs = await visit()
@@ -249,9 +316,27 @@ t.test('csrf', async (t) => {
     const OLD = 'old-csrf-secret-0123456'
     const token = await token_of(with_csrf(t, { secret: OLD }).app)
     const { app } = with_csrf(t, { secret: [SECRET, OLD] })
-    t.equal((await app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token } })).statusCode, 200)
+    t.equal(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/data',
+          headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token },
+        })
+      ).statusCode,
+      200,
+    )
     const retired = with_csrf(t, { secret: SECRET })
-    t.equal((await retired.app.inject({ method: 'POST', url: '/data', headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token } })).statusCode, 403)
+    t.equal(
+      (
+        await retired.app.inject({
+          method: 'POST',
+          url: '/data',
+          headers: { cookie: `csrf_token=${token}`, 'x-csrf-token': token },
+        })
+      ).statusCode,
+      403,
+    )
   })
 
   t.test('reads the header and field names from the options', async (t) => {
@@ -261,7 +346,9 @@ t.test('csrf', async (t) => {
     const h = await app.inject({ method: 'POST', url: '/data', headers: { cookie: `xsrf=${token}`, 'x-xsrf': token } })
     t.equal(h.statusCode, 200)
     const f = await app.inject({
-      method: 'POST', url: '/data', payload: `tok=${token}`,
+      method: 'POST',
+      url: '/data',
+      payload: `tok=${token}`,
       headers: { cookie: `xsrf=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
     })
     t.equal(f.statusCode, 200)
@@ -282,8 +369,14 @@ t.test('csrf', async (t) => {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'csrf: cookie_path must be a path starting with / without ; or spaces; got "/a\\u0000b"',
     })
-    t.throws(() => csrf({ same_site: 'None' }), { code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'csrf: secure must be true when same_site is None; got false' })
-    t.throws(() => csrf({ cookie_name: '__Secure-csrf' }), { code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'csrf: secure must be true for a cookie named __Secure-csrf; got false' })
+    t.throws(() => csrf({ same_site: 'None' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: secure must be true when same_site is None; got false',
+    })
+    t.throws(() => csrf({ cookie_name: '__Secure-csrf' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'csrf: secure must be true for a cookie named __Secure-csrf; got false',
+    })
     t.throws(() => csrf({ cookie_name: '__Host-csrf', secure: true, cookie_path: '/app' }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'csrf: cookie_path must be / for a __Host- cookie; got "/app"',

@@ -2,7 +2,12 @@ import { request } from 'node:https'
 import { generate } from 'selfsigned'
 import t from 'tap'
 import { adapt_ctx, App, type Middleware } from '../../../../index.js'
-import { CspNonce, DEFAULT_CSP, PERMISSIONS_POLICY, security_headers } from '../../../../lib/middleware/security/headers.js'
+import {
+  CspNonce,
+  DEFAULT_CSP,
+  PERMISSIONS_POLICY,
+  security_headers,
+} from '../../../../lib/middleware/security/headers.js'
 import { build } from './build.js'
 
 const HELMET_CSP =
@@ -13,11 +18,14 @@ const PROXIED = { 'x-forwarded-proto': 'https' }
 /** GET `path` over HTTPS from the App on `port`, trusting `ca`; resolves with the response headers. */
 function get_tls(port: number, ca: string, path: string): Promise<{ headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, ca, checkServerIdentity: () => undefined, agent: false }, (res) => {
-      let body = ''
-      res.on('data', (d: Buffer) => (body += d.toString()))
-      res.on('end', () => resolve({ headers: res.headers, body }))
-    })
+    const req = request(
+      { host: '127.0.0.1', port, path, ca, checkServerIdentity: () => undefined, agent: false },
+      (res) => {
+        let body = ''
+        res.on('data', (d: Buffer) => (body += d.toString()))
+        res.on('end', () => resolve({ headers: res.headers, body }))
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -48,19 +56,28 @@ t.test('security_headers', async (t) => {
     const r = await app.inject({ url: '/data' })
     t.equal(r.statusCode, 200)
     t.equal(DEFAULT_CSP, HELMET_CSP)
-    t.same(pick(r.headers, NAMES), { ...DEFAULTS, 'strict-transport-security': undefined, 'content-security-policy': HELMET_CSP })
+    t.same(pick(r.headers, NAMES), {
+      ...DEFAULTS,
+      'strict-transport-security': undefined,
+      'content-security-policy': HELMET_CSP,
+    })
     t.match(PERMISSIONS_POLICY, /camera=\(\)/)
     t.match(PERMISSIONS_POLICY, /microphone=\(\)/)
     t.match(PERMISSIONS_POLICY, /geolocation=\(\)/)
   })
 
   t.test('sets them on errors of later middleware, on 404s and on handler failures', async (t) => {
-    const deny: Middleware = (req, res, next) => (req.path() === '/data' && req.method() === 'POST' ? void res.error(403, 'forbidden', 'no') : next())
+    const deny: Middleware = (req, res, next) =>
+      req.path() === '/data' && req.method() === 'POST' ? void res.error(403, 'forbidden', 'no') : next()
     const { app } = build(t, [adapt_ctx(security_headers()), deny])
     app.get('/boom', () => {
       throw new Error('boom')
     })
-    for (const [method, url, status] of [['POST', '/data', 403], ['GET', '/missing', 404], ['GET', '/boom', 500]] as const) {
+    for (const [method, url, status] of [
+      ['POST', '/data', 403],
+      ['GET', '/missing', 404],
+      ['GET', '/boom', 500],
+    ] as const) {
       const r = await app.inject({ method, url })
       t.equal(r.statusCode, status, url)
       t.same(pick(r.headers, Object.keys(DEFAULTS)), DEFAULTS, url)
@@ -84,7 +101,7 @@ t.test('security_headers', async (t) => {
     }
   })
 
-  t.test('sends HSTS only when the request came over HTTPS, never on a client\'s own X-Forwarded-Proto', async (t) => {
+  t.test("sends HSTS only when the request came over HTTPS, never on a client's own X-Forwarded-Proto", async (t) => {
     const seen: string[] = []
     const protocol: Middleware = (req, _res, next) => (seen.push(req.protocol()), next())
     const { app } = build(t, [adapt_ctx(security_headers()), protocol], { trust_proxy: ['10.0.0.0/8'] })
@@ -93,7 +110,11 @@ t.test('security_headers', async (t) => {
     t.equal(await hsts('10.0.0.5', {}), undefined, 'plain HTTP from the proxy')
     t.equal(await hsts('10.0.0.5', PROXIED), 'max-age=15552000; includeSubDomains', 'the trusted proxy terminated TLS')
     t.equal(await hsts('10.0.0.5', { 'x-forwarded-proto': 'HTTPS' }), 'max-age=15552000; includeSubDomains', 'any case')
-    t.equal(await hsts('10.0.0.5', { 'x-forwarded-proto': 'https, http' }), undefined, 'the nearest proxy saw plain HTTP')
+    t.equal(
+      await hsts('10.0.0.5', { 'x-forwarded-proto': 'https, http' }),
+      undefined,
+      'the nearest proxy saw plain HTTP',
+    )
     t.equal(await hsts('203.0.113.9', PROXIED), undefined, 'an untrusted client claiming HTTPS')
     t.same(seen, ['http', 'https', 'https', 'http', 'http'])
     const { app: open } = build(t, [adapt_ctx(security_headers())])
@@ -124,7 +145,11 @@ t.test('security_headers', async (t) => {
   })
 
   t.test('changes or drops any header through overrides', async (t) => {
-    const { app } = build(t, [adapt_ctx(security_headers({ overrides: { 'Cross-Origin-Resource-Policy': 'cross-origin', 'x-frame-options': false } }))])
+    const { app } = build(t, [
+      adapt_ctx(
+        security_headers({ overrides: { 'Cross-Origin-Resource-Policy': 'cross-origin', 'x-frame-options': false } }),
+      ),
+    ])
     const r = await app.inject({ url: '/data' })
     t.equal(r.headers['cross-origin-resource-policy'], 'cross-origin')
     t.equal(r.headers['x-frame-options'], undefined)
@@ -133,13 +158,18 @@ t.test('security_headers', async (t) => {
   })
 
   t.test('adds a fresh CSP nonce per request, available to handlers', async (t) => {
-    const { app } = build(t, [adapt_ctx(security_headers({ csp: "default-src 'self'; style-src 'self'", csp_nonce: true }))])
+    const { app } = build(t, [
+      adapt_ctx(security_headers({ csp: "default-src 'self'; style-src 'self'", csp_nonce: true })),
+    ])
     app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
     const a = await app.inject({ url: '/page' })
     const b = await app.inject({ url: '/page' })
     t.not(a.body, b.body)
     t.match(a.body, /^[A-Za-z0-9+/]{22}==$/)
-    t.equal(a.headers['content-security-policy'], `default-src 'self'; style-src 'self' 'nonce-${a.body}'; script-src 'self' 'nonce-${a.body}'`)
+    t.equal(
+      a.headers['content-security-policy'],
+      `default-src 'self'; style-src 'self' 'nonce-${a.body}'; script-src 'self' 'nonce-${a.body}'`,
+    )
     t.throws(() => security_headers({ csp: false, csp_nonce: true }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'security_headers: csp_nonce must be used with a csp; got true',
@@ -150,9 +180,13 @@ t.test('security_headers', async (t) => {
     const { app } = build(t, [adapt_ctx(security_headers({ csp_nonce: true }))])
     app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
     const r = await app.inject({ url: '/page' })
-    t.equal(r.headers['content-security-policy'], HELMET_CSP
-      .replace("script-src 'self';", `script-src 'self' 'nonce-${r.body}';`)
-      .replace("'unsafe-inline';", `'unsafe-inline' 'nonce-${r.body}';`))
+    t.equal(
+      r.headers['content-security-policy'],
+      HELMET_CSP.replace("script-src 'self';", `script-src 'self' 'nonce-${r.body}';`).replace(
+        "'unsafe-inline';",
+        `'unsafe-inline' 'nonce-${r.body}';`,
+      ),
+    )
   })
 
   t.test('throws at creation for bad options', async (t) => {
@@ -167,7 +201,8 @@ t.test('security_headers', async (t) => {
     })
     t.throws(() => security_headers({ hsts: { preload: true } }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
-      message: 'security_headers: hsts.preload must be used with max_age >= 31536000 and include_subdomains; got an object',
+      message:
+        'security_headers: hsts.preload must be used with max_age >= 31536000 and include_subdomains; got an object',
     })
   })
 })

@@ -24,7 +24,8 @@ t.test('parse_range', async (t) => {
   })
 
   t.test('refuses prefixes out of range and malformed text', async (t) => {
-    for (const s of ['10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/1a', 'x/8', '10.0.0.0/8/8']) t.equal(parse_range(s), undefined, s)
+    for (const s of ['10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/1a', 'x/8', '10.0.0.0/8/8'])
+      t.equal(parse_range(s), undefined, s)
   })
 })
 

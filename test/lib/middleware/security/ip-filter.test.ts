@@ -99,16 +99,38 @@ t.test('ip_filter', async (t) => {
     const app = with_filter(t, { deny: ['1.2.3.4'] }, { trust_proxy: ['127.0.0.1'] })
     t.equal(await status(app, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4' }), 'ip_denied')
     t.equal(await status(app, '127.0.0.1', { 'x-real-ip': '1.2.3.4' }), 'ip_denied')
-    t.equal(await status(app, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4, 5.6.7.8' }), 200, 'the client is the nearest untrusted hop')
-    t.equal(await status(app, '10.9.9.9', { 'x-forwarded-for': '1.2.3.4' }), 200, 'an untrusted peer still cannot spoof')
+    t.equal(
+      await status(app, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4, 5.6.7.8' }),
+      200,
+      'the client is the nearest untrusted hop',
+    )
+    t.equal(
+      await status(app, '10.9.9.9', { 'x-forwarded-for': '1.2.3.4' }),
+      200,
+      'an untrusted peer still cannot spoof',
+    )
   })
 
   t.test('throws at creation for entries that are not addresses or CIDRs', async (t) => {
-    for (const entry of ['10.0.0.1/33', '10.0.0', '127.1', '0x7f.0.0.1', 'example.com', '::1/129', '10.0.0.0/8/8', '10.0.0.0/', '']) {
-      t.throws(() => ip_filter({ deny: [entry] }), {
-        code: 'FW_ERR_IP_FILTER_BAD_ADDRESS',
-        message: `ip_filter: deny entry ${JSON.stringify(entry)} is not an IPv4/IPv6 address or CIDR`,
-      }, entry)
+    for (const entry of [
+      '10.0.0.1/33',
+      '10.0.0',
+      '127.1',
+      '0x7f.0.0.1',
+      'example.com',
+      '::1/129',
+      '10.0.0.0/8/8',
+      '10.0.0.0/',
+      '',
+    ]) {
+      t.throws(
+        () => ip_filter({ deny: [entry] }),
+        {
+          code: 'FW_ERR_IP_FILTER_BAD_ADDRESS',
+          message: `ip_filter: deny entry ${JSON.stringify(entry)} is not an IPv4/IPv6 address or CIDR`,
+        },
+        entry,
+      )
     }
     t.throws(() => ip_filter({ allow: [5 as unknown as string] }), {
       code: 'FW_ERR_IP_FILTER_BAD_ADDRESS',

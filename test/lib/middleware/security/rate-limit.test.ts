@@ -1,6 +1,11 @@
 import t, { type Test } from 'tap'
 import { adapt_ctx, type Middleware } from '../../../../index.js'
-import { rate_limit, retry_after_ms, sliding_count, type RateLimitOptions } from '../../../../lib/middleware/security/rate-limit.js'
+import {
+  rate_limit,
+  retry_after_ms,
+  sliding_count,
+  type RateLimitOptions,
+} from '../../../../lib/middleware/security/rate-limit.js'
 import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
@@ -23,7 +28,12 @@ function limited(t: Test, options: RateLimitOptions, before: Middleware[] = []) 
 type App = ReturnType<typeof limited>['app']
 
 /** Sends `n` GET /data one after the other and lists the statuses. */
-async function statuses(app: App, n: number, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1'): Promise<number[]> {
+async function statuses(
+  app: App,
+  n: number,
+  headers: Record<string, string> = {},
+  remoteAddress = '127.0.0.1',
+): Promise<number[]> {
   const out: number[] = []
   for (let i = 0; i < n; i++) out.push((await app.inject({ url: '/data', headers, remoteAddress })).statusCode)
   return out
@@ -88,22 +98,30 @@ t.test('rate_limit', async (t) => {
     t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
   })
 
-  t.test('sends the IETF RateLimit and RateLimit-Policy fields (draft 8) when asked, consistent with X-RateLimit', async (t) => {
-    const c = clock(0)
-    const { app } = limited(t, { max_requests: 2, window_seconds: 10, now: c.now, ietf_headers: true, policy: 'api' })
-    const r = await app.inject({ url: '/data' })
-    t.equal(r.headers['ratelimit-policy'], '"api";q=2;w=10')
-    t.equal(r.headers['ratelimit'], `"api";r=1;t=${r.headers['x-ratelimit-reset']}`)
-    await app.inject({ url: '/data' })
-    const refused = await app.inject({ url: '/data' })
-    t.equal(refused.statusCode, 429)
-    t.equal(refused.headers['ratelimit'], `"api";r=0;t=${refused.headers['retry-after']}`)
-    const plain = limited(t, { max_requests: 2, window_seconds: 10 })
-    t.equal((await plain.app.inject({ url: '/data' })).headers['ratelimit'], undefined, 'off by default')
-  })
+  t.test(
+    'sends the IETF RateLimit and RateLimit-Policy fields (draft 8) when asked, consistent with X-RateLimit',
+    async (t) => {
+      const c = clock(0)
+      const { app } = limited(t, { max_requests: 2, window_seconds: 10, now: c.now, ietf_headers: true, policy: 'api' })
+      const r = await app.inject({ url: '/data' })
+      t.equal(r.headers['ratelimit-policy'], '"api";q=2;w=10')
+      t.equal(r.headers['ratelimit'], `"api";r=1;t=${r.headers['x-ratelimit-reset']}`)
+      await app.inject({ url: '/data' })
+      const refused = await app.inject({ url: '/data' })
+      t.equal(refused.statusCode, 429)
+      t.equal(refused.headers['ratelimit'], `"api";r=0;t=${refused.headers['retry-after']}`)
+      const plain = limited(t, { max_requests: 2, window_seconds: 10 })
+      t.equal((await plain.app.inject({ url: '/data' })).headers['ratelimit'], undefined, 'off by default')
+    },
+  )
 
   t.test('neither counts nor limits requests the allow function lets through', async (t) => {
-    const { app } = limited(t, { max_requests: 1, window_seconds: 60, now: () => 0, allow: ({ req }) => req.header('x-probe') === 'health' })
+    const { app } = limited(t, {
+      max_requests: 1,
+      window_seconds: 60,
+      now: () => 0,
+      allow: ({ req }) => req.header('x-probe') === 'health',
+    })
     t.same(await statuses(app, 3, { 'x-probe': 'health' }), [200, 200, 200])
     const probe = await app.inject({ url: '/data', headers: { 'x-probe': 'health' } })
     t.equal(probe.headers['x-ratelimit-limit'], undefined)
@@ -155,14 +173,18 @@ t.test('rate_limit', async (t) => {
   t.test('is exact with an asynchronous store', async (t) => {
     const memory = new MemoryRateLimitStore()
     const store: RateLimitStore = {
-      hit: (key, now_ms, window_ms) => new Promise((resolve) => setImmediate(() => resolve(memory.hit(key, now_ms, window_ms)))),
+      hit: (key, now_ms, window_ms) =>
+        new Promise((resolve) => setImmediate(() => resolve(memory.hit(key, now_ms, window_ms)))),
     }
     const { app, calls } = limited(t, { max_requests: 7, window_seconds: 60, now: () => 0, store })
     const rs = await Promise.all(Array.from({ length: 30 }, () => app.inject({ url: '/data' })))
     t.equal(rs.filter((r) => r.statusCode === 200).length, 7)
     t.equal(calls.n, 7)
     const retries = rs.filter((r) => r.statusCode === 429).map((r) => Number(r.headers['retry-after']))
-    t.ok(retries.every((s) => Number.isInteger(s) && s > 60), 'refused hits wait into the next window')
+    t.ok(
+      retries.every((s) => Number.isInteger(s) && s > 60),
+      'refused hits wait into the next window',
+    )
   })
 
   t.test('counts per client address, grouping IPv6 by /64 and IPv4-mapped as IPv4', async (t) => {
@@ -178,7 +200,8 @@ t.test('rate_limit', async (t) => {
   t.test('ignores a spoofed X-Forwarded-For from a peer that is not a trusted proxy', async (t) => {
     const { app } = limited(t, { max_requests: 2, window_seconds: 60, now: () => 0 })
     const rs = []
-    for (let i = 0; i < 3; i++) rs.push((await app.inject({ url: '/data', headers: { 'x-forwarded-for': `1.1.1.${i}` } })).statusCode)
+    for (let i = 0; i < 3; i++)
+      rs.push((await app.inject({ url: '/data', headers: { 'x-forwarded-for': `1.1.1.${i}` } })).statusCode)
     t.same(rs, [200, 200, 429])
   })
 
@@ -191,14 +214,18 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 1, { 'x-user': '127.0.0.1' }), [200], 'a user named like an address has its own count')
   })
 
-  t.test('refuses at startup key user registered before jwt, which would count every user of an address together', async (t) => {
-    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
-    const { app } = build(t, [limit, adapt_ctx(jwt({ secret: JWT_SECRET }))])
-    await t.rejects(app.inject({ url: '/data' }), {
-      code: 'FW_ERR_APP_IDENTITY_ORDER',
-      message: "GET /data: rate_limit({ key: 'user' }) runs before jwt, so it cannot see who the caller is; register it after jwt (app.use order)",
-    })
-  })
+  t.test(
+    'refuses at startup key user registered before jwt, which would count every user of an address together',
+    async (t) => {
+      const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+      const { app } = build(t, [limit, adapt_ctx(jwt({ secret: JWT_SECRET }))])
+      await t.rejects(app.inject({ url: '/data' }), {
+        code: 'FW_ERR_APP_IDENTITY_ORDER',
+        message:
+          "GET /data: rate_limit({ key: 'user' }) runs before jwt, so it cannot see who the caller is; register it after jwt (app.use order)",
+      })
+    },
+  )
 
   t.test('counts per user when registered after jwt, users behind one address apart', async (t) => {
     const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
@@ -247,14 +274,23 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 2, { 'x-api-key': 'k1' }), [200, 429])
     t.same(await statuses(app, 1, { 'x-api-key': 'k2' }), [200])
     t.same(await statuses(app, 2), [200, 429])
-    const custom = limited(t, { max_requests: 1, window_seconds: 60, key: 'api_key', api_key_header: 'x-key', now: () => 0 }).app
+    const custom = limited(t, {
+      max_requests: 1,
+      window_seconds: 60,
+      key: 'api_key',
+      api_key_header: 'x-key',
+      now: () => 0,
+    }).app
     t.same(await statuses(custom, 2, { 'x-key': 'k1' }), [200, 429])
     t.same(await statuses(custom, 1, { 'x-api-key': 'k1' }), [200], 'without x-key the address counts')
   })
 
   t.test('counts per key_fn, falling back to the address when it gives none', async (t) => {
     const { app } = limited(t, {
-      max_requests: 1, window_seconds: 60, now: () => 0, key_fn: ({ req }) => req.query_value('tenant', '') || undefined,
+      max_requests: 1,
+      window_seconds: 60,
+      now: () => 0,
+      key_fn: ({ req }) => req.query_value('tenant', '') || undefined,
     })
     const get = async (url: string) => (await app.inject({ url })).statusCode
     t.same([await get('/data?tenant=a'), await get('/data?tenant=a'), await get('/data?tenant=b')], [200, 429, 200])
@@ -265,33 +301,42 @@ t.test('rate_limit', async (t) => {
     const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 4, window_seconds: 60, now: () => 0 }))])
     app.use('/auth', adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 })))
     app.post('/auth/login', (_req, res) => void res.json('ok', true))
-    const login = async () => (await app.inject({ method: 'POST', url: '/auth/login' }))
+    const login = async () => await app.inject({ method: 'POST', url: '/auth/login' })
     const r1 = await login()
     t.equal(r1.headers['x-ratelimit-limit'], '2', 'the inner limit writes the headers last')
     t.same([r1.statusCode, (await login()).statusCode, (await login()).statusCode], [200, 200, 429])
     t.same(await statuses(app, 2), [200, 429], 'the three logins counted against the global limit too')
   })
 
-  t.test("a route's own limit with override replaces the global one there; other routes keep the global one", async (t) => {
-    const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 }))])
-    app.use('/search', adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, now: () => 0, override: true })))
-    app.get('/search', (_req, res) => void res.json('ok', true))
-    app.group('/api', (g) => {
-      g.use(adapt_ctx(rate_limit({ max_requests: 3, window_seconds: 60, now: () => 0, override: true })))
-      g.get('/items', (_req, res) => void res.json('ok', true))
-    })
-    const get = async (url: string) => {
-      const r = await app.inject({ url })
-      return `${r.statusCode} ${String(r.headers['x-ratelimit-limit'])}`
-    }
-    const search: string[] = []
-    for (let i = 0; i < 6; i++) search.push(await get('/search'))
-    t.same(search, [...Array<string>(5).fill('200 5'), '429 5'], 'the route limit alone, not the global 2')
-    t.same([await get('/api/items'), await get('/api/items'), await get('/api/items'), await get('/api/items')],
-      ['200 3', '200 3', '200 3', '429 3'], 'a group limit counts on its own too')
-    t.same([await get('/data'), await get('/data'), await get('/data')], ['200 2', '200 2', '429 2'],
-      'the global limit saw none of those requests')
-  })
+  t.test(
+    "a route's own limit with override replaces the global one there; other routes keep the global one",
+    async (t) => {
+      const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 }))])
+      app.use('/search', adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, now: () => 0, override: true })))
+      app.get('/search', (_req, res) => void res.json('ok', true))
+      app.group('/api', (g) => {
+        g.use(adapt_ctx(rate_limit({ max_requests: 3, window_seconds: 60, now: () => 0, override: true })))
+        g.get('/items', (_req, res) => void res.json('ok', true))
+      })
+      const get = async (url: string) => {
+        const r = await app.inject({ url })
+        return `${r.statusCode} ${String(r.headers['x-ratelimit-limit'])}`
+      }
+      const search: string[] = []
+      for (let i = 0; i < 6; i++) search.push(await get('/search'))
+      t.same(search, [...Array<string>(5).fill('200 5'), '429 5'], 'the route limit alone, not the global 2')
+      t.same(
+        [await get('/api/items'), await get('/api/items'), await get('/api/items'), await get('/api/items')],
+        ['200 3', '200 3', '200 3', '429 3'],
+        'a group limit counts on its own too',
+      )
+      t.same(
+        [await get('/data'), await get('/data'), await get('/data')],
+        ['200 2', '200 2', '429 2'],
+        'the global limit saw none of those requests',
+      )
+    },
+  )
 
   t.test('an override placed under a path parameter cannot be known at startup: it counts in addition', async (t) => {
     const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 }))])
@@ -303,7 +348,8 @@ t.test('rate_limit', async (t) => {
 
   t.test('throws at creation for a bad override', async (t) => {
     t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, override: 'yes' as unknown as boolean }), {
-      code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'rate_limit: override must be a boolean; got "yes"',
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: override must be a boolean; got "yes"',
     })
   })
 
@@ -312,8 +358,14 @@ t.test('rate_limit', async (t) => {
     const { app } = build(t, [])
     app.use('/a', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0 })))
     app.use('/b', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0 })))
-    app.use('/c', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0, namespace: 'shared' })))
-    app.use('/d', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0, namespace: 'shared' })))
+    app.use(
+      '/c',
+      adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0, namespace: 'shared' })),
+    )
+    app.use(
+      '/d',
+      adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, store, now: () => 0, namespace: 'shared' })),
+    )
     for (const p of ['/a', '/b', '/c', '/d']) app.get(p, (_req, res) => void res.json('ok', true))
     const get = async (url: string) => (await app.inject({ url })).statusCode
     t.same([await get('/a'), await get('/b'), await get('/a'), await get('/b')], [200, 200, 429, 429])
@@ -332,10 +384,15 @@ t.test('rate_limit', async (t) => {
 
   t.test('throws at creation for bad IETF and allow options', async (t) => {
     t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, policy: 'a"b' }), {
-      code: 'FW_ERR_SECURITY_BAD_OPTION', message: 'rate_limit: policy must be printable ASCII without " or \\; got "a\\"b"',
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: 'rate_limit: policy must be printable ASCII without " or \\; got "a\\"b"',
     })
-    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, ietf_headers: 'yes' as unknown as boolean }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
-    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, allow: true as unknown as () => boolean }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, ietf_headers: 'yes' as unknown as boolean }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+    })
+    t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, allow: true as unknown as () => boolean }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+    })
   })
 
   t.test('throws at creation for bad options', async (t) => {
@@ -355,7 +412,9 @@ t.test('rate_limit', async (t) => {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'rate_limit: store.hit must be a function; got undefined',
     })
-    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, namespace: 'a b' }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, namespace: 'a b' }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+    })
     t.throws(() => rate_limit({ max_requests: 10, window_seconds: 60, key_fn: 'ip' as unknown as () => string }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'rate_limit: key_fn must be a function; got "ip"',
@@ -377,7 +436,10 @@ t.test('retry_after_ms', async (t) => {
   })
 
   t.test('waits into the next window when this one is full', async (t) => {
-    t.equal(retry_after_ms({ current: 11, previous: 0, window_start_ms: 0 }, 1_000, 10_000, 10), 9_000 + 10_000 * (1 - 9 / 11))
+    t.equal(
+      retry_after_ms({ current: 11, previous: 0, window_start_ms: 0 }, 1_000, 10_000, 10),
+      9_000 + 10_000 * (1 - 9 / 11),
+    )
     t.equal(retry_after_ms({ current: 10, previous: 0, window_start_ms: 0 }, 4_000, 10_000, 10), 6_000 + 1_000)
   })
 
