@@ -1,18 +1,13 @@
 // OpenTelemetry server spans through @opentelemetry/api only: the SDK, exporter and propagator are the application's
 // choice, and with none registered every call is a no-op.
-import {
-  context,
-  propagation,
-  ProxyTracerProvider,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Context,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api'
+import type * as OtelApi from '@opentelemetry/api'
+import type { Context, Span, Tracer } from '@opentelemetry/api'
+import { lazy } from '../lazy.js'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
+
+/** @opentelemetry/api, loaded by the first traced request, span or `HttpTracing` rather than by `import 'fw'`. */
+const api = lazy<typeof OtelApi>('@opentelemetry/api')
 
 /**
  * The server span of each traced request, keyed by the request object its log context names: never by request id,
@@ -49,15 +44,18 @@ export function request_span(): Span | undefined {
 
 /** The context a child span starts in: the active one when it holds a span, else the current request's span. */
 function parent_context(): Context | undefined {
-  const active = context.active()
-  if (trace.getSpan(active) !== undefined) return active
+  const active = api().context.active()
+  if (api().trace.getSpan(active) !== undefined) return active
   const span = request_span()
-  return span === undefined ? undefined : trace.setSpan(active, span)
+  return span === undefined ? undefined : api().trace.setSpan(active, span)
 }
 
-const fw_tracer = trace.getTracer('fw')
+/** fw's own tracer, got from the API on first use. */
+let own_tracer: Tracer | undefined
+const fw_tracer = (): Tracer => (own_tracer ??= api().trace.getTracer('fw'))
 /** What the global provider delegates to while no SDK is registered. */
-const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
+let no_provider: unknown
+const NO_PROVIDER = (): unknown => (no_provider ??= new (api().ProxyTracerProvider)().getDelegate())
 
 /**
  * Runs `fn` in a span named `name`, a child of the current request's server span (or of the active span), ended when
@@ -71,11 +69,11 @@ export function in_span<T>(
   attributes: Record<string, string>,
   fn: (span: Span | undefined) => T | Promise<T>,
 ): Promise<T> | T {
-  if (request_spans_used === false && trace.getActiveSpan() === undefined) return fn(undefined)
+  if (request_spans_used === false && api().trace.getActiveSpan() === undefined) return fn(undefined)
   const parent = parent_context()
   if (parent === undefined) return fn(undefined)
-  const span = fw_tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent)
-  return ended(span, () => context.with(trace.setSpan(parent, span), fn, undefined, span))
+  const span = fw_tracer().startSpan(name, { kind: api().SpanKind.INTERNAL, attributes }, parent)
+  return ended(span, () => api().context.with(api().trace.setSpan(parent, span), fn, undefined, span))
 }
 
 /**
@@ -85,9 +83,9 @@ export function in_span<T>(
  * decision_span('http_cache', { 'fw.cache.outcome': 'hit' })
  */
 export function decision_span(name: string, attributes: Record<string, string>): void {
-  if (request_spans_used === false && trace.getActiveSpan() === undefined) return
+  if (request_spans_used === false && api().trace.getActiveSpan() === undefined) return
   const parent = parent_context()
-  if (parent !== undefined) fw_tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent).end()
+  if (parent !== undefined) fw_tracer().startSpan(name, { kind: api().SpanKind.INTERNAL, attributes }, parent).end()
 }
 
 async function ended<T>(span: Span, fn: () => T | Promise<T>): Promise<T> {
@@ -95,7 +93,7 @@ async function ended<T>(span: Span, fn: () => T | Promise<T>): Promise<T> {
     return await fn()
   } catch (err) {
     span.recordException(err as Error)
-    span.setStatus({ code: SpanStatusCode.ERROR })
+    span.setStatus({ code: api().SpanStatusCode.ERROR })
     throw err
   } finally {
     span.end()
@@ -126,7 +124,7 @@ export class HttpTracing {
   readonly #global: boolean
 
   constructor(tracer?: Tracer) {
-    this.#tracer = tracer ?? trace.getTracer('fw')
+    this.#tracer = tracer ?? api().trace.getTracer('fw')
     this.#global = tracer === undefined
   }
 
@@ -136,13 +134,13 @@ export class HttpTracing {
    */
   recording(): boolean {
     if (!this.#global) return true
-    const provider = trace.getTracerProvider()
-    return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER
+    const provider = api().trace.getTracerProvider()
+    return !(provider instanceof api().ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER()
   }
 
   /** Starts the span of a request, with the HTTP semantic-convention attributes known before the answer. */
   start(r: ServerRequestInfo): Span {
-    const parent = propagation.extract(context.active(), r.headers)
+    const parent = api().propagation.extract(api().context.active(), r.headers)
     const [path, query] = split_target(r.target)
     const attributes: Record<string, string> = {
       'http.request.method': r.method,
@@ -154,7 +152,7 @@ export class HttpTracing {
     if (query !== undefined) attributes['url.query'] = query
     const ua = r.headers['user-agent']
     if (typeof ua === 'string') attributes['user_agent.original'] = ua
-    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: SpanKind.SERVER, attributes }, parent)
+    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: api().SpanKind.SERVER, attributes }, parent)
   }
 
   /**
@@ -162,7 +160,7 @@ export class HttpTracing {
    */
   end(span: Span, status: number): void {
     span.setAttribute('http.response.status_code', status)
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
+    if (status >= 500) span.setStatus({ code: api().SpanStatusCode.ERROR })
     span.end()
   }
 
@@ -173,9 +171,9 @@ export class HttpTracing {
    * const entry = await tracing.child('cache.lookup', () => store.get(key))
    */
   async child<T>(name: string, fn: () => T | Promise<T>, attributes: Record<string, string> = {}): Promise<T> {
-    const parent = parent_context() ?? context.active()
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent)
-    return ended(span, () => context.with(trace.setSpan(parent, span), fn))
+    const parent = parent_context() ?? api().context.active()
+    const span = this.#tracer.startSpan(name, { kind: api().SpanKind.INTERNAL, attributes }, parent)
+    return ended(span, () => api().context.with(api().trace.setSpan(parent, span), fn))
   }
 }
 
@@ -185,7 +183,7 @@ export class HttpTracing {
 export function span_fields(span: Span | undefined): readonly unknown[] | undefined {
   if (span === undefined) return undefined
   const c = span.spanContext()
-  return trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
+  return api().trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
 }
 
 function split_target(target: string): [string, string | undefined] {
