@@ -69,8 +69,17 @@ t.test('a client disconnecting mid-upload', async (t) => {
       handles: open_handles(),
       listeners: server.listenerCount('request'),
     })
-    for (let i = 0; i < 250 && JSON.stringify(now()) !== JSON.stringify(before); i++) await tick()
-    t.same(now(), before)
+    // A leak is a folder, descriptor or listener more than before; descriptors may also be fewer (one the process held
+    // for its own start-up closing meanwhile, as Node 24 does), which is no leak.
+    const leaked = (n: Record<string, number>): boolean =>
+      n.dirs !== before.dirs || n.handles! > before.handles || n.listeners !== before.listeners
+    for (let i = 0; i < 250 && leaked(now()); i++) await tick()
+    const after = now()
+    t.same({ dirs: after.dirs, listeners: after.listeners }, { dirs: before.dirs, listeners: before.listeners })
+    t.ok(
+      after.handles! <= before.handles,
+      `no file descriptor left open (${before.handles} before, ${after.handles} after)`,
+    )
   })
 
   t.test('the server still answers afterwards', async (t) => {
