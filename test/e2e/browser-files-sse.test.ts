@@ -7,18 +7,7 @@ import t from 'tap'
 import { setup_files } from '../../demo/files.js'
 import { setup_sse } from '../../demo/sse.js'
 import { App } from '../../index.js'
-import { CHROMIUM, ensure } from '../helpers/services.js'
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, ensure } from '../helpers/services.js'
 
 t.test('files and sse demos in a browser', async (t) => {
   ensure('chromium')

@@ -4,18 +4,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { setup_security } from '../../demo/security.js'
 import { App } from '../../index.js'
-import { CHROMIUM, ensure } from '../helpers/services.js'
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, ensure } from '../helpers/services.js'
 
 /** A security demo App listening on 127.0.0.1; `api_origins` is its /api CORS allow-list. */
 async function serve(t: Test, api_origins?: string[]): Promise<string> {

@@ -4,18 +4,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t from 'tap'
 import { setup_chat } from '../../demo/chat.js'
 import { App } from '../../index.js'
-import { CHROMIUM, ensure } from '../helpers/services.js'
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, ensure } from '../helpers/services.js'
 
 /** Opens the chat page and joins `room`; resolves once the welcome line is shown. */
 async function join(context: BrowserContext, origin: string, room: string, problems: string[]): Promise<Page> {

@@ -4,18 +4,7 @@ import { chromium } from 'playwright-core'
 import t from 'tap'
 import { auth_api } from '../../demo/auth-api/index.js'
 import { App } from '../../index.js'
-import { CHROMIUM, ensure } from '../helpers/services.js'
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, ensure } from '../helpers/services.js'
 
 t.test('docs page in a browser', async (t) => {
   ensure('chromium')

@@ -3,18 +3,7 @@ import { chromium, type BrowserContext } from 'playwright-core'
 import t from 'tap'
 import { build_showcase } from '../../demo/showcase.js'
 import { App } from '../../index.js'
-import { CHROMIUM, ensure } from '../helpers/services.js'
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, ensure } from '../helpers/services.js'
 
 t.test('showcase page in a browser', async (t) => {
   ensure('chromium')

@@ -6,6 +6,18 @@ import { existsSync } from 'node:fs'
 /** Where the browser tests expect Debian's Chromium. */
 export const CHROMIUM = '/usr/bin/chromium'
 
+/** The flags every browser test launches Chromium with: headless, no sandbox (CI runs as root), nothing in the background. */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
 interface Service {
   /** The Debian package. */
   package: string
