@@ -104,16 +104,25 @@ export class RedisSessionStore implements ISessionStore {
     const key = `${this.#redis.prefix}sess-lock:${sid}`
     const token = randomBytes(16).toString('base64url')
     const deadline = Date.now() + this.#lock_wait_ms
+    const release = async (): Promise<void> => {
+      await this.#redis.run('unlock', (r) => UNLOCK.run(r, [key], [token]))
+    }
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      const got = await this.#redis.run('lock', (r) => r.set(key, token, 'PX', this.#lock_ttl_ms, 'NX'))
+      let got: string | null
+      try {
+        got = await this.#redis.run('lock', (r) => r.set(key, token, 'PX', this.#lock_ttl_ms, 'NX'))
+      } catch (err) {
+        // A timed-out SET may still run later (Redis paused, or the command queued for the reconnect): the release
+        // follows it on the same connection, so a lock nobody holds never blocks the session for lock_ttl_ms.
+        release().catch(() => undefined)
+        throw err
+      }
       if (got === 'OK') break
       if (Date.now() >= deadline)
         throw ERR_REDIS_UNAVAILABLE(NAME, 'lock', `session held elsewhere beyond lock_wait_ms`)
       await sleep(pause)
     }
-    return async () => {
-      await this.#redis.run('unlock', (r) => UNLOCK.run(r, [key], [token]))
-    }
+    return release
   }
 
   /** Forgets the session. One DEL. */

@@ -89,6 +89,19 @@ t.test('RedisSessionStore', async (t) => {
     t.equal((await app.inject({ url: '/x', headers: { cookie: `sid=${id}.${mac}` } })).statusCode, 200)
   })
 
+  t.test('leaves no lock behind when taking it timed out and the SET ran later (Redis paused)', async (t) => {
+    const admin = client(t, server.port, 5000)
+    const paused = new RedisSessionStore({ client: client(t, server.port, 200), prefix: 'paused:' })
+    const sleeping = admin.call('DEBUG', 'SLEEP', '0.6')
+    await sleep(50)
+    await t.rejects(paused.lock('p1'), 'the lock attempt times out while Redis sleeps')
+    await sleeping
+    await sleep(100)
+    t.equal(await redis.exists('paused:sess-lock:p1'), 0, 'the late SET was followed by its release')
+    const release = await paused.lock('p1')
+    await release()
+  })
+
   t.test('touch renews the expiry without rewriting', async (t) => {
     await store.save({ id: 'tt', data: { n: '1' } }, 5)
     await store.touch('tt', 3600)
