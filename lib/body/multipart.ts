@@ -192,6 +192,7 @@ type FwErrorLike = ReturnType<typeof ERR_BODY_MALFORMED>
 async function* parts({ bb, q }: { bb: Writable; q: PartQueue }, source: Readable): AsyncGenerator<Part> {
   const on_source_error = (err: unknown): void => q.fail(err)
   source.on('error', on_source_error)
+  if (source.errored !== null) q.fail(source.errored)
   source.pipe(bb)
   try {
     for (;;) {

@@ -66,8 +66,14 @@ export function limited(source: Readable, limit: number): Readable {
       cb(size > limit ? ERR_BODY_TOO_LARGE(limit) : null, chunk)
     },
   })
-  // The client going away (ECONNRESET, aborted) fails the reader rather than leaving it waiting.
+  // The client going away (ECONNRESET, aborted) fails the reader rather than leaving it waiting; one already gone
+  // before the handler asked emits nothing more, so it fails at once.
   const on_error = (err: Error): void => void counter.destroy(err)
+  if (source.destroyed && !source.readableEnded) {
+    // Errored now, so `errored` tells a reader that attaches later; the event itself has no listener yet.
+    counter.on('error', () => {})
+    return counter.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
+  }
   source.on('error', on_error)
   counter.once('close', () => {
     source.off('error', on_error)

@@ -13,6 +13,8 @@ const EMPTY = Buffer.alloc(0)
 /** Where the response's end is announced, for work that must wait for it (removing uploaded files). */
 export interface ResponseEnd {
   once(event: 'close', fn: () => void): unknown
+  /** True once the response is over (Node's `ServerResponse.closed`): its 'close' has already been emitted. */
+  readonly closed?: boolean
 }
 
 /** How the adapter hands a body over. */
@@ -124,7 +126,10 @@ export class RequestBody {
   after_response(fn: () => Promise<unknown>): void {
     const cleanups = (this.#cleanups ??= [])
     if (this.#response === undefined) return void cleanups.push(fn)
-    if (cleanups.push(fn) === 1) this.#response.once('close', () => void this.finish())
+    if (cleanups.push(fn) !== 1) return
+    // A client gone before the handler asked (its 'close' already emitted) would never announce the end.
+    if (this.#response.closed === true) setImmediate(() => void this.finish())
+    else this.#response.once('close', () => void this.finish())
   }
 
   /** Runs the work waiting for the response's end; failures are ignored (a temporary file already gone). */

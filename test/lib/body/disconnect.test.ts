@@ -51,6 +51,16 @@ t.test('a client disconnecting mid-upload', async (t) => {
         settled.push('raw')
       }
     })
+    app.post('/s/late', async (req, res) => {
+      // Starts reading only after the client has gone: the body must fail rather than wait forever.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      try {
+        res.json('files', (await req.multipart().save()).files.length)
+      } catch (err) {
+        settled.push(`late ${(err as { code?: string }).code}`)
+        throw err
+      }
+    })
     app.post('/buffered', (req, res) => res.json('bytes', req.bytes().length))
   })
   const server = app.fastify.server
@@ -80,6 +90,18 @@ t.test('a client disconnecting mid-upload', async (t) => {
       after.handles! <= before.handles,
       `no file descriptor left open (${before.handles} before, ${after.handles} after)`,
     )
+  })
+
+  t.test('a handler that reads after the client left fails at once and leaves no folder', async (t) => {
+    const before = upload_dirs()
+    const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n`
+    const type = `Content-Type: multipart/form-data; boundary=${BOUNDARY}`
+    settled.length = 0
+    await drop_mid_upload(port, '/s/late', `${type}\r\nContent-Length: 100000`, head + 'x'.repeat(5000))
+    for (let i = 0; i < 100 && settled.length < 1; i++) await tick()
+    t.same(settled, ['late ECONNRESET'], 'the reader failed with the client gone')
+    for (let i = 0; i < 100 && upload_dirs() !== before; i++) await tick()
+    t.equal(upload_dirs(), before, 'no temporary folder is left')
   })
 
   t.test('the server still answers afterwards', async (t) => {
