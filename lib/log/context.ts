@@ -123,9 +123,7 @@ export function run_in_request<A extends unknown[], R>(
   fn: (...args: A) => R,
   ...args: A
 ): R {
-  // Stored contexts are never changed in place (set_context and run_with_context store copies), so the empty fields are
-  // shared.
-  const ctx: StoredContext = { request_id, module: '', fields: EMPTY.fields, owner, log }
+  const ctx = request_context(request_id, owner, log)
   if (!lines_wanted && !asked) return with_sync(ctx, fn, ...args)
   return sync_ctx === undefined ? store.run(ctx, fn, ...args) : with_sync(undefined, () => store.run(ctx, fn, ...args))
 }
@@ -148,7 +146,12 @@ export function with_request<A extends unknown[], R>(
   fn: (...args: A) => R,
   ...args: A
 ): R {
-  return with_sync({ request_id, module: '', fields: EMPTY.fields, owner, log }, fn, ...args)
+  return with_sync(request_context(request_id, owner, log), fn, ...args)
+}
+
+/** The context of one request. Stored contexts are never changed in place, so the empty fields are shared. */
+function request_context(request_id: string, owner: object | undefined, log: LogCore | undefined): StoredContext {
+  return { request_id, module: '', fields: EMPTY.fields, owner, log }
 }
 
 /** Keeps every request's context for its async work from now on, as a call of `context()` does: tracing reads it. */

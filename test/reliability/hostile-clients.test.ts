@@ -61,6 +61,21 @@ function trickle(sockets: net.Socket[], text: string, state: { stop: boolean }):
   )
 }
 
+/**
+ * Opens `count` connections, sends `head` at once on each, then `text` a byte a second; resolves to the function that
+ * stops them and drops the connections.
+ */
+async function trickling(port: number, count: number, head: string, text: string): Promise<() => void> {
+  const sockets = await Promise.all(Array.from({ length: count }, () => connect(port)))
+  if (head !== '') for (const s of sockets) s.write(head)
+  const state = { stop: false }
+  trickle(sockets, text, state)
+  return () => {
+    state.stop = true
+    for (const s of sockets) s.destroy()
+  }
+}
+
 function summary(ms: number[]): string {
   const ok = ms.filter((m) => m >= 0).sort((a, b) => a - b)
   return `${ok.length} answers, p50 ${ok[Math.floor(ok.length / 2)]?.toFixed(1)} ms, max ${ok.at(-1)?.toFixed(1)} ms, failures ${ms.length - ok.length}`
@@ -108,15 +123,7 @@ t.test('hostile clients', async (t) => {
     t,
     server,
     'slowloris: 300 connections sending headers a byte a second',
-    async () => {
-      const sockets = await Promise.all(Array.from({ length: 300 }, () => connect(port)))
-      const state = { stop: false }
-      trickle(sockets, 'GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Padding: ' + 'a'.repeat(100), state)
-      return () => {
-        state.stop = true
-        for (const s of sockets) s.destroy()
-      }
-    },
+    () => trickling(port, 300, '', 'GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Padding: ' + 'a'.repeat(100)),
     40,
   )
 
@@ -124,17 +131,13 @@ t.test('hostile clients', async (t) => {
     t,
     server,
     'slow body: 100 uploads of 1 MB sent a byte a second',
-    async () => {
-      const sockets = await Promise.all(Array.from({ length: 100 }, () => connect(port)))
-      for (const s of sockets)
-        s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n')
-      const state = { stop: false }
-      trickle(sockets, 'x'.repeat(100), state)
-      return () => {
-        state.stop = true
-        for (const s of sockets) s.destroy()
-      }
-    },
+    () =>
+      trickling(
+        port,
+        100,
+        'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n',
+        'x'.repeat(100),
+      ),
     40,
   )
 
