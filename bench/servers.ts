@@ -1,8 +1,8 @@
 // Starting benchmark servers in their own processes and loading them with autocannon from this one (127.0.0.1 only).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { compiled } from './compiled.js'
 
 /** A server process serving on 127.0.0.1. */
 export interface Server {
@@ -11,11 +11,9 @@ export interface Server {
   stop(): Promise<void>
 }
 
-const HERE = fileURLToPath(new URL('.', import.meta.url))
-
-/** Starts `bench/servers/<script>` under tsx; it prints `listening <port>` when ready. */
+/** Starts `bench/servers/<script>`, compiled; it prints `listening <port>` when ready. */
 export async function start_server(name: string, script: string, env: Record<string, string> = {}): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', HERE + 'servers/' + script], {
+  const child: ChildProcess = spawn(process.execPath, [compiled('servers/' + script)], {
     env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

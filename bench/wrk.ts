@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { compiled } from './compiled.js'
 
 /** One wrk run: the request it repeats and for how long. */
 export interface WrkLoad {
@@ -39,7 +39,6 @@ export interface PinnedServer {
   stop(): Promise<void>
 }
 
-const HERE = fileURLToPath(new URL('.', import.meta.url))
 const run = promisify(execFile)
 const SERVER_CORE = '0'
 const LOAD_CORE = '1'
@@ -52,7 +51,7 @@ process.once('exit', () => {
 })
 
 /**
- * Starts bench/servers/<script> under tsx pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready.
+ * Starts bench/servers/<script>, compiled, pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready.
  * `node_args` go before the script (`--cpu-prof`, which NODE_OPTIONS refuses).
  */
 export async function start_pinned(
@@ -60,11 +59,11 @@ export async function start_pinned(
   script: string,
   opts: { env?: Record<string, string>; node?: string; node_args?: string[] } = {},
 ): Promise<PinnedServer> {
-  // taskset execs the command, so the child's pid is node's own; tsx as an --import loader keeps it one process.
+  // taskset execs the command, so the child's pid is node's own.
   const node = opts.node ?? process.execPath
   const child: ChildProcess = spawn(
     'taskset',
-    ['-c', SERVER_CORE, node, ...(opts.node_args ?? []), '--import', 'tsx', HERE + 'servers/' + script],
+    ['-c', SERVER_CORE, node, ...(opts.node_args ?? []), compiled('servers/' + script)],
     {
       env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -74,7 +73,7 @@ export async function start_pinned(
   child.once('exit', () => live.delete(child))
   const port = await listening_port(name, child)
   const pid = child.pid!
-  // The CPU figures read this pid's counters: it must be the node binary itself, not taskset or a tsx launcher.
+  // The CPU figures read this pid's counters: it must be the node binary itself, not taskset.
   const exe = await readlink(`/proc/${pid}/exe`)
   if (exe !== (await realpath(node))) {
     child.kill('SIGKILL')
