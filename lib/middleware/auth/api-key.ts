@@ -64,7 +64,9 @@ export function api_key({
 }: ApiKeyOptions = {}): CtxMiddleware {
   const name = check.token('api_key', 'header', header)
   check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
-  // The key in a query string would otherwise be written in every access line.
+  // A query parameter beside `extract` would never be read: refuse it rather than ignore it.
+  const expected = 'left out with extract (which replaces it)'
+  check.must(extract === undefined || query_param === '', 'api_key', 'query_param', expected, query_param)
   const refuse_missing = check.bool('api_key', 'required', required)
   const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
   const custom = check.optional_fn('api_key', 'validate', validate)
@@ -89,6 +91,7 @@ export function api_key({
       responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] },
     },
   )
+  // The key in a query string would otherwise be written in every access line.
   return query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] })
 }
 

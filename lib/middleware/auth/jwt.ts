@@ -82,7 +82,18 @@ function verifier(options: JwtOptions): (token: string) => unknown {
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
 function token_reader(options: JwtOptions): (ctx: Ctx) => string {
   const extract = check.optional_fn('jwt', 'extract', options.extract)
-  if (extract !== undefined) return (ctx) => extract(ctx) ?? ''
+  if (extract !== undefined) {
+    // A cookie or query parameter beside `extract` would never be read: refuse it rather than ignore it.
+    const ignored = options.cookie ?? options.query_param
+    check.must(
+      ignored === undefined,
+      'jwt',
+      'cookie and query_param',
+      'left out with extract (which replaces them)',
+      ignored,
+    )
+    return (ctx) => extract(ctx) ?? ''
+  }
   const cookie = options.cookie === undefined ? undefined : check.token('jwt', 'cookie', options.cookie)
   const query = options.query_param === undefined ? undefined : check.string('jwt', 'query_param', options.query_param)
   return ({ req }) => {

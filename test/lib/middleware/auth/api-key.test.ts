@@ -175,5 +175,10 @@ t.test('api_key', async (t) => {
       /^api_key: validate must be a function; got true$/,
     )
     bad({ allowed_keys: [KEY], extract: 'x-key' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: extract must be a function/)
+    bad(
+      { allowed_keys: [KEY], extract: () => KEY, query_param: 'key' },
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^api_key: query_param must be left out with extract \(which replaces it\); got "key"$/,
+    )
   })
 })

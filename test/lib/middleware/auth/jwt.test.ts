@@ -251,5 +251,9 @@ t.test('jwt', async (t) => {
     bad({ secret: SECRET, roles_key: '' }, /^jwt: roles_key must be a non-empty string; got ""$/)
     bad({ secret: SECRET, cache_size: -1 }, /^jwt: cache_size must be an integer >= 0; got -1$/)
     bad({ secret: PUBLIC_PEM }, /^jwt: secret must be an HMAC secret, not a PEM key; got a string of \d+ characters$/)
+    const extract = () => 'token'
+    const beside = /^jwt: cookie and query_param must be left out with extract \(which replaces them\); got "t"$/
+    bad({ secret: SECRET, extract, query_param: 't' }, beside)
+    bad({ secret: SECRET, extract, cookie: 't' }, beside)
   })
 })
