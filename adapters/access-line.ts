@@ -9,8 +9,7 @@ import type { IpResolver } from '../lib/request.js'
  * The `onResponse` hook writing `request rid=<id> method=GET path=/x?api_key=[redacted] route=/x status=200
  * duration_ms=0.42 ip=10.0.0.1 ua="curl/8.5" bytes=12`. Secret query parameters are redacted; the route is the template
  * (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the body's length
- * (empty
- * when streamed without one). Other headers are never written.
+ * (empty when streamed without one). Other headers are never written.
  */
 export function access_line(
   level: LogLevel,

@@ -156,8 +156,7 @@ export class App extends AppCore {
 
   /**
    * Serves liveness at `path` (default `/health`) and readiness at `ready_path` (default `/ready`), which runs the
-   * checks
-   * with a timeout and answers 503 `not_ready` from the moment `close()` starts. Call before the first request.
+   * checks with a timeout and answers 503 `not_ready` from the moment `close()` starts. Call before the first request.
    * @example
    * app.health({ checks: { redis: redis_ping(client) } })
    */
@@ -235,8 +234,8 @@ export class App extends AppCore {
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (at most `close_timeout_ms`, then cuts them),
-   * runs `on_close` hooks (stores), flushes buffered log lines, and resolves `wait()`.
+   * Stops accepting connections, lets in-flight requests finish (at most `close_timeout_ms`, then cuts them), runs
+   * `on_close` hooks (stores), flushes buffered log lines, and resolves `wait()`.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -267,8 +266,7 @@ export class App extends AppCore {
 
   /**
    * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. The listening line goes through
-   * the
-   * logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
+   * the logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
    */
   async run(port: number = this.config.port, on_listening?: (url: string) => void): Promise<void> {
     const stop = (): void => void this.close()

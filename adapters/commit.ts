@@ -18,8 +18,7 @@ export function commit(reply: FastifyReply, res: Response): FastifyReply | Promi
 /**
  * What a bound handler hands Fastify: nothing once the reply has gone out, else what is still running (a file being
  * opened, a stream being piped). A reply already sent is a thenable that Fastify and a resolving promise would each
- * wait
- * on for nothing; one not yet sent must be waited on, or Fastify would answer the handler's `undefined` over the
+ * wait on for nothing; one not yet sent must be waited on, or Fastify would answer the handler's `undefined` over the
  * stream.
  */
 export function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Promise<FastifyReply> | undefined {

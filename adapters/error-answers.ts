@@ -26,8 +26,8 @@ const plain_refusal: Refuse = (_freq, reply, status, code, message) => send_erro
 /**
  * A Fastify error handler for failures raised before the chain (body too large, unreadable body, bad request), which
  * `refuse` answers: a route's own runs its middleware first, so CORS, security headers, rate limits and auth apply to
- * the
- * 4xx as to any answer. Anything else is logged and answered 500. `echo_id` adds the request id, as on every answer.
+ * the 4xx as to any answer. Anything else is logged and answered 500. `echo_id` adds the request id, as on every
+ * answer.
  */
 export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse: Refuse = plain_refusal) {
   return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): unknown => {

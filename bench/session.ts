@@ -11,8 +11,8 @@ const NAMES = ['fw', 'fastify-session']
 
 /**
  * One Cookie header valid on both servers: fw's `sid` (`<id>.<HMAC-SHA256 base64url>`) and @fastify/session's
- * `sessionId`
- * (`<id>.<HMAC-SHA256 base64 without padding>`, URL-encoded), for the session each server stores before listening.
+ * `sessionId` (`<id>.<HMAC-SHA256 base64 without padding>`, URL-encoded), for the session each server stores before
+ * listening.
  */
 function cookies(id: string, secret: string): string {
   const mac = createHmac('sha256', secret).update(id).digest()

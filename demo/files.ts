@@ -48,8 +48,8 @@ const base_of = (req: Request, route: string): string =>
     .slice(0, route === '/' ? undefined : -route.length)
 
 /**
- * Registers `GET /` (the form and the list), `POST /upload` (multipart, streamed, limited), `GET /list` and
- * `GET /download/{id}`. Files live in a temporary folder removed when the app closes.
+ * Registers `GET /` (the form and the list), `POST /upload` (multipart, streamed, limited), `GET /list` and `GET
+ * /download/{id}`. Files live in a temporary folder removed when the app closes.
  * @example
  * setup_files(app, app, { max_file_bytes: 64 * 1024 })
  */

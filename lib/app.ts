@@ -122,14 +122,13 @@ export interface RouteMethod<PP extends string, R> {
 
 /**
  * Route registration shared by the App and its groups. Every method takes `(path, handler)` or `(path, schema,
- * handler)`;
- * path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and the
- * schema's
- * validated values are typed in `req.valid(part)`.
+ * handler)`; path parameter names are inferred from the path (`req.param('idd')` on `/users/{id}` is a type error), and
+ * the schema's validated values are typed in `req.valid(part)`.
  * @example
  * app.group('/api', api => { api.get('/health', h); api.group('/admin', a => a.get('/stats', h)) })
- * app.post('/orders', { body: Order }, (req, res) => res.status(201).json('ok', true, 'items',
- * req.valid('body').items.length))
+ * app.post('/orders', { body: Order }, (req, res) =>
+ *   res.status(201).json('ok', true, 'items', req.valid('body').items.length),
+ * )
  */
 export class Router<PP extends string = never> {
   readonly #core: AppCore
@@ -184,8 +183,8 @@ export class Router<PP extends string = never> {
   }
 
   /**
-   * Registers a WebSocket route: the upgrade request runs the route's middleware like any GET, and a refusal answers
-   * it (401, 403, 429...) without opening a socket. See docs/websocket.md.
+   * Registers a WebSocket route: the upgrade request runs the route's middleware like any GET, and a refusal answers it
+   * (401, 403, 429...) without opening a socket. See docs/websocket.md.
    * @example
    * app.ws('/ws/echo/{room}', (ws, req) => ws.on_message((m) => ws.send(m)), { max_payload: 64 * 1024 })
    */
@@ -332,8 +331,8 @@ export class AppCore extends Router {
   }
 
   /**
-   * @internal Compiles every route's chain once; the app is locked afterwards. `mount_prefix` is where a host
-   * mounted the app, so per-request prefix checks see the app's own paths.
+   * @internal Compiles every route's chain once; the app is locked afterwards. `mount_prefix` is where a host mounted
+   * the app, so per-request prefix checks see the app's own paths.
    */
   compile(mount_prefix = ''): CompiledApp {
     if (this.#compiled) return this.#compiled

@@ -36,8 +36,8 @@ export const ERR_APP_IDENTITY_ORDER = defineError(
 const done = Promise.resolve()
 
 /**
- * Composes middleware and a handler into one function. With no middleware it is the handler itself,
- * so a bare route pays nothing for the chain.
+ * Composes middleware and a handler into one function. With no middleware it is the handler itself, so a bare route
+ * pays nothing for the chain.
  */
 export function compose(mws: readonly Middleware[], handler: Handler): Handler {
   if (mws.length === 0) return handler
@@ -51,8 +51,7 @@ export function compose(mws: readonly Middleware[], handler: Handler): Handler {
 
 /**
  * One request's walk down a chain. A class rather than closures in `chain`: a request allocates one object, and no
- * named
- * function (which tsx's keepNames would rename with a defineProperty on every request).
+ * named function (which tsx's keepNames would rename with a defineProperty on every request).
  */
 class ChainRun {
   #index = -1
@@ -171,8 +170,7 @@ export interface Placement {
 
 /**
  * A route's middleware after `replaces`: a more specific placement (a route's own rate limit) takes the place of the
- * less
- * specific ones of its kind (the global limit). Only a placement sure to apply replaces; ties go to the later one.
+ * less specific ones of its kind (the global limit). Only a placement sure to apply replaces; ties go to the later one.
  */
 export function drop_replaced<P extends Placement>(chain: readonly P[]): P[] {
   const dropped = new Set<number>()

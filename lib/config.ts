@@ -38,8 +38,7 @@ export interface AppOptions {
   form_limits?: FormLimits
   /**
    * Logging configuration applied when the App is built, as `configure` takes it: level, format, async, destination,
-   * and
-   * `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built
+   * and `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built
    * wins.
    */
   logger?: Partial<LogConfig>

@@ -35,8 +35,13 @@ export interface CookieOptionValues {
  * `/` without `;` or spaces, `same_site` one of Strict, Lax, None, and the prefixes browsers enforce (`__Host-` and
  * `__Secure-` need `secure`, `__Host-` needs path `/`; `SameSite=None` needs `secure`).
  * @example
- * const cookie = check_cookie(check, 'session', { cookie_name: 'sid', cookie_path: '/', secure: false, http_only: true,
- * same_site: 'Lax' })
+ * const cookie = check_cookie(check, 'session', {
+ *   cookie_name: 'sid',
+ *   cookie_path: '/',
+ *   secure: false,
+ *   http_only: true,
+ *   same_site: 'Lax',
+ * })
  */
 export function check_cookie(check: OptionChecks, owner: string, o: CookieOptionValues): CookieSettings {
   const name = check.token(owner, 'cookie_name', o.cookie_name)

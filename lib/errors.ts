@@ -23,11 +23,13 @@ export interface ErrorFactory<A extends unknown[]> {
 const registry = new Map<string, string>()
 
 /**
- * Declares an error code once, with a message template built from its arguments.
- * The registry feeds the test that keeps `docs/errors.md` exact.
+ * Declares an error code once, with a message template built from its arguments. The registry feeds the test that keeps
+ * `docs/errors.md` exact.
  * @example
- * export const ERR_CACHE_BAD_TTL = defineError('FW_ERR_CACHE_BAD_TTL', (ttl: number) => `ttl_ms must be >= 0, got
- * ${ttl}`)
+ * export const ERR_CACHE_BAD_TTL = defineError(
+ *   'FW_ERR_CACHE_BAD_TTL',
+ *   (ttl: number) => `ttl_ms must be >= 0, got ${ttl}`,
+ * )
  */
 export function defineError<A extends unknown[]>(
   code: string,

@@ -57,8 +57,8 @@ export const json = {
 const NOT_PARSED = Symbol('not parsed')
 
 /**
- * A read-only view of a parsed JSON body. Invalid JSON is not an error here: the view is simply not an object.
- * Parsing uses prototype-poisoning protection (`__proto__` and `constructor.prototype` keys are dropped).
+ * A read-only view of a parsed JSON body. Invalid JSON is not an error here: the view is simply not an object. Parsing
+ * uses prototype-poisoning protection (`__proto__` and `constructor.prototype` keys are dropped).
  */
 export class Json {
   #text: string

@@ -58,8 +58,8 @@ export function prefix_segments(prefix: string): string[] {
 export type PrefixMatch = 'always' | 'never' | 'maybe'
 
 /**
- * Decides once, at startup, whether a prefix covers a route. Comparison is case-insensitive so that
- * case tricks never skip middleware; parameters and the wildcard leave it to a per-request check.
+ * Decides once, at startup, whether a prefix covers a route. Comparison is case-insensitive so that case tricks never
+ * skip middleware; parameters and the wildcard leave it to a per-request check.
  */
 export function classify(route: readonly Segment[], prefix: readonly string[]): PrefixMatch {
   for (let i = 0; i < prefix.length; i++) {
@@ -72,8 +72,8 @@ export function classify(route: readonly Segment[], prefix: readonly string[]): 
 }
 
 /**
- * The canonical segments of a request path: query dropped, percent-decoded once, `.` and empty segments
- * removed, `..` resolved, backslashes treated as slashes, lowercased. Prefix checks use this form.
+ * The canonical segments of a request path: query dropped, percent-decoded once, `.` and empty segments removed, `..`
+ * resolved, backslashes treated as slashes, lowercased. Prefix checks use this form.
  */
 export function canonical_segments(url: string): string[] {
   const q = url.indexOf('?')
@@ -101,8 +101,7 @@ export function under_prefix(segs: readonly string[], prefix: readonly string[])
 
 /**
  * The parameter names of a route path template: `'/users/{id}/posts/{post}'` gives `'id' | 'post'`, a trailing `/*`
- * gives
- * `'*'`; a path that is not a literal gives `string`.
+ * gives `'*'`; a path that is not a literal gives `string`.
  */
 export type PathParams<P extends string> = string extends P
   ? string

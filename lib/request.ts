@@ -36,8 +36,7 @@ export type Valid = { body?: unknown; query?: unknown; params?: unknown; headers
 
 /**
  * What a handler and middleware read of the request. `P` names the route's path parameters and `V` its validated
- * values,
- * both inferred by `app.get(path, { ...schemas }, handler)`.
+ * values, both inferred by `app.get(path, { ...schemas }, handler)`.
  * @example
  * app.get('/users/{id}', (req, res) => res.json('id', req.param('id'), 'page', req.query_value('page', '1')))
  */

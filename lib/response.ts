@@ -43,8 +43,8 @@ export function is_unsafe_path(path: string): boolean {
 }
 
 /**
- * What a handler writes. Calls chain: `res.status(201).json('ok', true)`. Nothing is sent until the chain unwinds,
- * so middleware can read and change the response after `await next()`.
+ * What a handler writes. Calls chain: `res.status(201).json('ok', true)`. Nothing is sent until the chain unwinds, so
+ * middleware can read and change the response after `await next()`.
  * @example
  * res.status(404).error(404, 'user_not_found', 'User not found')
  */
@@ -180,8 +180,7 @@ export class Response {
 
   /**
    * The conventional error body. With three arguments `{ok:false, error:code, message}`; with two `{ok:false,
-   * error:message}`
-   * (the reference authentication API's variant).
+   * error:message}` (the reference authentication API's variant).
    */
   error(status: number, code: string, message: string, details?: unknown): this
   error(status: number, message: string): this
@@ -206,9 +205,8 @@ export class Response {
 
   /**
    * A streamed body: a Node Readable or an async iterable of strings and bytes, sent with backpressure once the
-   * middleware
-   * chain has unwound (its headers are on the answer). A client going away destroys the source (a generator's `finally`
-   * runs). Never stored by `http_cache`.
+   * middleware chain has unwound (its headers are on the answer). A client going away destroys the source (a
+   * generator's `finally` runs). Never stored by `http_cache`.
    * @example
    * res.stream(createReadStream(path), 'text/csv; charset=utf-8')
    */
@@ -222,11 +220,15 @@ export class Response {
 
   /**
    * Server-sent events: `producer(sink)` runs when the answer is sent and the stream ends when its promise settles.
-   * Sends
-   * `text/event-stream`, `cache-control: no-cache` and `x-accel-buffering: no`, and a heartbeat comment every 15 s.
+   * Sends `text/event-stream`, `cache-control: no-cache` and `x-accel-buffering: no`, and a heartbeat comment every
+   * 15 s.
    * @example
-   * res.sse(async (sink) => { for (let n = 1; !sink.closed; n++) { await sink.send({ data: { n } }); await sleep(1000)
-   * } })
+   * res.sse(async (sink) => {
+   *   for (let n = 1; !sink.closed; n++) {
+   *     await sink.send({ data: { n } })
+   *     await sleep(1000)
+   *   }
+   * })
    */
   sse(producer: SseProducer, options: SseOptions = {}): this {
     const heartbeat_ms = options.heartbeat_ms ?? 15_000

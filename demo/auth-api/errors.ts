@@ -5,8 +5,7 @@ import { quote } from '../../lib/options.js'
 /**
  * An option (or the environment variable standing in for it) with a value the API cannot work with. Objects (a logger,
  * a clock, a password hasher, which may hold credentials) and `secret` values are quoted by their shape only; plain
- * values
- * and lists of them as JSON.
+ * values and lists of them as JSON.
  */
 export const ERR_AUTHAPI_BAD_OPTION = defineError(
   'FW_ERR_AUTHAPI_BAD_OPTION',

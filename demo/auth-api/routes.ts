@@ -109,8 +109,7 @@ function routes(auth: AuthService): Record<'register' | 'login' | 'me' | 'admin'
 
 /**
  * Registers `POST /auth/register`, `POST /auth/login`, `GET /auth/me` and `GET /auth/admin` on `r`, and returns the
- * service
- * behind them. In production mode login attempts are limited per client address and per email.
+ * service behind them. In production mode login attempts are limited per client address and per email.
  * @example
  * const app = new App()
  * auth_api(app, { mode: 'production', admins: ['root@example.com'] })

@@ -18,8 +18,7 @@ export interface TokenStore {
 
 /**
  * Demonstration mode, as the spec: the token is the fixed text `dev-token-` and the decimal user id, kept in the token
- * map;
- * it never expires. Anyone who can count can forge one: never use it outside a demonstration.
+ * map; it never expires. Anyone who can count can forge one: never use it outside a demonstration.
  */
 export class DevTokens implements TokenStore {
   readonly #tokens = new Map<string, number>()
@@ -47,8 +46,7 @@ const SWEEP_EVERY = 256
 
 /**
  * Production mode: 32 random bytes (base64url, 43 characters) that expire `ttl` seconds after login. The map is keyed
- * by the
- * token's SHA-256, so a dump of process memory holds no usable token.
+ * by the token's SHA-256, so a dump of process memory holds no usable token.
  * @example
  * const tokens = new RandomTokens(3600)
  * const { token } = tokens.issue(1, Date.now())

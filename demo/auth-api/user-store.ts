@@ -26,8 +26,7 @@ export function public_user({ id, email, role }: User): PublicUser {
 
 /**
  * Users in memory (they do not survive a restart). Registration reserves the email first, then creates the user, so
- * requests
- * for one email racing each other (even across an `await` for hashing) end with exactly one user.
+ * requests for one email racing each other (even across an `await` for hashing) end with exactly one user.
  * @example
  * const users = new UserStore()
  * if (users.reserve('ada@example.com')) users.create('ada@example.com', 'secret-hash', 'user')

@@ -19,8 +19,7 @@ export type LogContextInit = Partial<LogContext>
  * A context as stored: the visible members, plus the request the flow serves (an opaque object, the key tracing finds
  * the request's span by, since two requests may send the same id) and the log core of its App (its destination, format
  * and pino options). Neither is part of `context()`; `set_context` and `run_with_context` keep them, as they change
- * what
- * lines say, not which request or App the flow serves.
+ * what lines say, not which request or App the flow serves.
  */
 export interface StoredContext extends LogContext {
   readonly owner: object | undefined

@@ -19,8 +19,8 @@ export interface LogConfig {
   /** Where lines go (default stdout). */
   destination: LogDestination
   /**
-   * Options for the pino logger every line goes through: `redact`, `serializers`, `mixin`, `formatters.log`, `base`,
-   * or a `transport` (which then receives the JSON lines instead of the destination). Default none.
+   * Options for the pino logger every line goes through: `redact`, `serializers`, `mixin`, `formatters.log`, `base`, or
+   * a `transport` (which then receives the JSON lines instead of the destination). Default none.
    */
   pino: PinoOptions
 }
@@ -62,8 +62,7 @@ export class LogCore {
 
   /**
    * An App's core: `config` applies to the lines of the App's requests. The level is one per process (a disabled call
-   * is
-   * decided by one comparison, before any context is looked up), so a `level` given here sets the process's level.
+   * is decided by one comparison, before any context is looked up), so a `level` given here sets the process's level.
    */
   child(config: Partial<LogConfig>): LogCore {
     const c = new LogCore(this)

@@ -21,8 +21,7 @@ const ALIASES: Readonly<Record<string, LogFormat>> = {
 
 /**
  * Reads a format from text, ignoring case and surrounding spaces: `kv`, `json`, and
- * `json-pretty`/`pretty-json`/`json_pretty`.
- * Any other text gives `KV`.
+ * `json-pretty`/`pretty-json`/`json_pretty`. Any other text gives `KV`.
  * @example
  * parse_format('pretty-json') // 'json_pretty'
  */

@@ -46,8 +46,8 @@ export const log: Logger['log'] = root.log.bind(root)
  * Logs a structured message through the global logger: keys and values alternate after it; an odd count is a type
  * error.
  * @example
- * logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5) // ... [info] order placed order_id=981
- * total=42.5
+ * logf(LogLevel.Info, 'order placed', 'order_id', 981, 'total', 42.5)
+ * // ... [info] order placed order_id=981 total=42.5
  */
 export const logf: Logger['logf'] = root.logf.bind(root)
 

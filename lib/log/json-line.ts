@@ -15,9 +15,8 @@ export interface JsonRecord {
 /**
  * The members of a line after pino's `level`: `msg`, `time` (epoch milliseconds), `logger` (its name), the context
  * (`rid`, `mod`, its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers) unless its
- * key
- * is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger` or `level`
- * keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`.
+ * key is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger` or
+ * `level` keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`.
  */
 export function json_record(
   name: string,

@@ -38,18 +38,15 @@ function redact_map<H extends Headers>(map: H, secret: ReadonlySet<string>): H {
 
 /**
  * Query parameters `redact_query` hides by default. An App's access line also hides its `secret_query_params` option
- * and
- * the `query_param` of each `api_key` or `jwt` middleware it uses: per App, never process-wide.
+ * and the `query_param` of each `api_key` or `jwt` middleware it uses: per App, never process-wide.
  */
 export const SECRET_QUERY: readonly string[] = ['api_key', 'access_token']
 const SECRET_QUERY_SET = lower_set(SECRET_QUERY)
 
 /**
  * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `SECRET_QUERY`:
- * `api_key`
- * and `access_token`; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a parsed
- * query
- * object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
+ * `api_key` and `access_token`; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a
+ * parsed query object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
  * @example
  * redact_query('/items?api_key=s3cr3t&page=2') // '/items?api_key=[redacted]&page=2'
  */

@@ -72,9 +72,9 @@ function error_text(e: Error, depth: number): string {
 
 /**
  * A copy of any value that `JSON.stringify` renders faithfully and never throws on: strings capped, `undefined` as null
- * (members whose value is undefined are left out),
- * non-finite numbers and bigints as strings, errors as `{type, message, stack, ...own fields, cause}`, cycles as
- * `"[Circular]"`, objects beyond 6 levels as `"[Object]"`, at most 100 items or keys per level.
+ * (members whose value is undefined are left out), non-finite numbers and bigints as strings, errors as `{type,
+ * message, stack, ...own fields, cause}`, cycles as `"[Circular]"`, objects beyond 6 levels as `"[Object]"`, at most
+ * 100 items or keys per level.
  */
 export function json_safe(value: unknown, depth = 0, parents: object[] = []): unknown {
   switch (typeof value) {

@@ -10,8 +10,7 @@ type JsonSchemaConverter = { input: (options: { target: string }) => Record<stri
 
 /**
  * The JSON Schema (draft 2020-12) of `schema`, or `undefined` with a warning naming `where` when the library cannot
- * emit one:
- * that part of the route is then documented without a schema.
+ * emit one: that part of the route is then documented without a schema.
  */
 export function json_schema_of(schema: AnySchema, where: string): JsonSchema | undefined {
   if (schema instanceof Type) return schema.json_schema()

@@ -25,11 +25,12 @@ export interface ArraySpec extends TypeSpec {
 
 /**
  * An array of `item`. Errors name the item (`items/2/qty`); at most 100 are collected. In a query string a single value
- * is an
- * array of one, and a repeated key (`?tag=a&tag=b`) an array of each.
+ * is an array of one, and a repeated key (`?tag=a&tag=b`) an array of each.
  * @example
- * field.array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1)
- * })).required().max_items(100)
+ * field
+ *   .array(field.object({ sku: field.string().required(), qty: field.integer().required().min(1) }))
+ *   .required()
+ *   .max_items(100)
  */
 export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> extends Type<ItemOf<I>[], R> {
   declare readonly spec: ArraySpec

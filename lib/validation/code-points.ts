@@ -2,8 +2,7 @@
 
 /**
  * The number of Unicode code points in `text` (no normalisation: `é` precomposed is 1, `e` plus a combining accent is
- * 2).
- * A lone surrogate counts as one.
+ * 2). A lone surrogate counts as one.
  * @example
  * code_point_length('😀') // 1, where '😀'.length is 2
  */

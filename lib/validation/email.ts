@@ -22,10 +22,10 @@ function class_at(text: string, i: number): number {
 }
 
 /**
- * Whether `text` looks like a deliverable address: `local@domain`, ASCII only, at most 254 characters.
- * The local part is dot-separated atoms (no leading, trailing or doubled dot, no quoting, at most 64 characters); the
- * domain has at least two labels of letters, digits and inner hyphens (1-63 characters each) and a top label that is
- * not all digits. No IP literals and no comments.
+ * Whether `text` looks like a deliverable address: `local@domain`, ASCII only, at most 254 characters. The local part
+ * is dot-separated atoms (no leading, trailing or doubled dot, no quoting, at most 64 characters); the domain has at
+ * least two labels of letters, digits and inner hyphens (1-63 characters each) and a top label that is not all digits.
+ * No IP literals and no comments.
  * @example
  * is_email('ada@example.com') // true
  * is_email('ada@localhost')   // false

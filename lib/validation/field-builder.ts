@@ -16,12 +16,13 @@ function spec(kind: FieldKind, type_message: string | undefined): FieldSpec {
 
 /**
  * Builders for schema types. Scalars take the message for a value of the wrong JSON type (default `<field> must be a
- * string`,
- * `an integer`, `a number`, `a boolean`). Every type is optional until `.required()`. Bodies are not coerced: `"42"` is
- * not an
- * integer; query strings and path parameters are (see `docs/validation.md`).
+ * string`, `an integer`, `a number`, `a boolean`). Every type is optional until `.required()`. Bodies are not coerced:
+ * `"42"` is not an integer; query strings and path parameters are (see `docs/validation.md`).
  * @example
- * const Signup = schema({ email: field.string().required().email(), age: field.integer().min(13), news: field.boolean()
+ * const Signup = schema({
+ *   email: field.string().required().email(),
+ *   age: field.integer().min(13),
+ *   news: field.boolean(),
  * })
  */
 export const field = {
@@ -67,8 +68,8 @@ export const field = {
   },
   /**
    * The type `get()` returns, resolved when first used: how a schema refers to itself (a tree, a comment thread).
-   * `name` is
-   * its name in the OpenAPI document; values nested deeper than `max_depth` (default 1,000) fail with `Depth`.
+   * `name` is its name in the OpenAPI document; values nested deeper than `max_depth` (default 1,000) fail with
+   * `Depth`.
    */
   lazy<X extends Type<unknown, boolean>>(get: () => X, options: LazyOptions): LazyType<X, false> {
     return LazyType.of(get, options)

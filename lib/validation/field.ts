@@ -77,8 +77,8 @@ export interface ScalarPlan {
 }
 
 /**
- * A field of kind `K`; `R` records whether it is required, so `schema()` can type the value it returns.
- * Build one with `field.string()`, `field.integer()`, `field.number()` or `field.boolean()`.
+ * A field of kind `K`; `R` records whether it is required, so `schema()` can type the value it returns. Build one with
+ * `field.string()`, `field.integer()`, `field.number()` or `field.boolean()`.
  */
 export class Field<K extends FieldKind, R extends boolean> extends Type<KindValue<K>, R> {
   declare readonly [KIND]: K

@@ -27,8 +27,7 @@ let components: Map<string, JsonSchema> | undefined
 
 /**
  * Runs `build` (which makes JSON Schemas) and returns what it returns with the JSON Schema of every lazy type met on
- * the
- * way, by name, each built once even when it refers to itself.
+ * the way, by name, each built once even when it refers to itself.
  */
 export function with_components<T>(build: () => T): { value: T; components: Record<string, JsonSchema> } {
   const outer = components

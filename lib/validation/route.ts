@@ -107,9 +107,8 @@ function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationE
 
 /**
  * Wraps `handler` with the validation of every part `schema` declares: an invalid request answers 400
- * `validation_failed`
- * with every part's errors, and the handler never runs; a valid one reaches it with `req.valid(part)` set. A refinement
- * that throws fails the request like a throwing handler (500, logged).
+ * `validation_failed` with every part's errors, and the handler never runs; a valid one reaches it with
+ * `req.valid(part)` set. A refinement that throws fails the request like a throwing handler (500, logged).
  */
 export function validated(schema: RouteSchema, handler: Handler): Handler {
   if (schema.validate === false) return handler

@@ -69,10 +69,8 @@ interface Member {
 
 /**
  * An object type. `validate` reports every failing field (in shape order; nested ones as `items/2/qty`), each with its
- * first
- * failing rule. Keys the shape does not declare are left out of the value (or refused by `.strict()`); only own
- * properties
- * of the input are read, so `__proto__` and `constructor` keys never reach the value's prototype.
+ * first failing rule. Keys the shape does not declare are left out of the value (or refused by `.strict()`); only own
+ * properties of the input are read, so `__proto__` and `constructor` keys never reach the value's prototype.
  */
 export class Schema<S extends Shape, R extends boolean = true> extends Type<Output<S>, R> {
   declare readonly spec: ObjectSpec
@@ -166,9 +164,8 @@ function unknown_keys(known: ReadonlySet<string>, message: string | undefined): 
 
 /**
  * Checks every member (types, nested values), then each valid member's rules with its siblings' values at hand, so a
- * rule
- * such as `equals` sees later fields too. Errors stay in shape order: a member has either its check's errors or one
- * rule's.
+ * rule such as `equals` sees later fields too. Errors stay in shape order: a member has either its check's errors or
+ * one rule's.
  */
 function validate_members(
   members: readonly Member[],

@@ -9,8 +9,7 @@ import { ValidationErrorCode } from './validation-error.js'
 
 /**
  * A string field. Transforms (`trim`, `lowercase`) run before every rule, wherever they stand in the chain; rules run
- * in the
- * order declared and the first failing one is the field's error. Lengths count Unicode code points.
+ * in the order declared and the first failing one is the field's error. Lengths count Unicode code points.
  * @example
  * field.string().required('email is required').trim().lowercase().email('invalid email format').max_length(120)
  */

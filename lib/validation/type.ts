@@ -176,8 +176,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
 
   /**
    * Fails with `Custom` and `message` when `test` returns false; `values` holds the parent object's other fields. A
-   * test
-   * that throws fails the request with a 500 (logged), never the process.
+   * test that throws fails the request with a 500 (logged), never the process.
    */
   check(test: (value: T, values: FieldValues) => boolean, message: string): this {
     return this.with_rule({
@@ -232,8 +231,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
 
   /**
    * Validates a whole value (for a body: the parsed JSON, `undefined` when there is none); `coerce` reads query-string
-   * values.
-   * A `schema()` reports a value that is not an object with `NOT_AN_OBJECT`.
+   * values. A `schema()` reports a value that is not an object with `NOT_AN_OBJECT`.
    */
   validate(input: unknown, options: CompileOptions = { coerce: false }): ValidationResult<T> {
     let check = this.#roots.get(options.coerce)

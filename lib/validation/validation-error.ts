@@ -1,12 +1,11 @@
 // What a failed validation reports: one error per failing field, with a stable code and a readable message.
 
 /**
- * The code of a validation error, as the spec's `ValidationErrorCode`.
- * `Required`: missing, `null` or empty; `Type`: wrong JSON type (or the body is not an object);
- * `Email`, `MinLength`, `MaxLength`, `Min`, `Max`: the rule of that name; `Custom`: an `equals` or `check` rule;
- * `Format`: `uuid`, `uri` or `date_time`; `Enum`: not one of an enum's or literal's values; `Unknown`: a key a strict
- * object refuses; `Depth`: a recursive
- * (`field.lazy`) value nested deeper than its `max_depth`.
+ * The code of a validation error, as the spec's `ValidationErrorCode`. `Required`: missing, `null` or empty; `Type`:
+ * wrong JSON type (or the body is not an object); `Email`, `MinLength`, `MaxLength`, `Min`, `Max`: the rule of that
+ * name; `Custom`: an `equals` or `check` rule; `Format`: `uuid`, `uri` or `date_time`; `Enum`: not one of an enum's or
+ * literal's values; `Unknown`: a key a strict object refuses; `Depth`: a recursive (`field.lazy`) value nested deeper
+ * than its `max_depth`.
  */
 export const ValidationErrorCode = {
   Required: 'Required',

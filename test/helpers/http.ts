@@ -42,9 +42,8 @@ export function send(port: number, options: SendOptions): Promise<SocketResponse
 }
 
 /**
- * Writes raw bytes to a TCP connection and resolves with the status code, headers and body the server answers,
- * once it closes the connection (send `Connection: close`). A server that answers nothing within `wait_ms` gives status
- * 0.
+ * Writes raw bytes to a TCP connection and resolves with the status code, headers and body the server answers, once it
+ * closes the connection (send `Connection: close`). A server that answers nothing within `wait_ms` gives status 0.
  */
 export function raw(port: number, bytes: string, wait_ms = 2000): Promise<SocketResponse> {
   return new Promise((resolve, reject) => {

@@ -14,8 +14,8 @@ const TYPE_ONLY = /^import type [^;\n]*?from '[^']+'$/gm
 
 /**
  * Every module `entry` (a path from the root) reaches through imports and re-exports, type-only imports aside: the
- * files
- * (relative to the root) and the bare specifiers, `node:` built-ins aside, both sorted. A dynamic `import('x')` counts.
+ * files (relative to the root) and the bare specifiers, `node:` built-ins aside, both sorted. A dynamic `import('x')`
+ * counts.
  */
 export function import_graph(entry: string): { files: string[]; packages: string[] } {
   const files = new Set<string>()

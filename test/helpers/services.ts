@@ -40,9 +40,8 @@ const ready = new Set<string>()
 
 /**
  * Makes sure a package the tests need is installed. In CI (`CI` set) a missing one is an error, since `.ci/run`
- * installs
- * them first; elsewhere it is installed with apt-get (after `apt-get update` if the first try fails), loudly, and an
- * install that fails throws with the command to run by hand.
+ * installs them first; elsewhere it is installed with apt-get (after `apt-get update` if the first try fails), loudly,
+ * and an install that fails throws with the command to run by hand.
  */
 export function ensure(name: keyof typeof SERVICES): void {
   if (ready.has(name)) return

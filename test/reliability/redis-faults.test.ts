@@ -52,11 +52,9 @@ function redis_app(t: Test, redis: RedisServer): App {
 
 /**
  * Eight clients, each keeping one route busy (three, three and two per route), until `fault()` has run and `after_ms`
- * more
- * passed; every answer, timed. A client stays on its route so that every route has a request waiting on Redis when the
- * fault starts: clients cycling over the routes could all be on one route at that moment, and a 2 s pause only fails
- * the
- * first wave of commands (the next ones are answered within the 1 s timeout).
+ * more passed; every answer, timed. A client stays on its route so that every route has a request waiting on Redis when
+ * the fault starts: clients cycling over the routes could all be on one route at that moment, and a 2 s pause only
+ * fails the first wave of commands (the next ones are answered within the 1 s timeout).
  */
 async function under_load(
   app: App,

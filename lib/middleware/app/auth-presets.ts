@@ -26,8 +26,7 @@ export function jwt_dev(secret: string): Middleware {
 
 /**
  * Sessions with the defaults (in-memory store, cookie `sid`, not Secure, 7 days). Without a secret a random one is
- * made,
- * so sessions end when the process restarts.
+ * made, so sessions end when the process restarts.
  * @example
  * app.use('/session', fw.middleware.app.session_dev(process.env.FW_SESSION_SECRET))
  */

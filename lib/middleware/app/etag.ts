@@ -14,8 +14,7 @@ export interface EtagOptions {
   weak?: boolean
   /**
    * The current tag of the resource an unsafe request (POST, PUT, PATCH, DELETE) targets, for `If-Match`; undefined
-   * when it
-   * does not exist. Without it `If-Match` is not checked.
+   * when it does not exist. Without it `If-Match` is not checked.
    */
   current?: (req: Request) => string | undefined | Promise<string | undefined>
 }
@@ -45,11 +44,9 @@ function listed(header: string, tag: string, strong: boolean): boolean {
 
 /**
  * Tags each 200 answer to GET or HEAD with a buffered body (unless it has an `ETag` already) and answers 304 without a
- * body
- * when `If-None-Match` lists it; with `current`, an unsafe request whose `If-Match` does not list the resource's tag
- * gets
- * 412 `precondition_failed` before its handler runs. Place it after `compression` in `use` order, so tags are computed
- * on the identity body.
+ * body when `If-None-Match` lists it; with `current`, an unsafe request whose `If-Match` does not list the resource's
+ * tag gets 412 `precondition_failed` before its handler runs. Place it after `compression` in `use` order, so tags are
+ * computed on the identity body.
  * @example
  * app.use(etag({ current: (req) => store.version_of(req.param('id')) }))
  */

@@ -28,8 +28,7 @@ export function csrf_dev(): Middleware {
 
 /**
  * Security headers for development: the defaults without HSTS or a CSP (development runs over plain HTTP, where the
- * default
- * CSP's `upgrade-insecure-requests` would send the page's own requests to an HTTPS port nobody serves).
+ * default CSP's `upgrade-insecure-requests` would send the page's own requests to an HTTPS port nobody serves).
  * @example
  * app.use(fw.middleware.app.security_headers_dev())
  */

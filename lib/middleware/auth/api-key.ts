@@ -49,8 +49,8 @@ function key_set(keys: readonly string[]): (key: string) => boolean {
 /**
  * API key authentication. A missing (or empty) key answers 401 `missing_api_key`, a refused one 403 `invalid_api_key`;
  * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys` (when a
- * list is
- * given) and `validate` returns true for it (when given): both checks must pass, so `validate` can revoke a listed key.
+ * list is given) and `validate` returns true for it (when given): both checks must pass, so `validate` can revoke a
+ * listed key.
  * @example
  * app.use('/api', adapt_ctx(fw.middleware.auth.api_key({ allowed_keys: [process.env.FW_API_KEY!] })))
  */

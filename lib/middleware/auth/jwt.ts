@@ -40,8 +40,7 @@ export interface JwtOptions extends JwtKeyOptions {
   extract?: (ctx: Ctx) => string | undefined
   /**
    * How many verified tokens to remember, so a token seen again skips the signature check until it expires (default
-   * 1000;
-   * 0 turns it off). Claims of a remembered token are one shared, read-only object.
+   * 1000; 0 turns it off). Claims of a remembered token are one shared, read-only object.
    */
   cache_size?: number
 }
@@ -134,15 +133,16 @@ const JWT_DOC = {
 
 /**
  * JWT authentication. The token comes from `Authorization: Bearer <token>` (exactly that prefix), else the `cookie`,
- * else the
- * `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id, claim or
- * format
- * 401 `invalid_token`, an expired token 401 `token_expired`; a JWKS that cannot be fetched within `jwks_timeout_ms`
- * answers
- * 503 `jwks_unavailable` (or 401 `invalid_token`, by `jwks_unavailable`). A valid token is stored as `JwtClaims`.
+ * else the `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id,
+ * claim or format 401 `invalid_token`, an expired token 401 `token_expired`; a JWKS that cannot be fetched within
+ * `jwks_timeout_ms` answers 503 `jwks_unavailable` (or 401 `invalid_token`, by `jwks_unavailable`). A valid token is
+ * stored as `JwtClaims`.
  * @example
- * app.use('/api', adapt_ctx(fw.middleware.auth.jwt({ jwks: 'https://id.example.com/.well-known/jwks.json', issuer:
- * 'https://id.example.com/' })))
+ * const auth = fw.middleware.auth.jwt({
+ *   jwks: 'https://id.example.com/.well-known/jwks.json',
+ *   issuer: 'https://id.example.com/',
+ * })
+ * app.use('/api', adapt_ctx(auth))
  */
 export function jwt(options: JwtOptions): CtxMiddleware {
   if (typeof options !== 'object' || options === null)

@@ -2,9 +2,8 @@
 
 /**
  * Adds roles and permissions for a subject, in place. Register one as a service; `rbac_context` (with `use_resolver`,
- * the
- * default) calls it on every request after reading the token. It may be async. If it throws, the request is answered
- * 500 `authz_resolver_failed` and the handler does not run.
+ * the default) calls it on every request after reading the token. It may be async. If it throws, the request is
+ * answered 500 `authz_resolver_failed` and the handler does not run.
  * @example
  * app.services.set(PermissionResolver, {
  *   resolve(subject, roles, perms) { if (roles.has('admin')) perms.add('products:write') },

@@ -13,11 +13,9 @@ export interface BodyLimitOptions {
 
 /**
  * Limits request bodies on the routes it covers. The App gives each route the smallest limit among its middleware, and
- * the
- * adapter answers 413 `payload_too_large` as soon as a declared `Content-Length` or the bytes received so far (chunked
- * bodies) exceed it, without reading the rest. The middleware itself also refuses a `Content-Length` over the limit,
- * for
- * requests whose body the adapter does not parse.
+ * the adapter answers 413 `payload_too_large` as soon as a declared `Content-Length` or the bytes received so far
+ * (chunked bodies) exceed it, without reading the rest. The middleware itself also refuses a `Content-Length` over the
+ * limit, for requests whose body the adapter does not parse.
  * @example
  * app.use('/upload', adapt_ctx(fw.middleware.security.body_limit({ max_bytes: 10 * 1024 * 1024 })))
  */

@@ -15,8 +15,7 @@ export interface CorsOptions {
    * Allowed origins: exact strings (`https://app.example.com`), one-label wildcards (`https://*.example.com` matches
    * `https://a.example.com`, never `https://a.b.example.com` nor `https://example.com.evil.net`), anchored RegExps
    * (`/^https:\/\/(a|b)\.example\.com$/`), or a function deciding per origin. `["*"]` allows any origin without
-   * credentials;
-   * `"null"` only when listed. Origins are matched as browsers send them (lowercase scheme and host).
+   * credentials; `"null"` only when listed. Origins are matched as browsers send them (lowercase scheme and host).
    */
   origins: ReadonlyArray<string | RegExp> | ((origin: string, ctx: Ctx) => boolean)
   /** Answer a preflight's `Access-Control-Request-Headers` with the same list instead of `headers` (default false). */
@@ -106,9 +105,9 @@ function preflight_refusal(
 
 /**
  * CORS middleware. Allowed origins get `Access-Control-Allow-Origin` (set before the rest of the chain, so error
- * answers
- * carry it too); a refused origin's simple request passes without CORS headers (the browser blocks it); a preflight
- * (OPTIONS with `Access-Control-Request-Method`) is answered here: 204 when allowed, 403 `cors_forbidden` when not.
+ * answers carry it too); a refused origin's simple request passes without CORS headers (the browser blocks it); a
+ * preflight (OPTIONS with `Access-Control-Request-Method`) is answered here: 204 when allowed, 403 `cors_forbidden`
+ * when not.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.cors({ origins: ['https://app.example.com'], allow_credentials: true })))
  */

@@ -68,9 +68,8 @@ function submitted(req: Request, header: string, field: string): string {
 
 /**
  * Why a request fails the fetch-metadata and origin checks, if it does. A browser's `Sec-Fetch-Site` decides when
- * present
- * (only `cross-site` fails): under `Referrer-Policy: no-referrer` browsers send `Origin: null` even on same-origin form
- * posts. Without it, an `Origin` must name the request's own host.
+ * present (only `cross-site` fails): under `Referrer-Policy: no-referrer` browsers send `Origin: null` even on
+ * same-origin form posts. Without it, an `Origin` must name the request's own host.
  */
 function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefined {
   const origin = req.raw.headers.origin
@@ -92,15 +91,11 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
 
 /**
  * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a token cookie when they
- * have
- * no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id when `session` ran first; readable
- * by
- * scripts, SameSite); every other method must carry a cookie this server signed for this session and send the same
- * token in
- * `x-csrf-token` or the `_csrf` form field, and must not come from another site or a sibling subdomain
- * (`Sec-Fetch-Site`
- * `cross-site` or `same-site`; without it, an `Origin` other than the Host).
- * Failures answer 403 `csrf_failed`. The token is in `req.state(CsrfToken)` for pages to embed.
+ * have no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id when `session` ran first;
+ * readable by scripts, SameSite); every other method must carry a cookie this server signed for this session and send
+ * the same token in `x-csrf-token` or the `_csrf` form field, and must not come from another site or a sibling
+ * subdomain (`Sec-Fetch-Site` `cross-site` or `same-site`; without it, an `Origin` other than the Host). Failures
+ * answer 403 `csrf_failed`. The token is in `req.state(CsrfToken)` for pages to embed.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.csrf({ secure: true })))
  */

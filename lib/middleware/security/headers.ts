@@ -19,8 +19,7 @@ export interface HstsOptions {
 export interface SecurityHeadersOptions {
   /**
    * `Strict-Transport-Security` on requests that came over HTTPS (`req.protocol()`: TLS to the App, or a proxy trusted
-   * by
-   * `trust_proxy` saying so): true for the defaults, settings, or false for never (default true).
+   * by `trust_proxy` saying so): true for the defaults, settings, or false for never (default true).
    */
   hsts?: boolean | HstsOptions
   /** The `Content-Security-Policy` value, or false for none (default `DEFAULT_CSP`, helmet's). */
