@@ -1,6 +1,7 @@
 // Interleaved CPU-per-request rounds on pinned servers (bench/wrk.ts), and the report rows and ratios they give: each
 // scenario's competitors run one after another within a round, in an order rotated every round, so a noisy neighbour
 // on the shared machine weighs on all of them alike and the ratios of CPU per request stay put.
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm, truncate } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -40,7 +41,9 @@ export type CpuFigures = Map<string, CpuFigure[]>
  * all.
  */
 export async function cpu_rounds(run: CpuRun): Promise<CpuFigures> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-bench-'))
+  // Log files go to memory (tmpfs) when the machine has one: a disk file's cost swings with the page cache's writeback
+  // (one profile saw write() take 23-29% of a logged request), which would measure the disk, not the logger.
+  const dir = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'fw-bench-'))
   const servers = new Map<string, { server: PinnedServer; log?: string }>()
   try {
     for (const c of run.competitors) {

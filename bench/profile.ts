@@ -1,4 +1,4 @@
-// `npx tsx bench/profile.ts [<competitor> [<path> [POST]]]`: a CPU profile (`--cpu-prof`) of one HTTP bench server
+// `npx tsx bench/profile.ts [<competitor> [<path> [POST]]]` (`FW_PROFILE_NODE=<binary>` to profile on another Node): a CPU profile (`--cpu-prof`) of one HTTP bench server
 // under wrk, pinned as in the bench, summarised as the functions with the most self time and the share of each layer
 // (fw, Fastify, Node's internals, GC). The .cpuprofile stays in the printed directory for Chrome DevTools.
 import { mkdtemp, readdir, readFile } from 'node:fs/promises'
@@ -82,6 +82,7 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
 const server = await start_pinned(name, competitor.script, {
   env: { ...competitor.env, ...(competitor.log_file ? { FW_BENCH_LOG_FILE: path.join(dir, 'server.log') } : {}) },
   node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
 })
 let from_us: number
 try {
