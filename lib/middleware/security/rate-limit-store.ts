@@ -1,6 +1,6 @@
 // Where rate limit counts live: the store interface (async-capable, for shared stores such as Redis) and the bounded
 // memory store.
-import { LRUCache } from 'lru-cache'
+import { Lru } from '../../lru.js'
 import { check } from './options.js'
 
 /** What a store answers for one hit: the counts of the current and the previous fixed window of a key. */
@@ -49,11 +49,11 @@ export function window_start(now_ms: number, window_ms: number): number {
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly max_keys: number
-  readonly #counters: LRUCache<string, Counter>
+  readonly #counters: Lru<string, Counter>
 
   constructor({ max_keys = 10_000 }: MemoryRateLimitStoreOptions = {}) {
     this.max_keys = check.int('MemoryRateLimitStore', 'max_keys', max_keys, 1)
-    this.#counters = new LRUCache<string, Counter>({ max: max_keys })
+    this.#counters = new Lru(this.max_keys)
   }
 
   /** Counts one hit; rolls the window forward when `now_ms` has left it. */
