@@ -4,7 +4,7 @@ import { Cache } from '../../cache/cache.js'
 import { RequestOutcome, type CacheContext } from '../../cache/cache-context.js'
 import type { CacheEntry } from '../../cache/cache-entry.js'
 import type { CachePolicy, CachePolicyOptions } from '../../cache/cache-policy.js'
-import type { AnyCacheStore } from '../../cache/cache-store.js'
+import type { CacheStore } from '../../cache/cache-store.js'
 import { key_builder } from '../../cache/cache-key.js'
 import { contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
 import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
@@ -42,9 +42,9 @@ export interface HttpCacheOptions {
   /** Freshness and stale windows (default `new CachePolicy()`: ttl 60 s, stale after an error up to 300 s). */
   policy?: CachePolicy | CachePolicyOptions
   /**
-   * Where entries live (default a new `LruMemoryStore`, 1024 entries); an `AsyncCacheStore` such as Redis works too.
+   * Where entries live (default a new `LruMemoryStore`, 1024 entries); a store answering with promises, such as Redis, works too.
    */
-  store?: AnyCacheStore
+  store?: CacheStore
   /** A ready `Cache` to use instead of `policy` and `store` (give one or the other, not both). */
   cache?: Cache
   /** Request headers that take part in the key, such as `accept-language` (default none). */

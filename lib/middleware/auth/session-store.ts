@@ -1,5 +1,6 @@
 // Where sessions live between requests: the store interface, and a bounded in-memory store with ttl expiry.
 import { Lru } from '../../lru.js'
+import type { MaybePromise } from '../../maybe-promise.js'
 import { check } from './options.js'
 
 /** What a store keeps of a session: its id and its string values. */
@@ -9,18 +10,17 @@ export interface SessionRecord {
 }
 
 /**
- * A session store. Methods may return promises (Redis, a database). `load` returns undefined for an unknown or expired
- * id;
- * `save` keeps the record for `ttl_seconds` from now, replacing any earlier one; `destroy` forgets the id. Optional:
- * `touch`
- * renews a record's ttl without rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across
- * processes for one request (see `RedisSessionStore`).
+ * A session store. Each method answers at once (`InMemorySessionStore`) or with a promise (`RedisSessionStore`, any
+ * `async` method). `load` returns undefined for an unknown or expired id; `save` keeps the record for `ttl_seconds`
+ * from now, replacing any earlier one; `destroy` forgets the id. Optional: `touch` renews a record's ttl without
+ * rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across processes for one request
+ * (see `RedisSessionStore`).
  */
 export interface ISessionStore {
-  load(sid: string): SessionRecord | undefined | Promise<SessionRecord | undefined>
-  save(session: SessionRecord, ttl_seconds: number): void | Promise<void>
-  destroy(sid: string): void | Promise<void>
-  touch?(sid: string, ttl_seconds: number): void | Promise<void>
+  load(sid: string): MaybePromise<SessionRecord | undefined>
+  save(session: SessionRecord, ttl_seconds: number): MaybePromise<void>
+  destroy(sid: string): MaybePromise<void>
+  touch?(sid: string, ttl_seconds: number): MaybePromise<void>
   lock?(sid: string): Promise<() => Promise<void>>
 }
 

@@ -1,6 +1,7 @@
 // Where rate limit counts live: the store interface (async-capable, for shared stores such as Redis) and the bounded
 // memory store.
 import { Lru } from '../../lru.js'
+import type { MaybePromise } from '../../maybe-promise.js'
 import { check } from './options.js'
 
 /** What a store answers for one hit: the counts of the current and the previous fixed window of a key. */
@@ -15,11 +16,12 @@ export interface RateLimitResult {
 
 /**
  * Counts hits per key in fixed windows of `window_ms`, aligned to multiples of it. `hit` must count atomically (the
- * increment and the answer are one step), so N concurrent hits get N distinct `current` values.
+ * increment and the answer are one step), so N concurrent hits get N distinct `current` values. It answers at once
+ * (`MemoryRateLimitStore`) or with a promise (`RedisRateLimitStore`, any `async` method).
  */
 export interface RateLimitStore {
   /** Counts one hit of `key` at `now_ms` and answers the window counts. */
-  hit(key: string, now_ms: number, window_ms: number): RateLimitResult | Promise<RateLimitResult>
+  hit(key: string, now_ms: number, window_ms: number): MaybePromise<RateLimitResult>
 }
 
 /** Options of `MemoryRateLimitStore`. */
