@@ -5,14 +5,10 @@ import type { BusboyHeaders } from '@fastify/busboy'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppConfig } from '../lib/config.js'
 import { lazy } from '../lib/lazy.js'
-import {
-  declared_too_large,
-  ERR_BODY_TOO_LARGE,
-  read_whole,
-  RequestBody,
-  type MultipartParserFactory,
-  type RequestBodyOptions,
-} from '../lib/body/index.js'
+import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
+import type { MultipartParserFactory } from '../lib/body/multipart.js'
+import { declared_too_large, read_whole } from '../lib/body/read.js'
+import { RequestBody, type RequestBodyOptions } from '../lib/body/request-body.js'
 
 /** `@fastify/busboy`, loaded by the first multipart body rather than by `import 'fw'`. */
 const busboy = lazy<typeof FastifyBusboy>('@fastify/busboy')

@@ -1,6 +1,6 @@
 // Error answers: failures before a chain (body refused, malformed URL), a chain that threw, each in fw's error shape.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/index.js'
+import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
 import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
 import { with_request } from '../lib/log/index.js'

@@ -1,38 +1,25 @@
-// The store interfaces: where entries live. A store never judges freshness; the Cache facade does.
+// The store interface: where entries live. A store never judges freshness; the Cache facade does.
 import type { CacheEntry } from './cache-entry.js'
+import type { MaybePromise } from '../maybe-promise.js'
+
+export type { MaybePromise } from '../maybe-promise.js'
 
 /** Chooses entries for `eraseIf`: true removes the entry. */
 export type EntryPredicate = (key: string, entry: CacheEntry) => boolean
 
 /**
- * The spec's `CacheStore`, synchronous: `put` stores or replaces, `get` returns the entry or undefined, `erase` removes
- * one
- * key, `clear` removes all. `eraseIf(pred)` is optional; it removes every entry the predicate picks and returns how
- * many.
+ * The spec's `CacheStore`: `put` stores or replaces, `get` returns the entry or undefined, `erase` removes one key,
+ * `clear` removes all. `eraseIf(pred)` is optional; it removes every entry the predicate picks and returns how many.
+ * Each method answers at once (the in-memory stores, `FileStore`) or with a promise (`RedisCacheStore`, any `async`
+ * method): the `Cache` facade follows what each call returns.
  */
 export interface CacheStore {
-  put(key: string, entry: CacheEntry): void
-  get(key: string): CacheEntry | undefined
-  erase(key: string): void
-  clear(): void
-  eraseIf?(pred: EntryPredicate): number
+  put(key: string, entry: CacheEntry): MaybePromise<void>
+  get(key: string): MaybePromise<CacheEntry | undefined>
+  erase(key: string): MaybePromise<void>
+  clear(): MaybePromise<void>
+  eraseIf?(pred: EntryPredicate): MaybePromise<number>
 }
 
-/**
- * The same operations for a store that answers later (Redis, a database). `async: true` tells the `Cache` facade to
- * answer with promises, even for a store without `eraseIf`.
- */
-export interface AsyncCacheStore {
-  readonly async: true
-  put(key: string, entry: CacheEntry): Promise<void>
-  get(key: string): Promise<CacheEntry | undefined>
-  erase(key: string): Promise<void>
-  clear(): Promise<void>
-  eraseIf?(pred: EntryPredicate): Promise<number>
-}
-
-/** Either kind of store. */
-export type AnyCacheStore = CacheStore | AsyncCacheStore
-
-/** `T` for a synchronous store, `Promise<T>` for an asynchronous one (`T | Promise<T>` when the kind is not known). */
-export type StoreResult<S extends AnyCacheStore, T> = S extends AsyncCacheStore ? Promise<T> : T
+/** `Promise<T>` when `R`, what a store method answers, is a promise; `T` when it is not; either when it may be both. */
+export type StoreAnswer<R, T> = R extends Promise<unknown> ? Promise<T> : T

@@ -1,5 +1,5 @@
 // `fw/cache`: the response cache module (policy, facade, stores, keys, network probe). It never loads fastify.
-export { Cache } from './cache.js'
+export { Cache, type PruneAnswer } from './cache.js'
 export { CacheEntry, type CacheEntryInit } from './cache-entry.js'
 export { CachePolicy, type CachePolicyOptions } from './cache-policy.js'
 export { CacheContext, RequestOutcome, type CacheContextInit } from './cache-context.js'
@@ -10,7 +10,7 @@ export {
   contextOffline,
   contextNetworkError,
 } from './context-mapper.js'
-export type { CacheStore, AsyncCacheStore, AnyCacheStore, StoreResult, EntryPredicate } from './cache-store.js'
+export type { CacheStore, StoreAnswer, EntryPredicate, MaybePromise } from './cache-store.js'
 export { MemoryStore } from './memory-store.js'
 export { LruMemoryStore, type LruMemoryStoreOptions } from './lru-memory-store.js'
 export { FileStore, type FileStoreOptions } from './file-store.js'

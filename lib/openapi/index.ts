@@ -4,7 +4,7 @@ import { docs_handlers } from './docs-page.js'
 import { openapi_document, type DocumentOptions } from './document.js'
 
 export { openapi_document, type DocumentOptions, type OpenApiInfo } from './document.js'
-export { documented, doc_of, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
+export { documented, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
 export { json_schema_of } from './json-schema.js'
 
 /** Options of `app.openapi()`. */

@@ -1,6 +1,6 @@
-// Cache entries in Redis: an AsyncCacheStore for the Cache facade and http_cache, one string key per entry.
+// Cache entries in Redis: a CacheStore answering with promises for the Cache facade and http_cache, one string key per entry.
 import { CacheEntry } from '../cache/cache-entry.js'
-import type { AsyncCacheStore, EntryPredicate } from '../cache/cache-store.js'
+import type { CacheStore, EntryPredicate } from '../cache/cache-store.js'
 import { LuaScript } from './lua-script.js'
 import { check } from './options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
@@ -40,19 +40,16 @@ function glob_escape(text: string): string {
 }
 
 /**
- * Cache entries shared by every instance that uses the same Redis and prefix, under `<prefix>cache:<key>` as JSON. An
- * `AsyncCacheStore`: `new Cache(policy, store)` answers with promises. Like every store it never judges freshness;
- * Redis drops
- * entries only with `expire_after_ms`. A stored text that is not an entry reads as none. While Redis cannot answer
- * every
- * method rejects with `FW_ERR_REDIS_UNAVAILABLE` (status 503), which `http_cache` treats as a bypass.
+ * Cache entries shared by every instance that uses the same Redis and prefix, under `<prefix>cache:<key>` as JSON. Every
+ * method answers with a promise, so `new Cache(policy, store)` does too. Like every store it never judges freshness;
+ * Redis drops entries only with `expire_after_ms`. A stored text that is not an entry reads as none. While Redis cannot
+ * answer every method rejects with `FW_ERR_REDIS_UNAVAILABLE` (status 503), which `http_cache` treats as a bypass.
  * @example
  * const cache = new Cache(new CachePolicy({ ttl_ms: 30_000 }), new RedisCacheStore({ client: redis }))
  * await cache.put('GET /a?', { body: 'hello', created_at_ms: Date.now() })
  * (await cache.get('GET /a?', Date.now()))?.body // 'hello'
  */
-export class RedisCacheStore implements AsyncCacheStore {
-  readonly async = true
+export class RedisCacheStore implements CacheStore {
   readonly expire_after_ms: number | undefined
   readonly #redis: RedisConnection
 

@@ -13,15 +13,7 @@ export { RecordType } from './record.js'
 export { LazyType, type LazyOptions } from './lazy.js'
 export { schema, Schema, NOT_AN_OBJECT, type Shape, type Output, type Infer } from './schema.js'
 export { validation_body, type ValidationBody } from './validation-body.js'
-export {
-  validated,
-  is_schema,
-  type AnySchema,
-  type RouteSchema,
-  type ResponseDoc,
-  type InputPart,
-  type ValidOf,
-} from './route.js'
+export { type AnySchema, type RouteSchema, type ResponseDoc, type InputPart, type ValidOf } from './route.js'
 export { is_email } from './email.js'
 export { is_uuid, is_uri, is_date_time } from './formats.js'
 export { code_point_length } from './code-points.js'

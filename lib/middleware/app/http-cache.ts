@@ -4,14 +4,15 @@ import { Cache } from '../../cache/cache.js'
 import { RequestOutcome, type CacheContext } from '../../cache/cache-context.js'
 import type { CacheEntry } from '../../cache/cache-entry.js'
 import type { CachePolicy, CachePolicyOptions } from '../../cache/cache-policy.js'
-import type { AnyCacheStore } from '../../cache/cache-store.js'
-import { key_builder } from '../../cache/cache-key.js'
+import type { CacheStore } from '../../cache/cache-store.js'
+import { key_builder, type KeyBuilder } from '../../cache/cache-key.js'
 import { contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
 import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
 import { LruMemoryStore } from '../../cache/lru-memory-store.js'
 import type { OnlineState } from '../../cache/network-probe.js'
 import { check } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
+import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
 import { cache_decided } from '../../observability/cache.js'
@@ -42,9 +43,9 @@ export interface HttpCacheOptions {
   /** Freshness and stale windows (default `new CachePolicy()`: ttl 60 s, stale after an error up to 300 s). */
   policy?: CachePolicy | CachePolicyOptions
   /**
-   * Where entries live (default a new `LruMemoryStore`, 1024 entries); an `AsyncCacheStore` such as Redis works too.
+   * Where entries live (default a new `LruMemoryStore`, 1024 entries); a store answering with promises, such as Redis, works too.
    */
-  store?: AnyCacheStore
+  store?: CacheStore
   /** A ready `Cache` to use instead of `policy` and `store` (give one or the other, not both). */
   cache?: Cache
   /** Request headers that take part in the key, such as `accept-language` (default none). */
@@ -104,6 +105,158 @@ interface Exchange {
   readonly key: string
 }
 
+/** One `http_cache` middleware: its checked options, and the misses of it running their handler now. */
+class HttpCache {
+  readonly #cache: Cache
+  readonly #key_of: KeyBuilder
+  readonly #now: () => number
+  /** Request headers that make a request a bypass: the credentials `include_headers` does not key on. */
+  readonly #personal: readonly string[]
+  readonly #probe: HttpCacheProbe
+  readonly #on_decision: HttpCacheOptions['on_decision']
+  /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
+  readonly #flights = new Map<string, Promise<CacheEntry | undefined>>()
+
+  constructor(options: HttpCacheOptions) {
+    this.#cache = cache_of(options)
+    const include_headers = header_names(options.include_headers ?? [])
+    this.#key_of = key_builder(include_headers)
+    this.#now = check.fn(OWNER, 'now', options.now ?? Date.now)
+    const cache_credentialed = options.cache_credentialed ?? false
+    if (typeof cache_credentialed !== 'boolean')
+      throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
+    this.#personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
+    this.#probe = options.probe ?? ALWAYS_ONLINE
+    if (typeof this.#probe?.isOnline !== 'function') {
+      throw ERR_CACHE_BAD_OPTION(OWNER, 'probe', 'an object with isOnline(now_ms), such as a NetworkProbe', this.#probe)
+    }
+    this.#on_decision =
+      options.on_decision === undefined ? undefined : check.fn(OWNER, 'on_decision', options.on_decision)
+  }
+
+  /** Answers one request: from the cache, through the handler, or past the cache (other methods, bypasses). */
+  async handle(req: Request, res: Response, next: Next): Promise<void> {
+    const method = req.method()
+    if (method !== 'GET' && method !== 'HEAD') return next()
+    const x: Exchange = { res, next, key: this.#key_of('GET', req.path(), req.query_string(), req.raw.headers) }
+    if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return this.#bypass(x, {})
+    if (this.#personal.some((h) => req.raw.headers[h] !== undefined)) return this.#bypass(x, {})
+    let flight = this.#flights.get(x.key)
+    if (flight === undefined) {
+      let entry: CacheEntry | undefined
+      const t = this.#now()
+      try {
+        entry = await this.#cache.get(x.key, t, this.#context_at(t))
+      } catch (error) {
+        return this.#bypass(x, { error })
+      }
+      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer.
+      if (entry !== undefined)
+        return this.#serve(x, entry, this.#cache.policy.is_fresh(t - entry.created_at_ms) ? 'hit' : 'stale')
+      // Another miss of this key may have started while the store answered.
+      flight = this.#flights.get(x.key)
+    }
+    if (flight !== undefined) {
+      const shared = await flight
+      if (shared !== undefined) return this.#serve(x, shared, 'hit')
+    }
+    return this.#fetch(x, flight === undefined && method === 'GET', method === 'GET')
+  }
+
+  /**
+   * The context of a lookup at `now_ms`: what the probe knows (and a refresh started for next time), and the outcome.
+   */
+  #context_at(now_ms: number, outcome: RequestOutcome = RequestOutcome.Ok): CacheContext {
+    void this.#probe.refresh?.(now_ms)
+    return contextFromProbeAndOutcome(this.#probe, now_ms, outcome)
+  }
+
+  #decide(x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void {
+    x.res.header('x-fw-cache-status', decision === 'stale' ? 'hit' : decision)
+    cache_decided(decision)
+    this.#on_decision?.(decision, x.key, detail)
+  }
+
+  #serve(x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): void {
+    const age_s = age_seconds(entry, this.#now())
+    replay(x.res, entry, age_s)
+    this.#decide(x, decision, { age_s, ...failure })
+  }
+
+  /** Runs the rest of the chain without the cache; the status header stays on a failure passing through too. */
+  async #bypass(x: Exchange, detail: HttpCacheDetail): Promise<void> {
+    try {
+      await x.next()
+    } finally {
+      this.#decide(x, 'bypass', detail)
+    }
+  }
+
+  /** Stores `entry`; a store that fails only loses the entry, and the error goes to `on_decision`. */
+  async #put(key: string, entry: CacheEntry): Promise<HttpCacheDetail> {
+    try {
+      await this.#cache.put(key, entry)
+      return {}
+    } catch (error) {
+      return { error }
+    }
+  }
+
+  /** The entry the policy allows after a failed request, or undefined (also when the store cannot answer). */
+  async #stale_entry(key: string): Promise<CacheEntry | undefined> {
+    try {
+      const t = this.#now()
+      return await this.#cache.get(key, t, this.#context_at(t, RequestOutcome.NetworkError))
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Runs the rest of the chain. A failure is answered stale when the policy allows (undefined is returned) and passes
+   * through otherwise; a success gives the entry to store, if the answer may be stored.
+   */
+  async #run(x: Exchange, store: boolean): Promise<{ entry: CacheEntry | undefined } | undefined> {
+    const before = snapshot(x.res)
+    let failure: { error?: unknown } | undefined
+    try {
+      await x.next()
+      if (x.res.status_code >= 500) failure = {}
+    } catch (error) {
+      failure = { error }
+    }
+    if (failure === undefined) return { entry: store ? storable(x.res, before, this.#now()) : undefined }
+    const stale = await this.#stale_entry(x.key)
+    if (stale !== undefined) {
+      restore(x.res, before)
+      this.#serve(x, stale, 'stale', failure)
+      return undefined
+    }
+    if (!('error' in failure)) return { entry: undefined }
+    this.#decide(x, 'miss')
+    throw failure.error
+  }
+
+  /** A miss: runs the handler (as the leader of concurrent misses when `lead`), stores what may be stored. */
+  async #fetch(x: Exchange, lead: boolean, store: boolean): Promise<void> {
+    let settle: ((entry: CacheEntry | undefined) => void) | undefined
+    if (lead) this.#flights.set(x.key, new Promise((resolve) => (settle = resolve)))
+    let ran: { entry: CacheEntry | undefined } | undefined
+    try {
+      ran = await this.#run(x, store)
+    } finally {
+      if (settle !== undefined) {
+        this.#flights.delete(x.key)
+        settle(ran?.entry)
+      }
+    }
+    if (ran === undefined) return
+    // A streamed answer is never stored: the cache stood aside.
+    if (x.res.streamed !== undefined) return this.#decide(x, 'bypass')
+    this.#decide(x, 'miss', ran.entry === undefined ? {} : await this.#put(x.key, ran.entry))
+  }
+}
+
 /**
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
@@ -125,141 +278,8 @@ interface Exchange {
  * ['accept-language'] }))
  */
 export function http_cache(options: HttpCacheOptions = {}): Middleware {
-  const cache = cache_of(options)
-  const include_headers = header_names(options.include_headers ?? [])
-  const key_of = key_builder(include_headers)
-  const now = check.fn(OWNER, 'now', options.now ?? Date.now)
-  const cache_credentialed = options.cache_credentialed ?? false
-  if (typeof cache_credentialed !== 'boolean')
-    throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
-  const personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
-  const probe = options.probe ?? ALWAYS_ONLINE
-  if (typeof probe?.isOnline !== 'function') {
-    throw ERR_CACHE_BAD_OPTION(OWNER, 'probe', 'an object with isOnline(now_ms), such as a NetworkProbe', probe)
-  }
-  /**
-   * The context of a lookup at `now_ms`: what the probe knows (and a refresh started for next time), and the outcome.
-   */
-  const context_at = (now_ms: number, outcome: RequestOutcome = RequestOutcome.Ok): CacheContext => {
-    void probe.refresh?.(now_ms)
-    return contextFromProbeAndOutcome(probe, now_ms, outcome)
-  }
-  const on_decision =
-    options.on_decision === undefined ? undefined : check.fn(OWNER, 'on_decision', options.on_decision)
-  /**
-   * The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored.
-   */
-  const flights = new Map<string, Promise<CacheEntry | undefined>>()
-
-  const decide = (x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void => {
-    x.res.header('x-fw-cache-status', decision === 'stale' ? 'hit' : decision)
-    cache_decided(decision)
-    on_decision?.(decision, x.key, detail)
-  }
-
-  const serve = (x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): void => {
-    const age_s = age_seconds(entry, now())
-    replay(x.res, entry, age_s)
-    decide(x, decision, { age_s, ...failure })
-  }
-
-  /** Runs the rest of the chain without the cache; the status header stays on a failure passing through too. */
-  const bypass = async (x: Exchange, detail: HttpCacheDetail): Promise<void> => {
-    try {
-      await x.next()
-    } finally {
-      decide(x, 'bypass', detail)
-    }
-  }
-
-  /** Stores `entry`; a store that fails only loses the entry, and the error goes to `on_decision`. */
-  const put = async (key: string, entry: CacheEntry): Promise<HttpCacheDetail> => {
-    try {
-      await cache.put(key, entry)
-      return {}
-    } catch (error) {
-      return { error }
-    }
-  }
-
-  /** The entry the policy allows after a failed request, or undefined (also when the store cannot answer). */
-  const stale_entry = async (key: string): Promise<CacheEntry | undefined> => {
-    try {
-      const t = now()
-      return await cache.get(key, t, context_at(t, RequestOutcome.NetworkError))
-    } catch {
-      return undefined
-    }
-  }
-
-  /**
-   * Runs the rest of the chain. A failure is answered stale when the policy allows (undefined is returned) and passes
-   * through otherwise; a success gives the entry to store, if the answer may be stored.
-   */
-  const run = async (x: Exchange, store: boolean): Promise<{ entry: CacheEntry | undefined } | undefined> => {
-    const before = snapshot(x.res)
-    let failure: { error?: unknown } | undefined
-    try {
-      await x.next()
-      if (x.res.status_code >= 500) failure = {}
-    } catch (error) {
-      failure = { error }
-    }
-    if (failure === undefined) return { entry: store ? storable(x.res, before, now()) : undefined }
-    const stale = await stale_entry(x.key)
-    if (stale !== undefined) {
-      restore(x.res, before)
-      serve(x, stale, 'stale', failure)
-      return undefined
-    }
-    if (!('error' in failure)) return { entry: undefined }
-    decide(x, 'miss')
-    throw failure.error
-  }
-
-  /** A miss: runs the handler (as the leader of concurrent misses when `lead`), stores what may be stored. */
-  const fetch = async (x: Exchange, lead: boolean, store: boolean): Promise<void> => {
-    let settle: ((entry: CacheEntry | undefined) => void) | undefined
-    if (lead) flights.set(x.key, new Promise((resolve) => (settle = resolve)))
-    let ran: { entry: CacheEntry | undefined } | undefined
-    try {
-      ran = await run(x, store)
-    } finally {
-      if (settle !== undefined) {
-        flights.delete(x.key)
-        settle(ran?.entry)
-      }
-    }
-    if (ran === undefined) return
-    // A streamed answer is never stored: the cache stood aside.
-    if (x.res.streamed !== undefined) return decide(x, 'bypass')
-    decide(x, 'miss', ran.entry === undefined ? {} : await put(x.key, ran.entry))
-  }
-
-  return async function http_cache(req, res, next) {
-    const method = req.method()
-    if (method !== 'GET' && method !== 'HEAD') return next()
-    const x: Exchange = { res, next, key: key_of('GET', req.path(), req.query_string(), req.raw.headers) }
-    if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return bypass(x, {})
-    if (personal.some((h) => req.raw.headers[h] !== undefined)) return bypass(x, {})
-    let flight = flights.get(x.key)
-    if (flight === undefined) {
-      let entry: CacheEntry | undefined
-      const t = now()
-      try {
-        entry = await cache.get(x.key, t, context_at(t))
-      } catch (error) {
-        return bypass(x, { error })
-      }
-      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer.
-      if (entry !== undefined) return serve(x, entry, cache.policy.is_fresh(t - entry.created_at_ms) ? 'hit' : 'stale')
-      // Another miss of this key may have started while the store answered.
-      flight = flights.get(x.key)
-    }
-    if (flight !== undefined) {
-      const shared = await flight
-      if (shared !== undefined) return serve(x, shared, 'hit')
-    }
-    return fetch(x, flight === undefined && method === 'GET', method === 'GET')
+  const cache = new HttpCache(options)
+  return function http_cache(req, res, next) {
+    return cache.handle(req, res, next)
   }
 }

@@ -1,4 +1,6 @@
 // Where sessions live between requests: the store interface, and a bounded in-memory store with ttl expiry.
+import { Lru } from '../../lru.js'
+import type { MaybePromise } from '../../maybe-promise.js'
 import { check } from './options.js'
 
 /** What a store keeps of a session: its id and its string values. */
@@ -8,18 +10,17 @@ export interface SessionRecord {
 }
 
 /**
- * A session store. Methods may return promises (Redis, a database). `load` returns undefined for an unknown or expired
- * id;
- * `save` keeps the record for `ttl_seconds` from now, replacing any earlier one; `destroy` forgets the id. Optional:
- * `touch`
- * renews a record's ttl without rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across
- * processes for one request (see `RedisSessionStore`).
+ * A session store. Each method answers at once (`InMemorySessionStore`) or with a promise (`RedisSessionStore`, any
+ * `async` method). `load` returns undefined for an unknown or expired id; `save` keeps the record for `ttl_seconds`
+ * from now, replacing any earlier one; `destroy` forgets the id. Optional: `touch` renews a record's ttl without
+ * rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across processes for one request
+ * (see `RedisSessionStore`).
  */
 export interface ISessionStore {
-  load(sid: string): SessionRecord | undefined | Promise<SessionRecord | undefined>
-  save(session: SessionRecord, ttl_seconds: number): void | Promise<void>
-  destroy(sid: string): void | Promise<void>
-  touch?(sid: string, ttl_seconds: number): void | Promise<void>
+  load(sid: string): MaybePromise<SessionRecord | undefined>
+  save(session: SessionRecord, ttl_seconds: number): MaybePromise<void>
+  destroy(sid: string): MaybePromise<void>
+  touch?(sid: string, ttl_seconds: number): MaybePromise<void>
   lock?(sid: string): Promise<() => Promise<void>>
 }
 
@@ -48,37 +49,33 @@ interface Entry {
 export class InMemorySessionStore implements ISessionStore {
   readonly max_entries: number
   readonly #now: () => number
-  // A Map iterates in insertion order; re-inserting on use keeps the least recently used first.
-  readonly #entries = new Map<string, Entry>()
+  readonly #entries: Lru<string, Entry>
 
   constructor({ max_entries = 10_000, now = Date.now }: InMemorySessionStoreOptions = {}) {
     this.max_entries = check.int('InMemorySessionStore', 'max_entries', max_entries, 1)
     this.#now = check.optional_fn('InMemorySessionStore', 'now', now) ?? Date.now
+    this.#entries = new Lru(this.max_entries)
   }
 
   /** The session under `sid`, as a copy, or undefined when unknown or expired. */
   load(sid: string): SessionRecord | undefined {
     const e = this.#entries.get(sid)
     if (e === undefined) return undefined
-    this.#entries.delete(sid)
-    if (e.expires_at <= this.#now()) return undefined
-    this.#entries.set(sid, e)
+    if (e.expires_at <= this.#now()) {
+      this.#entries.delete(sid)
+      return undefined
+    }
     return { id: sid, data: { ...e.data } }
   }
 
-  /** Keeps a copy of the session for `ttl_seconds`, evicting the least recently used ones beyond `max_entries`. */
+  /** Keeps a copy of the session for `ttl_seconds`, evicting the least recently used one beyond `max_entries`. */
   save(session: SessionRecord, ttl_seconds: number): void {
-    this.#entries.delete(session.id)
     this.#entries.set(session.id, { data: { ...session.data }, expires_at: this.#now() + ttl_seconds * 1000 })
-    for (const id of this.#entries.keys()) {
-      if (this.#entries.size <= this.max_entries) break
-      this.#entries.delete(id)
-    }
   }
 
   /** Renews the session's ttl, when it is still there. */
   touch(sid: string, ttl_seconds: number): void {
-    const e = this.#entries.get(sid)
+    const e = this.#entries.peek(sid)
     if (e !== undefined && e.expires_at > this.#now()) e.expires_at = this.#now() + ttl_seconds * 1000
   }
 

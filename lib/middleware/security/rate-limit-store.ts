@@ -1,6 +1,7 @@
 // Where rate limit counts live: the store interface (async-capable, for shared stores such as Redis) and the bounded
 // memory store.
-import { LRUCache } from 'lru-cache'
+import { Lru } from '../../lru.js'
+import type { MaybePromise } from '../../maybe-promise.js'
 import { check } from './options.js'
 
 /** What a store answers for one hit: the counts of the current and the previous fixed window of a key. */
@@ -15,11 +16,12 @@ export interface RateLimitResult {
 
 /**
  * Counts hits per key in fixed windows of `window_ms`, aligned to multiples of it. `hit` must count atomically (the
- * increment and the answer are one step), so N concurrent hits get N distinct `current` values.
+ * increment and the answer are one step), so N concurrent hits get N distinct `current` values. It answers at once
+ * (`MemoryRateLimitStore`) or with a promise (`RedisRateLimitStore`, any `async` method).
  */
 export interface RateLimitStore {
   /** Counts one hit of `key` at `now_ms` and answers the window counts. */
-  hit(key: string, now_ms: number, window_ms: number): RateLimitResult | Promise<RateLimitResult>
+  hit(key: string, now_ms: number, window_ms: number): MaybePromise<RateLimitResult>
 }
 
 /** Options of `MemoryRateLimitStore`. */
@@ -49,11 +51,11 @@ export function window_start(now_ms: number, window_ms: number): number {
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly max_keys: number
-  readonly #counters: LRUCache<string, Counter>
+  readonly #counters: Lru<string, Counter>
 
   constructor({ max_keys = 10_000 }: MemoryRateLimitStoreOptions = {}) {
     this.max_keys = check.int('MemoryRateLimitStore', 'max_keys', max_keys, 1)
-    this.#counters = new LRUCache<string, Counter>({ max: max_keys })
+    this.#counters = new Lru(this.max_keys)
   }
 
   /** Counts one hit; rolls the window forward when `now_ms` has left it. */

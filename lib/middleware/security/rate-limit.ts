@@ -174,6 +174,7 @@ export function rate_limit({
     if (allowed !== undefined && allowed(ctx)) return next()
     const now_ms = now()
     const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
+    // The store convention (lib/maybe-promise.ts), branched here by hand: the memory store's hit allocates no closure.
     if (hit instanceof Promise)
       return hit.then(
         (h) => decide(ctx, next, h, now_ms),

@@ -3,14 +3,13 @@ import { Cache } from '../../../lib/cache/cache.js'
 import { CacheContext } from '../../../lib/cache/cache-context.js'
 import { CacheEntry } from '../../../lib/cache/cache-entry.js'
 import { CachePolicy } from '../../../lib/cache/cache-policy.js'
-import type { AnyCacheStore, AsyncCacheStore, EntryPredicate } from '../../../lib/cache/cache-store.js'
+import type { CacheStore, EntryPredicate } from '../../../lib/cache/cache-store.js'
 import { ERR_CACHE_BAD_ENTRY, ERR_CACHE_BAD_OPTION, ERR_CACHE_BAD_TIME } from '../../../lib/cache/errors.js'
 import { LruMemoryStore } from '../../../lib/cache/lru-memory-store.js'
 import { MemoryStore } from '../../../lib/cache/memory-store.js'
 
 /** A store that answers every call in a later microtask, recording the calls, as a network store would. */
-class AsyncMapStore implements AsyncCacheStore {
-  readonly async = true
+class AsyncMapStore implements CacheStore {
   readonly map = new Map<string, CacheEntry>()
   readonly calls: string[] = []
   async put(key: string, entry: CacheEntry): Promise<void> {
@@ -243,40 +242,58 @@ t.test('Cache', async (t) => {
     t.same(store.calls, ['put k', 'get k', 'get k', 'get k', 'get k', 'get k', 'get nothing'])
   })
 
-  t.test('prunes an async store through its eraseIf, and answers a promise of 0 without one', async (t) => {
+  t.test('prunes an async store through its eraseIf, and answers 0 at once without one', async (t) => {
     const store = new AsyncStoreWithEraseIf()
     const cache = new Cache(policy, store)
     await cache.put('old', { created_at_ms: 0 })
     await cache.put('new', { created_at_ms: 9_500 })
-    t.equal(await cache.prune(10_000), 1)
+    const pruned = cache.prune(10_000)
+    t.type(pruned, Promise)
+    t.equal(await pruned, 1)
     t.same([...store.map.keys()], ['new'])
-    const bare = cache_with_async()
-    const n = bare.prune(10_000)
-    t.type(n, Promise)
-    t.equal(await n, 0)
+    t.equal(cache_with_async().prune(10_000), 0)
   })
 
-  t.test('turns an async store that throws at once into a rejected promise', async (t) => {
+  t.test('follows each call of a store that answers some calls at once and others later', async (t) => {
     const store = new AsyncMapStore()
+    const sync_put = (key: string, entry: CacheEntry): void => void store.map.set(key, entry)
+    store.put = sync_put as AsyncMapStore['put']
+    const cache = new Cache<CacheStore>(policy, store)
+    t.equal(cache.put('k', { body: 'b', created_at_ms: 0 }), undefined)
+    const got = cache.get('k', 10)
+    t.type(got, Promise)
+    t.equal((await got)?.body, 'b')
+  })
+
+  t.test('passes on a throw of a store that fails at once, and a rejection of one that fails later', async (t) => {
+    const store = new AsyncMapStore()
+    const cache = new Cache(policy, store)
     store.get = () => {
       throw new Error('connection lost')
     }
-    const result = new Cache(policy, store).get('k', 0)
-    t.type(result, Promise)
-    await t.rejects(result, { message: 'connection lost' })
+    t.throws(() => cache.get('k', 0), { message: 'connection lost' })
+    store.get = () => Promise.reject(new Error('timed out'))
+    await t.rejects(cache.get('k', 0), { message: 'timed out' })
   })
 
   t.test('types results as values for a sync store, promises for an async one, and either for any store', async (t) => {
     const sync_cache = new Cache(policy, new MemoryStore())
     const value: CacheEntry | undefined = sync_cache.get('k', 0)
     const count: number = sync_cache.prune(0)
-    const async_cache = new Cache(policy, new AsyncMapStore())
+    const written: void = sync_cache.put('k', { created_at_ms: 0 })
+    const async_cache = new Cache(policy, new AsyncStoreWithEraseIf())
     const later: Promise<CacheEntry | undefined> = async_cache.get('k', 0)
+    const pruned: Promise<number> = async_cache.prune(0)
     // @ts-expect-error an async store's get is not a plain value
     const wrong: CacheEntry | undefined = async_cache.get('k', 0)
-    const any_cache: Cache<AnyCacheStore> = async_cache
+    const any_cache: Cache = async_cache
+    // @ts-expect-error any store's prune may be a promise
+    const unknown_count: number = any_cache.prune(0)
     const either = await any_cache.get('k', 0)
-    t.same([value, count, await later, await wrong, either], [undefined, 0, undefined, undefined, undefined])
+    t.same(
+      [value, count, written, await later, await pruned, await wrong, await unknown_count, either],
+      [undefined, 0, undefined, undefined, 0, undefined, 0, undefined],
+    )
   })
 })
 

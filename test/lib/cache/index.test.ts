@@ -27,12 +27,14 @@ t.test('fw/cache', async (t) => {
   })
 
   t.test(
-    'loads only its own files, the error registry, the option checkers and node built-ins, never fastify',
+    'loads only its own files, the error registry, the option checkers, the LRU and node built-ins, never fastify',
     async (t) => {
       const { files, packages } = import_graph('lib/cache/index.ts')
       t.same(files.filter((f) => !f.startsWith('lib/cache/')).sort(), [
         'lib/errors.ts',
         'lib/http-token.ts',
+        'lib/lru.ts',
+        'lib/maybe-promise.ts',
         'lib/options.ts',
       ])
       t.same(packages, [])

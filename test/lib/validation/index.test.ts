@@ -32,11 +32,9 @@ t.test('fw/validation', async (t) => {
       'field',
       'is_date_time',
       'is_email',
-      'is_schema',
       'is_uri',
       'is_uuid',
       'schema',
-      'validated',
       'validation_body',
     ])
     t.same(Object.values(validation.ValidationErrorCode), [

@@ -1,7 +1,8 @@
 // WebSocket route options: defaults, and FW_ERR_WS_BAD_OPTION naming the route, the option and the bad value.
 import t from 'tap'
 import { App } from '../../../index.js'
-import { ERR_WS_BAD_OPTION, ws_settings, type WsOptions } from '../../../lib/websocket/index.js'
+import { ERR_WS_BAD_OPTION, type WsOptions } from '../../../lib/websocket/index.js'
+import { ws_settings } from '../../../lib/websocket/options.js'
 
 t.test('ws_settings', async (t) => {
   t.test('fills in the defaults', async (t) => {

@@ -2,7 +2,8 @@
 import t from 'tap'
 import { Request } from '../../../lib/request.js'
 import { Services } from '../../../lib/state.js'
-import { Rooms, WebSocketConnection, ws_settings, type BusMessage, type RoomBus } from '../../../lib/websocket/index.js'
+import { Rooms, WebSocketConnection, type BusMessage, type RoomBus } from '../../../lib/websocket/index.js'
+import { ws_settings } from '../../../lib/websocket/options.js'
 import { capture_log } from '../../helpers/log.js'
 import { FakeSocket } from './fake-socket.js'
 

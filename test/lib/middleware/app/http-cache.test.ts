@@ -4,7 +4,7 @@ import {
   CachePolicy,
   LruMemoryStore,
   NetworkProbe,
-  type AsyncCacheStore,
+  type CacheStore,
   type CacheEntry,
 } from '../../../../lib/cache/index.js'
 import type { Handler, Middleware } from '../../../../index.js'
@@ -44,8 +44,7 @@ function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, oute
 const status_of = (r: { headers: Record<string, unknown> }): unknown => r.headers['x-fw-cache-status']
 
 /** An async store over a Map; `fail` makes the named operations reject as an unreachable Redis would. */
-class AsyncMapStore implements AsyncCacheStore {
-  readonly async = true
+class AsyncMapStore implements CacheStore {
   readonly map = new Map<string, CacheEntry>()
   fail = new Set<'get' | 'put'>()
   async get(key: string): Promise<CacheEntry | undefined> {
