@@ -38,12 +38,18 @@ import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
 function without_request_children(logger: pino.Logger): pino.Logger {
   const child = logger.child.bind(logger)
   logger.child = ((bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => {
-    const request = typeof bindings.reqId === 'string' && Object.keys(bindings).length === 1
-    return request && options?.level === undefined && options?.serializers === undefined
+    return only_request_id(bindings) && options?.level === undefined && options?.serializers === undefined
       ? logger
       : child(bindings, options)
   }) as unknown as pino.Logger['child']
   return logger
+}
+
+/** Whether `bindings` is Fastify's per-request `{ reqId }` alone, counted without allocating (it runs per request). */
+function only_request_id(bindings: pino.Bindings): boolean {
+  let n = 0
+  for (const key in bindings) if (++n > 1 || key !== 'reqId') return false
+  return typeof bindings.reqId === 'string'
 }
 
 /** Options of `app.metrics`. */

@@ -238,12 +238,23 @@ t.test('handler errors and Fastify lines', async (t) => {
       await app.inject('/c')
       t.equal(request_logs[0], request_logs[1])
       app.fastify.log.child({ plugin: 'p1' }).warn('from a plugin')
+      // A request id beside other bindings is a plugin's child like any other, not the per-request shortcut.
+      app.fastify.log.child({ reqId: 'r1', job: 'sync' }).warn('from a job')
       t.same(
         out
           .lines()
           .map(parse_kv)
           .map((l) => [l.msg, l.pairs]),
-        [['from a plugin', [['plugin', 'p1']]]],
+        [
+          ['from a plugin', [['plugin', 'p1']]],
+          [
+            'from a job',
+            [
+              ['reqId', 'r1'],
+              ['job', 'sync'],
+            ],
+          ],
+        ],
       )
     },
   )
