@@ -9,7 +9,8 @@ import { measure, start_pinned, type PinnedServer } from './wrk.js'
 
 const [name = 'fw', scenario = 'upload'] = process.argv.slice(2)
 const script = COMPETITORS.find(([n]) => n === name)?.[1]
-if (script === undefined) throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map(([n]) => n).join(', ')}`)
+if (script === undefined)
+  throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map(([n]) => n).join(', ')}`)
 const wrk = WRK_SCENARIOS.find((s) => s.name.includes(scenario))
 if (wrk === undefined && scenario !== 'sse') throw new Error(`unknown scenario ${scenario}: upload, download or sse`)
 
