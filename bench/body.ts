@@ -2,18 +2,20 @@
 // an SSE fan-out of 1,000 events to 50 clients (a Node client: wrk cannot read event streams), and the RSS growth of a
 // 100 MB streamed download. fw against Fastify doing the same with its own APIs, rounds interleaved.
 import http from 'node:http'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
 import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
 
-const COMPETITORS = [
+/** Each competitor and its server script. */
+export const COMPETITORS = [
   ['fastify', 'body-fastify.ts'],
   ['fw', 'body-fw.ts'],
 ] as const
 const UPLOAD = Buffer.alloc(1024 * 1024, 0x5a)
 
-const WRK_SCENARIOS: Array<{ name: string; load: Omit<WrkLoad, 'duration_s'> }> = [
+/** The scenarios wrk drives. */
+export const WRK_SCENARIOS: Array<{ name: string; load: Omit<WrkLoad, 'duration_s'> }> = [
   {
     name: '1 MiB upload',
     load: {
@@ -44,7 +46,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       }
     }
     const rss = new Map<string, number[]>()
-    for (const server of servers) rss.set(server.name, [await rss_growth_mb(server, 100)])
+    for (const [name, script] of COMPETITORS) rss.set(name, [await fresh_rss_growth_mb(name, script, 100)])
     return report(cpu, rss)
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
@@ -74,7 +76,7 @@ function report(cpu: Map<string, number[]>, rss: Map<string, number[]>): BenchRe
     notes: [
       'Upload and download: wrk on core 1, the server pinned to core 0, server CPU (utime+stime) per answered request.',
       'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream.',
-      'A ratio above 1 means fw used less CPU than Fastify; RSS growth is the peak VmRSS during one 100 MB download minus before (target < 50 MB).',
+      'A ratio above 1 means fw used less CPU than Fastify. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
     ],
   }
 }
@@ -87,7 +89,7 @@ async function cpu_us(pid: number): Promise<number> {
 }
 
 /** `clients` concurrent readers of `/events?n=<events>`; resolves with the server's CPU µs per client stream. */
-async function sse_fan_out(server: PinnedServer, clients: number, events: number): Promise<number> {
+export async function sse_fan_out(server: PinnedServer, clients: number, events: number): Promise<number> {
   const before = await cpu_us(server.pid)
   await Promise.all(
     Array.from({ length: clients }, () => read_all(server.port, `/events?n=${events}`, `id: ${events}\n`)),
@@ -113,19 +115,26 @@ function read_all(port: number, path: string, mark?: string): Promise<void> {
   })
 }
 
-/** Peak RSS growth (MB) of the server while a client downloads `mb` megabytes, sampled every 20 ms. */
-async function rss_growth_mb(server: PinnedServer, mb: number): Promise<number> {
-  const rss = async (): Promise<number> =>
-    Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024
-  const before = await rss()
-  let peak = before
-  const timer = setInterval(() => void rss().then((r) => (peak = Math.max(peak, r))), 20)
+/**
+ * Peak RSS growth (MB) of a server started for this alone while a client downloads `mb` megabytes (after a 1 MB
+ * download has loaded and compiled the code involved). A server that already served the other scenarios holds the
+ * memory of their 1 MiB uploads freed but not returned to the system, which a download reuses without any growth: both
+ * servers showed 0.0 MB there. VmHWM, the kernel's own peak RSS, is reset to the current RSS first (writing 5 to
+ * /proc/<pid>/clear_refs), so it holds the download's peak however brief it was, where timer samples can miss it.
+ */
+async function fresh_rss_growth_mb(name: string, script: string, mb: number): Promise<number> {
+  const server = await start_pinned(name, script)
   try {
+    const status_kb = async (field: 'VmRSS' | 'VmHWM'): Promise<number> =>
+      Number(new RegExp(`${field}:\\s+(\\d+)`).exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1])
+    await read_all(server.port, '/download?mb=1')
+    await writeFile(`/proc/${server.pid}/clear_refs`, '5')
+    const before = await status_kb('VmRSS')
     await read_all(server.port, `/download?mb=${mb}`)
+    return Math.round(((await status_kb('VmHWM')) - before) / 102.4) / 10
   } finally {
-    clearInterval(timer)
+    await server.stop()
   }
-  return Math.round((peak - before) * 10) / 10
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href)

@@ -4,6 +4,7 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { COMPETITORS, ECHO } from './http.js'
 import { measure, start_pinned, type WrkLoad } from './wrk.js'
 
@@ -11,7 +12,8 @@ interface ProfileNode {
   id: number
   callFrame: { functionName: string; url: string; lineNumber: number }
 }
-interface Profile {
+/** The parts of a V8 .cpuprofile the summary reads. */
+export interface Profile {
   nodes: ProfileNode[]
   startTime: number
   samples: number[]
@@ -72,31 +74,41 @@ export function summarise(profile: Profile, from_us: number, top = 25): string {
   ].join('\n')
 }
 
-const [name = 'fw', url_path = '/hello', method = 'GET'] = process.argv.slice(2)
-// POST sends the HTTP bench's JSON echo body.
-const load: Omit<WrkLoad, 'duration_s'> = method === 'POST' ? { ...ECHO, path: url_path } : { path: url_path }
-const competitor = COMPETITORS.find((c) => c.name === name)
-if (competitor === undefined)
-  throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map((c) => c.name).join(', ')}`)
-const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
-const server = await start_pinned(name, competitor.script, {
-  env: { ...competitor.env, ...(competitor.log_file ? { FW_BENCH_LOG_FILE: path.join(dir, 'server.log') } : {}) },
-  node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
-})
-let from_us: number
-try {
-  await measure(server, { ...load, duration_s: 3 })
-  from_us = Number(process.hrtime.bigint() / 1000n)
-  const f = await measure(server, { ...load, duration_s: 5 })
-  console.log(
-    `${name} ${method} ${url_path}: ${f.cpu_us_per_req.toFixed(1)} µs CPU/request, ${Math.round(f.rps)} req/s`,
-  )
-} finally {
-  await server.stop()
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) await main()
+
+/** Profiles the HTTP bench server named on the command line. */
+async function main(): Promise<void> {
+  const [name = 'fw', url_path = '/hello', method = 'GET'] = process.argv.slice(2)
+  // POST sends the HTTP bench's JSON echo body.
+  const load: Omit<WrkLoad, 'duration_s'> = method === 'POST' ? { ...ECHO, path: url_path } : { path: url_path }
+  const competitor = COMPETITORS.find((c) => c.name === name)
+  if (competitor === undefined)
+    throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map((c) => c.name).join(', ')}`)
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
+  const server = await start_pinned(name, competitor.script, {
+    env: { ...competitor.env, ...(competitor.log_file ? { FW_BENCH_LOG_FILE: path.join(dir, 'server.log') } : {}) },
+    node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
+  })
+  let from_us: number
+  try {
+    await measure(server, { ...load, duration_s: 3 })
+    from_us = Number(process.hrtime.bigint() / 1000n)
+    const f = await measure(server, { ...load, duration_s: 5 })
+    console.log(
+      `${name} ${method} ${url_path}: ${f.cpu_us_per_req.toFixed(1)} µs CPU/request, ${Math.round(f.rps)} req/s`,
+    )
+  } finally {
+    await server.stop()
+  }
+  await print_profile(dir, from_us)
 }
-const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
-if (file === undefined) throw new Error(`no profile written in ${dir}`)
-console.log(
-  `${path.join(dir, file)}\n${summarise(JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile, from_us)}`,
-)
+
+/** Prints the path and the summary of the profile a server wrote into `dir`, from `from_us` on. */
+export async function print_profile(dir: string, from_us: number): Promise<void> {
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
+  if (file === undefined) throw new Error(`no profile written in ${dir}`)
+  console.log(
+    `${path.join(dir, file)}\n${summarise(JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile, from_us)}`,
+  )
+}

@@ -51,6 +51,7 @@ const real_every: Every = (fn, ms) => {
 }
 
 const BAD_FIELD = /[\r\n\0]/
+const LINE_BREAK = /[\r\n]/
 const done = Promise.resolve()
 
 /** An event in the wire format (`event:`, `id:`, `retry:`, one `data:` line per line of data, a blank line). */
@@ -63,6 +64,8 @@ export function format_event(e: SseEvent): string {
     out += `retry: ${e.retry}\n`
   }
   const data = typeof e.data === 'string' ? e.data : (JSON.stringify(e.data) ?? 'null')
+  // Most data is one line: no split, no array.
+  if (!LINE_BREAK.test(data)) return `${out}data: ${data}\n\n`
   for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`
   return out + '\n'
 }
@@ -82,15 +85,29 @@ export function sse_readable(
   return new SseStream(producer, last_event_id, heartbeat_ms, every)
 }
 
+/**
+ * Text sent in one chunk: the events a producer writes without waiting on anything else go out together once it pauses
+ * (one socket write instead of one per event), or as soon as this much is waiting.
+ */
+const BATCH_CHARS = 8 * 1024
+
+/**
+ * An SSE answer. Events are queued as text and pushed in batches (at the end of the current tick, or once
+ * `BATCH_CHARS` are waiting); while the consumer is behind (a push returned false) every write waits for it to read.
+ */
 class SseStream extends Readable {
   readonly #abort = new AbortController()
   readonly #stop_heartbeat: () => void
+  readonly #flush_soon: () => void
   #over = false
-  #waiting: (() => void) | undefined
+  #queued = ''
+  #flush_pending = false
+  /** Resolves every writer waiting for the consumer; undefined while it keeps up. */
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined
 
   constructor(producer: SseProducer, last_event_id: string | undefined, heartbeat_ms: number, every: Every) {
-    // Object mode: each event goes to the socket as the string it is, up to 16 events ahead of it.
-    super({ objectMode: true })
+    // Object mode: each batch goes to the socket as the string it is, up to 4 batches ahead of it.
+    super({ objectMode: true, highWaterMark: 4 })
     const comment = (text: string): Promise<void> => this.#write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`)
     const is_closed = (): boolean => this.#over || this.destroyed
     const sink: SseSink = {
@@ -101,6 +118,10 @@ class SseStream extends Readable {
         return is_closed()
       },
       last_event_id,
+    }
+    this.#flush_soon = () => {
+      this.#flush_pending = false
+      if (this.#drained === undefined) this.#flush()
     }
     this.#stop_heartbeat = heartbeat_ms > 0 ? every(() => void comment('heartbeat'), heartbeat_ms) : () => {}
     Promise.resolve()
@@ -118,12 +139,15 @@ class SseStream extends Readable {
   }
 
   override _read(): void {
-    const wake = this.#waiting
-    this.#waiting = undefined
-    wake?.()
+    const drained = this.#drained
+    if (drained === undefined) return
+    this.#drained = undefined
+    this.#flush()
+    drained.resolve()
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.#queued = ''
     this.#close()
     if (!this.#abort.signal.aborted) this.#abort.abort()
     cb(err)
@@ -131,13 +155,40 @@ class SseStream extends Readable {
 
   #write(text: string): Promise<void> {
     if (this.#over || this.destroyed) return done
-    if (this.push(text)) return done
-    return new Promise((resolve) => (this.#waiting = resolve))
+    this.#queued += text
+    if (this.#drained === undefined) {
+      if (this.#queued.length >= BATCH_CHARS) this.#flush()
+      else if (!this.#flush_pending) {
+        this.#flush_pending = true
+        process.nextTick(this.#flush_soon)
+      }
+    }
+    return this.#waiting()
+  }
+
+  /** What a writer waits on: the consumer's next read while it is behind, else nothing. */
+  #waiting(): Promise<void> {
+    return this.#drained?.promise ?? done
+  }
+
+  /** Pushes what is queued; a consumer that is behind makes the next writes wait for its next read. */
+  #flush(): void {
+    if (this.#queued === '' || this.destroyed) return
+    const text = this.#queued
+    this.#queued = ''
+    if (!this.push(text) && this.#drained === undefined) {
+      let resolve!: () => void
+      const promise = new Promise<void>((r) => (resolve = r))
+      this.#drained = { promise, resolve }
+    }
   }
 
   #end(): void {
     if (this.#over || this.destroyed) return
     this.#close()
+    // What is queued goes out first, even past the high-water mark: the stream ends after it.
+    if (this.#queued !== '') this.push(this.#queued)
+    this.#queued = ''
     this.push(null)
   }
 
@@ -149,9 +200,9 @@ class SseStream extends Readable {
   #close(): void {
     this.#over = true
     this.#stop_heartbeat()
-    const wake = this.#waiting
-    this.#waiting = undefined
-    wake?.()
+    const drained = this.#drained
+    this.#drained = undefined
+    drained?.resolve()
   }
 }
 

@@ -1,0 +1,35 @@
+// `npx tsx bench/profile-body.ts [fw|fastify] [upload|download|sse]`: a CPU profile (`--cpu-prof`) of one body bench
+// server under one of bench/body.ts's loads, pinned as in the bench, summarised as bench/profile.ts does.
+import { mkdtemp } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { COMPETITORS, sse_fan_out, WRK_SCENARIOS } from './body.js'
+import { print_profile } from './profile.js'
+import { measure, start_pinned, type PinnedServer } from './wrk.js'
+
+const [name = 'fw', scenario = 'upload'] = process.argv.slice(2)
+const script = COMPETITORS.find(([n]) => n === name)?.[1]
+if (script === undefined)
+  throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map(([n]) => n).join(', ')}`)
+const wrk = WRK_SCENARIOS.find((s) => s.name.includes(scenario))
+if (wrk === undefined && scenario !== 'sse') throw new Error(`unknown scenario ${scenario}: upload, download or sse`)
+
+/** One load of the scenario; the figure is server CPU µs per request (or per SSE client stream). */
+async function load(server: PinnedServer, duration_s: number): Promise<number> {
+  if (wrk !== undefined) return (await measure(server, { ...wrk.load, duration_s })).cpu_us_per_req
+  let sum = 0
+  for (let i = 0; i < duration_s; i++) sum += await sse_fan_out(server, 50, 1000)
+  return sum / duration_s
+}
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
+const server = await start_pinned(name, script, { node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+let from_us: number
+try {
+  await load(server, 2)
+  from_us = Number(process.hrtime.bigint() / 1000n)
+  console.log(`${name} ${scenario}: ${(await load(server, 5)).toFixed(1)} µs CPU per request`)
+} finally {
+  await server.stop()
+}
+await print_profile(dir, from_us)

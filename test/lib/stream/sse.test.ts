@@ -1,0 +1,84 @@
+import { once } from 'node:events'
+import type { Readable } from 'node:stream'
+import t from 'tap'
+import { format_event, sse_readable, type Every, type SseProducer } from '../../../lib/stream/index.js'
+import { gate } from '../../helpers/build.js'
+
+/** Lets every queued tick, microtask and immediate run. */
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+/** An SSE stream whose heartbeat the test fires by hand. */
+function stream_of(producer: SseProducer): { stream: Readable; beat: () => void } {
+  let beat = (): void => undefined
+  const every: Every = (fn) => {
+    beat = fn
+    return () => undefined
+  }
+  return { stream: sse_readable(producer, undefined, 15_000, every), beat: () => beat() }
+}
+
+/** Every chunk the stream emits, once it has ended. */
+async function chunks_of(stream: Readable): Promise<string[]> {
+  const chunks: string[] = []
+  stream.on('data', (c: string) => chunks.push(c))
+  await once(stream, 'end')
+  return chunks
+}
+
+const tick_events = (from: number, to: number): string =>
+  Array.from({ length: to - from + 1 }, (_, i) => format_event({ data: 'tick', id: String(from + i) })).join('')
+
+t.test('a burst of events goes out as one chunk, in order', async (t) => {
+  const { stream } = stream_of(async (sink) => {
+    for (let n = 1; n <= 100; n++) await sink.send({ data: 'tick', id: String(n) })
+  })
+  t.same(await chunks_of(stream), [tick_events(1, 100)])
+})
+
+t.test('a long burst is cut into chunks of about 8 KiB, each ending on an event boundary', async (t) => {
+  const { stream } = stream_of(async (sink) => {
+    for (let n = 1; n <= 2000; n++) await sink.send({ data: 'tick', id: String(n) })
+  })
+  const chunks = await chunks_of(stream)
+  const all = tick_events(1, 2000)
+  t.equal(chunks.join(''), all)
+  const fewest = Math.ceil(all.length / (8 * 1024 + 32))
+  t.ok(chunks.length >= fewest && chunks.length <= fewest + 1, `${chunks.length} chunks`)
+  t.ok(chunks.every((c) => c.length < 8 * 1024 + 32 && c.endsWith('\n\n')))
+})
+
+t.test('an event goes out as soon as the producer waits, not when the next one comes', async (t) => {
+  const held = gate()
+  const { stream } = stream_of(async (sink) => {
+    await sink.send({ data: 'first' })
+    await held.promise
+    await sink.send({ data: 'second' })
+  })
+  const [first] = (await once(stream, 'data')) as [string]
+  t.equal(first, 'data: first\n\n')
+  held.open()
+  t.same(await chunks_of(stream), ['data: second\n\n'])
+})
+
+t.test('a client reading slowly makes send() wait; a heartbeat meanwhile loses no wake-up', async (t) => {
+  const data = 'x'.repeat(8 * 1024)
+  let sent = 0
+  const { stream, beat } = stream_of(async (sink) => {
+    for (let n = 1; n <= 20; n++) {
+      await sink.send({ data })
+      sent = n
+    }
+  })
+  await settle()
+  t.ok(sent < 10, `the producer waits for the reader (sent ${sent} of 20)`)
+  const waiting_at = sent
+  beat()
+  await settle()
+  t.equal(sent, waiting_at, 'the heartbeat does not release the producer')
+  const body = (await chunks_of(stream)).join('')
+  t.equal(sent, 20, 'reading releases the producer to the end')
+  t.equal(body.split(`data: ${data}\n\n`).length - 1, 20)
+  t.match(body, /: heartbeat\n\n/)
+})
