@@ -2,12 +2,13 @@
 import { propagation, trace } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { request } from 'node:http'
 import t from 'tap'
 import { info } from '../../lib/log/index.js'
 import { in_span } from '../../lib/observability/index.js'
 import { http_cache } from '../../lib/middleware/app/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
-import { build, gate } from '../helpers/build.js'
+import { build, gate, listening } from '../helpers/build.js'
 import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
@@ -181,5 +182,29 @@ t.test('App.tracing', async (t) => {
       'db.system.name': 'redis',
       'db.operation.name': 'get',
     })
+  })
+
+  t.test('ends the span of a request whose client left before the answer, once, with status 499', async (t) => {
+    const arrived = gate()
+    const release = gate()
+    const { port } = await listening(t, (app) => {
+      app.tracing()
+      app.get('/slow', async (_req, res) => {
+        arrived.open()
+        await release.promise
+        res.json('ok', true)
+      })
+    })
+    const client = request({ host: '127.0.0.1', port, path: '/slow' }).on('error', () => {})
+    client.end()
+    await arrived.promise
+    client.destroy()
+    // The server sees the socket close a few turns of the event loop later.
+    for (let i = 0; i < 2000 && exporter.getFinishedSpans().length === 0; i++) await new Promise(setImmediate)
+    release.open()
+    await new Promise(setImmediate)
+    const spans = exporter.getFinishedSpans()
+    t.equal(spans.length, 1)
+    t.equal(spans[0]!.attributes['http.response.status_code'], 499)
   })
 })
