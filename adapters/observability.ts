@@ -1,6 +1,6 @@
 // Fastify hooks behind app.metrics, app.health's load shedding and tracing: each reads the lib/ object it serves.
 import type { Span } from '@opentelemetry/api'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
@@ -48,19 +48,26 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
 }
 
 /**
- * Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. Only one
- * hook, which returns at once while no SDK records: the span's end is listened for on the request that has a span, so
- * a process without an SDK pays no response hook and no abort listener (Fastify adds one per request for
- * `onRequestAbort`).
+ * Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. Whether
+ * spans can record is decided when the app starts: with no SDK registered by then, no hook is installed at all, so
+ * tracing without an SDK costs a request nothing. With one, the end of a span is listened for on its own answer, not
+ * through Fastify's onResponse and onRequestAbort hooks (the latter adds a listener to every request).
  */
 export function trace_hooks(
   f: FastifyInstance,
   tracing: HttpTracing,
   client_ip: (freq: FastifyRequest) => string,
 ): void {
-  // Keyed by the request object (the owner its log context names), never by request id: two requests may share one.
-  f.addHook('onRequest', (freq, reply, done) => {
-    if (!tracing.recording()) return done()
+  const install = async (instance: FastifyInstance): Promise<void> => {
+    if (tracing.recording()) instance.addHook('onRequest', start_span(tracing, client_ip))
+  }
+  // Loaded when the app starts, before the routes its mount registers; not encapsulated, so the hook is f's own.
+  void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
+}
+
+/** The onRequest hook that starts a request's span (keyed by the request object, never by request id). */
+function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): onRequestHookHandler {
+  return (freq, reply, done) => {
     const span = tracing.start({
       method: freq.method,
       target: freq.url,
@@ -76,7 +83,7 @@ export function trace_hooks(
     res.once('finish', () => finish(tracing, span, reply.statusCode))
     res.once('close', () => finish(tracing, span, 499))
     done()
-  })
+  }
 }
 
 /** Ends a request's span once: an answer's 'close' follows its 'finish'. */

@@ -14,7 +14,8 @@ import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
 
 const exporter = new InMemorySpanExporter()
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+trace.setGlobalTracerProvider(provider)
 propagation.setGlobalPropagator(new W3CTraceContextPropagator())
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -206,5 +207,20 @@ t.test('App.tracing', async (t) => {
     const spans = exporter.getFinishedSpans()
     t.equal(spans.length, 1)
     t.equal(spans[0]!.attributes['http.response.status_code'], 499)
+  })
+
+  t.test('decides when the app starts: with no SDK by then, nothing is traced and answers are unchanged', async (t) => {
+    trace.disable()
+    t.teardown(() => void trace.setGlobalTracerProvider(provider))
+    const app = traced(t)
+    const r = await app.inject('/users/1')
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true })
+    trace.setGlobalTracerProvider(provider)
+    t.equal((await app.inject('/users/2')).statusCode, 200)
+    t.equal(exporter.getFinishedSpans().length, 0, 'an SDK registered after the start traces a new app only')
+    const later = traced(t)
+    await later.inject('/users/3')
+    t.equal(exporter.getFinishedSpans().length, 1)
   })
 })
