@@ -189,7 +189,8 @@ export class App extends AppCore {
   /**
    * Traces each request through `@opentelemetry/api`: a server span named `METHOD /route/{template}` with the HTTP
    * semantic-convention attributes, the caller's `traceparent` continued, and `trace_id`/`span_id` on every log line of
-   * the request. Without a registered SDK the calls are no-ops. Call before the first request.
+   * the request. Call before the first request, with the SDK registered before the app starts: without one then, no
+   * hook is installed and requests pay nothing.
    * @example
    * app.tracing()
    */

@@ -1,25 +1,34 @@
 // Fastify hooks behind app.metrics, app.health's load shedding and tracing: each reads the lib/ object it serves.
 import type { Span } from '@opentelemetry/api'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
 import { route_template } from '../lib/observability/route.js'
-import { attach_span, span_of, type HttpTracing } from '../lib/observability/tracing.js'
+import { attach_span, type HttpTracing } from '../lib/observability/tracing.js'
 
-/** Counts every request of `f` (its routes, 404s and early refusals) in `metrics`, under its route template. */
+/**
+ * Counts every request of `f` (its routes, 404s and early refusals) in `metrics`, under its route template. One hook
+ * and two listeners on the answer: Fastify's onResponse and onRequestAbort hooks would add a hook runner, two timers
+ * and three listeners per request.
+ */
 export function metrics_hooks(f: FastifyInstance, metrics: Metrics): void {
-  f.addHook('onRequest', (_freq, _reply, done) => {
+  f.addHook('onRequest', (freq, reply, done) => {
     metrics.started()
-    done()
-  })
-  f.addHook('onResponse', (freq: FastifyRequest, reply: FastifyReply, done) => {
-    metrics.finished(freq.method, route_template(freq.routeOptions.url), reply.statusCode, reply.elapsedTime / 1000)
-    done()
-  })
-  // An aborted request gets no onResponse: it leaves the in-flight count here instead.
-  f.addHook('onRequestAbort', (_freq, done) => {
-    metrics.aborted()
+    const start = performance.now()
+    let answered = false
+    const res = reply.raw
+    // Counted once: a response may emit 'finish' twice (light-my-request's does when its end() is called again).
+    res.on('finish', () => {
+      if (answered) return
+      answered = true
+      const seconds = (performance.now() - start) / 1000
+      metrics.finished(freq.method, route_template(freq.routeOptions.url), reply.statusCode, seconds)
+    })
+    // A 'close' with no 'finish' before it is a client that left before the answer: it leaves the in-flight count.
+    res.on('close', () => {
+      if (!answered) metrics.aborted()
+    })
     done()
   })
 }
@@ -38,42 +47,48 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
   })
 }
 
-/** Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. */
+/**
+ * Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. Whether
+ * spans can record is decided when the app starts: with no SDK registered by then, no hook is installed at all, so
+ * tracing without an SDK costs a request nothing. With one, the end of a span is listened for on its own answer, not
+ * through Fastify's onResponse and onRequestAbort hooks (the latter adds a listener to every request).
+ */
 export function trace_hooks(
   f: FastifyInstance,
   tracing: HttpTracing,
   client_ip: (freq: FastifyRequest) => string,
 ): void {
-  // Keyed by the request object (the owner its log context names), never by request id: two requests may share one.
-  f.addHook('onRequest', (freq, _reply, done) => {
-    if (!tracing.recording()) return done()
-    attach_span(
-      freq,
-      tracing.start({
-        method: freq.method,
-        target: freq.url,
-        route: route_template(freq.routeOptions.url),
-        headers: freq.headers,
-        client_ip: client_ip(freq),
-        scheme: freq.protocol,
-      }),
-    )
-    done()
-  })
-  f.addHook('onResponse', (freq, reply, done) => {
-    finish(tracing, freq, reply.statusCode)
-    done()
-  })
-  f.addHook('onRequestAbort', (freq, done) => {
-    finish(tracing, freq, 499)
-    done()
-  })
+  const install = async (instance: FastifyInstance): Promise<void> => {
+    if (tracing.recording()) instance.addHook('onRequest', start_span(tracing, client_ip))
+  }
+  // Loaded when the app starts, before the routes its mount registers; not encapsulated, so the hook is f's own.
+  void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
 }
 
-/** Ends the request's span once; the access line written after it still finds the span for its ids. */
-function finish(tracing: HttpTracing, freq: FastifyRequest, status: number): void {
-  const span = span_of(freq)
-  if (span !== undefined && !ended_spans.has(span)) {
+/** The onRequest hook that starts a request's span (keyed by the request object, never by request id). */
+function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): onRequestHookHandler {
+  return (freq, reply, done) => {
+    const span = tracing.start({
+      method: freq.method,
+      target: freq.url,
+      route: route_template(freq.routeOptions.url),
+      headers: freq.headers,
+      client_ip: client_ip(freq),
+      scheme: freq.protocol,
+    })
+    attach_span(freq, span)
+    // 'finish' as Fastify's onResponse (the access line, written first, still finds the span for its ids); a 'close'
+    // without it is a client that left before the answer.
+    const res = reply.raw
+    res.once('finish', () => finish(tracing, span, reply.statusCode))
+    res.once('close', () => finish(tracing, span, 499))
+    done()
+  }
+}
+
+/** Ends a request's span once: an answer's 'close' follows its 'finish'. */
+function finish(tracing: HttpTracing, span: Span, status: number): void {
+  if (!ended_spans.has(span)) {
     ended_spans.add(span)
     tracing.end(span, status)
   }

@@ -3,6 +3,7 @@
 import type * as client from 'prom-client'
 import { lazy } from '../lazy.js'
 import { on_event, type FwEvent } from './events.js'
+import { HttpSeries } from './http-series.js'
 
 /** prom-client, loaded by the first `Metrics` rather than by `import 'fw'`. */
 const prom_client = lazy<typeof client>('prom-client')
@@ -30,8 +31,8 @@ export class Metrics {
   readonly registry: client.Registry
   /** The Content-Type of `text()`. */
   readonly content_type: string
-  readonly #requests: client.Counter<Label>
-  readonly #duration: client.Histogram<Label>
+  /** Per-request totals, published to the request counter and duration histogram at scrape time. */
+  readonly #http: HttpSeries
   /**
    * Requests being answered; the gauge reads it at scrape time, so a request costs an integer step, not a gauge call.
    */
@@ -49,18 +50,26 @@ export class Metrics {
     const registers = [this.registry]
     const labelNames = ['method', 'route', 'status'] as const
     this.content_type = this.registry.contentType
-    this.#requests = new prom.Counter({
+    const http = (this.#http = new HttpSeries(buckets))
+    new prom.Counter<Label>({
       name: `${prefix}http_requests_total`,
       help: 'HTTP requests answered',
       labelNames,
       registers,
+      collect() {
+        this.reset()
+        for (const s of http.all) this.inc(s.labels, s.count)
+      },
     })
-    this.#duration = new prom.Histogram({
+    new prom.Histogram<Label>({
       name: `${prefix}http_request_duration_seconds`,
       help: 'Time to answer',
       labelNames,
       buckets,
       registers,
+      collect() {
+        publish_histogram(this, http)
+      },
     })
     const in_flight = (): number => this.#in_flight
     new prom.Gauge({
@@ -92,12 +101,8 @@ export class Metrics {
    * A request was answered: counts it and records its duration under its route template (`UNMATCHED_ROUTE` for none).
    */
   finished(method: string, route: string, status: number, seconds: number): void {
-    // prom-client hashes the labels on every call whatever form they take (bound children too), so a plain object it
-    // is.
-    const labels = { method, route, status: String(status) }
     this.#in_flight--
-    this.#requests.inc(labels)
-    this.#duration.observe(labels, seconds)
+    this.#http.record(method, route, status, seconds)
   }
 
   /** A request was aborted by its client before an answer: it leaves the in-flight count uncounted otherwise. */
@@ -122,4 +127,26 @@ export class Metrics {
     else if (e.kind === 'auth_refused') counter.inc({ code: e.code })
     else counter.inc()
   }
+}
+
+/**
+ * Sets `histogram`'s series to the totals of `http`, as `observe` would have left them. prom-client offers no call to
+ * set a bucket's count, so its series table is written directly; the /metrics test compares the result byte for byte
+ * with a histogram fed by `observe`, so a prom-client that stores series differently fails it.
+ */
+function publish_histogram(histogram: client.Histogram<Label>, http: HttpSeries): void {
+  const bounds = (histogram as unknown as { upperBounds: readonly number[] }).upperBounds
+  const table: Record<string, unknown> = {}
+  for (const s of http.all) {
+    const bucketValues: Record<number, number> = {}
+    for (let i = 0; i < bounds.length; i++) bucketValues[bounds[i]!] = (bucketValues[bounds[i]!] ?? 0) + s.buckets[i]!
+    // A key that is not an integer keeps the table in insertion order, the order observe() would have made.
+    table[`${s.labels.method} ${s.labels.route} ${s.labels.status}`] = {
+      labels: s.labels,
+      bucketValues,
+      sum: s.sum,
+      count: s.count,
+    }
+  }
+  ;(histogram as unknown as { hashMap: Record<string, unknown> }).hashMap = table
 }

@@ -1,8 +1,9 @@
 // app.metrics, app.health and app.shed_load through real requests: labels by template, probes, draining, shedding.
+import { request } from 'node:http'
 import t from 'tap'
 import { rate_limit } from '../../lib/middleware/app/rate-limit.js'
 import { LoadMonitor } from '../../lib/observability/index.js'
-import { build, gate } from '../helpers/build.js'
+import { build, gate, listening } from '../helpers/build.js'
 
 /** The value of one series in Prometheus text, or undefined. */
 function series(text: string, name: string): number | undefined {
@@ -50,6 +51,35 @@ t.test('App.metrics', async (t) => {
     const body = (await app.inject({ url: '/metrics' })).body
     t.equal(series(body, 'fw_rate_limit_refusals_total{namespace="api"}'), 1)
     t.equal(series(body, 'fw_auth_refusals_total{code="missing_api_key"}'), 1)
+  })
+
+  t.test('takes a request its client left before the answer out of the in-flight count, once', async (t) => {
+    const arrived = gate()
+    const release = gate()
+    const { app, port } = await listening(t, (app) => {
+      app.metrics()
+      app.get('/slow', async (_req, res) => {
+        arrived.open()
+        await release.promise
+        res.json('ok', true)
+      })
+    })
+    t.teardown(release.open)
+    const client = request({ host: '127.0.0.1', port, path: '/slow' }).on('error', () => {})
+    client.end()
+    await arrived.promise
+    const in_flight = async () => series((await app.inject('/metrics')).body, 'fw_http_requests_in_flight')
+    t.equal(await in_flight(), 2, 'the slow request and the scrape')
+    t.equal(await in_flight(), 2, 'a scrape leaves the count as it found it')
+    client.destroy()
+    // The server sees the socket close a few turns of the event loop later.
+    let seen = 2
+    for (let i = 0; i < 500 && seen === 2; i++) {
+      await new Promise(setImmediate)
+      seen = (await in_flight())!
+    }
+    t.equal(seen, 1, 'only the scrape itself')
+    t.equal(await in_flight(), 1, 'and no lower')
   })
 
   t.test('serves the metrics behind their own middleware', async (t) => {

@@ -2,18 +2,20 @@
 import { propagation, trace } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { request } from 'node:http'
 import t from 'tap'
 import { info } from '../../lib/log/index.js'
 import { in_span } from '../../lib/observability/index.js'
 import { http_cache } from '../../lib/middleware/app/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
-import { build, gate } from '../helpers/build.js'
+import { build, gate, listening } from '../helpers/build.js'
 import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
 
 const exporter = new InMemorySpanExporter()
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+trace.setGlobalTracerProvider(provider)
 propagation.setGlobalPropagator(new W3CTraceContextPropagator())
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -181,5 +183,44 @@ t.test('App.tracing', async (t) => {
       'db.system.name': 'redis',
       'db.operation.name': 'get',
     })
+  })
+
+  t.test('ends the span of a request whose client left before the answer, once, with status 499', async (t) => {
+    const arrived = gate()
+    const release = gate()
+    const { port } = await listening(t, (app) => {
+      app.tracing()
+      app.get('/slow', async (_req, res) => {
+        arrived.open()
+        await release.promise
+        res.json('ok', true)
+      })
+    })
+    const client = request({ host: '127.0.0.1', port, path: '/slow' }).on('error', () => {})
+    client.end()
+    await arrived.promise
+    client.destroy()
+    // The server sees the socket close a few turns of the event loop later.
+    for (let i = 0; i < 2000 && exporter.getFinishedSpans().length === 0; i++) await new Promise(setImmediate)
+    release.open()
+    await new Promise(setImmediate)
+    const spans = exporter.getFinishedSpans()
+    t.equal(spans.length, 1)
+    t.equal(spans[0]!.attributes['http.response.status_code'], 499)
+  })
+
+  t.test('decides when the app starts: with no SDK by then, nothing is traced and answers are unchanged', async (t) => {
+    trace.disable()
+    t.teardown(() => void trace.setGlobalTracerProvider(provider))
+    const app = traced(t)
+    const r = await app.inject('/users/1')
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true })
+    trace.setGlobalTracerProvider(provider)
+    t.equal((await app.inject('/users/2')).statusCode, 200)
+    t.equal(exporter.getFinishedSpans().length, 0, 'an SDK registered after the start traces a new app only')
+    const later = traced(t)
+    await later.inject('/users/3')
+    t.equal(exporter.getFinishedSpans().length, 1)
   })
 })

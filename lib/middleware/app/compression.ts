@@ -11,6 +11,7 @@ import {
 import type { Transform } from 'node:stream'
 import Negotiator from 'negotiator'
 import type { Middleware } from '../../compose.js'
+import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { encoded_body } from '../../stream/index.js'
 import { check } from '../security/options.js'
@@ -72,9 +73,10 @@ export function compression({
     gzip: () => createGzip({ flush: constants.Z_SYNC_FLUSH }),
     deflate: () => createDeflate({ flush: constants.Z_SYNC_FLUSH }),
   }
-  return async function compression(req, res, next) {
-    await next()
-    if (!COMPRESSIBLE.test(res.get_header('content-type') ?? '') && res.status_code !== 304) return
+  const compressible_type = type_test()
+  /** What the middleware does once the rest of the chain has answered. */
+  const after = (req: Request, res: Response): void => {
+    if (!compressible_type(res.get_header('content-type')) && res.status_code !== 304) return
     add_vary(res, 'Accept-Encoding')
     if (!compressible_body(res)) return
     const streamed = res.streamed
@@ -98,6 +100,27 @@ export function compression({
     const etag = res.get_header('etag')
     if (etag !== undefined && etag.startsWith('"')) res.header('ETag', `W/${etag}`)
     res.replace_payload(packed)
+  }
+  // Not an async function: one `then` is the only promise it adds to a request (an async function and its await made
+  // three, each paying the async hooks that carry the log context).
+  return function compression(req, res, next) {
+    return next().then(() => after(req, res))
+  }
+}
+
+/**
+ * Whether a Content-Type is worth compressing; the answer for the last type seen is kept, as an app answers with a
+ * handful of types.
+ */
+function type_test(): (type: string | undefined) => boolean {
+  let last: string | undefined
+  let last_answer = false
+  return (type = '') => {
+    if (type !== last) {
+      last = type
+      last_answer = COMPRESSIBLE.test(type)
+    }
+    return last_answer
   }
 }
 
