@@ -8,7 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
 import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer } from './wrk.js'
 
-const COMPETITORS = [
+/** The servers compared: name and script in bench/servers/. */
+export const COMPETITORS = [
   ['fw', 'ws-fw.ts'],
   ['@fastify/websocket', 'ws-fastify.ts'],
 ] as const
@@ -17,7 +18,8 @@ const ECHO_CONNECTIONS = 50
 const ROOM_CLIENTS = 200
 const BROADCASTS = 1000
 
-interface Run {
+/** What one client run measured. */
+export interface Run {
   messages_per_s: number
   cpu_us_per_message: number
 }
@@ -25,7 +27,7 @@ interface Run {
 /**
  * Runs the client pinned to core 1; the server's CPU is read once the client is connected and again when it is done.
  */
-async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
+export async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
   const child = spawn(
     'taskset',
     ['-c', '1', process.execPath, '--import', 'tsx', CLIENT, args[0]!, String(server.port), ...args.slice(1)],
@@ -46,7 +48,8 @@ async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
   return { messages_per_s: messages / (ms / 1000), cpu_us_per_message: (((after - before) / CLK_TCK) * 1e6) / messages }
 }
 
-const SCENARIOS = [
+/** The scenarios, each with the client's arguments for a run of `d` seconds. */
+export const SCENARIOS = [
   { name: 'echo round trip', args: (d: number) => ['echo', String(ECHO_CONNECTIONS), String(d * 1000)] },
   {
     name: `broadcast ${BROADCASTS} to ${ROOM_CLIENTS}`,
