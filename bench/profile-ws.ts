@@ -5,7 +5,7 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { profile_summary } from './cpu-profile.js'
-import { COMPETITORS, run_client, SCENARIOS } from './websocket.js'
+import { COMPETITORS, run_client, SCENARIOS, type Run } from './websocket.js'
 import { start_pinned } from './wrk.js'
 
 const [name = 'fw', which = 'echo'] = process.argv.slice(2)
@@ -18,9 +18,9 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
 const server = await start_pinned(name, competitor[1], { node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
 let from_us: number
 try {
-  await run_client(server, scenario.args(2))
+  await run_client([server], scenario.args(2))
   from_us = Number(process.hrtime.bigint() / 1000n)
-  const r = await run_client(server, scenario.args(5))
+  const [r] = (await run_client([server], scenario.args(5))) as [Run]
   console.log(
     `${name} ${scenario.name}: ${r.cpu_us_per_message.toFixed(1)} µs CPU/message, ${Math.round(r.messages_per_s)} messages/s`,
   )
