@@ -7,6 +7,7 @@ import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
+import { request_context } from '../lib/log/context.js'
 import { run_in_request } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
@@ -84,7 +85,8 @@ export async function mount_ws(
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
         const a = accepted.get(freq.raw)!
-        r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms)
+        // Messages run in the context the upgrade's middleware ran in: its id, request and App's log core.
+        r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms, request_context(freq.id, freq, log))
       },
     })
   }

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { COMPETITORS, sse_fan_out, WRK_SCENARIOS } from './body.js'
-import { print_profile } from './profile.js'
+import { profile_summary } from './cpu-profile.js'
 import { measure, start_pinned, type PinnedServer } from './wrk.js'
 
 const [name = 'fw', scenario = 'upload'] = process.argv.slice(2)
@@ -32,4 +32,4 @@ try {
 } finally {
   await server.stop()
 }
-await print_profile(dir, from_us)
+console.log(await profile_summary(dir, from_us))

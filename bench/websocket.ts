@@ -5,30 +5,43 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
+import { median, ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
 import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer } from './wrk.js'
 
-const COMPETITORS = [
+/** The servers compared: name and script in bench/servers/. */
+export const COMPETITORS = [
   ['fw', 'ws-fw.ts'],
   ['@fastify/websocket', 'ws-fastify.ts'],
 ] as const
+/** Turns per server within one client run (bench/ws-client.ts). */
+const SLICES = 8
 const CLIENT = fileURLToPath(new URL('./ws-client.ts', import.meta.url))
 const ECHO_CONNECTIONS = 50
 const ROOM_CLIENTS = 200
 const BROADCASTS = 1000
 
-interface Run {
+/** What one client run measured. */
+export interface Run {
   messages_per_s: number
   cpu_us_per_message: number
+  /** The client's CPU time over the measured part as a share of it: near 1, the client set the pace. */
+  client_busy: number
+}
+
+interface ClientOutput {
+  results: Array<{ messages: number; ms: number }>
+  client_cpu_us: number
 }
 
 /**
- * Runs the client pinned to core 1; the server's CPU is read once the client is connected and again when it is done.
+ * Runs the client pinned to core 1 against `servers`, which it loads in turn in short slices (bench/ws-client.ts); each
+ * server's CPU is read once the client is connected and again when it is done (a server waiting for its turn is idle).
  */
-async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
+export async function run_client(servers: readonly PinnedServer[], args: string[]): Promise<Run[]> {
+  const ports = servers.map((s) => s.port).join(',')
   const child = spawn(
     'taskset',
-    ['-c', '1', process.execPath, '--import', 'tsx', CLIENT, args[0]!, String(server.port), ...args.slice(1)],
+    ['-c', '1', process.execPath, '--import', 'tsx', CLIENT, args[0]!, ports, ...args.slice(1), String(SLICES)],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
     },
@@ -36,17 +49,23 @@ async function run_client(server: PinnedServer, args: string[]): Promise<Run> {
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   while (!out.includes('ready\n')) await once(child.stdout, 'data')
-  const before = await cpu_ticks(server.pid)
+  const before = await Promise.all(servers.map((s) => cpu_ticks(s.pid)))
   child.stdin.write('go\n')
   const [code] = (await once(child, 'exit')) as [number]
-  const after = await cpu_ticks(server.pid)
+  const after = await Promise.all(servers.map((s) => cpu_ticks(s.pid)))
   const line = out.split('\n').find((l) => l.startsWith('{'))
-  if (code !== 0 || line === undefined) throw new Error(`${server.name}: the ws client failed (${code}): ${out}`)
-  const { messages, ms } = JSON.parse(line) as { messages: number; ms: number }
-  return { messages_per_s: messages / (ms / 1000), cpu_us_per_message: (((after - before) / CLK_TCK) * 1e6) / messages }
+  if (code !== 0 || line === undefined) throw new Error(`the ws client failed (${code}): ${out}`)
+  const { results, client_cpu_us } = JSON.parse(line) as ClientOutput
+  const ms = results.reduce((sum, r) => sum + r.ms, 0)
+  return results.map(({ messages, ms: server_ms }, i) => ({
+    messages_per_s: messages / (server_ms / 1000),
+    cpu_us_per_message: (((after[i]! - before[i]!) / CLK_TCK) * 1e6) / messages,
+    client_busy: client_cpu_us / (ms * 1000),
+  }))
 }
 
-const SCENARIOS = [
+/** The scenarios, each with the client's arguments for a run of `d` seconds. */
+export const SCENARIOS = [
   { name: 'echo round trip', args: (d: number) => ['echo', String(ECHO_CONNECTIONS), String(d * 1000)] },
   {
     name: `broadcast ${BROADCASTS} to ${ROOM_CLIENTS}`,
@@ -61,9 +80,10 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
     // Untimed warm-up, so the measured rounds do not include JIT compilation.
-    if (!opts.quick) for (const s of servers) for (const sc of SCENARIOS) await run_client(s, sc.args(1))
+    if (!opts.quick) for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
     const rate = new Map<string, Map<string, number[]>>()
     const cpu = new Map<string, Map<string, number[]>>()
+    const busy = new Map<string, Map<string, number[]>>()
     const record = (m: Map<string, Map<string, number[]>>, sc: string, c: string, v: number): void => {
       const inner = m.get(sc) ?? new Map<string, number[]>()
       inner.set(c, [...(inner.get(c) ?? []), v])
@@ -72,14 +92,16 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     for (let round = 0; round < opts.rounds; round++) {
       for (const sc of SCENARIOS) {
         // Alternate which server goes first, so neither always runs on a machine warmed by the other.
-        for (const s of round % 2 ? [...servers].reverse() : servers) {
-          const r = await run_client(s, sc.args(duration_s))
-          record(rate, sc.name, s.name, r.messages_per_s)
-          record(cpu, sc.name, s.name, r.cpu_us_per_message)
-        }
+        const order = round % 2 ? [...servers].reverse() : servers
+        const runs = await run_client(order, sc.args(duration_s))
+        order.forEach((s, i) => {
+          record(rate, sc.name, s.name, runs[i]!.messages_per_s)
+          record(cpu, sc.name, s.name, runs[i]!.cpu_us_per_message)
+        })
+        record(busy, sc.name, 'client', runs[0]!.client_busy)
       }
     }
-    return report(rate, cpu, duration_s)
+    return report(rate, cpu, busy, duration_s)
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
   }
@@ -88,6 +110,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
 function report(
   rate: Map<string, Map<string, number[]>>,
   cpu: Map<string, Map<string, number[]>>,
+  busy: Map<string, Map<string, number[]>>,
   duration_s: number,
 ): BenchReport {
   const rows: BenchRow[] = []
@@ -108,8 +131,10 @@ function report(
     ratios,
     notes: [
       `servers pinned to core 0 (taskset), a Node ws client (bench/ws-client.ts) pinned to core 1: wrk cannot speak WebSocket`,
-      `echo: ${ECHO_CONNECTIONS} connections each sending a 20-byte text and waiting for its echo, ${duration_s} s; messages/s counts round trips`,
-      `broadcast: ${ROOM_CLIENTS} clients in one room, one more asks for ${BROADCASTS} broadcasts; messages/s counts deliveries (${ROOM_CLIENTS * BROADCASTS} a run), timed from the request to the last delivery`,
+      `one client run per scenario and round loads both servers in turn, in ${SLICES} slices each (the order alternating), so a change of the shared machine's load falls on both alike; a server's figures sum its slices`,
+      `echo: ${ECHO_CONNECTIONS} connections per server each sending a 20-byte text and waiting for its echo, ${duration_s} s per server; messages/s counts round trips`,
+      `broadcast: ${ROOM_CLIENTS} clients in one room per server, one more asks for ${BROADCASTS} broadcasts; messages/s counts deliveries (${ROOM_CLIENTS * BROADCASTS} a run), timed from each request to its last delivery`,
+      `busy share of a core over the measured part (medians): ${busy_shares(busy, rate, cpu)}; when neither the client nor the server is near 100%, round trips wait on the scheduler of the shared machine and messages/s follows its load more than the servers, while CPU per message still compares them`,
       'server CPU: utime+stime of the server process over the measured part (connections already open) per message; ratios are higher-is-better for fw (CPU ratios are @fastify/websocket / fw)',
     ],
   }
@@ -117,4 +142,17 @@ function report(
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(JSON.stringify(await bench({ rounds: 1, quick: true }), null, 2))
+}
+
+type Figures = Map<string, Map<string, number[]>>
+
+/** The client's and each server's CPU time over wall time, per scenario. */
+function busy_shares(busy: Figures, rate: Figures, cpu: Figures): string {
+  const pct = (x: number): string => `${Math.round(100 * x)}%`
+  return SCENARIOS.map((sc) => {
+    const servers = [...rate.get(sc.name)!].map(
+      ([c, v]) => `${c} ${pct((median(v) * median(cpu.get(sc.name)!.get(c)!)) / 1e6)}`,
+    )
+    return `${sc.name.split(' ')[0]}: client ${pct(median(busy.get(sc.name)!.get('client')!))}, ${servers.join(', ')}`
+  }).join('; ')
 }

@@ -1,4 +1,6 @@
-// Bare Fastify with @fastify/websocket serving the WebSocket scenarios, the same routes as ws-fw.ts.
+// Bare Fastify with @fastify/websocket serving the WebSocket scenarios, the same routes as ws-fw.ts doing the same
+// work per message: /echo reads a text frame as a string and sends the string back (fw hands a text to its handler as
+// a string), and /room encodes each broadcast once for all its members (as fw's rooms do).
 import fastifyWebsocket from '@fastify/websocket'
 import Fastify from 'fastify'
 import type { WebSocket } from 'ws'
@@ -8,7 +10,7 @@ const f = Fastify()
 await f.register(fastifyWebsocket)
 const room = new Set<WebSocket>()
 f.get('/echo', { websocket: true }, (socket) => {
-  socket.on('message', (data, binary) => socket.send(data, { binary }))
+  socket.on('message', (data: Buffer, binary) => socket.send(binary ? data : data.toString()))
 })
 f.get('/room', { websocket: true }, (socket) => {
   room.add(socket)
@@ -16,8 +18,8 @@ f.get('/room', { websocket: true }, (socket) => {
   socket.on('message', (data) => {
     const n = Number(data.toString().slice(3))
     for (let i = 0; i < n; i++) {
-      const text = `{"i":${i},"text":"a message to the whole room"}`
-      for (const s of room) if (s !== socket) s.send(text)
+      const text = Buffer.from(`{"i":${i},"text":"a message to the whole room"}`)
+      for (const s of room) if (s !== socket) s.send(text, { binary: false })
     }
   })
 })

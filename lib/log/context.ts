@@ -128,6 +128,20 @@ export function run_in_request<A extends unknown[], R>(
 }
 
 /**
+ * `run_in_request` with a context `request_context` built beforehand and two arguments: no context object, argument
+ * array or closure per call, for a WebSocket that enters its upgrade request's context for every message.
+ * @example
+ * enter_request(ctx, on_message, conn, text)
+ */
+export function enter_request<A, B, R>(ctx: StoredContext, fn: (a: A, b: B) => R, a: A, b: B): R {
+  if (lines_wanted || asked) {
+    if (sync_ctx === undefined) return store.run(ctx, fn, a, b)
+    return with_sync(undefined, () => store.run(ctx, fn, a, b))
+  }
+  return with_sync(ctx, fn, a, b)
+}
+
+/**
  * Runs `fn(...args)` synchronously with a context holding only `request_id`, without following the async work it
  * starts: for lines written before it returns, such as the access line once a response is sent.
  * @example
@@ -148,8 +162,16 @@ export function with_request<A extends unknown[], R>(
   return with_sync(request_context(request_id, owner, log), fn, ...args)
 }
 
-/** The context of one request. Stored contexts are never changed in place, so the empty fields are shared. */
-function request_context(request_id: string, owner: object | undefined, log: LogCore | undefined): StoredContext {
+/**
+ * The context of one request, as `run_in_request` builds it; built once by work that enters it again and again (each
+ * message of a WebSocket, through `enter_request`). Stored contexts are never changed in place, so the empty fields are
+ * shared.
+ */
+export function request_context(
+  request_id: string,
+  owner: object | undefined,
+  log: LogCore | undefined,
+): StoredContext {
   return { request_id, module: '', fields: EMPTY.fields, owner, log }
 }
 

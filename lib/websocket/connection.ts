@@ -1,10 +1,11 @@
 // One open WebSocket as a handler sees it: send, receive, close and rooms, with the route's limits applied to each
 // message and each message handled in the log context of the upgrade request.
 import { randomUUID } from 'node:crypto'
-import { logger, run_with_request_id } from '../log/index.js'
+import { enter_request, request_context, type StoredContext } from '../log/context.js'
+import { logger } from '../log/index.js'
 import type { Request } from '../request.js'
 import { CLOSE } from './errors.js'
-import type { WsSettings } from './options.js'
+import type { WsRateLimit, WsSettings } from './options.js'
 
 /** What fw uses of the host's socket (a `ws` WebSocket satisfies it). */
 export interface RawSocket {
@@ -59,6 +60,9 @@ function bytes_of(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
 }
 
 const OPEN = 1
+// ws copies its send options into a frame's own: one object of each kind serves every send.
+const TEXT = Object.freeze({ binary: false })
+const BINARY = Object.freeze({ binary: true })
 const log = logger('ws')
 
 /**
@@ -74,6 +78,8 @@ export class WebSocketConnection {
   readonly #raw: RawSocket
   readonly #settings: WsSettings
   readonly #rooms: RoomMembership
+  /** The upgrade request's log context, entered for each message. */
+  readonly #ctx: StoredContext
   readonly #joined = new Set<string>()
   readonly #on_message: Array<(message: WsMessage) => unknown> = []
   readonly #on_close: Array<(code: number, reason: string) => unknown> = []
@@ -86,20 +92,24 @@ export class WebSocketConnection {
   #heartbeat: NodeJS.Timeout | undefined
   #idle: NodeJS.Timeout | undefined
 
-  constructor(raw: RawSocket, request: Request, settings: WsSettings, rooms: RoomMembership) {
+  /** `ctx`: the log context the upgrade request ran in (its App's log core); by default one holding its id. */
+  constructor(
+    raw: RawSocket,
+    request: Request,
+    settings: WsSettings,
+    rooms: RoomMembership,
+    ctx: StoredContext = request_context(request.id(), undefined, undefined),
+  ) {
     this.#raw = raw
     this.request = request
     this.#settings = settings
     this.#rooms = rooms
+    this.#ctx = ctx
     raw.on('message', (data, binary) => this.#receive(data, binary))
     raw.on('close', (code, reason) => this.#gone(code, reason.toString()))
     raw.on('pong', () => (this.#alive = true))
     // ws reports protocol errors (oversized frame, invalid UTF-8) here, then closes with 1009 / 1007 itself.
-    raw.on('error', (err) =>
-      run_with_request_id(request.id(), () =>
-        log.logf('info', 'ws protocol error', 'id', this.id, 'reason', err.message),
-      ),
-    )
+    raw.on('error', (err) => enter_request(ctx, log_protocol_error, this, err))
     if (settings.heartbeat_ms > 0) this.#heartbeat = setInterval(() => this.#beat(), settings.heartbeat_ms).unref()
     if (settings.idle_timeout_ms > 0) this.#idle_after(settings.idle_timeout_ms)
   }
@@ -121,19 +131,26 @@ export class WebSocketConnection {
 
   /** Sends text, bytes (a binary frame) or a value as JSON; false when it was not sent (closed, or dropped). */
   send(message: Outgoing): boolean {
-    return this.deliver(frame_of(message))
+    // A text, the common message, goes out as it is: no frame object.
+    if (typeof message === 'string') return this.#write(message, false)
+    const { data, binary } = frame_of(message)
+    return this.#write(data, binary)
   }
 
   /** @internal Sends an encoded frame, applying the high-water mark. */
   deliver(frame: Frame): boolean {
-    if (!this.open) return false
+    return this.#write(frame.data, frame.binary)
+  }
+
+  #write(data: string | Buffer, binary: boolean): boolean {
+    if (this.#closed || this.#raw.readyState !== OPEN) return false
     if (this.#raw.bufferedAmount > this.#settings.high_water_mark) {
       // A client that does not read would otherwise grow the server's memory without bound.
       if (this.#settings.on_backpressure === 'drop') this.#dropped++
       else this.close(CLOSE.try_again_later, 'client too slow')
       return false
     }
-    this.#raw.send(frame.data, { binary: frame.binary })
+    this.#raw.send(data, binary ? BINARY : TEXT)
     return true
   }
 
@@ -180,13 +197,24 @@ export class WebSocketConnection {
     if (this.#idle !== undefined) this.#last_seen = Date.now()
     const bytes = bytes_of(data)
     if (bytes.length > this.#settings.max_payload) return this.close(CLOSE.too_big, 'message too big')
-    if (this.#over_rate()) return this.close(CLOSE.policy_violation, 'message rate limit exceeded')
-    run_with_request_id(this.request.id(), dispatch, this, this.#on_message, binary ? bytes : bytes.toString('utf8'))
+    const limit = this.#settings.rate_limit
+    if (limit !== undefined && this.#over_rate(limit))
+      return this.close(CLOSE.policy_violation, 'message rate limit exceeded')
+    enter_request(this.#ctx, WebSocketConnection.#handle, this, binary ? bytes : bytes.toString('utf8'))
   }
 
-  #over_rate(): boolean {
-    const limit = this.#settings.rate_limit
-    if (limit === undefined) return false
+  /** Calls the message handlers, one by one; #receive runs it in the connection's log context. */
+  static readonly #handle = (conn: WebSocketConnection, message: WsMessage): void => {
+    for (const fn of conn.#on_message) {
+      try {
+        watch(conn, fn(message))
+      } catch (err) {
+        conn.fail(err)
+      }
+    }
+  }
+
+  #over_rate(limit: WsRateLimit): boolean {
     const now = Date.now()
     if (now - this.#window_start >= limit.window_ms) {
       this.#window_start = now
@@ -220,8 +248,14 @@ export class WebSocketConnection {
     clearTimeout(this.#idle)
     for (const room of this.#joined) this.#rooms.leave(this, room)
     this.#joined.clear()
-    run_with_request_id(this.request.id(), dispatch, this, this.#on_close.splice(0), code, reason)
+    const fns = this.#on_close.splice(0)
+    this.in_context(() => dispatch(this, fns, code, reason))
     this.#on_message.length = 0
+  }
+
+  /** @internal Runs `fn` in the log context of the upgrade request. */
+  in_context(fn: () => void): void {
+    enter_request(this.#ctx, call, fn, undefined)
   }
 
   /** @internal A handler failed: log it with its stack, close this socket with 1011; the process goes on. */
@@ -239,10 +273,22 @@ export function dispatch<A extends unknown[]>(
 ): void {
   for (const fn of fns) {
     try {
-      const r = fn(...args)
-      if (r instanceof Promise) r.catch((err: unknown) => conn.fail(err))
+      watch(conn, fn(...args))
     } catch (err) {
       conn.fail(err)
     }
   }
+}
+
+/** A handler's rejection fails the connection as its throw does. */
+function watch(conn: WebSocketConnection, r: unknown): void {
+  if (r instanceof Promise) r.catch((err: unknown) => conn.fail(err))
+}
+
+function call(fn: () => void): void {
+  fn()
+}
+
+function log_protocol_error(conn: WebSocketConnection, err: Error): void {
+  log.logf('info', 'ws protocol error', 'id', conn.id, 'reason', err.message)
 }

@@ -1,6 +1,6 @@
 // A WebSocket route: its handler, options and open connections; accepting an upgraded socket and draining on close.
 import type { Middleware } from '../compose.js'
-import { run_with_request_id } from '../log/index.js'
+import type { StoredContext } from '../log/context.js'
 import type { Request } from '../request.js'
 import { dispatch, WebSocketConnection, type RawSocket } from './connection.js'
 import { CLOSE, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
@@ -44,12 +44,15 @@ export class WsEndpoint {
     }
   }
 
-  /** Wraps an upgraded socket and runs the handler in the request's log context; a throw closes it with 1011. */
-  accept(raw: RawSocket, req: Request, rooms: Rooms): WebSocketConnection {
-    const conn = new WebSocketConnection(raw, req, this.settings, rooms)
+  /**
+   * Wraps an upgraded socket and runs the handler in the request's log context (`ctx`, the one its middleware ran in;
+   * by default one holding its id); a throw closes it with 1011.
+   */
+  accept(raw: RawSocket, req: Request, rooms: Rooms, ctx?: StoredContext): WebSocketConnection {
+    const conn = new WebSocketConnection(raw, req, this.settings, rooms, ctx)
     this.#open.add(conn)
     conn.on_close(() => this.#open.delete(conn))
-    run_with_request_id(req.id(), dispatch, conn, [this.#handler], conn, req)
+    conn.in_context(() => dispatch(conn, [this.#handler], conn, req))
     return conn
   }
 

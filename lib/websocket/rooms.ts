@@ -37,9 +37,12 @@ export class Rooms implements RoomMembership {
    */
   broadcast(room: string, message: Outgoing, options: BroadcastOptions = {}): number {
     const frame = encoded(frame_of(message))
-    const except = typeof options.except === 'string' ? options.except : options.except?.id
+    const { except } = options
     const sent = this.#deliver(room, frame, except)
-    if (this.#bus !== undefined) this.#publish(this.#bus, { room, data: frame.data, binary: frame.binary, except })
+    if (this.#bus !== undefined) {
+      const id = typeof except === 'string' ? except : except?.id
+      this.#publish(this.#bus, { room, data: frame.data, binary: frame.binary, except: id })
+    }
     return sent
   }
 
@@ -84,11 +87,17 @@ export class Rooms implements RoomMembership {
     if (members?.delete(conn) && members.size === 0) this.#rooms.delete(room)
   }
 
-  #deliver(room: string, frame: Frame, except: string | undefined): number {
+  #deliver(room: string, frame: Frame, except: WebSocketConnection | string | undefined): number {
     const members = this.#rooms.get(room)
     if (members === undefined) return 0
+    // A connection is skipped by identity; ids (a bus message, or an id given) are compared only then, as comparing two
+    // strings costs more than two references, for each member of each broadcast.
+    const except_id = typeof except === 'string' ? except : undefined
     let sent = 0
-    for (const conn of members) if (conn.id !== except && conn.deliver(frame)) sent++
+    for (const conn of members) {
+      if (conn === except || (except_id !== undefined && conn.id === except_id)) continue
+      if (conn.deliver(frame)) sent++
+    }
     return sent
   }
 

@@ -12,6 +12,7 @@ import { JwtClaims } from '../../lib/middleware/auth/index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
 import { listening } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
+import { MemoryStream } from '../lib/log/capture.js'
 import { connect, refused } from '../helpers/ws.js'
 
 const { adapt_ctx } = fw
@@ -185,6 +186,34 @@ t.test('WebSocketConnection messages', async (t) => {
       t.equal((await again.closed).code, 1011, 'the server goes on')
     },
   )
+
+  t.test("writes a message handler's lines to its App's own logger, with the upgrade's id", async (t) => {
+    const shared = capture_log(t)
+    const own = new MemoryStream()
+    const { port } = await listening(
+      t,
+      (app) =>
+        app.ws(
+          '/ws',
+          (ws) =>
+            void ws.on_message((m) => {
+              if (m === 'boom') throw new Error('handler exploded')
+              fw.log.info('got {}', m)
+            }),
+        ),
+      { logger: { destination: own, level: 'info' } },
+    )
+    const c = await connect(port, '/ws', { 'x-request-id': 'rid-ws-2' })
+    c.ws.send('hello')
+    c.ws.send('boom')
+    t.same(await c.closed, { code: 1011, reason: 'internal error' })
+    t.match(own.lines(), [/\[info\] got hello rid=rid-ws-2$/, /\[error\] ws handler failed rid=rid-ws-2 /])
+    t.same(
+      shared.lines().filter((l) => l.includes('rid-ws-2')),
+      [],
+      'none of them reaches the process-wide destination',
+    )
+  })
 
   t.test('negotiates permessage-deflate only where per_message_deflate is on', async (t) => {
     const { port } = await listening(t, (app) => {

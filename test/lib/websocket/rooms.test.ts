@@ -84,9 +84,13 @@ t.test('Rooms with a bus', async (t) => {
     await rooms.use_bus(bus)
     const a = member(rooms, 'lobby')
     rooms.broadcast('lobby', Buffer.from([7]), { except: 'someone-elsewhere' })
+    rooms.broadcast('lobby', 'from a', { except: a.ws })
     t.same(
       bus.published.map((m) => [m.room, m.data.toString('hex'), m.binary, m.except]),
-      [['lobby', '07', true, 'someone-elsewhere']],
+      [
+        ['lobby', '07', true, 'someone-elsewhere'],
+        ['lobby', Buffer.from('from a').toString('hex'), false, a.ws.id],
+      ],
     )
     bus.deliver!({ room: 'lobby', data: Buffer.from('remote'), binary: false, except: undefined })
     bus.deliver!({ room: 'lobby', data: Buffer.from('not me'), binary: false, except: a.ws.id })

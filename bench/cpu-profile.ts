@@ -1,0 +1,78 @@
+// Summarises a V8 CPU profile (`--cpu-prof`) of a bench server: the functions with the most self time and the share of
+// each layer (fw, Fastify, Node's internals, GC). bench/profile.ts (HTTP) and bench/profile-ws.ts (WebSocket) use it.
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+}
+interface Profile {
+  nodes: ProfileNode[]
+  startTime: number
+  samples: number[]
+  timeDeltas: number[]
+}
+
+/** The layer a function belongs to, from its script's URL. */
+function layer(url: string, name: string): string {
+  if (url === '') return name.startsWith('(') ? name : 'native'
+  if (
+    url.includes('/node_modules/fastify/') ||
+    url.includes('/node_modules/find-my-way/') ||
+    url.includes('/node_modules/light-my-request/')
+  )
+    return 'fastify'
+  if (url.includes('/node_modules/ws/')) return 'ws'
+  if (url.includes('/node_modules/')) return 'other packages'
+  if (url.includes('/lib/') || url.includes('/adapters/')) return 'fw'
+  if (url.includes('async_hooks')) return 'async hooks'
+  if (url.startsWith('node:')) return 'node internals'
+  return 'other'
+}
+
+/**
+ * Self time per function and per layer, as shares of the total sampled from `from_us` on (idle excluded). Sample times
+ * are V8's monotonic clock in µs, the clock of `process.hrtime` in every process, so startup and warm-up stay out.
+ */
+export function summarise(profile: Profile, from_us: number, top = 25): string {
+  const by_id = new Map(profile.nodes.map((n) => [n.id, n]))
+  const self = new Map<number, number>()
+  let at = profile.startTime
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0
+    at += delta
+    if (at >= from_us) self.set(id, (self.get(id) ?? 0) + delta)
+  })
+  const fns = new Map<string, number>()
+  const layers = new Map<string, number>()
+  let total = 0
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = by_id.get(id)!.callFrame
+    if (functionName === '(idle)') continue
+    total += us
+    const key = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''}`
+    fns.set(key, (fns.get(key) ?? 0) + us)
+    const l = layer(url, functionName)
+    layers.set(l, (layers.get(l) ?? 0) + us)
+  }
+  const pct = (us: number): string => `${((100 * us) / total).toFixed(1).padStart(5)}%`
+  const sorted = (m: Map<string, number>): Array<[string, number]> => [...m].sort((a, b) => b[1] - a[1])
+  return [
+    'layers:',
+    ...sorted(layers).map(([k, v]) => `${pct(v)}  ${k}`),
+    '',
+    'functions (self time):',
+    ...sorted(fns)
+      .slice(0, top)
+      .map(([k, v]) => `${pct(v)}  ${k}`),
+  ].join('\n')
+}
+
+/** The path of the one .cpuprofile written in `dir`, then its summary from `from_us` on. */
+export async function profile_summary(dir: string, from_us: number): Promise<string> {
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
+  if (file === undefined) throw new Error(`no profile written in ${dir}`)
+  const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile
+  return `${path.join(dir, file)}\n${summarise(profile, from_us)}`
+}
