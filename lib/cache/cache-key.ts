@@ -51,15 +51,14 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
 }
 
 /**
- * The spec's `CacheKey.fromRequest(method, path, query, headers, include_headers = [])`, giving
- * `<METHOD> <path>?<sorted query>` and, when `include_headers` is not empty, ` |h:<name>=<value>;` per included header
- * that the request has. The `?` is always there, even for an empty query (`GET /a?`). The method is uppercased; `query`
- * is the raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted
- * by
- * name, then value, then raw text (code-unit order), keep their raw encoding, and empty pairs are dropped. A space is
- * written `%20` in path and query and a `?` in the path `%3F`, so the first `?` always ends the path and the headers
- * always start at ` |h:`. Included names are lowercased, deduplicated and sorted; lookup is case-insensitive; a list
- * value is joined with `, `; values are trimmed of spaces and tabs, with `%` written `%25` and `;` written `%3B`.
+ * The spec's `CacheKey.fromRequest(method, path, query, headers, include_headers = [])`, giving `<METHOD>
+ * <path>?<sorted query>` and, when `include_headers` is not empty, ` |h:<name>=<value>;` per included header that the
+ * request has. The `?` is always there, even for an empty query (`GET /a?`). The method is uppercased; `query` is the
+ * raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted by name,
+ * then value, then raw text (code-unit order), keep their raw encoding, and empty pairs are dropped. A space is written
+ * `%20` in path and query and a `?` in the path `%3F`, so the first `?` always ends the path and the headers always
+ * start at ` |h:`. Included names are lowercased, deduplicated and sorted; lookup is case-insensitive; a list value is
+ * joined with `, `; values are trimmed of spaces and tabs, with `%` written `%25` and `;` written `%3B`.
  * @example
  * CacheKey.fromRequest('get', '/users', 'page=2&sort=name', { 'Accept-Language': 'fr' }, ['accept-language'])
  * // 'GET /users?page=2&sort=name |h:accept-language=fr;'

@@ -23,9 +23,8 @@ function clamp(age_ms: number): number {
 
 /**
  * The spec's `CachePolicy`. Every window is half-open and measured from the entry's creation: an age is inside a window
- * of
- * `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts as 0; a NaN age is inside no
- * window. Windows must be integers >= 0 and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
+ * of `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts as 0; a NaN age is inside
+ * no window. Windows must be integers >= 0 and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
  * @example
  * const policy = new CachePolicy({ ttl_ms: 30_000, stale_if_offline_ms: 3_600_000 })
  * policy.is_fresh(29_999) // true

@@ -14,9 +14,8 @@ export type PruneAnswer<S extends CacheStore> = S extends { eraseIf?: (pred: Ent
 /**
  * The spec's `Cache(policy, store)`. Each method answers as the store call behind it does: at once over a synchronous
  * store (`MemoryStore`, `LruMemoryStore`, `FileStore`), with a promise over one that answers later (`RedisCacheStore`);
- * the types follow the store's. `get` follows the decision rule:
- * no entry, none; fresh, the entry; offline and offline reuse allowed for the age, the entry; network error and error
- * reuse allowed for the age, the entry; otherwise none.
+ * the types follow the store's. `get` follows the decision rule: no entry, none; fresh, the entry; offline and offline
+ * reuse allowed for the age, the entry; network error and error reuse allowed for the age, the entry; otherwise none.
  * @example
  * const cache = new Cache(new CachePolicy({ ttl_ms: 30_000 }), new LruMemoryStore({ max_entries: 500 }))
  * cache.put('GET /a?', { body: 'hello', created_at_ms: Date.now() })

@@ -31,8 +31,7 @@ function normalizeInPlace(map: HeaderMap): HeaderMap {
 
 /**
  * The spec's `HeaderUtil`: `toLower(s)` returns an ASCII-lowercased copy; `normalizeInPlace(map)` lowercases every name
- * of
- * a header map and returns the same map. When two names differ only in case, the later one in insertion order wins.
+ * of a header map and returns the same map. When two names differ only in case, the later one in insertion order wins.
  * @example
  * const h = { 'Content-Type': 'text/plain', 'content-type': 'text/html' }
  * HeaderUtil.normalizeInPlace(h) // { 'content-type': 'text/html' }

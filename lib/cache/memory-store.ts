@@ -4,8 +4,7 @@ import type { CacheStore } from './cache-store.js'
 
 /**
  * The spec's `MemoryStore`: entries in a Map, kept until erased or cleared. It has no `eraseIf`, so `Cache.prune`
- * leaves
- * it alone; use `LruMemoryStore` when the number of keys is not bounded by the program itself.
+ * leaves it alone; use `LruMemoryStore` when the number of keys is not bounded by the program itself.
  * @example
  * const cache = new Cache(new CachePolicy(), new MemoryStore())
  */

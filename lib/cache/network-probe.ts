@@ -20,9 +20,8 @@ export interface OnlineState {
 
 /**
  * The spec's `NetworkProbe`. `isOnline(now_ms)` answers at once from the last known state; `refresh(now_ms)` runs the
- * check
- * unless one ran less than `min_interval_ms` before (then it answers the known state), and concurrent refreshes share
- * the one check in flight. A clock that went back since the last check does not throttle.
+ * check unless one ran less than `min_interval_ms` before (then it answers the known state), and concurrent refreshes
+ * share the one check in flight. A clock that went back since the last check does not throttle.
  * @example
  * const probe = new NetworkProbe({ min_interval_ms: 10_000 }, async () => (await
  * fetch('https://example.com/health')).ok)

@@ -25,8 +25,8 @@ interface RouteSeries {
 }
 
 /**
- * Request counts and duration histograms by method, route template and status, in the order each series first
- * appeared (the order prom-client lists series it was fed one by one).
+ * Request counts and duration histograms by method, route template and status, in the order each series first appeared
+ * (the order prom-client lists series it was fed one by one).
  * @example
  * const series = new HttpSeries([0.005, 0.01, 0.1])
  * series.record('GET', '/users/{id}', 200, 0.004)

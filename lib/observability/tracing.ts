@@ -10,8 +10,8 @@ import { core } from '../log/core.js'
 const api = lazy<typeof OtelApi>('@opentelemetry/api')
 
 /**
- * The server span of each traced request, keyed by the request object its log context names: never by request id,
- * which two concurrent requests may share (`x-request-id` is the client's). Weak, so an ended request leaves nothing.
+ * The server span of each traced request, keyed by the request object its log context names: never by request id, which
+ * two concurrent requests may share (`x-request-id` is the client's). Weak, so an ended request leaves nothing.
  */
 const request_spans = new WeakMap<object, Span>()
 

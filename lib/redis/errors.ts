@@ -6,8 +6,8 @@ import { define_bad_option } from '../options.js'
 export const ERR_REDIS_BAD_OPTION = define_bad_option('REDIS')
 
 /**
- * Redis did not answer in time, the connection is down, or the server is not ready (loading, read-only replica).
- * Status 503: the middleware turns it into `session_store_unavailable`, `rate_limit_unavailable` or a cache bypass.
+ * Redis did not answer in time, the connection is down, or the server is not ready (loading, read-only replica). Status
+ * 503: the middleware turns it into `session_store_unavailable`, `rate_limit_unavailable` or a cache bypass.
  */
 export const ERR_REDIS_UNAVAILABLE = defineError(
   'FW_ERR_REDIS_UNAVAILABLE',

@@ -4,8 +4,7 @@ import type { Redis } from 'ioredis'
 
 /**
  * A server-side script: Redis runs it atomically, so a read-modify-write in it needs no lock and no retry. Arguments go
- * as
- * strings, so numbers reach the script exactly as JavaScript printed them.
+ * as strings, so numbers reach the script exactly as JavaScript printed them.
  */
 export class LuaScript {
   readonly source: string

@@ -94,8 +94,7 @@ export class RedisCacheStore implements CacheStore {
 
   /**
    * Removes every entry the predicate picks, and every stored text that is not an entry, and answers how many went. An
-   * entry
-   * replaced between the read and the removal stays (the removal compares the stored text first).
+   * entry replaced between the read and the removal stays (the removal compares the stored text first).
    */
   async eraseIf(pred: EntryPredicate): Promise<number> {
     const strip = this.key('').length

@@ -21,8 +21,7 @@ export interface RedisStoreOptions {
 /**
  * Settings for a client that fails fast instead of holding requests while Redis is down: a command waits at most
  * `commandTimeout` ms (queued ones included), queued commands fail after one reconnect attempt, and reconnecting never
- * stops
- * (every 100 ms at first, then every second), so service resumes within about a second of Redis coming back.
+ * stops (every 100 ms at first, then every second), so service resumes within about a second of Redis coming back.
  */
 export const FAIL_FAST_OPTIONS = {
   commandTimeout: 1000,
@@ -33,8 +32,7 @@ export const FAIL_FAST_OPTIONS = {
 
 /**
  * A new ioredis client with `FAIL_FAST_OPTIONS` under the given options. Connection errors are left to the commands
- * that
- * fail because of them (no unhandled 'error' event).
+ * that fail because of them (no unhandled 'error' event).
  * @example
  * const redis = create_redis_client({ host: '10.0.0.5', commandTimeout: 500 })
  * const sessions = new RedisSessionStore({ client: redis })
@@ -85,8 +83,7 @@ export class RedisConnection {
 
   /**
    * Runs one store operation, turning any failure into `FW_ERR_REDIS_UNAVAILABLE` or `FW_ERR_REDIS_COMMAND_FAILED`. In
-   * a
-   * traced request it is a `redis <operation>` span, child of the request's span.
+   * a traced request it is a `redis <operation>` span, child of the request's span.
    */
   async run<T>(operation: string, call: (client: Redis) => Promise<T>): Promise<T> {
     try {

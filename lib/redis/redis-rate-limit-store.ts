@@ -9,12 +9,10 @@ const NAME = 'RedisRateLimitStore'
 
 /**
  * One hit, atomically. KEYS[1]: the key's hash (s = window start, c = current count, p = previous count). ARGV: the
- * current
- * window's start, the previous window's start, ms until the counts stop mattering. The same steps as
- * `MemoryRateLimitStore.hit`:
- * a hit in the stored window counts on; in the next window the stored count becomes the previous one; further on, both
- * restart.
- * Starts are compared as the strings JavaScript printed, never as Lua numbers, which would round them.
+ * current window's start, the previous window's start, ms until the counts stop mattering. The same steps as
+ * `MemoryRateLimitStore.hit`: a hit in the stored window counts on; in the next window the stored count becomes the
+ * previous one; further on, both restart. Starts are compared as the strings JavaScript printed, never as Lua numbers,
+ * which would round them.
  */
 const HIT = new LuaScript(`
 local h = redis.call('HMGET', KEYS[1], 's', 'c', 'p')
@@ -36,14 +34,11 @@ function is_counts(v: unknown): v is [number, number] {
 
 /**
  * Counts shared by every instance that uses the same Redis and prefix, with exactly the results of
- * `MemoryRateLimitStore`
- * for the same hits and clock readings, so `rate_limit` sends the same headers. One EVALSHA per hit: Redis runs the
- * script
- * atomically, so N concurrent hits from any number of processes get N distinct counts. The time is the caller's
- * `now_ms`
- * (not Redis TIME), so instances should keep their clocks in sync. A key expires when it can no longer change a result
- * (after the window following its last hit). While Redis cannot answer, `hit` rejects with `FW_ERR_REDIS_UNAVAILABLE`;
- * `rate_limit` then follows its `fail_open` option.
+ * `MemoryRateLimitStore` for the same hits and clock readings, so `rate_limit` sends the same headers. One EVALSHA per
+ * hit: Redis runs the script atomically, so N concurrent hits from any number of processes get N distinct counts. The
+ * time is the caller's `now_ms` (not Redis TIME), so instances should keep their clocks in sync. A key expires when it
+ * can no longer change a result (after the window following its last hit). While Redis cannot answer, `hit` rejects
+ * with `FW_ERR_REDIS_UNAVAILABLE`; `rate_limit` then follows its `fail_open` option.
  * @example
  * const store = new RedisRateLimitStore({ client: redis })
  * app.use(fw.middleware.app.rate_limit({ max_requests: 100, window_seconds: 60, store, namespace: 'api' }))

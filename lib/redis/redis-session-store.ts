@@ -45,14 +45,10 @@ function parse_data(text: string): Record<string, string> | undefined {
 /**
  * Sessions shared by every instance that uses the same Redis and prefix. The `session` middleware takes the session's
  * Redis lock (`lock`) for each request that carries one, so two instances updating one session run one after the other
- * and
- * neither update is lost. A session lives under `<prefix>sess:<id>` as the
- * JSON of its values, written with `SET ... PX`, so Redis expires it `ttl_seconds` after its last save (nothing to
- * sweep).
- * A record that is not an object of strings loads as unknown (the caller starts a new session). Every method rejects
- * with
- * `FW_ERR_REDIS_UNAVAILABLE` (status 503) while Redis cannot answer; the `session` middleware then answers 503
- * `session_store_unavailable`.
+ * and neither update is lost. A session lives under `<prefix>sess:<id>` as the JSON of its values, written with `SET
+ * ... PX`, so Redis expires it `ttl_seconds` after its last save (nothing to sweep). A record that is not an object of
+ * strings loads as unknown (the caller starts a new session). Every method rejects with `FW_ERR_REDIS_UNAVAILABLE`
+ * (status 503) while Redis cannot answer; the `session` middleware then answers 503 `session_store_unavailable`.
  * @example
  * const store = new RedisSessionStore({ client: redis, prefix: 'shop:' })
  * app.use(adapt_ctx(auth.session({ secret: process.env.FW_SESSION_SECRET!, store })))
@@ -95,8 +91,7 @@ export class RedisSessionStore implements ISessionStore {
 
   /**
    * Holds the session for one request across every instance: `SET <prefix>sess-lock:<id> <token> NX PX lock_ttl_ms`,
-   * retried
-   * until `lock_wait_ms`. Resolves to the release function (a compare-and-delete script). Rejects with
+   * retried until `lock_wait_ms`. Resolves to the release function (a compare-and-delete script). Rejects with
    * `FW_ERR_REDIS_UNAVAILABLE` when the wait runs out, so the request gets 503 rather than overwriting another's
    * update.
    */

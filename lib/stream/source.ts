@@ -25,8 +25,7 @@ export function check_source(source: unknown): StreamSource {
 
 /**
  * A Readable of `source`. Reading pulls the iterable one chunk at a time (backpressure); destroying the Readable (the
- * client
- * went away) calls the iterator's `return()`, so a generator's `finally` runs and nothing is left pending.
+ * client went away) calls the iterator's `return()`, so a generator's `finally` runs and nothing is left pending.
  */
 export function to_readable(source: StreamSource): Readable {
   if (source instanceof Readable) return source

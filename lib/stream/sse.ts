@@ -92,8 +92,8 @@ export function sse_readable(
 const BATCH_CHARS = 8 * 1024
 
 /**
- * An SSE answer. Events are queued as text and pushed in batches (at the end of the current tick, or once
- * `BATCH_CHARS` are waiting); while the consumer is behind (a push returned false) every write waits for it to read.
+ * An SSE answer. Events are queued as text and pushed in batches (at the end of the current tick, or once `BATCH_CHARS`
+ * are waiting); while the consumer is behind (a push returned false) every write waits for it to read.
  */
 class SseStream extends Readable {
   readonly #abort = new AbortController()

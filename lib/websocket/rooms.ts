@@ -32,8 +32,8 @@ export class Rooms implements RoomMembership {
   #bus_down = false
 
   /**
-   * Sends the message to every member of the room on this instance and, with a bus, on every other instance;
-   * returns how many local members it was sent to. A bus outage is logged once and never stops local delivery.
+   * Sends the message to every member of the room on this instance and, with a bus, on every other instance; returns
+   * how many local members it was sent to. A bus outage is logged once and never stops local delivery.
    */
   broadcast(room: string, message: Outgoing, options: BroadcastOptions = {}): number {
     const frame = encoded(frame_of(message))

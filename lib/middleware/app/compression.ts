@@ -38,15 +38,13 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
 
 /**
  * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the
- * body
- * reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no
- * `no-transform`.
- * Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no smaller than the
- * original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ). Streamed answers
- * (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed after every chunk
- * or
- * event so nothing waits in the compressor; their size is unknown, so the threshold does not apply. Files are streamed
- * by the adapter and pass through. Place it before `http_cache`, so a cached entry is served compressed when asked.
+ * body reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no
+ * `no-transform`. Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no
+ * smaller than the original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ).
+ * Streamed answers (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed
+ * after every chunk or event so nothing waits in the compressor; their size is unknown, so the threshold does not
+ * apply. Files are streamed by the adapter and pass through. Place it before `http_cache`, so a cached entry is served
+ * compressed when asked.
  * @example
  * app.use(compression({ threshold: 1024 }))
  */

@@ -31,10 +31,9 @@ export function age_seconds(entry: CacheEntry, now_ms: number): number {
 
 /**
  * The entry to store for the response the chain wrote, or undefined when it may not be stored: only a 200 with a text
- * body,
- * no `Set-Cookie`, and no `no-store` or `private` in `Cache-Control`. Only headers the inner chain set or changed are
- * kept:
- * those that outer middleware set before it (CORS, rate-limit counters) are theirs to set again on every request.
+ * body, no `Set-Cookie`, and no `no-store` or `private` in `Cache-Control`. Only headers the inner chain set or changed
+ * are kept: those that outer middleware set before it (CORS, rate-limit counters) are theirs to set again on every
+ * request.
  */
 export function storable(res: Response, before: HeaderSnapshot, created_at_ms: number): CacheEntry | undefined {
   if (res.status_code !== 200 || !TEXT_KINDS.has(res.kind) || typeof res.payload !== 'string') return undefined

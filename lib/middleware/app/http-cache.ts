@@ -55,16 +55,13 @@ export interface HttpCacheOptions {
   /**
    * Serve and store answers to requests that carry `Authorization` or `Cookie` (default false: such a request is a
    * `bypass`, unless `include_headers` names the header, which keys the entry per credential). Turn it on only for
-   * routes
-   * whose answer is the same for every caller.
+   * routes whose answer is the same for every caller.
    */
   cache_credentialed?: boolean
   /**
    * Whether the upstream the routes depend on is reachable, for stale-if-offline: while `probe.isOnline(now)` is false,
-   * an
-   * entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is
-   * refreshed
-   * (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
+   * an entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is
+   * refreshed (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
    */
   probe?: HttpCacheProbe
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
@@ -260,22 +257,17 @@ class HttpCache {
 /**
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
- * and a
- * miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and HEAD
- * answer
- * carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the GET entry
- * but
- * never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with `Authorization`
- * or
- * `Cookie` unless `include_headers` names it or `cache_credentialed` is set. When the handler throws or answers 5xx, an
- * entry the policy still allows after an error is served instead (status `hit`, its `Age` past the ttl); otherwise the
- * failure
- * passes through. Concurrent misses of one key run the handler once and share its answer when it could be stored. A
- * store
- * that fails (Redis down) makes the request a `bypass`: the handler runs, the cache never answers 500.
+ * and a miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and
+ * HEAD answer carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the
+ * GET entry but never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with
+ * `Authorization` or `Cookie` unless `include_headers` names it or `cache_credentialed` is set. When the handler throws
+ * or answers 5xx, an entry the policy still allows after an error is served instead (status `hit`, its `Age` past the
+ * ttl); otherwise the failure passes through. Concurrent misses of one key run the handler once and share its answer
+ * when it could be stored. A store that fails (Redis down) makes the request a `bypass`: the handler runs, the cache
+ * never answers 500.
  * @example
- * app.use('/api/catalog', fw.middleware.app.http_cache({ policy: { ttl_ms: 30_000 }, include_headers:
- * ['accept-language'] }))
+ * const cache = fw.middleware.app.http_cache({ policy: { ttl_ms: 30_000 }, include_headers: ['accept-language'] })
+ * app.use('/api/catalog', cache)
  */
 export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = new HttpCache(options)

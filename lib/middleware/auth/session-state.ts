@@ -10,8 +10,7 @@ export function new_session_id(): string {
 
 /**
  * Stored by `session`: the caller's session. Changes are saved after the handler returns; `destroy()` and
- * `regenerate()`
- * take effect then too.
+ * `regenerate()` take effect then too.
  * @example
  * const s = req.state(Session)!
  * const n = Number(s.get('n') ?? '0') + 1

@@ -13,8 +13,8 @@ export interface SessionRecord {
  * A session store. Each method answers at once (`InMemorySessionStore`) or with a promise (`RedisSessionStore`, any
  * `async` method). `load` returns undefined for an unknown or expired id; `save` keeps the record for `ttl_seconds`
  * from now, replacing any earlier one; `destroy` forgets the id. Optional: `touch` renews a record's ttl without
- * rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across processes for one request
- * (see `RedisSessionStore`).
+ * rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across processes for one request (see
+ * `RedisSessionStore`).
  */
 export interface ISessionStore {
   load(sid: string): MaybePromise<SessionRecord | undefined>
@@ -39,9 +39,8 @@ interface Entry {
 
 /**
  * Sessions in this process's memory: for development, demos and single-instance apps (lost on restart, not shared
- * between
- * instances). Expired sessions are dropped when read or evicted; no timer runs, so the store never keeps the process
- * alive.
+ * between instances). Expired sessions are dropped when read or evicted; no timer runs, so the store never keeps the
+ * process alive.
  * @example
  * const store = new InMemorySessionStore({ max_entries: 50_000 })
  * app.use(adapt_ctx(auth.session({ secret, store })))

@@ -17,10 +17,8 @@ import { observed, report } from '../../observability/events.js'
 export interface SessionOptions {
   /**
    * Signs the cookie (HMAC-SHA256); at least 16 characters, from configuration. A list rotates secrets: the first
-   * signs, every
-   * one verifies, and a cookie signed with a later one is signed again with the first; a secret dropped from the list
-   * ends the
-   * sessions it signed.
+   * signs, every one verifies, and a cookie signed with a later one is signed again with the first; a secret dropped
+   * from the list ends the sessions it signed.
    */
   secret: string | readonly string[]
   /** Where sessions live (default a new `InMemorySessionStore`). */
@@ -41,8 +39,7 @@ export interface SessionOptions {
   ttl?: number
   /**
    * Start a session (saved, cookie set) on every request without one (default true). When false, a request without a
-   * known
-   * session has no `Session` state at all until the handler calls `start_session(req)`.
+   * known session has no `Session` state at all until the handler calls `start_session(req)`.
    */
   auto_create?: boolean
   /** Run requests carrying the same session one at a time, so concurrent updates are not lost (default true). */
@@ -131,8 +128,7 @@ const STARTER = new SessionStarter()
 
 /**
  * The request's session, started now when there is none (with `auto_create: false`); it is saved and its cookie set
- * after
- * the handler. Throws FW_ERR_AUTH_NO_SESSION when no session middleware runs on the route.
+ * after the handler. Throws FW_ERR_AUTH_NO_SESSION when no session middleware runs on the route.
  * @example
  * const s = start_session(req); s.regenerate(); s.set('user', user.id)
  */
@@ -211,14 +207,10 @@ async function shared(
 
 /**
  * Server-side sessions. The cookie `<id>.<HMAC>` names a session in the store; a missing, forged, unknown or expired
- * cookie
- * starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with `ttl`) when
- * it is
- * new or changed, removed after `destroy()`, and moved to its new id after `regenerate()`. Requests carrying the same
- * session
- * run one at a time in this process (`serialize`), so a counter incremented by N concurrent requests ends at N. A store
- * that
- * cannot answer (an error with status 503) gives 503 `session_store_unavailable`.
+ * cookie starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with
+ * `ttl`) when it is new or changed, removed after `destroy()`, and moved to its new id after `regenerate()`. Requests
+ * carrying the same session run one at a time in this process (`serialize`), so a counter incremented by N concurrent
+ * requests ends at N. A store that cannot answer (an error with status 503) gives 503 `session_store_unavailable`.
  * @example
  * app.use(adapt_ctx(auth.session({ secret: process.env.FW_SESSION_SECRET!, secure: true })))
  */

@@ -13,8 +13,7 @@ export const RATE_LIMIT_KEYS: readonly RateLimitKey[] = ['ip', 'user', 'api_key'
 
 /**
  * Request state naming the user for `key: 'user'` when fw's `jwt` / `rbac_context` did not run: authentication that fw
- * does
- * not know (a custom login, a session lookup) sets it, `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
+ * does not know (a custom login, a session lookup) sets it, `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
  */
 export class RateLimitUser {
   constructor(readonly subject: string) {}
@@ -30,8 +29,7 @@ export function ip_counting_key(req: Request): string {
 
 /**
  * `user:<subject>` for an authenticated request (the subject of `Authz`, else `JwtClaims`, else `RateLimitUser`), else
- * the
- * `ip:` key, so anonymous clients still share a per-address limit.
+ * the `ip:` key, so anonymous clients still share a per-address limit.
  */
 function user_counting_key(req: Request): string {
   const subject = req.state(Authz)?.subject ?? req.state(JwtClaims)?.subject ?? req.state(RateLimitUser)?.subject

@@ -43,8 +43,7 @@ export function window_start(now_ms: number, window_ms: number): number {
 
 /**
  * The in-process store: exact (hits are counted synchronously, one at a time) and bounded (at most `max_keys` keys,
- * least
- * recently hit dropped first, so a flood of distinct keys costs memory only up to that bound). One process only.
+ * least recently hit dropped first, so a flood of distinct keys costs memory only up to that bound). One process only.
  * @example
  * const store = new MemoryRateLimitStore({ max_keys: 50_000 })
  * app.use(fw.middleware.app.rate_limit({ max_requests: 100, window_seconds: 60, store }))

@@ -36,14 +36,12 @@ export interface RateLimitOptions {
   now?: () => number
   /**
    * While the store cannot answer (it rejects with status 503, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests
-   * through
-   * uncounted, false answers 503 `rate_limit_unavailable` (default false).
+   * through uncounted, false answers 503 `rate_limit_unavailable` (default false).
    */
   fail_open?: boolean
   /**
    * Also send the IETF fields of draft 8 of httpapi-ratelimit-headers: `RateLimit-Policy:
-   * "<policy>";q=<max>;w=<window>` and
-   * `RateLimit: "<policy>";r=<remaining>;t=<reset>` (default false).
+   * "<policy>";q=<max>;w=<window>` and `RateLimit: "<policy>";r=<remaining>;t=<reset>` (default false).
    */
   ietf_headers?: boolean
   /** The policy name in the IETF fields (default `default`). */
@@ -52,8 +50,7 @@ export interface RateLimitOptions {
   allow?: (ctx: Ctx) => boolean
   /**
    * On the routes under this limit's prefix, replace the rate limits placed on shorter prefixes (the global one)
-   * instead of
-   * counting in addition to them (default false). Its counts stay its own.
+   * instead of counting in addition to them (default false). Its counts stay its own.
    */
   override?: boolean
 }
@@ -85,8 +82,7 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
 /**
  * Seconds a client should wait, as `X-RateLimit-Reset` says it. With no quota left: until one more request passes (the
  * `Retry-After` of a refusal, at least 1). With quota left: until every hit counted so far stops weighing, when the
- * whole
- * quota is back (the current window's hits weigh until the end of the next window).
+ * whole quota is back (the current window's hits weigh until the end of the next window).
  */
 export function reset_seconds(
   hit: RateLimitResult,
@@ -103,16 +99,14 @@ export function reset_seconds(
 /**
  * Allows `max_requests` per `window_seconds` per key. Every response gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
  * and `X-RateLimit-Reset` (see `reset_seconds`); over the limit it answers 429 `rate_limit_exceeded` with
- * `Retry-After`,
- * equal to the Reset. Refused requests count too. Two instances keep separate counts, even on one store (processes
- * sharing
- * a store such as Redis share counts when they name the same `namespace`). A store that cannot answer follows
- * `fail_open`.
+ * `Retry-After`, equal to the Reset. Refused requests count too. Two instances keep separate counts, even on one store
+ * (processes sharing a store such as Redis share counts when they name the same `namespace`). A store that cannot
+ * answer follows `fail_open`.
  * @example
  * app.use(adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 100, window_seconds: 60 })))
  * app.use('/auth', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 5, window_seconds: 60 })))
- * app.use('/search', adapt_ctx(fw.middleware.security.rate_limit({ max_requests: 1000, window_seconds: 60, override:
- * true })))
+ * const search = fw.middleware.security.rate_limit({ max_requests: 1000, window_seconds: 60, override: true })
+ * app.use('/search', adapt_ctx(search))
  */
 export function rate_limit({
   max_requests,
