@@ -24,26 +24,36 @@ they compare the loggers rather than the disk's writeback.
 On a shared machine the rounds spread widely: the tables give the median, the spread (min to max) and every round.
 `
 
-/** Where fw's remaining time goes on GET /hello, from CPU profiles of fw and Fastify under the same load. */
+/** Where fw's remaining time goes, from CPU profiles of fw and Fastify and from servers that add fw's parts one by one. */
 export const PROFILE = `## Where fw's time goes
 
-CPU profiles (\`--cpu-prof\`, Node 20, GET /hello under wrk, warm-up excluded) of fw with \`FW_LOG_LEVEL=off\` and of
-raw Fastify. In both, about 70% of the time is Node's HTTP stack and the socket writes (\`writev\` alone is a third),
-which no framework on Node avoids.
+CPU profiles (\`--cpu-prof\`, Node 20, under wrk, warm-up excluded; \`npx tsx bench/profile.ts fw /echo POST\`) of fw with
+\`FW_LOG_LEVEL=off\` and of raw Fastify. In both, about 70% of the time is Node's HTTP stack and the socket writes
+(\`writev\` alone is a third), which no framework on Node avoids. On GET the two are within a few percent; the gap that
+remains is on POST, about 1.15x on Node 20 and 1.10x on Node 24. To split it, a one-off experiment (not part of
+\`npm run bench\`) built servers that add fw's parts to raw Fastify one at a time (9 interleaved rounds of 1 s, POST
+/echo, Node 20, on a machine with other work, so read them as ±5%):
 
-- Before this method existed, each request ran in \`AsyncLocalStorage.run\`, which on Node 20 turns async hooks on for
-  every async resource and promise of the process: 4.3% of fw's profile was in \`node:async_hooks\` itself
-  (\`lookupPublicResource\`, \`_propagate\`, \`emitInitScript\`) and more in the \`nextTick\` and \`EventEmitter.init\` it
-  slows down. A request's context now follows its async work only while a line can be written or after \`context()\`
-  was called; with logging off the profile has no async-hook frame left. With logging on, Node 20 still pays that
-  price (Node 24's AsyncContextFrame makes it small).
-- fw's own code (the facades, the bound handler, \`Response.json\`, \`commit\`) is about 4% of the profile.
-- Fastify's per-request child logger: fw gives Fastify a \`childLoggerFactory\` returning its one logger (a pino child
-  per request would cost more), and Fastify validates a non-default factory's result on every request (\`validateLogger\`,
-  about 1.5%).
-- The request id: a UUID per request (\`randomUUID\`, its entropy cache refilled by \`randomFillSync\`, about 1-2%) and
-  the \`x-request-id\` header Node checks and writes (\`checkInvalidHeaderChar\`, \`Reply.header\`): the spec's echo of the
-  id, kept.
+| server | CPU per request vs raw Fastify |
+|---|---|
+| raw Fastify with fw's body parser (the catch-all reader) and a synchronous handler | 0.89-0.93 |
+| the same with fw's Fastify options (\`app.fastify\`: its logger, request ids, timeouts, error handlers) | 1.05-1.07 |
+| fw | 1.05-1.13 |
+
+- **fw's body reader is not the cost**: Fastify running it answers faster than with its own JSON parser.
+- **Fastify's logger costs 2-3%.** fw hands Fastify a logger so that Fastify's own warnings (a stream that failed after
+  its headers, a hook that failed on close, a reply sent twice) reach fw's log. Given any logger, Fastify builds a child
+  logger per request (fw's logger returns itself, without allocating) and puts \`finish\`/\`error\` listeners and two
+  clock reads on every response. Kept: those warnings matter more in production than 1 µs.
+- **The request id costs 1-2%**: a UUID per request (\`randomUUID\`, its entropy cache refilled by
+  \`randomFillSync\`) and the \`x-request-id\` header Node validates and writes: the spec's echo of the id, kept.
+- **fw's own code is 7% of the POST profile** (4.4 µs of 61): the bound handler with the facades it builds (1.2 µs),
+  \`Response.json\` with its \`JSON.stringify\` (1.0 µs, which Fastify spends in its serializer too), the request id
+  (0.9 µs), the body reader (0.6 µs). Garbage collection is 5.4% in fw against 2.6% in Fastify: the facades are a handful
+  of objects per request.
+- **With logging on**, each request's context follows its async work (\`AsyncLocalStorage.run\`), which on Node 20 and 22
+  turns async hooks on for every async resource and promise of the process (Node 24's AsyncContextFrame makes it
+  small). With logging off fw keeps the context only for the synchronous part, and the profile has no async-hook frame.
 - Gone from the hot path: the \`onResponse\` hook when the level is off at start, the thenable reply that Fastify and
-  every resolved chain waited on.
+  every resolved chain waited on, the \`__name\` wrappers of a tsx-run server (the bench runs compiled JavaScript).
 `
