@@ -20,6 +20,12 @@ const { auth, security } = fw.middleware
 const SECRET = 'a-test-secret-of-32-characters!!'
 
 const echo = (ws: fw.websocket.WebSocketConnection): void => void ws.on_message((m) => ws.send(m))
+/** Logs each message, and throws on `boom`. */
+const log_or_throw = (ws: fw.websocket.WebSocketConnection): void =>
+  void ws.on_message((m) => {
+    if (m === 'boom') throw new Error('handler exploded')
+    fw.log.info('got {}', m)
+  })
 
 t.test('App.ws upgrade', async (t) => {
   t.test('runs prefix middleware: no credentials get 401 JSON and no socket', async (t) => {
@@ -165,16 +171,7 @@ t.test('WebSocketConnection messages', async (t) => {
     'runs message handlers in the upgrade request log context; a throw closes with 1011 and is logged',
     async (t) => {
       const out = capture_log(t)
-      const { port } = await listening(t, (app) =>
-        app.ws(
-          '/ws',
-          (ws) =>
-            void ws.on_message((m) => {
-              if (m === 'boom') throw new Error('handler exploded')
-              fw.log.info('got {}', m)
-            }),
-        ),
-      )
+      const { port } = await listening(t, (app) => app.ws('/ws', log_or_throw))
       const c = await connect(port, '/ws', { 'x-request-id': 'rid-ws-1' })
       c.ws.send('hello')
       c.ws.send('boom')
@@ -190,19 +187,9 @@ t.test('WebSocketConnection messages', async (t) => {
   t.test("writes a message handler's lines to its App's own logger, with the upgrade's id", async (t) => {
     const shared = capture_log(t)
     const own = new MemoryStream()
-    const { port } = await listening(
-      t,
-      (app) =>
-        app.ws(
-          '/ws',
-          (ws) =>
-            void ws.on_message((m) => {
-              if (m === 'boom') throw new Error('handler exploded')
-              fw.log.info('got {}', m)
-            }),
-        ),
-      { logger: { destination: own, level: 'info' } },
-    )
+    const { port } = await listening(t, (app) => app.ws('/ws', log_or_throw), {
+      logger: { destination: own, level: 'info' },
+    })
     const c = await connect(port, '/ws', { 'x-request-id': 'rid-ws-2' })
     c.ws.send('hello')
     c.ws.send('boom')
