@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { compose, type Handler, type Middleware } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
-import { level as log_level, run_in_request } from '../lib/log/index.js'
+import { enter_request, request_context } from '../lib/log/context.js'
+import { level as log_level } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import { access_line } from './access-line.js'
@@ -86,6 +87,7 @@ function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
     // its App's log core); the context names the request itself, since two requests may send the same id.
-    return (freq: FastifyRequest, reply: FastifyReply) => run_in_request(freq.id, freq, log, serve, freq, reply)
+    return (freq: FastifyRequest, reply: FastifyReply) =>
+      enter_request(request_context(freq.id, freq, log), serve, freq, reply)
   }
 }

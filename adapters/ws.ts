@@ -7,8 +7,7 @@ import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
-import { request_context } from '../lib/log/context.js'
-import { run_in_request } from '../lib/log/index.js'
+import { enter_request, request_context } from '../lib/log/context.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
@@ -80,7 +79,7 @@ export async function mount_ws(
       method: 'GET',
       url: r.url,
       exposeHeadRoute: false,
-      preHandler: (freq, reply) => run_in_request(freq.id, freq, log, upgrade, freq, reply),
+      preHandler: (freq, reply) => enter_request(request_context(freq.id, freq, log), upgrade, freq, reply),
       // Never reached: the gate answers a plain GET with 426 and the plugin hijacks an upgrade.
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {

@@ -122,9 +122,12 @@ export function run_in_request<A extends unknown[], R>(
   fn: (...args: A) => R,
   ...args: A
 ): R {
-  const ctx = request_context(request_id, owner, log)
-  if (!lines_wanted && !asked) return with_sync(ctx, fn, ...args)
-  return sync_ctx === undefined ? store.run(ctx, fn, ...args) : with_sync(undefined, () => store.run(ctx, fn, ...args))
+  return enter_request(request_context(request_id, owner, log), apply, fn, args)
+}
+
+/** `fn(...args)`: lets a call of any arity enter a context through the two-argument `enter_request`. */
+function apply<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
+  return fn(...args)
 }
 
 /**
