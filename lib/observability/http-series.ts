@@ -12,6 +12,8 @@ export interface HttpLabels {
 /** One label set's running totals: requests, the sum of their durations, and per-bucket (not cumulative) counts. */
 export interface HttpSeriesTotals {
   readonly labels: Readonly<HttpLabels>
+  /** The status as a number, so a request finds its series without making the label string. */
+  readonly status: number
   count: number
   sum: number
   /** Requests whose duration fell in bucket i (the first bound it does not exceed); above the last bound: none. */
@@ -56,16 +58,17 @@ export class HttpSeries {
   }
 
   #series(method: string, route: string, status: number): HttpSeriesTotals {
-    const status_label = String(status)
     let of_route = this.#routes.get(route)
     if (of_route !== undefined) {
       const last = of_route.last
-      if (last.labels.method === method && last.labels.status === status_label) return last
-      const found = of_route.by.get(`${method} ${status_label}`)
+      if (last.status === status && last.labels.method === method) return last
+      const found = of_route.by.get(`${method} ${status}`)
       if (found !== undefined) return (of_route.last = found)
     }
+    const status_label = String(status)
     const series: HttpSeriesTotals = {
       labels: { method, route, status: status_label },
+      status,
       count: 0,
       sum: 0,
       buckets: new Float64Array(this.#bounds.length),
@@ -73,7 +76,7 @@ export class HttpSeries {
     this.all.push(series)
     if (of_route === undefined) this.#routes.set(route, (of_route = { last: series, by: new Map() }))
     of_route.last = series
-    of_route.by.set(`${method} ${status_label}`, series)
+    of_route.by.set(`${method} ${status}`, series)
     return series
   }
 }
