@@ -70,6 +70,8 @@ export class PinoLine {
   readonly #main: pino.Logger
   /** Used when a pair is named `level`: pino's own level member is then written as `fw_level`. */
   readonly #moved_level: pino.Logger
+  /** Renders and writes a record without pino, when pino would add nothing but the level (see the constructor). */
+  readonly #direct: ((rec: Record<string, unknown>) => void) | undefined
 
   constructor(options: PinoOptions, format: LogFormat, sink: Sink | undefined, color: boolean) {
     this.raw_keys = new Set(Object.keys(options.serializers ?? {}))
@@ -88,11 +90,19 @@ export class PinoLine {
     }
     this.#main = make('level')
     this.#moved_level = options.transport === undefined ? make('fw_level') : this.#main
+    // With no pino option of the user's, pino would only put the level first and write the record as JSON text, which
+    // a KV line parses back and renders without the level: the record is rendered as it is instead, the same line
+    // without pino's serialization and the parse (about a tenth of a logged request's CPU).
+    this.#direct =
+      sink !== undefined && format === 'kv' && Object.keys(options).length === 0
+        ? kv_writer(sink, this.meta, color)
+        : undefined
   }
 
   /** Writes one record (fw's members first) at `severity`. */
   emit(severity: number, rec: Record<string, unknown>): void {
     this.meta.severity = severity
+    if (this.#direct !== undefined) return this.#direct(rec)
     ;((this.meta.moved & 8) === 0 ? this.#main : this.#moved_level)[METHODS[severity]!](rec)
   }
 
@@ -104,13 +114,17 @@ export class PinoLine {
 
 const CRITICAL = 5
 
-/** The stream pino writes to: JSON lines pass as they are, KV and indented JSON are rendered from them. */
-function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boolean): (line: string) => void {
-  const out = (text: string): void => {
-    // A critical line may be the last before a crash: it is written before the call returns, even in async mode.
+/** Writes a finished line to `sink`; a critical line may be the last before a crash, so it is written at once. */
+function sink_writer(sink: Sink, meta: LineMeta): (text: string) => void {
+  return (text) => {
     if (meta.severity === CRITICAL) sink.write_sync(text)
     else sink.write(text)
   }
+}
+
+/** The stream pino writes to: JSON lines pass as they are, KV and indented JSON are rendered from them. */
+function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boolean): (line: string) => void {
+  const out = sink_writer(sink, meta)
   if (format === 'json') return out
   return (line) => {
     const rec = JSON.parse(line) as Record<string, unknown>
@@ -118,4 +132,13 @@ function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boole
       format === 'kv' ? kv_record_line(meta.severity, rec, meta.moved, color) : pretty_line(meta.severity, rec, color),
     )
   }
+}
+
+/**
+ * Writes fw's record as a KV line without pino: its values are JSON-safe already (`json_record`), so they render as
+ * after pino's JSON text and the parse back.
+ */
+function kv_writer(sink: Sink, meta: LineMeta, color: boolean): (rec: Record<string, unknown>) => void {
+  const out = sink_writer(sink, meta)
+  return (rec) => out(kv_record_line(meta.severity, rec, meta.moved, color))
 }

@@ -41,6 +41,28 @@ t.test('PinoLine', async (t) => {
     t.same(out.lines(), ['03:04:05.678 [auth] [warning] retry region=eu password=[Redacted] n=2'])
   })
 
+  t.test('writes the same KV line without pino, when no pino option is given, as through pino', async (t) => {
+    const cause = new Error('socket closed')
+    const failed = Object.assign(new Error('query failed', { cause }), { code: 'E_DB', retry: 2 })
+    const calls: Array<[number, string, readonly unknown[]]> = [
+      [2, 'request', ['method', 'GET', 'status', 200, 'duration_ms', 0.125, 'ua', 'curl/8.5 (x)']],
+      [3, 'a "quoted" msg', ['k y', 'v=1', '', 'empty key', 'tab', 'a\tb', 'nl', 'x\ny', 'uni', 'é🙂\u0001']],
+      [4, 'failed', ['err', failed, 'n', -0, 'inf', Infinity, 'big', 12n, 'none', undefined, 'nil', null]],
+      [5, 'down', ['nested', { a: [1, 'two', null], b: { c: true } }, '__proto__', { x: 1 }, '123', 'num key']],
+      [1, 'moved', ['level', 9, 'msg', 'theirs', 'time', 'noon', 'logger', 'L']],
+      [0, '', ['fn', function named() {}, 'date', new Date(T0), 'set', new Set([1]), 'map', new Map([['k', 1]])]],
+    ]
+    // hooks: {} changes nothing pino writes, but is a pino option, so those lines go through pino.
+    const direct = memory_core('kv')
+    const through_pino = memory_core('kv', { hooks: {} })
+    for (const [severity, msg, pairs] of calls) {
+      direct.core.write(severity, 'db', msg, pairs)
+      through_pino.core.write(severity, 'db', msg, pairs)
+    }
+    t.equal(direct.out.lines().length, calls.length)
+    t.same(direct.out.lines(), through_pino.out.lines())
+  })
+
   t.test('keeps a pair named name, level, msg or time under its name in JSON and in KV', async (t) => {
     const { core, out } = memory_core('json')
     core.write(2, 'fw', 'hello', ['name', 'Ada', 'level', 3, 'msg', 'theirs', 'time', 'noon'])
