@@ -1,6 +1,6 @@
 // The one logging state every logger shares (level, format, destination, async mode, clock) and the path of a line.
 import { color_wanted } from './colors.js'
-import { current_context } from './context.js'
+import { line_context } from './context.js'
 import { check_format, parse_format, type LogFormat } from './formats.js'
 import { json_record } from './json-line.js'
 import { LEVELS, OFF, parse_level, severity_of, type LogLevel } from './levels.js'
@@ -170,7 +170,7 @@ export class LogCore {
    * an App's request goes through that App's core.
    */
   write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined): void {
-    const ctx = current_context()
+    const ctx = line_context()
     const target = ctx?.log ?? this
     const line = target.#current_line()
     const root = target.#parent ?? target

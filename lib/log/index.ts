@@ -14,6 +14,7 @@ export {
   with_request_id,
   run_in_request,
   with_request,
+  follow_context,
 } from './context.js'
 export { type LogDestination, type WritableLike } from './sink.js'
 export { Logger, type KeyValues } from './logger.js'
