@@ -3,15 +3,20 @@ import { stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import type { FastifyReply } from 'fastify'
 import { CODE_NOT_FOUND } from '../lib/app.js'
+import type { LogCore } from '../lib/log/core.js'
 import type { Response } from '../lib/response.js'
 import { send_streamed } from './stream.js'
 
-/** Sends the buffered response. */
-export function commit(reply: FastifyReply, res: Response): FastifyReply | Promise<FastifyReply> {
+/** Sends the buffered response; a stream that fails after its first byte is logged through the App's `log`. */
+export function commit(
+  reply: FastifyReply,
+  res: Response,
+  log: LogCore | undefined,
+): FastifyReply | Promise<FastifyReply> {
   reply.code(res.status_code)
   reply.headers(res.headers())
   if (res.kind === 'file') return send_file(reply, res.payload as string)
-  if (res.streamed !== undefined) return send_streamed(reply, res.streamed)
+  if (res.streamed !== undefined) return send_streamed(reply, res.streamed, log)
   return reply.send(res.payload)
 }
 

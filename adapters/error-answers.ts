@@ -3,9 +3,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
 import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
-import { with_request } from '../lib/log/index.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error } from './commit.js'
+import { log_failure } from './failure-line.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
 const CODE_TOO_LARGE = httpCode('payload_too_large')
@@ -36,7 +36,7 @@ export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse
       return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
-    with_request(freq.id, freq, log, () => freq.log.error({ err }, 'request failed'))
+    log_failure(freq, log, 'request failed', err)
     return send_error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   }
 }
@@ -76,13 +76,14 @@ export function fail(
   reply: FastifyReply,
   res: Response,
   err: unknown,
+  log: LogCore | undefined,
 ): FastifyReply | Promise<FastifyReply> {
   // A body reader's refusal (413, 400, 415) is the client's doing: answered as such, not logged as a failure.
   const refused = body_error_answer(err)
-  if (refused === undefined) freq.log.error({ err }, 'handler failed')
+  if (refused === undefined) log_failure(freq, log, 'handler failed', err)
   for (const h of BODY_HEADERS) res.remove_header(h)
   res.header('cache-control', 'no-store')
   if (refused !== undefined) res.error(refused.status, refused.code, refused.message)
   else res.error(500, CODE_INTERNAL, 'Internal Server Error')
-  return commit(reply, res)
+  return commit(reply, res, log)
 }

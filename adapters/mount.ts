@@ -75,15 +75,15 @@ function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
       try {
         result = run(req, res)
       } catch (err) {
-        return pending(fail(freq, reply, res, err))
+        return pending(fail(freq, reply, res, err, log))
       }
       if (result instanceof Promise) {
         return result.then(
-          () => pending(commit(reply, res)),
-          (err: unknown) => pending(fail(freq, reply, res, err)),
+          () => pending(commit(reply, res, log)),
+          (err: unknown) => pending(fail(freq, reply, res, err, log)),
         )
       }
-      return pending(commit(reply, res))
+      return pending(commit(reply, res, log))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
     // its App's log core); the context names the request itself, since two requests may send the same id.

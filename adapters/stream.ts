@@ -4,7 +4,9 @@
 // closes.
 import type { Server } from 'node:http'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { LogCore } from '../lib/log/core.js'
 import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
+import { log_failure } from './failure-line.js'
 
 /** The open SSE answers of each server an app is mounted on. */
 const open_streams = new WeakMap<Server, OpenStreams>()
@@ -21,7 +23,7 @@ export function end_streams_on_close(instance: FastifyInstance, grace_ms: number
 }
 
 /** Sends a streamed body; a HEAD request gets the headers only and the source is let go unread. */
-export function send_streamed(reply: FastifyReply, body: StreamedBody): FastifyReply {
+export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogCore | undefined): FastifyReply {
   if (reply.request.method === 'HEAD') {
     discard_body(body)
     return reply.send()
@@ -30,7 +32,7 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody): FastifyR
   const readable = open_body(body, typeof id === 'string' ? id : undefined)
   // Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what happened.
   readable.once('error', (err) => {
-    if (reply.raw.headersSent) reply.log.error({ err }, 'stream failed after the first byte')
+    if (reply.raw.headersSent) log_failure(reply.request, log, 'stream failed after the first byte', err)
   })
   if (body.kind === 'sse')
     open_streams

@@ -12,6 +12,7 @@ import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
 import { commit } from './commit.js'
+import { log_failure } from './failure-line.js'
 
 const CODE_INTERNAL = httpCode('internal_error')
 
@@ -66,10 +67,10 @@ export async function mount_ws(
       try {
         await chain(req, res)
       } catch (err) {
-        freq.log.error({ err }, 'handler failed')
-        return commit(reply, res.error(500, CODE_INTERNAL, 'Internal Server Error'))
+        log_failure(freq, log, 'handler failed', err)
+        return commit(reply, res.error(500, CODE_INTERNAL, 'Internal Server Error'), log)
       }
-      if (!passed.has(req)) return commit(reply, res)
+      if (!passed.has(req)) return commit(reply, res, log)
       // Without this header ws does not negotiate compression for a route that keeps it off.
       if (!deflate) delete freq.raw.headers['sec-websocket-extensions']
       accepted.set(freq.raw, { req, res })

@@ -21,6 +21,10 @@ t.test('App request context', async (t) => {
         after_await.push(current_context()?.request_id)
         res.text('quiet')
       })
+      app.get('/late-failure', async () => {
+        await tick()
+        throw new Error('late failure')
+      })
       app.get('/loud', (_req, res) => {
         log.info('handled')
         res.text('loud')
@@ -40,11 +44,27 @@ t.test('App request context', async (t) => {
     },
   )
 
+  t.test('a handler failing after an await is logged with its id, and that line starts no following', async (t) => {
+    const r = await app.inject({ url: '/late-failure', headers: { 'x-request-id': 'f-1' } })
+    t.equal(r.statusCode, 500)
+    const failed = out.lines().slice(1).map(parse_kv)
+    t.same(
+      failed.map((l) => [l.msg, Object.fromEntries(l.pairs).rid]),
+      [
+        ['handler failed', 'f-1'],
+        ['request', 'f-1'],
+      ],
+    )
+    await app.inject({ url: '/quiet', headers: { 'x-request-id': 'q-1b' } })
+    t.same(after_await, HOOKED_CONTEXT ? [undefined, undefined] : ['q-1', 'q-1b'])
+    out.chunks.length = 0
+  })
+
   t.test('a line of request code carries its id and turns following on for later requests', async (t) => {
     await app.inject({ url: '/loud', headers: { 'x-request-id': 'l-1' } })
     await app.inject({ url: '/quiet', headers: { 'x-request-id': 'q-2' } })
-    t.same(after_await, [HOOKED_CONTEXT ? undefined : 'q-1', 'q-2'])
-    const lines = out.lines().slice(1).map(parse_kv)
+    t.same(after_await, [...(HOOKED_CONTEXT ? [undefined, undefined] : ['q-1', 'q-1b']), 'q-2'])
+    const lines = out.lines().map(parse_kv)
     t.same(
       lines.map((l) => [l.msg, Object.fromEntries(l.pairs).rid]),
       [
