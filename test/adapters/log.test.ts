@@ -211,6 +211,24 @@ t.test('handler errors and Fastify lines', async (t) => {
     t.match(p.err, /^Error: kaboom\n {4}at /)
   })
 
+  t.test('an App started with the level off logs a failed handler once the level is raised', async (t) => {
+    const out = capture(t, 'kv', 'off')
+    const app = build(t, (app) =>
+      app.get('/boom', async () => {
+        await Promise.resolve()
+        throw new Error('late kaboom')
+      }),
+    )
+    t.equal((await app.inject({ url: '/boom', headers: { 'x-request-id': 'e-off' } })).statusCode, 500)
+    log.set_level('info')
+    t.equal((await app.inject({ url: '/boom', headers: { 'x-request-id': 'e-on' } })).statusCode, 500)
+    const lines = out.lines().map(parse_kv)
+    t.same(
+      lines.map((l) => [l.name, l.msg, Object.fromEntries(l.pairs).rid]),
+      [['fastify', 'handler failed', 'e-on']],
+    )
+  })
+
   t.test("app.fastify.log writes through fw/log with fw's level", async (t) => {
     const out = capture(t, 'kv', 'warn')
     const app = build(t)
