@@ -85,14 +85,18 @@ export async function nodes(quick: boolean | undefined): Promise<Array<{ label: 
   return quick ? all.slice(0, 1) : all
 }
 
-/** The rounds, run length and warm-up of a full or quick run (quick: 1 s runs, at least 3 rounds). */
+/**
+ * The rounds, run length and warm-up of a full or quick run: 1 s runs (quick: at least 3 rounds). Short runs keep the
+ * competitors of a round close in time: on this shared machine the same server's CPU per request moved 2-3x within a
+ * minute, so more, shorter rounds give a steadier median than fewer long ones.
+ */
 export function run_lengths(opts: {
   rounds: number
   quick?: boolean
 }): Pick<CpuRun, 'rounds' | 'duration_s' | 'warm_up_s'> {
   return {
     rounds: opts.quick ? Math.max(opts.rounds, 3) : opts.rounds,
-    duration_s: opts.quick ? 1 : 2,
+    duration_s: 1,
     warm_up_s: opts.quick ? 1 : 2,
   }
 }

@@ -10,6 +10,7 @@ import { met, target_text, type BenchReport } from './report.js'
 
 const MODULES = [
   'http',
+  'parts',
   'jwt',
   'session',
   'security',
@@ -27,7 +28,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const rounds_at = args.indexOf('--rounds')
-const rounds = rounds_at === -1 ? (quick ? 1 : 5) : Number(args[rounds_at + 1])
+const rounds = rounds_at === -1 ? (quick ? 1 : 9) : Number(args[rounds_at + 1])
 const only_at = args.indexOf('--only')
 const only = only_at === -1 ? undefined : new Set(args[only_at + 1]!.split(','))
 

@@ -1,15 +1,34 @@
 // Raw Fastify serving the HTTP scenarios; FW_BENCH_LOG_FILE turns its logger on (level info), writing to that file.
-import Fastify from 'fastify'
+// For bench/parts.ts: FW_BENCH_CONTEXT=1 holds one AsyncLocalStorage context for the whole process, and
+// FW_BENCH_ECHO_ID=1 draws a UUID per request and echoes it in x-request-id, as fw does by default.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { announce } from '../servers.js'
 
+if (process.env.FW_BENCH_CONTEXT) new AsyncLocalStorage<object>().enterWith({})
 const file = process.env.FW_BENCH_LOG_FILE
-const f = Fastify({ logger: file ? { level: 'info', file } : false })
-f.get('/hello', async () => ({ hello: 'world' }))
-f.get<{ Params: { id: string }; Querystring: { fields?: string } }>('/users/:id', async (req) => ({
-  id: req.params.id,
-  fields: req.query.fields ?? '',
-}))
-f.post('/echo', async (req) => req.body)
+const echo_id = process.env.FW_BENCH_ECHO_ID !== undefined
+const f = Fastify({
+  logger: file ? { level: 'info', file } : false,
+  ...(echo_id ? { genReqId: () => randomUUID() } : {}),
+})
+/** Echoes the request id when FW_BENCH_ECHO_ID is set, in the handler, so no hook is added to measure it. */
+const echo = (req: FastifyRequest, reply: FastifyReply): void => {
+  if (echo_id) reply.header('x-request-id', req.id)
+}
+f.get('/hello', async (req, reply) => {
+  echo(req, reply)
+  return { hello: 'world' }
+})
+f.get<{ Params: { id: string }; Querystring: { fields?: string } }>('/users/:id', async (req, reply) => {
+  echo(req, reply)
+  return { id: req.params.id, fields: req.query.fields ?? '' }
+})
+f.post('/echo', async (req, reply) => {
+  echo(req, reply)
+  return req.body
+})
 f.register(async (mw) => {
   for (let i = 0; i < 5; i++) mw.addHook('onRequest', (_req, _reply, done) => done())
   mw.get('/mw/hello', async () => ({ hello: 'world' }))
