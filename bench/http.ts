@@ -8,6 +8,8 @@ import type { BenchReport } from './report.js'
 /** fw with its defaults; logging off, or on at info with the access line written to a file (FW_BENCH_LOG_FILE). */
 export const COMPETITORS: readonly Competitor[] = [
   { name: 'fastify', script: 'http-fastify.ts' },
+  // A second process of the same server: its ratio to 'fastify' is the method's own error in that run (ideally 1.00).
+  { name: 'fastify (control)', script: 'http-fastify.ts' },
   { name: 'fw', script: 'http-fw.ts', env: { FW_LOG_LEVEL: 'off' } },
   { name: 'hono', script: 'http-hono.ts' },
   { name: 'node:http', script: 'http-node.ts' },
@@ -21,10 +23,17 @@ const PARAM = { path: '/users/42?fields=name,email' }
 export const ECHO = { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }
 const PLAIN = ['fastify', 'fw', 'hono', 'node:http']
 const LOGGED = ['fastify logger', 'fw access log']
+const CONTROL = 'fastify (control)'
 
 /** Each scenario, its competitors and the ceiling of fw / its Fastify counterpart on CPU per request. */
 const SCENARIOS: Array<CpuScenario & { pair: [string, string]; target: number }> = [
-  { name: 'json hello', load: HELLO, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
+  {
+    name: 'json hello',
+    load: HELLO,
+    competitors: [...PLAIN, CONTROL],
+    pair: ['fw', 'fastify'],
+    target: 1.1,
+  },
   { name: 'param + query', load: PARAM, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
   { name: 'post json echo', load: ECHO, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.1 },
   { name: '5 middleware', load: { path: '/mw/hello' }, competitors: PLAIN, pair: ['fw', 'fastify'], target: 1.15 },
@@ -63,6 +72,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     scenarios.flatMap((s) => [
       cpu_ratio(node_rows, s.name, node, s.pair[0], s.pair[1], s.target),
       ...(s.competitors.includes('hono') ? [cpu_ratio(node_rows, s.name, node, 'fw', 'hono')] : []),
+      ...(s.competitors.includes(CONTROL) ? [cpu_ratio(node_rows, s.name, node, CONTROL, 'fastify')] : []),
     ]),
   )
   return {
@@ -73,6 +83,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       note,
       'fw runs with its defaults (request ids, access log at info); "fw" has FW_LOG_LEVEL=off, "fw access log" writes its access line to a file in async mode (buffered, as pino\'s SonicBoom writes Fastify\'s); ' +
         '"fastify" has its logger off, "fastify logger" logs at info to a file (its two lines per request); 5 middleware: fw app.use no-ops against 5 no-op onRequest hooks',
+      '"fastify (control)" is a second process of the same Fastify server, measured in the same rounds: its ratio to "fastify" shows how far two identical servers land apart in this run',
     ],
   }
 }
