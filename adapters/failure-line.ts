@@ -12,5 +12,9 @@ const fastify_log = logger('fastify')
  * log_failure(freq, log, 'handler failed', err)
  */
 export function log_failure(freq: FastifyRequest, log: LogCore | undefined, message: string, err: unknown): void {
-  with_request(freq.id, freq, log, () => fastify_log.logf('error', message, 'err', err))
+  with_request(freq.id, freq, log, write_failure, message, err)
+}
+
+function write_failure(message: string, err: unknown): void {
+  fastify_log.logf('error', message, 'err', err)
 }

@@ -49,8 +49,8 @@ let learned = false
 let follow = !HOOKED_CONTEXT
 /** Whether a request has been entered yet: lines written before (start-up) teach nothing about requests. */
 let served = false
-/** Whether the running synchronous context was given explicitly for its lines (`with_request`), not a request's own. */
-let explicit = false
+/** Whether the running synchronous context was given for its lines (`with_request`), not a request's own. */
+let given = false
 
 function update_follow(): void {
   follow = asked || (lines_wanted && (!HOOKED_CONTEXT || learned))
@@ -183,7 +183,7 @@ export function with_request_id<A extends unknown[], R>(request_id: string, fn: 
  * gives one: for fw's own lines written after a request's async work (a WebSocket handler's rejection), which carry the
  * request's id whether or not its context follows that work.
  * @example
- * with_context(ctx, log_failure, conn, err)
+ * with_context(ctx, log_handler_failure, conn, err)
  */
 export function with_context<A, B, R>(ctx: StoredContext, fn: (a: A, b: B) => R, a: A, b: B): R {
   return with_sync(ctx, true, fn, a, b)
@@ -227,19 +227,19 @@ export function follow_context(): void {
 
 function with_sync<A extends unknown[], R>(
   ctx: StoredContext | undefined,
-  given: boolean,
+  lines_given: boolean,
   fn: (...args: A) => R,
   ...args: A
 ): R {
   const outer = sync_ctx
-  const outer_given = explicit
+  const outer_given = given
   sync_ctx = ctx
-  explicit = given
+  given = lines_given
   try {
     return fn(...args)
   } finally {
     sync_ctx = outer
-    explicit = outer_given
+    given = outer_given
   }
 }
 
@@ -257,7 +257,7 @@ export function set_lines_wanted(on: boolean): void {
  * written before the first request do not.
  */
 export function line_context(): StoredContext | undefined {
-  if (!follow && !explicit && served) {
+  if (!follow && !given && served) {
     learned = true
     update_follow()
   }

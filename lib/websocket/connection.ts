@@ -261,7 +261,7 @@ export class WebSocketConnection {
   /** @internal A handler failed: log it with its stack, close this socket with 1011; the process goes on. */
   fail(err: unknown): void {
     // A rejection arrives after the message's synchronous part: the line is given the upgrade's context.
-    with_context(this.#ctx, log_failure, this, err)
+    with_context(this.#ctx, log_handler_failure, this, err)
     this.close(CLOSE.internal_error, 'internal error')
   }
 }
@@ -290,7 +290,7 @@ function call(fn: () => void): void {
   fn()
 }
 
-function log_failure(conn: WebSocketConnection, err: unknown): void {
+function log_handler_failure(conn: WebSocketConnection, err: unknown): void {
   log.logf('error', 'ws handler failed', 'id', conn.id, 'path', conn.request.path(), 'err', err)
 }
 
