@@ -4,11 +4,9 @@ import { setImmediate as tick } from 'node:timers/promises'
 import t from 'tap'
 import { current_context, HOOKED_CONTEXT } from '../../lib/log/context.js'
 import * as log from '../../lib/log/index.js'
-import { parse_kv } from '../lib/log/capture.js'
+import { msg_and_rid } from '../lib/log/capture.js'
 import { build } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
-
-const rid_of = (line: string): string | undefined => Object.fromEntries(parse_kv(line).pairs).rid
 
 t.test('App request context', async (t) => {
   const out = capture_log(t)
@@ -40,21 +38,17 @@ t.test('App request context', async (t) => {
       t.equal(r.body, 'quiet')
       // Async hooks stay off on Node 20 and 22; Node 24's AsyncContextFrame follows at no such cost.
       t.same(after_await, [HOOKED_CONTEXT ? undefined : 'q-1'])
-      t.same(out.lines().map(rid_of), ['q-1'])
+      t.same(out.lines().map(msg_and_rid), [['request', 'q-1']])
     },
   )
 
   t.test('a handler failing after an await is logged with its id, and that line starts no following', async (t) => {
     const r = await app.inject({ url: '/late-failure', headers: { 'x-request-id': 'f-1' } })
     t.equal(r.statusCode, 500)
-    const failed = out.lines().slice(1).map(parse_kv)
-    t.same(
-      failed.map((l) => [l.msg, Object.fromEntries(l.pairs).rid]),
-      [
-        ['handler failed', 'f-1'],
-        ['request', 'f-1'],
-      ],
-    )
+    t.same(out.lines().slice(1).map(msg_and_rid), [
+      ['handler failed', 'f-1'],
+      ['request', 'f-1'],
+    ])
     await app.inject({ url: '/quiet', headers: { 'x-request-id': 'q-1b' } })
     t.same(after_await, HOOKED_CONTEXT ? [undefined, undefined] : ['q-1', 'q-1b'])
     out.chunks.length = 0
@@ -64,14 +58,10 @@ t.test('App request context', async (t) => {
     await app.inject({ url: '/loud', headers: { 'x-request-id': 'l-1' } })
     await app.inject({ url: '/quiet', headers: { 'x-request-id': 'q-2' } })
     t.same(after_await, [...(HOOKED_CONTEXT ? [undefined, undefined] : ['q-1', 'q-1b']), 'q-2'])
-    const lines = out.lines().map(parse_kv)
-    t.same(
-      lines.map((l) => [l.msg, Object.fromEntries(l.pairs).rid]),
-      [
-        ['handled', 'l-1'],
-        ['request', 'l-1'],
-        ['request', 'q-2'],
-      ],
-    )
+    t.same(out.lines().map(msg_and_rid), [
+      ['handled', 'l-1'],
+      ['request', 'l-1'],
+      ['request', 'q-2'],
+    ])
   })
 })

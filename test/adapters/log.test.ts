@@ -8,7 +8,7 @@ import * as fw from '../../index.js'
 import * as log from '../../lib/log/index.js'
 import { build, gate } from '../helpers/build.js'
 import { capture_log as capture } from '../helpers/log.js'
-import { MemoryStream, parse_kv, set_env } from '../lib/log/capture.js'
+import { MemoryStream, msg_and_rid, parse_kv, set_env } from '../lib/log/capture.js'
 
 const pairs_of = (line: string): Record<string, string> => Object.fromEntries(parse_kv(line).pairs)
 
@@ -112,10 +112,7 @@ t.test('access line', async (t) => {
     await app.inject({ url: '/x', headers: { 'x-request-id': 'off-1' } })
     log.set_level('info')
     await app.inject({ url: '/x', headers: { 'x-request-id': 'off-2' } })
-    t.same(
-      out.lines().map((l) => [parse_kv(l).msg, pairs_of(l).rid]),
-      [['inside', 'off-2']],
-    )
+    t.same(out.lines().map(msg_and_rid), [['inside', 'off-2']])
   })
 
   t.test('FW_ACCESS_LOG wins over the option; a bad level is a startup error', async (t) => {
@@ -156,15 +153,11 @@ t.test('per-request context', async (t) => {
     ])
     t.equal(a.body, 'a')
     t.equal(b.body, 'rid-b')
-    const lines = out.lines().map(parse_kv)
-    t.same(
-      lines.map((l) => [l.msg, Object.fromEntries(l.pairs).rid]),
-      [
-        ['a before', 'rid-a'],
-        ['b', 'rid-b'],
-        ['a after, ctx rid-a', 'rid-a'],
-      ],
-    )
+    t.same(out.lines().map(msg_and_rid), [
+      ['a before', 'rid-a'],
+      ['b', 'rid-b'],
+      ['a after, ctx rid-a', 'rid-a'],
+    ])
   })
 
   t.test('a generated id is the one echoed in x-request-id', async (t) => {

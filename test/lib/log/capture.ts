@@ -96,3 +96,9 @@ export function set_env(t: { teardown(fn: () => void): void }, vars: Record<stri
   apply(vars)
   t.teardown(() => apply(saved))
 }
+
+/** A KV line's message and its `rid` (undefined when it has none), to check which request each line belongs to. */
+export function msg_and_rid(line: string): [string, string | undefined] {
+  const l = parse_kv(line)
+  return [l.msg, Object.fromEntries(l.pairs).rid]
+}

@@ -3,7 +3,7 @@
 // tests before it must not have made one.
 import { setImmediate as tick } from 'node:timers/promises'
 import t from 'tap'
-import { MemoryStream, parse_kv } from './capture.js'
+import { MemoryStream, msg_and_rid } from './capture.js'
 import {
   context,
   current_context,
@@ -13,11 +13,7 @@ import {
 } from '../../../lib/log/context.js'
 import { configure, info, set_level } from '../../../lib/log/index.js'
 
-const lines = (out: MemoryStream): Array<[string, string | undefined]> =>
-  out
-    .lines()
-    .map(parse_kv)
-    .map((l) => [l.msg, Object.fromEntries(l.pairs).rid])
+const lines = (out: MemoryStream): Array<[string, string | undefined]> => out.lines().map(msg_and_rid)
 
 t.test('run_with_request_id', async (t) => {
   const out = new MemoryStream()
