@@ -17,8 +17,10 @@ export const COMPETITORS: readonly Competitor[] = [
   { name: 'fw access log', script: 'http-fw.ts', env: { FW_LOG_LEVEL: 'info' }, log_file: true },
 ]
 
-const HELLO = { path: '/hello' }
-const PARAM = { path: '/users/42?fields=name,email' }
+/** The JSON hello scenario's request. */
+export const HELLO = { path: '/hello' }
+/** The path parameter + query scenario's request. */
+export const PARAM = { path: '/users/42?fields=name,email' }
 /** The POST JSON echo scenario's request. */
 export const ECHO = { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }
 const PLAIN = ['fastify', 'fw', 'hono', 'node:http']

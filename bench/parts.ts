@@ -3,7 +3,7 @@
 // behind docs/performance.md's account of where fw's time goes.
 import { pathToFileURL } from 'node:url'
 import { cpu_ratio, on_each_node, type Competitor } from './cpu.js'
-import { ECHO } from './http.js'
+import { ECHO, HELLO, PARAM } from './http.js'
 import type { BenchReport } from './report.js'
 
 const COMPETITORS: readonly Competitor[] = [
@@ -16,13 +16,9 @@ const COMPETITORS: readonly Competitor[] = [
 
 /** Each part: the scenario it is measured on, and the pair (with the part, without it). */
 const PARTS = [
-  {
-    name: 'an AsyncLocalStorage context held',
-    load: { path: '/users/42?fields=name,email' },
-    pair: ['fastify + context', 'fastify'],
-  },
+  { name: 'an AsyncLocalStorage context held', load: PARAM, pair: ['fastify + context', 'fastify'] },
   { name: 'x-request-id echoed, a UUID each', load: ECHO, pair: ['fastify + x-request-id', 'fastify'] },
-  { name: "Fastify's logger, no line written", load: { path: '/hello' }, pair: ['fw at warn', 'fw'] },
+  { name: "Fastify's logger, no line written", load: HELLO, pair: ['fw at warn', 'fw'] },
 ] as const
 
 /** Runs each pair on each Node binary (the machine's alone when quick). */
