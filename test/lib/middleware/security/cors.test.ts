@@ -221,6 +221,28 @@ t.test('cors', async (t) => {
     }
   })
 
+  t.test('refuses at creation a wildcard over a public suffix, and takes one over a registrable domain', async (t) => {
+    for (const origin of [
+      'https://*.com',
+      'https://*.co.uk',
+      'https://*.github.io',
+      'http://*.com:8080',
+      'https://*.internal',
+    ]) {
+      t.throws(
+        () => cors({ origins: [APP_ORIGIN, origin] }),
+        {
+          code: 'FW_ERR_SECURITY_BAD_OPTION',
+          message: `cors: origins must be wildcards over a registrable domain, not a public suffix; got ${JSON.stringify(origin)}`,
+        },
+        origin,
+      )
+    }
+    for (const origin of ['https://*.example.co.uk', 'https://*.fw-demo.github.io', 'https://*.example.com:8443']) {
+      t.doesNotThrow(() => cors({ origins: [origin] }), origin)
+    }
+  })
+
   t.test('accepts anchored RegExps and a function, and reflects requested headers when asked', async (t) => {
     const seen: string[] = []
     const fn = build(t, [adapt_ctx(cors({ origins: (o) => (seen.push(o), o === 'https://fn.example.com') }))])
