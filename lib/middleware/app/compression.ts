@@ -15,7 +15,6 @@ import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { encoded_body } from '../../stream/index.js'
 import { check } from '../security/options.js'
-import { add_vary } from './vary.js'
 
 /** An encoding `compression` can write. */
 export type Encoding = 'br' | 'gzip' | 'deflate'
@@ -75,7 +74,7 @@ export function compression({
   /** What the middleware does once the rest of the chain has answered. */
   const after = (req: Request, res: Response): void => {
     if (!compressible_type(res.get_header('content-type')) && res.status_code !== 304) return
-    add_vary(res, 'Accept-Encoding')
+    res.header('Vary', 'Accept-Encoding')
     if (!compressible_body(res)) return
     const streamed = res.streamed
     const body =

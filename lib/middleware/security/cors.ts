@@ -92,13 +92,6 @@ function is_exact_origin(o: unknown): boolean {
   }
 }
 
-/** Adds a header name to `Vary` without dropping what is there. */
-function vary(res: Response, name: string): void {
-  const v = res.get_header('vary')
-  if (v === undefined) res.header('Vary', name)
-  else if (!new RegExp(`(^|,)\\s*(${name}|\\*)\\s*(,|$)`, 'i').test(v)) res.header('Vary', `${v}, ${name}`)
-}
-
 /** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */
 function preflight_refusal(
   req: Request,
@@ -151,12 +144,12 @@ export function cors({
 
   return function cors(ctx, next) {
     const { req, res } = ctx
-    vary(res, 'Origin')
+    res.header('Vary', 'Origin')
     const origin = req.raw.headers.origin
     if (origin === undefined) return next()
     const ok = any || match(origin, ctx)
     if (req.method() === 'OPTIONS' && req.raw.headers['access-control-request-method'] !== undefined) {
-      if (reflect) vary(res, 'Access-Control-Request-Headers')
+      if (reflect) res.header('Vary', 'Access-Control-Request-Headers')
       const why = ok ? preflight_refusal(req, method_set, reflect ? undefined : header_set) : 'CORS origin not allowed'
       if (why !== undefined) return void res.error(403, CODE_CORS_FORBIDDEN, why)
       allow(res, origin)
