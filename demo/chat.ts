@@ -78,6 +78,9 @@ export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void
       app.rooms.broadcast(room, json.o('room', room, 'from', from, 'text', text, 'at', new Date().toISOString()))
     })
   }
+  // The routes trust the session cookie, which a browser sends from any page: an upgrade whose Origin is another site
+  // gets 403 before any socket exists (fw's default, so no `origins` here; a page served from another origin of
+  // yours would be listed in `origins`).
   const limits = { max_payload: 4096, rate_limit: { max_messages: 20, window_ms: 10_000 }, idle_timeout_ms: 600_000 }
   r.ws('/ws/chat/{room}', room_chat, limits)
   r.ws('/ws/private/{room}', room_chat, limits)

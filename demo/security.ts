@@ -73,7 +73,8 @@ export function setup_security(
   const headers = adapt_ctx(security_headers({ csp: PAGE_CSP }))
   const secret = session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me')
   // A cookie name of its own, so the showcase's other session demo never reads this one's cookie.
-  const browser: Middleware[] = [headers, csrf_dev(), adapt_ctx(session({ secret, cookie_name: 'security_sid' }))]
+  // The session before CSRF: each token is bound to the visitor's session, so one minted for another session fails.
+  const browser: Middleware[] = [headers, adapt_ctx(session({ secret, cookie_name: 'security_sid' })), csrf_dev()]
   r.get('/', compose(browser, page))
   r.post('/form', compose(browser, form))
   r.get(

@@ -2,7 +2,7 @@
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
 import { resolve, sep } from 'node:path'
 import {
-  check_identity_order,
+  check_middleware_order,
   compose,
   drop_replaced,
   route_options_of,
@@ -364,7 +364,7 @@ export class AppCore extends Router {
       if (o?.body_limit !== undefined && o.body_limit < body_limit) body_limit = o.body_limit
       if (o?.stream_body === true) stream_body = true
     }
-    check_identity_order(`${method} ${router_path(segs)}`, options)
+    check_middleware_order(`${method} ${router_path(segs)}`, options)
     return { method, url: router_path(segs), run: compose(chain, handler), middleware: chain, body_limit, stream_body }
   }
 

@@ -33,14 +33,22 @@ export const ERR_APP_IDENTITY_ORDER = defineError(
     `${route}: ${reader} runs before ${auth}, so it cannot see who the caller is; register it after ${auth} (app.use order)`,
 )
 
+export const ERR_APP_SESSION_ORDER = defineError(
+  'FW_ERR_APP_SESSION_ORDER',
+  (route: string, reader: string, opener: string) =>
+    `${route}: ${reader} runs before ${opener}, so it cannot bind its check to the session; register it after ${opener} (app.use order)`,
+)
+
 const done = Promise.resolve()
 
 /**
  * Composes middleware and a handler into one function. With no middleware it is the handler itself, so a bare route
- * pays nothing for the chain.
+ * pays nothing for the chain. A chain in an order that cannot work (`csrf` before `session`) throws, as a route's does
+ * at startup.
  */
 export function compose(mws: readonly Middleware[], handler: Handler): Handler {
   if (mws.length === 0) return handler
+  check_middleware_order('a composed chain', mws.map(route_options_of))
   return function chain(req, res) {
     // A chain that ran to its end synchronously gives `done`: answering it as sync saves the caller a promise and a
     // tick.
@@ -115,6 +123,10 @@ export interface RouteOptions {
   authenticates?: string
   /** The middleware reads the caller's identity (how it is written, such as `rate_limit({ key: 'user' })`). */
   reads_identity?: string
+  /** The middleware loads the request's session (its name, `session`): what binds to it must come after it. */
+  opens_session?: string
+  /** The middleware binds what it checks to the session (its name, such as `csrf`). */
+  binds_session?: string
   /** What the middleware tells the OpenAPI document (security scheme, error answers). */
   doc?: MiddlewareDoc
   /** What kind of middleware this is, for `replaces` (such as `rate_limit`). */
@@ -145,16 +157,25 @@ export function route_options_of(fn: object): RouteOptions | undefined {
   return (fn as Carrier)[ROUTE_OPTIONS]
 }
 
+/** Route options naming what a middleware establishes, what reads it, and the error when the reader runs first. */
+const ORDERS = [
+  { establishes: 'authenticates', reads: 'reads_identity', error: ERR_APP_IDENTITY_ORDER },
+  { establishes: 'opens_session', reads: 'binds_session', error: ERR_APP_SESSION_ORDER },
+] as const
+
 /**
- * Refuses, at startup, a route chain where middleware that reads the caller's identity runs before middleware that
- * establishes it: it would see every caller as anonymous (a per-user rate limit counting per address).
+ * Refuses, at startup, a route chain where middleware that reads what another establishes runs before it: a per-user
+ * rate limit before authentication would see every caller as anonymous (counting per address), a CSRF check before
+ * `session` would accept a token minted for no session (an attacker's own, replayed in the victim's session).
  */
-export function check_identity_order(route: string, chain: ReadonlyArray<RouteOptions | undefined>): void {
-  let reader: string | undefined
-  for (const o of chain) {
-    if (reader !== undefined && o?.authenticates !== undefined)
-      throw ERR_APP_IDENTITY_ORDER(route, reader, o.authenticates)
-    reader ??= o?.reads_identity
+export function check_middleware_order(route: string, chain: ReadonlyArray<RouteOptions | undefined>): void {
+  for (const { establishes, reads, error } of ORDERS) {
+    let reader: string | undefined
+    for (const o of chain) {
+      const by = o?.[establishes]
+      if (reader !== undefined && by !== undefined) throw error(route, reader, by)
+      reader ??= o?.[reads]
+    }
   }
 }
 

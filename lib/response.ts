@@ -13,6 +13,7 @@ import {
   type StreamSource,
 } from './stream/index.js'
 import { observed, report } from './observability/events.js'
+import { merge_vary } from './vary.js'
 
 export const ERR_RESPONSE_BAD_HEADER = defineError(
   'FW_ERR_RESPONSE_BAD_HEADER',
@@ -104,8 +105,11 @@ export class Response {
   }
 
   /**
-   * Sets a header; `Set-Cookie` accumulates. A name that is not a token or a value with CR/LF/NUL throws (no header
-   * injection).
+   * Sets a header; `Set-Cookie` accumulates, and `Vary` merges: the names are added to those already listed (each once,
+   * case-insensitively; `*` wins), so a handler's `Vary` keeps the `Origin` CORS set. `remove_header('vary')` first to
+   * replace it. A name that is not a token or a value with CR/LF/NUL throws (no header injection).
+   * @example
+   * res.header('Vary', 'Accept-Language') // after CORS: `Vary: Origin, Accept-Language`
    */
   header(name: string, value: string | number): this {
     const v = typeof value === 'number' ? String(value) : value
@@ -114,6 +118,8 @@ export class Response {
     if (key === 'set-cookie') {
       const prev = this.#headers[key]
       this.#headers[key] = prev === undefined ? [v] : [...(prev as string[]), v]
+    } else if (key === 'vary') {
+      this.#headers[key] = merge_vary(this.#headers[key] as string | undefined, v)
     } else {
       this.#headers[key] = v
     }

@@ -1,6 +1,7 @@
 // A WebSocket route: its handler, options and open connections; accepting an upgraded socket and draining on close.
 import type { Middleware } from '../compose.js'
 import type { StoredContext } from '../log/context.js'
+import { same_host } from '../origin.js'
 import type { Request } from '../request.js'
 import { dispatch, WebSocketConnection, type RawSocket } from './connection.js'
 import { CLOSE, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
@@ -29,8 +30,10 @@ export class WsEndpoint {
   }
 
   /**
-   * The last middleware of the upgrade: refuses an `Origin` not in `origins` (a browser sends it on every upgrade, and
-   * CORS does not protect WebSockets), and a plain HTTP request with 426.
+   * The last middleware of the upgrade: refuses a plain HTTP request with 426, and a cross-origin upgrade with 403: an
+   * `Origin` whose host differs from the `Host` and that `origins` does not list. A browser sends `Origin` on every
+   * upgrade and sends the page's cookies with it, and CORS does not protect WebSockets (cross-site WebSocket
+   * hijacking); a client that sends no `Origin` is not a browser and passes.
    */
   gate(is_upgrade: (req: Request) => boolean): Middleware {
     const origins = this.settings.origins
@@ -38,7 +41,7 @@ export class WsEndpoint {
       if (!is_upgrade(req))
         return void res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
       const origin = req.header('origin')
-      if (origins !== undefined && origin !== '' && !origins.has(origin))
+      if (origin !== '' && !origins?.has(origin) && !same_host(origin, req.header('host')))
         return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')
       return next()
     }

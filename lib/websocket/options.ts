@@ -26,7 +26,11 @@ export interface WsOptions {
   on_backpressure?: 'close' | 'drop'
   /** Per-connection message rate limit; a client over it is closed with 1008. None by default. */
   rate_limit?: WsRateLimit
-  /** Allowed `Origin` values (exact, `scheme://host[:port]`); others get 403 `origin_forbidden`. Any by default. */
+  /**
+   * `Origin` values allowed besides the route's own host (exact, `scheme://host[:port]`). An upgrade whose `Origin`
+   * names another host and is not listed gets 403 `origin_forbidden`; one without `Origin` (not a browser) passes.
+   * Default none: same-origin only.
+   */
   origins?: readonly string[]
 }
 

@@ -91,6 +91,33 @@ t.test('App.ws upgrade', async (t) => {
     c.ws.close()
   })
 
+  t.test('refuses a cross-origin upgrade by default, before any socket exists', async (t) => {
+    let opened = 0
+    const { port } = await listening(t, (app) => {
+      app.ws('/ws', (ws) => void (opened++, echo(ws)))
+      app.ws('/listed', echo, { origins: ['https://chat.example.com'] })
+    })
+    const host = `127.0.0.1:${port}`
+    for (const origin of ['https://evil.example.com', `http://127.0.0.1:${port + 1}`, 'http://localhost', 'null']) {
+      const r = await refused(port, '/ws', { origin })
+      t.equal(r.status, 403, origin)
+      t.same(JSON.parse(r.body), { ok: false, error: 'origin_forbidden', message: 'Origin not allowed' }, origin)
+    }
+    t.equal(opened, 0)
+    // Same host (either scheme, as gorilla/websocket compares hosts), and a client that sends no Origin, pass.
+    for (const headers of [{ origin: `http://${host}` }, { origin: `https://${host}` }, {}]) {
+      const c = await connect(port, '/ws', headers)
+      c.ws.send('hi')
+      t.equal(await c.next(), 'hi')
+      c.ws.close()
+    }
+    t.equal(opened, 3)
+    // A route's origins add to its own host.
+    for (const origin of ['https://chat.example.com', `http://${host}`])
+      (await connect(port, '/listed', { origin })).ws.close()
+    t.equal((await refused(port, '/listed', { origin: 'https://evil.example.com' })).status, 403)
+  })
+
   t.test('answers a plain GET with 426 upgrade_required', async (t) => {
     const { port } = await listening(t, (app) => app.ws('/ws', echo))
     const r = await fetch(`http://127.0.0.1:${port}/ws`)

@@ -55,6 +55,22 @@ t.test('chat demo', async (t) => {
     token.ws.close()
   })
 
+  t.test("refuses another site's page opening a socket with the user's session (403, no socket)", async (t) => {
+    const r = await fetch(`http://127.0.0.1:${port}/chat/name`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'ada' }),
+      headers: { 'content-type': 'application/json' },
+    })
+    const cookie = r.headers.get('set-cookie')!.split(';')[0]!
+    const hijack = await refused(port, '/ws/chat/lobby', { cookie, origin: 'https://evil.example' })
+    t.equal(hijack.status, 403)
+    t.same(JSON.parse(hijack.body), { ok: false, error: 'origin_forbidden', message: 'Origin not allowed' })
+    // The chat page itself is served from the same host, so its socket opens.
+    const own = await connect(port, '/ws/chat/lobby', { cookie, origin: `http://127.0.0.1:${port}` })
+    t.equal((await next(own)).text, 'welcome, ada')
+    own.ws.close()
+  })
+
   t.test('refuses a bad token on the open route and no token on the private one with 401', async (t) => {
     const bad = await refused(port, '/ws/chat/lobby', { authorization: 'Bearer nope' })
     t.equal(bad.status, 401)

@@ -90,6 +90,30 @@ t.test('security demo', async (t) => {
     t.same(refused.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
   })
 
+  t.test(
+    "binds the form's token to the session: an attacker's own token replayed in the victim's session fails",
+    async (t) => {
+      const app = demo_app(t)
+      const visit = async () => {
+        const cookie = cookies_of((await app.inject({ url: '/' })).headers['set-cookie'])
+        return { sid: /security_sid=[^;]+/.exec(cookie)![0], token: /csrf_token=([^;]+)/.exec(cookie)![1]! }
+      }
+      const victim = await visit()
+      const attacker = await visit()
+      const post = (sid: string, token: string) =>
+        app.inject({
+          method: 'POST',
+          url: '/form',
+          headers: { cookie: `${sid}; csrf_token=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: `_csrf=${token}&message=transfer`,
+        })
+      const replayed = await post(victim.sid, attacker.token)
+      t.equal(replayed.statusCode, 403)
+      t.same(replayed.json(), { ok: false, error: 'csrf_failed', message: 'CSRF token missing' })
+      t.equal((await post(victim.sid, victim.token)).statusCode, 200)
+    },
+  )
+
   t.test('serves the page script and stylesheet, and nothing else of its folder', async (t) => {
     const app = demo_app(t)
     const js = await app.inject({ url: '/security-page/app.js' })

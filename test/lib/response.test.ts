@@ -99,6 +99,20 @@ t.test('Response.header', async (t) => {
     t.equal(res.get_header('Set-Cookie'), 'a=1, b=2')
   })
 
+  t.test('merges Vary: case-insensitive, each name once, in order, and * wins', async (t) => {
+    const vary = (...values: string[]) =>
+      values.reduce((res, v) => res.header('Vary', v), new Response()).get_header('vary')
+    t.equal(vary('Origin'), 'Origin')
+    t.equal(vary('Origin', 'Accept-Language'), 'Origin, Accept-Language')
+    t.equal(vary('Origin', 'origin, ACCEPT-ENCODING', 'accept-encoding'), 'Origin, ACCEPT-ENCODING')
+    t.equal(vary('Origin', ' , Accept ,, '), 'Origin, Accept')
+    t.equal(vary('Origin', '*'), '*')
+    t.equal(vary('*', 'Origin'), '*')
+    t.equal(vary('Origin', 'Accept, *'), '*')
+    const replaced = new Response().header('Vary', 'Origin').remove_header('vary').header('Vary', 'Accept')
+    t.equal(replaced.get_header('vary'), 'Accept')
+  })
+
   t.test('rejects CR, LF and NUL in values and non-token names', async (t) => {
     const res = new Response()
     for (const [name, value] of [

@@ -15,7 +15,6 @@ import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { encoded_body } from '../../stream/index.js'
 import { check } from '../security/options.js'
-import { add_vary } from './vary.js'
 
 /** An encoding `compression` can write. */
 export type Encoding = 'br' | 'gzip' | 'deflate'
@@ -40,7 +39,8 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
  * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the
  * body reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no
  * `no-transform`. Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no
- * smaller than the original is sent as it was. A strong `ETag` becomes weak on a compressed answer (the bytes differ).
+ * smaller than the original is sent as it was. A strong `ETag` becomes weak whenever the client negotiated an encoding
+ * for a compressible answer, its 304 included, so the 200 and the 304 carry the same tag.
  * Streamed answers (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed
  * after every chunk or event so nothing waits in the compressor; their size is unknown, so the threshold does not
  * apply. Files are streamed by the adapter and pass through. Place it before `http_cache`, so a cached entry is served
@@ -74,8 +74,16 @@ export function compression({
   const compressible_type = type_test()
   /** What the middleware does once the rest of the chain has answered. */
   const after = (req: Request, res: Response): void => {
-    if (!compressible_type(res.get_header('content-type')) && res.status_code !== 304) return
-    add_vary(res, 'Accept-Encoding')
+    const compressible = compressible_type(res.get_header('content-type'))
+    if (!compressible && res.status_code !== 304) return
+    res.header('Vary', 'Accept-Encoding')
+    if (!compressible || !transformable(res)) return
+    const chosen = choose(req.header('accept-encoding', 'identity'))
+    if (chosen === undefined) return
+    // The tag follows the negotiation, not the body: a 304 has no body to tell whether its 200 was compressed, and both
+    // must carry the same tag (a body under the threshold gets a weak tag too, which is never wrong).
+    const etag = res.get_header('etag')
+    if (etag !== undefined && etag.startsWith('"')) res.header('ETag', `W/${etag}`)
     if (!compressible_body(res)) return
     const streamed = res.streamed
     const body =
@@ -85,8 +93,6 @@ export function compression({
           ? Buffer.from(res.payload)
           : (res.payload as Buffer)
     if (body !== undefined && body.length < threshold) return
-    const chosen = choose(req.header('accept-encoding', 'identity'))
-    if (chosen === undefined) return
     if (body === undefined) {
       res.replace_stream(encoded_body(streamed!, req.header('last-event-id', '') || undefined, encoder[chosen]))
       res.remove_header('content-length')
@@ -95,8 +101,6 @@ export function compression({
     const packed = encode[chosen](body)
     if (packed.length >= body.length) return
     res.header('Content-Encoding', chosen)
-    const etag = res.get_header('etag')
-    if (etag !== undefined && etag.startsWith('"')) res.header('ETag', `W/${etag}`)
     res.replace_payload(packed)
   }
   // Not an async function: one `then` is the only promise it adds to a request (an async function and its await made
@@ -143,11 +147,15 @@ function negotiator(offered: readonly string[]): (accept: string) => Encoding | 
 /** Negotiator 1.x takes the server's preference order for ties; its typings predate that argument. */
 type Preferring = { encodings(available: readonly string[], options: { preferred: readonly string[] }): string[] }
 
-/** A buffered or streamed body that may be compressed: not a file, not already encoded, and no `no-transform`. */
+/** An answer compression may change: not already encoded, and no `no-transform` in `Cache-Control`. */
+function transformable(res: Response): boolean {
+  if (res.get_header('content-encoding') !== undefined) return false
+  return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
+}
+
+/** A buffered or streamed body that may be compressed: not a file, and not the empty body of a 204 or 304. */
 function compressible_body(res: Response): boolean {
   if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined))
     return false
-  if (res.status_code === 204 || res.status_code === 304 || res.get_header('content-encoding') !== undefined)
-    return false
-  return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
+  return res.status_code !== 204 && res.status_code !== 304
 }

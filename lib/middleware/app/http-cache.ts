@@ -111,6 +111,8 @@ class HttpCache {
   readonly #personal: readonly string[]
   readonly #probe: HttpCacheProbe
   readonly #on_decision: HttpCacheOptions['on_decision']
+  /** The `Vary` of every answer: the request headers the key includes, so a shared cache downstream keys as this one. */
+  readonly #vary: string
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
   readonly #flights = new Map<string, Promise<CacheEntry | undefined>>()
 
@@ -118,6 +120,7 @@ class HttpCache {
     this.#cache = cache_of(options)
     const include_headers = header_names(options.include_headers ?? [])
     this.#key_of = key_builder(include_headers)
+    this.#vary = include_headers.join(', ')
     this.#now = check.fn(OWNER, 'now', options.now ?? Date.now)
     const cache_credentialed = options.cache_credentialed ?? false
     if (typeof cache_credentialed !== 'boolean')
@@ -170,6 +173,7 @@ class HttpCache {
 
   #decide(x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void {
     x.res.header('x-fw-cache-status', decision === 'stale' ? 'hit' : decision)
+    if (this.#vary !== '') x.res.header('Vary', this.#vary)
     cache_decided(decision)
     this.#on_decision?.(decision, x.key, detail)
   }
@@ -258,7 +262,7 @@ class HttpCache {
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
  * and a miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and
- * HEAD answer carries `x-fw-cache-status: hit|miss|bypass`; other methods pass through untouched. HEAD answers from the
+ * HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names them in `Vary`; other methods pass through untouched. HEAD answers from the
  * GET entry but never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with
  * `Authorization` or `Cookie` unless `include_headers` names it or `cache_credentialed` is set. When the handler throws
  * or answers 5xx, an entry the policy still allows after an error is served instead (status `hit`, its `Age` past the

@@ -1,6 +1,6 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it
 // changed.
-import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { FwError, httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
@@ -220,7 +220,7 @@ export function session(options: SessionOptions): CtxMiddleware {
     security: { schemes: { session_cookie: { type: 'apiKey', in: 'cookie', name: c.cookie.name } }, optional: true },
     responses: { 503: ['session_store_unavailable'] },
   }
-  return documented(async function session(ctx: Ctx, next: Next) {
+  const mw = documented(async function session(ctx: Ctx, next: Next) {
     const cookie = c.cookie.read(ctx.req)
     if (cookie === undefined || c.locks === undefined) return run(c, ctx, cookie, next)
     const release = await c.locks.acquire(cookie.id)
@@ -232,4 +232,5 @@ export function session(options: SessionOptions): CtxMiddleware {
       release()
     }
   }, doc)
+  return with_route_options(mw, { opens_session: MW })
 }

@@ -1,5 +1,6 @@
 // CORS: an allow-list of origins (exact, one-label wildcard, RegExp or function), preflight answers, and a correct
 // `Vary`.
+import { getPublicSuffix } from 'tldts'
 import type { Ctx, CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
@@ -38,10 +39,20 @@ const HEADERS = ['Content-Type', 'Authorization']
 /** A DNS label: what one `*` of a wildcard origin stands for. */
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?'
 
-/** `https://*.example.com` as an anchored RegExp matching one label, or undefined when `o` is not such a pattern. */
+/**
+ * `https://*.example.com` as an anchored RegExp matching one label, or undefined when `o` is not such a pattern. A
+ * wildcard whose fixed part is a public suffix (`*.com`, `*.co.uk`, `*.github.io`) is refused: anyone can register a
+ * name under it. The Public Suffix List decides, private section included; a name it does not know (`*.internal`)
+ * counts as a suffix under its default rule.
+ */
 function wildcard(o: string): RegExp | undefined {
   const m = /^(https?):\/\/\*\.(.+)$/.exec(o)
   if (m === null || !is_exact_origin(`${m[1]}://${m[2]}`)) return undefined
+  const host = new URL(`${m[1]}://${m[2]}`).hostname
+  const suffix = getPublicSuffix(host, { allowPrivateDomains: true })
+  if (suffix === null || suffix === host) {
+    throw ERR_SECURITY_BAD_OPTION('cors', 'origins', 'wildcards over a registrable domain, not a public suffix', o)
+  }
   return new RegExp(`^${m[1]}://${LABEL}\\.${m[2]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
 }
 
@@ -58,10 +69,11 @@ function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx:
   const exact = new Set<string>()
   const patterns: RegExp[] = []
   for (const o of origins as unknown[]) {
+    const pattern = typeof o === 'string' ? wildcard(o) : undefined
     // An unanchored RegExp would let `https://app.example.com.evil.net` through.
     if (o instanceof RegExp && o.source.startsWith('^') && o.source.endsWith('$')) patterns.push(o)
     else if (typeof o === 'string' && is_exact_origin(o)) exact.add(o)
-    else if (typeof o === 'string' && wildcard(o) !== undefined) patterns.push(wildcard(o)!)
+    else if (pattern !== undefined) patterns.push(pattern)
     else throw ERR_CORS_BAD_ORIGIN(o instanceof RegExp ? String(o) : o)
   }
   return (origin) => exact.has(origin) || patterns.some((p) => p.test(origin))
@@ -78,13 +90,6 @@ function is_exact_origin(o: unknown): boolean {
   } catch {
     return false
   }
-}
-
-/** Adds a header name to `Vary` without dropping what is there. */
-function vary(res: Response, name: string): void {
-  const v = res.get_header('vary')
-  if (v === undefined) res.header('Vary', name)
-  else if (!new RegExp(`(^|,)\\s*(${name}|\\*)\\s*(,|$)`, 'i').test(v)) res.header('Vary', `${v}, ${name}`)
 }
 
 /** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */
@@ -139,12 +144,12 @@ export function cors({
 
   return function cors(ctx, next) {
     const { req, res } = ctx
-    vary(res, 'Origin')
+    res.header('Vary', 'Origin')
     const origin = req.raw.headers.origin
     if (origin === undefined) return next()
     const ok = any || match(origin, ctx)
     if (req.method() === 'OPTIONS' && req.raw.headers['access-control-request-method'] !== undefined) {
-      if (reflect) vary(res, 'Access-Control-Request-Headers')
+      if (reflect) res.header('Vary', 'Access-Control-Request-Headers')
       const why = ok ? preflight_refusal(req, method_set, reflect ? undefined : header_set) : 'CORS origin not allowed'
       if (why !== undefined) return void res.error(403, CODE_CORS_FORBIDDEN, why)
       allow(res, origin)

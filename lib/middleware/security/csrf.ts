@@ -1,13 +1,14 @@
 // CSRF: a signed double-submit cookie, bound to the session, checked against a header or form field on unsafe methods,
 // plus Sec-Fetch-Site and Origin checks.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import type { CtxMiddleware } from '../../compose.js'
+import { with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { Session } from '../auth/session-state.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
 import { check_cookie } from '../../cookie.js'
+import { same_host } from '../../origin.js'
 import { check } from './options.js'
 
 export const CODE_CSRF_FAILED = httpCode('csrf_failed')
@@ -78,20 +79,14 @@ function cross_site(req: Request, trusted: ReadonlySet<string>): string | undefi
   // A sibling subdomain is `same-site`: it can plant cookies for this host, so only this origin (or the user) may post.
   if (site !== undefined)
     return site === 'cross-site' || site === 'same-site' ? 'Cross-site request refused' : undefined
-  if (origin === undefined) return undefined
-  try {
-    // Both sides through URL, so a default port (`Host: example.com:443` against `https://example.com`) compares equal.
-    const o = new URL(origin)
-    if (origin !== 'null' && new URL(`${o.protocol}//${req.header('host')}`).host === o.host) return undefined
-  } catch {
-    // An unparsable Origin is treated like a foreign one.
-  }
+  // An unparsable Origin is treated like a foreign one.
+  if (origin === undefined || same_host(origin, req.header('host'))) return undefined
   return 'Origin does not match host'
 }
 
 /**
  * CSRF protection for cookie-authenticated browsers. Safe methods (GET HEAD OPTIONS TRACE) get a token cookie when they
- * have no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id when `session` ran first;
+ * have no valid one (`<random>.<HMAC>`, signed with `secret` and bound to the session id: `session` must run first;
  * readable by scripts, SameSite); every other method must carry a cookie this server signed for this session and send
  * the same token in `x-csrf-token` or the `_csrf` form field, and must not come from another site or a sibling
  * subdomain (`Sec-Fetch-Site` `cross-site` or `same-site`; without it, an `Origin` other than the Host). Failures
@@ -129,10 +124,12 @@ export function csrf({
     return token
   }
 
-  return function csrf({ req, res }, next) {
+  // Registered before `session` on a route, the app refuses to start (FW_ERR_APP_SESSION_ORDER): the token would be
+  // checked against no session, so an attacker's own token and cookie would pass inside the victim's session.
+  const mw: CtxMiddleware = function csrf({ req, res }, next) {
     const raw = req.cookie(cookie_name)
-    // Bound to the session when the session middleware ran first: a token of another session (or none) is not this
-    // one's.
+    // Bound to the session (the session middleware runs first, see above): a token of another session (or none) is
+    // not this one's.
     const binding = req.state(Session)?.id ?? ''
     const cookie = raw !== undefined && signer.valid(raw, binding) ? raw : undefined
     if (SAFE.has(req.method())) {
@@ -144,6 +141,7 @@ export function csrf({
     req.set_state(CsrfToken, new CsrfToken(cookie!))
     return next()
   }
+  return with_route_options(mw, { binds_session: 'csrf' })
 }
 
 /**

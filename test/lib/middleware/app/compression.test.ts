@@ -82,6 +82,20 @@ t.test('compression', async (t) => {
     t.equal(again.body, '')
   })
 
+  t.test('gives a 304 the same tag as its 200, compressed or not', async (t) => {
+    const app = app_with(t, (app) => app.use(etag()))
+    for (const accept of ['gzip', 'br;q=1, gzip;q=0.5', 'identity']) {
+      const first = await app.inject({ url: '/big', headers: { 'accept-encoding': accept } })
+      t.equal(first.statusCode, 200)
+      t.match(first.headers.etag, accept === 'identity' ? /^"/ : /^W\/"/, accept)
+      for (const sent of [String(first.headers.etag), String(first.headers.etag).replace(/^W\//, '')]) {
+        const again = await app.inject({ url: '/big', headers: { 'accept-encoding': accept, 'if-none-match': sent } })
+        t.equal(again.statusCode, 304, `${accept} ${sent}`)
+        t.equal(again.headers.etag, first.headers.etag, `${accept} ${sent}`)
+      }
+    }
+  })
+
   t.test('serves a cached entry compressed when asked and plain when not', async (t) => {
     let runs = 0
     const app = app_with(t, (app) => {

@@ -283,6 +283,21 @@ t.test('http_cache', async (t) => {
     t.equal(decisions[0]![1], 'GET /data? |h:accept-language=fr;')
   })
 
+  t.test('names include_headers in Vary, merged with the Vary of the handler and of outer middleware', async (t) => {
+    const handler: Handler = (_req, res) => void res.header('Vary', 'accept-language, Accept').text('ok')
+    const outer: Middleware = async (_req, res, next) => {
+      res.header('Vary', 'Origin')
+      await next()
+    }
+    const { app } = cached(t, { include_headers: ['Accept-Language'] }, handler, [outer])
+    const miss = await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })
+    const hit = await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })
+    t.same([status_of(miss), miss.headers.vary], ['miss', 'Origin, accept-language, Accept'])
+    t.same([status_of(hit), hit.headers.vary], ['hit', 'Origin, accept-language, Accept'])
+    const plain = cached(t, {}, (_req, res) => void res.text('ok'))
+    t.equal((await plain.app.inject({ url: '/data' })).headers.vary, undefined)
+  })
+
   t.test('ignores headers it was not told to include', async (t) => {
     const { app, calls } = cached(t, {}, (req, res) => void res.text(`lang=${req.header('accept-language')}`))
     await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })

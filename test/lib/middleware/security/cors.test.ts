@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { adapt_ctx, type Middleware } from '../../../../index.js'
+import { adapt_ctx, App, type Middleware } from '../../../../index.js'
 import { cors, type CorsOptions } from '../../../../lib/middleware/security/cors.js'
 import { build } from './build.js'
 
@@ -28,6 +28,22 @@ t.test('cors', async (t) => {
     t.equal(r.headers['access-control-allow-credentials'], undefined)
     t.equal(r.headers.vary, 'Origin')
     t.equal(calls.n, 1)
+  })
+
+  t.test('keeps Vary: Origin when the handler sets its own Vary, before or after', async (t) => {
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    app.use(async (_req, res, next) => {
+      res.header('Vary', 'Accept-Encoding')
+      await next()
+    })
+    app.use(adapt_ctx(cors({ origins: [APP_ORIGIN] })))
+    app.get('/lang', (_req, res) => void res.header('Vary', 'Accept-Language').text('bonjour'))
+    app.get('/all', (_req, res) => void res.header('vary', '*').text('any'))
+    const r = await app.inject({ url: '/lang', headers: { origin: APP_ORIGIN } })
+    t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(r.headers.vary, 'Accept-Encoding, Origin, Accept-Language')
+    t.equal((await app.inject({ url: '/all', headers: { origin: APP_ORIGIN } })).headers.vary, '*')
   })
 
   t.test('adds Access-Control-Allow-Credentials when credentials are on', async (t) => {
@@ -218,6 +234,28 @@ t.test('cors', async (t) => {
         headers: { origin: bad, 'access-control-request-method': 'GET' },
       })
       t.same([pre.statusCode, pre.json().error], [403, 'cors_forbidden'], `preflight ${bad}`)
+    }
+  })
+
+  t.test('refuses at creation a wildcard over a public suffix, and takes one over a registrable domain', async (t) => {
+    for (const origin of [
+      'https://*.com',
+      'https://*.co.uk',
+      'https://*.github.io',
+      'http://*.com:8080',
+      'https://*.internal',
+    ]) {
+      t.throws(
+        () => cors({ origins: [APP_ORIGIN, origin] }),
+        {
+          code: 'FW_ERR_SECURITY_BAD_OPTION',
+          message: `cors: origins must be wildcards over a registrable domain, not a public suffix; got ${JSON.stringify(origin)}`,
+        },
+        origin,
+      )
+    }
+    for (const origin of ['https://*.example.co.uk', 'https://*.fw-demo.github.io', 'https://*.example.com:8443']) {
+      t.doesNotThrow(() => cors({ origins: [origin] }), origin)
     }
   })
 

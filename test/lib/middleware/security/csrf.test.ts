@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { adapt_ctx } from '../../../../index.js'
+import { adapt_ctx, App, compose } from '../../../../index.js'
+import { csrf_dev } from '../../../../lib/middleware/app/index.js'
 import { csrf, CsrfToken, type CsrfOptions } from '../../../../lib/middleware/security/csrf.js'
 import { build } from './build.js'
 import { session } from '../../../../lib/middleware/auth/session.js'
@@ -310,6 +311,25 @@ t.test('csrf', async (t) => {
     const swapped = await post(`${mine.sid}; csrf_token=${theirs.token}`, theirs.token)
     t.same([swapped.statusCode, swapped.json().message], [403, 'CSRF token missing'])
     t.equal(built.calls.n, 1)
+  })
+
+  t.test('refuses to start when csrf runs before session, on a route or in a composed chain', async (t) => {
+    const built = build(t, [adapt_ctx(csrf({ secret: SECRET })), adapt_ctx(session({ secret: SECRET }))])
+    await t.rejects(built.app.inject({ url: '/data' }), {
+      code: 'FW_ERR_APP_SESSION_ORDER',
+      message:
+        'GET /data: csrf runs before session, so it cannot bind its check to the session; register it after session (app.use order)',
+    })
+    const grouped = new App({ access_log: false })
+    t.teardown(() => grouped.close())
+    grouped.use(csrf_dev())
+    grouped.group('/app', (g) => g.use(adapt_ctx(session({ secret: SECRET }))).post('/form', (_req, res) => res.send()))
+    await t.rejects(grouped.inject({ url: '/app/form' }), { code: 'FW_ERR_APP_SESSION_ORDER' })
+    t.throws(() => compose([csrf_dev(), adapt_ctx(session({ secret: SECRET }))], (_req, res) => res.send()), {
+      code: 'FW_ERR_APP_SESSION_ORDER',
+      message:
+        'a composed chain: csrf runs before session, so it cannot bind its check to the session; register it after session (app.use order)',
+    })
   })
 
   t.test('verifies with every listed secret and signs with the first', async (t) => {
