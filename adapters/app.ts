@@ -115,6 +115,10 @@ export class App extends AppCore {
       logController: new LogController({ disableRequestLogging: true }),
       return503OnClosing: true,
       forceCloseConnections: 'idle',
+      // Fastify bounds each close hook by its plugin timeout (10 s). fw's own hooks are bounded by close_timeout_ms
+      // (WebSockets that do not answer their 1001 are cut then), so Fastify's bound must come after fw's, or a stuck
+      // peer makes close() fail with AVV_ERR_READY_TIMEOUT before fw cuts it.
+      pluginTimeout: Math.max(10_000, c.close_timeout_ms + 1_000),
       // A malformed URL (`/x/%zz`) fails in the router, before any route: answer it in fw's error shape too.
       frameworkErrors: framework_error(this.config.request_id),
       // And so does a request Node's HTTP parser refuses (bad request line, bad chunking, headers too large).
@@ -262,6 +266,12 @@ export class App extends AppCore {
         if (f.server.listening) f.server.close()
         try {
           await f.close()
+        } catch (err) {
+          // A host's hook failed or hung past its timeout: the stores must still close and the lines be written.
+          f.server.closeAllConnections()
+          with_request('', undefined, this.#log, () =>
+            logger('fw').logf('error', 'closing the server failed', 'err', err),
+          )
         } finally {
           clearTimeout(cut)
         }

@@ -5,6 +5,7 @@ import t from 'tap'
 import { App } from '../../index.js'
 import { build, gate, listening, type Teardown } from '../helpers/build.js'
 import { send } from '../helpers/http.js'
+import { capture_log } from '../helpers/log.js'
 
 const RUN_APP = fileURLToPath(new URL('../helpers/run-app.ts', import.meta.url))
 
@@ -85,6 +86,22 @@ t.test('App.close', async (t) => {
     const took = performance.now() - started
     t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
     await t.rejects(never, { code: 'ECONNRESET' })
+  })
+
+  t.test('resolves, runs on_close hooks and logs when a Fastify close hook fails', async (t) => {
+    const out = capture_log(t)
+    const ran: string[] = []
+    const { app, port } = await listening(t, (app) => {
+      app.get('/x', (_req, res) => void res.text('x'))
+      app.on_close(() => void ran.push('on_close'))
+      app.fastify.addHook('preClose', async () => {
+        throw new Error('plugin cleanup failed')
+      })
+    })
+    t.equal((await send(port, { path: '/x' })).body, 'x')
+    await app.close()
+    t.same(ran, ['on_close'])
+    t.match(out.text(), /\[fw\] \[error\] closing the server failed err=.*plugin cleanup failed/)
   })
 
   t.test('closes an app that never listened', async (t) => {
