@@ -10,7 +10,13 @@ import Fastify, {
 } from 'fastify'
 import type pino from 'pino'
 import { AppCore } from '../lib/app.js'
-import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
+import {
+  check_tls,
+  connections_check_ms,
+  ERR_CONFIG_BAD_VALUE,
+  type AppOptions,
+  type TlsOptions,
+} from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
 import { flush, level as log_level, logger, pino_logger, with_request } from '../lib/log/index.js'
@@ -92,10 +98,12 @@ export class App extends AppCore {
 
   #create(): FastifyInstance {
     const c = this.config
+    const checks = { connectionsCheckingInterval: connections_check_ms(c) }
     // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
-    const tls = c.https === undefined ? {} : { https: { ...c.https, allowHTTP1: true } }
+    const node_options =
+      c.https === undefined ? { http: checks } : { https: { ...c.https, allowHTTP1: true, ...checks } }
     const f = Fastify({
-      ...(tls as object),
+      ...(node_options as object),
       http2: c.http2 as false,
       keepAliveTimeout: c.keep_alive_timeout_ms,
       requestTimeout: c.request_timeout_ms,

@@ -3,9 +3,12 @@ import { request as h1 } from 'node:https'
 import { connect } from 'node:http2'
 import type { Server } from 'node:http'
 import type { TLSSocket } from 'node:tls'
+import net from 'node:net'
 import { generate } from 'selfsigned'
 import t from 'tap'
 import { App } from '../../index.js'
+import { connections_check_ms } from '../../lib/config.js'
+import { listening } from '../helpers/build.js'
 
 async function cert(cn: string): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 })
@@ -109,5 +112,55 @@ t.test('AppOptions server options', async (t) => {
     const app = new App({ host: '::1' })
     t.teardown(() => app.close())
     t.equal(app.url(), 'http://[::1]:0')
+  })
+})
+
+/**
+ * Opens a raw connection, writes `head`, then one byte of `trickle` every 100 ms (a client too slow to finish its
+ * request); resolves once the server closed it, with what it answered and when.
+ */
+function trickle(port: number, head: string, trickle: string): Promise<{ answer: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const s = net.connect(port, '127.0.0.1', () => s.write(head))
+    let i = 0
+    const timer = setInterval(() => s.writable && s.write(trickle[i++ % trickle.length]!), 100)
+    let answer = ''
+    s.setEncoding('utf8').on('data', (d: string) => (answer += d))
+    s.on('error', reject)
+    s.on('close', () => {
+      clearInterval(timer)
+      resolve({ answer, ms: performance.now() - started })
+    })
+  })
+}
+
+t.test('AppOptions server timeouts', async (t) => {
+  const TIMEOUT = { ok: false, error: 'request_timeout', message: 'Request timeout' }
+  const options = { headers_timeout_ms: 500, request_timeout_ms: 1000 }
+  const body_of = (answer: string): unknown => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+
+  t.test('checks the timeouts every tenth of the smaller one, at most every second', async (t) => {
+    t.equal(connections_check_ms(options), 50)
+    t.equal(connections_check_ms({ headers_timeout_ms: 60_000, request_timeout_ms: 300_000 }), 1000)
+    t.equal(connections_check_ms({ headers_timeout_ms: 2000, request_timeout_ms: 0 }), 200)
+    t.equal(connections_check_ms({ headers_timeout_ms: 0, request_timeout_ms: 0 }), 1000)
+  })
+
+  t.test('cuts a client sending its headers too slowly within headers_timeout_ms plus 1 s', async (t) => {
+    const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), options)
+    const r = await trickle(port, 'GET /x HTTP/1.1\r\nHost: x\r\n', 'X-Slow: aaaa\r\n')
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+    t.ok(r.ms >= 450 && r.ms < 1500, `cut after ${r.ms.toFixed(0)} ms`)
+  })
+
+  t.test('cuts a client sending its body too slowly within request_timeout_ms plus 1 s', async (t) => {
+    const { port } = await listening(t, (app) => app.post('/x', (req, res) => void res.text(req.body())), options)
+    const head = 'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n'
+    const r = await trickle(port, head, 'a')
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+    t.ok(r.ms >= 950 && r.ms < 2000, `cut after ${r.ms.toFixed(0)} ms`)
   })
 })
