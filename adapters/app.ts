@@ -1,5 +1,6 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
 import type { AddressInfo, Server } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import Fastify, {
   LogController,
@@ -258,13 +259,17 @@ export class App extends AppCore {
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (at most `close_timeout_ms`, then cuts them), runs
-   * `on_close` hooks (stores), flushes buffered log lines, and resolves `wait()`.
+   * Turns readiness to 503 `draining` and keeps serving for `drain_ms`, then stops accepting connections, lets in-flight
+   * requests finish (at most `close_timeout_ms`, then cuts them), runs `on_close` hooks (stores), flushes buffered log
+   * lines, and resolves `wait()`.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#health?.drain()
       const f = this.#fastify
+      // Until a load balancer's probe has seen the 503, it still sends requests: closing the listener now would refuse
+      // them.
+      if (f?.server.listening && this.config.drain_ms > 0) await sleep(this.config.drain_ms)
       if (f) {
         const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)
         cut.unref()

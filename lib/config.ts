@@ -25,6 +25,11 @@ export interface AppOptions {
    */
   close_timeout_ms?: number
   /**
+   * How long `close()` keeps serving with readiness (`app.health()`) answering 503 `draining` before it stops accepting
+   * connections, so a load balancer or Kubernetes takes the instance out of rotation first (FW_DRAIN_MS; default 0).
+   */
+  drain_ms?: number
+  /**
    * Echo `x-request-id`: the well-formed incoming one or a new UUID (default true). With false nothing is echoed, and
    * requests without one are numbered `req-1`, `req-2`... for the log.
    */
@@ -78,6 +83,7 @@ export interface AppConfig {
   readonly trust_proxy: string[] | boolean
   readonly body_limit: number
   readonly close_timeout_ms: number
+  readonly drain_ms: number
   readonly request_id: boolean
   readonly access_log: LogLevel | false
   readonly form_limits: ResolvedFormLimits
@@ -171,6 +177,7 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
     close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0),
+    drain_ms: int_env(env, 'FW_DRAIN_MS', options.drain_ms ?? 0, 0),
     request_id: options.request_id ?? true,
     access_log: access_level(access),
     form_limits: resolve_form_limits(options.form_limits),

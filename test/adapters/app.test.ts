@@ -104,6 +104,31 @@ t.test('App.close', async (t) => {
     t.match(out.text(), /\[fw\] \[error\] closing the server failed err=.*plugin cleanup failed/)
   })
 
+  t.test('with drain_ms, answers /ready 503 draining and serves requests for that long, then closes', async (t) => {
+    const { app, port } = await listening(
+      t,
+      (app) => {
+        app.health()
+        app.get('/x', (_req, res) => void res.text('x'))
+      },
+      { drain_ms: 300 },
+    )
+    t.equal((await send(port, { path: '/ready' })).status, 200)
+    const started = performance.now()
+    const closing = app.close()
+    const ready = await send(port, { path: '/ready' })
+    t.same(
+      [ready.status, JSON.parse(ready.body)],
+      [503, { ok: false, error: 'not_ready', status: 'draining' }],
+      'readiness says draining',
+    )
+    const served = await send(port, { path: '/x' })
+    t.same([served.status, served.body], [200, 'x'], 'a request is still served')
+    await closing
+    t.ok(performance.now() - started >= 290, 'the listener stayed open for drain_ms')
+    await t.rejects(send(port, { path: '/x' }), { code: 'ECONNREFUSED' }, 'then new connections are refused')
+  })
+
   t.test('closes an app that never listened', async (t) => {
     const app = new App()
     let ran = false
