@@ -9,6 +9,8 @@ import t from 'tap'
 import { App } from '../../index.js'
 import { connections_check_ms } from '../../lib/config.js'
 import { listening } from '../helpers/build.js'
+import { capture_log } from '../helpers/log.js'
+import { parse_kv } from '../lib/log/capture.js'
 
 async function cert(cn: string): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 })
@@ -77,6 +79,29 @@ t.test('AppOptions server options', async (t) => {
     t.equal(body, '200 both', 'an HTTP/2 client is answered in HTTP/2')
     const fallback = await get_h1(port, first.cert)
     t.same([fallback.body, fallback.alpn], ['both', false], 'a client offering no ALPN gets HTTP/1.1')
+  })
+
+  t.test('gives the HTTP/2 client address to req.ip() and to the access line alike', async (t) => {
+    const out = capture_log(t)
+    const app = new App({ https: first, http2: true, access_log: 'info' })
+    app.get('/ip', (req, res) => void res.text(req.ip()))
+    t.teardown(() => app.close())
+    const port = await app.listen(0)
+    const session = connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+    t.teardown(() => session.close())
+    const body = await new Promise<string>((resolve, reject) => {
+      const s = session.request({ ':path': '/ip', 'x-request-id': 'h2-ip' })
+      let text = ''
+      s.on('data', (d: Buffer) => (text += d.toString()))
+      s.on('end', () => resolve(text))
+      s.on('error', reject)
+    })
+    t.equal(body, '127.0.0.1', 'req.ip()')
+    // The access line is written once the stream has closed.
+    let line: string | undefined
+    while ((line = out.lines().find((l) => l.includes('rid=h2-ip'))) === undefined)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    t.equal(Object.fromEntries(parse_kv(line).pairs).ip, '127.0.0.1', 'the access line')
   })
 
   t.test('sets the timeouts and the connection limit on the server', async (t) => {
