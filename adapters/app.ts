@@ -52,6 +52,27 @@ function without_request_children(logger: pino.Logger): pino.Logger {
   return logger
 }
 
+/**
+ * The text of Fastify's `Server listening at <url>` line, which it writes on every listen with no option to turn it off:
+ * `listen` gives Fastify this marker as the text and the logger drops it, so the one listening line is fw's own.
+ */
+const FASTIFY_LISTENING = Symbol('fastify listening line')
+
+/**
+ * `logger` dropping Fastify's listening line (its `info(FASTIFY_LISTENING)`); every other call is the logger's own,
+ * the null logger of an instance without one included.
+ */
+function without_listening_line(logger: pino.Logger): pino.Logger {
+  return new Proxy(logger, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (key !== 'info' || typeof value !== 'function') return value
+      // Read on each access: pino swaps its level methods when the level changes.
+      return (...args: unknown[]) => (args[0] === FASTIFY_LISTENING ? undefined : value.apply(target, args))
+    },
+  })
+}
+
 /** Whether `bindings` is Fastify's per-request `{ reqId }` alone, counted without allocating (it runs per request). */
 function only_request_id(bindings: pino.Bindings): boolean {
   let n = 0
@@ -133,6 +154,8 @@ export class App extends AppCore {
       // And so does a request Node's HTTP parser refuses (bad request line, bad chunking, headers too large).
       clientErrorHandler: client_error,
     }) as unknown as FastifyInstance
+    // The instance's own logger (Fastify's child of the one given), which writes its app-level lines such as listening.
+    f.log = without_listening_line(f.log as pino.Logger)
     const server = f.server as Server & { headersTimeout?: number }
     server.headersTimeout = c.headers_timeout_ms
     if (c.max_connections > 0) server.maxConnections = c.max_connections
@@ -241,7 +264,8 @@ export class App extends AppCore {
    */
   async listen(port: number = this.config.port, cb?: (port: number) => void): Promise<number> {
     await this.ready()
-    await this.fastify.listen({ port, host: this.config.host })
+    const listening_text = (): string => FASTIFY_LISTENING as unknown as string
+    await this.fastify.listen({ port, host: this.config.host, listenTextResolver: listening_text })
     const bound = this.port()
     cb?.(bound)
     return bound

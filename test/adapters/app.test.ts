@@ -158,7 +158,7 @@ t.test('App.run', async (t) => {
         check()
         child.once('exit', () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${err}`)))
       })
-    // Fastify's own `Server listening at` line may come first, in the same chunk or not.
+    // The listening line may arrive split over chunks: wait for its end.
     await until(/listening on http:\/\/127\.0\.0\.1:\d+\n/)
     const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1])
     t.ok(port > 0, `listening line: ${out.trim()}`)
@@ -170,6 +170,27 @@ t.test('App.run', async (t) => {
     t.same([r.status, JSON.parse(r.body)], [200, { ok: true, answered: 'after SIGTERM' }])
     t.equal(code, 0, err)
     t.match(out, /in flight\non_close ran\nstopped\n$/)
+  })
+})
+
+t.test('App.run listening line', async (t) => {
+  t.test("prints one listening line, fw's, with the URL", async (t) => {
+    const out = capture_log(t)
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    let url = ''
+    await app.run(0, (u) => {
+      url = u
+      void app.close()
+    })
+    t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/)
+    t.same(
+      out
+        .lines()
+        .filter((l) => /listening/i.test(l))
+        .map((l) => l.slice(l.indexOf(' ') + 1)),
+      [`[fw] [info] listening on ${url}`],
+    )
   })
 })
 
