@@ -1,5 +1,5 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
-import type { AddressInfo, Server } from 'node:net'
+import type { AddressInfo, Server, Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import Fastify, {
@@ -80,6 +80,25 @@ function only_request_id(bindings: pino.Bindings): boolean {
   return typeof bindings.reqId === 'string'
 }
 
+/** The servers an App may have: HTTP/1.1 ones close their connections themselves; an HTTP/2 one does not. */
+type TlsServer = Server & { closeAllConnections?: () => void }
+
+/**
+ * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline threw
+ * in a timer): its TLS sockets, HTTP/2 sessions and HTTP/1.1 fallbacks alike, are tracked and destroyed instead.
+ */
+function connection_cutter(server: TlsServer): () => void {
+  if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections!()
+  const sockets = new Set<Socket>()
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  return () => {
+    for (const socket of sockets) socket.destroy()
+  }
+}
+
 /** Options of `app.metrics`. */
 export interface AppMetricsOptions extends MetricsOptions {
   /** Where Prometheus scrapes (default `/metrics`). */
@@ -102,6 +121,8 @@ export class App extends AppCore {
   #closed: Promise<void>
   #on_closed!: () => void
   #health: Health | undefined
+  /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
+  #cut_all: () => void = () => {}
   /** The core of `options.logger`: the lines of this app's requests go to its destination, format and pino options. */
   readonly #log: LogCore | undefined
 
@@ -159,6 +180,7 @@ export class App extends AppCore {
     const server = f.server as Server & { headersTimeout?: number }
     server.headersTimeout = c.headers_timeout_ms
     if (c.max_connections > 0) server.maxConnections = c.max_connections
+    this.#cut_all = connection_cutter(f.server as unknown as TlsServer)
     return f
   }
 
@@ -295,7 +317,7 @@ export class App extends AppCore {
       // them.
       if (f?.server.listening && this.config.drain_ms > 0) await sleep(this.config.drain_ms)
       if (f) {
-        const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)
+        const cut = setTimeout(this.#cut_all, this.config.close_timeout_ms)
         cut.unref()
         // New connections are refused from now on: Fastify closes the listening socket only after its preClose hooks,
         // which end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server
@@ -305,7 +327,7 @@ export class App extends AppCore {
           await f.close()
         } catch (err) {
           // A host's hook failed or hung past its timeout: the stores must still close and the lines be written.
-          f.server.closeAllConnections()
+          this.#cut_all()
           with_request('', undefined, this.#log, () =>
             logger('fw').logf('error', 'closing the server failed', 'err', err),
           )

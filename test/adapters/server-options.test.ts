@@ -104,6 +104,34 @@ t.test('AppOptions server options', async (t) => {
     t.equal(Object.fromEntries(parse_kv(line).pairs).ip, '127.0.0.1', 'the access line')
   })
 
+  t.test('close() cuts an HTTP/2 request still open after close_timeout_ms', async (t) => {
+    const app = new App({ https: first, http2: true, access_log: false, close_timeout_ms: 100 })
+    let arrived!: () => void
+    const in_flight = new Promise<void>((resolve) => (arrived = resolve))
+    app.get('/never', async () => {
+      arrived()
+      await new Promise(() => {})
+    })
+    t.teardown(() => app.close())
+    const port = await app.listen(0)
+    const session = connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+    session.on('error', () => {})
+    const stream = session.request({ ':path': '/never' })
+    let responded = false
+    stream.on('response', () => (responded = true))
+    const ended = new Promise<string>((resolve) => {
+      stream.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
+      stream.on('close', () => resolve('closed'))
+    })
+    await in_flight
+    const started = performance.now()
+    await app.close()
+    const took = performance.now() - started
+    t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
+    t.same([await ended, responded], ['closed', false], 'the stream was cut without an answer')
+    t.ok(session.destroyed || session.closed, 'the session is gone')
+  })
+
   t.test('sets the timeouts and the connection limit on the server', async (t) => {
     const app = new App({
       keep_alive_timeout_ms: 5000,
