@@ -1,5 +1,6 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
-import type { AddressInfo, Server } from 'node:net'
+import type { AddressInfo, Server, Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import Fastify, {
   LogController,
@@ -10,7 +11,13 @@ import Fastify, {
 } from 'fastify'
 import type pino from 'pino'
 import { AppCore } from '../lib/app.js'
-import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
+import {
+  check_tls,
+  connections_check_ms,
+  ERR_CONFIG_BAD_VALUE,
+  type AppOptions,
+  type TlsOptions,
+} from '../lib/config.js'
 import { compose, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
 import { flush, level as log_level, logger, pino_logger, with_request } from '../lib/log/index.js'
@@ -45,11 +52,51 @@ function without_request_children(logger: pino.Logger): pino.Logger {
   return logger
 }
 
+/**
+ * The text of Fastify's `Server listening at <url>` line, which it writes on every listen with no option to turn it off:
+ * `listen` gives Fastify this marker as the text and the logger drops it, so the one listening line is fw's own.
+ */
+const FASTIFY_LISTENING = Symbol('fastify listening line')
+
+/**
+ * `logger` dropping Fastify's listening line (its `info(FASTIFY_LISTENING)`); every other call is the logger's own,
+ * the null logger of an instance without one included.
+ */
+function without_listening_line(logger: pino.Logger): pino.Logger {
+  return new Proxy(logger, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (key !== 'info' || typeof value !== 'function') return value
+      // Read on each access: pino swaps its level methods when the level changes.
+      return (...args: unknown[]) => (args[0] === FASTIFY_LISTENING ? undefined : value.apply(target, args))
+    },
+  })
+}
+
 /** Whether `bindings` is Fastify's per-request `{ reqId }` alone, counted without allocating (it runs per request). */
 function only_request_id(bindings: pino.Bindings): boolean {
   let n = 0
   for (const key in bindings) if (++n > 1 || key !== 'reqId') return false
   return typeof bindings.reqId === 'string'
+}
+
+/** The servers an App may have: HTTP/1.1 ones close their connections themselves; an HTTP/2 one does not. */
+type TlsServer = Server & { closeAllConnections?: () => void }
+
+/**
+ * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline threw
+ * in a timer): its TLS sockets, HTTP/2 sessions and HTTP/1.1 fallbacks alike, are tracked and destroyed instead.
+ */
+function connection_cutter(server: TlsServer): () => void {
+  if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections!()
+  const sockets = new Set<Socket>()
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  return () => {
+    for (const socket of sockets) socket.destroy()
+  }
 }
 
 /** Options of `app.metrics`. */
@@ -74,6 +121,8 @@ export class App extends AppCore {
   #closed: Promise<void>
   #on_closed!: () => void
   #health: Health | undefined
+  /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
+  #cut_all: () => void = () => {}
   /** The core of `options.logger`: the lines of this app's requests go to its destination, format and pino options. */
   readonly #log: LogCore | undefined
 
@@ -92,10 +141,12 @@ export class App extends AppCore {
 
   #create(): FastifyInstance {
     const c = this.config
+    const checks = { connectionsCheckingInterval: connections_check_ms(c) }
     // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
-    const tls = c.https === undefined ? {} : { https: { ...c.https, allowHTTP1: true } }
+    const node_options =
+      c.https === undefined ? { http: checks } : { https: { ...c.https, allowHTTP1: true, ...checks } }
     const f = Fastify({
-      ...(tls as object),
+      ...(node_options as object),
       http2: c.http2 as false,
       keepAliveTimeout: c.keep_alive_timeout_ms,
       requestTimeout: c.request_timeout_ms,
@@ -115,14 +166,21 @@ export class App extends AppCore {
       logController: new LogController({ disableRequestLogging: true }),
       return503OnClosing: true,
       forceCloseConnections: 'idle',
+      // Fastify bounds each close hook by its plugin timeout (10 s). fw's own hooks are bounded by close_timeout_ms
+      // (WebSockets that do not answer their 1001 are cut then), so Fastify's bound must come after fw's, or a stuck
+      // peer makes close() fail with AVV_ERR_READY_TIMEOUT before fw cuts it.
+      pluginTimeout: Math.max(10_000, c.close_timeout_ms + 1_000),
       // A malformed URL (`/x/%zz`) fails in the router, before any route: answer it in fw's error shape too.
       frameworkErrors: framework_error(this.config.request_id),
       // And so does a request Node's HTTP parser refuses (bad request line, bad chunking, headers too large).
       clientErrorHandler: client_error,
     }) as unknown as FastifyInstance
+    // The instance's own logger (Fastify's child of the one given), which writes its app-level lines such as listening.
+    f.log = without_listening_line(f.log as pino.Logger)
     const server = f.server as Server & { headersTimeout?: number }
     server.headersTimeout = c.headers_timeout_ms
     if (c.max_connections > 0) server.maxConnections = c.max_connections
+    this.#cut_all = connection_cutter(f.server as unknown as TlsServer)
     return f
   }
 
@@ -228,7 +286,8 @@ export class App extends AppCore {
    */
   async listen(port: number = this.config.port, cb?: (port: number) => void): Promise<number> {
     await this.ready()
-    await this.fastify.listen({ port, host: this.config.host })
+    const listening_text = (): string => FASTIFY_LISTENING as unknown as string
+    await this.fastify.listen({ port, host: this.config.host, listenTextResolver: listening_text })
     const bound = this.port()
     cb?.(bound)
     return bound
@@ -246,15 +305,19 @@ export class App extends AppCore {
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (at most `close_timeout_ms`, then cuts them), runs
-   * `on_close` hooks (stores), flushes buffered log lines, and resolves `wait()`.
+   * Turns readiness to 503 `draining` and keeps serving for `drain_ms`, then stops accepting connections, lets in-flight
+   * requests finish (at most `close_timeout_ms`, then cuts them), runs `on_close` hooks (stores), flushes buffered log
+   * lines, and resolves `wait()`.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#health?.drain()
       const f = this.#fastify
+      // Until a load balancer's probe has seen the 503, it still sends requests: closing the listener now would refuse
+      // them.
+      if (f?.server.listening && this.config.drain_ms > 0) await sleep(this.config.drain_ms)
       if (f) {
-        const cut = setTimeout(() => f.server.closeAllConnections(), this.config.close_timeout_ms)
+        const cut = setTimeout(this.#cut_all, this.config.close_timeout_ms)
         cut.unref()
         // New connections are refused from now on: Fastify closes the listening socket only after its preClose hooks,
         // which end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server
@@ -262,6 +325,12 @@ export class App extends AppCore {
         if (f.server.listening) f.server.close()
         try {
           await f.close()
+        } catch (err) {
+          // A host's hook failed or hung past its timeout: the stores must still close and the lines be written.
+          this.#cut_all()
+          with_request('', undefined, this.#log, () =>
+            logger('fw').logf('error', 'closing the server failed', 'err', err),
+          )
         } finally {
           clearTimeout(cut)
         }

@@ -13,14 +13,14 @@ import { access_line } from './access-line.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { commit, pending } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
-import { ip_resolver } from './ip.js'
+import { ip_of_request, ip_resolver } from './ip.js'
 import { end_streams_on_close } from './stream.js'
 import { mount_ws } from './ws.js'
 
 /** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
 export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
-  const ip = ip_resolver(app.config.trust_proxy)
+  const ip = ip_of_request(instance, ip_resolver(app.config.trust_proxy))
   const bind = binder(app, ip, log)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.

@@ -25,6 +25,11 @@ export interface AppOptions {
    */
   close_timeout_ms?: number
   /**
+   * How long `close()` keeps serving with readiness (`app.health()`) answering 503 `draining` before it stops accepting
+   * connections, so a load balancer or Kubernetes takes the instance out of rotation first (FW_DRAIN_MS; default 0).
+   */
+  drain_ms?: number
+  /**
    * Echo `x-request-id`: the well-formed incoming one or a new UUID (default true). With false nothing is echoed, and
    * requests without one are numbered `req-1`, `req-2`... for the log.
    */
@@ -78,6 +83,7 @@ export interface AppConfig {
   readonly trust_proxy: string[] | boolean
   readonly body_limit: number
   readonly close_timeout_ms: number
+  readonly drain_ms: number
   readonly request_id: boolean
   readonly access_log: LogLevel | false
   readonly form_limits: ResolvedFormLimits
@@ -152,6 +158,16 @@ export function secret_query_params({ secret_query_params: value = [] }: AppOpti
   return value
 }
 
+/**
+ * How often Node's HTTP server checks `headers_timeout_ms` and `request_timeout_ms` (its `connectionsCheckingInterval`,
+ * 30 s by default, so a 2 s timeout acted after up to 30 s): a tenth of the smaller timeout, at most 1 s, so each acts
+ * within its value plus 1 s (and within 10% of a short one).
+ */
+export function connections_check_ms(config: Pick<AppConfig, 'headers_timeout_ms' | 'request_timeout_ms'>): number {
+  const set = [config.headers_timeout_ms, config.request_timeout_ms].filter((ms) => ms > 0)
+  return set.length === 0 ? 1000 : Math.min(1000, Math.ceil(Math.min(...set) / 10))
+}
+
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */
 export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
   const access = env.FW_ACCESS_LOG || options.access_log
@@ -161,6 +177,7 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
     close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0),
+    drain_ms: int_env(env, 'FW_DRAIN_MS', options.drain_ms ?? 0, 0),
     request_id: options.request_id ?? true,
     access_log: access_level(access),
     form_limits: resolve_form_limits(options.form_limits),

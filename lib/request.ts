@@ -95,9 +95,14 @@ export class Request<P extends string = string, V extends Valid = Valid> {
 
   /** The raw body as a string, decoded as UTF-8 ('' when there is none). */
   body(): string {
+    return this.#text('body')
+  }
+
+  /** The body decoded once, by whichever of `body()` and `json()` asks first (`reader`, named in a refusal). */
+  #text(reader: string): string {
     if (this.#body === undefined) {
       const b = this.raw.body
-      this.#body = typeof b === 'string' ? b : this.#read().bytes('body').toString('utf8')
+      this.#body = typeof b === 'string' ? b : this.#read().bytes(reader).toString('utf8')
     }
     return this.#body
   }
@@ -141,7 +146,7 @@ export class Request<P extends string = string, V extends Valid = Valid> {
 
   /** The body parsed as JSON; invalid JSON gives a view that is not an object, never an exception. */
   json(): Json {
-    if (this.#json === undefined) this.#json = new Json(this.body())
+    if (this.#json === undefined) this.#json = new Json(this.#text('json'))
     return this.#json
   }
 

@@ -46,7 +46,9 @@ export class RequestBody {
   readonly #options: RequestBodyOptions
   #buffer: Buffer | undefined
   #stream: Readable | undefined
-  #taken: 'buffered' | 'streamed' | undefined = undefined
+  /** The reader that took the body (`json` for `req.json()`), and whether it took it as a stream. */
+  #taken_by: string | undefined = undefined
+  #streamed = false
   #cleanups: Array<() => Promise<unknown>> | undefined = undefined
   #response: ResponseEnd | undefined = undefined
 
@@ -76,22 +78,22 @@ export class RequestBody {
 
   /** The whole body. */
   bytes(reader = 'bytes'): Buffer {
-    if (this.#taken === 'streamed')
-      throw ERR_BODY_CONSUMED(reader, 'req.stream() or req.multipart() already read it as a stream')
+    if (this.#streamed) throw ERR_BODY_CONSUMED(reader, `req.${this.#taken_by}() already read it as a stream`)
     if (this.#buffer === undefined) {
       throw ERR_BODY_CONSUMED(
         reader,
         'this route streams its body (stream_body): read it with req.stream() or req.multipart()',
       )
     }
-    this.#taken = 'buffered'
+    this.#taken_by ??= reader
     return this.#buffer
   }
 
   /** The body as a stream, counted against the route's limit; once only, and not after a buffered reader. */
   stream(reader = 'stream'): Readable {
-    if (this.#taken !== undefined) throw ERR_BODY_CONSUMED(reader, `it was already read (${this.#taken})`)
-    this.#taken = 'streamed'
+    if (this.#taken_by !== undefined) throw ERR_BODY_CONSUMED(reader, `req.${this.#taken_by}() already read it`)
+    this.#taken_by = reader
+    this.#streamed = true
     return this.#stream === undefined ? Readable.from([this.#buffer!]) : limited(this.#stream, this.limit)
   }
 

@@ -5,6 +5,8 @@ import { json_safe, set_field } from './values.js'
 
 /** fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. */
 const OWN: Readonly<Record<string, number>> = { msg: 1, time: 2, logger: 4, level: 8 }
+/** The names fw's members move to, with the same bits: on a line where fw's member took it, a pair moves on. */
+const MOVED: Readonly<Record<string, number>> = { fw_msg: 1, fw_time: 2, fw_logger: 4, fw_level: 8 }
 
 /** A record and which of fw's members a pair pushed to `fw_<name>` (bits of `OWN`). */
 export interface JsonRecord {
@@ -16,7 +18,8 @@ export interface JsonRecord {
  * The members of a line after pino's `level`: `msg`, `time` (epoch milliseconds), `logger` (its name), the context
  * (`rid`, `mod`, its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers) unless its
  * key is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger` or
- * `level` keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`.
+ * `level` keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`, and a pair of that
+ * name, on that line only, to `fw_fw_<name>`: each key appears once and no value is lost.
  */
 export function json_record(
   name: string,
@@ -41,9 +44,16 @@ function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet
   const bit = Object.hasOwn(OWN, key) ? OWN[key]! : 0
   if (bit !== 0 && (out.moved & bit) === 0) {
     out.moved |= bit
-    if (bit !== 8) set_field(out.rec, `fw_${key}`, out.rec[key])
+    const moved = `fw_${key}`
+    // Only a pair can have written this name yet: it gives the name to fw's member (pino's level key for `level`).
+    if (Object.hasOwn(out.rec, moved)) {
+      set_field(out.rec, `fw_${moved}`, out.rec[moved])
+      delete out.rec[moved]
+    }
+    if (bit !== 8) set_field(out.rec, moved, out.rec[key])
   }
-  set_field(out.rec, key, raw_keys?.has(key) === true ? value : json_safe(value))
+  const name = key.startsWith('fw_') && Object.hasOwn(MOVED, key) && (out.moved & MOVED[key]!) !== 0 ? `fw_${key}` : key
+  set_field(out.rec, name, raw_keys?.has(key) === true ? value : json_safe(value))
 }
 
 /** One record as indented JSON, newline included, coloured when `color` is set. */

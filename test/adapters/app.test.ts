@@ -5,6 +5,7 @@ import t from 'tap'
 import { App } from '../../index.js'
 import { build, gate, listening, type Teardown } from '../helpers/build.js'
 import { send } from '../helpers/http.js'
+import { capture_log } from '../helpers/log.js'
 
 const RUN_APP = fileURLToPath(new URL('../helpers/run-app.ts', import.meta.url))
 
@@ -87,6 +88,47 @@ t.test('App.close', async (t) => {
     await t.rejects(never, { code: 'ECONNRESET' })
   })
 
+  t.test('resolves, runs on_close hooks and logs when a Fastify close hook fails', async (t) => {
+    const out = capture_log(t)
+    const ran: string[] = []
+    const { app, port } = await listening(t, (app) => {
+      app.get('/x', (_req, res) => void res.text('x'))
+      app.on_close(() => void ran.push('on_close'))
+      app.fastify.addHook('preClose', async () => {
+        throw new Error('plugin cleanup failed')
+      })
+    })
+    t.equal((await send(port, { path: '/x' })).body, 'x')
+    await app.close()
+    t.same(ran, ['on_close'])
+    t.match(out.text(), /\[fw\] \[error\] closing the server failed err=.*plugin cleanup failed/)
+  })
+
+  t.test('with drain_ms, answers /ready 503 draining and serves requests for that long, then closes', async (t) => {
+    const { app, port } = await listening(
+      t,
+      (app) => {
+        app.health()
+        app.get('/x', (_req, res) => void res.text('x'))
+      },
+      { drain_ms: 300 },
+    )
+    t.equal((await send(port, { path: '/ready' })).status, 200)
+    const started = performance.now()
+    const closing = app.close()
+    const ready = await send(port, { path: '/ready' })
+    t.same(
+      [ready.status, JSON.parse(ready.body)],
+      [503, { ok: false, error: 'not_ready', status: 'draining' }],
+      'readiness says draining',
+    )
+    const served = await send(port, { path: '/x' })
+    t.same([served.status, served.body], [200, 'x'], 'a request is still served')
+    await closing
+    t.ok(performance.now() - started >= 290, 'the listener stayed open for drain_ms')
+    await t.rejects(send(port, { path: '/x' }), { code: 'ECONNREFUSED' }, 'then new connections are refused')
+  })
+
   t.test('closes an app that never listened', async (t) => {
     const app = new App()
     let ran = false
@@ -116,7 +158,7 @@ t.test('App.run', async (t) => {
         check()
         child.once('exit', () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${err}`)))
       })
-    // Fastify's own `Server listening at` line may come first, in the same chunk or not.
+    // The listening line may arrive split over chunks: wait for its end.
     await until(/listening on http:\/\/127\.0\.0\.1:\d+\n/)
     const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1])
     t.ok(port > 0, `listening line: ${out.trim()}`)
@@ -128,6 +170,27 @@ t.test('App.run', async (t) => {
     t.same([r.status, JSON.parse(r.body)], [200, { ok: true, answered: 'after SIGTERM' }])
     t.equal(code, 0, err)
     t.match(out, /in flight\non_close ran\nstopped\n$/)
+  })
+})
+
+t.test('App.run listening line', async (t) => {
+  t.test("prints one listening line, fw's, with the URL", async (t) => {
+    const out = capture_log(t)
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    let url = ''
+    await app.run(0, (u) => {
+      url = u
+      void app.close()
+    })
+    t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/)
+    t.same(
+      out
+        .lines()
+        .filter((l) => /listening/i.test(l))
+        .map((l) => l.slice(l.indexOf(' ') + 1)),
+      [`[fw] [info] listening on ${url}`],
+    )
   })
 })
 

@@ -3,9 +3,14 @@ import { request as h1 } from 'node:https'
 import { connect } from 'node:http2'
 import type { Server } from 'node:http'
 import type { TLSSocket } from 'node:tls'
+import net from 'node:net'
 import { generate } from 'selfsigned'
 import t from 'tap'
 import { App } from '../../index.js'
+import { connections_check_ms } from '../../lib/config.js'
+import { listening } from '../helpers/build.js'
+import { capture_log } from '../helpers/log.js'
+import { parse_kv } from '../lib/log/capture.js'
 
 async function cert(cn: string): Promise<{ key: string; cert: string }> {
   const pems = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 })
@@ -76,6 +81,57 @@ t.test('AppOptions server options', async (t) => {
     t.same([fallback.body, fallback.alpn], ['both', false], 'a client offering no ALPN gets HTTP/1.1')
   })
 
+  t.test('gives the HTTP/2 client address to req.ip() and to the access line alike', async (t) => {
+    const out = capture_log(t)
+    const app = new App({ https: first, http2: true, access_log: 'info' })
+    app.get('/ip', (req, res) => void res.text(req.ip()))
+    t.teardown(() => app.close())
+    const port = await app.listen(0)
+    const session = connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+    t.teardown(() => session.close())
+    const body = await new Promise<string>((resolve, reject) => {
+      const s = session.request({ ':path': '/ip', 'x-request-id': 'h2-ip' })
+      let text = ''
+      s.on('data', (d: Buffer) => (text += d.toString()))
+      s.on('end', () => resolve(text))
+      s.on('error', reject)
+    })
+    t.equal(body, '127.0.0.1', 'req.ip()')
+    // The access line is written once the stream has closed.
+    let line: string | undefined
+    while ((line = out.lines().find((l) => l.includes('rid=h2-ip'))) === undefined)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    t.equal(Object.fromEntries(parse_kv(line).pairs).ip, '127.0.0.1', 'the access line')
+  })
+
+  t.test('close() cuts an HTTP/2 request still open after close_timeout_ms', async (t) => {
+    const app = new App({ https: first, http2: true, access_log: false, close_timeout_ms: 100 })
+    let arrived!: () => void
+    const in_flight = new Promise<void>((resolve) => (arrived = resolve))
+    app.get('/never', async () => {
+      arrived()
+      await new Promise(() => {})
+    })
+    t.teardown(() => app.close())
+    const port = await app.listen(0)
+    const session = connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+    session.on('error', () => {})
+    const stream = session.request({ ':path': '/never' })
+    let responded = false
+    stream.on('response', () => (responded = true))
+    const ended = new Promise<string>((resolve) => {
+      stream.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
+      stream.on('close', () => resolve('closed'))
+    })
+    await in_flight
+    const started = performance.now()
+    await app.close()
+    const took = performance.now() - started
+    t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
+    t.same([await ended, responded], ['closed', false], 'the stream was cut without an answer')
+    t.ok(session.destroyed || session.closed, 'the session is gone')
+  })
+
   t.test('sets the timeouts and the connection limit on the server', async (t) => {
     const app = new App({
       keep_alive_timeout_ms: 5000,
@@ -109,5 +165,55 @@ t.test('AppOptions server options', async (t) => {
     const app = new App({ host: '::1' })
     t.teardown(() => app.close())
     t.equal(app.url(), 'http://[::1]:0')
+  })
+})
+
+/**
+ * Opens a raw connection, writes `head`, then one byte of `trickle` every 100 ms (a client too slow to finish its
+ * request); resolves once the server closed it, with what it answered and when.
+ */
+function trickle(port: number, head: string, trickle: string): Promise<{ answer: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const s = net.connect(port, '127.0.0.1', () => s.write(head))
+    let i = 0
+    const timer = setInterval(() => s.writable && s.write(trickle[i++ % trickle.length]!), 100)
+    let answer = ''
+    s.setEncoding('utf8').on('data', (d: string) => (answer += d))
+    s.on('error', reject)
+    s.on('close', () => {
+      clearInterval(timer)
+      resolve({ answer, ms: performance.now() - started })
+    })
+  })
+}
+
+t.test('AppOptions server timeouts', async (t) => {
+  const TIMEOUT = { ok: false, error: 'request_timeout', message: 'Request timeout' }
+  const options = { headers_timeout_ms: 500, request_timeout_ms: 1000 }
+  const body_of = (answer: string): unknown => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+
+  t.test('checks the timeouts every tenth of the smaller one, at most every second', async (t) => {
+    t.equal(connections_check_ms(options), 50)
+    t.equal(connections_check_ms({ headers_timeout_ms: 60_000, request_timeout_ms: 300_000 }), 1000)
+    t.equal(connections_check_ms({ headers_timeout_ms: 2000, request_timeout_ms: 0 }), 200)
+    t.equal(connections_check_ms({ headers_timeout_ms: 0, request_timeout_ms: 0 }), 1000)
+  })
+
+  t.test('cuts a client sending its headers too slowly within headers_timeout_ms plus 1 s', async (t) => {
+    const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), options)
+    const r = await trickle(port, 'GET /x HTTP/1.1\r\nHost: x\r\n', 'X-Slow: aaaa\r\n')
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+    t.ok(r.ms >= 450 && r.ms < 1500, `cut after ${r.ms.toFixed(0)} ms`)
+  })
+
+  t.test('cuts a client sending its body too slowly within request_timeout_ms plus 1 s', async (t) => {
+    const { port } = await listening(t, (app) => app.post('/x', (req, res) => void res.text(req.body())), options)
+    const head = 'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n'
+    const r = await trickle(port, head, 'a')
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+    t.ok(r.ms >= 950 && r.ms < 2000, `cut after ${r.ms.toFixed(0)} ms`)
   })
 })

@@ -3,6 +3,7 @@ import { DEFAULT_FORM_LIMITS } from '../../lib/body/limits.js'
 import { ERR_CONFIG_BAD_VALUE, resolve_config } from '../../lib/config.js'
 
 const SERVER = {
+  drain_ms: 0,
   https: undefined,
   http2: false,
   keep_alive_timeout_ms: 72000,
@@ -90,6 +91,12 @@ t.test('resolve_config', async (t) => {
     t.throws(() => resolve_config({}, { FW_KEEP_ALIVE_TIMEOUT_MS: 'soon' }), {
       message: 'FW_KEEP_ALIVE_TIMEOUT_MS must be an integer >= 0; got "soon"',
     })
+  })
+
+  t.test('reads drain_ms from the option and FW_DRAIN_MS', async (t) => {
+    t.equal(resolve_config({ drain_ms: 5000 }, {}).drain_ms, 5000)
+    t.equal(resolve_config({ drain_ms: 5000 }, { FW_DRAIN_MS: '15000' }).drain_ms, 15000)
+    t.throws(() => resolve_config({ drain_ms: -1 }, {}), { message: 'FW_DRAIN_MS must be an integer >= 0; got -1' })
   })
 
   t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {

@@ -4,6 +4,7 @@
 // SSE clients read an endless event stream and WebSocket clients talk to an echo route: each stream must get its end
 // (the body ends, the connection is not cut) and each WebSocket a 1001 close.
 import http from 'node:http'
+import { once } from 'node:events'
 import net from 'node:net'
 import t from 'tap'
 import { WebSocket } from 'ws'
@@ -202,4 +203,39 @@ t.test('SIGTERM under load, with SSE streams and WebSockets open', async (t) => 
     `HTTP clients: ${http_totals.complete} complete, ${http_totals.refused} refused (503 or ECONNREFUSED), ${http_totals.cut} cut before an answer`,
   )
   t.comment(`SSE: ${sse.received} events; WebSocket: ${ws.received} echoes`)
+})
+
+t.test('SIGTERM with a WebSocket peer that stopped reading', async (t) => {
+  // Fastify bounds its close hooks by 10 s: a close_timeout_ms that long is where a stuck peer used to fail close().
+  const close_timeout_ms = 10_000
+  const server = await start_child_server(t, 'test/reliability/fixtures/stuck-websocket-app.ts', {
+    env: { FW_CLOSE_TIMEOUT_MS: String(close_timeout_ms) },
+  })
+  const stuck = new WebSocket(`ws://127.0.0.1:${server.port}/ws/flood`)
+  t.teardown(() => stuck.terminate())
+  stuck.on('error', () => {})
+  await once(stuck, 'open')
+  // The peer stops reading: the server's chunks fill the kernel's buffers, then ws's, and its 1001 never arrives.
+  ;(stuck as unknown as { _socket: net.Socket })._socket.pause()
+  const echo = new WebSocket(`ws://127.0.0.1:${server.port}/ws/echo`)
+  const echo_closed = once(echo, 'close') as Promise<[number, Buffer]>
+  await once(echo, 'open')
+  while (!server.output().includes('full')) await new Promise((resolve) => setTimeout(resolve, 10))
+  const signalled = performance.now()
+  server.child.kill('SIGTERM')
+  const [code, signal] = await server.exited
+  const exit_ms = performance.now() - signalled
+  const [echo_code] = await echo_closed
+  t.equal(echo_code, 1001, 'the peer that reads gets 1001')
+  t.same(
+    server.output().match(/^closed \d+$/gm),
+    ['closed 1001', 'closed 1006'],
+    'the server saw the reading peer answer its 1001, and cut the other (1006)',
+  )
+  t.match(server.output(), /on_close ran\nstopped\n$/, 'on_close hooks ran and run() returned')
+  t.same([code, signal], [0, null], 'the process exits 0')
+  t.ok(
+    exit_ms >= close_timeout_ms - 100 && exit_ms < close_timeout_ms + 2000,
+    `the stuck peer was cut at close_timeout_ms (exit after ${exit_ms.toFixed(0)} ms)`,
+  )
 })

@@ -164,6 +164,64 @@ t.test('Request.stream', async (t) => {
   })
 })
 
+t.test('FW_ERR_BODY_CONSUMED', async (t) => {
+  /** The message `read` throws. */
+  const refusal = (read: () => unknown): string => {
+    try {
+      read()
+      return 'read'
+    } catch (err) {
+      return `${(err as { code: string }).code}: ${(err as Error).message}`
+    }
+  }
+  const app = build(t, (app) => {
+    app.use('/s', stream_body())
+    app.post('/json', (req, res) =>
+      res.json(
+        'json',
+        req.json().is_object(),
+        'stream',
+        refusal(() => req.stream()),
+      ),
+    )
+    app.post('/body', (req, res) =>
+      res.json(
+        'body',
+        req.body(),
+        'stream',
+        refusal(() => req.stream()),
+      ),
+    )
+    app.post('/s/stream', (req, res) => {
+      req.stream().resume()
+      res.json(
+        'json',
+        refusal(() => req.json()),
+        'body',
+        refusal(() => req.body()),
+      )
+    })
+  })
+
+  t.test('names the reader that already took the body, and the one refused', async (t) => {
+    const json = await app.inject({ method: 'POST', url: '/json', payload: '{}' })
+    t.same(json.json(), {
+      json: true,
+      stream: 'FW_ERR_BODY_CONSUMED: req.stream() cannot read the body: req.json() already read it',
+    })
+    const body = await app.inject({ method: 'POST', url: '/body', payload: 'x' })
+    t.same(body.json(), {
+      body: 'x',
+      stream: 'FW_ERR_BODY_CONSUMED: req.stream() cannot read the body: req.body() already read it',
+    })
+    const streamed = await app.inject({ method: 'POST', url: '/s/stream', payload: '{}' })
+    t.same(streamed.json(), {
+      json: 'FW_ERR_BODY_CONSUMED: req.json() cannot read the body: req.stream() already read it as a stream',
+      body: 'FW_ERR_BODY_CONSUMED: req.body() cannot read the body: req.stream() already read it as a stream',
+    })
+  })
+})
+
 t.test('Request.multipart', async (t) => {
   const saved: string[] = []
   const app = build(t, (app) => {

@@ -81,6 +81,25 @@ t.test('PinoLine', async (t) => {
     t.equal(out.lines()[1], '03:04:05.678 [fw] [info] hello msg=theirs name=Ada level=3')
   })
 
+  t.test('writes each key once when pairs take both a member of fw and the name it moves to', async (t) => {
+    const { core, out } = memory_core('json')
+    core.write(2, 'fw', 'hello', ['fw_level', 'mine', 'level', 3])
+    core.write(2, 'fw', 'hello', ['msg', 'theirs', 'fw_msg', 'mine'])
+    core.write(2, 'fw', 'hello', ['fw_level', 'alone'])
+    t.same(out.lines(), [
+      `{"fw_level":"info","msg":"hello","time":${T0},"logger":"fw","fw_fw_level":"mine","level":3}`,
+      `{"level":"info","msg":"theirs","time":${T0},"logger":"fw","fw_msg":"hello","fw_fw_msg":"mine"}`,
+      `{"level":"info","msg":"hello","time":${T0},"logger":"fw","fw_level":"alone"}`,
+    ])
+    core.configure({ format: 'kv' })
+    core.write(2, 'fw', 'hello', ['fw_level', 'mine', 'level', 3])
+    core.write(2, 'fw', 'hello', ['msg', 'theirs', 'fw_msg', 'mine'])
+    t.same(out.lines().slice(3), [
+      '03:04:05.678 [fw] [info] hello fw_fw_level=mine level=3',
+      '03:04:05.678 [fw] [info] hello msg=theirs fw_fw_msg=mine',
+    ])
+  })
+
   t.test('adds pino base bindings when the user asks for them', async (t) => {
     const { core, out } = memory_core('json', { base: { service: 'shop' } })
     core.write(2, 'fw', 'up', undefined)
