@@ -132,3 +132,38 @@ t.test('openapi_document', async (t) => {
     t.match(out.text(), /schema not documented .*where="POST \/opaque body" vendor=opaque/)
   })
 })
+
+t.test('openapi_document: defaulted fields', async (t) => {
+  const app = build(t, (app) => {
+    app.post(
+      '/items',
+      {
+        query: schema({ page: field.integer().min(1).default(1), q: field.string().required() }),
+        body: schema({ name: field.string().required(), status: field.enum(['draft', 'placed']).default('draft') }),
+      },
+      (_req, res) => void res.json('ok', true),
+    )
+    app.openapi({ info: { title: 'Defaults', version: '1.0.0' } })
+  })
+  const post = (await app.inject({ url: '/openapi.json' })).json().paths['/items'].post
+
+  t.test('a defaulted query parameter is optional and shows its default', async (t) => {
+    t.strictSame(post.parameters, [
+      { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
+      { name: 'q', in: 'query', schema: { type: 'string' }, required: true },
+    ])
+  })
+
+  t.test('a defaulted body field is left out of required and shows its default', async (t) => {
+    t.strictSame(post.requestBody.content['application/json'].schema, {
+      type: 'object',
+      properties: { name: { type: 'string' }, status: { enum: ['draft', 'placed'], default: 'draft' } },
+      required: ['name'],
+    })
+  })
+
+  t.test('the server accepts both missing and fills their defaults', async (t) => {
+    const r = await app.inject({ method: 'POST', url: '/items?q=x', payload: { name: 'n' } })
+    t.equal(r.statusCode, 200)
+  })
+})
