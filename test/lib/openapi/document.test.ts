@@ -122,6 +122,17 @@ t.test('openapi_document', async (t) => {
     t.notOk(doc.paths['/users'].post.security, 'a route without auth middleware has no security')
   })
 
+  t.test('a route that declares no success answer promises only a 2XX, not a 200 it may not send', async (t) => {
+    const del = doc.paths['/admin/users/{id}'].delete.responses
+    t.strictSame(del['2XX'], { description: 'Success' })
+    t.notOk(del['200'])
+    t.strictSame(
+      Object.keys(doc.paths['/users'].post.responses).filter((s) => !/^[45]/.test(s)),
+      ['201'],
+      'a declared success answer is the only one',
+    )
+  })
+
   t.test('documents a zod body through its JSON Schema, and warns for a Standard Schema without one', async (t) => {
     t.same(doc.paths['/upload'].post.requestBody.content['application/json'].schema, {
       type: 'object',
