@@ -4,6 +4,7 @@ import type { Middleware } from '../compose.js'
 import { Type, type JsonSchema } from '../validation/type.js'
 import { is_schema, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
 import { with_components } from '../validation/lazy.js'
+import { logger } from '../log/index.js'
 import { json_schema_of } from './json-schema.js'
 import { doc_of, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
 
@@ -21,6 +22,8 @@ export interface DocumentOptions {
 }
 
 type Json = Record<string, unknown>
+
+const log = logger('openapi')
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -76,6 +79,7 @@ function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Js
     if (route.schema?.hide === true) continue
     const docs = route.middleware.map((m: Middleware) => doc_of(m)).filter((d): d is MiddlewareDoc => d !== undefined)
     for (const d of docs) Object.assign(schemes, d.security?.schemes)
+    for (const alternative of route.schema?.security ?? []) Object.assign(schemes, alternative)
     const op = operation(route, docs)
     for (const tag of (op['tags'] as string[] | undefined) ?? []) tags.add(tag)
     const path = route.path.replace(/\/\*$/, '/{wildcard}')
@@ -114,7 +118,10 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
     op['requestBody'] = { required: true, content: { 'application/json': { schema: schema ?? {} } } }
   }
   op['responses'] = responses(s, docs, where)
-  const security = security_of(docs)
+  const security =
+    s.security === undefined
+      ? security_of(docs)
+      : s.security.map((alternative) => Object.fromEntries(Object.keys(alternative).map((n) => [n, []])))
   if (security !== undefined) op['security'] = security
   return op
 }
@@ -129,11 +136,16 @@ function path_parameters(route: RouteInfo, params: AnySchema | undefined): Json[
 function named_parameters(where_in: 'query' | 'header', schema: AnySchema | undefined, where: string): Json[] {
   if (schema === undefined) return []
   const { props, required } = properties(schema, `${where} ${where_in}`)
-  return Object.entries(props).map(([name, s]) => {
+  return Object.entries(props).flatMap(([name, s]) => {
+    // OpenAPI ignores a header parameter named Authorization: credentials are a security scheme (`security`).
+    if (where_in === 'header' && name.toLowerCase() === 'authorization') {
+      log.logf('warn', 'parameter not documented', 'where', where, 'name', name, 'why', 'declare it as security')
+      return []
+    }
     const p: Json = { name, in: where_in, schema: s }
     if (required.includes(name)) p['required'] = true
     if (typeof s['description'] === 'string') p['description'] = s['description']
-    return p
+    return [p]
   })
 }
 

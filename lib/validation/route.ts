@@ -37,6 +37,12 @@ export interface RouteSchema {
   readonly tags?: readonly string[]
   readonly operation_id?: string
   readonly deprecated?: boolean
+  /**
+   * The route's security in the OpenAPI document, when its handler checks credentials itself: a list of alternatives,
+   * each naming the schemes that must all hold (`[{ bearer: { type: 'http', scheme: 'bearer' } }]`); `[]` says the route
+   * is public. It replaces what the auth middleware on the route describe. Nothing is enforced by it.
+   */
+  readonly security?: readonly Readonly<Record<string, Readonly<Record<string, unknown>>>>[]
   /** Leaves the route out of the OpenAPI document (static files, the document itself). */
   readonly hide?: boolean
   /**

@@ -178,3 +178,34 @@ t.test('openapi_document: defaulted fields', async (t) => {
     t.equal(r.statusCode, 200)
   })
 })
+
+t.test('openapi_document: security declared by the route', async (t) => {
+  const out = capture_log(t, 'kv', 'warn')
+  const bearer = { bearer: { type: 'http', scheme: 'bearer' } }
+  const app = build(t, (app) => {
+    app.use('/keys', adapt_ctx(auth.api_key({ allowed_keys: ['k'.repeat(16)] })))
+    app.get('/me', { security: [bearer] }, (_req, res) => void res.json('ok', true))
+    app.get('/keys/public', { security: [] }, (_req, res) => void res.json('ok', true))
+    app.get(
+      '/hand',
+      { headers: schema({ authorization: field.string(), 'x-trace': field.string() }) },
+      (_req, res) => void res.json('ok', true),
+    )
+    app.openapi({ info: { title: 'Security', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+
+  t.test('a route checked by hand documents its scheme and requirement', async (t) => {
+    t.strictSame(doc.paths['/me'].get.security, [{ bearer: [] }])
+    t.strictSame(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer' })
+  })
+
+  t.test('security: [] says the route is public, in place of the middleware on its prefix', async (t) => {
+    t.strictSame(doc.paths['/keys/public'].get.security, [])
+  })
+
+  t.test('an Authorization header is never a parameter (OpenAPI ignores it), with a warning', async (t) => {
+    t.strictSame(doc.paths['/hand'].get.parameters, [{ name: 'x-trace', in: 'header', schema: { type: 'string' } }])
+    t.match(out.text(), /parameter not documented .*where="GET \/hand" name=authorization why="declare it as security"/)
+  })
+})
