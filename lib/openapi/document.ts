@@ -8,17 +8,32 @@ import { logger } from '../log/index.js'
 import { json_schema_of } from './json-schema.js'
 import { doc_of, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
 
-/** The `info` object of the document. */
+/** The `info` object of the document: OpenAPI's Info object, copied as given. */
 export interface OpenApiInfo {
   readonly title: string
   readonly version: string
+  readonly summary?: string
   readonly description?: string
+  readonly termsOfService?: string
+  readonly contact?: { readonly name?: string; readonly url?: string; readonly email?: string }
+  readonly license?: { readonly name: string; readonly identifier?: string; readonly url?: string }
 }
+
+/** A security requirement: scheme names, each with its scopes (`{ bearer_jwt: [] }`). */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>
 
 /** What the document says beyond the routes. */
 export interface DocumentOptions {
   readonly info: OpenApiInfo
+  /** Where the API is reached; none or `[]` documents `[{ url: '/' }]`, OpenAPI's own default, said explicitly. */
   readonly servers?: readonly { readonly url: string; readonly description?: string }[]
+  /**
+   * The security of every operation that says none of its own (no auth middleware, no route `security`): `[]` says
+   * such routes are public.
+   */
+  readonly security?: readonly SecurityRequirement[]
+  /** Descriptions of tags (a group's prefix is its routes' tag), listed in this order before the others. */
+  readonly tags?: readonly { readonly name: string; readonly description?: string }[]
 }
 
 type Json = Record<string, unknown>
@@ -85,9 +100,14 @@ function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Js
     const path = route.path.replace(/\/\*$/, '/{wildcard}')
     ;(paths[path] ??= {})[route.method.toLowerCase()] = op
   }
-  const doc: Json = { openapi: '3.1.0', info: { ...options.info } }
-  if (options.servers !== undefined) doc['servers'] = options.servers.map((s) => ({ ...s }))
-  if (tags.size > 0) doc['tags'] = [...tags].map((name) => ({ name }))
+  const doc: Json = { openapi: '3.1.0', info: structuredClone(options.info) }
+  // An empty or missing list means `/` (OpenAPI 3.1, Server Object); saying so keeps linters and generators from guessing.
+  const servers = options.servers === undefined || options.servers.length === 0 ? [{ url: '/' }] : options.servers
+  doc['servers'] = servers.map((s) => ({ ...s }))
+  if (options.security !== undefined) doc['security'] = options.security.map((r) => structuredClone(r))
+  const described = (options.tags ?? []).map((tag) => ({ ...tag }))
+  for (const name of tags) if (!described.some((d) => d.name === name)) described.push({ name })
+  if (described.length > 0) doc['tags'] = described
   doc['paths'] = paths
   doc['components'] = {
     schemas: { Error: ERROR_SCHEMA, ValidationFailed: VALIDATION_SCHEMA },
@@ -102,7 +122,8 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
   const op: Json = {}
   const tags = s.tags ?? (route.group === '' ? undefined : [route.group.replace(/^\//, '')])
   if (tags !== undefined) op['tags'] = [...tags]
-  if (s.summary !== undefined) op['summary'] = s.summary
+  // Every operation gets a summary (linters require one); the method and path say what a route does not.
+  op['summary'] = s.summary ?? `${route.method} ${route.path}`
   if (s.description !== undefined) op['description'] = s.description
   op['operationId'] =
     s.operation_id ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_$/, '')

@@ -209,3 +209,43 @@ t.test('openapi_document: security declared by the route', async (t) => {
     t.match(out.text(), /parameter not documented .*where="GET \/hand" name=authorization why="declare it as security"/)
   })
 })
+
+t.test('openapi_document: what linters ask of a document', async (t) => {
+  const info = {
+    title: 'Lint',
+    version: '1.0.0',
+    termsOfService: 'https://example.com/terms',
+    contact: { name: 'API team', email: 'api@example.com' },
+    license: { name: 'MIT', identifier: 'MIT' },
+  }
+  const setup = (app: ReturnType<typeof build>, options: object) => {
+    app.group('/users', (g) => g.get('/{id}', (_req, res) => void res.json('ok', true)))
+    app.get('/named', { summary: 'Named' }, (_req, res) => void res.json('ok', true))
+    app.openapi({ info, ...options })
+  }
+  const doc = (
+    await build(t, (app) =>
+      setup(app, { security: [], tags: [{ name: 'users', description: 'User accounts' }, { name: 'spare' }] }),
+    ).inject({ url: '/openapi.json' })
+  ).json()
+
+  t.test('info takes the whole Info object', async (t) => {
+    t.strictSame(doc.info, info)
+  })
+
+  t.test('servers is never missing or empty: / stands for the origin', async (t) => {
+    t.strictSame(doc.servers, [{ url: '/' }])
+    const none = (await build(t, (app) => setup(app, { servers: [] })).inject({ url: '/openapi.json' })).json()
+    t.strictSame(none.servers, [{ url: '/' }])
+  })
+
+  t.test('the security option is the default of every operation, and tags carry descriptions', async (t) => {
+    t.strictSame(doc.security, [])
+    t.strictSame(doc.tags, [{ name: 'users', description: 'User accounts' }, { name: 'spare' }])
+  })
+
+  t.test('a route without a summary gets its method and path', async (t) => {
+    t.equal(doc.paths['/users/{id}'].get.summary, 'GET /users/{id}')
+    t.equal(doc.paths['/named'].get.summary, 'Named')
+  })
+})
