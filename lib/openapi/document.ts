@@ -136,7 +136,7 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
   if (parameters.length > 0) op['parameters'] = parameters
   if (s.body !== undefined) {
     const schema = json_schema_of(s.body, `${where} body`)
-    op['requestBody'] = { required: true, content: { 'application/json': { schema: schema ?? {} } } }
+    op['requestBody'] = { required: true, content: { [s.body_type ?? 'application/json']: { schema: schema ?? {} } } }
   }
   op['responses'] = responses(s, docs, where)
   const security =

@@ -30,6 +30,12 @@ export interface RouteSchema {
   readonly query?: AnySchema
   readonly params?: AnySchema
   readonly headers?: AnySchema
+  /**
+   * The media type of the body (default `application/json`). A form (`application/x-www-form-urlencoded`,
+   * `multipart/form-data`) is read by the handler (`req.form()`, `req.multipart()`): its `body` schema documents it, and
+   * is not validated.
+   */
+  readonly body_type?: 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data'
   /** Answers by status: a schema of the JSON body, or a description with an optional schema. */
   readonly responses?: Readonly<Record<number, AnySchema | ResponseDoc>>
   readonly summary?: string
@@ -144,7 +150,8 @@ function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationE
 export function validated(schema: RouteSchema, handler: Handler, where: string): Handler {
   check_schema(schema, where)
   if (schema.validate === false) return handler
-  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) =>
+  const form = schema.body_type !== undefined && schema.body_type !== 'application/json'
+  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined && !(form && p === 'body')).map((part) =>
     compile_part(part, schema[part]!),
   )
   if (checks.length === 0) return handler

@@ -249,3 +249,29 @@ t.test('openapi_document: what linters ask of a document', async (t) => {
     t.equal(doc.paths['/named'].get.summary, 'Named')
   })
 })
+
+t.test('openapi_document: form bodies', async (t) => {
+  const app = build(t, (app) => {
+    const body = schema({ message: field.string().required() })
+    app.post('/form', { body, body_type: 'application/x-www-form-urlencoded' }, (req, res) =>
+      res.json('message', req.form()['message'] ?? ''),
+    )
+    app.openapi({ info: { title: 'Forms', version: '1.0.0' } })
+  })
+
+  t.test('documents the body under its media type', async (t) => {
+    const op = (await app.inject({ url: '/openapi.json' })).json().paths['/form'].post
+    t.strictSame(Object.keys(op.requestBody.content), ['application/x-www-form-urlencoded'])
+  })
+
+  t.test('leaves the form to the handler: its schema is not run on the body', async (t) => {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/form',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'message=hi',
+    })
+    t.equal(r.statusCode, 200)
+    t.strictSame(r.json(), { message: 'hi' })
+  })
+})
