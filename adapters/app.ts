@@ -18,7 +18,7 @@ import {
   type AppOptions,
   type TlsOptions,
 } from '../lib/config.js'
-import { compose, type Middleware } from '../lib/compose.js'
+import { app_middleware, compose, type CtxMiddleware, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
 import { flush, level as log_level, logger, pino_logger, with_request } from '../lib/log/index.js'
 import {
@@ -103,8 +103,11 @@ function connection_cutter(server: TlsServer): () => void {
 export interface AppMetricsOptions extends MetricsOptions {
   /** Where Prometheus scrapes (default `/metrics`). */
   path?: string
-  /** Middleware run before the metrics answer (an API key, an IP filter). */
-  middleware?: Middleware[]
+  /**
+   * Middleware run before the metrics answer (an API key, an IP filter): App middleware or context middleware, as the
+   * factories of `fw/middleware` make it.
+   */
+  middleware?: Array<Middleware | CtxMiddleware>
 }
 
 /**
@@ -207,15 +210,16 @@ export class App extends AppCore {
    * Serves Prometheus metrics at `path`: requests by method, route template and status, their durations, requests in
    * flight, Node's process metrics and the module counters. Call before the first request.
    * @example
-   * app.metrics({ path: '/metrics', middleware: [ip_filter({ allow: ['10.0.0.0/8'] })] })
+   * app.metrics({ path: '/metrics', middleware: [security.ip_filter({ allow: ['10.0.0.0/8'] })] }) // or adapt_ctx(...)
    */
   metrics({ path = '/metrics', middleware = [], ...options }: AppMetricsOptions = {}): Metrics {
+    const chain = middleware.map((mw, i) => app_middleware(mw, `metrics middleware[${i}]`))
     const metrics = new Metrics(options)
     metrics_hooks(this.fastify, metrics)
     this.get(
       path,
       compose(
-        middleware,
+        chain,
         async (_req, res) => void res.header('content-type', metrics.content_type).text(await metrics.text()),
       ),
     )

@@ -7,6 +7,7 @@ import { JwtClaims, Session, session } from '../lib/middleware/auth/index.js'
 import { security_headers } from '../lib/middleware/security/index.js'
 import type { WebSocketConnection } from '../lib/websocket/index.js'
 import { httpCode } from '../lib/errors.js'
+import { field, schema } from '../lib/validation/index.js'
 import { dev_secret, type Demo } from './demo.js'
 import { DEV_JWT_SECRET } from './jwt.js'
 import { csp_hash } from './showcase-page.js'
@@ -34,6 +35,14 @@ export interface ChatOptions {
   jwt_secret?: string
 }
 
+/** POST /chat/name documents its body; the handler answers 400 invalid_name itself, so the schema only documents. */
+const NAME_DOC = {
+  summary: "Set the session's display name",
+  body: schema({ name: field.string().required().describe('1-24 letters, digits, _ or -') }),
+  validate: false,
+  responses: { 200: { description: 'The name now in force' }, 400: { description: 'invalid_name' } },
+} as const
+
 /**
  * Registers the chat page `GET /chat`, `POST /chat/name` (the session's display name), and the WebSocket routes
  * `/ws/chat/{room}` (anyone) and `/ws/private/{room}` (bearer JWT required).
@@ -60,7 +69,7 @@ export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void
     '/chat',
     compose([page], (_req, res) => res.header('Content-Type', 'text/html; charset=utf-8').send(HTML)),
   )
-  r.post('/chat/name', (req, res) => {
+  r.post('/chat/name', NAME_DOC, (req, res) => {
     const name = req.json().value('name', '').trim()
     if (!NAME.test(name)) return void res.error(400, CODE_INVALID_NAME, 'name must be 1-24 letters, digits, _ or -')
     req.state(Session)!.set('user', name)

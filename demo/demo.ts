@@ -1,5 +1,6 @@
 // What every demo provides: a name, a line of description, and a setup that registers its routes on a router of an App.
 import type { App, Router } from '../index.js'
+import type { OpenApiOptions } from '../lib/openapi/index.js'
 
 /** One demo. `setup` registers routes on `r` (the App itself standalone, a group in the showcase). */
 export interface Demo {
@@ -14,4 +15,20 @@ export function dev_secret(name: string, fallback: string): string {
   if (v) return v
   console.warn(`warning: ${name} is not set; using the development default. Never do this in production.`)
   return fallback
+}
+
+/**
+ * The OpenAPI options of a demo's app: its title, the license, and `security: []` for the routes that declare no
+ * security of their own (every route that checks credentials says so, through its middleware or its `security` key).
+ */
+export function demo_openapi(title: string, description?: string): OpenApiOptions {
+  return {
+    info: {
+      title,
+      version: '0.1.0',
+      ...(description === undefined ? {} : { description }),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    security: [],
+  }
 }

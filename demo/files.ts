@@ -5,6 +5,7 @@ import { rename, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stream_body, type App, type Request, type Router } from '../index.js'
+import { field, schema } from '../lib/validation/index.js'
 import type { Demo } from './demo.js'
 
 /** One stored upload. */
@@ -64,7 +65,16 @@ export function setup_files(
 
   r.use('/upload', stream_body())
   r.get('/', (req, res) => res.header('content-type', 'text/html; charset=utf-8').send(page(base_of(req, '/'), stored)))
-  r.post('/upload', async (req, res) => {
+  const upload = {
+    summary: 'Upload files',
+    body_type: 'multipart/form-data',
+    body: schema({ file: field.array(field.string()).describe(`up to ${max_files} files of ${max_file_bytes} bytes`) }),
+    responses: {
+      201: schema({ ok: field.literal(true).required(), stored: field.integer().required() }),
+      303: { description: 'Stored; a browser (Accept: text/html) goes back to the page' },
+    },
+  } as const
+  r.post('/upload', upload, async (req, res) => {
     const { files } = await req.multipart({ file_size: max_file_bytes, files: max_files }).save()
     for (const f of files) {
       const id = randomUUID()

@@ -3,6 +3,7 @@
 import { httpCode } from '../lib/errors.js'
 import type { Response, Router } from '../index.js'
 import * as log from '../lib/log/index.js'
+import { field, schema } from '../lib/validation/index.js'
 import type { Demo } from './demo.js'
 
 const INVALID_BODY = httpCode('invalid_body')
@@ -32,7 +33,17 @@ export function setup_log(r: Router): void {
 
   r.get('/logging', (_req, res) => settings(res))
 
-  r.put('/logging', (req, res) => {
+  // The handler answers 400 invalid_body itself (the demo's contract), so the schema documents only.
+  const logging = {
+    summary: 'Switch the log level and format',
+    body: schema({
+      level: field.string().describe('trace ... critical, off'),
+      format: field.string().describe('kv, json'),
+    }),
+    validate: false,
+    responses: { 200: { description: 'The settings now in force' }, 400: { description: 'invalid_body' } },
+  } as const
+  r.put('/logging', logging, (req, res) => {
     const level = req.json().value<unknown>('level', undefined)
     const format = req.json().value<unknown>('format', undefined)
     if (typeof level !== 'string' && typeof format !== 'string') {

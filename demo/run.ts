@@ -1,5 +1,6 @@
 // `npm run demo -- <name> [--port N]`: starts one demo on 127.0.0.1 and prints its address.
 import { App } from '../index.js'
+import { demo_openapi } from './demo.js'
 import { demos } from './registry.js'
 
 const args = process.argv.slice(2)
@@ -14,6 +15,6 @@ if (demo === undefined || !Number.isInteger(port)) {
 
 const app = new App({ host: '127.0.0.1' })
 await demo.setup(app, app)
-app.openapi({ info: { title: `fw demo ${demo.name}`, version: '0.1.0' } })
+app.openapi(demo_openapi(`fw demo ${demo.name}`))
 // The contract's line, on stdout whatever the log format: tools wait for it.
 await app.run(port, (url) => console.log(`listening on ${url}`))

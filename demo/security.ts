@@ -7,6 +7,7 @@ import { adapt_ctx, compose, type Handler, type Middleware, type Router } from '
 import { Session, session } from '../lib/middleware/auth/index.js'
 import { cors_dev, csrf_dev, DEV_ORIGIN, rate_limit_dev, security_headers_dev } from '../lib/middleware/app/index.js'
 import { CsrfToken, security_headers } from '../lib/middleware/security/index.js'
+import { field, schema } from '../lib/validation/index.js'
 import { dev_secret, type Demo } from './demo.js'
 
 const PAGE_DIR = fileURLToPath(new URL('./security-page/', import.meta.url))
@@ -76,7 +77,16 @@ export function setup_security(
   // The session before CSRF: each token is bound to the visitor's session, so one minted for another session fails.
   const browser: Middleware[] = [headers, adapt_ctx(session({ secret, cookie_name: 'security_sid' })), csrf_dev()]
   r.get('/', compose(browser, page))
-  r.post('/form', compose(browser, form))
+  const form_doc = {
+    summary: 'Post the CSRF-protected form',
+    body_type: 'application/x-www-form-urlencoded',
+    body: schema({
+      message: field.string(),
+      _csrf: field.string().required().describe('the token of the page (or the x-csrf-token header)'),
+    }),
+    responses: { 200: { description: 'The message and the visit count' } },
+  } as const
+  r.post('/form', form_doc, compose(browser, form))
   r.get(
     '/security-page/{file}',
     compose([headers], (req, res) => {

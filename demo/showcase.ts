@@ -1,6 +1,7 @@
 // `npm start`: every demo on one App, each under its own prefix so their routes never collide.
 import { App } from '../index.js'
 import { compression, etag } from '../lib/middleware/app/index.js'
+import { demo_openapi } from './demo.js'
 import { demos } from './registry.js'
 
 /** Where each demo lives in the showcase ('' = at the root). Demos not listed mount under `/<name>`. */
@@ -37,7 +38,7 @@ export async function build_showcase(app = new App()): Promise<App> {
       await Promise.all(setups)
     }
   }
-  app.openapi({ info: { title: 'fw showcase', version: '0.1.0', description: 'Every demo of fw on one app' } })
+  app.openapi(demo_openapi('fw showcase', 'Every demo of fw on one app'))
   return app
 }
 

@@ -238,7 +238,7 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
-    const run = schema === undefined ? handler : validated(schema, handler)
+    const run = schema === undefined ? handler : validated(schema, handler, `${method} ${path}`)
     this.#routes.push({ method, path, segs: parse_route(path), handler: run, schema, group })
   }
 

@@ -1,5 +1,6 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
 import { defineError } from './errors.js'
+import { quote } from './options.js'
 import type { Request, Valid } from './request.js'
 import type { Response } from './response.js'
 import type { MiddlewareDoc } from './openapi/middleware-doc.js'
@@ -109,6 +110,28 @@ export function ctx_of(req: Request, res: Response): Ctx {
 export function adapt_ctx(mw: CtxMiddleware): Middleware {
   const adapted: Middleware = (req, res, next) => mw(ctx_of(req, res), next)
   return carry_route_options(mw, adapted)
+}
+
+/** A middleware option given neither App middleware `(req, res, next)` nor context middleware `(ctx, next)`. */
+export const ERR_APP_BAD_MIDDLEWARE = defineError(
+  'FW_ERR_APP_BAD_MIDDLEWARE',
+  (what: string, value: unknown) =>
+    `${what} must be App middleware (req, res, next) or context middleware (ctx, next); got ${
+      typeof value === 'function'
+        ? `a function of ${value.length} parameter${value.length === 1 ? '' : 's'}`
+        : quote(value)
+    }`,
+)
+
+/**
+ * An App middleware from either shape a middleware option takes: `(req, res, next)` as it is, context middleware
+ * `(ctx, next)` (the factories of `fw/middleware`) through `adapt_ctx`. The shape is read from the declared parameters;
+ * anything else fails at startup with `FW_ERR_APP_BAD_MIDDLEWARE` naming `what`.
+ */
+export function app_middleware(mw: Middleware | CtxMiddleware, what: string): Middleware {
+  if (typeof mw === 'function' && mw.length === 3) return mw as Middleware
+  if (typeof mw === 'function' && mw.length === 2) return adapt_ctx(mw as CtxMiddleware)
+  throw ERR_APP_BAD_MIDDLEWARE(what, mw)
 }
 
 /**

@@ -4,23 +4,41 @@ import type { Middleware } from '../compose.js'
 import { Type, type JsonSchema } from '../validation/type.js'
 import { is_schema, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
 import { with_components } from '../validation/lazy.js'
+import { logger } from '../log/index.js'
 import { json_schema_of } from './json-schema.js'
 import { doc_of, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
 
-/** The `info` object of the document. */
+/** The `info` object of the document: OpenAPI's Info object, copied as given. */
 export interface OpenApiInfo {
   readonly title: string
   readonly version: string
+  readonly summary?: string
   readonly description?: string
+  readonly termsOfService?: string
+  readonly contact?: { readonly name?: string; readonly url?: string; readonly email?: string }
+  readonly license?: { readonly name: string; readonly identifier?: string; readonly url?: string }
 }
+
+/** A security requirement: scheme names, each with its scopes (`{ bearer_jwt: [] }`). */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>
 
 /** What the document says beyond the routes. */
 export interface DocumentOptions {
   readonly info: OpenApiInfo
+  /** Where the API is reached; none or `[]` documents `[{ url: '/' }]`, OpenAPI's own default, said explicitly. */
   readonly servers?: readonly { readonly url: string; readonly description?: string }[]
+  /**
+   * The security of every operation that says none of its own (no auth middleware, no route `security`): `[]` says
+   * such routes are public.
+   */
+  readonly security?: readonly SecurityRequirement[]
+  /** Descriptions of tags (a group's prefix is its routes' tag), listed in this order before the others. */
+  readonly tags?: readonly { readonly name: string; readonly description?: string }[]
 }
 
 type Json = Record<string, unknown>
+
+const log = logger('openapi')
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -76,14 +94,20 @@ function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Js
     if (route.schema?.hide === true) continue
     const docs = route.middleware.map((m: Middleware) => doc_of(m)).filter((d): d is MiddlewareDoc => d !== undefined)
     for (const d of docs) Object.assign(schemes, d.security?.schemes)
+    for (const alternative of route.schema?.security ?? []) Object.assign(schemes, alternative)
     const op = operation(route, docs)
     for (const tag of (op['tags'] as string[] | undefined) ?? []) tags.add(tag)
     const path = route.path.replace(/\/\*$/, '/{wildcard}')
     ;(paths[path] ??= {})[route.method.toLowerCase()] = op
   }
-  const doc: Json = { openapi: '3.1.0', info: { ...options.info } }
-  if (options.servers !== undefined) doc['servers'] = options.servers.map((s) => ({ ...s }))
-  if (tags.size > 0) doc['tags'] = [...tags].map((name) => ({ name }))
+  const doc: Json = { openapi: '3.1.0', info: structuredClone(options.info) }
+  // An empty or missing list means `/` (OpenAPI 3.1, Server Object); saying so keeps linters and generators from guessing.
+  const servers = options.servers === undefined || options.servers.length === 0 ? [{ url: '/' }] : options.servers
+  doc['servers'] = servers.map((s) => ({ ...s }))
+  if (options.security !== undefined) doc['security'] = options.security.map((r) => structuredClone(r))
+  const described = (options.tags ?? []).map((tag) => ({ ...tag }))
+  for (const name of tags) if (!described.some((d) => d.name === name)) described.push({ name })
+  if (described.length > 0) doc['tags'] = described
   doc['paths'] = paths
   doc['components'] = {
     schemas: { Error: ERROR_SCHEMA, ValidationFailed: VALIDATION_SCHEMA },
@@ -98,7 +122,8 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
   const op: Json = {}
   const tags = s.tags ?? (route.group === '' ? undefined : [route.group.replace(/^\//, '')])
   if (tags !== undefined) op['tags'] = [...tags]
-  if (s.summary !== undefined) op['summary'] = s.summary
+  // Every operation gets a summary (linters require one); the method and path say what a route does not.
+  op['summary'] = s.summary ?? `${route.method} ${route.path}`
   if (s.description !== undefined) op['description'] = s.description
   op['operationId'] =
     s.operation_id ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_$/, '')
@@ -111,10 +136,13 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
   if (parameters.length > 0) op['parameters'] = parameters
   if (s.body !== undefined) {
     const schema = json_schema_of(s.body, `${where} body`)
-    op['requestBody'] = { required: true, content: { 'application/json': { schema: schema ?? {} } } }
+    op['requestBody'] = { required: true, content: { [s.body_type ?? 'application/json']: { schema: schema ?? {} } } }
   }
   op['responses'] = responses(s, docs, where)
-  const security = security_of(docs)
+  const security =
+    s.security === undefined
+      ? security_of(docs)
+      : s.security.map((alternative) => Object.fromEntries(Object.keys(alternative).map((n) => [n, []])))
   if (security !== undefined) op['security'] = security
   return op
 }
@@ -129,11 +157,16 @@ function path_parameters(route: RouteInfo, params: AnySchema | undefined): Json[
 function named_parameters(where_in: 'query' | 'header', schema: AnySchema | undefined, where: string): Json[] {
   if (schema === undefined) return []
   const { props, required } = properties(schema, `${where} ${where_in}`)
-  return Object.entries(props).map(([name, s]) => {
+  return Object.entries(props).flatMap(([name, s]) => {
+    // OpenAPI ignores a header parameter named Authorization: credentials are a security scheme (`security`).
+    if (where_in === 'header' && name.toLowerCase() === 'authorization') {
+      log.logf('warn', 'parameter not documented', 'where', where, 'name', name, 'why', 'declare it as security')
+      return []
+    }
     const p: Json = { name, in: where_in, schema: s }
     if (required.includes(name)) p['required'] = true
     if (typeof s['description'] === 'string') p['description'] = s['description']
-    return p
+    return [p]
   })
 }
 
@@ -179,7 +212,8 @@ function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string
       },
     }
   }
-  if (Object.keys(out).every((k) => Number(k) >= 400)) out['200'] = { description: 'OK' }
+  // Without a declared success the route may answer 200, 201 or 204 (a DELETE that sends nothing): promise only a 2XX.
+  if (Object.keys(out).every((k) => Number(k) >= 400)) out['2XX'] = { description: 'Success' }
   return out
 }
 

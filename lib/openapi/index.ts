@@ -3,7 +3,7 @@ import type { AppCore } from '../app.js'
 import { docs_handlers } from './docs-page.js'
 import { openapi_document, type DocumentOptions } from './document.js'
 
-export { openapi_document, type DocumentOptions, type OpenApiInfo } from './document.js'
+export { openapi_document, type DocumentOptions, type OpenApiInfo, type SecurityRequirement } from './document.js'
 export { documented, type MiddlewareDoc, type SecurityScheme } from './middleware-doc.js'
 export { json_schema_of } from './json-schema.js'
 

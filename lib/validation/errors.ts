@@ -1,5 +1,9 @@
 // Errors thrown while declaring a schema: a bad declaration fails at startup, never per request.
 import { defineError } from '../errors.js'
+import { define_bad_option } from '../options.js'
+
+/** A route's `body`, `query`, `params`, `headers` or answer schema that is neither an fw type nor a Standard Schema. */
+export const ERR_VALIDATION_BAD_OPTION = define_bad_option('VALIDATION')
 
 /**
  * A length or bound that is not a usable number (negative, fractional, not finite) or a range whose min exceeds its

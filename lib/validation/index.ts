@@ -17,4 +17,4 @@ export { type AnySchema, type RouteSchema, type ResponseDoc, type InputPart, typ
 export { is_email } from './email.js'
 export { is_uuid, is_uri, is_date_time } from './formats.js'
 export { code_point_length } from './code-points.js'
-export { ERR_VALIDATION_BAD_LIMIT, ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'
+export { ERR_VALIDATION_BAD_LIMIT, ERR_VALIDATION_BAD_OPTION, ERR_VALIDATION_UNKNOWN_FIELD } from './errors.js'

@@ -5,6 +5,7 @@ import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import type { Infer } from './schema.js'
 import { Type, run_check, type Check } from './type.js'
+import { ERR_VALIDATION_BAD_OPTION } from './errors.js'
 import { validation_body } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 
@@ -29,6 +30,12 @@ export interface RouteSchema {
   readonly query?: AnySchema
   readonly params?: AnySchema
   readonly headers?: AnySchema
+  /**
+   * The media type of the body (default `application/json`). A form (`application/x-www-form-urlencoded`,
+   * `multipart/form-data`) is read by the handler (`req.form()`, `req.multipart()`): its `body` schema documents it, and
+   * is not validated.
+   */
+  readonly body_type?: 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data'
   /** Answers by status: a schema of the JSON body, or a description with an optional schema. */
   readonly responses?: Readonly<Record<number, AnySchema | ResponseDoc>>
   readonly summary?: string
@@ -36,6 +43,12 @@ export interface RouteSchema {
   readonly tags?: readonly string[]
   readonly operation_id?: string
   readonly deprecated?: boolean
+  /**
+   * The route's security in the OpenAPI document, when its handler checks credentials itself: a list of alternatives,
+   * each naming the schemes that must all hold (`[{ bearer: { type: 'http', scheme: 'bearer' } }]`); `[]` says the route
+   * is public. It replaces what the auth middleware on the route describe. Nothing is enforced by it.
+   */
+  readonly security?: readonly Readonly<Record<string, Readonly<Record<string, unknown>>>>[]
   /** Leaves the route out of the OpenAPI document (static files, the document itself). */
   readonly hide?: boolean
   /**
@@ -67,9 +80,33 @@ function read(req: Request, part: InputPart): unknown {
   return part === 'params' ? req.raw.params : req.raw.headers
 }
 
-/** Whether `value` is a Standard Schema that is not an fw type. */
+/**
+ * Whether `value` is a Standard Schema that is not an fw type: any object or function (arktype's types are functions)
+ * whose `~standard` has a `validate` function.
+ */
 function is_standard(value: unknown): value is StandardSchemaV1 {
-  return typeof value === 'object' && value !== null && '~standard' in value
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null || !('~standard' in value))
+    return false
+  const std = value['~standard'] as { validate?: unknown } | null
+  return typeof std === 'object' && std !== null && typeof std.validate === 'function'
+}
+
+const A_SCHEMA = 'an fw schema or a Standard Schema (a value whose "~standard" has a validate function)'
+
+/**
+ * Refuses, at registration, a part or an answer of `schema` that no validator or document could read (a plain JSON
+ * Schema object, a string), naming the route `where` and the key.
+ */
+function check_schema(schema: RouteSchema, where: string): void {
+  for (const part of PARTS) {
+    const s = schema[part]
+    if (s !== undefined && !is_schema(s)) throw ERR_VALIDATION_BAD_OPTION(where, part, A_SCHEMA, s)
+  }
+  for (const [status, entry] of Object.entries(schema.responses ?? {})) {
+    const body: unknown = is_schema(entry) || typeof entry !== 'object' || entry === null ? entry : entry.body
+    if (body !== undefined && !is_schema(body))
+      throw ERR_VALIDATION_BAD_OPTION(where, `responses[${status}]`, `${A_SCHEMA}, or { description, body? }`, body)
+  }
 }
 
 /**
@@ -83,8 +120,7 @@ function compile_part(part: InputPart, schema: AnySchema): PartCheck {
     const check = schema.root(options, part)
     return { part, prefix, check, validate: (value) => run_check(check, value, prefix) }
   }
-  if (!is_standard(schema)) throw new TypeError(`the ${part} schema must be an fw schema or a Standard Schema`)
-  const std = schema['~standard']
+  const std = (schema as StandardSchemaV1)['~standard']
   const to_result = (r: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> =>
     r.issues === undefined
       ? { ok: true, value: r.value }
@@ -108,11 +144,14 @@ function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationE
 /**
  * Wraps `handler` with the validation of every part `schema` declares: an invalid request answers 400
  * `validation_failed` with every part's errors, and the handler never runs; a valid one reaches it with
- * `req.valid(part)` set. A refinement that throws fails the request like a throwing handler (500, logged).
+ * `req.valid(part)` set. A refinement that throws fails the request like a throwing handler (500, logged). A part or
+ * answer that is not a schema fails here, at registration, with `FW_ERR_VALIDATION_BAD_OPTION` naming the route `where`.
  */
-export function validated(schema: RouteSchema, handler: Handler): Handler {
+export function validated(schema: RouteSchema, handler: Handler, where: string): Handler {
+  check_schema(schema, where)
   if (schema.validate === false) return handler
-  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) =>
+  const form = schema.body_type !== undefined && schema.body_type !== 'application/json'
+  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined && !(form && p === 'body')).map((part) =>
     compile_part(part, schema[part]!),
   )
   if (checks.length === 0) return handler

@@ -140,7 +140,7 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
     const required: string[] = []
     for (const [key, f] of Object.entries(this.spec.shape)) {
       Object.defineProperty(properties, key, { value: f.json_schema(), enumerable: true })
-      if (f.spec.required || f.spec.has_default) required.push(key)
+      if (f.spec.required && !f.spec.has_default) required.push(key)
     }
     const out: JsonSchema = { type: 'object', properties }
     if (required.length > 0) out['required'] = required

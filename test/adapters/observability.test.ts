@@ -1,7 +1,9 @@
 // app.metrics, app.health and app.shed_load through real requests: labels by template, probes, draining, shedding.
 import { request } from 'node:http'
 import t from 'tap'
+import { adapt_ctx } from '../../lib/compose.js'
 import { rate_limit } from '../../lib/middleware/app/rate-limit.js'
+import { ip_filter } from '../../lib/middleware/security/ip-filter.js'
 import { LoadMonitor } from '../../lib/observability/index.js'
 import { build, gate, listening } from '../helpers/build.js'
 
@@ -92,6 +94,33 @@ t.test('App.metrics', async (t) => {
     )
     t.equal((await app.inject('/metrics')).statusCode, 403)
     t.equal((await app.inject({ url: '/metrics', headers: { 'x-key': 'k' } })).statusCode, 200)
+  })
+
+  t.test('takes context middleware as it comes (the documented ip_filter), and adapted middleware alike', async (t) => {
+    for (const mw of [ip_filter({ allow: ['10.0.0.0/8'] }), adapt_ctx(ip_filter({ allow: ['10.0.0.0/8'] }))]) {
+      const app = build(t, (app) => app.metrics({ middleware: [mw] }))
+      const inside = await app.inject({ url: '/metrics', remoteAddress: '10.1.2.3' })
+      t.equal(inside.statusCode, 200)
+      t.match(inside.body, /fw_http_requests_total/)
+      const outside = await app.inject({ url: '/metrics', remoteAddress: '192.0.2.1' })
+      t.equal(outside.statusCode, 403)
+      t.equal(outside.json().error, 'ip_not_allowed')
+    }
+  })
+
+  t.test('refuses at startup a middleware of neither shape, with FW_ERR_APP_BAD_MIDDLEWARE', async (t) => {
+    const app = build(t)
+    const one = (_x: unknown) => undefined
+    t.throws(() => app.metrics({ middleware: [one as never] }), {
+      code: 'FW_ERR_APP_BAD_MIDDLEWARE',
+      message:
+        'metrics middleware[0] must be App middleware (req, res, next) or context middleware (ctx, next); got a function of 1 parameter',
+    })
+    t.throws(() => app.metrics({ middleware: ['x' as never] }), {
+      code: 'FW_ERR_APP_BAD_MIDDLEWARE',
+      message:
+        'metrics middleware[0] must be App middleware (req, res, next) or context middleware (ctx, next); got "x"',
+    })
   })
 })
 

@@ -350,3 +350,26 @@ for (const mode of ['demo', 'production'] as const) {
     })
   })
 }
+
+t.test('auth_api OpenAPI document', async (t) => {
+  const app = build(t, (app) => {
+    auth_api(app, { env: {} })
+    app.openapi({ info: { title: 'auth-api', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+
+  t.test('declares bearer auth as a security scheme on /auth/me and /auth/admin', async (t) => {
+    t.strictSame(doc.components.securitySchemes, {
+      bearer: { type: 'http', scheme: 'bearer', description: 'The token from POST /auth/login' },
+    })
+    t.strictSame(doc.paths['/auth/me'].get.security, [{ bearer: [] }])
+    t.strictSame(doc.paths['/auth/admin'].get.security, [{ bearer: [] }])
+  })
+
+  t.test('documents no Authorization header parameter, and register and login as public', async (t) => {
+    t.notOk(doc.paths['/auth/me'].get.parameters)
+    t.notOk(doc.paths['/auth/admin'].get.parameters)
+    t.strictSame(doc.paths['/auth/register'].post.security, [])
+    t.strictSame(doc.paths['/auth/login'].post.security, [])
+  })
+})

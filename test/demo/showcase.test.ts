@@ -105,3 +105,22 @@ t.test('showcase operations', async (t) => {
     t.equal(again.statusCode, 304)
   })
 })
+
+t.test('showcase OpenAPI document: every route that takes a body documents it', async (t) => {
+  const app = await build_showcase(new App({ access_log: false }))
+  t.teardown(() => app.close())
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  // Actions that take no body: they switch the demo upstream.
+  const bodiless = new Set(['post /cache/upstream/fail', 'post /cache/upstream/ok'])
+  const missing = Object.entries(doc.paths as Record<string, Record<string, { requestBody?: unknown }>>)
+    .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method} ${path}`, method, op })))
+    .filter(
+      (o) => ['post', 'put', 'patch'].includes(o.method) && !bodiless.has(o.name) && o.op.requestBody === undefined,
+    )
+    .map((o) => o.name)
+  t.strictSame(missing, [])
+  const content = (path: string, method: string) => Object.keys(doc.paths[path][method].requestBody.content)
+  t.strictSame(content('/files/upload', 'post'), ['multipart/form-data'])
+  t.strictSame(content('/security/form', 'post'), ['application/x-www-form-urlencoded'])
+  t.strictSame(content('/log/logging', 'put'), ['application/json'])
+})

@@ -122,6 +122,17 @@ t.test('openapi_document', async (t) => {
     t.notOk(doc.paths['/users'].post.security, 'a route without auth middleware has no security')
   })
 
+  t.test('a route that declares no success answer promises only a 2XX, not a 200 it may not send', async (t) => {
+    const del = doc.paths['/admin/users/{id}'].delete.responses
+    t.strictSame(del['2XX'], { description: 'Success' })
+    t.notOk(del['200'])
+    t.strictSame(
+      Object.keys(doc.paths['/users'].post.responses).filter((s) => !/^[45]/.test(s)),
+      ['201'],
+      'a declared success answer is the only one',
+    )
+  })
+
   t.test('documents a zod body through its JSON Schema, and warns for a Standard Schema without one', async (t) => {
     t.same(doc.paths['/upload'].post.requestBody.content['application/json'].schema, {
       type: 'object',
@@ -130,5 +141,137 @@ t.test('openapi_document', async (t) => {
     })
     t.same(doc.paths['/opaque'].post.requestBody.content['application/json'].schema, {})
     t.match(out.text(), /schema not documented .*where="POST \/opaque body" vendor=opaque/)
+  })
+})
+
+t.test('openapi_document: defaulted fields', async (t) => {
+  const app = build(t, (app) => {
+    app.post(
+      '/items',
+      {
+        query: schema({ page: field.integer().min(1).default(1), q: field.string().required() }),
+        body: schema({ name: field.string().required(), status: field.enum(['draft', 'placed']).default('draft') }),
+      },
+      (_req, res) => void res.json('ok', true),
+    )
+    app.openapi({ info: { title: 'Defaults', version: '1.0.0' } })
+  })
+  const post = (await app.inject({ url: '/openapi.json' })).json().paths['/items'].post
+
+  t.test('a defaulted query parameter is optional and shows its default', async (t) => {
+    t.strictSame(post.parameters, [
+      { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
+      { name: 'q', in: 'query', schema: { type: 'string' }, required: true },
+    ])
+  })
+
+  t.test('a defaulted body field is left out of required and shows its default', async (t) => {
+    t.strictSame(post.requestBody.content['application/json'].schema, {
+      type: 'object',
+      properties: { name: { type: 'string' }, status: { enum: ['draft', 'placed'], default: 'draft' } },
+      required: ['name'],
+    })
+  })
+
+  t.test('the server accepts both missing and fills their defaults', async (t) => {
+    const r = await app.inject({ method: 'POST', url: '/items?q=x', payload: { name: 'n' } })
+    t.equal(r.statusCode, 200)
+  })
+})
+
+t.test('openapi_document: security declared by the route', async (t) => {
+  const out = capture_log(t, 'kv', 'warn')
+  const bearer = { bearer: { type: 'http', scheme: 'bearer' } }
+  const app = build(t, (app) => {
+    app.use('/keys', adapt_ctx(auth.api_key({ allowed_keys: ['k'.repeat(16)] })))
+    app.get('/me', { security: [bearer] }, (_req, res) => void res.json('ok', true))
+    app.get('/keys/public', { security: [] }, (_req, res) => void res.json('ok', true))
+    app.get(
+      '/hand',
+      { headers: schema({ authorization: field.string(), 'x-trace': field.string() }) },
+      (_req, res) => void res.json('ok', true),
+    )
+    app.openapi({ info: { title: 'Security', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+
+  t.test('a route checked by hand documents its scheme and requirement', async (t) => {
+    t.strictSame(doc.paths['/me'].get.security, [{ bearer: [] }])
+    t.strictSame(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer' })
+  })
+
+  t.test('security: [] says the route is public, in place of the middleware on its prefix', async (t) => {
+    t.strictSame(doc.paths['/keys/public'].get.security, [])
+  })
+
+  t.test('an Authorization header is never a parameter (OpenAPI ignores it), with a warning', async (t) => {
+    t.strictSame(doc.paths['/hand'].get.parameters, [{ name: 'x-trace', in: 'header', schema: { type: 'string' } }])
+    t.match(out.text(), /parameter not documented .*where="GET \/hand" name=authorization why="declare it as security"/)
+  })
+})
+
+t.test('openapi_document: what linters ask of a document', async (t) => {
+  const info = {
+    title: 'Lint',
+    version: '1.0.0',
+    termsOfService: 'https://example.com/terms',
+    contact: { name: 'API team', email: 'api@example.com' },
+    license: { name: 'MIT', identifier: 'MIT' },
+  }
+  const setup = (app: ReturnType<typeof build>, options: object) => {
+    app.group('/users', (g) => g.get('/{id}', (_req, res) => void res.json('ok', true)))
+    app.get('/named', { summary: 'Named' }, (_req, res) => void res.json('ok', true))
+    app.openapi({ info, ...options })
+  }
+  const doc = (
+    await build(t, (app) =>
+      setup(app, { security: [], tags: [{ name: 'users', description: 'User accounts' }, { name: 'spare' }] }),
+    ).inject({ url: '/openapi.json' })
+  ).json()
+
+  t.test('info takes the whole Info object', async (t) => {
+    t.strictSame(doc.info, info)
+  })
+
+  t.test('servers is never missing or empty: / stands for the origin', async (t) => {
+    t.strictSame(doc.servers, [{ url: '/' }])
+    const none = (await build(t, (app) => setup(app, { servers: [] })).inject({ url: '/openapi.json' })).json()
+    t.strictSame(none.servers, [{ url: '/' }])
+  })
+
+  t.test('the security option is the default of every operation, and tags carry descriptions', async (t) => {
+    t.strictSame(doc.security, [])
+    t.strictSame(doc.tags, [{ name: 'users', description: 'User accounts' }, { name: 'spare' }])
+  })
+
+  t.test('a route without a summary gets its method and path', async (t) => {
+    t.equal(doc.paths['/users/{id}'].get.summary, 'GET /users/{id}')
+    t.equal(doc.paths['/named'].get.summary, 'Named')
+  })
+})
+
+t.test('openapi_document: form bodies', async (t) => {
+  const app = build(t, (app) => {
+    const body = schema({ message: field.string().required() })
+    app.post('/form', { body, body_type: 'application/x-www-form-urlencoded' }, (req, res) =>
+      res.json('message', req.form()['message'] ?? ''),
+    )
+    app.openapi({ info: { title: 'Forms', version: '1.0.0' } })
+  })
+
+  t.test('documents the body under its media type', async (t) => {
+    const op = (await app.inject({ url: '/openapi.json' })).json().paths['/form'].post
+    t.strictSame(Object.keys(op.requestBody.content), ['application/x-www-form-urlencoded'])
+  })
+
+  t.test('leaves the form to the handler: its schema is not run on the body', async (t) => {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/form',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'message=hi',
+    })
+    t.equal(r.statusCode, 200)
+    t.strictSame(r.json(), { message: 'hi' })
   })
 })

@@ -1,8 +1,10 @@
 import t from 'tap'
 import { expectTypeOf } from 'expect-type'
+import { type } from 'arktype'
+import * as v from 'valibot'
 import { z } from 'zod'
 import type { Middleware } from '../../../index.js'
-import { field, schema } from '../../../lib/validation/index.js'
+import { field, schema, type AnySchema } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 
@@ -224,5 +226,74 @@ t.test('Route schemas', async (t) => {
       ['name', 'tags'],
     )
     t.same((await post(app, '/zod', { name: 'ab', tags: [] })).json(), { name: 'ab', tags: [] })
+  })
+})
+
+/** A plain JSON Schema, which routes do not take (the types refuse it too). */
+const JSON_SCHEMA = { type: 'object' } as unknown as AnySchema
+
+t.test('Route schemas from Standard Schema libraries', async (t) => {
+  const app = build(t, (app) => {
+    app.post('/zod', { body: z.object({ name: z.string().min(2) }) }, (req, res) => res.json(req.valid('body')))
+    app.post('/valibot', { body: v.object({ name: v.pipe(v.string(), v.minLength(2)) }) }, (req, res) =>
+      res.json(req.valid('body')),
+    )
+    app.post('/arktype', { body: type({ name: 'string >= 2' }) }, (req, res) => res.json(req.valid('body')))
+    app.get('/arktype', { query: type({ page: 'string.integer.parse' }) }, (req, res) =>
+      res.json('page', req.valid('query').page),
+    )
+  })
+
+  for (const lib of ['zod', 'valibot', 'arktype']) {
+    t.test(`a ${lib} schema validates a body, with the field of each issue`, async (t) => {
+      t.same((await post(app, `/${lib}`, { name: 'ab' })).json(), { name: 'ab' })
+      const bad = await post(app, `/${lib}`, { name: 'a' })
+      t.equal(bad.statusCode, 400)
+      t.equal(bad.json().error, 'validation_failed')
+      t.same(
+        bad.json().errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['name', 'Custom']],
+      )
+    })
+  }
+
+  t.test('an arktype type (a function) validates a query string with its own parsing', async (t) => {
+    t.same((await app.inject({ url: '/arktype?page=3' })).json(), { page: 3 })
+    const bad = await app.inject({ url: '/arktype?page=x' })
+    t.equal(bad.statusCode, 400)
+    t.same(
+      bad.json().errors.map((e: { field: string }) => e.field),
+      ['query/page'],
+    )
+  })
+
+  t.test('anything else is refused at registration with FW_ERR_VALIDATION_BAD_OPTION', async (t) => {
+    const app = build(t)
+    const expected = 'an fw schema or a Standard Schema (a value whose "~standard" has a validate function)'
+    const cases: Array<[string, Record<string, unknown>, string, string]> = [
+      ['body', { body: { type: 'object' } }, 'body', 'an object'],
+      ['query', { query: () => true }, 'query', 'a function'],
+      ['params', { params: 'id' }, 'params', '"id"'],
+      ['headers', { headers: { '~standard': { version: 1 } } }, 'headers', 'an object'],
+    ]
+    for (const [name, schema, option, got] of cases)
+      t.throws(() => app.route('POST', `/${name}`, schema, (_req, res) => res.json('ok', true)), {
+        code: 'FW_ERR_VALIDATION_BAD_OPTION',
+        message: `POST /${name}: ${option} must be ${expected}; got ${got}`,
+      })
+    t.throws(
+      () => app.get('/answer', { responses: { 200: { body: JSON_SCHEMA } } }, (_req, res) => res.json('ok', true)),
+      {
+        code: 'FW_ERR_VALIDATION_BAD_OPTION',
+        message: `GET /answer: responses[200] must be ${expected}, or { description, body? }; got an object`,
+      },
+    )
+  })
+
+  t.test('a schema that only documents (validate: false) is checked too', async (t) => {
+    const app = build(t)
+    t.throws(() => app.post('/doc', { body: JSON_SCHEMA, validate: false }, (_req, res) => res.json('ok', true)), {
+      code: 'FW_ERR_VALIDATION_BAD_OPTION',
+    })
   })
 })
