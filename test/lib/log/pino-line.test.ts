@@ -81,6 +81,16 @@ t.test('PinoLine', async (t) => {
     t.equal(out.lines()[1], '03:04:05.678 [fw] [info] hello msg=theirs name=Ada level=3')
   })
 
+  t.test('names a logged error by its class in err.type, with and without pino options, as pino does', async (t) => {
+    for (const options of [{}, { redact: ['password'] }]) {
+      const { core, out } = memory_core('json', options)
+      core.write(4, 'db', 'failed', ['err', new TypeError('bad'), 'plain', new Error('worse')])
+      const rec = JSON.parse(out.lines()[0]!) as Record<string, { type: string; message: string }>
+      t.same([rec.err!.type, rec.err!.message], ['TypeError', 'bad'])
+      t.same([rec.plain!.type, rec.plain!.message], ['Error', 'worse'])
+    }
+  })
+
   t.test('adds pino base bindings when the user asks for them', async (t) => {
     const { core, out } = memory_core('json', { base: { service: 'shop' } })
     core.write(2, 'fw', 'up', undefined)
