@@ -24,7 +24,7 @@ export interface MetricsOptions {
  * A registry with fw's HTTP and module metrics. The route label is always a template (`/users/:id`), never a raw URL.
  * @example
  * const metrics = new Metrics()
- * res.header('content-type', metrics.content_type).text(await metrics.text())
+ * res.header('content-type', metrics.content_type).send(await metrics.text())
  */
 export class Metrics {
   /** The prom-client registry: register your own metrics on it. */
