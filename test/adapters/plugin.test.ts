@@ -1,4 +1,4 @@
-import Fastify from 'fastify'
+import Fastify, { type FastifyServerOptions } from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
@@ -184,5 +184,48 @@ t.test('fw_plugin settings in a host', async (t) => {
     await post('/host-len', '{}', 'application/json')
     t.match(log.text(), /request .*path=\/fw\/len/)
     t.notMatch(log.text(), /path=\/host-len/)
+  })
+})
+
+t.test('fw_plugin request ids', async (t) => {
+  const app = new App({ access_log: false })
+  app.get('/items/{id}', (req, res) => void res.json('id', req.param('id')))
+  const mounted = async (options: FastifyServerOptions) => {
+    const host = Fastify(options)
+    host.get('/host', async () => ({ host: true }))
+    await host.register(fw_plugin, { app, prefix: '/fw' })
+    t.teardown(() => host.close())
+    return host
+  }
+  const id_of = async (host: Awaited<ReturnType<typeof mounted>>, url: string, rid?: string) =>
+    (await host.inject({ url, headers: rid === undefined ? {} : { 'x-request-id': rid } })).headers['x-request-id']
+
+  t.test("keeps a well-formed incoming x-request-id under the host's default settings, as standalone", async (t) => {
+    const host = await mounted({})
+    t.equal(await id_of(host, '/fw/items/1', 'test-1'), 'test-1')
+    t.equal(
+      (await app.inject({ url: '/items/1', headers: { 'x-request-id': 'test-1' } })).headers['x-request-id'],
+      'test-1',
+    )
+    t.equal(await id_of(host, '/fw/nope', 'test-2'), 'test-2', 'on fw 404s too')
+    t.match(await id_of(host, '/fw/items/1'), /^req-\d+$/, "without one, the host's id")
+  })
+
+  t.test('keeps it whatever header the host reads its ids from', async (t) => {
+    const host = await mounted({ requestIdHeader: 'x-correlation-id' })
+    const r = await host.inject({
+      url: '/fw/items/1',
+      headers: { 'x-request-id': 'test-3', 'x-correlation-id': 'c-1' },
+    })
+    t.equal(r.headers['x-request-id'], 'test-3')
+    const host_id = await host.inject({ url: '/fw/items/1', headers: { 'x-correlation-id': 'c-1' } })
+    t.equal(host_id.headers['x-request-id'], 'c-1', "without one, the host's id")
+  })
+
+  t.test('draws an id of its own for a malformed one the host took from x-request-id', async (t) => {
+    const host = await mounted({ requestIdHeader: 'x-request-id' })
+    const id = await id_of(host, '/fw/items/1', 'bad id with spaces')
+    t.not(id, 'bad id with spaces')
+    t.match(id, /^[0-9a-f-]{36}$/, 'a UUID, as the standalone App draws')
   })
 })
