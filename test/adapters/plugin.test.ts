@@ -229,3 +229,42 @@ t.test('fw_plugin request ids', async (t) => {
     t.match(id, /^[0-9a-f-]{36}$/, 'a UUID, as the standalone App draws')
   })
 })
+
+t.test('fw_plugin paths', async (t) => {
+  const app = new App({ access_log: false })
+  app.get('/items/{id}', (req, res) => void res.json('id', req.param('id'), 'path', req.path()))
+  app.post('/items', (req, res) => void res.json('body', req.body()))
+  app.openapi({ info: { title: 'Paths', version: '1.0.0' } })
+  const host = Fastify()
+  host.get('/host/x', async () => ({ host: true }))
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+  await app.ready()
+
+  const cases: Array<[string, string?]> = [
+    ['/items/1/'],
+    ['//items/1'],
+    ['/items//1/'],
+    ['/docs/'],
+    ['/docs'],
+    ['/items/', 'POST'],
+  ]
+  t.test('answers a trailing or doubled slash embedded as standalone', async (t) => {
+    for (const [path, method = 'GET'] of cases) {
+      const body = method === 'POST' ? { payload: 'x=1' } : {}
+      const alone = await app.inject({ method: method as 'GET', url: path, ...body })
+      const embedded = await host.inject({ method: method as 'GET', url: `/fw${path}`, ...body })
+      t.equal(alone.statusCode, 200, `standalone ${method} ${path}`)
+      t.equal(embedded.statusCode, 200, `embedded ${method} /fw${path}`)
+      if (method === 'POST') t.same(embedded.json(), alone.json(), `same body for ${method} ${path}`)
+      else if (path.startsWith('/items')) t.same(embedded.json().id, alone.json().id, `same id for ${path}`)
+    }
+    t.same((await host.inject('/fw/items/1/?q=1')).json(), { id: '1', path: '/fw/items/1/' }, 'req.path() as sent')
+  })
+
+  t.test("leaves the host's own paths and fw's true 404s alone", async (t) => {
+    t.equal((await host.inject('/host/x/')).statusCode, 404)
+    const nope = await host.inject('/fw/nope/')
+    t.same([nope.statusCode, nope.json().error], [404, 'not_found'])
+  })
+})
