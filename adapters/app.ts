@@ -220,7 +220,8 @@ export class App extends AppCore {
       path,
       compose(
         chain,
-        async (_req, res) => void res.header('content-type', metrics.content_type).text(await metrics.text()),
+        // send() keeps the content type set before it; text() would put its own over prom-client's `version=0.0.4`.
+        async (_req, res) => void res.header('content-type', metrics.content_type).send(await metrics.text()),
       ),
     )
     this.on_close(() => metrics.close())

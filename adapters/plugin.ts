@@ -1,7 +1,9 @@
 // Embedding: mount an fw App's routes and middleware into an existing Fastify app, encapsulated under a prefix.
-import type { FastifyPluginAsync } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { mount } from './mount.js'
+import { embedded_id, request_id, sequential_ids } from './request-id.js'
 
 /** Options of the fw plugin. */
 export interface FwPluginOptions {
@@ -16,8 +18,50 @@ export interface FwPluginOptions {
  * host.register(fw_plugin, { app, prefix: '/fw' })
  */
 export const fw_plugin: FastifyPluginAsync<FwPluginOptions> = async (instance, options) => {
-  await mount(instance, options.app)
-  instance.addHook('onClose', async () => options.app.run_closers())
+  const app = options.app
+  // The host's genReqId and requestIdHeader made the id: fw's routes keep a well-formed incoming x-request-id, as the
+  // standalone App does, and never echo a malformed one the host took as it came.
+  const draw = app.config.request_id ? request_id : sequential_ids()
+  instance.addHook('onRequest', (freq, reply, done) => {
+    freq.id = embedded_id(freq, draw)
+    if (!restore_url(freq.raw) && reroute(instance, freq, reply)) return
+    done()
+  })
+  await mount(instance, app)
+  instance.addHook('onClose', async () => app.run_closers())
 }
 
 export default fw_plugin
+
+/** The URL a request was sent with, kept on the raw request while it is routed again under its canonical path. */
+const SENT_URL = Symbol('fw.sent_url')
+type Rerouted = IncomingMessage & { [SENT_URL]?: string }
+
+/**
+ * The standalone App's router ignores trailing and doubled slashes (`/items/1/`, `//items/1`, `/docs/`); a host's need
+ * not, so a request under the prefix whose path has either is routed again under its canonical path when a route of
+ * fw's answers there, before its body is read, as the standalone router would have chosen. The handler still sees the
+ * path as sent. Returns whether it was.
+ */
+function reroute(instance: FastifyInstance, freq: FastifyRequest, reply: FastifyReply): boolean {
+  const raw = freq.raw as Rerouted
+  const sent = raw.url ?? ''
+  const q = sent.indexOf('?')
+  const path = q === -1 ? sent : sent.slice(0, q)
+  if (!path.endsWith('/') && !path.includes('//')) return false
+  const canonical = path.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1')
+  if (canonical === path || instance.findRoute({ method: freq.method as 'GET', url: canonical }) === null) return false
+  raw[SENT_URL] = sent
+  raw.url = canonical + (q === -1 ? '' : sent.slice(q))
+  instance.routing(raw, reply.raw)
+  return true
+}
+
+/** Gives a request routed again its URL as sent back, once the router has matched it; returns whether it did. */
+function restore_url(raw: Rerouted): boolean {
+  const sent = raw[SENT_URL]
+  if (sent === undefined) return false
+  raw.url = sent
+  delete raw[SENT_URL]
+  return true
+}

@@ -24,3 +24,11 @@ export function sequential_ids(): (req: WithHeaders) => string {
   let n = 0
   return (req) => incoming_id(req) ?? `req-${++n}`
 }
+
+/**
+ * The id of a request to an App mounted in a host app, whose `genReqId` and `requestIdHeader` made `req.id`: a
+ * well-formed incoming `x-request-id` as standalone, else the host's id when it is well-formed, else `draw(req)`.
+ */
+export function embedded_id(req: WithHeaders & { id: string }, draw: (req: WithHeaders) => string): string {
+  return incoming_id(req) ?? (REQUEST_ID.test(req.id) ? req.id : draw(req))
+}

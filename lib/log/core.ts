@@ -52,8 +52,13 @@ export class LogCore {
   readonly #level_watchers = new Set<(level: LogLevel) => void>()
   readonly #parent: LogCore | undefined
   readonly #over: Overrides = { format: undefined, pino: undefined, sink: undefined }
-  /** What a child's line was built from: it is rebuilt when the parent's format, pino options or sink change. */
-  #line_from: readonly [LogFormat, PinoOptions, Sink | undefined] | undefined
+  /**
+   * What a child's line was built from (format, the parent's pino options, its own, its own sink, the parent's sink):
+   * it is rebuilt when one changes.
+   */
+  #line_from: readonly [LogFormat, PinoOptions, PinoOptions | undefined, Sink | undefined, Sink | undefined] | undefined
+  /** Whether a child's line writes to a pino transport rather than a sink. */
+  #line_to_transport = false
 
   /** A process-wide core, or with `parent` an App's core over it. */
   constructor(parent?: LogCore) {
@@ -144,7 +149,7 @@ export class LogCore {
   /** Resolves once every line logged so far has reached the destination. */
   flush(): Promise<void> {
     if (this.#parent !== undefined)
-      return this.#line !== undefined && this.#line_from?.[2] === undefined
+      return this.#line !== undefined && this.#line_to_transport
         ? this.#line.flush()
         : (this.#over.sink?.flush() ?? Promise.resolve())
     if (this.#pino_options.transport !== undefined && this.#line !== undefined) return this.#line.flush()
@@ -187,11 +192,21 @@ export class LogCore {
     const o = this.#over
     if (o.format === undefined && o.pino === undefined && o.sink === undefined) return parent.#current_line()
     const format = o.format ?? parent.#format
-    const pino = o.pino ?? parent.#pino_options
-    const sink = pino.transport !== undefined ? undefined : (o.sink ?? parent.#sink ?? parent.#open())
+    const inherited = parent.#pino_options
     const from = this.#line_from
-    if (this.#line !== undefined && from?.[0] === format && from[1] === pino && from[2] === sink) return this.#line
-    this.#line_from = [format, pino, sink]
+    if (
+      this.#line !== undefined &&
+      from?.[0] === format &&
+      from[1] === inherited &&
+      from[2] === o.pino &&
+      from[3] === o.sink &&
+      from[4] === parent.#sink
+    )
+      return this.#line
+    const pino = merged_pino(inherited, o.pino, o.sink !== undefined)
+    const sink = pino.transport !== undefined ? undefined : (o.sink ?? parent.#sink ?? parent.#open())
+    this.#line_from = [format, inherited, o.pino, o.sink, parent.#sink]
+    this.#line_to_transport = sink === undefined
     this.#line = new PinoLine(pino, format, sink, sink === o.sink ? this.#color : parent.#color)
     return this.#line
   }
@@ -267,3 +282,15 @@ export class LogCore {
 
 /** The state shared by the global logger and every named one. */
 export const core = new LogCore()
+
+/**
+ * An App's pino options over the process-wide ones: the App's win member by member, so `redact` given to an App keeps
+ * the process's `transport`, `mixin` or `base`. A transport the App does not name is not inherited when the App has
+ * a destination of its own: its lines go there.
+ */
+function merged_pino(inherited: PinoOptions, own: PinoOptions | undefined, own_sink: boolean): PinoOptions {
+  if (own === undefined && !own_sink) return inherited
+  const merged: PinoOptions = { ...inherited, ...own }
+  if (own_sink && own?.transport === undefined) delete merged.transport
+  return merged
+}

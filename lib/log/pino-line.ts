@@ -82,6 +82,10 @@ export class PinoLine {
       const full: pino.LoggerOptions = {
         base: null,
         ...options,
+        // fw's records carry an error as its JSON-safe copy ({ type, message, stack }), already named by its class:
+        // pino's default err serializer would name the copy's own class (`Object`). A user's err serializer still
+        // receives the Error itself (raw_keys).
+        serializers: { err: as_is, ...options.serializers },
         level: 'trace',
         timestamp: false,
         formatters: { ...options.formatters, level: level_of(key) },
@@ -113,6 +117,9 @@ export class PinoLine {
 }
 
 const CRITICAL = 5
+
+/** The serializer that leaves a value as fw made it. */
+const as_is = (value: unknown): unknown => value
 
 /** Writes a finished line to `sink`; a critical line may be the last before a crash, so it is written at once. */
 function sink_writer(sink: Sink, meta: LineMeta): (text: string) => void {

@@ -10,12 +10,24 @@ const prom_client = lazy<typeof client>('prom-client')
 
 type Label = 'method' | 'route' | 'status'
 
+/** prom-client's default gauges named like counters, which promtool's naming rule refuses. */
+const NON_COUNTER_TOTALS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+]
+
 /** Options of `Metrics` (and of `app.metrics`). */
 export interface MetricsOptions {
   /** Histogram buckets in seconds (default 5 ms to 10 s). */
   buckets?: number[]
-  /** Collect Node's process metrics (CPU, memory, handles, GC, event-loop lag) too (default true). */
-  default_metrics?: boolean
+  /**
+   * Collect Node's process metrics (CPU, memory, handles, GC, event-loop lag) too (default true). `'strict'` collects
+   * them without the three gauges whose names break `promtool check metrics` (`nodejs_active_handles_total`,
+   * `nodejs_active_requests_total`, `nodejs_active_resources_total`: gauges ending in `_total`); their per-type series
+   * (`nodejs_active_handles{type}`...) stay, and sum to them.
+   */
+  default_metrics?: boolean | 'strict'
   /** Prefix of every metric name (default `fw_`; Node's process metrics keep their usual names). */
   prefix?: string
 }
@@ -24,7 +36,7 @@ export interface MetricsOptions {
  * A registry with fw's HTTP and module metrics. The route label is always a template (`/users/:id`), never a raw URL.
  * @example
  * const metrics = new Metrics()
- * res.header('content-type', metrics.content_type).text(await metrics.text())
+ * res.header('content-type', metrics.content_type).send(await metrics.text())
  */
 export class Metrics {
   /** The prom-client registry: register your own metrics on it. */
@@ -88,7 +100,8 @@ export class Metrics {
       session_store_error: counter('session_store_errors_total', 'Session store failures', []),
       auth_refused: counter('auth_refusals_total', 'Answers 401 and 403 by error code', ['code']),
     }
-    if (default_metrics) prom.collectDefaultMetrics({ register: this.registry })
+    if (default_metrics !== false) prom.collectDefaultMetrics({ register: this.registry })
+    if (default_metrics === 'strict') for (const name of NON_COUNTER_TOTALS) this.registry.removeSingleMetric(name)
     this.#stop = on_event((e) => this.#count(e))
   }
 

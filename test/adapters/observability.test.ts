@@ -24,7 +24,7 @@ t.test('App.metrics', async (t) => {
     await app.inject('/nope/2')
     const r = await app.inject('/metrics')
     t.equal(r.statusCode, 200)
-    t.match(r.headers['content-type'], /^text\/plain/)
+    t.equal(r.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8', "the exposition format's type")
     t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 1000)
     t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="(unmatched)",status="404"}'), 2)
     t.equal(

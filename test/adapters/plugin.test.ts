@@ -1,4 +1,4 @@
-import Fastify from 'fastify'
+import Fastify, { type FastifyServerOptions } from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
@@ -184,5 +184,87 @@ t.test('fw_plugin settings in a host', async (t) => {
     await post('/host-len', '{}', 'application/json')
     t.match(log.text(), /request .*path=\/fw\/len/)
     t.notMatch(log.text(), /path=\/host-len/)
+  })
+})
+
+t.test('fw_plugin request ids', async (t) => {
+  const app = new App({ access_log: false })
+  app.get('/items/{id}', (req, res) => void res.json('id', req.param('id')))
+  const mounted = async (options: FastifyServerOptions) => {
+    const host = Fastify(options)
+    host.get('/host', async () => ({ host: true }))
+    await host.register(fw_plugin, { app, prefix: '/fw' })
+    t.teardown(() => host.close())
+    return host
+  }
+  const id_of = async (host: Awaited<ReturnType<typeof mounted>>, url: string, rid?: string) =>
+    (await host.inject({ url, headers: rid === undefined ? {} : { 'x-request-id': rid } })).headers['x-request-id']
+
+  t.test("keeps a well-formed incoming x-request-id under the host's default settings, as standalone", async (t) => {
+    const host = await mounted({})
+    t.equal(await id_of(host, '/fw/items/1', 'test-1'), 'test-1')
+    t.equal(
+      (await app.inject({ url: '/items/1', headers: { 'x-request-id': 'test-1' } })).headers['x-request-id'],
+      'test-1',
+    )
+    t.equal(await id_of(host, '/fw/nope', 'test-2'), 'test-2', 'on fw 404s too')
+    t.match(await id_of(host, '/fw/items/1'), /^req-\d+$/, "without one, the host's id")
+  })
+
+  t.test('keeps it whatever header the host reads its ids from', async (t) => {
+    const host = await mounted({ requestIdHeader: 'x-correlation-id' })
+    const r = await host.inject({
+      url: '/fw/items/1',
+      headers: { 'x-request-id': 'test-3', 'x-correlation-id': 'c-1' },
+    })
+    t.equal(r.headers['x-request-id'], 'test-3')
+    const host_id = await host.inject({ url: '/fw/items/1', headers: { 'x-correlation-id': 'c-1' } })
+    t.equal(host_id.headers['x-request-id'], 'c-1', "without one, the host's id")
+  })
+
+  t.test('draws an id of its own for a malformed one the host took from x-request-id', async (t) => {
+    const host = await mounted({ requestIdHeader: 'x-request-id' })
+    const id = await id_of(host, '/fw/items/1', 'bad id with spaces')
+    t.not(id, 'bad id with spaces')
+    t.match(id, /^[0-9a-f-]{36}$/, 'a UUID, as the standalone App draws')
+  })
+})
+
+t.test('fw_plugin paths', async (t) => {
+  const app = new App({ access_log: false })
+  app.get('/items/{id}', (req, res) => void res.json('id', req.param('id'), 'path', req.path()))
+  app.post('/items', (req, res) => void res.json('body', req.body()))
+  app.openapi({ info: { title: 'Paths', version: '1.0.0' } })
+  const host = Fastify()
+  host.get('/host/x', async () => ({ host: true }))
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+  await app.ready()
+
+  const cases: Array<[string, string?]> = [
+    ['/items/1/'],
+    ['//items/1'],
+    ['/items//1/'],
+    ['/docs/'],
+    ['/docs'],
+    ['/items/', 'POST'],
+  ]
+  t.test('answers a trailing or doubled slash embedded as standalone', async (t) => {
+    for (const [path, method = 'GET'] of cases) {
+      const body = method === 'POST' ? { payload: 'x=1' } : {}
+      const alone = await app.inject({ method: method as 'GET', url: path, ...body })
+      const embedded = await host.inject({ method: method as 'GET', url: `/fw${path}`, ...body })
+      t.equal(alone.statusCode, 200, `standalone ${method} ${path}`)
+      t.equal(embedded.statusCode, 200, `embedded ${method} /fw${path}`)
+      if (method === 'POST') t.same(embedded.json(), alone.json(), `same body for ${method} ${path}`)
+      else if (path.startsWith('/items')) t.same(embedded.json().id, alone.json().id, `same id for ${path}`)
+    }
+    t.same((await host.inject('/fw/items/1/?q=1')).json(), { id: '1', path: '/fw/items/1/' }, 'req.path() as sent')
+  })
+
+  t.test("leaves the host's own paths and fw's true 404s alone", async (t) => {
+    t.equal((await host.inject('/host/x/')).statusCode, 404)
+    const nope = await host.inject('/fw/nope/')
+    t.same([nope.statusCode, nope.json().error], [404, 'not_found'])
   })
 })

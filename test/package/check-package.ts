@@ -2,10 +2,11 @@
 // carries LICENSE and no source maps; publint and @arethetypeswrong/cli find nothing; a consumer project installs it
 // with --engine-strict under Node 24, from the local npm cache where it can (--prefer-offline: the packages are there
 // from this repository's own install; npm asks the registry only for metadata the cache lacks); every installed
-// package's `engines` admits every Node that fw's `engines` admits; an import of each `exports` entry type-checks and
+// package's `engines` admits every Node that fw's `engines` admits; an import of each `exports` entry type-checks with
+// skipLibCheck off against @types/node 22, 24 and the latest, each with the latest TypeScript 5 and TypeScript 7, and
 // loads, on the machine's Node and on Node 24.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -23,6 +24,11 @@ const fw = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   peerDependencies: Record<string, string>
 }
 const problems: string[] = []
+
+/** The @types/node releases the published declarations must compile against, installed under these aliases. */
+const TYPES_NODE = { 'types-node-22': '22', 'types-node-24': '24', 'types-node-latest': 'latest' }
+/** The TypeScript compilers they must compile with: the latest 5, and 7 (the native compiler). */
+const COMPILERS = { 'typescript-5': '5', 'typescript-7': '7' }
 
 /** Runs a command, echoing it; its output is returned, and a failure ends the check with the output shown. */
 async function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
@@ -102,7 +108,8 @@ try {
       '--no-fund',
       tarball,
       ...peers,
-      `@types/node@${installed('@types/node')}`,
+      ...Object.entries(TYPES_NODE).map(([name, range]) => `${name}@npm:@types/node@${range}`),
+      ...Object.entries(COMPILERS).map(([name, range]) => `${name}@npm:typescript@${range}`),
     ],
     { cwd: consumer, env },
   )
@@ -120,7 +127,24 @@ try {
       )
     }
   }
-  await sh(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', consumer])
+  // The published declarations with skipLibCheck off, under every pair of @types/node and TypeScript: each @types/node
+  // is installed under an alias and reached as the type root `node` of its own tsconfig.
+  for (const types of Object.keys(TYPES_NODE)) {
+    mkdirSync(join(consumer, 'roots', types), { recursive: true })
+    symlinkSync(join(consumer, 'node_modules', types), join(consumer, 'roots', types, 'node'))
+    const config = join(consumer, `tsconfig.${types}.json`)
+    writeFileSync(
+      config,
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { typeRoots: [`./roots/${types}`] } }),
+    )
+    const version = (name: string): string =>
+      (JSON.parse(readFileSync(join(consumer, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+        .version
+    for (const compiler of Object.keys(COMPILERS)) {
+      console.log(`types: @types/node ${version(types)}, TypeScript ${version(compiler)}`)
+      await sh(process.execPath, [join(consumer, 'node_modules', compiler, 'bin', 'tsc'), '-p', config])
+    }
+  }
   for (const node of await node_binaries()) await sh(node.path, [join(consumer, 'load.mjs')], { cwd: consumer })
 } finally {
   rmSync(out, { recursive: true, force: true })

@@ -1,6 +1,6 @@
 // fw.middleware.auth: API key, bearer JWT, RBAC and session middleware, their request state and the session stores.
 export { api_key, type ApiKeyOptions } from './api-key.js'
-export { jwt, type JwtOptions, type JwtAlgorithm } from './jwt.js'
+export { jwt, type JwtOptions, type JwtAlgorithm, type Jwk } from './jwt.js'
 export { rbac_context, type RbacOptions } from './rbac.js'
 export { require_role, require_any_role, require_perm, require_any_perm, require_all_perms } from './rbac-checks.js'
 export { session, start_session, type SessionOptions } from './session.js'

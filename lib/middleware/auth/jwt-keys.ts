@@ -1,6 +1,6 @@
 // The keys `jwt` verifies with: an HMAC secret (text, bytes or an `oct` JWK), a public key (PEM or JWK), or a remote
 // JWKS.
-import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto'
+import { createPublicKey, KeyObject } from 'node:crypto'
 import type { createRemoteJWKSet } from 'jose'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { check } from './options.js'
@@ -35,12 +35,45 @@ function algorithms_of(key: KeyObject): readonly JwtAlgorithm[] {
   return curve === 'prime256v1' ? ['ES256'] : curve === 'secp384r1' ? ['ES384'] : curve === 'secp521r1' ? ['ES512'] : []
 }
 
+/**
+ * A JSON Web Key (RFC 7517 and 7518 members). fw's own type: `@types/node` 25 and later no longer export `JsonWebKey`
+ * from `node:crypto`, and fw's published declarations compile against every `@types/node` it supports; a key typed
+ * as Node's or the Web Crypto `JsonWebKey` is one of these.
+ */
+export interface Jwk {
+  kty?: string
+  alg?: string
+  use?: string
+  key_ops?: string[]
+  kid?: string
+  ext?: boolean
+  crv?: string
+  x?: string
+  y?: string
+  d?: string
+  n?: string
+  e?: string
+  p?: string
+  q?: string
+  dp?: string
+  dq?: string
+  qi?: string
+  k?: string
+  oth?: unknown[]
+  x5c?: string[]
+  x5t?: string
+  x5u?: string
+}
+
+/** What `createPublicKey` takes as a JWK, named through the function whatever `@types/node` calls the type. */
+type JwkInput = Extract<Parameters<typeof createPublicKey>[0], { format: 'jwk' }>
+
 /** Options of `jwt` that say which key verifies a token: exactly one of `secret`, `public_key` and `jwks`. */
 export interface JwtKeyOptions {
   /** HMAC secret for HS256/384/512: text, bytes, or a JWK `{ kty: 'oct', k }` as identity providers hand them out. */
-  secret?: string | Buffer | JsonWebKey
+  secret?: string | Buffer | Jwk
   /** Public key for RS/PS/ES/EdDSA: PEM text (a public key or certificate) or a public JWK. */
-  public_key?: string | JsonWebKey
+  public_key?: string | Jwk
   /**
    * URL of a JSON Web Key Set: keys fetched on demand, cached, picked by `kid`, refetched on an unknown `kid`
    * (rate-limited).
@@ -75,8 +108,7 @@ const pinned = (value: unknown, family: readonly JwtAlgorithm[]): JwtAlgorithm[]
 
 /** The HMAC secret as bytes; never quoted in an error. */
 function hmac_secret(secret: unknown): Buffer {
-  const jwk =
-    typeof secret === 'object' && secret !== null && !Buffer.isBuffer(secret) ? (secret as JsonWebKey) : undefined
+  const jwk = typeof secret === 'object' && secret !== null && !Buffer.isBuffer(secret) ? (secret as Jwk) : undefined
   const bytes =
     typeof secret === 'string'
       ? Buffer.from(secret)
@@ -107,7 +139,9 @@ function public_pem(value: unknown): KeyObject {
   if (is_private) throw ERR_AUTH_BAD_OPTION('jwt', 'public_key', 'a public key as PEM or JWK', value, true)
   try {
     const k =
-      typeof value === 'string' ? createPublicKey(value) : createPublicKey({ key: value as JsonWebKey, format: 'jwk' })
+      typeof value === 'string'
+        ? createPublicKey(value)
+        : createPublicKey({ key: value as JwkInput['key'], format: 'jwk' })
     if (k.type === 'public') return k
   } catch {
     // Reported below as a bad option.

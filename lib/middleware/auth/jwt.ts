@@ -11,7 +11,7 @@ import { JwksUnavailable, key_config, type JwtKeyOptions } from './jwt-keys.js'
 import { check } from './options.js'
 import { JwtClaims, claim_list } from './state.js'
 
-export type { JwtAlgorithm } from './jwt-keys.js'
+export type { Jwk, JwtAlgorithm } from './jwt-keys.js'
 
 export const CODE_MISSING_TOKEN = httpCode('missing_token')
 export const CODE_INVALID_TOKEN = httpCode('invalid_token')

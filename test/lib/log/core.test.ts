@@ -231,4 +231,44 @@ t.test('LogCore.child', async (t) => {
     with_request('', undefined, child, () => parent.write(2, 'fw', 'here', undefined))
     t.match(JSON.parse(later.lines()[0]!), { msg: 'here' })
   })
+
+  t.test('merges its pino options into the parent’s: a process-wide transport keeps the app’s lines', async (t) => {
+    const dir = t.testdir()
+    const file = join(dir, 'transport.log')
+    const parent = new LogCore()
+    parent.configure({
+      format: 'json',
+      pino: { transport: { target: 'pino/file', options: { destination: file } }, mixin: () => ({ region: 'eu' }) },
+    })
+    parent.set_clock(() => T0)
+    const child = parent.child({ pino: { redact: ['password'] } })
+    with_request('r-2', undefined, child, () => parent.write(2, 'http', 'request', ['password', 'hunter2', 'n', 1]))
+    with_request('r-3', undefined, child, () => parent.write(2, 'http', 'again', ['password', 'hunter2']))
+    await child.flush()
+    await parent.flush()
+    parent.close()
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    t.same(
+      lines.map((l) => [l.msg, l.rid, l.password, l.region]),
+      [
+        ['request', 'r-2', '[Redacted]', 'eu'],
+        ['again', 'r-3', '[Redacted]', 'eu'],
+      ],
+    )
+  })
+
+  t.test('with a destination of its own, its lines go there rather than to the parent’s transport', async (t) => {
+    const dir = t.testdir()
+    const parent = new LogCore()
+    parent.configure({ pino: { transport: { target: 'pino/file', options: { destination: join(dir, 'p.log') } } } })
+    const own = new MemoryStream()
+    const child = parent.child({ destination: own, format: 'json', pino: { redact: ['password'] } })
+    with_request('r-4', undefined, child, () => parent.write(2, 'http', 'mine', ['password', 'x']))
+    t.match(JSON.parse(own.lines()[0]!), { msg: 'mine', rid: 'r-4', password: '[Redacted]' })
+    child.close()
+    parent.close()
+  })
 })

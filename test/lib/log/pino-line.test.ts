@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import t from 'tap'
 import pretty from 'pino-pretty'
 import { MemoryStream, T0 } from './capture.js'
@@ -100,6 +103,16 @@ t.test('PinoLine', async (t) => {
     ])
   })
 
+  t.test('names a logged error by its class in err.type, with and without pino options, as pino does', async (t) => {
+    for (const options of [{}, { redact: ['password'] }]) {
+      const { core, out } = memory_core('json', options)
+      core.write(4, 'db', 'failed', ['err', new TypeError('bad'), 'plain', new Error('worse')])
+      const rec = JSON.parse(out.lines()[0]!) as Record<string, { type: string; message: string }>
+      t.same([rec.err!.type, rec.err!.message], ['TypeError', 'bad'])
+      t.same([rec.plain!.type, rec.plain!.message], ['Error', 'worse'])
+    }
+  })
+
   t.test('adds pino base bindings when the user asks for them', async (t) => {
     const { core, out } = memory_core('json', { base: { service: 'shop' } })
     core.write(2, 'fw', 'up', undefined)
@@ -122,6 +135,32 @@ t.test('PinoLine', async (t) => {
     core.write(3, 'db', 'slow query', ['ms', 950])
     t.match(out.text(), /WARNING.*slow query/)
     t.match(out.text(), /ms: 950/)
+  })
+
+  t.test('is filtered by level by the pino-pretty command docs/log.md gives, level names shown', async (t) => {
+    // The documented option: a numeric level beside fw's label, through pino's mixin (it receives pino's level value).
+    const { core, out } = memory_core('json', { mixin: (_obj: object, level: number) => ({ level_value: level }) })
+    for (let severity = 0; severity < 6; severity++) core.write(severity, 'fw', `line ${severity}`, ['n', severity])
+    const bin = join(dirname(createRequire(import.meta.url).resolve('pino-pretty/package.json')), 'bin.js')
+    const args = [
+      '--levelKey',
+      'level_value',
+      '--customLevels',
+      'trace:10,debug:20,info:30,warning:40,error:50,critical:60',
+    ]
+    const pretty = (extra: string[]) =>
+      execFileSync(process.execPath, [bin, ...args, '--ignore', 'level', '--colorize', 'false', ...extra], {
+        input: out.text(),
+        encoding: 'utf8',
+      })
+    const heads = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('['))
+        .map((l) => l.slice(15))
+    t.same(heads(pretty(['--minimumLevel', 'warning'])), ['WARNING: line 3', 'ERROR: line 4', 'CRITICAL: line 5'])
+    t.same(heads(pretty(['--minimumLevel', 'critical'])), ['CRITICAL: line 5'])
+    t.equal(heads(pretty([])).length, 6, 'every line without a minimum')
   })
 
   t.test('refuses pino options that would change fw’s own members', async (t) => {

@@ -95,3 +95,54 @@ t.test('Metrics', async (t) => {
     t.equal(http_part(await metrics.text()), await reference([]))
   })
 })
+
+/**
+ * The naming rules of `promtool check metrics` (Prometheus's promlint) that a registry's names can break: a counter
+ * ends in `_total` and nothing else does, `_count`, `_sum` and `_bucket` belong to histograms and summaries, names are
+ * snake_case, and every metric has help text. Returns one problem per broken rule, as `name: rule`.
+ */
+async function promlint(registry: Registry): Promise<string[]> {
+  const problems: string[] = []
+  for (const m of await registry.getMetricsAsJSON()) {
+    const name = m.name
+    // prom-client's MetricType is an enum of the same strings.
+    const type = String(m.type)
+    if (type === 'counter' && !name.endsWith('_total')) problems.push(`${name}: counter without _total`)
+    if (type !== 'counter' && name.endsWith('_total')) problems.push(`${name}: non-counter with _total`)
+    if (!['histogram', 'summary'].includes(type) && /_(count|sum|bucket)$/.test(name))
+      problems.push(`${name}: reserved suffix`)
+    if (/[A-Z]/.test(name)) problems.push(`${name}: camelCase`)
+    if (m.help.trim() === '') problems.push(`${name}: no help`)
+  }
+  return problems
+}
+
+t.test('Metrics names under promtool check metrics', async (t) => {
+  const lint = async (options: ConstructorParameters<typeof Metrics>[0]) => {
+    const metrics = new Metrics(options)
+    t.teardown(() => metrics.close())
+    return promlint(metrics.registry)
+  }
+
+  t.test("fw's own metrics pass", async (t) => {
+    t.same(await lint({ default_metrics: false }), [])
+  })
+
+  t.test("prom-client's default Node metrics break the _total rule with three gauges, as docs say", async (t) => {
+    t.same(await lint({}), [
+      'nodejs_active_resources_total: non-counter with _total',
+      'nodejs_active_handles_total: non-counter with _total',
+      'nodejs_active_requests_total: non-counter with _total',
+    ])
+  })
+
+  t.test("default_metrics: 'strict' gives the default metrics without those three, and passes", async (t) => {
+    t.same(await lint({ default_metrics: 'strict' }), [])
+    const metrics = new Metrics({ default_metrics: 'strict' })
+    t.teardown(() => metrics.close())
+    const text = await metrics.text()
+    t.match(text, /^nodejs_active_handles\{type="\w+"\} \d+$/m, 'their per-type series, which sum to them, stay')
+    t.match(text, /^process_cpu_user_seconds_total \d/m)
+    t.notMatch(text, /nodejs_active_(handles|requests|resources)_total/)
+  })
+})
