@@ -258,7 +258,7 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
-    const run = schema === undefined ? handler : validated(schema, handler)
+    const run = schema === undefined ? handler : validated(schema, handler, this.#mapped)
     this.#routes.push({ method, path, segs: parse_route(path), handler: run, schema, group })
   }
 
@@ -281,6 +281,9 @@ export class AppCore extends Router {
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
     this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
   }
+
+  /** Whether an `on_error` covers a request (known once compiled; a route's validation asks it when it fails). */
+  readonly #mapped = (req: Request): boolean => this.#compiled?.on_error(req) !== undefined
 
   /** @internal Sets the error mapper of a prefix; use `on_error`. */
   add_error_handler(prefix: string, fn: ErrorMapper): void {
