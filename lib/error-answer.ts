@@ -1,12 +1,13 @@
 // The answer to an error a route's chain threw: the App's (or its group's) `on_error` first, then the error's own answer
 // (an HttpError, a coded body error), else 500.
 import { body_error_answer } from './body/errors.js'
-import { defineError, httpCode } from './errors.js'
+import { defineError, httpCode, StoreUnavailable } from './errors.js'
 import { error_body, HttpError } from './http-error.js'
 import type { Request } from './request.js'
 import type { Response } from './response.js'
 
 export const CODE_INTERNAL = httpCode('internal_error')
+export const CODE_STORE_UNAVAILABLE = httpCode('store_unavailable')
 
 /**
  * Maps an error of a route's chain to an answer (`app.on_error`): it answers through `res` as a handler does, or
@@ -21,7 +22,8 @@ const NOTHING: FailureLines = []
 
 /**
  * Answers `err` into `res` as fw does when no `on_error` answers it: an `HttpError` with its status, headers and body;
- * a body reader's refusal with its 4xx; anything else 500 `internal_error`. Returns the lines to log: none for a
+ * an `FwError` with an HTTP status with its own answer (a body reader's 4xx, a `StoreUnavailable`'s 503
+ * `store_unavailable`); anything else 500 `internal_error`. Returns the lines to log: none for a
  * client's error (4xx), the error itself otherwise.
  */
 export function default_answer(err: unknown, res: Response): FailureLines {
@@ -34,6 +36,10 @@ export function default_answer(err: unknown, res: Response): FailureLines {
   if (refused !== undefined) {
     res.status(refused.status).json(error_body(refused.code, refused.message))
     return NOTHING
+  }
+  if (err instanceof StoreUnavailable) {
+    res.status(503).json(error_body(CODE_STORE_UNAVAILABLE, 'Service unavailable, retry later'))
+    return [['handler failed', err]]
   }
   res.status(500).json(error_body(CODE_INTERNAL, 'Internal Server Error'))
   return [['handler failed', err]]

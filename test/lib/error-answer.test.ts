@@ -1,5 +1,7 @@
 import t from 'tap'
-import { HttpError, middleware, type Middleware } from '../../index.js'
+import { FwError, HttpError, StoreUnavailable, middleware, type Middleware } from '../../index.js'
+import { ERR_AUTH_JWKS_UNAVAILABLE } from '../../lib/middleware/auth/errors.js'
+import { ERR_REDIS_UNAVAILABLE } from '../../lib/redis/errors.js'
 import { build } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
 
@@ -238,5 +240,56 @@ t.test('on_error on unknown routes and WebSocket upgrades', async (t) => {
     const r = await app.inject({ url: '/api/ws', headers: { 'x-deny': '1' } })
     t.equal(r.statusCode, 403)
     t.same(r.json(), { ok: false, error: 'denied_here', message: 'Denied' })
+  })
+})
+
+t.test('StoreUnavailable', async (t) => {
+  const down = (): never => {
+    throw new StoreUnavailable('SqlStore.load: database unreachable')
+  }
+  const app = build(t, (app) => {
+    app.get('/redis', () => Promise.reject(ERR_REDIS_UNAVAILABLE('RedisCacheStore', 'get', 'ECONNREFUSED')))
+    app.get('/custom', down)
+    const sessions = middleware.app.adapt_ctx(
+      middleware.auth.session({ secret: 's'.repeat(32), store: { load: down, save: down, destroy: down } }),
+    )
+    app.get('/session', (_req, res) => res.text('x'))
+    app.use('/session', sessions)
+    const limited = middleware.app.rate_limit({ max_requests: 5, window_seconds: 60, store: { hit: down } })
+    app.use('/limited', limited)
+    app.get('/limited', (_req, res) => res.text('x'))
+  })
+
+  t.test('is an FwError of status 503 with its code', async (t) => {
+    const err = new StoreUnavailable('x', { cause: 1 })
+    t.ok(err instanceof FwError)
+    t.equal(err.status, 503)
+    t.equal(err.code, 'FW_ERR_STORE_UNAVAILABLE')
+    t.equal(err.cause, 1)
+    const redis = ERR_REDIS_UNAVAILABLE('RedisSessionStore', 'load', 'timeout')
+    t.ok(redis instanceof StoreUnavailable)
+    t.equal(redis.code, 'FW_ERR_REDIS_UNAVAILABLE')
+    t.ok(ERR_AUTH_JWKS_UNAVAILABLE('timeout') instanceof StoreUnavailable)
+  })
+
+  t.test('reaching the App from a handler, answers 503 store_unavailable, not 500', async (t) => {
+    for (const url of ['/redis', '/custom']) {
+      const r = await app.inject({ url })
+      t.equal(r.statusCode, 503, url)
+      t.same(r.json(), { ok: false, error: 'store_unavailable', message: 'Service unavailable, retry later' }, url)
+    }
+  })
+
+  t.test("thrown by a custom store, answers 503 with the middleware's code", async (t) => {
+    const s = await app.inject({ url: '/session' })
+    t.equal(s.statusCode, 503)
+    t.same(s.json(), {
+      ok: false,
+      error: 'session_store_unavailable',
+      message: 'Session store unavailable, retry later',
+    })
+    const r = await app.inject({ url: '/limited' })
+    t.equal(r.statusCode, 503)
+    t.same(r.json(), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
   })
 })
