@@ -1,5 +1,7 @@
+import Fastify from 'fastify'
 import t from 'tap'
-import { FwError, HttpError, StoreUnavailable, middleware, type Middleware } from '../../index.js'
+import { fw_plugin } from '../../adapters/plugin.js'
+import { App, FwError, HttpError, StoreUnavailable, middleware, type Middleware } from '../../index.js'
 import { ERR_AUTH_JWKS_UNAVAILABLE } from '../../lib/middleware/auth/errors.js'
 import { ERR_REDIS_UNAVAILABLE } from '../../lib/redis/errors.js'
 import { build } from '../helpers/build.js'
@@ -292,4 +294,23 @@ t.test('StoreUnavailable', async (t) => {
     t.equal(r.statusCode, 503)
     t.same(r.json(), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
   })
+})
+
+t.test('on_error of an App mounted under a prefix of a host Fastify app', async (t) => {
+  const app = new App({ access_log: false })
+  app.on_error((_err, _req, res) => void res.status(500).json('by', 'app'))
+  app.group('/api', (api) => {
+    api.on_error((_err, _req, res) => void res.status(500).json('by', 'api'))
+    api.get('/x', () => {
+      throw new Error('x')
+    })
+  })
+  app.get('/y', () => {
+    throw new Error('y')
+  })
+  const host = Fastify()
+  await host.register(fw_plugin, { app, prefix: '/v1' })
+  t.teardown(() => host.close())
+  t.same((await host.inject('/v1/api/x')).json(), { by: 'api' })
+  t.same((await host.inject('/v1/y')).json(), { by: 'app' })
 })
