@@ -117,8 +117,12 @@ function public_pem(value: unknown): KeyObject {
 
 type RemoteSet = ReturnType<typeof createRemoteJWKSet>
 
-/** The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. */
-function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
+/**
+ * The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. A token
+ * whose `alg` is not among `algorithms` (none, HS256, unknown, missing) is refused before any lookup, so a forged
+ * header neither fetches the set nor reads as an outage.
+ */
+function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): KeyConfig['key'] {
   let parsed: URL | undefined
   try {
     parsed = new URL(url)
@@ -135,6 +139,8 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
   let set: Promise<RemoteSet> | undefined
   const pems = new WeakMap<object, string>()
   return async ({ header }) => {
+    // Any error but JwksUnavailable answers 401 invalid_token.
+    if (!algorithms.includes(header.alg as JwtAlgorithm)) throw new Error('Token algorithm not allowed')
     let key: Awaited<ReturnType<RemoteSet>>
     try {
       set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed!, options))
@@ -163,7 +169,10 @@ export function key_config(o: JwtKeyOptions): KeyConfig {
     given,
   )
   if (o.secret !== undefined) return { key: hmac_secret(o.secret), algorithms: pinned(o.algorithms ?? ['HS256'], HMAC) }
-  if (o.jwks !== undefined) return { key: remote(o.jwks, o), algorithms: pinned(o.algorithms ?? ['RS256'], ASYMMETRIC) }
+  if (o.jwks !== undefined) {
+    const algorithms = pinned(o.algorithms ?? ['RS256'], ASYMMETRIC)
+    return { key: remote(o.jwks, o, algorithms), algorithms }
+  }
   const key = public_pem(o.public_key)
   const fits = algorithms_of(key)
   const algorithms = pinned(o.algorithms ?? fits.slice(0, 1), fits)

@@ -35,11 +35,12 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 /** A local JWKS server on 127.0.0.1 whose keys and behaviour the test changes; counts its fetches. */
 async function jwks_server(t: Test) {
-  const state = { keys: [] as object[], hits: 0, mode: 'ok' as 'ok' | 'hang' | 'error' }
+  const state = { keys: [] as object[], hits: 0, mode: 'ok' as 'ok' | 'hang' | 'error' | 'junk' }
   const server: Server = createServer((_req, res) => {
     state.hits++
     if (state.mode === 'hang') return
     if (state.mode === 'error') return void res.writeHead(500).end('{}')
+    if (state.mode === 'junk') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}')
     res.setHeader('content-type', 'application/json')
     res.end(JSON.stringify({ keys: state.keys }))
   })
@@ -179,8 +180,36 @@ t.test('jwt keys', async (t) => {
     t.equal(state.hits, 1, 'unknown kids within the cooldown cause no fetch')
   })
 
+  t.test('answers 401 to a forged alg (none, HS256, unknown, missing) before any JWKS fetch', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const a = pair('RS256')
+    state.keys = [jwk(a.publicKey, 'a', 'RS256')]
+    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const forged = (header: object) => `${b64(header)}.${b64({ sub: 'evil' })}.${b64({ sig: 1 })}`
+    const tokens = {
+      none: `${b64({ alg: 'none', typ: 'JWT', kid: 'a' })}.${b64({ sub: 'evil' })}.`,
+      HS256: sign(Buffer.from(pem(a.publicKey)), 'HS256', { sub: 'evil' }, 'a'),
+      unknown: forged({ alg: 'XX999', typ: 'JWT', kid: 'a' }),
+      missing: forged({ typ: 'JWT', kid: 'a' }),
+      'ES256 (not pinned)': forged({ alg: 'ES256', typ: 'JWT', kid: 'a' }),
+    }
+    const { app, calls } = app_with(t, { jwks: url, jwks_cooldown_ms: 0 })
+    for (const [name, token] of Object.entries(tokens)) {
+      const r = await app.inject({ url: '/p', headers: bearer(token) })
+      t.same(
+        [r.statusCode, r.json(), r.headers['www-authenticate']],
+        [401, INVALID, 'Bearer error="invalid_token"'],
+        name,
+      )
+    }
+    t.equal(state.hits, 0, 'no forged token made the key set be fetched')
+    t.equal(calls.n, 0)
+    const ok = await app.inject({ url: '/p', headers: bearer(sign(a.privateKey, 'RS256', { sub: 'ada' }, 'a')) })
+    t.same([ok.statusCode, ok.json().sub, state.hits], [200, 'ada', 1], 'the endpoint is healthy')
+  })
+
   t.test(
-    'answers 503 jwks_unavailable (or 401 by option) when the JWKS is down or slow, within the timeout',
+    'answers 503 jwks_unavailable (or 401 by option) when the JWKS is down, slow or not a key set, within the timeout',
     async (t) => {
       const { state, url } = await jwks_server(t)
       const a = pair('RS256')
@@ -195,6 +224,9 @@ t.test('jwt keys', async (t) => {
       const as_401 = app_with(t, { jwks: url, jwks_unavailable: 401 })
       const r401 = await as_401.app.inject({ url: '/p', headers: bearer(token) })
       t.same([r401.statusCode, r401.json()], [401, INVALID])
+      state.mode = 'junk'
+      const junk = app_with(t, { jwks: url })
+      t.same((await junk.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE, 'not a key set')
       const down = app_with(t, { jwks: 'http://127.0.0.1:1/jwks.json' })
       t.same((await down.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE)
     },
