@@ -12,7 +12,7 @@ import { CacheEntry } from '../../lib/cache/cache-entry.js'
 import { FileStore } from '../../lib/cache/file-store.js'
 import * as fw from '../../index.js'
 import { build } from '../helpers/build.js'
-import { bundle, plain_env } from '../helpers/child-bundle.js'
+import { bundle, run_as_nobody } from '../helpers/child-bundle.js'
 
 const as_root = process.getuid?.() === 0
 
@@ -107,13 +107,8 @@ t.test(
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     chmodSync(dir, 0o755)
     mkdirSync(join(dir, 'cache'), { mode: 0o755 })
-    const run = spawnSync(process.execPath, [script, join(dir, 'cache', 'c.json'), '2'], {
-      uid: 65534,
-      gid: 65534,
-      env: plain_env(),
-      encoding: 'utf8',
-    })
-    t.equal(run.status, 0, 'the process carries on and exits normally')
+    const run = run_as_nobody(script, [join(dir, 'cache', 'c.json'), '2'], dir)
+    t.equal(run.status, 0, `the process carries on and exits normally (stderr: ${run.stderr})`)
     // The warning arrives on the next tick, after the synchronous writes.
     const [n1, n2, warning, ...rest] = run.stdout.trim().split('\n')
     t.same(
