@@ -93,6 +93,38 @@ t.test('jwt keys', async (t) => {
     }
   })
 
+  t.test('refuses an HMAC secret shorter than its hash (RFC 7518 section 3.2) and takes a Uint8Array', async (t) => {
+    const bad = (options: JwtOptions, message: RegExp) =>
+      throws_coded(t, () => jwt(options), 'FW_ERR_AUTH_BAD_OPTION', message)
+    bad({ secret: 'a' }, /^jwt: secret must be at least 32 bytes for HS256; got a string of 1 characters$/)
+    bad({ secret: 'x'.repeat(31) }, /^jwt: secret must be at least 32 bytes for HS256; got a string of 31 characters$/)
+    bad(
+      { secret: Buffer.alloc(47, 1), algorithms: ['HS384'] },
+      /^jwt: secret must be at least 48 bytes for HS384; got a Buffer of 47 bytes$/,
+    )
+    bad(
+      { secret: new Uint8Array(63).fill(1), algorithms: ['HS256', 'HS512'] },
+      /^jwt: secret must be at least 64 bytes for HS512; got a Uint8Array of 63 bytes$/,
+    )
+    bad(
+      { secret: { kty: 'oct', k: Buffer.alloc(16, 1).toString('base64url') } },
+      /^jwt: secret must be at least 32 bytes for HS256; got an object$/,
+    )
+    bad({ secret: 'é'.repeat(15) }, /^jwt: secret must be at least 32 bytes for HS256; got a string of 15 characters$/)
+    const bytes = new Uint8Array(64).fill(7)
+    for (const [alg, size] of [
+      ['HS256', 32],
+      ['HS384', 48],
+      ['HS512', 64],
+    ] as const) {
+      const secret = bytes.subarray(0, size)
+      const token = sign(Buffer.from(secret), alg, { sub: alg })
+      const { app } = app_with(t, { secret, algorithms: [alg] })
+      const r = await app.inject({ url: '/p', headers: bearer(token) })
+      t.same([r.statusCode, r.json().sub], [200, alg], `${alg} with a Uint8Array of ${size} bytes`)
+    }
+  })
+
   t.test('refuses alg none and HS256 signed with the RSA public key (algorithm confusion)', async (t) => {
     const { privateKey, publicKey } = pair('RS256')
     const { app, calls } = app_with(t, { public_key: pem(publicKey) })
@@ -130,7 +162,7 @@ t.test('jwt keys', async (t) => {
   })
 
   t.test('reads the token from a cookie, a query parameter or extract', async (t) => {
-    const secret = 'source-secret-0123456789'
+    const secret = 'source-secret-0123456789-0123456789'
     const token = sign(secret, 'HS256', { sub: 'ada' })
     const { app } = app_with(t, { secret, cookie: 'access', query_param: 'access_token' })
     t.equal((await app.inject({ url: '/p', headers: { cookie: `access=${token}` } })).statusCode, 200)
@@ -259,10 +291,10 @@ t.test('jwt keys', async (t) => {
       { jwks: 'https://id.example.com/k', jwks_unavailable: 500 },
       /^jwt: jwks_unavailable must be 401 or 503; got 500$/,
     )
-    bad({ secret: 's', required_claims: [] }, /^jwt: required_claims must be a non-empty list/)
+    bad({ secret: 's'.repeat(32), required_claims: [] }, /^jwt: required_claims must be a non-empty list/)
     bad(
       { secret: { kty: 'RSA', n: 'x' } },
-      /^jwt: secret must be a non-empty string, Buffer or oct JWK; got an object$/,
+      /^jwt: secret must be a non-empty string, Buffer, Uint8Array or oct JWK; got an object$/,
     )
   })
 })
