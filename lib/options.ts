@@ -151,15 +151,18 @@ export class OptionChecks {
     return value as T
   }
 
-  /** A function. */
-  fn<F>(owner: string, option: string, value: F): F {
-    this.must(typeof value === 'function', owner, option, 'a function', value)
+  /**
+   * A function. A `secret` one (a callback that handles a key, where the key itself may be given by mistake) is
+   * described by its shape only.
+   */
+  fn<F>(owner: string, option: string, value: F, secret = false): F {
+    this.must(typeof value === 'function', owner, option, 'a function', value, secret)
     return value
   }
 
-  /** Undefined or a function. */
-  optional_fn<F>(owner: string, option: string, value: F | undefined): F | undefined {
-    return value === undefined ? value : this.fn(owner, option, value)
+  /** Undefined or a function (`secret` as in `fn`). */
+  optional_fn<F>(owner: string, option: string, value: F | undefined, secret = false): F | undefined {
+    return value === undefined ? value : this.fn(owner, option, value, secret)
   }
 
   /** An HTTP token: a header, method or cookie name. */

@@ -137,13 +137,7 @@ type RemoteSet = ReturnType<typeof createRemoteJWKSet>
  * header neither fetches the set nor reads as an outage.
  */
 function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): KeyConfig['key'] {
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(url)
-  } catch {
-    parsed = undefined
-  }
-  check.must(parsed !== undefined && /^https?:$/.test(parsed.protocol), 'jwt', 'jwks', 'an http(s) URL', url)
+  const parsed = check.url('jwt', 'jwks', url, ['http:', 'https:'], 'an http(s) URL')
   const options = {
     timeoutDuration: check.int('jwt', 'jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
     cooldownDuration: check.int('jwt', 'jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
@@ -157,7 +151,7 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
     if (!algorithms.includes(header.alg as JwtAlgorithm)) throw new Error('Token algorithm not allowed')
     let key: Awaited<ReturnType<RemoteSet>>
     try {
-      set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed!, options))
+      set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed, options))
       key = await (await set)({ alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) })
     } catch (err) {
       const code = (err as { code?: unknown }).code

@@ -80,7 +80,7 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
 
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
 function token_reader(options: JwtOptions): (ctx: Ctx) => string {
-  const extract = check.optional_fn('jwt', 'extract', options.extract)
+  const extract = check.optional_fn('jwt', 'extract', options.extract, true)
   if (extract !== undefined) {
     // A cookie or query parameter beside `extract` would never be read: refuse it rather than ignore it.
     const ignored = options.cookie ?? options.query_param
