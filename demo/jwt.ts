@@ -5,7 +5,7 @@ import { JwtClaims } from '../lib/middleware/auth/index.js'
 import { dev_secret, type Demo } from './demo.js'
 
 /** The development default of FW_JWT_SECRET, shared by the `jwt` and `rbac` demos. */
-export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me'
+export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me-0123456789abcdef'
 
 /**
  * Registers `GET /secure` behind bearer JWT (secret default `FW_JWT_SECRET`, else a development secret).

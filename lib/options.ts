@@ -21,19 +21,34 @@ function is_scalar(value: unknown): boolean {
   return value === null || (typeof value !== 'object' && typeof value !== 'function')
 }
 
+/** The userinfo (`user:password@`) of a URL anywhere in a text, which may be a credential. */
+const USERINFO = /(\b[a-z][a-z\d+.-]*:\/\/)[^/?#]*@/gi
+
 /**
- * How every fw message quotes a bad value. Strings as JSON (`"a b"`); other scalars as written (`NaN`, `-1`,
- * `undefined`, `null`); a list of scalars item by item (`["a",1]`); anything else (objects, functions, lists holding
- * objects) and every `secret` by its shape only (`an object`, `a list of 2 items`), since it may hold credentials.
+ * A text with the userinfo of every URL in it replaced by `***@`, so a message can show where a URL points but never
+ * its credentials.
+ * @example
+ * without_userinfo('redis://:hunter2@10.0.0.5:6379') // 'redis://***@10.0.0.5:6379'
+ */
+export function without_userinfo(text: string): string {
+  return text.replace(USERINFO, '$1***@')
+}
+
+/**
+ * How every fw message quotes a bad value. Strings as JSON (`"a b"`), with a URL's userinfo shown as `***`; other
+ * scalars as written (`NaN`, `-1`, `undefined`, `null`); a list of scalars item by item (`["a",1]`); anything else
+ * (objects, functions, lists holding objects) and every `secret` by its shape only (`an object`, `a list of 2 items`),
+ * since it may hold credentials.
  * @example
  * quote(NaN) // 'NaN'
  * quote('x') // '"x"'
+ * quote('https://user:pw@id.example.com/') // '"https://***@id.example.com/"'
  * quote({ password: 'p' }) // 'an object'
  * quote('hunter2', true) // 'a string of 7 characters'
  */
 export function quote(value: unknown, secret = false): string {
   if (secret) return describe_value(value)
-  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'string') return JSON.stringify(without_userinfo(value))
   if (is_scalar(value)) return String(value)
   if (Array.isArray(value) && value.every(is_scalar)) return `[${value.map((v) => quote(v)).join(',')}]`
   return describe_value(value)
@@ -115,21 +130,39 @@ export class OptionChecks {
     return value as string
   }
 
+  /**
+   * A URL of one of `protocols` (`['redis:', 'rediss:']`). A bad one is quoted without its userinfo when it parses as a
+   * URL, and described by its shape when it does not (it may be a password pasted in the wrong place).
+   */
+  url(owner: string, option: string, value: unknown, protocols: readonly string[], expected: string): URL {
+    let parsed: URL | undefined
+    try {
+      parsed = typeof value === 'string' ? new URL(value) : undefined
+    } catch {
+      parsed = undefined
+    }
+    this.must(parsed !== undefined && protocols.includes(parsed.protocol), owner, option, expected, value, !parsed)
+    return parsed!
+  }
+
   /** One of `allowed`. */
   one_of<T extends string>(owner: string, option: string, value: unknown, allowed: readonly T[]): T {
     this.must(allowed.includes(value as T), owner, option, `one of ${allowed.join(', ')}`, value)
     return value as T
   }
 
-  /** A function. */
-  fn<F>(owner: string, option: string, value: F): F {
-    this.must(typeof value === 'function', owner, option, 'a function', value)
+  /**
+   * A function. A `secret` one (a callback that handles a key, where the key itself may be given by mistake) is
+   * described by its shape only.
+   */
+  fn<F>(owner: string, option: string, value: F, secret = false): F {
+    this.must(typeof value === 'function', owner, option, 'a function', value, secret)
     return value
   }
 
-  /** Undefined or a function. */
-  optional_fn<F>(owner: string, option: string, value: F | undefined): F | undefined {
-    return value === undefined ? value : this.fn(owner, option, value)
+  /** Undefined or a function (`secret` as in `fn`). */
+  optional_fn<F>(owner: string, option: string, value: F | undefined, secret = false): F | undefined {
+    return value === undefined ? value : this.fn(owner, option, value, secret)
   }
 
   /** An HTTP token: a header, method or cookie name. */

@@ -1,4 +1,5 @@
-// The shared state behind FileStore: one per resolved path and process, loaded lazily, written whole and atomically.
+// The shared state behind FileStore: one per resolved path and process, loaded lazily, written whole and atomically,
+// the writes of a burst of changes coalesced into one, off the event loop.
 import {
   closeSync,
   fsyncSync,
@@ -10,6 +11,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
+import { mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { CacheEntry } from './cache-entry.js'
@@ -47,10 +49,38 @@ export function parse_cache_file(text: string): Map<string, CacheEntry> {
   return map
 }
 
+/** The compact JSON of each entry, made once: entries are frozen, and a write of 1,000 entries then costs a join. */
+const entry_jsons = new WeakMap<CacheEntry, string>()
+
+/** An entry's compact JSON, made once per entry (entries are frozen): `FileStore.put` makes it, a write reuses it. */
+export function entry_json(entry: CacheEntry): string {
+  let json = entry_jsons.get(entry)
+  if (json === undefined) entry_jsons.set(entry, (json = JSON.stringify(entry)))
+  return json
+}
+
 /** A cache file's text for these entries. */
 export function serialize_cache_file(entries: ReadonlyMap<string, CacheEntry>, pretty: boolean): string {
-  const doc = { version: FORMAT_VERSION, entries: Object.fromEntries(entries) }
-  return pretty ? JSON.stringify(doc, null, 2) + '\n' : JSON.stringify(doc)
+  return [...cache_file_chunks([...entries], pretty)].join('')
+}
+
+/** Entries per chunk of a written file: about 256 KB of 4 KB entries, so no step of a write holds the loop long. */
+const CHUNK_ENTRIES = 64
+
+/** A cache file's text for a snapshot of its entries, made chunk by chunk as the write goes. */
+function* cache_file_chunks(entries: ReadonlyArray<[string, CacheEntry]>, pretty: boolean): Generator<string> {
+  if (pretty) {
+    const doc = { version: FORMAT_VERSION, entries: Object.fromEntries(entries) }
+    return yield JSON.stringify(doc, null, 2) + '\n'
+  }
+  yield `{"version":${FORMAT_VERSION},"entries":{`
+  for (let i = 0; i < entries.length; i += CHUNK_ENTRIES) {
+    const parts = entries
+      .slice(i, i + CHUNK_ENTRIES)
+      .map(([key, entry]) => `${JSON.stringify(key)}:${entry_json(entry)}`)
+    yield (i > 0 ? ',' : '') + parts.join(',')
+  }
+  yield '}}'
 }
 
 /**
@@ -84,6 +114,34 @@ function sync_dir(dir: string): void {
   }
 }
 
+/** `write_durably` and `sync_dir`, then the rename between them, with the file system's work off the event loop. */
+async function replace_durably(path: string, temp: string, chunks: Iterable<string>): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  const file = await open(temp, 'wx', 0o600)
+  try {
+    for (const chunk of chunks) await file.writeFile(chunk)
+    await file.sync()
+  } finally {
+    await file.close()
+  }
+  await rename(temp, path)
+  let dir
+  try {
+    dir = await open(dirname(path), 'r')
+  } catch {
+    return
+  }
+  // Some file systems refuse fsync on a folder (EINVAL); the rename is done, only its durability is left to the OS.
+  await dir.sync().catch(() => {})
+  await dir.close()
+}
+
+/** Files with a change not yet on disk: written synchronously if the process exits before their write ran. */
+const pending = new Set<CacheFile>()
+process.on('exit', () => {
+  for (const file of pending) file.persist()
+})
+
 function pid_alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
@@ -100,6 +158,13 @@ export class CacheFile {
   /** Set when the file exists but cannot be read: writing would replace data never seen. */
   #memory_only = false
   #warned_unwritable = false
+  #pretty = false
+  /** A change not yet written. */
+  #dirty = false
+  /** The running write loop, if any. */
+  #writing: Promise<void> | undefined
+  /** The error of the last write, until one succeeds. */
+  #failure: Error | undefined
 
   constructor(path: string) {
     this.path = path
@@ -111,30 +176,83 @@ export class CacheFile {
   }
 
   /**
+   * Says the entries changed: one write of every entry starts once the current call stack is done, so a burst of changes
+   * costs one write, and changes made while a write runs cost one more after it. `flush()` waits for them.
+   */
+  changed(pretty: boolean): void {
+    if (this.#memory_only) return
+    this.#pretty = pretty
+    this.#dirty = true
+    pending.add(this)
+    this.#writing ??= this.#write_loop()
+  }
+
+  /**
+   * Resolves once every change made before the call is on disk; rejects with the `FW_ERR_CACHE_FILE_UNWRITABLE` error
+   * when the last write failed (the entries stay in memory, and the next change tries again).
+   */
+  async flush(): Promise<void> {
+    await this.#writing
+    if (this.#failure !== undefined) throw this.#failure
+  }
+
+  /**
    * Writes every entry to a temporary file beside the cache file, flushes it, renames it over the cache file and
    * flushes the folder (the SQLite order), so after a crash or a power cut the file is the old version or the new one,
-   * never torn or empty. Warns once while writing fails (ENOSPC, EACCES, EROFS...); the entries stay in memory.
+   * never torn or empty. Synchronous: run at exit for a file whose change is not on disk yet (its write not started or
+   * not finished).
    */
-  persist(pretty: boolean): void {
+  persist(): void {
     if (this.#memory_only) return
-    const temp = `${this.path}.${process.pid}.${threadId}.${++temp_seq}.tmp`
+    this.#dirty = false
+    pending.delete(this)
+    const temp = this.#temp()
     try {
       mkdirSync(dirname(this.path), { recursive: true })
-      write_durably(temp, serialize_cache_file(this.entries(), pretty))
-      // rename() replaces the file in one step, so a reader or a crash sees the old version or the new one, never a
-      // mix.
+      write_durably(temp, serialize_cache_file(this.entries(), this.#pretty))
       renameSync(temp, this.path)
       sync_dir(dirname(this.path))
-      this.#warned_unwritable = false
     } catch (e) {
+      this.#failed(e)
       try {
         unlinkSync(temp)
       } catch {
         // Usually the temporary file was never created; there is nothing left to clean.
       }
-      if (!this.#warned_unwritable) process.emitWarning(ERR_CACHE_FILE_UNWRITABLE(this.path, reason(e), { cause: e }))
-      this.#warned_unwritable = true
     }
+  }
+
+  /** Writes until no change is left unwritten; never rejects (a failure is warned and kept for `flush`). */
+  async #write_loop(): Promise<void> {
+    // Let the changes of the current call stack (a loop of puts, an eraseIf) join this write.
+    await new Promise((resolve) => setImmediate(resolve))
+    while (this.#dirty) {
+      this.#dirty = false
+      const temp = this.#temp()
+      try {
+        // rename() replaces the file in one step, so a reader or a crash sees the old version or the new one, never a
+        // mix.
+        await replace_durably(this.path, temp, cache_file_chunks([...this.entries()], this.#pretty))
+        this.#failure = undefined
+        this.#warned_unwritable = false
+      } catch (e) {
+        this.#failed(e)
+        await unlink(temp).catch(() => {})
+      }
+    }
+    pending.delete(this)
+    this.#writing = undefined
+  }
+
+  #temp(): string {
+    return `${this.path}.${process.pid}.${threadId}.${++temp_seq}.tmp`
+  }
+
+  /** Keeps the failure for `flush`, and warns once while writing keeps failing (ENOSPC, EACCES, EROFS...). */
+  #failed(e: unknown): void {
+    this.#failure = ERR_CACHE_FILE_UNWRITABLE(this.path, reason(e), { cause: e })
+    if (!this.#warned_unwritable) process.emitWarning(this.#failure)
+    this.#warned_unwritable = true
   }
 
   #load(): Map<string, CacheEntry> {

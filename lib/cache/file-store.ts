@@ -1,6 +1,6 @@
 // The JSON file store: entries in memory, every change written to one file atomically.
 import { resolve } from 'node:path'
-import { cache_file, type CacheFile } from './cache-file.js'
+import { cache_file, entry_json, type CacheFile } from './cache-file.js'
 import { CacheEntry } from './cache-entry.js'
 import type { CacheStore, EntryPredicate } from './cache-store.js'
 import { check } from './options.js'
@@ -14,12 +14,13 @@ export interface FileStoreOptions {
 }
 
 /**
- * The spec's `FileStore`. The file is read on first access, not on construction. Every change rewrites the whole file
- * through a temporary file and a rename, creating the folder when needed, so the file on disk is always one complete
- * version. A corrupt file is renamed to `<file>.corrupt-<ms>` and the store starts empty, with a warning
- * (`FW_ERR_CACHE_FILE_CORRUPT`); a write that fails warns once (`FW_ERR_CACHE_FILE_UNWRITABLE`) and the store keeps
- * working in memory. Stores on the same resolved path in one process share their entries. Calls are synchronous: meant
- * for small caches that must survive a restart.
+ * The spec's `FileStore`. The file is read on first access, not on construction. Every change is written: the calls
+ * change memory and schedule one write of the whole file, off the event loop, shared by the changes of a turn of the
+ * loop; `flush()` resolves once they are on disk. A write goes through a temporary file and a rename, creating the
+ * folder when needed, so the file on disk is always one complete version. A corrupt file is renamed to
+ * `<file>.corrupt-<ms>` and the store starts empty, with a warning (`FW_ERR_CACHE_FILE_CORRUPT`); a write that fails
+ * warns once (`FW_ERR_CACHE_FILE_UNWRITABLE`) and the store keeps working in memory. Stores on the same resolved path
+ * in one process share their entries. Meant for small caches that must survive a restart.
  * @example
  * const cache = new Cache(new CachePolicy(), new FileStore({ file_path: './.fw/cache_http.json' }))
  */
@@ -44,8 +45,22 @@ export class FileStore implements CacheStore {
    * file.
    */
   put(key: string, entry: CacheEntry): void {
-    this.#file.entries().set(key, entry instanceof CacheEntry ? entry : new CacheEntry(entry))
-    this.#file.persist(this.pretty_json)
+    const checked = entry instanceof CacheEntry ? entry : new CacheEntry(entry)
+    // Its JSON is made now, a few microseconds per put, so the writes only join texts.
+    if (!this.pretty_json) entry_json(checked)
+    this.#file.entries().set(key, checked)
+    this.#file.changed(this.pretty_json)
+  }
+
+  /**
+   * Resolves once every change made before the call is on disk (the file replaced by a complete new version); rejects
+   * with `FW_ERR_CACHE_FILE_UNWRITABLE` when that write failed.
+   * @example
+   * store.put(key, entry)
+   * await store.flush()
+   */
+  flush(): Promise<void> {
+    return this.#file.flush()
   }
 
   /** The entry under `key`, or undefined. */
@@ -55,7 +70,7 @@ export class FileStore implements CacheStore {
 
   /** Removes the entry under `key` and writes the file when there was one. */
   erase(key: string): void {
-    if (this.#file.entries().delete(key)) this.#file.persist(this.pretty_json)
+    if (this.#file.entries().delete(key)) this.#file.changed(this.pretty_json)
   }
 
   /** Removes every entry and writes the file when there were any. */
@@ -63,7 +78,7 @@ export class FileStore implements CacheStore {
     const entries = this.#file.entries()
     if (entries.size === 0) return
     entries.clear()
-    this.#file.persist(this.pretty_json)
+    this.#file.changed(this.pretty_json)
   }
 
   /** Removes every entry `pred(key, entry)` picks, writes the file once when any went, and returns how many. */
@@ -71,7 +86,7 @@ export class FileStore implements CacheStore {
     const entries = this.#file.entries()
     const picked = [...entries].filter(([key, entry]) => pred(key, entry))
     for (const [key] of picked) entries.delete(key)
-    if (picked.length > 0) this.#file.persist(this.pretty_json)
+    if (picked.length > 0) this.#file.changed(this.pretty_json)
     return picked.length
   }
 }

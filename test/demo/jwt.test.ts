@@ -1,11 +1,11 @@
 import t, { type Test } from 'tap'
-import { setup_jwt } from '../../demo/jwt.js'
+import { DEV_JWT_SECRET, setup_jwt } from '../../demo/jwt.js'
 import { demos } from '../../demo/registry.js'
 import type { App } from '../../index.js'
-import { sign_dev_token } from '../../lib/middleware/app/index.js'
+import { jwt_dev, sign_dev_token } from '../../lib/middleware/app/index.js'
 import { mounted } from '../helpers/build.js'
 
-const SECRET = 'demo-jwt-secret-0123456789'
+const SECRET = 'demo-jwt-secret-0123456789-0123456789'
 
 /** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
 const demo_app = (t: Test, prefix = ''): App => mounted(t, (r) => setup_jwt(r, { secret: SECRET }), prefix)
@@ -17,6 +17,17 @@ const bearer = (claims: Record<string, unknown>, secret = SECRET) => ({
 t.test('jwt demo', async (t) => {
   t.test('is registered under its name', async (t) => {
     t.equal(demos.jwt?.name, 'jwt')
+  })
+
+  t.test('has a development secret long enough for HS256, so jwt_dev gives no warning', async (t) => {
+    t.ok(Buffer.byteLength(DEV_JWT_SECRET) >= 32)
+    const seen: Error[] = []
+    const listener = (w: Error): void => void seen.push(w)
+    process.on('warning', listener)
+    t.teardown(() => void process.off('warning', listener))
+    jwt_dev(DEV_JWT_SECRET)
+    await new Promise((resolve) => setImmediate(resolve))
+    t.same(seen, [])
   })
 
   t.test('answers GET /secure with the subject and the number of roles', async (t) => {
@@ -40,7 +51,10 @@ t.test('jwt demo', async (t) => {
     t.equal(none.statusCode, 401)
     t.same(none.json(), { ok: false, error: 'missing_token', message: 'Missing bearer token' })
     t.equal(none.headers['www-authenticate'], 'Bearer')
-    const wrong = await app.inject({ url: '/secure', headers: bearer({ sub: 'ada' }, 'another-secret-0123456789') })
+    const wrong = await app.inject({
+      url: '/secure',
+      headers: bearer({ sub: 'ada' }, 'another-secret-0123456789-0123456789'),
+    })
     t.equal(wrong.statusCode, 401)
     t.same(wrong.json(), { ok: false, error: 'invalid_token', message: 'Invalid token' })
   })

@@ -5,7 +5,7 @@ import type { App } from '../../index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
 import { mounted } from '../helpers/build.js'
 
-const SECRET = 'demo-jwt-secret-0123456789'
+const SECRET = 'demo-jwt-secret-0123456789-0123456789'
 
 /** The demo on an App (under `prefix` when given, next to an unprotected route), closed on teardown. */
 const demo_app = (t: Test, prefix = ''): App => mounted(t, (r) => setup_rbac(r, { secret: SECRET }), prefix)

@@ -28,7 +28,7 @@ t.test('chat demo in a browser', async (t) => {
   const app = new App({ access_log: false })
   setup_chat(app, app, {
     session_secret: 'e2e-chat-session-secret-012345',
-    jwt_secret: 'e2e-chat-jwt-secret-0123456789',
+    jwt_secret: 'e2e-chat-jwt-secret-0123456789-0123456789',
   })
   t.teardown(() => app.close())
   const origin = `http://127.0.0.1:${await app.listen(0)}`

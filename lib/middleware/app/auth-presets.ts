@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { adapt_ctx, type Middleware } from '../../compose.js'
 import { api_key } from '../auth/api-key.js'
-import { fast_jwt, jwt } from '../auth/jwt.js'
+import { fast_jwt, jwt_allowing_weak_secret } from '../auth/jwt.js'
 import { check } from '../auth/options.js'
 import { session } from '../auth/session.js'
 
@@ -16,12 +16,13 @@ export function api_key_dev(key: string): Middleware {
 }
 
 /**
- * Bearer JWT (HS256) for development: expiry is not checked, so long-lived demonstration tokens keep working.
+ * Bearer JWT (HS256) for development: expiry is not checked, so long-lived demonstration tokens keep working, and a
+ * secret shorter than the 32 bytes HS256 needs is accepted with a warning (`FW_ERR_AUTH_WEAK_SECRET`) at startup.
  * @example
  * app.use('/secure', fw.middleware.app.jwt_dev(process.env.FW_JWT_SECRET!))
  */
 export function jwt_dev(secret: string): Middleware {
-  return adapt_ctx(jwt({ secret, verify_exp: false }))
+  return adapt_ctx(jwt_allowing_weak_secret({ secret, verify_exp: false }, 'jwt_dev'))
 }
 
 /**

@@ -69,10 +69,10 @@ export function api_key({
   check.must(extract === undefined || query_param === '', 'api_key', 'query_param', expected, query_param)
   const refuse_missing = check.bool('api_key', 'required', required)
   const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
-  const custom = check.optional_fn('api_key', 'validate', validate)
+  const custom = check.optional_fn('api_key', 'validate', validate, true)
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
   const read =
-    check.optional_fn('api_key', 'extract', extract) ??
+    check.optional_fn('api_key', 'extract', extract, true) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
 

@@ -31,3 +31,13 @@ export const ERR_AUTH_JWKS_UNAVAILABLE = defineError(
   503,
   store_unavailable,
 )
+
+/**
+ * A warning, not thrown: a development preset was given an HMAC secret shorter than its hash (RFC 7518 section 3.2),
+ * which `jwt` itself refuses.
+ */
+export const ERR_AUTH_WEAK_SECRET = defineError(
+  'FW_ERR_AUTH_WEAK_SECRET',
+  (preset: string, bytes: number, need: number, alg: string) =>
+    `${preset}: the secret has ${bytes} bytes, fewer than the ${need} that ${alg} needs (RFC 7518 section 3.2); accepted for development only`,
+)

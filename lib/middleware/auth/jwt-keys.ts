@@ -2,7 +2,7 @@
 // JWKS.
 import { createPublicKey, KeyObject } from 'node:crypto'
 import type { createRemoteJWKSet } from 'jose'
-import { ERR_AUTH_BAD_OPTION, ERR_AUTH_JWKS_UNAVAILABLE } from './errors.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_JWKS_UNAVAILABLE, ERR_AUTH_WEAK_SECRET } from './errors.js'
 import { check } from './options.js'
 
 /** The algorithms `jwt` verifies; `none` is never one of them. */
@@ -70,8 +70,11 @@ type JwkInput = Extract<Parameters<typeof createPublicKey>[0], { format: 'jwk' }
 
 /** Options of `jwt` that say which key verifies a token: exactly one of `secret`, `public_key` and `jwks`. */
 export interface JwtKeyOptions {
-  /** HMAC secret for HS256/384/512: text, bytes, or a JWK `{ kty: 'oct', k }` as identity providers hand them out. */
-  secret?: string | Buffer | Jwk
+  /**
+   * HMAC secret for HS256/384/512: text, bytes (a `Buffer` or `Uint8Array`), or a JWK `{ kty: 'oct', k }` as identity
+   * providers hand them out; at least as long as the hash (32 bytes for HS256, 48 for HS384, 64 for HS512).
+   */
+  secret?: string | Uint8Array | Jwk
   /** Public key for RS/PS/ES/EdDSA: PEM text (a public key or certificate) or a public JWK. */
   public_key?: string | Jwk
   /**
@@ -100,27 +103,39 @@ export interface KeyConfig {
 const pinned = (value: unknown, family: readonly JwtAlgorithm[]): JwtAlgorithm[] =>
   check.names('jwt', 'algorithms', value, true).map((a) => check.one_of('jwt', 'algorithms', a, family))
 
-/** The HMAC secret as bytes; never quoted in an error. */
-function hmac_secret(secret: unknown): Buffer {
-  const jwk = typeof secret === 'object' && secret !== null && !Buffer.isBuffer(secret) ? (secret as Jwk) : undefined
-  const bytes =
-    typeof secret === 'string'
-      ? Buffer.from(secret)
-      : Buffer.isBuffer(secret)
-        ? secret
-        : jwk?.kty === 'oct' && typeof jwk.k === 'string'
-          ? Buffer.from(jwk.k, 'base64url')
-          : undefined
+/** The bytes an HMAC key needs: the size of its hash (RFC 7518 section 3.2). */
+const HMAC_BYTES: Record<string, number> = { HS256: 32, HS384: 48, HS512: 64 }
+
+/** The secret's bytes: text as UTF-8, a Buffer or Uint8Array as is, an `oct` JWK decoded; undefined for anything else. */
+function secret_bytes(secret: unknown): Buffer | undefined {
+  if (typeof secret === 'string') return Buffer.from(secret)
+  if (secret instanceof Uint8Array) return Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength)
+  const jwk = typeof secret === 'object' && secret !== null ? (secret as Jwk) : undefined
+  return jwk?.kty === 'oct' && typeof jwk.k === 'string' ? Buffer.from(jwk.k, 'base64url') : undefined
+}
+
+/**
+ * The HMAC secret as bytes, at least as long as the hash of the strongest pinned algorithm; never quoted in an error.
+ * With `weak_from` (a development preset's name) a shorter secret is accepted with a warning instead.
+ */
+function hmac_secret(secret: unknown, algorithms: readonly JwtAlgorithm[], weak_from: string | undefined): Buffer {
+  const bytes = secret_bytes(secret)
   check.must(
     bytes !== undefined && bytes.length > 0,
     'jwt',
     'secret',
-    'a non-empty string, Buffer or oct JWK',
+    'a non-empty string, Buffer, Uint8Array or oct JWK',
     secret,
     true,
   )
   // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
   check.must(!bytes!.includes('-----BEGIN'), 'jwt', 'secret', 'an HMAC secret, not a PEM key', secret, true)
+  const alg = algorithms.reduce((a, b) => (HMAC_BYTES[b]! > HMAC_BYTES[a]! ? b : a))
+  const need = HMAC_BYTES[alg]!
+  if (bytes!.length < need) {
+    check.must(weak_from !== undefined, 'jwt', 'secret', `at least ${need} bytes for ${alg}`, secret, true)
+    process.emitWarning(ERR_AUTH_WEAK_SECRET(weak_from!, bytes!.length, need, alg))
+  }
   return bytes!
 }
 
@@ -145,15 +160,13 @@ function public_pem(value: unknown): KeyObject {
 
 type RemoteSet = ReturnType<typeof createRemoteJWKSet>
 
-/** The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. */
-function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(url)
-  } catch {
-    parsed = undefined
-  }
-  check.must(parsed !== undefined && /^https?:$/.test(parsed.protocol), 'jwt', 'jwks', 'an http(s) URL', url)
+/**
+ * The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. A token
+ * whose `alg` is not among `algorithms` (none, HS256, unknown, missing) is refused before any lookup, so a forged
+ * header neither fetches the set nor reads as an outage.
+ */
+function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): KeyConfig['key'] {
+  const parsed = check.url('jwt', 'jwks', url, ['http:', 'https:'], 'an http(s) URL')
   const options = {
     timeoutDuration: check.int('jwt', 'jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
     cooldownDuration: check.int('jwt', 'jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
@@ -163,9 +176,11 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
   let set: Promise<RemoteSet> | undefined
   const pems = new WeakMap<object, string>()
   return async ({ header }) => {
+    // Any error but JwksUnavailable answers 401 invalid_token.
+    if (!algorithms.includes(header.alg as JwtAlgorithm)) throw new Error('Token algorithm not allowed')
     let key: Awaited<ReturnType<RemoteSet>>
     try {
-      set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed!, options))
+      set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed, options))
       key = await (await set)({ alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) })
     } catch (err) {
       const code = (err as { code?: unknown }).code
@@ -180,8 +195,9 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
 
 /**
  * Checks the key options and pins the algorithms to the key's family, so no token can pick HS256 against a public key.
+ * `weak_from` names the development preset that may use an HMAC secret shorter than its hash (with a warning).
  */
-export function key_config(o: JwtKeyOptions): KeyConfig {
+export function key_config(o: JwtKeyOptions, weak_from?: string): KeyConfig {
   const given = (['secret', 'public_key', 'jwks'] as const).filter((k) => o[k] !== undefined)
   check.must(
     given.length === 1,
@@ -190,8 +206,14 @@ export function key_config(o: JwtKeyOptions): KeyConfig {
     'given one at a time (exactly one of them)',
     given,
   )
-  if (o.secret !== undefined) return { key: hmac_secret(o.secret), algorithms: pinned(o.algorithms ?? ['HS256'], HMAC) }
-  if (o.jwks !== undefined) return { key: remote(o.jwks, o), algorithms: pinned(o.algorithms ?? ['RS256'], ASYMMETRIC) }
+  if (o.secret !== undefined) {
+    const algorithms = pinned(o.algorithms ?? ['HS256'], HMAC)
+    return { key: hmac_secret(o.secret, algorithms, weak_from), algorithms }
+  }
+  if (o.jwks !== undefined) {
+    const algorithms = pinned(o.algorithms ?? ['RS256'], ASYMMETRIC)
+    return { key: remote(o.jwks, o, algorithms), algorithms }
+  }
   const key = public_pem(o.public_key)
   const fits = algorithms_of(key)
   const algorithms = pinned(o.algorithms ?? fits.slice(0, 1), fits)

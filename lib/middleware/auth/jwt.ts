@@ -57,9 +57,9 @@ function allowed(option: string, value: string | readonly string[] | undefined):
 }
 
 /** Builds the fast-jwt verifier for checked options; it answers synchronously, or a promise with a JWKS. */
-function verifier(options: JwtOptions): (token: string) => unknown {
+function verifier(options: JwtOptions, weak_from: string | undefined): (token: string) => unknown {
   const { verify_exp = true, clock_tolerance = 0, issuer, audience, required_claims, cache_size = 1000 } = options
-  const { key, algorithms } = key_config(options)
+  const { key, algorithms } = key_config(options, weak_from)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
   const required =
@@ -80,7 +80,7 @@ function verifier(options: JwtOptions): (token: string) => unknown {
 
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
 function token_reader(options: JwtOptions): (ctx: Ctx) => string {
-  const extract = check.optional_fn('jwt', 'extract', options.extract)
+  const extract = check.optional_fn('jwt', 'extract', options.extract, true)
   if (extract !== undefined) {
     // A cookie or query parameter beside `extract` would never be read: refuse it rather than ignore it.
     const ignored = options.cookie ?? options.query_param
@@ -145,9 +145,22 @@ const JWT_DOC = {
  * app.use('/api', adapt_ctx(auth))
  */
 export function jwt(options: JwtOptions): CtxMiddleware {
+  return jwt_middleware(options, undefined)
+}
+
+/**
+ * `jwt` for a development preset named `preset`: an HMAC secret shorter than its hash is accepted, with a warning
+ * (`FW_ERR_AUTH_WEAK_SECRET`) at creation.
+ */
+export function jwt_allowing_weak_secret(options: JwtOptions, preset: string): CtxMiddleware {
+  return jwt_middleware(options, preset)
+}
+
+/** The middleware of `jwt`; `weak_from` as in `key_config`. */
+function jwt_middleware(options: JwtOptions, weak_from: string | undefined): CtxMiddleware {
   if (typeof options !== 'object' || options === null)
     throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
-  const verify = verifier(options)
+  const verify = verifier(options, weak_from)
   const read = token_reader(options)
   const roles_key = check.string('jwt', 'roles_key', options.roles_key ?? 'roles')
   const { jwks_unavailable: unavailable = 503 } = options

@@ -1,7 +1,14 @@
 import t from 'tap'
 import { Redis, ReplyError } from 'ioredis'
 import { FwError } from '../../../lib/errors.js'
-import { create_redis_client, FAIL_FAST_OPTIONS } from '../../../lib/redis/index.js'
+import {
+  create_redis_client,
+  FAIL_FAST_OPTIONS,
+  RedisCacheStore,
+  RedisRateLimitStore,
+  RedisRoomBus,
+  RedisSessionStore,
+} from '../../../lib/redis/index.js'
 import { RedisConnection } from '../../../lib/redis/redis-connection.js'
 import { start_redis } from '../../helpers/redis-server.js'
 
@@ -91,5 +98,43 @@ t.test('RedisConnection.close', async (t) => {
     t.equal(owned.client.status, 'end')
     t.equal(await given.ping(), 'PONG')
     await owned.close()
+  })
+})
+
+t.test('every fw/redis store, the room bus and create_redis_client', async (t) => {
+  const makers: Array<[string, (client: string) => { close(): Promise<void> } | Redis]> = [
+    ['RedisSessionStore', (client) => new RedisSessionStore({ client })],
+    ['RedisCacheStore', (client) => new RedisCacheStore({ client })],
+    ['RedisRateLimitStore', (client) => new RedisRateLimitStore({ client })],
+    ['RedisRoomBus', (client) => new RedisRoomBus({ client })],
+    ['create_redis_client', (client) => create_redis_client(client)],
+  ]
+  t.test('refuse a URL that is not redis:// or rediss://, without quoting its password', async (t) => {
+    const bad: Array<[string, string]> = [
+      ['http://user:Pw-Secret-123@127.0.0.1:6379/', '"http://***@127.0.0.1:6379/"'],
+      ['https://127.0.0.1:6379', '"https://127.0.0.1:6379"'],
+      ['unix://:Pw-Secret-123@/tmp/redis.sock', 'a string of 37 characters'],
+      ['Pw-Secret-123', 'a string of 13 characters'],
+    ]
+    for (const [name, make] of makers) {
+      const option = name === 'create_redis_client' ? 'options' : 'client'
+      for (const [url, quoted] of bad) {
+        t.throws(() => make(url), {
+          code: 'FW_ERR_REDIS_BAD_OPTION',
+          message: `${name}: ${option} must be an ioredis client, connection options or a redis:// or rediss:// URL; got ${quoted}`,
+        })
+      }
+    }
+  })
+
+  t.test('take a redis:// or rediss:// URL', async (t) => {
+    for (const [name, make] of makers) {
+      for (const url of ['redis://:pw@127.0.0.1:1/0', 'rediss://127.0.0.1:1']) {
+        const made = make(url)
+        t.pass(`${name} takes ${url.split(':')[0]}`)
+        if (made instanceof Redis) made.disconnect()
+        else await made.close()
+      }
+    }
   })
 })

@@ -181,7 +181,8 @@ t.test('RedisSessionStore', async (t) => {
     })
     t.throws(() => new RedisSessionStore({ client: 42 as unknown as string }), {
       code: 'FW_ERR_REDIS_BAD_OPTION',
-      message: 'RedisSessionStore: client must be an ioredis client, connection options or a redis:// URL; got 42',
+      message:
+        'RedisSessionStore: client must be an ioredis client, connection options or a redis:// or rediss:// URL; got 42',
     })
   })
 })

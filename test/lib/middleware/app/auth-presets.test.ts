@@ -6,7 +6,7 @@ import { ApiKey, JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { Session } from '../../../../lib/middleware/auth/session-state.js'
 
 const KEY = 'dev-key-0123456789'
-const SECRET = 'dev-jwt-secret-0123456789'
+const SECRET = 'dev-jwt-secret-0123456789-0123456789'
 
 function app_with(t: Test, setup: (app: App) => void): App {
   const app = new App({ access_log: false })
@@ -47,10 +47,37 @@ t.test('jwt_dev', async (t) => {
     })
     const expired = sign_dev_token(SECRET, { sub: 'ada', exp: Math.floor(Date.now() / 1000) - 3600 })
     t.same((await app.inject({ url: '/j', headers: { authorization: `Bearer ${expired}` } })).json(), { sub: 'ada' })
-    const foreign = sign_dev_token('another-secret-0123456789', { sub: 'ada' })
+    const foreign = sign_dev_token('another-secret-0123456789-0123456789', { sub: 'ada' })
     const r = await app.inject({ url: '/j', headers: { authorization: `Bearer ${foreign}` } })
     t.equal(r.statusCode, 401)
     t.equal(r.json().error, 'invalid_token')
+  })
+  t.test('accepts a secret shorter than HS256 needs, with one warning at startup', async (t) => {
+    const seen: Error[] = []
+    const listener = (w: Error): void => void seen.push(w)
+    process.on('warning', listener)
+    t.teardown(() => void process.off('warning', listener))
+    const short = 'dev-short-secret'
+    const app = app_with(t, (app) => {
+      app.use(jwt_dev(short))
+      app.get('/j', (req, res) => void res.json({ sub: req.state(JwtClaims)?.subject }))
+    })
+    const token = sign_dev_token(short, { sub: 'ada' })
+    t.same((await app.inject({ url: '/j', headers: { authorization: `Bearer ${token}` } })).json(), { sub: 'ada' })
+    await new Promise((resolve) => setImmediate(resolve))
+    t.same(
+      seen.map((w) => [(w as Error & { code?: string }).code, w.message]),
+      [
+        [
+          'FW_ERR_AUTH_WEAK_SECRET',
+          'jwt_dev: the secret has 16 bytes, fewer than the 32 that HS256 needs (RFC 7518 section 3.2); accepted for development only',
+        ],
+      ],
+    )
+    t.notOk(seen[0]!.message.includes(short), 'the warning does not quote the secret')
+    jwt_dev(SECRET)
+    await new Promise((resolve) => setImmediate(resolve))
+    t.equal(seen.length, 1, 'a long enough secret gives no warning')
   })
 })
 

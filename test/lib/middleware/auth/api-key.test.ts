@@ -172,7 +172,7 @@ t.test('api_key', async (t) => {
     bad(
       { allowed_keys: [KEY], validate: true },
       'FW_ERR_AUTH_BAD_OPTION',
-      /^api_key: validate must be a function; got true$/,
+      /^api_key: validate must be a function; got a boolean$/,
     )
     bad({ allowed_keys: [KEY], extract: 'x-key' }, 'FW_ERR_AUTH_BAD_OPTION', /^api_key: extract must be a function/)
     bad(

@@ -35,11 +35,12 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 /** A local JWKS server on 127.0.0.1 whose keys and behaviour the test changes; counts its fetches. */
 async function jwks_server(t: Test) {
-  const state = { keys: [] as object[], hits: 0, mode: 'ok' as 'ok' | 'hang' | 'error' }
+  const state = { keys: [] as object[], hits: 0, mode: 'ok' as 'ok' | 'hang' | 'error' | 'junk' }
   const server: Server = createServer((_req, res) => {
     state.hits++
     if (state.mode === 'hang') return
     if (state.mode === 'error') return void res.writeHead(500).end('{}')
+    if (state.mode === 'junk') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}')
     res.setHeader('content-type', 'application/json')
     res.end(JSON.stringify({ keys: state.keys }))
   })
@@ -92,6 +93,38 @@ t.test('jwt keys', async (t) => {
     }
   })
 
+  t.test('refuses an HMAC secret shorter than its hash (RFC 7518 section 3.2) and takes a Uint8Array', async (t) => {
+    const bad = (options: JwtOptions, message: RegExp) =>
+      throws_coded(t, () => jwt(options), 'FW_ERR_AUTH_BAD_OPTION', message)
+    bad({ secret: 'a' }, /^jwt: secret must be at least 32 bytes for HS256; got a string of 1 characters$/)
+    bad({ secret: 'x'.repeat(31) }, /^jwt: secret must be at least 32 bytes for HS256; got a string of 31 characters$/)
+    bad(
+      { secret: Buffer.alloc(47, 1), algorithms: ['HS384'] },
+      /^jwt: secret must be at least 48 bytes for HS384; got a Buffer of 47 bytes$/,
+    )
+    bad(
+      { secret: new Uint8Array(63).fill(1), algorithms: ['HS256', 'HS512'] },
+      /^jwt: secret must be at least 64 bytes for HS512; got a Uint8Array of 63 bytes$/,
+    )
+    bad(
+      { secret: { kty: 'oct', k: Buffer.alloc(16, 1).toString('base64url') } },
+      /^jwt: secret must be at least 32 bytes for HS256; got an object$/,
+    )
+    bad({ secret: 'é'.repeat(15) }, /^jwt: secret must be at least 32 bytes for HS256; got a string of 15 characters$/)
+    const bytes = new Uint8Array(64).fill(7)
+    for (const [alg, size] of [
+      ['HS256', 32],
+      ['HS384', 48],
+      ['HS512', 64],
+    ] as const) {
+      const secret = bytes.subarray(0, size)
+      const token = sign(Buffer.from(secret), alg, { sub: alg })
+      const { app } = app_with(t, { secret, algorithms: [alg] })
+      const r = await app.inject({ url: '/p', headers: bearer(token) })
+      t.same([r.statusCode, r.json().sub], [200, alg], `${alg} with a Uint8Array of ${size} bytes`)
+    }
+  })
+
   t.test('refuses alg none and HS256 signed with the RSA public key (algorithm confusion)', async (t) => {
     const { privateKey, publicKey } = pair('RS256')
     const { app, calls } = app_with(t, { public_key: pem(publicKey) })
@@ -129,7 +162,7 @@ t.test('jwt keys', async (t) => {
   })
 
   t.test('reads the token from a cookie, a query parameter or extract', async (t) => {
-    const secret = 'source-secret-0123456789'
+    const secret = 'source-secret-0123456789-0123456789'
     const token = sign(secret, 'HS256', { sub: 'ada' })
     const { app } = app_with(t, { secret, cookie: 'access', query_param: 'access_token' })
     t.equal((await app.inject({ url: '/p', headers: { cookie: `access=${token}` } })).statusCode, 200)
@@ -179,8 +212,36 @@ t.test('jwt keys', async (t) => {
     t.equal(state.hits, 1, 'unknown kids within the cooldown cause no fetch')
   })
 
+  t.test('answers 401 to a forged alg (none, HS256, unknown, missing) before any JWKS fetch', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const a = pair('RS256')
+    state.keys = [jwk(a.publicKey, 'a', 'RS256')]
+    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const forged = (header: object) => `${b64(header)}.${b64({ sub: 'evil' })}.${b64({ sig: 1 })}`
+    const tokens = {
+      none: `${b64({ alg: 'none', typ: 'JWT', kid: 'a' })}.${b64({ sub: 'evil' })}.`,
+      HS256: sign(Buffer.from(pem(a.publicKey)), 'HS256', { sub: 'evil' }, 'a'),
+      unknown: forged({ alg: 'XX999', typ: 'JWT', kid: 'a' }),
+      missing: forged({ typ: 'JWT', kid: 'a' }),
+      'ES256 (not pinned)': forged({ alg: 'ES256', typ: 'JWT', kid: 'a' }),
+    }
+    const { app, calls } = app_with(t, { jwks: url, jwks_cooldown_ms: 0 })
+    for (const [name, token] of Object.entries(tokens)) {
+      const r = await app.inject({ url: '/p', headers: bearer(token) })
+      t.same(
+        [r.statusCode, r.json(), r.headers['www-authenticate']],
+        [401, INVALID, 'Bearer error="invalid_token"'],
+        name,
+      )
+    }
+    t.equal(state.hits, 0, 'no forged token made the key set be fetched')
+    t.equal(calls.n, 0)
+    const ok = await app.inject({ url: '/p', headers: bearer(sign(a.privateKey, 'RS256', { sub: 'ada' }, 'a')) })
+    t.same([ok.statusCode, ok.json().sub, state.hits], [200, 'ada', 1], 'the endpoint is healthy')
+  })
+
   t.test(
-    'answers 503 jwks_unavailable (or 401 by option) when the JWKS is down or slow, within the timeout',
+    'answers 503 jwks_unavailable (or 401 by option) when the JWKS is down, slow or not a key set, within the timeout',
     async (t) => {
       const { state, url } = await jwks_server(t)
       const a = pair('RS256')
@@ -195,6 +256,9 @@ t.test('jwt keys', async (t) => {
       const as_401 = app_with(t, { jwks: url, jwks_unavailable: 401 })
       const r401 = await as_401.app.inject({ url: '/p', headers: bearer(token) })
       t.same([r401.statusCode, r401.json()], [401, INVALID])
+      state.mode = 'junk'
+      const junk = app_with(t, { jwks: url })
+      t.same((await junk.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE, 'not a key set')
       const down = app_with(t, { jwks: 'http://127.0.0.1:1/jwks.json' })
       t.same((await down.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE)
     },
@@ -227,10 +291,10 @@ t.test('jwt keys', async (t) => {
       { jwks: 'https://id.example.com/k', jwks_unavailable: 500 },
       /^jwt: jwks_unavailable must be 401 or 503; got 500$/,
     )
-    bad({ secret: 's', required_claims: [] }, /^jwt: required_claims must be a non-empty list/)
+    bad({ secret: 's'.repeat(32), required_claims: [] }, /^jwt: required_claims must be a non-empty list/)
     bad(
       { secret: { kty: 'RSA', n: 'x' } },
-      /^jwt: secret must be a non-empty string, Buffer or oct JWK; got an object$/,
+      /^jwt: secret must be a non-empty string, Buffer, Uint8Array or oct JWK; got an object$/,
     )
   })
 })

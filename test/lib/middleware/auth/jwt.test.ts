@@ -6,7 +6,7 @@ import { jwt, type JwtOptions } from '../../../../lib/middleware/auth/jwt.js'
 import { JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'
 
-const SECRET = 'jwt-test-secret-0123456789'
+const SECRET = 'jwt-test-secret-0123456789-0123456789-0123456789-0123456789-abcd'
 const now_s = Math.floor(Date.now() / 1000)
 const RSA = generateKeyPairSync('rsa', { modulusLength: 2048 })
 const PUBLIC_PEM = RSA.publicKey.export({ type: 'spki', format: 'pem' }) as string
@@ -120,7 +120,7 @@ t.test('jwt', async (t) => {
       ['bad JSON payload', forge({ alg: 'HS256', typ: 'JWT' }, '{"sub":')],
       ['payload not an object', forge({ alg: 'HS256', typ: 'JWT' }, '"ada"')],
       ['tampered payload', `${h}.${b64({ sub: 'ada', roles: ['admin'] })}.${s}`],
-      ['wrong secret', sign({ sub: 'ada' }, { secret: 'another-secret-0123456789' })],
+      ['wrong secret', sign({ sub: 'ada' }, { secret: 'another-secret-0123456789-0123456789' })],
       ['alg none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'ada' })}.`],
       ['alg none with a signature', forge({ alg: 'none', typ: 'JWT' }, { sub: 'ada' })],
       ['alg HS384', sign({ sub: 'ada' }, { algorithm: 'HS384' })],
@@ -240,7 +240,10 @@ t.test('jwt', async (t) => {
       { secret: SECRET, jwks: 'https://id.example.com/jwks' },
       /^jwt: secret, public_key and jwks must be given one at a time \(exactly one of them\); got \["secret","jwks"\]$/,
     )
-    bad({ secret: '' }, /^jwt: secret must be a non-empty string, Buffer or oct JWK; got a string of 0 characters$/)
+    bad(
+      { secret: '' },
+      /^jwt: secret must be a non-empty string, Buffer, Uint8Array or oct JWK; got a string of 0 characters$/,
+    )
     bad({ secret: SECRET, algorithms: ['none'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "none"$/)
     bad({ secret: SECRET, algorithms: ['RS256'] }, /^jwt: algorithms must be one of HS256, HS384, HS512; got "RS256"$/)
     bad({ secret: SECRET, algorithms: [] }, /^jwt: algorithms must be a non-empty list of non-empty strings; got \[\]$/)

@@ -12,7 +12,7 @@ import {
 import { rbac_context } from '../../../../lib/middleware/auth/rbac.js'
 import { build, error_body, throws_coded } from './build.js'
 
-const SECRET = 'rbac-test-secret-0123456789'
+const SECRET = 'rbac-test-secret-0123456789-0123456789'
 const sign = createSigner({ key: SECRET, algorithm: 'HS256' })
 const CALLER = { sub: 'ada', roles: ['editor', 'dev'], perms: ['products:read', 'products:write'] }
 const FORBIDDEN_ROLE = error_body('forbidden', 'Missing required role')

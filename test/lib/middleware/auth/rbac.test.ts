@@ -7,7 +7,7 @@ import { rbac_context, type RbacOptions } from '../../../../lib/middleware/auth/
 import { Authz } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'
 
-const SECRET = 'rbac-test-secret-0123456789'
+const SECRET = 'rbac-test-secret-0123456789-0123456789'
 const sign = createSigner({ key: SECRET, algorithm: 'HS256' })
 const bearer = (payload: object) => ({ authorization: `Bearer ${sign(payload)}` })
 

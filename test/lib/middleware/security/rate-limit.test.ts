@@ -13,7 +13,7 @@ import { build } from './build.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import { sign_dev_token } from '../../../../lib/middleware/app/auth-presets.js'
 
-const JWT_SECRET = 'rate-limit-test-jwt-secret'
+const JWT_SECRET = 'rate-limit-test-jwt-secret-0123456789'
 
 /** A fake clock the tests move by hand. */
 function clock(start = 0) {
