@@ -5,6 +5,8 @@ import type { App, Router } from '../index.js'
 export interface Demo {
   readonly name: string
   readonly description: string
+  /** Runs only on its own App (`npm run demo -- <name>`), not in the showcase: it opens storage of its own. */
+  readonly standalone?: boolean
   setup(app: App, r: Router): void | Promise<void>
 }
 
