@@ -3,6 +3,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { httpCode } from '../lib/errors.js'
+import { error_body } from '../lib/http-error.js'
 
 const CODE_BAD_REQUEST = httpCode('bad_request')
 const CODE_HEADERS_TOO_LARGE = httpCode('headers_too_large')
@@ -25,7 +26,7 @@ export function client_error(err: NodeJS.ErrnoException & { rawPacket?: unknown 
     return
   }
   const a = client_error_answer(err.code)
-  const body = JSON.stringify({ ok: false, error: a.code, message: a.message })
+  const body = JSON.stringify(error_body(a.code, a.message))
   socket.end(
     `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

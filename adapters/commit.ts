@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import type { FastifyReply } from 'fastify'
 import { CODE_NOT_FOUND } from '../lib/app.js'
+import { error_body } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
 import type { Response } from '../lib/response.js'
 import { send_streamed } from './stream.js'
@@ -35,7 +36,7 @@ export function send_error(reply: FastifyReply, status: number, code: string, me
   return reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ ok: false, error: code, message }))
+    .send(JSON.stringify(error_body(code, message)))
 }
 
 async function send_file(reply: FastifyReply, path: string): Promise<FastifyReply> {

@@ -1,13 +1,13 @@
 // Error answers: failures before a chain (body refused, malformed URL), a chain that threw, each in fw's error shape.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { body_error_answer, ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
+import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
+import { answer_error, CODE_INTERNAL, type ErrorMapper, type FailureLines } from '../lib/error-answer.js'
 import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
+import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error } from './commit.js'
 import { log_failure } from './failure-line.js'
-
-const CODE_INTERNAL = httpCode('internal_error')
 const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
 
@@ -68,22 +68,34 @@ const BODY_HEADERS = [
 ]
 
 /**
- * A handler or middleware threw: log it with its stack, answer 500 without one. Headers that middleware set for the
- * exchange (CORS, security headers, rate-limit counters) stay; those about the failed body go, and it is never cached.
+ * A handler or middleware threw: the headers about the failed body go (those that middleware set for the exchange,
+ * such as CORS, security headers and rate-limit counters, stay), the answer is never cached, and `on_error` (when the
+ * request has one) or the error's default answer fills it (see `answer_error`). Server errors are logged with their
+ * stack, which the answer never carries.
  */
 export function fail(
   freq: FastifyRequest,
   reply: FastifyReply,
+  req: Request,
   res: Response,
   err: unknown,
   log: LogCore | undefined,
+  on_error: ErrorMapper | undefined,
 ): FastifyReply | Promise<FastifyReply> {
-  // A body reader's refusal (413, 400, 415) is the client's doing: answered as such, not logged as a failure.
-  const refused = body_error_answer(err)
-  if (refused === undefined) log_failure(freq, log, 'handler failed', err)
   for (const h of BODY_HEADERS) res.remove_header(h)
-  res.header('cache-control', 'no-store')
-  if (refused !== undefined) res.error(refused.status, refused.code, refused.message)
-  else res.error(500, CODE_INTERNAL, 'Internal Server Error')
+  res.discard_body().header('cache-control', 'no-store')
+  const lines = answer_error(err, req, res, on_error)
+  if (lines instanceof Promise) return lines.then((l) => answered(freq, reply, res, log, l))
+  return answered(freq, reply, res, log, lines)
+}
+
+function answered(
+  freq: FastifyRequest,
+  reply: FastifyReply,
+  res: Response,
+  log: LogCore | undefined,
+  lines: FailureLines,
+): FastifyReply | Promise<FastifyReply> {
+  for (const [message, err] of lines) log_failure(freq, log, message, err)
   return commit(reply, res, log)
 }

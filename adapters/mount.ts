@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { compose, type Handler, type Middleware } from '../lib/compose.js'
+import type { ErrorMapper } from '../lib/error-answer.js'
 import type { LogCore } from '../lib/log/core.js'
 import { enter_request, request_context } from '../lib/log/context.js'
 import { level as log_level } from '../lib/log/index.js'
@@ -21,7 +22,7 @@ import { mount_ws } from './ws.js'
 export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
   const ip = ip_resolver(app.config.trust_proxy)
-  const bind = binder(app, ip, log)
+  const bind = binder(app, ip, log, compiled.on_error)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -62,7 +63,12 @@ function refusal(bind: Bind, middleware: readonly Middleware[]): Refuse {
 type Bind = ReturnType<typeof binder>
 
 /** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
-function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
+function binder(
+  app: AppCore,
+  ip: IpResolver,
+  log: LogCore | undefined,
+  on_error: (req: Request) => ErrorMapper | undefined,
+) {
   const services = app.services
   const echo_id = app.config.request_id
   return (run: Handler) => {
@@ -75,12 +81,12 @@ function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined) {
       try {
         result = run(req, res)
       } catch (err) {
-        return pending(fail(freq, reply, res, err, log))
+        return pending(fail(freq, reply, req, res, err, log, on_error(req)))
       }
       if (result instanceof Promise) {
         return result.then(
           () => pending(commit(reply, res, log)),
-          (err: unknown) => pending(fail(freq, reply, res, err, log)),
+          (err: unknown) => pending(fail(freq, reply, req, res, err, log, on_error(req))),
         )
       }
       return pending(commit(reply, res, log))

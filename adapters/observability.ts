@@ -1,6 +1,7 @@
 // Fastify hooks behind app.metrics, app.health's load shedding and tracing: each reads the lib/ object it serves.
 import type { Span } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { error_body } from '../lib/http-error.js'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
@@ -43,7 +44,7 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
       .code(503)
       .header('retry-after', String(monitor.retry_after_s))
       .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify({ ok: false, error: CODE_OVERLOADED, message: 'Server overloaded, retry later' }))
+      .send(JSON.stringify(error_body(CODE_OVERLOADED, 'Server overloaded, retry later')))
   })
 }
 

@@ -5,16 +5,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
-import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
 import { enter_request, request_context } from '../lib/log/context.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
 import { commit } from './commit.js'
-import { log_failure } from './failure-line.js'
-
-const CODE_INTERNAL = httpCode('internal_error')
+import { fail } from './error-answers.js'
 
 /** Registers the plugin and the app's WebSocket routes on `instance` (after its HTTP routes, which stay unwrapped). */
 export async function mount_ws(
@@ -25,6 +22,8 @@ export async function mount_ws(
   log?: LogCore,
 ): Promise<void> {
   if (routes.length === 0) return
+  // Compiled already (mount compiles first): the same on_error as the App's HTTP routes.
+  const on_error = app.compile().on_error
   // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
   const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
   const drain = async (): Promise<void> => {
@@ -67,8 +66,7 @@ export async function mount_ws(
       try {
         await chain(req, res)
       } catch (err) {
-        log_failure(freq, log, 'handler failed', err)
-        return commit(reply, res.error(500, CODE_INTERNAL, 'Internal Server Error'), log)
+        return fail(freq, reply, req, res, err, log, on_error(req))
       }
       if (!passed.has(req)) return commit(reply, res, log)
       // Without this header ws does not negotiate compression for a route that keeps it off.

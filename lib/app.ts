@@ -11,6 +11,7 @@ import {
   type RouteOptions,
 } from './compose.js'
 import { resolve_config, secret_query_params, type AppConfig, type AppOptions } from './config.js'
+import { ERR_APP_DUPLICATE_ON_ERROR, type ErrorMapper } from './error-answer.js'
 import { defineError, httpCode } from './errors.js'
 import { SECRET_QUERY } from './log/redact.js'
 import {
@@ -25,6 +26,7 @@ import {
 } from './path.js'
 import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
+import type { Request } from './request.js'
 import { is_unsafe_path, type Response } from './response.js'
 import { Services } from './state.js'
 import { Rooms, WsEndpoint, type WsHandler, type WsOptions } from './websocket/index.js'
@@ -103,6 +105,8 @@ export interface CompiledApp {
   readonly routes: CompiledRoute[]
   readonly ws: CompiledWsRoute[]
   readonly not_found: Handler
+  /** The `on_error` that answers a failed request: its nearest group's, else the App's, else none. */
+  readonly on_error: (req: Request) => ErrorMapper | undefined
 }
 
 /** Any route handler, whatever its parameter and value types (the overloads check them). */
@@ -200,6 +204,21 @@ export class Router<PP extends string = never> {
     return this
   }
 
+  /**
+   * Maps the errors of every route under this router (the App, or a group's prefix): `fn(err, req, res)` answers
+   * through `res`, or answers nothing to leave the default (an `HttpError`'s own answer, else 500, logged). It runs
+   * once per failed request, after the error has left the chain, with the headers the middleware set (CORS, security
+   * headers) still on `res`; if it throws, the answer is 500. The nearest group's `on_error` wins. See docs/app.md.
+   * @example
+   * app.on_error((err, _req, res) => {
+   *   if (err instanceof NotFound) res.error(404, 'user_not_found', err.message)
+   * })
+   */
+  on_error(fn: ErrorMapper): this {
+    this.#core.add_error_handler(this.#prefix, fn)
+    return this
+  }
+
   /** Adds middleware for everything under this router (`use(mw)`), or under a sub-prefix (`use('/admin', mw)`). */
   use(mw: Middleware): this
   use(prefix: string, mw: Middleware): this
@@ -222,6 +241,7 @@ export class AppCore extends Router {
   readonly #mws: MwDef[] = []
   readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
   readonly #closers: Array<() => unknown> = []
+  readonly #error_handlers = new Map<string, { prefix: string[]; fn: ErrorMapper }>()
   #compiled: CompiledApp | undefined
   #base: string[] = []
   readonly #secret_query: Set<string>
@@ -238,7 +258,7 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
-    const run = schema === undefined ? handler : validated(schema, handler)
+    const run = schema === undefined ? handler : validated(schema, handler, this.#mapped)
     this.#routes.push({ method, path, segs: parse_route(path), handler: run, schema, group })
   }
 
@@ -260,6 +280,17 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route WS ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
     this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
+  }
+
+  /** Whether an `on_error` covers a request (known once compiled; a route's validation asks it when it fails). */
+  readonly #mapped = (req: Request): boolean => this.#compiled?.on_error(req) !== undefined
+
+  /** @internal Sets the error mapper of a prefix; use `on_error`. */
+  add_error_handler(prefix: string, fn: ErrorMapper): void {
+    if (this.#compiled) throw ERR_APP_LOCKED('set on_error')
+    if (typeof fn !== 'function') throw ERR_APP_BAD_HANDLER('on_error', fn)
+    if (this.#error_handlers.has(prefix)) throw ERR_APP_DUPLICATE_ON_ERROR(prefix)
+    this.#error_handlers.set(prefix, { prefix: prefix_segments(prefix), fn })
   }
 
   /** @internal Adds middleware; use `use`. */
@@ -345,8 +376,20 @@ export class AppCore extends Router {
       const r = this.#compile_route('GET', segs, not_found)
       return { url: r.url, middleware: r.middleware, endpoint }
     })
-    this.#compiled = { routes, ws, not_found }
+    this.#compiled = { routes, ws, not_found, on_error: this.#error_handler_of() }
     return this.#compiled
+  }
+
+  /**
+   * How a failed request finds its `on_error`: the one set on the longest prefix the request's path is under, decided
+   * on the canonical path as prefix middleware is (failures are rare, so per request).
+   */
+  #error_handler_of(): (req: Request) => ErrorMapper | undefined {
+    const handlers = [...this.#error_handlers.values()]
+      .map((h) => ({ prefix: [...this.#base, ...h.prefix], fn: h.fn }))
+      .sort((a, b) => b.prefix.length - a.prefix.length)
+    if (handlers.length === 0) return () => undefined
+    return (req) => handlers.find((h) => covers(h.prefix, req.segments()))?.fn
   }
 
   #compile_route(method: Method, segs: Segment[], handler: Handler): CompiledRoute {
@@ -393,4 +436,10 @@ export class AppCore extends Router {
     }
     return out
   }
+}
+
+/** Whether a group prefix covers canonical request segments; a `{name}` segment of the prefix matches any one. */
+function covers(prefix: readonly string[], segs: readonly string[]): boolean {
+  if (segs.length < prefix.length) return false
+  return prefix.every((p, i) => p === segs[i] || (p.startsWith('{') && p.endsWith('}')))
 }

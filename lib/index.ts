@@ -13,7 +13,9 @@ export {
   type CtxMiddleware,
 } from './compose.js'
 export { json, Json, type JsonValue } from './json.js'
-export { FwError, errorCodes, httpErrorCodes } from './errors.js'
+export { FwError, StoreUnavailable, errorCodes, httpErrorCodes } from './errors.js'
+export { HttpError, error_body, type HttpErrorOptions, type ErrorBody } from './http-error.js'
+export { type ErrorMapper } from './error-answer.js'
 export { Token, Services, type Key } from './state.js'
 export { type AppOptions, type AppConfig } from './config.js'
 export * as middleware from './middleware/index.js'

@@ -1,6 +1,7 @@
 // The Response facade: a buffered response (status, headers, body) that the adapter commits after the middleware chain
 // unwinds.
 import { defineError, httpCode } from './errors.js'
+import { error_body } from './http-error.js'
 import { HTTP_TOKEN } from './http-token.js'
 import { set_cookie_line, type CookieAttributes } from './cookie.js'
 import { pairs_to_object, type KeyValues } from './json.js'
@@ -188,10 +189,7 @@ export class Response {
     this.status(status)
     // Every 401 and 403 fw answers goes through here: one place counts auth refusals by code for metrics.
     if ((status === 401 || status === 403) && observed()) report({ kind: 'auth_refused', code })
-    if (message === undefined) return this.json('ok', false, 'error', code)
-    return details === undefined
-      ? this.json('ok', false, 'error', code, 'message', message)
-      : this.json('ok', false, 'error', code, 'message', message, 'details', details)
+    return this.json(error_body(code, message, details))
   }
 
   /**
@@ -252,6 +250,14 @@ export class Response {
   body_text(): string {
     const p = this.#payload
     return this.#kind === 'file' || p === undefined ? '' : typeof p === 'string' ? p : p.toString('utf8')
+  }
+
+  /**
+   * Drops the status and body written so far, keeping the headers: an error answer replaces a half-written response.
+   */
+  discard_body(): this {
+    this.#status_code = 200
+    return this.#body('none', undefined)
   }
 
   /** Clears body and headers (keeps nothing), so an error answer does not inherit a half-written response. */

@@ -11,7 +11,8 @@ export type EntryPredicate = (key: string, entry: CacheEntry) => boolean
  * The spec's `CacheStore`: `put` stores or replaces, `get` returns the entry or undefined, `erase` removes one key,
  * `clear` removes all. `eraseIf(pred)` is optional; it removes every entry the predicate picks and returns how many.
  * Each method answers at once (the in-memory stores, `FileStore`) or with a promise (`RedisCacheStore`, any `async`
- * method): the `Cache` facade follows what each call returns.
+ * method): the `Cache` facade follows what each call returns. A store that cannot answer now throws (or rejects with) a
+ * `StoreUnavailable` (`FW_ERR_REDIS_UNAVAILABLE` is one); `http_cache` then serves without the cache (a bypass).
  */
 export interface CacheStore {
   put(key: string, entry: CacheEntry): MaybePromise<void>

@@ -5,7 +5,7 @@ import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import type { Infer } from './schema.js'
 import { Type, run_check, type Check } from './type.js'
-import { validation_body } from './validation-body.js'
+import { validation_body, ValidationFailed } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 
 /** A schema a route accepts: an fw type (usually `schema({...})`) or any Standard Schema (zod 4, valibot, arktype). */
@@ -105,18 +105,24 @@ function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationE
   }
 }
 
+/** Whether an `on_error` covers the request: then a failed validation is thrown to it as a `ValidationFailed`. */
+export type Mapped = (req: Request) => boolean
+
+const NEVER_MAPPED: Mapped = () => false
+
 /**
  * Wraps `handler` with the validation of every part `schema` declares: an invalid request answers 400
- * `validation_failed` with every part's errors, and the handler never runs; a valid one reaches it with
- * `req.valid(part)` set. A refinement that throws fails the request like a throwing handler (500, logged).
+ * `validation_failed` with every part's errors (or, when `mapped(req)`, throws them as a `ValidationFailed` for the
+ * App's `on_error`), and the handler never runs; a valid one reaches it with `req.valid(part)` set. A refinement that
+ * throws fails the request like a throwing handler (500, logged).
  */
-export function validated(schema: RouteSchema, handler: Handler): Handler {
+export function validated(schema: RouteSchema, handler: Handler, mapped: Mapped = NEVER_MAPPED): Handler {
   if (schema.validate === false) return handler
   const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined).map((part) =>
     compile_part(part, schema[part]!),
   )
   if (checks.length === 0) return handler
-  if (checks.every((c) => c.check !== undefined)) return compiled_then_handle(checks, handler)
+  if (checks.every((c) => c.check !== undefined)) return compiled_then_handle(checks, handler, mapped)
   return function validate_then_handle(req, res) {
     const results = new Array<ValidationResult<unknown> | Promise<ValidationResult<unknown>>>(checks.length)
     let waiting = false
@@ -125,13 +131,13 @@ export function validated(schema: RouteSchema, handler: Handler): Handler {
       const r = (results[i] = c.validate(read(req, c.part)))
       if (r instanceof Promise) waiting = true
     }
-    if (waiting) return Promise.all(results).then((done) => finish(checks, done, req, res, handler))
-    return finish(checks, results as ValidationResult<unknown>[], req, res, handler)
+    if (waiting) return Promise.all(results).then((done) => finish(checks, done, req, res, handler, mapped))
+    return finish(checks, results as ValidationResult<unknown>[], req, res, handler, mapped)
   }
 }
 
 /** The validation step of a route whose every part is an fw type: synchronous, and no result objects on success. */
-function compiled_then_handle(checks: readonly PartCheck[], handler: Handler): Handler {
+function compiled_then_handle(checks: readonly PartCheck[], handler: Handler, mapped: Mapped): Handler {
   const n = checks.length
   return function validate_then_handle(req, res) {
     const values = new Array<unknown>(n)
@@ -143,7 +149,7 @@ function compiled_then_handle(checks: readonly PartCheck[], handler: Handler): H
       values[i] = c.check!(read(req, c.part), c.prefix, part_errors)
       if (part_errors.length > 0) errors = errors === undefined ? part_errors : errors.concat(part_errors)
     }
-    if (errors !== undefined) return void res.status(400).json(validation_body(errors))
+    if (errors !== undefined) return refuse(errors, req, res, mapped)
     for (let i = 0; i < n; i++) req.set_valid(checks[i]!.part, values[i])
     return handler(req, res)
   }
@@ -156,15 +162,25 @@ function finish(
   req: Request,
   res: Response,
   handler: Handler,
+  mapped: Mapped,
 ): unknown {
   let errors: ValidationError[] | undefined
   for (const r of done) if (!r.ok) (errors ??= []).push(...r.errors)
-  if (errors !== undefined) return void res.status(400).json(validation_body(errors))
+  if (errors !== undefined) return refuse(errors, req, res, mapped)
   for (let i = 0; i < done.length; i++) {
     const r = done[i]!
     if (r.ok) req.set_valid(checks[i]!.part, r.value)
   }
   return handler(req, res)
+}
+
+/**
+ * Refuses invalid input: in place with 400 `validation_failed`, as the route always has, or thrown to the `on_error`
+ * that covers the request, so that it can answer in a shape of its own.
+ */
+function refuse(errors: readonly ValidationError[], req: Request, res: Response, mapped: Mapped): void {
+  if (mapped(req)) throw new ValidationFailed(errors)
+  res.status(400).json(validation_body(errors))
 }
 
 /**

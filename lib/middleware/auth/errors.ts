@@ -1,5 +1,5 @@
 // The coded errors the authentication middleware throws: bad options at startup, and misuse of a session.
-import { defineError } from '../../errors.js'
+import { defineError, store_unavailable } from '../../errors.js'
 import { define_bad_option } from '../../options.js'
 
 /** A bad authentication option (a secret is described by its shape, never quoted). */
@@ -19,4 +19,15 @@ export const ERR_AUTH_SESSION_DESTROYED = defineError(
 export const ERR_AUTH_NO_SESSION = defineError(
   'FW_ERR_AUTH_NO_SESSION',
   () => 'start_session: no session middleware runs on this route',
+)
+
+/**
+ * The JWKS endpoint cannot answer (down, slow, not a key set), as opposed to an unknown kid: a `StoreUnavailable`, which
+ * `jwt` answers 503 `jwks_unavailable` (or 401 `invalid_token`, by `jwks_unavailable`).
+ */
+export const ERR_AUTH_JWKS_UNAVAILABLE = defineError(
+  'FW_ERR_AUTH_JWKS_UNAVAILABLE',
+  (reason: string) => `jwt: the JWKS key set cannot be fetched (${reason})`,
+  503,
+  store_unavailable,
 )

@@ -2,7 +2,7 @@
 // JWKS.
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto'
 import type { createRemoteJWKSet } from 'jose'
-import { ERR_AUTH_BAD_OPTION } from './errors.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_JWKS_UNAVAILABLE } from './errors.js'
 import { check } from './options.js'
 
 /** The algorithms `jwt` verifies; `none` is never one of them. */
@@ -57,12 +57,6 @@ export interface JwtKeyOptions {
   /** Accepted algorithms, pinned here and never taken from the token (default by key: HS256, RS256, ES256...). */
   algorithms?: readonly JwtAlgorithm[]
 }
-
-/**
- * Thrown by the key set lookup when the endpoint cannot answer (down, slow, not a key set), as opposed to an unknown
- * kid.
- */
-export class JwksUnavailable extends Error {}
 
 /** The key (or async key lookup) and pinned algorithms fast-jwt is given. */
 export interface KeyConfig {
@@ -142,7 +136,7 @@ function remote(url: string, o: JwtKeyOptions): KeyConfig['key'] {
     } catch (err) {
       const code = (err as { code?: unknown }).code
       if (code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err
-      throw new JwksUnavailable('JWKS unavailable', { cause: err })
+      throw ERR_AUTH_JWKS_UNAVAILABLE(err instanceof Error ? err.message : String(err), { cause: err })
     }
     let pem = pems.get(key)
     if (pem === undefined) pems.set(key, (pem = KeyObject.from(key).export({ type: 'spki', format: 'pem' }) as string))

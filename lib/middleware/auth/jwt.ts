@@ -2,12 +2,12 @@
 // and stored.
 import type * as FastJwt from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
-import { httpCode } from '../../errors.js'
+import { httpCode, StoreUnavailable } from '../../errors.js'
 import { lazy } from '../../lazy.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
-import { JwksUnavailable, key_config, type JwtKeyOptions } from './jwt-keys.js'
+import { key_config, type JwtKeyOptions } from './jwt-keys.js'
 import { check } from './options.js'
 import { JwtClaims, claim_list } from './state.js'
 
@@ -119,7 +119,7 @@ function refuse(res: Response, code: string, message: string): void {
 function refuse_error(res: Response, err: unknown, unavailable: 401 | 503): void {
   const e = err as { code?: unknown; originalError?: unknown }
   if (e.code === 'FAST_JWT_EXPIRED') return refuse(res, CODE_TOKEN_EXPIRED, 'Token expired')
-  if (e.originalError instanceof JwksUnavailable && unavailable === 503) {
+  if (e.originalError instanceof StoreUnavailable && unavailable === 503) {
     return void res.error(503, CODE_JWKS_UNAVAILABLE, 'Token keys unavailable, retry later')
   }
   refuse(res, CODE_INVALID_TOKEN, 'Invalid token')

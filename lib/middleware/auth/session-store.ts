@@ -14,7 +14,8 @@ export interface SessionRecord {
  * `async` method). `load` returns undefined for an unknown or expired id; `save` keeps the record for `ttl_seconds`
  * from now, replacing any earlier one; `destroy` forgets the id. Optional: `touch` renews a record's ttl without
  * rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across processes for one request (see
- * `RedisSessionStore`).
+ * `RedisSessionStore`). A store that cannot answer now throws (or rejects with) a `StoreUnavailable`, which the
+ * `session` middleware answers 503 `session_store_unavailable`; any other error is a 500.
  */
 export interface ISessionStore {
   load(sid: string): MaybePromise<SessionRecord | undefined>

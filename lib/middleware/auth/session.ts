@@ -2,7 +2,7 @@
 // changed.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { documented } from '../../openapi/middleware-doc.js'
-import { FwError, httpCode } from '../../errors.js'
+import { httpCode, StoreUnavailable } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { ERR_AUTH_NO_SESSION } from './errors.js'
 import { check } from './options.js'
@@ -160,14 +160,14 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
 }
 
 /**
- * Runs store work. A store that cannot answer now (it throws an error with status 503, as `FW_ERR_REDIS_UNAVAILABLE`)
+ * Runs store work. A store that cannot answer now (it throws a `StoreUnavailable`, as `FW_ERR_REDIS_UNAVAILABLE`)
  * makes the answer 503 `session_store_unavailable` instead of a 500, and the work gives undefined.
  */
 async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | undefined> {
   try {
     return await work()
   } catch (err) {
-    if (!(err instanceof FwError) || err.status !== 503) throw err
+    if (!(err instanceof StoreUnavailable)) throw err
     if (observed()) report({ kind: 'session_store_error' })
     // The handler may have answered already: its cookies and caching must not outlive a session that was not saved.
     ctx.res.remove_header('set-cookie').header('cache-control', 'no-store')
@@ -210,7 +210,7 @@ async function shared(
  * cookie starts a new session with a new id. The session is stored as `Session`; after the chain it is saved (with
  * `ttl`) when it is new or changed, removed after `destroy()`, and moved to its new id after `regenerate()`. Requests
  * carrying the same session run one at a time in this process (`serialize`), so a counter incremented by N concurrent
- * requests ends at N. A store that cannot answer (an error with status 503) gives 503 `session_store_unavailable`.
+ * requests ends at N. A store that cannot answer (a `StoreUnavailable`) gives 503 `session_store_unavailable`.
  * @example
  * app.use(adapt_ctx(auth.session({ secret: process.env.FW_SESSION_SECRET!, secure: true })))
  */

@@ -17,7 +17,9 @@ export interface RateLimitResult {
 /**
  * Counts hits per key in fixed windows of `window_ms`, aligned to multiples of it. `hit` must count atomically (the
  * increment and the answer are one step), so N concurrent hits get N distinct `current` values. It answers at once
- * (`MemoryRateLimitStore`) or with a promise (`RedisRateLimitStore`, any `async` method).
+ * (`MemoryRateLimitStore`) or with a promise (`RedisRateLimitStore`, any `async` method). A store that cannot answer now
+ * throws (or rejects with) a `StoreUnavailable`: `rate_limit` answers 503 `rate_limit_unavailable`, or lets the request
+ * through uncounted with `fail_open`; any other error is a 500.
  */
 export interface RateLimitStore {
   /** Counts one hit of `key` at `now_ms` and answers the window counts. */

@@ -1,6 +1,6 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
-import { FwError, httpCode } from '../../errors.js'
+import { httpCode, StoreUnavailable } from '../../errors.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { check } from './options.js'
@@ -35,7 +35,7 @@ export interface RateLimitOptions {
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
   /**
-   * While the store cannot answer (it rejects with status 503, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests
+   * While the store cannot answer (it rejects with a `StoreUnavailable`, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests
    * through uncounted, false answers 503 `rate_limit_unavailable` (default false).
    */
   fail_open?: boolean
@@ -159,7 +159,7 @@ export function rate_limit({
   }
 
   const unavailable = (ctx: Ctx, next: Next, err: unknown): void | Promise<void> => {
-    if (!(err instanceof FwError) || err.status !== 503) throw err
+    if (!(err instanceof StoreUnavailable)) throw err
     if (fail_open) return next()
     ctx.res.error(503, CODE_RATE_LIMIT_UNAVAILABLE, 'Rate limit unavailable, retry later')
   }
@@ -167,7 +167,13 @@ export function rate_limit({
   const mw: CtxMiddleware = function rate_limit(ctx, next) {
     if (allowed !== undefined && allowed(ctx)) return next()
     const now_ms = now()
-    const hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
+    let hit: ReturnType<RateLimitStore['hit']>
+    try {
+      hit = store.hit(prefix + key_of(ctx), now_ms, window_ms)
+    } catch (err) {
+      // A store that answers at once reports itself down by throwing, as an async one rejects.
+      return unavailable(ctx, next, err)
+    }
     // The store convention (lib/maybe-promise.ts), branched here by hand: the memory store's hit allocates no closure.
     if (hit instanceof Promise)
       return hit.then(

@@ -28,6 +28,7 @@ t.test('fw/validation', async (t) => {
       'Type',
       'UnionType',
       'ValidationErrorCode',
+      'ValidationFailed',
       'code_point_length',
       'field',
       'is_date_time',

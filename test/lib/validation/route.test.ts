@@ -1,8 +1,8 @@
 import t from 'tap'
 import { expectTypeOf } from 'expect-type'
 import { z } from 'zod'
-import type { Middleware } from '../../../index.js'
-import { field, schema } from '../../../lib/validation/index.js'
+import { HttpError, type Middleware } from '../../../index.js'
+import { field, schema, ValidationFailed } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 
@@ -224,5 +224,81 @@ t.test('Route schemas', async (t) => {
       ['name', 'tags'],
     )
     t.same((await post(app, '/zod', { name: 'ab', tags: [] })).json(), { name: 'ab', tags: [] })
+  })
+})
+
+t.test('a failed route schema reaches on_error as a ValidationFailed', async (t) => {
+  const Article = schema({
+    title: field.string().required('title is required'),
+    body: field.string().required('body is required').min_length(3, 'body is too short'),
+  })
+  const seen: unknown[] = []
+  const app = build(t, (app) => {
+    app.use(async (_req, res, next) => {
+      res.header('x-before', '1')
+      await next()
+    })
+    app.group('/api', (api) => {
+      // RealWorld's answer for invalid input: 422 {"errors":{"body":[...]}}.
+      api.on_error((err, _req, res) => {
+        seen.push(err)
+        if (err instanceof ValidationFailed)
+          res.status(422).json({ errors: { body: err.errors.map((e) => `${e.field} ${e.message}`) } })
+      })
+      api.post('/articles', { body: Article }, (req, res) => res.status(201).json('title', req.valid('body').title))
+      api.get('/search', { query: z.object({ q: z.string().min(2, 'q is too short') }) }, (_req, res) =>
+        res.json('ok', true),
+      )
+    })
+    app.group('/plain', (plain) => {
+      plain.on_error(() => {})
+      plain.post('/articles', { body: Article }, (_req, res) => res.status(201).json('ok', true))
+    })
+    app.post('/unmapped', { body: Article }, (_req, res) => res.status(201).json('ok', true))
+  })
+
+  t.test('on_error answers it in a shape of its own, with the middleware headers', async (t) => {
+    seen.length = 0
+    const r = await app.inject({ method: 'POST', url: '/api/articles', payload: { body: 'x' } })
+    t.equal(r.statusCode, 422)
+    t.same(r.json(), { errors: { body: ['title title is required', 'body body is too short'] } })
+    t.equal(r.headers['x-before'], '1')
+    t.equal(seen.length, 1)
+    const err = seen[0] as ValidationFailed
+    t.ok(err instanceof ValidationFailed)
+    t.ok(err instanceof HttpError)
+    t.equal(err.status, 400)
+    t.equal(err.code, 'validation_failed')
+    t.equal(err.message, 'title is required')
+    t.same(err.errors, [
+      { field: 'title', code: 'Required', message: 'title is required' },
+      { field: 'body', code: 'MinLength', message: 'body is too short' },
+    ])
+  })
+
+  t.test('a Standard Schema failure reaches it too', async (t) => {
+    const r = await app.inject({ url: '/api/search?q=a' })
+    t.equal(r.statusCode, 422)
+    t.same(r.json(), { errors: { body: ['query/q q is too short'] } })
+  })
+
+  t.test('a valid request still reaches the handler', async (t) => {
+    const r = await app.inject({ method: 'POST', url: '/api/articles', payload: { title: 'T', body: 'long' } })
+    t.equal(r.statusCode, 201)
+    t.same(r.json(), { title: 'T' })
+  })
+
+  t.test('left unanswered, and without on_error, it keeps its 400 validation_failed body', async (t) => {
+    const expected = {
+      ok: false,
+      error: 'validation_failed',
+      message: 'title is required',
+      errors: [{ field: 'title', code: 'Required', message: 'title is required' }],
+    }
+    for (const url of ['/plain/articles', '/unmapped']) {
+      const r = await app.inject({ method: 'POST', url, payload: { body: 'long' } })
+      t.equal(r.statusCode, 400, url)
+      t.same(r.json(), expected, url)
+    }
   })
 })
