@@ -1,9 +1,9 @@
 // Every conduit error answer in one place: the RealWorld shape {"errors":{"body":[...]}} for refusals, validation
-// failures, taken names and an unavailable database. One middleware on /api maps them (a swap for app.on_error later).
-import type { Middleware, Response } from '../../index.js'
+// failures, taken names and an unavailable database, given by the /api group's on_error.
+import type { Request, Response } from '../../index.js'
 import { httpCode } from '../../lib/errors.js'
 import { define_bad_option } from '../../lib/options.js'
-import type { ValidationBody } from '../../lib/validation/index.js'
+import { ValidationFailed } from '../../lib/validation/index.js'
 
 /** A conduit option (or `DATABASE_URL`, `--database`) the demo cannot work with. */
 export const ERR_CONDUIT_BAD_OPTION = define_bad_option('CONDUIT')
@@ -83,46 +83,30 @@ export function unique_violation(err: unknown): string | undefined {
 }
 
 function answer(res: Response, status: number, messages: readonly string[], code?: string): void {
-  res
-    .reset()
-    .status(status)
-    .json(code === undefined ? { errors: { body: messages } } : { errors: { body: messages }, code })
-}
-
-function is_validation_body(body: unknown): body is ValidationBody {
-  return typeof body === 'object' && body !== null && (body as { error?: unknown }).error === 'validation_failed'
+  res.status(status).json(code === undefined ? { errors: { body: messages } } : { errors: { body: messages }, code })
 }
 
 /**
- * The conduit's error mapping, on `/api`: a `ConduitError` answers its status; fw's 400 `validation_failed` becomes
- * 422 with one message per failing field; a unique violation 422 `<field> has already been taken`; a database that does
- * not answer 503 `database_unavailable` with `Retry-After: 1`. Anything else is rethrown to fw (500, logged).
+ * The conduit's error mapping, the `on_error` of its `/api` group: a `ConduitError` answers its status; a failed route
+ * schema (`ValidationFailed`) 422 with one message per failing field; a unique violation 422 `<field> has already been
+ * taken`; a database that does not answer 503 `database_unavailable` with `Retry-After: 1`. Anything else is left to
+ * fw (500 `internal_error`, logged).
  */
-export const realworld_errors: Middleware = async function realworld_errors(_req, res, next) {
-  try {
-    await next()
-  } catch (err) {
-    if (err instanceof ConduitError) {
-      answer(res, err.status, err.messages, err.code)
-      if (err.status === 401) res.header('WWW-Authenticate', 'Token')
-      return
-    }
-    const taken = unique_violation(err)
-    if (taken !== undefined) return answer(res, 422, [`${taken} has already been taken`])
-    if (is_unavailable(err)) {
-      answer(res, 503, ['the database is unavailable; try again shortly'], DATABASE_UNAVAILABLE)
-      res.header('Retry-After', '1')
-      return
-    }
-    throw err
+export function realworld_errors(err: unknown, _req: Request, res: Response): void {
+  if (err instanceof ConduitError) {
+    if (err.status === 401) res.header('WWW-Authenticate', 'Token')
+    return answer(res, err.status, err.messages, err.code)
   }
-  if (res.status_code === 400 && res.kind === 'json') {
-    const body: unknown = JSON.parse(res.body_text())
-    if (is_validation_body(body))
-      answer(
-        res,
-        422,
-        body.errors.map((e) => e.message),
-      )
+  if (err instanceof ValidationFailed)
+    return answer(
+      res,
+      422,
+      err.errors.map((e) => e.message),
+    )
+  const taken = unique_violation(err)
+  if (taken !== undefined) return answer(res, 422, [`${taken} has already been taken`])
+  if (is_unavailable(err)) {
+    res.header('Retry-After', '1')
+    return answer(res, 503, ['the database is unavailable; try again shortly'], DATABASE_UNAVAILABLE)
   }
 }

@@ -49,7 +49,9 @@ export async function conduit(r: Router, o: ConduitOptions = {}): Promise<Condui
   }
   const secret = o.jwt_secret ?? process.env['CONDUIT_JWT_SECRET'] ?? DEV_JWT_SECRET
   const tokens = new Tokens(secret, o.token_ttl ?? 30 * 86400)
-  r.use('/api', realworld_errors)
-  r.group('/api', (api) => conduit_routes(api, { db, tokens, passwords: o.passwords ?? new ScryptPasswords() }))
+  r.group('/api', (api) => {
+    api.on_error(realworld_errors)
+    conduit_routes(api, { db, tokens, passwords: o.passwords ?? new ScryptPasswords() })
+  })
   return { db, close: () => db.close() }
 }
