@@ -6,6 +6,8 @@ import type { OpenApiOptions } from '../lib/openapi/index.js'
 export interface Demo {
   readonly name: string
   readonly description: string
+  /** Runs only on its own App (`npm run demo -- <name>`), not in the showcase: it opens storage of its own. */
+  readonly standalone?: boolean
   setup(app: App, r: Router): void | Promise<void>
 }
 

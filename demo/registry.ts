@@ -3,6 +3,7 @@ import { demo as api_key } from './api-key.js'
 import type { Demo } from './demo.js'
 import { demo as auth_api } from './auth-api.js'
 import { demo as cache } from './cache.js'
+import { demo as conduit } from './conduit.js'
 import { demo as files } from './files.js'
 import { demo as chat } from './chat.js'
 import { demo as http_api } from './http-api.js'
@@ -28,4 +29,5 @@ export const demos: Record<string, Demo> = {
   [files.name]: files,
   [sse.name]: sse,
   [chat.name]: chat,
+  [conduit.name]: conduit,
 }

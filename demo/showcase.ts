@@ -30,6 +30,7 @@ export async function build_showcase(app = new App()): Promise<App> {
   app.use(compression())
   app.use(etag())
   for (const demo of Object.values(demos)) {
+    if (demo.standalone === true) continue
     const prefix = SHOWCASE_PREFIXES[demo.name] ?? `/${demo.name}`
     if (prefix === '') await demo.setup(app, app)
     else {
@@ -45,6 +46,7 @@ export async function build_showcase(app = new App()): Promise<App> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const app = await build_showcase()
   for (const demo of Object.values(demos)) {
+    if (demo.standalone === true) continue
     const prefix = SHOWCASE_PREFIXES[demo.name] ?? `/${demo.name}`
     console.log(`  ${demo.name.padEnd(14)} ${(prefix || '/').padEnd(10)} ${demo.description}`)
   }

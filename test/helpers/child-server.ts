@@ -23,6 +23,8 @@ export interface ChildServerOptions {
   env?: Record<string, string>
   /** A command and arguments the node command is appended to, such as `['prlimit', '--nofile=128']`. */
   wrapper?: string[]
+  /** Arguments after the fixture (`['conduit', '--port', '0']` for `demo/run.ts`). */
+  args?: string[]
 }
 
 /** Starts `fixture` (a path from the repository root) under node + tsx and resolves once it listens. */
@@ -31,7 +33,7 @@ export async function start_child_server(
   fixture: string,
   options: ChildServerOptions = {},
 ): Promise<ChildServer> {
-  const command = [...(options.wrapper ?? []), process.execPath, '--import', 'tsx', fixture]
+  const command = [...(options.wrapper ?? []), process.execPath, '--import', 'tsx', fixture, ...(options.args ?? [])]
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: '', FW_PORT: '0', FW_HOST: '127.0.0.1', ...options.env },

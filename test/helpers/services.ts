@@ -1,7 +1,7 @@
-// The Debian packages some tests need (redis-server, chromium): found, or installed once outside CI, never silently
+// The Debian packages some tests need (redis-server, chromium, postgresql): found, or installed once outside CI, never silently
 // skipped.
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 
 /** Where the browser tests expect Debian's Chromium. */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -17,6 +17,12 @@ export const CHROMIUM_FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ]
+
+/** Debian's initdb (`/usr/lib/postgresql/<version>/bin/initdb`), when one is installed. */
+function postgres_initdb(): string | undefined {
+  const versions = readdirSync('/usr/lib/postgresql')
+  return versions.map((v) => `/usr/lib/postgresql/${v}/bin/initdb`).find((p) => existsSync(p))
+}
 
 interface Service {
   /** The Debian package. */
@@ -34,6 +40,11 @@ const SERVICES = {
     for_tests: 'Redis tests',
   },
   chromium: { package: 'chromium', present: () => existsSync(CHROMIUM), for_tests: 'browser tests' },
+  postgresql: {
+    package: 'postgresql',
+    present: () => existsSync('/usr/lib/postgresql') && postgres_initdb() !== undefined,
+    for_tests: 'PostgreSQL tests (conduit, auth-api storage)',
+  },
 } satisfies Record<string, Service>
 
 const ready = new Set<string>()

@@ -1,0 +1,63 @@
+// Who is calling: HS256 JWTs signed with CONDUIT_JWT_SECRET, read from `Authorization: Token <jwt>` (or `Bearer <jwt>`).
+import { createSigner, createVerifier } from 'fast-jwt'
+import type { Request } from '../../index.js'
+import { ERR_CONDUIT_BAD_OPTION, unauthorized } from './errors.js'
+
+const PREFIXES = ['Token ', 'Bearer ']
+
+/** The token of the Authorization header, after the RealWorld `Token ` prefix or the usual `Bearer `. */
+export function token_of(req: Request): string | undefined {
+  const header = req.header('authorization')
+  if (header === '') return undefined
+  const prefix = PREFIXES.find((p) => header.startsWith(p))
+  return prefix === undefined ? '' : header.slice(prefix.length).trim()
+}
+
+/**
+ * Signs and checks the conduit's tokens: `sub` is the user id, the algorithm pinned to HS256, `exp` checked.
+ * @example
+ * const tokens = new Tokens('a secret of at least 32 characters.......', 86400)
+ * const jwt = tokens.sign(7)
+ */
+export class Tokens {
+  readonly #sign: (payload: Record<string, unknown>) => string
+  readonly #verify: (token: string) => Record<string, unknown>
+
+  constructor(secret: string, ttl_seconds: number) {
+    if (typeof secret !== 'string' || secret.length < 32) {
+      throw ERR_CONDUIT_BAD_OPTION('conduit', 'jwt_secret', 'at least 32 characters', '<secret>', true)
+    }
+    this.#sign = createSigner({ key: secret, algorithm: 'HS256', expiresIn: ttl_seconds * 1000 })
+    this.#verify = createVerifier({ key: secret, algorithms: ['HS256'] })
+  }
+
+  /** A token for the user. */
+  sign(user_id: number): string {
+    return this.#sign({ sub: String(user_id) })
+  }
+
+  /** The user id of a valid token; throws 401 for a forged, expired or malformed one. */
+  user_id(token: string): number {
+    try {
+      const sub = this.#verify(token)['sub']
+      const id = typeof sub === 'string' && /^[1-9][0-9]{0,15}$/.test(sub) ? Number(sub) : NaN
+      if (Number.isSafeInteger(id)) return id
+    } catch {
+      // fall through: every failure is the same 401
+    }
+    throw unauthorized()
+  }
+
+  /** The caller's user id when a token is sent (a bad one is 401), undefined without one. */
+  viewer(req: Request): number | undefined {
+    const token = token_of(req)
+    return token === undefined ? undefined : this.user_id(token)
+  }
+
+  /** The caller's user id; 401 without a valid token. */
+  required(req: Request): number {
+    const id = this.viewer(req)
+    if (id === undefined) throw unauthorized()
+    return id
+  }
+}

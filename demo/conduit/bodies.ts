@@ -1,0 +1,78 @@
+// The conduit's input schemas: RealWorld's wrapped bodies ({"user":...}, {"article":...}) with limits, and its queries.
+import { field, schema } from '../../lib/validation/index.js'
+
+/** A username: letters, digits, `_`, `-` and single dots, so it is safe in a path (no `/`, no `..`). */
+const USERNAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
+const username = field
+  .string()
+  .trim()
+  .max_length(40)
+  .check((v) => USERNAME.test(v), 'username may hold only letters, digits, _, - and single dots')
+const email = field.string().trim().lowercase().max_length(254).email('email is invalid')
+const password = field.string().length(8, 128)
+const bio = field.string().max_length(2000).nullable()
+const image = field.string().max_length(2000).nullable()
+
+/** `POST /users`. */
+export const NewUser = schema({
+  user: field
+    .object({ username: username.required(), email: email.required(), password: password.required() })
+    .required(),
+})
+
+/** `POST /users/login`. */
+export const LoginUser = schema({
+  user: field.object({ email: email.required(), password: field.string().required().max_length(128) }).required(),
+})
+
+/** `PUT /user`: every field optional. */
+export const UpdateUser = schema({
+  user: field.object({ email, username, password, bio, image }).required(),
+})
+
+const title = field.string().trim().max_length(200)
+const description = field.string().max_length(1000)
+const body = field.string().max_length(100_000)
+const tag_list = field
+  .array(field.string().required().trim().max_length(40))
+  .max_items(20)
+  .check((tags) => new Set(tags).size === tags.length, 'tagList must not repeat a tag')
+
+/** `POST /articles`. */
+export const NewArticle = schema({
+  article: field
+    .object({ title: title.required(), description: description.required(), body: body.required(), tagList: tag_list })
+    .required(),
+})
+
+/** `PUT /articles/{slug}`: every field optional. */
+export const UpdateArticle = schema({
+  article: field.object({ title, description, body }).required(),
+})
+
+/** `POST /articles/{slug}/comments`. */
+export const NewComment = schema({
+  comment: field.object({ body: field.string().required().max_length(10_000) }).required(),
+})
+
+const limit = field.integer().min(1).max(100).default(20)
+const offset = field.integer().min(0).max(1_000_000_000).default(0)
+const name = field.string().max_length(40)
+
+/** `GET /articles`: filters and the page (limit 1-100, default 20; offset default 0). */
+export const ArticleQuery = schema({ tag: name, author: name, favorited: name, limit, offset })
+
+/** `GET /articles/feed`: the page only. */
+export const FeedQuery = schema({ limit, offset })
+
+/** `{slug}` of the article routes. */
+export const SlugParams = schema({ slug: field.string().required().max_length(300) })
+
+/** `{username}` of the profile routes. */
+export const UsernameParams = schema({ username: field.string().required().max_length(40) })
+
+/** `{slug}` and `{id}` of `DELETE /articles/{slug}/comments/{id}`. */
+export const CommentParams = schema({
+  slug: field.string().required().max_length(300),
+  id: field.integer().required().min(1),
+})

@@ -1,0 +1,330 @@
+// The RealWorld routes under /api: each with its schema (validation, handler types, OpenAPI), answers in the spec's
+// shapes, refusals thrown as ConduitError and mapped by errors.ts.
+import type { Router } from '../../index.js'
+import { field, schema } from '../../lib/validation/index.js'
+import type { PasswordHasher } from '../auth-api/passwords.js'
+import type { Tokens } from './auth.js'
+import * as B from './bodies.js'
+import type { Db } from './db.js'
+import { forbidden, not_found, unauthorized, unprocessable } from './errors.js'
+import { all_tags, article_by_slug, comments_of, list_articles, profile_by_name } from './queries.js'
+import { article_id, create_article, owned_article, update_article } from './writes.js'
+
+const Profile = field.object({
+  username: field.string().required(),
+  bio: field.string().nullable(),
+  image: field.string().nullable(),
+  following: field.boolean().required(),
+})
+const Article = field.object({
+  slug: field.string().required(),
+  title: field.string().required(),
+  description: field.string().required(),
+  body: field.string().required(),
+  tagList: field.array(field.string()).required(),
+  createdAt: field.string().date_time().required(),
+  updatedAt: field.string().date_time().required(),
+  favorited: field.boolean().required(),
+  favoritesCount: field.integer().required(),
+  author: Profile.required(),
+})
+const Comment = field.object({
+  id: field.integer().required(),
+  createdAt: field.string().date_time().required(),
+  updatedAt: field.string().date_time().required(),
+  body: field.string().required(),
+  author: Profile.required(),
+})
+const User = field.object({
+  email: field.string().required(),
+  token: field.string().required(),
+  username: field.string().required(),
+  bio: field.string().nullable(),
+  image: field.string().nullable(),
+})
+const Errors = { description: 'RealWorld GenericErrorModel: {"errors":{"body":["..."]}}' }
+const doc = (operation_id: string, tag: string, summary: string, ok: Parameters<typeof schema>[0], status = 200) => ({
+  operation_id,
+  tags: [tag],
+  summary,
+  responses: { [status]: schema(ok), 401: Errors, 403: Errors, 404: Errors, 422: Errors, 503: Errors },
+})
+const ArticleOut = { article: Article.required() }
+const ProfileOut = { profile: Profile.required() }
+const UserOut = { user: User.required() }
+
+/** What the routes need: the database, the token signer and the password hasher. */
+export interface ConduitDeps {
+  readonly db: Db
+  readonly tokens: Tokens
+  readonly passwords: PasswordHasher
+}
+
+/** Registers the RealWorld routes on `api` (a router whose paths start at `/api`). */
+export function conduit_routes(api: Router, { db: store, tokens, passwords }: ConduitDeps): void {
+  const db = store.kysely
+  async function user_answer(id: number) {
+    const u = await db
+      .selectFrom('users')
+      .select(['email', 'username', 'bio', 'image'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    if (u === undefined) throw unauthorized()
+    return { user: { email: u.email, token: tokens.sign(id), username: u.username, bio: u.bio, image: u.image } }
+  }
+  async function article_answer(slug: string, viewer: number | undefined) {
+    const article = await article_by_slug(db, slug, viewer)
+    if (article === undefined) throw not_found('article')
+    return { article }
+  }
+
+  api.post(
+    '/users',
+    { body: B.NewUser, ...doc('CreateUser', 'User and Authentication', 'Register', UserOut, 201) },
+    async (req, res) => {
+      const { username, email, password } = req.valid('body').user
+      const { id } = await db
+        .insertInto('users')
+        .values({ username, email, password: await passwords.hash(password), bio: null, image: null })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      res.status(201).json(await user_answer(Number(id)))
+    },
+  )
+
+  api.post(
+    '/users/login',
+    { body: B.LoginUser, ...doc('Login', 'User and Authentication', 'Log in', UserOut) },
+    async (req, res) => {
+      const { email, password } = req.valid('body').user
+      const u = await db.selectFrom('users').select(['id', 'password']).where('email', '=', email).executeTakeFirst()
+      if (!(await passwords.verify(password, u?.password)) || u === undefined)
+        throw unprocessable('email or password is invalid')
+      res.json(await user_answer(Number(u.id)))
+    },
+  )
+
+  api.get('/user', doc('GetCurrentUser', 'User and Authentication', 'The current user', UserOut), async (req, res) => {
+    res.json(await user_answer(tokens.required(req)))
+  })
+
+  api.put(
+    '/user',
+    { body: B.UpdateUser, ...doc('UpdateCurrentUser', 'User and Authentication', 'Update the current user', UserOut) },
+    async (req, res) => {
+      const id = tokens.required(req)
+      const { password, ...rest } = req.valid('body').user
+      const change = { ...rest, ...(password === undefined ? {} : { password: await passwords.hash(password) }) }
+      if (Object.keys(change).length > 0) await db.updateTable('users').set(change).where('id', '=', id).execute()
+      res.json(await user_answer(id))
+    },
+  )
+
+  api.get(
+    '/profiles/{username}',
+    { params: B.UsernameParams, ...doc('GetProfileByUsername', 'Profile', 'A profile', ProfileOut) },
+    async (req, res) => {
+      const profile = await profile_by_name(db, req.valid('params').username, tokens.viewer(req))
+      if (profile === undefined) throw not_found('profile')
+      const { id: _, ...shown } = profile
+      res.json({ profile: shown })
+    },
+  )
+
+  for (const follow of [true, false]) {
+    const route = {
+      params: B.UsernameParams,
+      ...doc(
+        follow ? 'FollowUserByUsername' : 'UnfollowUserByUsername',
+        'Profile',
+        follow ? 'Follow a user' : 'Unfollow a user',
+        ProfileOut,
+      ),
+    }
+    api.route(follow ? 'POST' : 'DELETE', '/profiles/{username}/follow', route, async (req, res) => {
+      const me = tokens.required(req)
+      const profile = await profile_by_name(db, req.valid('params').username, me)
+      if (profile === undefined) throw not_found('profile')
+      if (follow) {
+        await db
+          .insertInto('follows')
+          .values({ follower_id: me, followee_id: profile.id })
+          .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
+          .execute()
+      } else {
+        await db.deleteFrom('follows').where('follower_id', '=', me).where('followee_id', '=', profile.id).execute()
+      }
+      res.json({ profile: { username: profile.username, bio: profile.bio, image: profile.image, following: follow } })
+    })
+  }
+
+  const Many = { articles: field.array(Article.required()).required(), articlesCount: field.integer().required() }
+  api.get(
+    '/articles/feed',
+    { query: B.FeedQuery, ...doc('GetArticlesFeed', 'Articles', 'Articles by followed authors', Many) },
+    async (req, res) => {
+      const me = tokens.required(req)
+      const { limit, offset } = req.valid('query')
+      const { articles, count } = await list_articles(db, { followed_by: me, limit, offset }, me)
+      res.json({ articles, articlesCount: count })
+    },
+  )
+
+  api.get(
+    '/articles',
+    { query: B.ArticleQuery, ...doc('GetArticles', 'Articles', 'Recent articles, filtered', Many) },
+    async (req, res) => {
+      const q = req.valid('query')
+      const f = { limit: q.limit, offset: q.offset, ...pick(q, ['tag', 'author', 'favorited'] as const) }
+      const { articles, count } = await list_articles(db, f, tokens.viewer(req))
+      res.json({ articles, articlesCount: count })
+    },
+  )
+
+  api.post(
+    '/articles',
+    { body: B.NewArticle, ...doc('CreateArticle', 'Articles', 'Create an article', ArticleOut, 201) },
+    async (req, res) => {
+      const me = tokens.required(req)
+      const slug = await create_article(db, me, req.valid('body').article)
+      res.status(201).json(await article_answer(slug, me))
+    },
+  )
+
+  api.get(
+    '/articles/{slug}',
+    { params: B.SlugParams, ...doc('GetArticle', 'Articles', 'An article', ArticleOut) },
+    async (req, res) => {
+      res.json(await article_answer(req.valid('params').slug, tokens.viewer(req)))
+    },
+  )
+
+  api.put(
+    '/articles/{slug}',
+    {
+      params: B.SlugParams,
+      body: B.UpdateArticle,
+      ...doc('UpdateArticle', 'Articles', 'Update an article', ArticleOut),
+    },
+    async (req, res) => {
+      const me = tokens.required(req)
+      const slug = await update_article(db, req.valid('params').slug, me, req.valid('body').article)
+      res.json(await article_answer(slug, me))
+    },
+  )
+
+  api.del(
+    '/articles/{slug}',
+    { params: B.SlugParams, ...doc('DeleteArticle', 'Articles', 'Delete an article', {}) },
+    async (req, res) => {
+      const me = tokens.required(req)
+      const id = await owned_article(db, req.valid('params').slug, me)
+      await db.deleteFrom('articles').where('id', '=', id).execute()
+      res.json({})
+    },
+  )
+
+  for (const favorite of [true, false]) {
+    const route = {
+      params: B.SlugParams,
+      ...doc(
+        favorite ? 'CreateArticleFavorite' : 'DeleteArticleFavorite',
+        'Favorites',
+        favorite ? 'Favourite an article' : 'Unfavourite an article',
+        ArticleOut,
+      ),
+    }
+    api.route(favorite ? 'POST' : 'DELETE', '/articles/{slug}/favorite', route, async (req, res) => {
+      const me = tokens.required(req)
+      const { slug } = req.valid('params')
+      const id = await article_id(db, slug)
+      if (favorite) {
+        await db
+          .insertInto('favorites')
+          .values({ user_id: me, article_id: id })
+          .onConflict((oc) => oc.columns(['user_id', 'article_id']).doNothing())
+          .execute()
+      } else {
+        await db.deleteFrom('favorites').where('user_id', '=', me).where('article_id', '=', id).execute()
+      }
+      res.json(await article_answer(slug, me))
+    })
+  }
+
+  api.get(
+    '/articles/{slug}/comments',
+    {
+      params: B.SlugParams,
+      ...doc('GetArticleComments', 'Comments', 'Comments of an article', {
+        comments: field.array(Comment.required()).required(),
+      }),
+    },
+    async (req, res) => {
+      const viewer = tokens.viewer(req)
+      const id = await article_id(db, req.valid('params').slug)
+      res.json({ comments: await comments_of(db, id, viewer) })
+    },
+  )
+
+  api.post(
+    '/articles/{slug}/comments',
+    {
+      params: B.SlugParams,
+      body: B.NewComment,
+      ...doc('CreateArticleComment', 'Comments', 'Comment on an article', { comment: Comment.required() }),
+    },
+    async (req, res) => {
+      const me = tokens.required(req)
+      const id = await article_id(db, req.valid('params').slug)
+      const at = new Date().toISOString()
+      const { body } = req.valid('body').comment
+      const row = await db
+        .insertInto('comments')
+        .values({ article_id: id, author_id: me, body, created_at: at, updated_at: at })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      const author = await db
+        .selectFrom('users')
+        .select(['username', 'bio', 'image'])
+        .where('id', '=', me)
+        .executeTakeFirstOrThrow()
+      res.json({
+        comment: { id: Number(row.id), createdAt: at, updatedAt: at, body, author: { ...author, following: false } },
+      })
+    },
+  )
+
+  api.del(
+    '/articles/{slug}/comments/{id}',
+    { params: B.CommentParams, ...doc('DeleteArticleComment', 'Comments', 'Delete a comment', {}) },
+    async (req, res) => {
+      const me = tokens.required(req)
+      const { slug, id } = req.valid('params')
+      const article = await article_id(db, slug)
+      const c = await db
+        .selectFrom('comments')
+        .select('author_id')
+        .where('id', '=', id)
+        .where('article_id', '=', article)
+        .executeTakeFirst()
+      if (c === undefined) throw not_found('comment')
+      if (Number(c.author_id) !== me) throw forbidden('comment')
+      await db.deleteFrom('comments').where('id', '=', id).execute()
+      res.json({})
+    },
+  )
+
+  api.get(
+    '/tags',
+    doc('GetTags', 'Tags', 'Tags in use', { tags: field.array(field.string()).required() }),
+    async (_req, res) => {
+      res.json({ tags: await all_tags(db) })
+    },
+  )
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {}
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k]
+  return out
+}

@@ -1,0 +1,120 @@
+// The conduit's writes: an article with its tags in one transaction, slugs made unique by the database, and ownership
+// checks before a change.
+import { randomBytes } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { Tables } from './db.js'
+import { forbidden, not_found, unique_violation } from './errors.js'
+
+type Db = Kysely<Tables>
+
+/** The slug of a title: lowercase ASCII words joined by `-` (accents dropped), at most 80 characters. */
+export function slugify(title: string): string {
+  const base = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '')
+  return base === '' ? 'article' : base
+}
+
+/**
+ * Runs `write(slug)` with the title's slug, and again with a random suffix while the database refuses the slug as
+ * taken (the unique index decides, so two instances racing on one title still get two slugs).
+ */
+async function with_unique_slug<T>(title: string, write: (slug: string) => Promise<T>): Promise<T> {
+  const base = slugify(title)
+  for (let attempt = 0; ; attempt++) {
+    const slug = attempt === 0 ? base : `${base}-${randomBytes(4).toString('hex')}`
+    try {
+      return await write(slug)
+    } catch (err) {
+      if (unique_violation(err) !== 'slug' || attempt >= 5) throw err
+    }
+  }
+}
+
+/** What a new article holds. */
+export interface NewArticleValues {
+  title: string
+  description: string
+  body: string
+  tagList?: string[] | undefined
+}
+
+/** Creates an article and its tags in one transaction; returns its slug. */
+export function create_article(db: Db, author_id: number, a: NewArticleValues, now = new Date()): Promise<string> {
+  const at = now.toISOString()
+  const tags = a.tagList ?? []
+  return with_unique_slug(a.title, (slug) =>
+    db.transaction().execute(async (trx) => {
+      const { id } = await trx
+        .insertInto('articles')
+        .values({
+          slug,
+          title: a.title,
+          description: a.description,
+          body: a.body,
+          author_id,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      if (tags.length > 0) {
+        await trx
+          .insertInto('tags')
+          .values(tags.map((name) => ({ name })))
+          .onConflict((oc) => oc.column('name').doNothing())
+          .execute()
+        const ids = await trx.selectFrom('tags').select('id').where('name', 'in', tags).execute()
+        await trx
+          .insertInto('article_tags')
+          .values(ids.map((t) => ({ article_id: Number(id), tag_id: Number(t.id) })))
+          .execute()
+      }
+      return slug
+    }),
+  )
+}
+
+/** The article's id when `user_id` wrote it: 404 without such an article, 403 when another user wrote it. */
+export async function owned_article(db: Db, slug: string, user_id: number): Promise<number> {
+  const row = await db.selectFrom('articles').select(['id', 'author_id']).where('slug', '=', slug).executeTakeFirst()
+  if (row === undefined) throw not_found('article')
+  if (Number(row.author_id) !== user_id) throw forbidden('article')
+  return Number(row.id)
+}
+
+/** The id of the article with this slug; 404 without one. */
+export async function article_id(db: Db, slug: string): Promise<number> {
+  const row = await db.selectFrom('articles').select('id').where('slug', '=', slug).executeTakeFirst()
+  if (row === undefined) throw not_found('article')
+  return Number(row.id)
+}
+
+/** Updates the author's article; a new title gives a new slug. Returns the slug. */
+export async function update_article(
+  db: Db,
+  slug: string,
+  user_id: number,
+  change: Partial<Omit<NewArticleValues, 'tagList'>>,
+  now = new Date(),
+): Promise<string> {
+  const id = await owned_article(db, slug, user_id)
+  const values = { ...change, updated_at: now.toISOString() }
+  if (change.title === undefined) {
+    await db.updateTable('articles').set(values).where('id', '=', id).execute()
+    return slug
+  }
+  return with_unique_slug(change.title, async (next) => {
+    await db
+      .updateTable('articles')
+      .set({ ...values, slug: next })
+      .where('id', '=', id)
+      .execute()
+    return next
+  })
+}

@@ -1,0 +1,380 @@
+// The conduit API suite, run on SQLite (api-sqlite.test.ts) and on PostgreSQL (api-postgres.test.ts): every route, its
+// refusals, the query count of a page of articles, and the bad inputs of the issue with nothing half-written.
+import { createSigner } from 'fast-jwt'
+import type { Test } from 'tap'
+import { call, conduit_app, errors, fresh_database, register, TEST_SECRET } from '../../helpers/conduit.js'
+import type { PostgresServer } from '../../helpers/postgres-server.js'
+
+type Kind = 'sqlite' | 'postgres'
+type Obj = Record<string, unknown>
+
+async function fresh(t: Test, kind: Kind, pg: PostgresServer | undefined) {
+  return conduit_app(t, await fresh_database(t, kind, pg))
+}
+
+/** How many rows each table holds, to prove a refused request wrote nothing. */
+async function counts(c: Awaited<ReturnType<typeof conduit_app>>['c']): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const table of ['users', 'articles', 'tags', 'article_tags', 'favorites', 'follows', 'comments'] as const) {
+    const r = await c.db.kysely
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    out[table] = Number(r.n)
+  }
+  return out
+}
+
+const ARTICLE = { title: 'How to train your dragon', description: 'Ever wonder how?', body: 'Very carefully.' }
+
+export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
+  t.test('users: register, log in, current user, update; taken names answer 422', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const r = await call(app, 'POST', '/api/users', {
+      user: { username: 'jake', email: 'Jake@Example.com', password: 'jakejake' },
+    })
+    t.equal(r.status, 201)
+    const user = (r.body as { user: Obj }).user
+    t.same(
+      { ...user, token: typeof user['token'] },
+      { email: 'jake@example.com', token: 'string', username: 'jake', bio: null, image: null },
+    )
+    const again = await call(app, 'POST', '/api/users', {
+      user: { username: 'jake', email: 'other@example.com', password: 'jakejake' },
+    })
+    t.same([again.status, again.body], [422, errors('username has already been taken')])
+    const email = await call(app, 'POST', '/api/users', {
+      user: { username: 'jake2', email: 'jake@example.com', password: 'jakejake' },
+    })
+    t.same([email.status, email.body], [422, errors('email has already been taken')])
+    const login = await call(app, 'POST', '/api/users/login', {
+      user: { email: 'jake@example.com', password: 'jakejake' },
+    })
+    t.equal(login.status, 200)
+    const token = (login.body as { user: Obj }).user['token'] as string
+    const wrong = await call(app, 'POST', '/api/users/login', {
+      user: { email: 'jake@example.com', password: 'jakejak3' },
+    })
+    t.same([wrong.status, wrong.body], [422, errors('email or password is invalid')])
+    const me = await call(app, 'GET', '/api/user', undefined, token)
+    t.same([me.status, (me.body as { user: Obj }).user['username']], [200, 'jake'])
+    const bearer = await app.inject({ url: '/api/user', headers: { authorization: `Bearer ${token}` } })
+    t.equal(bearer.statusCode, 200)
+    const upd = await call(
+      app,
+      'PUT',
+      '/api/user',
+      { user: { bio: 'I like to skateboard', image: 'https://i.example/j.png', password: 'newpassword' } },
+      token,
+    )
+    t.same([upd.status, (upd.body as { user: Obj }).user['bio']], [200, 'I like to skateboard'])
+    const relog = await call(app, 'POST', '/api/users/login', {
+      user: { email: 'jake@example.com', password: 'newpassword' },
+    })
+    t.equal(relog.status, 200)
+    const none = await call(app, 'GET', '/api/user')
+    t.same([none.status, none.body, none.headers['www-authenticate']], [401, errors('unauthorized'), 'Token'])
+  })
+
+  t.test('profiles: read, follow and unfollow; an unknown profile is 404', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await register(app, 'celeb')
+    const p = await call(app, 'GET', '/api/profiles/celeb', undefined, jake)
+    t.same([p.status, p.body], [200, { profile: { username: 'celeb', bio: null, image: null, following: false } }])
+    const f = await call(app, 'POST', '/api/profiles/celeb/follow', { user: { email: 'x' } }, jake)
+    t.same([f.status, (f.body as { profile: Obj }).profile['following']], [200, true])
+    const twice = await call(app, 'POST', '/api/profiles/celeb/follow', undefined, jake)
+    t.equal(twice.status, 200)
+    const seen = await call(app, 'GET', '/api/profiles/celeb', undefined, jake)
+    t.equal((seen.body as { profile: Obj }).profile['following'], true)
+    const u = await call(app, 'DELETE', '/api/profiles/celeb/follow', undefined, jake)
+    t.same([u.status, (u.body as { profile: Obj }).profile['following']], [200, false])
+    const missing = await call(app, 'GET', '/api/profiles/nobody')
+    t.same([missing.status, missing.body], [404, errors('profile not found')])
+    const anon = await call(app, 'POST', '/api/profiles/celeb/follow')
+    t.same([anon.status, anon.body], [401, errors('unauthorized')])
+  })
+
+  t.test('articles: create, read, list with filters, feed, update, favourite, comment, delete', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const reader = await register(app, 'reader')
+    const created = await call(
+      app,
+      'POST',
+      '/api/articles',
+      { article: { ...ARTICLE, tagList: ['training', 'dragons'] } },
+      jake,
+    )
+    t.equal(created.status, 201)
+    const a = (created.body as { article: Obj }).article
+    t.match(a, {
+      slug: 'how-to-train-your-dragon',
+      tagList: ['dragons', 'training'],
+      favorited: false,
+      favoritesCount: 0,
+    })
+    t.match(a['createdAt'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/)
+    const second = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    t.match((second.body as { article: Obj }).article['slug'], /^how-to-train-your-dragon-[0-9a-f]{8}$/)
+    const slug = a['slug'] as string
+    const list = await call(app, 'GET', '/api/articles')
+    t.equal((list.body as Obj)['articlesCount'], 2)
+    t.same(
+      (list.body as { articles: Obj[] }).articles.map((x) => x['slug']),
+      [(second.body as { article: Obj }).article['slug'], slug],
+    )
+    const by_tag = await call(app, 'GET', '/api/articles?tag=dragons')
+    t.same(
+      [(by_tag.body as Obj)['articlesCount'], (by_tag.body as { articles: Obj[] }).articles[0]!['tagList']],
+      [1, ['dragons', 'training']],
+    )
+    const by_author = await call(app, 'GET', '/api/articles?author=jake&limit=1&offset=1')
+    t.same(
+      [
+        (by_author.body as Obj)['articlesCount'],
+        (by_author.body as { articles: Obj[] }).articles.map((x) => x['slug']),
+      ],
+      [2, [slug]],
+    )
+    const fav = await call(app, 'POST', `/api/articles/${slug}/favorite`, undefined, reader)
+    t.match((fav.body as { article: Obj }).article, { favorited: true, favoritesCount: 1 })
+    const by_fav = await call(app, 'GET', '/api/articles?favorited=reader', undefined, reader)
+    t.match(by_fav.body, { articlesCount: 1, articles: [{ slug, favorited: true, favoritesCount: 1 }] })
+    const empty_feed = await call(app, 'GET', '/api/articles/feed', undefined, reader)
+    t.same(empty_feed.body, { articles: [], articlesCount: 0 })
+    await call(app, 'POST', '/api/profiles/jake/follow', undefined, reader)
+    const feed = await call(app, 'GET', '/api/articles/feed', undefined, reader)
+    t.match(feed.body, { articlesCount: 2, articles: [{ author: { username: 'jake', following: true } }, { slug }] })
+    const unfav = await call(app, 'DELETE', `/api/articles/${slug}/favorite`, undefined, reader)
+    t.match((unfav.body as { article: Obj }).article, { favorited: false, favoritesCount: 0 })
+    const not_mine = await call(app, 'PUT', `/api/articles/${slug}`, { article: { body: 'mine now' } }, reader)
+    t.same([not_mine.status, not_mine.body], [403, errors('only the author may change this article')])
+    const upd = await call(app, 'PUT', `/api/articles/${slug}`, { article: { body: 'With two hands' } }, jake)
+    t.match([upd.status, (upd.body as { article: Obj }).article], [200, { slug, body: 'With two hands' }])
+    const renamed = await call(app, 'PUT', `/api/articles/${slug}`, { article: { title: 'Dragons, again' } }, jake)
+    t.equal((renamed.body as { article: Obj }).article['slug'], 'dragons-again')
+    const comment = await call(
+      app,
+      'POST',
+      '/api/articles/dragons-again/comments',
+      { comment: { body: 'Thank you so much!' } },
+      reader,
+    )
+    t.match(
+      [comment.status, comment.body],
+      [200, { comment: { id: Number, body: 'Thank you so much!', author: { username: 'reader' } } }],
+    )
+    const id = (comment.body as { comment: Obj }).comment['id'] as number
+    const comments = await call(app, 'GET', '/api/articles/dragons-again/comments')
+    t.match(comments.body, { comments: [{ id, body: 'Thank you so much!' }] })
+    const steal = await call(app, 'DELETE', `/api/articles/dragons-again/comments/${id}`, undefined, jake)
+    t.same([steal.status, steal.body], [403, errors('only the author may change this comment')])
+    const gone = await call(app, 'DELETE', `/api/articles/dragons-again/comments/${id}`, undefined, reader)
+    t.equal(gone.status, 200)
+    const again = await call(app, 'DELETE', `/api/articles/dragons-again/comments/${id}`, undefined, reader)
+    t.same([again.status, again.body], [404, errors('comment not found')])
+    t.same((await call(app, 'GET', '/api/tags')).body, { tags: ['dragons', 'training'] })
+    const del = await call(app, 'DELETE', '/api/articles/dragons-again', undefined, jake)
+    t.equal(del.status, 200)
+    const missing = await call(app, 'GET', '/api/articles/dragons-again')
+    t.same([missing.status, missing.body], [404, errors('article not found')])
+    t.same((await call(app, 'GET', '/api/tags')).body, { tags: [] }, 'tags no article uses are not listed')
+  })
+
+  t.test('a page of 20 articles costs 3 queries, whatever it holds (no N+1)', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const authors = []
+    for (let i = 0; i < 5; i++) authors.push(await register(app, `author${i}`))
+    const reader = await register(app, 'reader')
+    const queries_of = async (url: string, token?: string): Promise<number> => {
+      const before = c.db.queries.count
+      const r = await call(app, 'GET', url, undefined, token)
+      t.equal(r.status, 200)
+      return c.db.queries.count - before
+    }
+    t.equal(await queries_of('/api/articles?limit=20', reader), 2, 'an empty page: count and rows')
+    await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, tagList: ['a'] } }, authors[0])
+    const one = await queries_of('/api/articles?limit=20', reader)
+    for (let i = 0; i < 24; i++) {
+      const r = await call(
+        app,
+        'POST',
+        '/api/articles',
+        { article: { ...ARTICLE, title: `t${i}`, tagList: [`tag${i % 3}`, 'all'] } },
+        authors[i % 5],
+      )
+      if (i % 2 === 0)
+        await call(
+          app,
+          'POST',
+          `/api/articles/${(r.body as { article: Obj }).article['slug']}/favorite`,
+          undefined,
+          reader,
+        )
+    }
+    await call(app, 'POST', '/api/profiles/author1/follow', undefined, reader)
+    const page = await call(app, 'GET', '/api/articles?limit=20', undefined, reader)
+    t.equal((page.body as { articles: unknown[] }).articles.length, 20)
+    t.same(
+      [one, await queries_of('/api/articles?limit=20', reader), await queries_of('/api/articles?limit=20')],
+      [3, 3, 3],
+    )
+    t.equal(await queries_of('/api/articles/feed?limit=20', reader), 3)
+    t.equal(await queries_of('/api/articles?tag=all&limit=20', reader), 3)
+    t.equal(await queries_of('/api/articles/t3', reader), 2)
+  })
+
+  t.test('bad input answers the RealWorld shape with exact messages and writes nothing', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, tagList: ['x'] } }, jake)
+    const before = await counts(c)
+    const cases: Array<[string, string, string, unknown, string | undefined, number, unknown]> = [
+      ['malformed JSON', 'POST', '/api/users', '{"user": {', undefined, 422, errors('Expected JSON object')],
+      [
+        'no user wrapper',
+        'POST',
+        '/api/users',
+        { username: 'a', email: 'a@example.com', password: 'aaaaaaaa' },
+        undefined,
+        422,
+        errors('user is required'),
+      ],
+      ['no article wrapper', 'POST', '/api/articles', ARTICLE, jake, 422, errors('article is required')],
+      [
+        'wrong types',
+        'POST',
+        '/api/users',
+        { user: { username: 7, email: true, password: [] } },
+        undefined,
+        422,
+        errors('username must be a string', 'email must be a string', 'password must be a string'),
+      ],
+      [
+        'a 10,000-character title',
+        'POST',
+        '/api/articles',
+        { article: { ...ARTICLE, title: 'x'.repeat(10_000) } },
+        jake,
+        422,
+        errors('title must be at most 200 characters'),
+      ],
+      ['limit=-1', 'GET', '/api/articles?limit=-1', undefined, undefined, 422, errors('limit must be at least 1')],
+      [
+        'limit=100000',
+        'GET',
+        '/api/articles?limit=100000',
+        undefined,
+        undefined,
+        422,
+        errors('limit must be at most 100'),
+      ],
+      ['offset=abc', 'GET', '/api/articles?offset=abc', undefined, undefined, 422, errors('offset must be an integer')],
+      ['a forged token', 'GET', '/api/user', undefined, forged(jake), 401, errors('unauthorized')],
+      ['an expired token', 'GET', '/api/user', undefined, expired(), 401, errors('unauthorized')],
+      [
+        'a token signed with another secret',
+        'POST',
+        '/api/articles',
+        { article: ARTICLE },
+        other_secret(),
+        401,
+        errors('unauthorized'),
+      ],
+      [
+        '500 tags',
+        'POST',
+        '/api/articles',
+        { article: { ...ARTICLE, tagList: Array.from({ length: 500 }, (_, i) => `t${i}`) } },
+        jake,
+        422,
+        errors('tagList must have at most 20 items'),
+      ],
+      [
+        'duplicate tags',
+        'POST',
+        '/api/articles',
+        { article: { ...ARTICLE, tagList: ['a', 'b', 'a'] } },
+        jake,
+        422,
+        errors('tagList must not repeat a tag'),
+      ],
+      [
+        'a username with /',
+        'POST',
+        '/api/users',
+        { user: { username: 'a/b', email: 'ab@example.com', password: 'aaaaaaaa' } },
+        undefined,
+        422,
+        errors('username may hold only letters, digits, _, - and single dots'),
+      ],
+      [
+        'a username with ..',
+        'PUT',
+        '/api/user',
+        { user: { username: '..' } },
+        jake,
+        422,
+        errors('username may hold only letters, digits, _, - and single dots'),
+      ],
+    ]
+    for (const [name, method, url, body, token, status, answer] of cases) {
+      const r = await call(app, method, url, body, token)
+      t.same([r.status, r.body], [status, answer], name)
+    }
+    t.same(await counts(c), before, 'no row was written')
+  })
+
+  t.test('SQL metacharacters in every field are stored and matched verbatim (parameters only)', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const evil = `x'); DROP TABLE users; -- " OR 1=1 \\ %_`
+    const token = await register(app, 'jake')
+    const upd = await call(app, 'PUT', '/api/user', { user: { bio: evil, image: evil } }, token)
+    t.match((upd.body as { user: Obj }).user, { bio: evil, image: evil })
+    const r = await call(
+      app,
+      'POST',
+      '/api/articles',
+      { article: { title: evil, description: evil, body: evil, tagList: [evil] } },
+      token,
+    )
+    t.match(
+      [r.status, (r.body as { article: Obj }).article],
+      [201, { title: evil, description: evil, body: evil, tagList: [evil] }],
+    )
+    const slug = (r.body as { article: Obj }).article['slug'] as string
+    await call(app, 'POST', `/api/articles/${slug}/comments`, { comment: { body: evil } }, token)
+    const q = encodeURIComponent(evil)
+    t.match((await call(app, 'GET', `/api/articles?tag=${q}`)).body, { articlesCount: 1 })
+    t.match((await call(app, 'GET', `/api/articles?author=${q}`)).body, { articlesCount: 0 })
+    t.match((await call(app, 'GET', `/api/articles?favorited=${encodeURIComponent("' OR '1'='1")}`)).body, {
+      articlesCount: 0,
+    })
+    t.equal((await call(app, 'GET', `/api/profiles/${encodeURIComponent("x' OR '1'='1")}`)).status, 404)
+    t.match(await counts(c), { users: 1, articles: 1, comments: 1, tags: 1 })
+  })
+
+  t.test('two identical registrations at once create one user; the other answers 422', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const user = { user: { username: 'twin', email: 'twin@example.com', password: 'twinstwins' } }
+    const [a, b] = await Promise.all([call(app, 'POST', '/api/users', user), call(app, 'POST', '/api/users', user)])
+    t.same([a.status, b.status].sort(), [201, 422])
+    t.match(await counts(c), { users: 1 })
+  })
+}
+
+function forged(token: string): string {
+  const [h, , s] = token.split('.')
+  const payload = Buffer.from(JSON.stringify({ sub: '1', exp: 4_000_000_000 })).toString('base64url')
+  return `${h}.${payload}.${s}`
+}
+
+function expired(): string {
+  return createSigner({ key: TEST_SECRET, algorithm: 'HS256' })({ sub: '1', exp: Math.floor(Date.now() / 1000) - 60 })
+}
+
+function other_secret(): string {
+  return createSigner({ key: 'another-secret-of-more-than-32-characters', algorithm: 'HS256' })({ sub: '1' })
+}

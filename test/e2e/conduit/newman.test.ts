@@ -1,0 +1,72 @@
+// The RealWorld project's own API tests (its Postman collection, run with newman) against `npm run demo -- conduit`, on
+// SQLite and on PostgreSQL. The collection is third-party and not in this repository: it is read from
+// $REALWORLD_COLLECTION or /work/shared/realworld/Conduit.postman_collection.json; without it nothing is run and a loud
+// line says so. newman comes from $NEWMAN or the PATH.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { start_child_server } from '../../helpers/child-server.js'
+import { fresh_database, TEST_SECRET } from '../../helpers/conduit.js'
+import { start_postgres } from '../../helpers/postgres-server.js'
+
+const COLLECTION = [process.env['REALWORLD_COLLECTION'], '/work/shared/realworld/Conduit.postman_collection.json'].find(
+  (p) => p !== undefined && p !== '' && existsSync(p),
+)
+
+t.setTimeout(300_000)
+
+if (COLLECTION === undefined) {
+  const line =
+    '# NOT RUN: the RealWorld Postman collection is absent (set REALWORLD_COLLECTION or put it at ' +
+    '/work/shared/realworld/Conduit.postman_collection.json); see docs/conduit.md'
+  console.error(line)
+  t.comment(line)
+} else {
+  const collection = COLLECTION
+  const newman = process.env['NEWMAN'] || 'newman'
+  t.test('the RealWorld Postman collection passes against the conduit demo', async (t) => {
+    const pg = await start_postgres(t)
+    for (const kind of ['sqlite', 'postgres'] as const) {
+      t.test(kind, async (t) => {
+        const env = { DATABASE_URL: await fresh_database(t, kind, pg), CONDUIT_JWT_SECRET: TEST_SECRET }
+        const server = await start_child_server(t, 'demo/run.ts', { env, args: ['conduit', '--port', '0'] })
+        const dir = mkdtempSync(join(tmpdir(), 'fw-newman-'))
+        t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+        const report = join(dir, 'report.json')
+        const name = `u${Date.now().toString(36)}`
+        const run = spawnSync(
+          newman,
+          [
+            'run',
+            collection,
+            '--global-var',
+            `APIURL=http://127.0.0.1:${server.port}/api`,
+            '--global-var',
+            `USERNAME=${name}`,
+            '--global-var',
+            `EMAIL=${name}@example.com`,
+            '--global-var',
+            'PASSWORD=password',
+            '--reporters',
+            'cli,json',
+            '--reporter-json-export',
+            report,
+          ],
+          { encoding: 'utf8' },
+        )
+        if (run.error !== undefined) throw new Error(`${newman} could not run (set NEWMAN): ${run.error.message}`)
+        const stats = (
+          JSON.parse(readFileSync(report, 'utf8')) as { run: { stats: Record<string, Record<string, number>> } }
+        ).run.stats
+        t.comment(`newman on ${kind}: ${JSON.stringify(stats['assertions'])}`)
+        const failed = stats['assertions']!['failed']
+        t.equal(failed, 0, failed === 0 ? `${kind}: no assertion failed` : `${kind}: newman's report:\n${run.stdout}`)
+        t.ok(stats['assertions']!['total']! > 0, 'assertions ran')
+        server.child.kill('SIGTERM')
+        await server.exited
+      })
+    }
+  })
+}
