@@ -1,10 +1,9 @@
 // http_cache: an fw route whose handler does 1 ms of CPU work (a busy-wait, standing for rendering or serialising),
 // bare against the same route behind http_cache answering hits. One server process (this file started again with
-// HTTP_CACHE_BENCH_SERVER=1), rounds interleaved with the order alternated, autocannon on 127.0.0.1.
+// bench/servers/http-cache-fw.ts), rounds interleaved with the order alternated, autocannon on 127.0.0.1.
 import { pathToFileURL } from 'node:url'
-import type { Handler } from '../index.js'
 import { ratio, scenario_rows, type BenchReport } from './report.js'
-import { announce, load, start_server, warm_up, WARM_UP_S } from './servers.js'
+import { load, start_server, warm_up, WARM_UP_S } from './servers.js'
 
 const WORK_MS = 1
 const ROUTES = [
@@ -13,29 +12,6 @@ const ROUTES = [
 ] as const
 const SCENARIO = `handler with ${WORK_MS} ms CPU`
 
-/**
- * The server: the same handler at /work and behind http_cache at /cached/work; GET /calls says how often the handler
- * ran behind the cache (requests of an uncached run still queued when it ends do not count there).
- */
-async function serve(): Promise<number> {
-  const { App, middleware } = await import('../index.js')
-  const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
-  let cached_calls = 0
-  const work =
-    (count: boolean): Handler =>
-    (_req, res) => {
-      const until = performance.now() + WORK_MS
-      while (performance.now() < until);
-      if (count) cached_calls++
-      res.json('ok', true)
-    }
-  app.use('/cached', middleware.app.http_cache({ policy: { ttl_ms: 3_600_000 } }))
-  app.get('/work', work(false))
-  app.get('/cached/work', work(true))
-  app.get('/calls', (_req, res) => void res.json('calls', cached_calls))
-  return app.listen(0)
-}
-
 async function calls(port: number): Promise<number> {
   return ((await (await fetch(`http://127.0.0.1:${port}/calls`)).json()) as { calls: number }).calls
 }
@@ -43,7 +19,7 @@ async function calls(port: number): Promise<number> {
 /** Runs the benchmark; `quick` shortens each run for a smoke test. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const duration_s = opts.quick ? 1 : 2
-  const server = await start_server('fw', '../http-cache.ts', { HTTP_CACHE_BENCH_SERVER: '1' })
+  const server = await start_server('fw', 'http-cache-fw.ts')
   try {
     // The first request stores the entry, so every request of the cached runs is a hit.
     const first = await fetch(`http://127.0.0.1:${server.port}/cached/work`)
@@ -80,8 +56,6 @@ function report(figures: Map<string, number[]>, duration_s: number, cached_calls
   }
 }
 
-if (process.env.HTTP_CACHE_BENCH_SERVER !== undefined) {
-  announce(await serve())
-} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(JSON.stringify(await bench({ rounds: 5 }), null, 2))
 }

@@ -71,13 +71,15 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
       const t = x.target === undefined ? '' : `${met(x) ? 'met' : '**missed**'} (${target_text(x)})`
       out.push(`| ${x.scenario} | ${x.label} | ${x.value.toFixed(2)}x | ${t} |`)
     }
-    out.push('', '| scenario | competitor | median | spread (min–max) | rounds |', '|---|---|---|---|---|')
+    out.push('', '| scenario | competitor | median (or pooled) | spread (min–max) | rounds |', '|---|---|---|---|---|')
     for (const row of r.rows) {
       const fmt = (n: number): string => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3))
       const spread = `${fmt(Math.min(...row.rounds))}–${fmt(Math.max(...row.rounds))}`
-      out.push(
-        `| ${row.scenario} | ${row.competitor} | ${fmt(row.median)} ${row.unit} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`,
-      )
+      const figure =
+        row.pooled_over_collections === undefined
+          ? `${fmt(row.median)} ${row.unit}`
+          : `${fmt(row.median)} ${row.unit} (all rounds pooled, ${row.pooled_over_collections} GCs)`
+      out.push(`| ${row.scenario} | ${row.competitor} | ${figure} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`)
     }
     if (r.notes?.length) out.push('', ...r.notes.map((n) => `- ${n}`))
     out.push('')

@@ -10,6 +10,11 @@ export interface BenchRow {
   rounds: number[]
   unit: string
   lower_is_better?: boolean
+  /**
+   * `median` is not the rounds' median but all rounds pooled (their sum of bytes over their sum of requests), over this
+   * many garbage collections: how bytes allocated per request are given (bench/allocations.ts).
+   */
+  pooled_over_collections?: number
 }
 
 /** A ratio of two competitors' medians in one scenario, with the target it is held to. */

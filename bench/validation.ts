@@ -2,7 +2,7 @@
 // Fastify with the equivalent JSON Schema (Ajv, compiled); server CPU per request on the shared wrk harness.
 import { pathToFileURL } from 'node:url'
 import { ratio, scenario_rows, type BenchReport } from './report.js'
-import { ORDER_TEXT } from './servers/validation-body.js'
+import { ORDER_TEXT } from './validation-body.js'
 import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
 
 const COMPETITORS = [
