@@ -78,9 +78,24 @@ export function between(before: Allocated, after: Allocated): Allocated {
 export function pooled(windows: ReadonlyArray<{ allocated: Allocated; units: number }>): number {
   let bytes = 0
   let units = 0
+  let collections = 0
   for (const w of windows) {
     bytes += w.allocated.bytes
     units += w.units
+    collections += w.allocated.collections
   }
-  return bytes / units
+  return collections < MIN_COLLECTIONS ? NaN : bytes / units
+}
+
+/**
+ * Fewer collections than this over all windows give no figure (NaN, "n/a" in the docs): the tails at both ends could
+ * be most of it, and a server that never collected would read 0 bytes.
+ */
+export const MIN_COLLECTIONS = 4
+
+/** How close a pooled figure over `collections` collections is: within one collection's allocation, about 1/n. */
+export function precision(collections: number): string {
+  return collections < MIN_COLLECTIONS
+    ? `${collections} GCs: too few to measure`
+    : `pooled over ${collections} GCs, within about ${Math.ceil(100 / collections)}%`
 }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm, truncate } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { pooled } from './allocations.js'
+import { pooled, type Allocated } from './allocations.js'
 import { cost_ratio, median, type BenchRatio, type BenchRow } from './report.js'
 import { measure, node_binaries, start_pinned, type CpuFigure, type PinnedServer, type WrkLoad } from './wrk.js'
 
@@ -153,15 +153,14 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
         true,
       ),
     )
-    rows.push({
-      ...row(
-        list.map((f) => f.allocated.bytes / f.requests),
+    rows.push(
+      bytes_row(
+        at,
+        competitor,
         BYTES_UNIT,
-        true,
+        list.map((f) => ({ allocated: f.allocated, units: f.requests })),
       ),
-      median: pooled(list.map((f) => ({ allocated: f.allocated, units: f.requests }))),
-      pooled_over_collections: list.reduce((n, f) => n + f.allocated.collections, 0),
-    })
+    )
     rows.push(
       row(
         list.map((f) => f.rps),
@@ -170,6 +169,27 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
     )
   }
   return rows
+}
+
+/**
+ * The row of V8 heap bytes allocated per unit of work (a request, a message) of one competitor over its windows: each
+ * window's figure as a round, and all of them pooled as the figure (bench/allocations.ts).
+ */
+export function bytes_row(
+  scenario: string,
+  competitor: string,
+  unit: string,
+  windows: ReadonlyArray<{ allocated: Allocated; units: number }>,
+): BenchRow {
+  return {
+    scenario,
+    competitor,
+    median: pooled(windows),
+    rounds: windows.map((w) => w.allocated.bytes / w.units),
+    unit,
+    lower_is_better: true,
+    pooled_over_collections: windows.reduce((n, w) => n + w.allocated.collections, 0),
+  }
 }
 
 /**
