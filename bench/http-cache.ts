@@ -2,7 +2,9 @@
 // bare against the same route behind http_cache answering hits. One server process (this file started again with
 // bench/servers/http-cache-fw.ts), rounds interleaved with the order alternated, autocannon on 127.0.0.1.
 import { pathToFileURL } from 'node:url'
-import { ratio, scenario_rows, type BenchReport } from './report.js'
+import { between, type Allocated } from './allocations.js'
+import { BYTES_UNIT, bytes_row } from './cpu.js'
+import { cost_ratio, ratio, scenario_rows, type BenchReport } from './report.js'
 import { load, start_server, warm_up, WARM_UP_S } from './servers.js'
 
 const WORK_MS = 1
@@ -30,27 +32,40 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
         ROUTES.map(([, path]) => ({ path, pipelining: 1 })),
       )
     const figures = new Map<string, number[]>(ROUTES.map(([name]) => [name, []]))
+    const heap = new Map<string, Array<{ allocated: Allocated; units: number }>>(ROUTES.map(([name]) => [name, []]))
     const before = await calls(server.port)
     for (let round = 0; round < opts.rounds; round++) {
       for (const [name, path] of round % 2 ? [...ROUTES].reverse() : ROUTES) {
-        figures.get(name)!.push(await load(server.port, { path, pipelining: 1, duration_s }))
+        const heap_before = await server.allocated()
+        const r = await load(server.port, { path, pipelining: 1, duration_s })
+        figures.get(name)!.push(r.rps)
+        heap.get(name)!.push({ allocated: between(heap_before, await server.allocated()), units: r.answered })
       }
     }
-    return report(figures, duration_s, (await calls(server.port)) - before)
+    return report(figures, heap, duration_s, (await calls(server.port)) - before)
   } finally {
     await server.stop()
   }
 }
 
-function report(figures: Map<string, number[]>, duration_s: number, cached_calls: number): BenchReport {
+function report(
+  figures: Map<string, number[]>,
+  heap: Map<string, Array<{ allocated: Allocated; units: number }>>,
+  duration_s: number,
+  cached_calls: number,
+): BenchReport {
   const { rows, row } = scenario_rows(SCENARIO, figures, 'req/s')
+  const bytes = ROUTES.map(([name]) => bytes_row(SCENARIO, name, BYTES_UNIT, heap.get(name)!))
   return {
     name: 'http-cache',
-    rows,
-    ratios: [ratio(SCENARIO, 'hit / uncached', row('http_cache hit'), row('uncached'), 1.5)],
+    rows: [...rows, ...bytes],
+    ratios: [
+      ratio(SCENARIO, 'hit / uncached', row('http_cache hit'), row('uncached'), 1.5),
+      cost_ratio(SCENARIO, 'hit / uncached bytes', bytes[1]!, bytes[0]!),
+    ],
     notes: [
       `GET with a handler that busy-waits ${WORK_MS} ms and answers JSON; http_cache over the default LruMemoryStore, ttl 1 h`,
-      `autocannon -c 100 -p 1, ${duration_s} s per run after ${WARM_UP_S} s of untimed warm-up, the two routes alternating first; req/s medians`,
+      `autocannon -c 100 -p 1, ${duration_s} s per run after ${WARM_UP_S} s of untimed warm-up, the two routes alternating first; req/s medians; V8 heap bytes the server allocated per answered request, all rounds pooled`,
       `handler runs behind http_cache during the measured runs: ${cached_calls}${cached_calls === 0 ? ' (every request a hit)' : ''}`,
     ],
   }

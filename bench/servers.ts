@@ -50,8 +50,11 @@ export interface Load {
   duration_s: number
 }
 
-/** Requests per second of one bounded autocannon run against 127.0.0.1; non-2xx answers make it throw. */
-export async function load(port: number, l: Load): Promise<number> {
+/**
+ * Requests per second and requests answered of one bounded autocannon run against 127.0.0.1; non-2xx answers make it
+ * throw.
+ */
+export async function load(port: number, l: Load): Promise<{ rps: number; answered: number }> {
   const opts: autocannon.Options = {
     url: `http://127.0.0.1:${port}${l.path}`,
     method: l.method ?? 'GET',
@@ -63,7 +66,7 @@ export async function load(port: number, l: Load): Promise<number> {
   if (l.body !== undefined) opts.body = l.body
   const r = await autocannon(opts)
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${l.path} on ${port}: ${r.non2xx} non-2xx, ${r.errors} errors`)
-  return r.requests.average
+  return { rps: r.requests.average, answered: r.requests.total }
 }
 
 /** Seconds of untimed load each server gets on each of its routes before the measured rounds. */
