@@ -4,7 +4,9 @@
 import http from 'node:http'
 import { readFile, writeFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
+import { between, type Allocated } from './allocations.js'
+import { bytes_row } from './cpu.js'
+import { cost_ratio, ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
 import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
 
 /** Each competitor and its server script. */
@@ -36,24 +38,34 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
     const cpu = new Map<string, number[]>()
-    const add = (key: string, v: number): void => void cpu.set(key, [...(cpu.get(key) ?? []), v])
+    const heap = new Map<string, Window[]>()
+    const add = (key: string, v: number, w: Window): void => {
+      cpu.set(key, [...(cpu.get(key) ?? []), v])
+      heap.set(key, [...(heap.get(key) ?? []), w])
+    }
     for (let round = 0; round < opts.rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse()
       for (const server of order) {
-        for (const s of WRK_SCENARIOS)
-          add(`${s.name}|${server.name}`, (await measure(server, { ...s.load, duration_s })).cpu_us_per_req)
-        add(`sse fan-out|${server.name}`, await sse_fan_out(server, 50, 1000))
+        for (const s of WRK_SCENARIOS) {
+          const f = await measure(server, { ...s.load, duration_s })
+          add(`${s.name}|${server.name}`, f.cpu_us_per_req, { allocated: f.allocated, units: f.requests })
+        }
+        const sse = await sse_fan_out(server, 50, 1000)
+        add(`sse fan-out|${server.name}`, sse.cpu_us, { allocated: sse.allocated, units: 50 })
       }
     }
     const rss = new Map<string, number[]>()
     for (const [name, script] of COMPETITORS) rss.set(name, [await fresh_rss_growth_mb(name, script, 100)])
-    return report(cpu, rss)
+    return report(cpu, heap, rss)
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
   }
 }
 
-function report(cpu: Map<string, number[]>, rss: Map<string, number[]>): BenchReport {
+/** A measured run's V8 allocation and its units of work (requests, client streams). */
+type Window = { allocated: Allocated; units: number }
+
+function report(cpu: Map<string, number[]>, heap: Map<string, Window[]>, rss: Map<string, number[]>): BenchReport {
   const rows: BenchRow[] = []
   const ratios: BenchRatio[] = []
   for (const scenario of [...WRK_SCENARIOS.map((s) => s.name), 'sse fan-out']) {
@@ -65,6 +77,10 @@ function report(cpu: Map<string, number[]>, rss: Map<string, number[]>): BenchRe
     for (const x of r) x.lower_is_better = true
     rows.push(...r)
     ratios.push(ratio(scenario, 'fw vs fastify (CPU)', row('fw'), row('fastify'), 0.95))
+    const bytes_unit = scenario === 'sse fan-out' ? 'B allocated per 1,000-event client' : 'B allocated/request'
+    const bytes = (c: string): BenchRow => bytes_row(scenario, c, bytes_unit, heap.get(`${scenario}|${c}`)!)
+    rows.push(bytes('fw'), bytes('fastify'))
+    ratios.push(cost_ratio(scenario, 'fw / fastify bytes', bytes('fw'), bytes('fastify')))
   }
   const { rows: mem } = scenario_rows('100 MB download RSS growth', rss, 'MB')
   for (const x of mem) x.lower_is_better = true
@@ -76,7 +92,7 @@ function report(cpu: Map<string, number[]>, rss: Map<string, number[]>): BenchRe
     notes: [
       'Upload and download: wrk on core 1, the server pinned to core 0, server CPU (utime+stime) per answered request.',
       'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream.',
-      'A ratio above 1 means fw used less CPU than Fastify. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
+      'A CPU ratio above 1 means fw used less CPU than Fastify; a bytes ratio (fw / fastify V8 heap bytes allocated, all rounds pooled; Buffer contents live outside the heap) below 1 means fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
     ],
   }
 }
@@ -88,13 +104,22 @@ async function cpu_us(pid: number): Promise<number> {
   return (Number(f[11]) + Number(f[12])) * 10_000
 }
 
-/** `clients` concurrent readers of `/events?n=<events>`; resolves with the server's CPU µs per client stream. */
-export async function sse_fan_out(server: PinnedServer, clients: number, events: number): Promise<number> {
+/**
+ * `clients` concurrent readers of `/events?n=<events>`; resolves with the server's CPU µs per client stream and what V8
+ * allocated meanwhile.
+ */
+export async function sse_fan_out(
+  server: PinnedServer,
+  clients: number,
+  events: number,
+): Promise<{ cpu_us: number; allocated: Allocated }> {
+  const heap_before = await server.allocated()
   const before = await cpu_us(server.pid)
   await Promise.all(
     Array.from({ length: clients }, () => read_all(server.port, `/events?n=${events}`, `id: ${events}\n`)),
   )
-  return ((await cpu_us(server.pid)) - before) / clients
+  const cpu = ((await cpu_us(server.pid)) - before) / clients
+  return { cpu_us: cpu, allocated: between(heap_before, await server.allocated()) }
 }
 
 /** GETs `path` and discards the body; with `mark`, fails unless the body contained it. */

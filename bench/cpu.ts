@@ -1,10 +1,11 @@
-// Interleaved CPU-per-request rounds on pinned servers (bench/wrk.ts), and the report rows and ratios they give: each
-// scenario's competitors run one after another within a round, in an order rotated every round, so a noisy neighbour
-// on the shared machine weighs on all of them alike and the ratios of CPU per request stay put.
+// Interleaved rounds on pinned servers (bench/wrk.ts), and the report rows and ratios they give, in CPU per request and
+// in V8 heap bytes allocated per request: each scenario's competitors run one after another within a round, in an
+// order rotated every round, so a noisy neighbour on the shared machine weighs on all of them alike.
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, truncate } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { pooled, type Allocated } from './allocations.js'
 import { cost_ratio, median, type BenchRatio, type BenchRow } from './report.js'
 import { measure, node_binaries, start_pinned, type CpuFigure, type PinnedServer, type WrkLoad } from './wrk.js'
 
@@ -123,26 +124,77 @@ export async function on_each_node(
 
 /** The unit of the CPU rows. */
 export const CPU_UNIT = 'µs CPU/request'
+/** The unit of the allocation rows. */
+export const BYTES_UNIT = 'B allocated/request'
+/** Each cost a ratio can compare, by its rows' unit, and the word its label ends with. */
+const COSTS = { cpu: { unit: CPU_UNIT, word: 'CPU' }, bytes: { unit: BYTES_UNIT, word: 'bytes' } } as const
 
 /**
- * Two rows per scenario and competitor: server CPU µs per request (lower is better) and req/s, each over the rounds.
+ * Three rows per scenario and competitor: server CPU µs per request (the rounds' median), V8 heap bytes allocated per
+ * request (all rounds pooled; bench/allocations.ts), both lower is better, and req/s (the rounds' median).
  */
 export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
   const rows: BenchRow[] = []
   for (const [key, list] of figures) {
     const [scenario, competitor] = key.split('|') as [string, string]
-    const cpu = list.map((f) => f.cpu_us_per_req)
-    const rps = list.map((f) => f.rps)
     const at = `${scenario} (${node_label})`
-    rows.push({ scenario: at, competitor, median: median(cpu), rounds: cpu, unit: CPU_UNIT, lower_is_better: true })
-    rows.push({ scenario: at, competitor, median: median(rps), rounds: rps, unit: 'req/s' })
+    const row = (rounds: number[], unit: string, lower_is_better?: true): BenchRow => ({
+      scenario: at,
+      competitor,
+      median: median(rounds),
+      rounds,
+      unit,
+      ...(lower_is_better ? { lower_is_better } : {}),
+    })
+    rows.push(
+      row(
+        list.map((f) => f.cpu_us_per_req),
+        CPU_UNIT,
+        true,
+      ),
+    )
+    rows.push(
+      bytes_row(
+        at,
+        competitor,
+        BYTES_UNIT,
+        list.map((f) => ({ allocated: f.allocated, units: f.requests })),
+      ),
+    )
+    rows.push(
+      row(
+        list.map((f) => f.rps),
+        'req/s',
+      ),
+    )
   }
   return rows
 }
 
 /**
- * `a / b` of CPU per request in one scenario on one Node binary: the median of the rounds' ratios, held to the ceiling
- * `at_most`.
+ * The row of V8 heap bytes allocated per unit of work (a request, a message) of one competitor over its windows: each
+ * window's figure as a round, and all of them pooled as the figure (bench/allocations.ts).
+ */
+export function bytes_row(
+  scenario: string,
+  competitor: string,
+  unit: string,
+  windows: ReadonlyArray<{ allocated: Allocated; units: number }>,
+): BenchRow {
+  return {
+    scenario,
+    competitor,
+    median: pooled(windows),
+    rounds: windows.map((w) => w.allocated.bytes / w.units),
+    unit,
+    lower_is_better: true,
+    pooled_over_collections: windows.reduce((n, w) => n + w.allocated.collections, 0),
+  }
+}
+
+/**
+ * `a / b` of one cost per request (CPU by default, or bytes allocated) in one scenario on one Node binary, held to the
+ * ceiling `at_most`: for CPU the median of the rounds' ratios, for bytes the ratio of the pooled figures.
  */
 export function cpu_ratio(
   rows: readonly BenchRow[],
@@ -151,26 +203,52 @@ export function cpu_ratio(
   a: string,
   b: string,
   at_most?: number,
+  cost: keyof typeof COSTS = 'cpu',
 ): BenchRatio {
   const at = `${scenario} (${node_label})`
+  const { unit, word } = COSTS[cost]
   const row = (c: string): BenchRow => {
-    const found = rows.find((r) => r.scenario === at && r.competitor === c && r.unit === CPU_UNIT)
-    if (found === undefined) throw new Error(`no CPU figures for ${c} in ${at}`)
+    const found = rows.find((r) => r.scenario === at && r.competitor === c && r.unit === unit)
+    if (found === undefined) throw new Error(`no ${word} figures for ${c} in ${at}`)
     return found
   }
   const ra = row(a)
   const rb = row(b)
+  const ratio = cost_ratio(at, `${a} / ${b} ${word}`, ra, rb, at_most)
+  // Bytes allocated do not follow the machine's load; one round's bytes are exact only to a young generation at each
+  // end, which pooling removes.
+  if (cost === 'bytes') return ratio
   // Each round's ratio pairs two runs made seconds apart, so a load change on the shared machine between rounds cancels
   // out; the median of those is steadier than the ratio of the two medians.
   const paired = ra.rounds.map((x, i) => x / rb.rounds[i]!)
-  return { ...cost_ratio(at, `${a} / ${b} CPU`, ra, rb, at_most), value: median(paired) }
+  return { ...ratio, value: median(paired) }
+}
+
+/**
+ * The CPU and the bytes ratio of `a / b` in one scenario on one Node binary, each held to its ceiling when given.
+ * @example
+ * cost_ratios(rows, 'json hello', 'node v20.20.2', 'fw', 'fastify', { cpu: 1.1, bytes: 1.25 })
+ */
+export function cost_ratios(
+  rows: readonly BenchRow[],
+  scenario: string,
+  node_label: string,
+  a: string,
+  b: string,
+  at_most: { cpu?: number; bytes?: number } = {},
+): BenchRatio[] {
+  return [
+    cpu_ratio(rows, scenario, node_label, a, b, at_most.cpu),
+    cpu_ratio(rows, scenario, node_label, a, b, at_most.bytes, 'bytes'),
+  ]
 }
 
 /** The method note every CPU-per-request bench shares. */
 export function method_note(run: Pick<CpuRun, 'duration_s' | 'warm_up_s' | 'rounds'>): string {
   return (
     `each server pinned to core 0 (taskset), wrk -t1 -c64 pinned to core 1, ${run.warm_up_s} s of untimed warm-up per scenario and ` +
-    `server, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, ` +
-    "medians over rounds; ratios are fw / competitor on CPU per request (lower is better for fw), the median of each round's ratio"
+    `server, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, the median of the rounds; V8 heap bytes allocated per ` +
+    'answered request (the sum of `allocated=` over the --trace-gc-nvp lines written during the runs), all rounds pooled; ratios are fw / competitor ' +
+    "(lower is better for fw): for CPU the median of each round's ratio, for bytes the ratio of the pooled figures"
   )
 }

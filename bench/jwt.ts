@@ -5,7 +5,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { createSigner } from 'fast-jwt'
 import { sign_dev_token } from '../lib/middleware/app/auth-presets.js'
-import { cpu_ratio, on_each_node } from './cpu.js'
+import { cost_ratios, on_each_node } from './cpu.js'
 import type { BenchReport } from './report.js'
 
 const SCENARIO = 'jwt protected json'
@@ -60,12 +60,12 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     ...signed.map((a) => a.scenario),
   ]
   const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
-    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'fastify-jwt', 1),
-    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'express-jwt', 0.5),
-    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'hono-jwt'),
+    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-jwt', { cpu: 1 }),
+    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'express-jwt', { cpu: 0.5 }),
+    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'hono-jwt'),
     // Target: at least 0.95x of @fastify/jwt's efficiency, so fw's CPU per request at most 1 / 0.95 of it.
-    ...signed.map(({ scenario: s }) =>
-      cpu_ratio(node_rows, s.name, node, s.competitors[0], s.competitors[1], 1 / 0.95),
+    ...signed.flatMap(({ scenario: s }) =>
+      cost_ratios(node_rows, s.name, node, s.competitors[0], s.competitors[1], { cpu: 1 / 0.95 }),
     ),
   ])
   return {

@@ -2,7 +2,7 @@
 // HTTP scenario (bench/cpu.ts: pinned servers, wrk on its own core, interleaved rounds, CPU per request): the figures
 // behind docs/performance.md's account of where fw's time goes.
 import { pathToFileURL } from 'node:url'
-import { cpu_ratio, on_each_node, type Competitor } from './cpu.js'
+import { cost_ratios, on_each_node, type Competitor } from './cpu.js'
 import { ECHO, HELLO, PARAM } from './http.js'
 import type { BenchReport } from './report.js'
 
@@ -25,7 +25,7 @@ const PARTS = [
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const scenarios = PARTS.map((p) => ({ name: p.name, load: p.load, competitors: [...p.pair] }))
   const { rows, ratios, note } = await on_each_node(opts, { competitors: COMPETITORS, scenarios }, (node_rows, node) =>
-    PARTS.map((p) => cpu_ratio(node_rows, p.name, node, p.pair[0], p.pair[1])),
+    PARTS.flatMap((p) => cost_ratios(node_rows, p.name, node, p.pair[0], p.pair[1])),
   )
   return {
     name: 'parts',

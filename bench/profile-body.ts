@@ -18,7 +18,7 @@ if (wrk === undefined && scenario !== 'sse') throw new Error(`unknown scenario $
 async function load(server: PinnedServer, duration_s: number): Promise<number> {
   if (wrk !== undefined) return (await measure(server, { ...wrk.load, duration_s })).cpu_us_per_req
   let sum = 0
-  for (let i = 0; i < duration_s; i++) sum += await sse_fan_out(server, 50, 1000)
+  for (let i = 0; i < duration_s; i++) sum += (await sse_fan_out(server, 50, 1000)).cpu_us
   return sum / duration_s
 }
 

@@ -6,7 +6,9 @@ import { pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
 import { create_redis_client } from '../lib/redis/index.js'
 import { start_redis } from '../test/helpers/redis-server.js'
-import { median, ratio, type BenchReport, type BenchRow } from './report.js'
+import { between, type Allocated } from './allocations.js'
+import { BYTES_UNIT, bytes_row } from './cpu.js'
+import { cost_ratio, median, ratio, type BenchReport, type BenchRow } from './report.js'
 import { start_server, type Server } from './servers.js'
 
 const CONNECTIONS = 100
@@ -37,7 +39,7 @@ async function load(
   path: string,
   duration_s: number,
   jar: string[],
-): Promise<{ rps: number; sent: number }> {
+): Promise<{ rps: number; sent: number; answered: number }> {
   let next = 0
   const r = await autocannon({
     url: `http://127.0.0.1:${port}${path}`,
@@ -47,7 +49,7 @@ async function load(
     setupClient: (client) => client.setHeaders({ cookie: jar[next++ % jar.length]! }),
   })
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path} on ${port}: ${r.non2xx} non-2xx, ${r.errors} errors`)
-  return { rps: r.requests.average, sent: r.requests.sent }
+  return { rps: r.requests.average, sent: r.requests.sent, answered: r.requests.total }
 }
 
 /** Calls of the round-trip commands so far, from INFO commandstats. */
@@ -75,6 +77,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     const jars = new Map(await Promise.all(servers.map(async (s) => [s.name, await cookies(s.port)] as const)))
     const figures = new Map<string, number[]>()
     const trips = new Map<string, number[]>()
+    const heap = new Map<string, Array<{ allocated: Allocated; units: number }>>()
     const record = (m: Map<string, number[]>, k: string, v: number) => m.set(k, [...(m.get(k) ?? []), v])
     if (!opts.quick)
       for (const s of servers) for (const sc of SCENARIOS) await load(s.port, sc.path, 1, jars.get(s.name)!)
@@ -83,8 +86,14 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
         // Alternate which store goes first, so neither always runs on a machine warmed by the other.
         for (const s of round % 2 ? [...servers].reverse() : servers) {
           const before = await round_trip_calls(() => admin.info('commandstats'))
+          const heap_before = await s.allocated()
           const r = await load(s.port, sc.path, duration_s, jars.get(s.name)!)
           record(figures, `${sc.name}|${s.name}`, r.rps)
+          const key = `${sc.name}|${s.name}`
+          heap.set(key, [
+            ...(heap.get(key) ?? []),
+            { allocated: between(heap_before, await s.allocated()), units: r.answered },
+          ])
           if (s.name !== 'redis') continue
           // Requests cut at the end of the run still reach the server: let their commands land before counting.
           await new Promise((resolve) => setTimeout(resolve, 200))
@@ -92,13 +101,18 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
         }
       }
     }
-    return report(figures, trips, duration_s)
+    return report(figures, trips, heap, duration_s)
   } finally {
     for (const fn of cleanup.reverse()) await fn()
   }
 }
 
-function report(figures: Map<string, number[]>, trips: Map<string, number[]>, duration_s: number): BenchReport {
+function report(
+  figures: Map<string, number[]>,
+  trips: Map<string, number[]>,
+  heap: Map<string, Array<{ allocated: Allocated; units: number }>>,
+  duration_s: number,
+): BenchReport {
   const rows: BenchRow[] = [...figures].map(([key, rounds]) => {
     const [scenario, competitor] = key.split('|') as [string, string]
     return { scenario, competitor, median: median(rounds), rounds, unit: 'req/s' }
@@ -113,15 +127,29 @@ function report(figures: Map<string, number[]>, trips: Map<string, number[]>, du
       lower_is_better: true,
     })
   }
-  const row = (s: string, c: string): BenchRow => rows.find((r) => r.scenario === s && r.competitor === c)!
+  for (const [key, windows] of heap) {
+    const [scenario, competitor] = key.split('|') as [string, string]
+    rows.push(bytes_row(scenario, competitor, BYTES_UNIT, windows))
+  }
+  const row = (s: string, c: string, unit = 'req/s'): BenchRow =>
+    rows.find((r) => r.scenario === s && r.competitor === c && r.unit === unit)!
   return {
     name: 'redis',
     rows,
-    ratios: SCENARIOS.map((sc) => ratio(sc.name, 'redis / memory', row(sc.name, 'redis'), row(sc.name, 'memory'))),
+    ratios: SCENARIOS.flatMap((sc) => [
+      ratio(sc.name, 'redis / memory', row(sc.name, 'redis'), row(sc.name, 'memory')),
+      cost_ratio(
+        sc.name,
+        'redis / memory bytes',
+        row(sc.name, 'redis', BYTES_UNIT),
+        row(sc.name, 'memory', BYTES_UNIT),
+      ),
+    ]),
     notes: [
       'GET /session: load, count up, save (a session per connection); GET /limited: rate_limit that never triggers, all hits on one key',
       `autocannon -c ${CONNECTIONS} -p 1, ${duration_s} s per run, stores alternating first; req/s medians; Redis on 127.0.0.1, no persistence`,
       'round trips: GET/SET/DEL/EVALSHA calls per request sent, from INFO commandstats deltas around each run',
+      'bytes: V8 heap bytes the server allocated per answered request (its --trace-gc-nvp lines during each run), all rounds pooled',
     ],
   }
 }

@@ -1,6 +1,7 @@
 // Renders benchmark reports as the markdown of docs/performance.md and an SVG bar chart of the fw ratios.
 import { METHOD, PROFILE } from './notes.js'
-import { met, target_text, type BenchReport } from './report.js'
+import { precision } from './allocations.js'
+import { met, ratio_text, target_text, type BenchReport } from './report.js'
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
@@ -11,12 +12,14 @@ export function render_chart(reports: readonly BenchReport[]): string {
   const gap = 6
   const left = 360
   const scale = 60
-  const max = Math.max(2, ...ratios.map((r) => Math.min(r.value, 12)))
+  // A ratio that could not be measured draws no bar.
+  const shown = (v: number): number => (Number.isFinite(v) ? Math.min(v, 12) : 0)
+  const max = Math.max(2, ...ratios.map((r) => shown(r.value)))
   const width = left + max * scale + 80
   const height = ratios.length * (bar_h + gap) + 40
   const bars = ratios.map((r, i) => {
     const y = 30 + i * (bar_h + gap)
-    const w = Math.min(r.value, 12) * scale
+    const w = shown(r.value) * scale
     const ok = met(r)
     const tick =
       r.target === undefined
@@ -25,7 +28,7 @@ export function render_chart(reports: readonly BenchReport[]): string {
     return (
       `<text x="${left - 6}" y="${y + 12}" text-anchor="end" font-size="11">${esc(`${r.module}: ${r.scenario} ${r.label}`)}</text>` +
       `<rect x="${left}" y="${y}" width="${w}" height="${bar_h}" fill="${ok ? '#4a8' : '#d55'}"/>` +
-      `<text x="${left + w + 4}" y="${y + 12}" font-size="11">${r.value.toFixed(2)}x</text>${tick}`
+      `<text x="${left + w + 4}" y="${y + 12}" font-size="11">${ratio_text(r.value)}</text>${tick}`
     )
   })
   const one = `<line x1="${left + scale}" x2="${left + scale}" y1="20" y2="${height - 5}" stroke="#888" stroke-dasharray="3,3"/>`
@@ -69,15 +72,22 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
     out.push('| scenario | ratio | value | target |', '|---|---|---|---|')
     for (const x of r.ratios) {
       const t = x.target === undefined ? '' : `${met(x) ? 'met' : '**missed**'} (${target_text(x)})`
-      out.push(`| ${x.scenario} | ${x.label} | ${x.value.toFixed(2)}x | ${t} |`)
+      out.push(`| ${x.scenario} | ${x.label} | ${ratio_text(x.value)} | ${t} |`)
     }
-    out.push('', '| scenario | competitor | median | spread (min–max) | rounds |', '|---|---|---|---|---|')
+    out.push('', '| scenario | competitor | median (or pooled) | spread (min–max) | rounds |', '|---|---|---|---|---|')
     for (const row of r.rows) {
-      const fmt = (n: number): string => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3))
+      const fmt = (n: number | null): string =>
+        n === null || !Number.isFinite(n)
+          ? 'n/a'
+          : Math.abs(n) >= 100
+            ? Math.round(n).toLocaleString('en-US')
+            : n.toPrecision(3)
       const spread = `${fmt(Math.min(...row.rounds))}–${fmt(Math.max(...row.rounds))}`
-      out.push(
-        `| ${row.scenario} | ${row.competitor} | ${fmt(row.median)} ${row.unit} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`,
-      )
+      const figure =
+        row.pooled_over_collections === undefined
+          ? `${fmt(row.median)} ${row.unit}`
+          : `${fmt(row.median)} ${row.unit} (${precision(row.pooled_over_collections)})`
+      out.push(`| ${row.scenario} | ${row.competitor} | ${figure} | ${spread} | ${row.rounds.map(fmt).join(', ')} |`)
     }
     if (r.notes?.length) out.push('', ...r.notes.map((n) => `- ${n}`))
     out.push('')

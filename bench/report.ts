@@ -10,6 +10,11 @@ export interface BenchRow {
   rounds: number[]
   unit: string
   lower_is_better?: boolean
+  /**
+   * `median` is not the rounds' median but all rounds pooled (their sum of bytes over their sum of requests), over this
+   * many garbage collections: how bytes allocated per request are given (bench/allocations.ts).
+   */
+  pooled_over_collections?: number
 }
 
 /** A ratio of two competitors' medians in one scenario, with the target it is held to. */
@@ -23,9 +28,16 @@ export interface BenchRatio {
   at_most?: boolean
 }
 
+/** A ratio as the docs and the console show it; a figure that could not be measured (NaN, null in JSON) reads n/a. */
+export function ratio_text(value: number | null): string {
+  return value !== null && Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a'
+}
+
 /** Whether a ratio meets its target (true when it has none). */
 export function met(r: BenchRatio): boolean {
   if (r.target === undefined) return true
+  // Not measured (NaN, or null once written as JSON) is never a met target.
+  if (!Number.isFinite(r.value)) return false
   return r.at_most ? r.value <= r.target : r.value >= r.target
 }
 

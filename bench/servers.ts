@@ -1,34 +1,36 @@
-// Starting benchmark servers in their own processes and loading them with autocannon from this one (127.0.0.1 only).
+// Starting benchmark servers in their own processes (unpinned, V8's GC trace on their stdout) and loading them with
+// autocannon from this one (127.0.0.1 only), for the modules that measure req/s.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import autocannon from 'autocannon'
+import { GC_TRACE_FLAGS, server_output, type Allocated } from './allocations.js'
 import { compiled } from './compiled.js'
 
 /** A server process serving on 127.0.0.1. */
 export interface Server {
   readonly name: string
   readonly port: number
+  /** What V8 reported allocated so far (bench/allocations.ts). */
+  allocated(): Promise<Allocated>
   stop(): Promise<void>
 }
 
 /** Starts `bench/servers/<script>`, compiled; it prints `listening <port>` when ready. */
 export async function start_server(name: string, script: string, env: Record<string, string> = {}): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, [compiled('servers/' + script)], {
+  const child: ChildProcess = spawn(process.execPath, [...GC_TRACE_FLAGS, compiled('servers/' + script)], {
     env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /listening (\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
-    })
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)))
-  })
+  const output = server_output(
+    name,
+    child.stdout!,
+    once(child, 'exit').then(([code]) => code as number | null),
+  )
+  const port = await output.port
   return {
     name,
     port,
+    allocated: () => output.allocated(),
     async stop() {
       if (child.exitCode !== null) return
       child.kill('SIGTERM')
@@ -48,8 +50,11 @@ export interface Load {
   duration_s: number
 }
 
-/** Requests per second of one bounded autocannon run against 127.0.0.1; non-2xx answers make it throw. */
-export async function load(port: number, l: Load): Promise<number> {
+/**
+ * Requests per second and requests answered of one bounded autocannon run against 127.0.0.1; non-2xx answers make it
+ * throw.
+ */
+export async function load(port: number, l: Load): Promise<{ rps: number; answered: number }> {
   const opts: autocannon.Options = {
     url: `http://127.0.0.1:${port}${l.path}`,
     method: l.method ?? 'GET',
@@ -61,7 +66,7 @@ export async function load(port: number, l: Load): Promise<number> {
   if (l.body !== undefined) opts.body = l.body
   const r = await autocannon(opts)
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${l.path} on ${port}: ${r.non2xx} non-2xx, ${r.errors} errors`)
-  return r.requests.average
+  return { rps: r.requests.average, answered: r.requests.total }
 }
 
 /** Seconds of untimed load each server gets on each of its routes before the measured rounds. */
@@ -78,13 +83,4 @@ export async function warm_up(
   duration_s = WARM_UP_S,
 ): Promise<void> {
   for (const l of loads) for (const s of servers) await load(s.port, { ...l, duration_s })
-}
-
-/**
- * Writes `listening <port>` for start_server; SIGTERM then exits through process.exit, so `--cpu-prof` writes its
- * profile.
- */
-export function announce(port: number): void {
-  process.once('SIGTERM', () => process.exit(0))
-  process.stdout.write(`listening ${port}\n`)
 }

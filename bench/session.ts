@@ -3,7 +3,7 @@
 // @fastify/session.
 import { createHmac, randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { cpu_ratio, on_each_node } from './cpu.js'
+import { cost_ratios, on_each_node } from './cpu.js'
 import type { BenchReport } from './report.js'
 
 const SCENARIO = 'session rolling'
@@ -30,7 +30,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   ]
   // Target: at least 0.9x of @fastify/session's efficiency, so fw's CPU per request at most 1 / 0.9 of it.
   const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
-    cpu_ratio(node_rows, SCENARIO, node, 'fw', 'fastify-session', 1 / 0.9),
+    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-session', { cpu: 1 / 0.9 }),
   ])
   return {
     name: 'session',

@@ -5,7 +5,9 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { median, ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
+import { between, type Allocated } from './allocations.js'
+import { bytes_row } from './cpu.js'
+import { cost_ratio, median, ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
 import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer } from './wrk.js'
 
 /** The servers compared: name and script in bench/servers/. */
@@ -24,6 +26,9 @@ const BROADCASTS = 1000
 export interface Run {
   messages_per_s: number
   cpu_us_per_message: number
+  /** What V8 reported allocated in the server over the measured part, and the messages it carried. */
+  allocated: Allocated
+  messages: number
   /** The client's CPU time over the measured part as a share of it: near 1, the client set the pace. */
   client_busy: number
 }
@@ -49,10 +54,12 @@ export async function run_client(servers: readonly PinnedServer[], args: string[
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   while (!out.includes('ready\n')) await once(child.stdout, 'data')
+  const heap_before = await Promise.all(servers.map((s) => s.allocated()))
   const before = await Promise.all(servers.map((s) => cpu_ticks(s.pid)))
   child.stdin.write('go\n')
   const [code] = (await once(child, 'exit')) as [number]
   const after = await Promise.all(servers.map((s) => cpu_ticks(s.pid)))
+  const heap_after = await Promise.all(servers.map((s) => s.allocated()))
   const line = out.split('\n').find((l) => l.startsWith('{'))
   if (code !== 0 || line === undefined) throw new Error(`the ws client failed (${code}): ${out}`)
   const { results, client_cpu_us } = JSON.parse(line) as ClientOutput
@@ -60,6 +67,8 @@ export async function run_client(servers: readonly PinnedServer[], args: string[
   return results.map(({ messages, ms: server_ms }, i) => ({
     messages_per_s: messages / (server_ms / 1000),
     cpu_us_per_message: (((after[i]! - before[i]!) / CLK_TCK) * 1e6) / messages,
+    allocated: between(heap_before[i]!, heap_after[i]!),
+    messages,
     client_busy: client_cpu_us / (ms * 1000),
   }))
 }
@@ -84,6 +93,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     const rate = new Map<string, Map<string, number[]>>()
     const cpu = new Map<string, Map<string, number[]>>()
     const busy = new Map<string, Map<string, number[]>>()
+    const heap = new Map<string, Array<{ allocated: Allocated; units: number }>>()
     const record = (m: Map<string, Map<string, number[]>>, sc: string, c: string, v: number): void => {
       const inner = m.get(sc) ?? new Map<string, number[]>()
       inner.set(c, [...(inner.get(c) ?? []), v])
@@ -97,11 +107,13 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
         order.forEach((s, i) => {
           record(rate, sc.name, s.name, runs[i]!.messages_per_s)
           record(cpu, sc.name, s.name, runs[i]!.cpu_us_per_message)
+          const key = `${sc.name}|${s.name}`
+          heap.set(key, [...(heap.get(key) ?? []), { allocated: runs[i]!.allocated, units: runs[i]!.messages }])
         })
         record(busy, sc.name, 'client', runs[0]!.client_busy)
       }
     }
-    return report(rate, cpu, busy, duration_s)
+    return report(rate, cpu, heap, busy, duration_s)
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
   }
@@ -110,6 +122,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
 function report(
   rate: Map<string, Map<string, number[]>>,
   cpu: Map<string, Map<string, number[]>>,
+  heap: Map<string, Array<{ allocated: Allocated; units: number }>>,
   busy: Map<string, Map<string, number[]>>,
   duration_s: number,
 ): BenchReport {
@@ -119,10 +132,14 @@ function report(
     const r = scenario_rows(sc.name, rate.get(sc.name)!, 'messages/s')
     const c = scenario_rows(`${sc.name} (server CPU)`, cpu.get(sc.name)!, 'CPU µs/message')
     for (const row of c.rows) row.lower_is_better = true
-    rows.push(...r.rows, ...c.rows)
+    const bytes = (name: string): BenchRow =>
+      bytes_row(`${sc.name} (server bytes)`, name, 'B allocated/message', heap.get(`${sc.name}|${name}`)!)
+    const [fw, other] = [bytes('fw'), bytes('@fastify/websocket')]
+    rows.push(...r.rows, ...c.rows, fw, other)
     ratios.push(
       ratio(sc.name, 'fw / @fastify/websocket', r.row('fw'), r.row('@fastify/websocket'), 0.9),
       ratio(`${sc.name} (server CPU)`, 'fw / @fastify/websocket', c.row('fw'), c.row('@fastify/websocket'), 0.9),
+      cost_ratio(`${sc.name} (server bytes)`, 'fw / @fastify/websocket bytes', fw, other),
     )
   }
   return {
@@ -136,6 +153,7 @@ function report(
       `broadcast: ${ROOM_CLIENTS} clients in one room per server, one more asks for ${BROADCASTS} broadcasts; messages/s counts deliveries (${ROOM_CLIENTS * BROADCASTS} a run), timed from each request to its last delivery`,
       `busy share of a core over the measured part (medians): ${busy_shares(busy, rate, cpu)}; when neither the client nor the server is near 100%, round trips wait on the scheduler of the shared machine and messages/s follows its load more than the servers, while CPU per message still compares them`,
       'server CPU: utime+stime of the server process over the measured part (connections already open) per message; ratios are higher-is-better for fw (CPU ratios are @fastify/websocket / fw)',
+      'server bytes: V8 heap bytes the server allocated over the measured part (its --trace-gc-nvp lines) per message, all rounds pooled; the bytes ratio is fw / @fastify/websocket (lower is better for fw)',
     ],
   }
 }

@@ -1,7 +1,7 @@
 // The CPU-per-request harness: each server pinned to core 0, wrk (a C load generator) pinned to core 1, and the server
-// process's own CPU time (utime + stime from /proc/<pid>/stat) divided by the requests it answered. A load generator
-// sharing the cores with the servers (autocannon in this process) sets the pace itself and makes every server look
-// alike.
+// process's own CPU time (utime + stime from /proc/<pid>/stat) and V8 heap bytes allocated (its GC trace,
+// bench/allocations.ts) divided by the requests it answered. A load generator sharing the cores with the servers
+// (autocannon in this process) sets the pace itself and makes every server look alike.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
@@ -9,6 +9,7 @@ import { mkdtemp, readFile, readlink, realpath, rm, writeFile } from 'node:fs/pr
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { between, GC_TRACE_FLAGS, server_output, type Allocated } from './allocations.js'
 import { compiled } from './compiled.js'
 
 /** One wrk run: the request it repeats and for how long. */
@@ -22,10 +23,15 @@ export interface WrkLoad {
   duration_s: number
 }
 
-/** What one wrk run measured: throughput, and the server's CPU time per answered request. */
+/** What one wrk run measured: throughput, and the server's CPU time and V8 heap bytes per answered request. */
 export interface CpuFigure {
   rps: number
   cpu_us_per_req: number
+  /**
+   * What V8 reported allocated during the run (the GC lines written then): exact to one young generation at each end,
+   * so pool the runs of one server (bench/allocations.ts) rather than read one run alone.
+   */
+  allocated: Allocated
   requests: number
   /** Answers with a status of 400 or more (wrk's "Non-2xx or 3xx responses"), plus socket errors and timeouts. */
   non_2xx: number
@@ -36,10 +42,14 @@ export interface PinnedServer {
   readonly name: string
   readonly port: number
   readonly pid: number
+  /** What V8 reported allocated so far (bench/allocations.ts). */
+  allocated(): Promise<Allocated>
   stop(): Promise<void>
 }
 
 const run = promisify(execFile)
+/** A preload for profiled servers: SIGTERM ends the process through process.exit, so --cpu-prof writes its profile. */
+const EXIT_ON_SIGTERM = '--import=data:text/javascript,process.once("SIGTERM",()=>process.exit(0))'
 const SERVER_CORE = '0'
 const LOAD_CORE = '1'
 export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
@@ -51,8 +61,9 @@ process.once('exit', () => {
 })
 
 /**
- * Starts bench/servers/<script>, compiled, pinned to core 0 (taskset -c 0); it prints `listening <port>` when ready.
- * `node_args` go before the script (`--cpu-prof`, which NODE_OPTIONS refuses).
+ * Starts bench/servers/<script>, compiled, pinned to core 0 (taskset -c 0), with V8's GC trace on its stdout; it prints
+ * `listening <port>` when ready. `node_args` go before the script (`--cpu-prof`, which NODE_OPTIONS refuses); with
+ * them, a preload given inline makes SIGTERM exit normally, so the profile is written, without a line in the server.
  */
 export async function start_pinned(
   name: string,
@@ -61,9 +72,10 @@ export async function start_pinned(
 ): Promise<PinnedServer> {
   // taskset execs the command, so the child's pid is node's own.
   const node = opts.node ?? process.execPath
+  const node_args = opts.node_args?.length ? [EXIT_ON_SIGTERM, ...opts.node_args] : []
   const child: ChildProcess = spawn(
     'taskset',
-    ['-c', SERVER_CORE, node, ...(opts.node_args ?? []), compiled('servers/' + script)],
+    ['-c', SERVER_CORE, node, ...GC_TRACE_FLAGS, ...node_args, compiled('servers/' + script)],
     {
       env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -71,7 +83,12 @@ export async function start_pinned(
   )
   live.add(child)
   child.once('exit', () => live.delete(child))
-  const port = await listening_port(name, child)
+  const output = server_output(
+    name,
+    child.stdout!,
+    once(child, 'exit').then(([code]) => code as number | null),
+  )
+  const port = await output.port
   const pid = child.pid!
   // The CPU figures read this pid's counters: it must be the node binary itself, not taskset.
   const exe = await readlink(`/proc/${pid}/exe`)
@@ -83,29 +100,13 @@ export async function start_pinned(
     name,
     port,
     pid,
+    allocated: () => output.allocated(),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
       await once(child, 'exit')
     },
   }
-}
-
-function listening_port(name: string, child: ChildProcess): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    let out: string | undefined = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      // Keep draining after the marker, so a server that prints more never blocks on a full pipe.
-      if (out === undefined) return
-      out += d.toString()
-      const m = /listening (\d+)/.exec(out)
-      if (m) {
-        out = undefined
-        resolve(Number(m[1]))
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)))
-  })
 }
 
 /**
@@ -130,9 +131,11 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
       script,
       `http://127.0.0.1:${server.port}${load.path}`,
     ]
+    const heap_before = await server.allocated()
     const before = await cpu_ticks(server.pid)
     const { stdout } = await run('taskset', args, { maxBuffer: 1 << 20 })
     const after = await cpu_ticks(server.pid)
+    const heap_after = await server.allocated()
     const m = /FW_WRK (\{.*\})/.exec(stdout)
     if (!m) throw new Error(`${server.name}: no summary in wrk's output:\n${stdout}`)
     const s = JSON.parse(m[1]!) as {
@@ -145,6 +148,7 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
     return {
       rps: s.requests / (s.duration_us / 1e6),
       cpu_us_per_req: (((after - before) / CLK_TCK) * 1e6) / s.requests,
+      allocated: between(heap_before, heap_after),
       requests: s.requests,
       non_2xx: s.status_errors + s.socket_errors,
     }

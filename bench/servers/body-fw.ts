@@ -1,8 +1,11 @@
-// fw App serving the body scenarios: a binary upload echoing its length, a streamed download, an SSE burst.
+// fw App serving the body scenarios: a binary upload echoing its length, a streamed download of 64 KiB chunks of one
+// buffer, an SSE burst of `n` events (1,000 unless given 1-100,000).
 import { App } from '../../index.js'
-import { announce } from '../servers.js'
-import { CHUNK, chunks, sse_count } from './body-shared.js'
 
+const CHUNK = Buffer.alloc(64 * 1024, 0x61)
+async function* chunks(n: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < n; i++) yield CHUNK
+}
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false, body_limit: 2 * 1024 * 1024 })
 app.post('/upload', (req, res) => res.json('bytes', req.bytes().length))
 app.get('/download', (req, res) =>
@@ -11,8 +14,9 @@ app.get('/download', (req, res) =>
 app.get('/events', (req, res) =>
   res.sse(async (sink) => {
     // Counted once, as the Fastify server does.
-    const count = sse_count(req.query_value('n', '1000'))
-    for (let n = 1; n <= count && !sink.closed; n++) await sink.send({ data: 'tick', id: String(n) })
+    const n = Number(req.query_value('n', '1000'))
+    const count = Number.isInteger(n) && n > 0 && n <= 100_000 ? n : 1000
+    for (let i = 1; i <= count && !sink.closed; i++) await sink.send({ data: 'tick', id: String(i) })
   }),
 )
-announce(await app.listen(0))
+process.stdout.write(`listening ${await app.listen(0)}\n`)

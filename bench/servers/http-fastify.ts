@@ -1,10 +1,10 @@
 // Raw Fastify serving the HTTP scenarios; FW_BENCH_LOG_FILE turns its logger on (level info), writing to that file.
 // For bench/parts.ts: FW_BENCH_CONTEXT=1 holds one AsyncLocalStorage context for the whole process, and
 // FW_BENCH_ECHO_ID=1 draws a UUID per request and echoes it in x-request-id, as fw does by default.
+import type { AddressInfo } from 'node:net'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
-import { announce } from '../servers.js'
 
 if (process.env.FW_BENCH_CONTEXT) new AsyncLocalStorage<object>().enterWith({})
 const file = process.env.FW_BENCH_LOG_FILE
@@ -34,4 +34,4 @@ f.register(async (mw) => {
   mw.get('/mw/hello', async () => ({ hello: 'world' }))
 })
 await f.listen({ port: 0, host: '127.0.0.1' })
-announce((f.server.address() as { port: number }).port)
+process.stdout.write(`listening ${(f.server.address() as AddressInfo).port}\n`)

@@ -2,7 +2,6 @@
 import { App } from '../../index.js'
 import type { Middleware } from '../../index.js'
 import { configure } from '../../lib/log/index.js'
-import { announce } from '../servers.js'
 
 // Buffered background writes, as Fastify's logger (pino's SonicBoom) writes a file.
 if (process.env.FW_BENCH_LOG_FILE) configure({ destination: process.env.FW_BENCH_LOG_FILE, async: true })
@@ -13,4 +12,4 @@ app.get('/hello', (_req, res) => void res.json({ hello: 'world' }))
 app.get('/users/{id}', (req, res) => void res.json({ id: req.param('id'), fields: req.query_value('fields', '') }))
 app.post('/echo', (req, res) => void res.json(req.json().raw))
 app.get('/mw/hello', (_req, res) => void res.json({ hello: 'world' }))
-announce(await app.listen(0))
+process.stdout.write(`listening ${await app.listen(0)}\n`)

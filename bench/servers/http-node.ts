@@ -1,6 +1,6 @@
 // node:http with a hand-written switch: the ceiling for the HTTP scenarios.
+import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:http'
-import { announce } from '../servers.js'
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' }
 const server = createServer((req, res) => {
@@ -20,4 +20,4 @@ const server = createServer((req, res) => {
     res.writeHead(404).end()
   }
 })
-server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port))
+server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`))

@@ -1,8 +1,8 @@
 // Fastify with @fastify/jwt serving the JWT scenario: HS256 with FW_BENCH_JWT_SECRET, or with FW_BENCH_JWT_ALG (RS256,
 // ES256) the public key FW_BENCH_JWT_PUBLIC_KEY.
+import type { AddressInfo } from 'node:net'
 import fastifyJwt from '@fastify/jwt'
 import Fastify from 'fastify'
-import { announce } from '../servers.js'
 
 const alg = process.env.FW_BENCH_JWT_ALG as 'RS256' | 'ES256' | undefined
 const f = Fastify()
@@ -17,4 +17,4 @@ f.get('/secure', { onRequest: async (req) => void (await req.jwtVerify()) }, asy
   sub: (req.user as { sub: string }).sub,
 }))
 await f.listen({ port: 0, host: '127.0.0.1' })
-announce((f.server.address() as { port: number }).port)
+process.stdout.write(`listening ${(f.server.address() as AddressInfo).port}\n`)

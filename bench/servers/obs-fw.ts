@@ -1,16 +1,14 @@
 // fw App for the observability bench. MODE: plain, metrics, tracing (API only, no SDK), compress.
-import { App } from '../../index.js'
-import { compression } from '../../lib/middleware/app/compression.js'
-import { announce } from '../servers.js'
+import { App, middleware } from '../../index.js'
 
 const mode = process.env.MODE ?? 'plain'
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
 if (mode === 'metrics') app.metrics()
 if (mode === 'tracing') app.tracing()
-if (mode === 'compress') app.use(compression())
+if (mode === 'compress') app.use(middleware.app.compression())
 const big = JSON.stringify({
   items: Array.from({ length: 320 }, (_, i) => ({ id: i, name: `item number ${i}`, ok: i % 2 === 0 })),
 })
 app.get('/users/{id}', (req, res) => void res.json({ id: req.param('id') }))
 app.get('/big', (_req, res) => void res.header('content-type', 'application/json; charset=utf-8').send(big))
-announce(await app.listen(0))
+process.stdout.write(`listening ${await app.listen(0)}\n`)

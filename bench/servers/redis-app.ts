@@ -2,7 +2,6 @@
 // Env: STORE (memory or redis), REDIS_PORT. Prints `listening <port>`.
 import { App, adapt_ctx, middleware } from '../../index.js'
 import { create_redis_client, RedisRateLimitStore, RedisSessionStore } from '../../lib/redis/index.js'
-import { announce } from '../servers.js'
 
 const { session, Session } = middleware.auth
 const { rate_limit, MemoryRateLimitStore } = middleware.security
@@ -29,5 +28,5 @@ app.get('/session', (req, res) => {
 })
 app.get('/limited', (_req, res) => void res.json('ok', true))
 if (redis !== undefined) app.on_close(() => redis.quit())
-announce(await app.listen(0))
+process.stdout.write(`listening ${await app.listen(0)}\n`)
 process.once('SIGTERM', () => void app.close())

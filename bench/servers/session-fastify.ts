@@ -1,11 +1,11 @@
 // Fastify with @fastify/cookie and @fastify/session (`rolling: true`) serving the session scenario. Its first session
 // gets the id FW_BENCH_SESSION_ID (through `idGenerator`) and is created before listening, so every request of the run
 // carries it.
+import type { AddressInfo } from 'node:net'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import Fastify from 'fastify'
 import { randomBytes } from 'node:crypto'
-import { announce } from '../servers.js'
 
 declare module 'fastify' {
   interface Session {
@@ -36,4 +36,4 @@ f.get('/me', async (req) => ({ ok: true, user: req.session.user }))
 await f.ready()
 await f.inject({ url: '/login' })
 await f.listen({ port: 0, host: '127.0.0.1' })
-announce((f.server.address() as { port: number }).port)
+process.stdout.write(`listening ${(f.server.address() as AddressInfo).port}\n`)

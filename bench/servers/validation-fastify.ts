@@ -1,6 +1,6 @@
 // Fastify validating the benchmark's order body with the equivalent JSON Schema, compiled by its Ajv.
+import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
-import { announce } from '../servers.js'
 
 const str = { type: 'string' }
 const order = {
@@ -59,4 +59,4 @@ app.post('/orders', { schema: { body: order } }, async (req) => ({
   items: (req.body as { items: unknown[] }).items.length,
 }))
 await app.listen({ port: 0, host: '127.0.0.1' })
-announce((app.server.address() as { port: number }).port)
+process.stdout.write(`listening ${(app.server.address() as AddressInfo).port}\n`)

@@ -1,7 +1,6 @@
 // fw App validating the benchmark's order body with an fw schema.
 import { App } from '../../index.js'
 import { field, schema } from '../../lib/validation/index.js'
-import { announce } from '../servers.js'
 
 const Order = schema({
   id: field.integer().required().min(1),
@@ -35,4 +34,4 @@ const Order = schema({
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
 app.post('/orders', { body: Order }, (req, res) => void res.json({ ok: true, items: req.valid('body').items.length }))
-announce(await app.listen(0))
+process.stdout.write(`listening ${await app.listen(0)}\n`)

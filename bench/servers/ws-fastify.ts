@@ -1,10 +1,9 @@
 // Bare Fastify with @fastify/websocket serving the WebSocket scenarios, the same routes as ws-fw.ts doing the same
 // work per message: /echo reads a text frame as a string and sends the string back (fw hands a text to its handler as
 // a string), and /room encodes each broadcast once for all its members (as fw's rooms do).
-import fastifyWebsocket from '@fastify/websocket'
+import type { AddressInfo } from 'node:net'
+import fastifyWebsocket, { type WebSocket } from '@fastify/websocket'
 import Fastify from 'fastify'
-import type { WebSocket } from 'ws'
-import { announce } from '../servers.js'
 
 const f = Fastify()
 await f.register(fastifyWebsocket)
@@ -24,4 +23,4 @@ f.get('/room', { websocket: true }, (socket) => {
   })
 })
 await f.listen({ port: 0, host: '127.0.0.1' })
-announce((f.server.address() as { port: number }).port)
+process.stdout.write(`listening ${(f.server.address() as AddressInfo).port}\n`)

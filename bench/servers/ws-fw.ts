@@ -1,7 +1,6 @@
 // fw App serving the WebSocket scenarios: /echo sends each message back; /room joins one room, and `go <n>` from any
 // member broadcasts n messages to the room.
 import { App } from '../../index.js'
-import { announce } from '../servers.js'
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
 app.ws('/echo', (ws) => void ws.on_message((m) => ws.send(m)))
@@ -13,4 +12,4 @@ app.ws('/room', (ws) => {
       app.rooms.broadcast('bench', `{"i":${i},"text":"a message to the whole room"}`, { except: ws })
   })
 })
-announce(await app.listen(0))
+process.stdout.write(`listening ${await app.listen(0)}\n`)
