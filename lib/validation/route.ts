@@ -153,7 +153,12 @@ const NEVER_MAPPED: Mapped = () => false
  * throws fails the request like a throwing handler (500, logged). A part or answer that is not a schema fails here, at
  * registration, with `FW_ERR_VALIDATION_BAD_OPTION` naming the route `where`.
  */
-export function validated(schema: RouteSchema, handler: Handler, where: string, mapped: Mapped = NEVER_MAPPED): Handler {
+export function validated(
+  schema: RouteSchema,
+  handler: Handler,
+  where: string,
+  mapped: Mapped = NEVER_MAPPED,
+): Handler {
   check_schema(schema, where)
   if (schema.validate === false) return handler
   const form = schema.body_type !== undefined && schema.body_type !== 'application/json'
