@@ -234,8 +234,10 @@ t.test('SIGTERM with a WebSocket peer that stopped reading', async (t) => {
   )
   t.match(server.output(), /on_close ran\nstopped\n$/, 'on_close hooks ran and run() returned')
   t.same([code, signal], [0, null], 'the process exits 0')
+  // The upper bound leaves room for a loaded 2-core machine (12.1 s seen under load); the defect it guards against
+  // waited for Fastify's own timer and exited 1, which the exit code above catches whatever the time.
   t.ok(
-    exit_ms >= close_timeout_ms - 100 && exit_ms < close_timeout_ms + 2000,
+    exit_ms >= close_timeout_ms - 100 && exit_ms < close_timeout_ms + 5000,
     `the stuck peer was cut at close_timeout_ms (exit after ${exit_ms.toFixed(0)} ms)`,
   )
 })

@@ -16,7 +16,7 @@ t.test('storage_url', async (t) => {
 t.test('open_db and Tokens refuse what they cannot use with FW_ERR_CONDUIT_BAD_OPTION', async (t) => {
   t.throws(() => open_db('mysql://root:hunter2@h/db'), {
     code: 'FW_ERR_CONDUIT_BAD_OPTION',
-    message: 'conduit: database must be sqlite:<path> or postgres://...; got "mysql://root:***@h/db"',
+    message: 'conduit: database must be sqlite:<path> or postgres://...; got "mysql://***@h/db"',
   })
   t.throws(() => open_db('sqlite:'), { code: 'FW_ERR_CONDUIT_BAD_OPTION' })
   t.throws(() => new Tokens('short', 60), {

@@ -14,6 +14,7 @@ t.test('fw/validation', async (t) => {
     t.same(Object.keys(validation).sort(), [
       'ArrayType',
       'ERR_VALIDATION_BAD_LIMIT',
+      'ERR_VALIDATION_BAD_OPTION',
       'ERR_VALIDATION_BAD_UNION',
       'ERR_VALIDATION_UNKNOWN_FIELD',
       'EnumType',
