@@ -1,4 +1,5 @@
-// The coded errors the authentication middleware throws: bad options at startup, and misuse of a session.
+// The coded errors the authentication middleware throws: bad options and combinations at startup, and misuse of a
+// session.
 import { defineError } from '../../errors.js'
 import { define_bad_option } from '../../options.js'
 
@@ -19,4 +20,9 @@ export const ERR_AUTH_SESSION_DESTROYED = defineError(
 export const ERR_AUTH_NO_SESSION = defineError(
   'FW_ERR_AUTH_NO_SESSION',
   () => 'start_session: no session middleware runs on this route',
+)
+
+export const ERR_AUTH_BAD_COMBINATION = defineError(
+  'FW_ERR_AUTH_BAD_COMBINATION',
+  (owner: string, problem: string) => `${owner}: ${problem}`,
 )
