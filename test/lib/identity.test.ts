@@ -1,5 +1,6 @@
 import t from 'tap'
-import { middleware, type CtxMiddleware, type Request } from '../../index.js'
+import { App, adapt_ctx, middleware, type CtxMiddleware, type Request } from '../../index.js'
+import { csrf, CsrfToken } from '../../lib/middleware/security/csrf.js'
 import { Identity, set_identity } from '../../lib/identity.js'
 import { api_key } from '../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../lib/middleware/auth/jwt.js'
@@ -110,5 +111,26 @@ t.test('Identity', async (t) => {
     t.equal((await app.inject({ url: '/p', headers: { 'x-user': 'a' } })).statusCode, 200)
     t.equal((await app.inject({ url: '/p', headers: { 'x-user': 'b' } })).statusCode, 200)
     t.equal((await app.inject({ url: '/p', headers: { 'x-user': 'a' } })).statusCode, 429)
+  })
+
+  t.test('binds a CSRF token to the caller: a token minted for one user fails for another', async (t) => {
+    const by_header: CtxMiddleware = (ctx, next) => {
+      set_identity(ctx.req, ctx.res, { kind: 'header', id: ctx.req.header('x-user') })
+      return next()
+    }
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    app.use(adapt_ctx(by_header))
+    app.use(adapt_ctx(csrf({ secret: SECRET })))
+    app.get('/token', (req, res) => res.json('token', req.state(CsrfToken)?.value ?? null))
+    app.post('/data', (_req, res) => res.json('ok', true))
+    const minted = await app.inject({ url: '/token', headers: { 'x-user': 'mallory' } })
+    const cookie = String(minted.headers['set-cookie']).split(';')[0]!
+    const token = minted.json().token as string
+    const post = (user: string) =>
+      app.inject({ method: 'POST', url: '/data', headers: { 'x-user': user, cookie, 'x-csrf-token': token } })
+    t.equal((await post('mallory')).statusCode, 200)
+    const other = await post('alice')
+    t.same([other.statusCode, other.json().message], [403, 'CSRF token missing'])
   })
 })
