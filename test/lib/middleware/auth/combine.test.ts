@@ -85,6 +85,17 @@ t.test('auth.any_of', async (t) => {
     t.equal(calls.n, 1)
   })
 
+  t.test("counts a custom authenticator's missing_ refusal as no credential", async (t) => {
+    const custom: CtxMiddleware = (ctx, next) =>
+      ctx.req.header('x-user') === '' ? void ctx.res.error(401, 'missing_user', 'No user') : next()
+    const denying: CtxMiddleware = (ctx) => void ctx.res.error(401, 'bad_user', 'Bad user')
+    const bad_jwt = { authorization: 'Bearer not.a.token' }
+    const missing = await build(t, [any_of(custom, bearer())]).app.inject({ url: '/p', headers: bad_jwt })
+    t.same(missing.json(), error_body('invalid_token', 'Invalid token'))
+    const present = await build(t, [any_of(denying, bearer())]).app.inject({ url: '/p', headers: bad_jwt })
+    t.same(present.json(), error_body('bad_user', 'Bad user'))
+  })
+
   t.test('refuses at startup no authenticator, or one that is not context middleware', async (t) => {
     throws_coded(
       t,
