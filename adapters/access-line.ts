@@ -3,11 +3,23 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LogCore } from '../lib/log/core.js'
 import { logger, redact_query, with_request, type LogLevel } from '../lib/log/index.js'
 import { route_template } from '../lib/observability/route.js'
-import type { IpResolver } from '../lib/request.js'
+import { Identity } from '../lib/identity.js'
+import type { IpResolver, Request } from '../lib/request.js'
+
+const users = new WeakMap<FastifyRequest, string>()
+
+/**
+ * Remembers the caller for the request's access line: the id of the `Identity` its chain ended with (none when no
+ * authenticator accepted). Called once the chain has run, so an Identity set after that is not written.
+ */
+export function note_user(freq: FastifyRequest, req: Request): void {
+  const id = req.state(Identity)?.id
+  if (id !== undefined) users.set(freq, id)
+}
 
 /**
  * The `onResponse` hook writing `request rid=<id> method=GET path=/x?api_key=[redacted] route=/x status=200
- * duration_ms=0.42 ip=10.0.0.1 ua="curl/8.5" bytes=12`. Secret query parameters are redacted; the route is the template
+ * duration_ms=0.42 ip=10.0.0.1 ua="curl/8.5" bytes=12`, plus `user=<id>` when the request had an `Identity`. Secret query parameters are redacted; the route is the template
  * (`/users/{id}`, `(unmatched)` when none matched), the ip the client's per `trust_proxy`, bytes the body's length
  * (empty when streamed without one). Other headers are never written.
  */
@@ -18,10 +30,8 @@ export function access_line(
   secret_query: ReadonlySet<string>,
 ) {
   const http = logger('http')
-  const write = (freq: FastifyRequest, reply: FastifyReply): void =>
-    http.logf(
-      level,
-      'request',
+  const write = (freq: FastifyRequest, reply: FastifyReply): void => {
+    const pairs: unknown[] = [
       'method',
       freq.method,
       'path',
@@ -38,7 +48,11 @@ export function access_line(
       freq.headers['user-agent'] ?? '',
       'bytes',
       Number(reply.getHeader('content-length') ?? 0),
-    )
+    ]
+    const user = users.get(freq)
+    if (user !== undefined) pairs.push('user', user)
+    http.logf(level, 'request', ...(pairs as []))
+  }
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (http.enabled(level)) with_request(freq.id, freq, log, write, freq, reply)
     done()

@@ -10,7 +10,7 @@ import { enter_request, request_context } from '../lib/log/context.js'
 import { level as log_level } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
-import { access_line } from './access-line.js'
+import { access_line, note_user } from './access-line.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { commit, pending } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
@@ -81,14 +81,16 @@ function binder(
       try {
         result = run(req, res)
       } catch (err) {
+        note_user(freq, req)
         return pending(fail(freq, reply, req, res, err, log, on_error(req)))
       }
       if (result instanceof Promise) {
         return result.then(
-          () => pending(commit(reply, res, log)),
-          (err: unknown) => pending(fail(freq, reply, req, res, err, log, on_error(req))),
+          () => (note_user(freq, req), pending(commit(reply, res, log))),
+          (err: unknown) => (note_user(freq, req), pending(fail(freq, reply, req, res, err, log, on_error(req)))),
         )
       }
+      note_user(freq, req)
       return pending(commit(reply, res, log))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through

@@ -274,6 +274,20 @@ export class Response {
     return this
   }
 
+  /**
+   * Takes another response's answer (status, headers, body) in place of this one's: for middleware that tries answers
+   * on trial responses and keeps one (`auth.any_of`).
+   */
+  adopt(other: Response): this {
+    this.#body(other.#kind, other.#payload)
+    this.#streamed = other.#streamed
+    this.#status_code = other.#status_code
+    this.#headers = Object.fromEntries(
+      Object.entries(other.#headers).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]),
+    )
+    return this
+  }
+
   #content_type(v: string): void {
     this.#headers['content-type'] = v
   }

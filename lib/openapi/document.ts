@@ -217,6 +217,13 @@ function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string
   return out
 }
 
+/** A middleware's requirement objects: its `requirements` (schemes together), else each scheme alone. */
+function alternatives_of(d: MiddlewareDoc): Json[] {
+  const sec = d.security!
+  const lists = sec.requirements ?? Object.keys(sec.schemes).map((n) => [n])
+  return lists.map((names) => Object.fromEntries(names.map((n) => [n, []])))
+}
+
 /**
  * Every refusing middleware's schemes must hold together; an optional one also lets requests without credentials in.
  */
@@ -226,10 +233,10 @@ function security_of(docs: readonly MiddlewareDoc[]): Json[] | undefined {
   if (required.length === 0 && optional.length === 0) return undefined
   let requirements: Json[] = [{}]
   for (const d of required) {
-    const names = Object.keys(d.security!.schemes)
-    requirements = requirements.flatMap((r) => names.map((n) => ({ ...r, [n]: [] })))
+    const alternatives = alternatives_of(d)
+    requirements = requirements.flatMap((r) => alternatives.map((a) => ({ ...r, ...a })))
   }
-  for (const d of optional) for (const n of Object.keys(d.security!.schemes)) requirements.push({ [n]: [] })
+  for (const d of optional) requirements.push(...alternatives_of(d))
   if (required.length === 0) requirements = [...requirements.slice(1), {}]
   return requirements
 }

@@ -10,8 +10,17 @@ export type SecurityScheme = Readonly<Record<string, unknown>>
 
 /** What a middleware tells the OpenAPI document about the routes it covers. */
 export interface MiddlewareDoc {
-  /** Schemes by name, any one of which satisfies the middleware; `optional`: a request without credentials goes on. */
-  readonly security?: { readonly schemes: Readonly<Record<string, SecurityScheme>>; readonly optional: boolean }
+  /**
+   * Schemes by name; `optional`: a request without credentials goes on; `requirements`: the alternatives, each a list
+   * of scheme names that must hold together (default: any one scheme alone); `missing`: the code the middleware
+   * answers when no credential came at all (so `any_of` can prefer a refusal of a bad one).
+   */
+  readonly security?: {
+    readonly schemes: Readonly<Record<string, SecurityScheme>>
+    readonly optional: boolean
+    readonly requirements?: ReadonlyArray<readonly string[]>
+    readonly missing?: string
+  }
   /** Error answers it may give, by status, with their `error` codes. */
   readonly responses?: Readonly<Record<number, readonly string[]>>
 }

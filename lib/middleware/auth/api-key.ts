@@ -3,6 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { set_identity } from '../../identity.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { check } from './options.js'
@@ -31,9 +32,17 @@ export interface ApiKeyOptions {
   extract?: (ctx: Ctx) => string | undefined
   /** Asked after `allowed_keys` (for example a database lookup, a revocation list); only exactly true accepts. */
   validate?: (key: string, ctx: Ctx) => boolean | Promise<boolean>
+  /**
+   * The accepted key's label, the `id` of the caller's `Identity` (for example the name of the service holding it);
+   * undefined or '' gives the default, `key:` and 22 characters of the key's SHA-256. Never the key itself.
+   */
+  label?: (key: string) => string | undefined
 }
 
 const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest()
+
+/** The default `Identity` id of a key: a digest, so the key is never in a log line or a rate-limit store in clear. */
+export const key_digest = (key: string): string => 'key:' + sha256(key).toString('base64url').slice(0, 22)
 
 /** Compares a key with every allowed key, on SHA-256 digests of equal length, without stopping at the first match. */
 function key_set(keys: readonly string[]): (key: string) => boolean {
@@ -48,7 +57,8 @@ function key_set(keys: readonly string[]): (key: string) => boolean {
 
 /**
  * API key authentication. A missing (or empty) key answers 401 `missing_api_key`, a refused one 403 `invalid_api_key`;
- * an accepted key is stored as `ApiKey` and the chain goes on. A key is accepted when it is in `allowed_keys` (when a
+ * an accepted key is stored as `ApiKey`, the caller as an `Identity` of kind `api_key` (its `label`, else a digest of
+ * the key), and the chain goes on. A key is accepted when it is in `allowed_keys` (when a
  * list is given) and `validate` returns true for it (when given): both checks must pass, so `validate` can revoke a
  * listed key.
  * @example
@@ -61,6 +71,7 @@ export function api_key({
   allowed_keys = [],
   extract,
   validate,
+  label,
 }: ApiKeyOptions = {}): CtxMiddleware {
   const name = check.token('api_key', 'header', header)
   check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
@@ -75,6 +86,12 @@ export function api_key({
     check.optional_fn('api_key', 'extract', extract, true) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
+  const labelled = check.optional_fn('api_key', 'label', label)
+  const accept = (ctx: Ctx, key: string, next: Next): Promise<void> => {
+    ctx.req.set_state(ApiKey, new ApiKey(key))
+    set_identity(ctx.req, ctx.res, { kind: 'api_key', id: labelled?.(key) || key_digest(key) })
+    return next()
+  }
 
   const schemes: Record<string, SecurityScheme> = { api_key: { type: 'apiKey', in: 'header', name } }
   if (query_param !== '') schemes['api_key_query'] = { type: 'apiKey', in: 'query', name: query_param }
@@ -84,20 +101,15 @@ export function api_key({
       const key = read(ctx) ?? ''
       if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
       if (!listed(key)) return void refuse(ctx)
-      return custom === undefined ? accept(ctx, key, next) : validated(custom, ctx, key, next)
+      return custom === undefined ? accept(ctx, key, next) : validated(custom, accept, ctx, key, next)
     },
     {
-      security: { schemes, optional: !refuse_missing },
+      security: { schemes, optional: !refuse_missing, missing: CODE_MISSING_API_KEY },
       responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] },
     },
   )
   // The key in a query string would otherwise be written in every access line.
   return query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] })
-}
-
-function accept(ctx: Ctx, key: string, next: Next): Promise<void> {
-  ctx.req.set_state(ApiKey, new ApiKey(key))
-  return next()
 }
 
 function refuse(ctx: Ctx): void {
@@ -106,6 +118,7 @@ function refuse(ctx: Ctx): void {
 
 async function validated(
   validate: NonNullable<ApiKeyOptions['validate']>,
+  accept: (ctx: Ctx, key: string, next: Next) => Promise<void>,
   ctx: Ctx,
   key: string,
   next: Next,

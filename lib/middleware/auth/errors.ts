@@ -1,4 +1,5 @@
-// The coded errors the authentication middleware throws: bad options at startup, and misuse of a session.
+// The coded errors the authentication middleware throws: bad options and combinations at startup, and misuse of a
+// session.
 import { defineError, store_unavailable } from '../../errors.js'
 import { define_bad_option } from '../../options.js'
 
@@ -40,4 +41,10 @@ export const ERR_AUTH_WEAK_SECRET = defineError(
   'FW_ERR_AUTH_WEAK_SECRET',
   (preset: string, bytes: number, need: number, alg: string) =>
     `${preset}: the secret has ${bytes} bytes, fewer than the ${need} that ${alg} needs (RFC 7518 section 3.2); accepted for development only`,
+)
+
+/** A combinator (`any_of`, `all_of`) given no authenticators, or something that is not one. */
+export const ERR_AUTH_BAD_COMBINATION = defineError(
+  'FW_ERR_AUTH_BAD_COMBINATION',
+  (owner: string, problem: string) => `${owner}: ${problem}`,
 )

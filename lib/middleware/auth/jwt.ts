@@ -3,6 +3,7 @@
 import type * as FastJwt from 'fast-jwt'
 import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
+import { set_identity } from '../../identity.js'
 import { lazy } from '../../lazy.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
@@ -127,7 +128,11 @@ function refuse_error(res: Response, err: unknown, unavailable: 401 | 503): void
 
 /** What the OpenAPI document says of a jwt-protected route: a bearer scheme and its 401 answers. */
 const JWT_DOC = {
-  security: { schemes: { bearer_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, optional: false },
+  security: {
+    schemes: { bearer_jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    optional: false,
+    missing: CODE_MISSING_TOKEN,
+  },
   responses: { 401: [CODE_MISSING_TOKEN, CODE_INVALID_TOKEN, CODE_TOKEN_EXPIRED] },
 }
 
@@ -136,7 +141,8 @@ const JWT_DOC = {
  * else the `query_param`, or from `extract`. No token answers 401 `missing_token`, a bad signature, algorithm, key id,
  * claim or format 401 `invalid_token`, an expired token 401 `token_expired`; a JWKS that cannot be fetched within
  * `jwks_timeout_ms` answers 503 `jwks_unavailable` (or 401 `invalid_token`, by `jwks_unavailable`). A valid token is
- * stored as `JwtClaims`.
+ * stored as `JwtClaims`, and the caller as an `Identity` of kind `jwt` (`id` = `sub`, roles by `roles_key`, perms from
+ * `perms`, the payload as claims) when the token has a subject.
  * @example
  * const auth = fw.middleware.auth.jwt({
  *   jwks: 'https://id.example.com/.well-known/jwks.json',
@@ -169,7 +175,13 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
   const accept = (ctx: Ctx, next: Next, payload: Record<string, unknown>): void | Promise<void> => {
     const sub = payload.sub
     if (sub !== undefined && typeof sub !== 'string') return refuse(ctx.res, CODE_INVALID_TOKEN, 'Invalid token')
-    ctx.req.set_state(JwtClaims, new JwtClaims(sub ?? '', claim_list(payload, roles_key), payload))
+    const roles = claim_list(payload, roles_key)
+    ctx.req.set_state(JwtClaims, new JwtClaims(sub ?? '', roles, payload))
+    // A token without a subject names no one: it is verified, but sets no Identity.
+    if (sub !== undefined && sub !== '') {
+      const perms = claim_list(payload, 'perms')
+      set_identity(ctx.req, ctx.res, { kind: 'jwt', id: sub, roles, perms, claims: payload })
+    }
     return next()
   }
 

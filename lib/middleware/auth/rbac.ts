@@ -1,11 +1,12 @@
-// RBAC context: builds `Authz` from the verified token's roles and permissions, enriched by a `PermissionResolver`
-// service.
+// RBAC context: builds `Authz` from the caller's `Identity` (a token's claims, or the roles and permissions an
+// authenticator gave), enriched by a `PermissionResolver` service.
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { check } from './options.js'
 import { PermissionResolver } from './permission-resolver.js'
-import { Authz, JwtClaims, claim_list } from './state.js'
+import { Identity } from '../../identity.js'
+import { Authz, claim_list } from './state.js'
 
 export const CODE_MISSING_AUTH = httpCode('missing_auth')
 export const CODE_AUTHZ_RESOLVER_FAILED = httpCode('authz_resolver_failed')
@@ -17,7 +18,7 @@ export interface RbacOptions {
   /** Payload key holding the permissions: an array of strings, or one string (default `perms`). */
   perms_key?: string
   /**
-   * Answer 401 `missing_auth` when no `JwtClaims` is there; when false the request goes on without `Authz` (default
+   * Answer 401 `missing_auth` when no `Identity` is there; when false the request goes on without `Authz` (default
    * true).
    */
   require_auth?: boolean
@@ -26,8 +27,11 @@ export interface RbacOptions {
 }
 
 /**
- * Builds `Authz` for role and permission checks; runs after `jwt`. Without `JwtClaims` it answers 401 `missing_auth`
- * (with `require_auth`); a `PermissionResolver` that throws answers 500 `authz_resolver_failed`.
+ * Builds `Authz` for role and permission checks from the caller's `Identity`; runs after an authenticator (`jwt`,
+ * `api_key`, a signed-in `session`, `any_of`, a custom one). Roles and permissions come from the Identity's claims
+ * under `roles_key` and `perms_key` when it has claims (a JWT), else from its `roles` and `perms`. Without an Identity it
+ * answers 401 `missing_auth` (with `require_auth`); a `PermissionResolver` that throws answers 500
+ * `authz_resolver_failed`.
  * @example
  * app.use('/admin', adapt_ctx(auth.jwt({ secret })))
  * app.use('/admin', adapt_ctx(auth.rbac_context()))
@@ -46,12 +50,15 @@ export function rbac_context({
 
   return documented(
     function rbac_context(ctx: Ctx, next: Next) {
-      const claims = ctx.req.state(JwtClaims)
-      if (claims === undefined) {
+      const who = ctx.req.state(Identity)
+      if (who === undefined) {
         return refuse_anonymous ? void ctx.res.error(401, CODE_MISSING_AUTH, 'Authentication required') : next()
       }
-      const roles = new Set(claim_list(claims.payload, roles_at))
-      const authz = new Authz(claims.subject, roles, new Set(claim_list(claims.payload, perms_at)))
+      // Claims (a JWT's payload) are read by this middleware's keys, as they always were; other credentials carry
+      // their roles and permissions in the Identity itself.
+      const { claims } = who
+      const roles = new Set(claims === undefined ? who.roles : claim_list(claims, roles_at))
+      const authz = new Authz(who.id, roles, new Set(claims === undefined ? who.perms : claim_list(claims, perms_at)))
       // Looked up per request, so a resolver registered after the middleware was created is used.
       const resolver = resolve ? ctx.services.get(PermissionResolver) : undefined
       if (resolver === undefined) {

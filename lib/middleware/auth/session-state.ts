@@ -1,5 +1,6 @@
 // The session a request sees: string values, plus destroy and regenerate; the middleware persists what changed.
 import { randomBytes } from 'node:crypto'
+import { Identity, type IdentityInit } from '../../identity.js'
 import { ERR_AUTH_SESSION_DESTROYED } from './errors.js'
 import type { SessionRecord } from './session-store.js'
 
@@ -83,5 +84,20 @@ export class Session implements SessionRecord {
     if (this.#destroyed) throw ERR_AUTH_SESSION_DESTROYED('regenerate')
     this.#id = new_session_id()
     this.#changed = true
+  }
+}
+
+/** The session value `sign_in` keeps the signed-in user under (JSON of its id, roles and perms). */
+export const SIGNED_IN_KEY = 'fw.identity'
+
+/** The signed-in user a session holds (kind `session`), or undefined when none (or the value is not one of fw's). */
+export function signed_in(s: Session): Identity | undefined {
+  const raw = s.get(SIGNED_IN_KEY)
+  if (raw === undefined) return undefined
+  try {
+    const { id, roles, perms } = JSON.parse(raw) as { id?: unknown; roles?: unknown; perms?: unknown }
+    return new Identity({ kind: 'session', id, roles, perms } as IdentityInit)
+  } catch {
+    return undefined
   }
 }

@@ -9,7 +9,8 @@ import { check } from './options.js'
 import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
-import { Session, new_session_id } from './session-state.js'
+import { Session, new_session_id, signed_in } from './session-state.js'
+import { Identity, SessionRef } from '../../identity.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
 import { observed, report } from '../../observability/events.js'
 
@@ -137,8 +138,16 @@ export function start_session(req: Request): Session {
   if (current !== undefined) return current
   if (req.state(SessionStarter) === undefined) throw ERR_AUTH_NO_SESSION()
   const s = fresh()
-  req.set_state(Session, s)
+  attach(req, s)
   return s
+}
+
+/** Makes `s` the request's session: its state, the `SessionRef` CSRF binds to, and its signed-in user's `Identity`. */
+function attach(req: Request, s: Session): void {
+  req.set_state(Session, s)
+  req.set_state(SessionRef, s)
+  const user = signed_in(s)
+  if (user !== undefined) req.set_state(Identity, user)
 }
 
 /** Writes back what the request did to the session; `resign` re-sends a cookie signed with a retired secret. */
@@ -180,7 +189,7 @@ async function run(c: Config, ctx: Ctx, cookie: CookieId | undefined, next: Next
   const opened = await store_work(ctx, () => open(c, cookie?.id))
   if (opened === undefined) return
   if (opened === null) ctx.req.set_state(SessionStarter, STARTER)
-  else ctx.req.set_state(Session, opened)
+  else attach(ctx.req, opened)
   await next()
   const s = ctx.req.state(Session)
   // Not reached when the chain throws: a failed request leaves the stored session as it was.

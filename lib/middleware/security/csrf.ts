@@ -5,7 +5,7 @@ import { with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
-import { Session } from '../auth/session-state.js'
+import { Identity, SessionRef } from '../../identity.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
 import { check_cookie } from '../../cookie.js'
 import { same_host } from '../../origin.js'
@@ -128,9 +128,9 @@ export function csrf({
   // checked against no session, so an attacker's own token and cookie would pass inside the victim's session.
   const mw: CtxMiddleware = function csrf({ req, res }, next) {
     const raw = req.cookie(cookie_name)
-    // Bound to the session (the session middleware runs first, see above): a token of another session (or none) is
-    // not this one's.
-    const binding = req.state(Session)?.id ?? ''
+    // Bound to the session (the session middleware runs first, see above) and to the caller: a token of another
+    // session (or none), or of another user, is not this one's.
+    const binding = binding_of(req)
     const cookie = raw !== undefined && signer.valid(raw, binding) ? raw : undefined
     if (SAFE.has(req.method())) {
       req.set_state(CsrfToken, new CsrfToken(cookie ?? issue(res, binding)))
@@ -142,6 +142,16 @@ export function csrf({
     return next()
   }
   return with_route_options(mw, { binds_session: 'csrf' })
+}
+
+/**
+ * What a token is bound to: the session id (from `SessionRef`, '' without a session), and the caller's `Identity` when
+ * an authenticator ran first, so a token minted for one signed-in user does not pass for another.
+ */
+function binding_of(req: Request): string {
+  const session = req.state(SessionRef)?.id ?? ''
+  const who = req.state(Identity)
+  return who === undefined ? session : `${session}\n${who.kind}:${who.id}`
 }
 
 /**

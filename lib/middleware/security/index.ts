@@ -10,7 +10,7 @@ export {
 } from './headers.js'
 export { ip_filter, type IpFilterOptions } from './ip-filter.js'
 export { rate_limit, type RateLimitOptions } from './rate-limit.js'
-export { RateLimitUser, type RateLimitKey, type KeyFn } from './rate-limit-key.js'
+export { type RateLimitKey, type KeyFn } from './rate-limit-key.js'
 export {
   MemoryRateLimitStore,
   type RateLimitStore,

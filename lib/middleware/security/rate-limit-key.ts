@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto'
 import type { Ctx } from '../../compose.js'
 import type { Request } from '../../request.js'
-import { ApiKey, Authz, JwtClaims } from '../auth/state.js'
+import { Identity } from '../../identity.js'
+import { ApiKey } from '../auth/state.js'
 import { ip_key } from './ip-address.js'
 
 /** The spec's counting keys. */
@@ -10,14 +11,6 @@ export type RateLimitKey = 'ip' | 'user' | 'api_key'
 
 /** The counting keys, for option checks. */
 export const RATE_LIMIT_KEYS: readonly RateLimitKey[] = ['ip', 'user', 'api_key']
-
-/**
- * Request state naming the user for `key: 'user'` when fw's `jwt` / `rbac_context` did not run: authentication that fw
- * does not know (a custom login, a session lookup) sets it, `req.set_state(RateLimitUser, new RateLimitUser(user_id))`.
- */
-export class RateLimitUser {
-  constructor(readonly subject: string) {}
-}
 
 /** Computes the counting key of a request; a `key_fn` returning undefined falls back to the client address. */
 export type KeyFn = (ctx: Ctx) => string | undefined
@@ -28,12 +21,12 @@ export function ip_counting_key(req: Request): string {
 }
 
 /**
- * `user:<subject>` for an authenticated request (the subject of `Authz`, else `JwtClaims`, else `RateLimitUser`), else
- * the `ip:` key, so anonymous clients still share a per-address limit.
+ * `user:<id>` for an authenticated request (the id of its `Identity`, whichever authenticator set it), else the `ip:`
+ * key, so anonymous clients still share a per-address limit.
  */
 function user_counting_key(req: Request): string {
-  const subject = req.state(Authz)?.subject ?? req.state(JwtClaims)?.subject ?? req.state(RateLimitUser)?.subject
-  return subject === undefined || subject === '' ? ip_counting_key(req) : 'user:' + subject
+  const id = req.state(Identity)?.id
+  return id === undefined ? ip_counting_key(req) : 'user:' + id
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type RateLimitOptions,
 } from '../../../../lib/middleware/security/rate-limit.js'
 import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.js'
-import { RateLimitUser } from '../../../../lib/middleware/security/rate-limit-key.js'
+import { set_identity } from '../../../../lib/identity.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
@@ -39,9 +39,9 @@ async function statuses(
   return out
 }
 
-const as_user: Middleware = (req, _res, next) => {
+const as_user: Middleware = (req, res, next) => {
   const user = req.header('x-user')
-  if (user !== '') req.set_state(RateLimitUser, new RateLimitUser(user))
+  if (user !== '') set_identity(req, res, { kind: 'test', id: user })
   return next()
 }
 
@@ -241,22 +241,21 @@ t.test('rate_limit', async (t) => {
     t.equal((await app.inject({ url: '/data' })).statusCode, 401)
   })
 
-  t.test('takes the user from Authz, then JwtClaims, then RateLimitUser', async (t) => {
-    const auth: Middleware = (req, _res, next) => {
+  t.test('takes the user from Identity, whichever authenticator set it, and nothing else', async (t) => {
+    const auth: Middleware = (req, res, next) => {
       const [kind, name] = req.header('x-auth').split(':') as [string, string]
-      if (kind === 'jwt') req.set_state(JwtClaims, new JwtClaims(name, [], { sub: name }))
-      if (kind === 'authz') {
-        req.set_state(JwtClaims, new JwtClaims('ignored', [], {}))
-        req.set_state(Authz, new Authz(name, new Set(), new Set()))
-      }
-      if (kind === 'custom') req.set_state(RateLimitUser, new RateLimitUser(name))
+      // Spec states alone name no one: only the Identity counts.
+      if (kind === 'claims') req.set_state(JwtClaims, new JwtClaims(name, [], { sub: name }))
+      if (kind === 'authz') req.set_state(Authz, new Authz(name, new Set(), new Set()))
+      if (kind === 'custom' || kind === 'session') set_identity(req, res, { kind, id: name })
       return next()
     }
     const { app } = limited(t, { max_requests: 1, window_seconds: 60, key: 'user', now: () => 0 }, [auth])
-    t.same(await statuses(app, 1, { 'x-auth': 'jwt:alice' }), [200])
-    t.same(await statuses(app, 1, { 'x-auth': 'authz:alice' }), [429], 'Authz names the same user')
-    t.same(await statuses(app, 1, { 'x-auth': 'custom:alice' }), [429], 'RateLimitUser names the same user')
-    t.same(await statuses(app, 1, { 'x-auth': 'jwt:bob' }), [200])
+    t.same(await statuses(app, 1, { 'x-auth': 'custom:alice' }), [200])
+    t.same(await statuses(app, 1, { 'x-auth': 'session:alice' }), [429], 'another kind names the same user')
+    t.same(await statuses(app, 1, { 'x-auth': 'custom:bob' }), [200])
+    t.same(await statuses(app, 1, { 'x-auth': 'claims:carol' }), [200], 'without an Identity the address counts')
+    t.same(await statuses(app, 1, { 'x-auth': 'authz:dave' }), [429], 'the same address, counted once more')
   })
 
   t.test('counts the accepted ApiKey when the api_key middleware ran first', async (t) => {

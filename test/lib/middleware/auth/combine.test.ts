@@ -1,0 +1,163 @@
+import { createSigner } from 'fast-jwt'
+import t from 'tap'
+import { App, adapt_ctx, type CtxMiddleware, type Request } from '../../../../index.js'
+import { Identity, set_identity } from '../../../../lib/identity.js'
+import { api_key } from '../../../../lib/middleware/auth/api-key.js'
+import { all_of, any_of } from '../../../../lib/middleware/auth/combine.js'
+import { jwt } from '../../../../lib/middleware/auth/jwt.js'
+import { rbac_context } from '../../../../lib/middleware/auth/rbac.js'
+import { require_role } from '../../../../lib/middleware/auth/rbac-checks.js'
+import { ApiKey, JwtClaims } from '../../../../lib/middleware/auth/state.js'
+import { build, error_body, throws_coded } from './build.js'
+
+const SECRET = 'combine-test-secret-0123456789'
+const KEY = 'k-0123456789abcdef'
+const sign = createSigner({ key: SECRET, algorithm: 'HS256' })
+const token = (payload: object) => `Bearer ${sign(payload)}`
+const keys = () => api_key({ allowed_keys: [KEY], label: () => 'reports-service' })
+const bearer = () => jwt({ secret: SECRET })
+const who = (req: Request) => {
+  const i = req.state(Identity)
+  return {
+    who: i === undefined ? null : `${i.kind}:${i.id}`,
+    key: req.state(ApiKey) !== undefined,
+    claims: req.state(JwtClaims) !== undefined,
+  }
+}
+
+t.test('auth.any_of', async (t) => {
+  t.test('accepts an API key or a JWT on one route, the first that accepts setting the Identity', async (t) => {
+    const { app, calls } = build(t, [any_of(keys(), bearer())], who)
+    const by_key = await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.same(
+      [by_key.statusCode, by_key.json()],
+      [200, { ok: true, who: 'api_key:reports-service', key: true, claims: false }],
+    )
+    const by_jwt = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'ada' }) } })
+    t.same([by_jwt.statusCode, by_jwt.json()], [200, { ok: true, who: 'jwt:ada', key: false, claims: true }])
+    const both = await app.inject({ url: '/p', headers: { 'x-api-key': KEY, authorization: token({ sub: 'ada' }) } })
+    t.same(both.json(), { ok: true, who: 'api_key:reports-service', key: true, claims: false }, 'the first one wins')
+    t.equal(calls.n, 3)
+  })
+
+  t.test('answers the first refusal when no credential came, with its headers only', async (t) => {
+    const { app, calls } = build(t, [any_of(keys(), bearer())])
+    const r = await app.inject({ url: '/p' })
+    t.equal(r.statusCode, 401)
+    t.same(r.json(), error_body('missing_api_key', 'API key required'))
+    t.equal(r.headers['www-authenticate'], undefined, "the jwt refusal's challenge is not kept")
+    const swapped = await build(t, [any_of(bearer(), keys())]).app.inject({ url: '/p' })
+    t.same([swapped.statusCode, swapped.json()], [401, error_body('missing_token', 'Missing bearer token')])
+    t.equal(swapped.headers['www-authenticate'], 'Bearer')
+    t.equal(calls.n, 0)
+  })
+
+  t.test('prefers the refusal of a credential that came but was bad over a missing one', async (t) => {
+    const { app, calls } = build(t, [any_of(keys(), bearer())])
+    const bad_jwt = await app.inject({ url: '/p', headers: { authorization: 'Bearer not.a.token' } })
+    t.same([bad_jwt.statusCode, bad_jwt.json()], [401, error_body('invalid_token', 'Invalid token')])
+    t.equal(bad_jwt.headers['www-authenticate'], 'Bearer error="invalid_token"')
+    const bad_key = await app.inject({ url: '/p', headers: { 'x-api-key': 'wrong' } })
+    t.same([bad_key.statusCode, bad_key.json()], [403, error_body('invalid_api_key', 'Invalid API key')])
+    const both_bad = await app.inject({ url: '/p', headers: { 'x-api-key': 'wrong', authorization: 'Bearer x' } })
+    t.same(both_bad.json(), error_body('invalid_api_key', 'Invalid API key'), 'the first bad one')
+    t.equal(calls.n, 0)
+  })
+
+  t.test('feeds rbac_context and the role checks from either credential', async (t) => {
+    const { app } = build(t, [any_of(keys(), bearer()), rbac_context(), require_role('admin')])
+    const admin = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'a', roles: ['admin'] }) } })
+    t.equal(admin.statusCode, 200)
+    const key = await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.same([key.statusCode, key.json()], [403, error_body('forbidden', 'Missing required role')])
+  })
+
+  t.test('keeps the headers an accepting authenticator sets, and runs the handler once', async (t) => {
+    const tagging: CtxMiddleware = (ctx, next) => {
+      if (ctx.req.header('x-user') === '') return void ctx.res.error(401, 'missing_user', 'No user')
+      ctx.res.header('x-auth', 'user')
+      set_identity(ctx.req, ctx.res, { kind: 'header', id: ctx.req.header('x-user') })
+      return next()
+    }
+    const { app, calls } = build(t, [any_of(tagging, bearer())], who)
+    const r = await app.inject({ url: '/p', headers: { 'x-user': 'u1' } })
+    t.same([r.statusCode, r.headers['x-auth'], r.json().who], [200, 'user', 'header:u1'])
+    t.equal(calls.n, 1)
+  })
+
+  t.test("counts a custom authenticator's missing_ refusal as no credential", async (t) => {
+    const custom: CtxMiddleware = (ctx, next) =>
+      ctx.req.header('x-user') === '' ? void ctx.res.error(401, 'missing_user', 'No user') : next()
+    const denying: CtxMiddleware = (ctx) => void ctx.res.error(401, 'bad_user', 'Bad user')
+    const bad_jwt = { authorization: 'Bearer not.a.token' }
+    const missing = await build(t, [any_of(custom, bearer())]).app.inject({ url: '/p', headers: bad_jwt })
+    t.same(missing.json(), error_body('invalid_token', 'Invalid token'))
+    const present = await build(t, [any_of(denying, bearer())]).app.inject({ url: '/p', headers: bad_jwt })
+    t.same(present.json(), error_body('bad_user', 'Bad user'))
+  })
+
+  t.test('refuses at startup no authenticator, or one that is not context middleware', async (t) => {
+    throws_coded(
+      t,
+      () => any_of(),
+      'FW_ERR_AUTH_BAD_COMBINATION',
+      /^any_of: give at least one authenticator; got none$/,
+    )
+    throws_coded(
+      t,
+      () => any_of(keys(), 'jwt' as unknown as CtxMiddleware),
+      'FW_ERR_AUTH_BAD_COMBINATION',
+      /^any_of: authenticator 2 must be context middleware; got "jwt"$/,
+    )
+    throws_coded(
+      t,
+      () => any_of(adapt_ctx(keys()) as unknown as CtxMiddleware),
+      'FW_ERR_AUTH_BAD_COMBINATION',
+      /^any_of: authenticator 1 is App middleware; pass it before adapt_ctx$/,
+    )
+    throws_coded(t, () => all_of(), 'FW_ERR_AUTH_BAD_COMBINATION', /^all_of: give at least one authenticator/)
+  })
+
+  t.test('counts as authentication for the order check of a per-user rate limit', async (t) => {
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    const { rate_limit } = await import('../../../../lib/middleware/security/rate-limit.js')
+    app.use(adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60, key: 'user' })))
+    app.use(adapt_ctx(any_of(keys(), bearer())))
+    app.get('/p', (_req, res) => void res.send())
+    await t.rejects(app.inject({ url: '/p' }), { code: 'FW_ERR_APP_IDENTITY_ORDER' })
+  })
+})
+
+t.test('auth.all_of', async (t) => {
+  t.test('lets the caller in only with every credential, keeping the first Identity', async (t) => {
+    const { app, calls } = build(t, [all_of(bearer(), keys())], who)
+    const both = await app.inject({ url: '/p', headers: { 'x-api-key': KEY, authorization: token({ sub: 'ada' }) } })
+    t.same([both.statusCode, both.json()], [200, { ok: true, who: 'jwt:ada', key: true, claims: true }])
+    const key_only = await app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.same([key_only.statusCode, key_only.json()], [401, error_body('missing_token', 'Missing bearer token')])
+    const jwt_only = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'ada' }) } })
+    t.same([jwt_only.statusCode, jwt_only.json()], [401, error_body('missing_api_key', 'API key required')])
+    t.equal(calls.n, 1)
+  })
+})
+
+t.test('OpenAPI security of the combinators', async (t) => {
+  const app = new App({ access_log: false })
+  t.teardown(() => app.close())
+  const on = (prefix: string, m: CtxMiddleware) => {
+    app.use(prefix, adapt_ctx(m))
+    app.get(prefix, (_req, res) => void res.send())
+  }
+  on('/either', any_of(keys(), bearer()))
+  on('/both', all_of(bearer(), keys()))
+  on('/nested', any_of(all_of(bearer(), keys()), keys()))
+  app.openapi({ info: { title: 't', version: '1' } })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  const op = (path: string) => doc.paths[path].get as { security: unknown; responses: Record<string, unknown> }
+  t.same(op('/either').security, [{ api_key: [] }, { bearer_jwt: [] }], 'alternatives: several objects')
+  t.same(op('/both').security, [{ bearer_jwt: [], api_key: [] }], 'together: one object')
+  t.same(op('/nested').security, [{ bearer_jwt: [], api_key: [] }, { api_key: [] }])
+  t.same(Object.keys(op('/either').responses).sort(), ['200', '401', '403'])
+  t.same(Object.keys(doc.components.securitySchemes).sort(), ['api_key', 'bearer_jwt'])
+})
