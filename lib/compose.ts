@@ -163,6 +163,9 @@ export interface RouteOptions {
   secret_query?: readonly string[]
 }
 
+/** The `kind` of fw's `cors` middleware: an adapter keeps a host's CORS plugin off the routes that run it. */
+export const CORS_KIND = 'cors'
+
 /** Where a middleware carries its route options. */
 export const ROUTE_OPTIONS = Symbol.for('fw.route_options')
 
