@@ -1,10 +1,13 @@
 import cors_plugin from '@fastify/cors'
+import helmet from '@fastify/helmet'
 import Fastify, { type LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
 import { adapt_ctx } from '../../lib/compose.js'
 import { cors } from '../../lib/middleware/security/cors.js'
+import { PERMISSIONS_POLICY, security_headers } from '../../lib/middleware/security/headers.js'
+import { capture_log } from '../helpers/log.js'
 
 /** The status and the CORS headers of an answer, exactly. */
 function cors_of(r: LightMyRequestResponse): [number, Record<string, unknown>] {
@@ -76,4 +79,36 @@ t.test("a host's @fastify/cors and fw's cors: one policy per route, preflights a
       t.same(cors_of(await get(url, FW_ORIGIN)), [200, { vary: 'Origin' }], url)
     }
   })
+})
+
+t.test("a host's @fastify/helmet and fw's security_headers: fw's win on its routes, with one warning", async (t) => {
+  const out = capture_log(t, 'kv', 'info')
+  const app = new App({ access_log: false })
+  app.use('/pages', adapt_ctx(security_headers()))
+  app.get('/pages/home', (_req, res) => void res.text('home'))
+  app.get('/plain', (_req, res) => void res.text('plain'))
+
+  const host = Fastify()
+  await host.register(helmet)
+  host.get('/legacy', async () => 'legacy')
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+
+  const framing = async (url: string) => {
+    const r = await host.inject(url)
+    return [r.statusCode, r.headers['x-frame-options'], r.headers['permissions-policy']]
+  }
+  t.same(await framing('/fw/plain'), [200, 'SAMEORIGIN', undefined], "no fw security_headers: the host's")
+  t.same(await framing('/legacy'), [200, 'SAMEORIGIN', undefined], "the host's own route")
+  t.same(out.lines(), [], 'nothing replaced yet')
+  t.same(await framing('/fw/pages/home'), [200, 'DENY', PERMISSIONS_POLICY], "fw's win on its routes")
+  t.same(await framing('/fw/pages/home'), [200, 'DENY', PERMISSIONS_POLICY])
+  t.same(
+    out.lines().map((l) => l.slice(l.indexOf(' ') + 1)),
+    [
+      "[fw] [warning] fw's security_headers replace the host's headers on fw's routes under /fw: " +
+        'x-frame-options: DENY (host: SAMEORIGIN) rid=req-3',
+    ],
+    'one warning, at the first answer that replaced a value, naming the header and both values',
+  )
 })
