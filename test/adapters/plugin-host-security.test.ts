@@ -24,6 +24,8 @@ t.test("a host's @fastify/cors and fw's cors: one policy per route, preflights a
   app.get('/api/items', (_req, res) => void res.json('ok', true))
   app.put('/api/items', (_req, res) => void res.json('ok', true))
   app.get('/open', (_req, res) => void res.json('ok', true))
+  app.use('/v/special', adapt_ctx(cors({ origins: [FW_ORIGIN], methods: ['GET'] })))
+  app.get('/v/{name}', (_req, res) => void res.json('ok', true))
 
   const host = Fastify()
   await host.register(cors_plugin, { origin: [HOST_ORIGIN], methods: ['GET', 'POST'], maxAge: 30 })
@@ -54,6 +56,20 @@ t.test("a host's @fastify/cors and fw's cors: one policy per route, preflights a
       { vary: 'Origin', 'access-control-allow-origin': FW_ORIGIN },
     ])
     t.same(cors_of(await get('/fw/api/items', HOST_ORIGIN)), [200, { vary: 'Origin' }])
+  })
+
+  t.test("fw's cors decided per request (a prefix over a path parameter) still keeps the host's off", async (t) => {
+    t.same(cors_of(await preflight('/fw/v/special', FW_ORIGIN, 'GET')), [
+      204,
+      {
+        vary: 'Origin',
+        'access-control-allow-origin': FW_ORIGIN,
+        'access-control-allow-methods': 'GET',
+        'access-control-max-age': '600',
+        'access-control-allow-headers': 'Content-Type, Authorization',
+      },
+    ])
+    t.same(cors_of(await get('/fw/v/special', HOST_ORIGIN)), [200, { vary: 'Origin' }])
   })
 
   t.test("fw's routes without fw's cors, and the host's own, follow the host's policy", async (t) => {
