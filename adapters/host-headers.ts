@@ -9,12 +9,14 @@ import { security_header_list } from '../lib/middleware/security/headers.js'
 const NAMES = security_header_list().map(([name]) => name.toLowerCase())
 
 /**
- * On fw's routes that run `security_headers`, fw's values win over the ones the host set on the raw response before fw
- * ran (`@fastify/helmet` does, in `onRequest`): Fastify writes the reply's headers over them. The host's values are
+ * On fw's routes that run `security_headers`, fw's values win over the ones the host's `@fastify/helmet` set on the raw
+ * response in `onRequest`, before fw ran: Fastify writes the reply's headers over them. The host's values are
  * known only once its hooks have run, so the first answer on which the two differ logs one warning naming each header,
  * fw's value and the host's; later answers are not checked.
  */
 export function warn_on_overridden_headers(instance: FastifyInstance, app: AppCore): void {
+  // Without helmet in the host, no answer pays for the comparison.
+  if (!instance.hasPlugin('@fastify/helmet')) return
   const compiled = app.compile(instance.prefix)
   const runs = compiled.routes.some((r) =>
     r.middleware.some((m) => route_options_of(m)?.kind === SECURITY_HEADERS_KIND),
