@@ -3,7 +3,7 @@
 // have a file of their own beside this one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
-import { compose, type Handler, type Middleware } from '../lib/compose.js'
+import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
 import type { ErrorMapper } from '../lib/error-answer.js'
 import type { LogCore } from '../lib/log/core.js'
 import { enter_request, request_context } from '../lib/log/context.js'
@@ -33,7 +33,7 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    const config = body_config(body_route(app.config, r.body_limit, r.stream_body))
+    const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r.middleware))
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config, errorHandler }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
@@ -58,6 +58,15 @@ function refusal(bind: Bind, middleware: readonly Middleware[]): Refuse {
   // Refusals are rare: the chain ending in this refusal's error is built when one happens.
   return (freq, reply, status, code, message) =>
     bind(compose(middleware, (_req, res) => void res.error(status, code, message)))(freq, reply)
+}
+
+/**
+ * A route whose chain may run fw's `cors` has one CORS policy, fw's: `cors: false` in its config tells a host's
+ * `@fastify/cors` to leave it alone, its preflights included (which that plugin would otherwise answer in `onRequest`,
+ * before fw runs).
+ */
+function cors_config(middleware: readonly Middleware[]): { cors?: false } {
+  return middleware.some((m) => route_options_of(m)?.kind === CORS_KIND) ? { cors: false } : {}
 }
 
 type Bind = ReturnType<typeof binder>

@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
+import { warn_on_overridden_headers } from './host-headers.js'
 import { mount } from './mount.js'
 import { embedded_id, request_id, sequential_ids } from './request-id.js'
 
@@ -28,6 +29,7 @@ export const fw_plugin: FastifyPluginAsync<FwPluginOptions> = async (instance, o
     done()
   })
   await mount(instance, app)
+  warn_on_overridden_headers(instance, app)
   instance.addHook('onClose', async () => app.run_closers())
 }
 

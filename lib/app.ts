@@ -6,6 +6,7 @@ import {
   compose,
   drop_replaced,
   route_options_of,
+  with_route_options,
   type Handler,
   type Middleware,
   type RouteOptions,
@@ -415,7 +416,10 @@ export class AppCore extends Router {
   #guard(m: MwDef): Middleware {
     const prefix = [...this.#base, ...m.prefix]
     const mw = m.mw
-    return (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
+    const guard: Middleware = (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
+    // What the middleware asks of the adapter (its kind, a body limit) holds wherever it may run.
+    const options = route_options_of(mw)
+    return options === undefined ? guard : with_route_options(guard, options)
   }
 
   /** OPTIONS on a known path runs the chain, then answers 204 with `Allow`. */

@@ -163,6 +163,12 @@ export interface RouteOptions {
   secret_query?: readonly string[]
 }
 
+/** The `kind` of fw's `cors` middleware: an adapter keeps a host's CORS plugin off the routes that run it. */
+export const CORS_KIND = 'cors'
+
+/** The `kind` of fw's `security_headers` middleware: embedded, an adapter tells when they replace a host's headers. */
+export const SECURITY_HEADERS_KIND = 'security_headers'
+
 /** Where a middleware carries its route options. */
 export const ROUTE_OPTIONS = Symbol.for('fw.route_options')
 

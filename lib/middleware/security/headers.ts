@@ -1,6 +1,6 @@
 // Security response headers: helmet's default set, each changeable, HSTS only over HTTPS, and a per-request CSP nonce.
 import { randomBytes } from 'node:crypto'
-import type { CtxMiddleware } from '../../compose.js'
+import { SECURITY_HEADERS_KIND, with_route_options, type CtxMiddleware } from '../../compose.js'
 import { HTTP_TOKEN } from '../../response.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { check } from './options.js'
@@ -152,7 +152,7 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
   const csp = nonce ? take(list, 'content-security-policy') : undefined
   if (nonce && csp === undefined)
     throw ERR_SECURITY_BAD_OPTION('security_headers', 'csp_nonce', 'used with a csp', true)
-  return function security_headers({ req, res }, next) {
+  const mw: CtxMiddleware = function security_headers({ req, res }, next) {
     for (const [name, value] of list) res.header(name, value)
     if (hsts !== undefined && req.protocol() === 'https') res.header(hsts[0], hsts[1])
     if (csp !== undefined) {
@@ -162,4 +162,5 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
     }
     return next()
   }
+  return with_route_options(mw, { kind: SECURITY_HEADERS_KIND })
 }
