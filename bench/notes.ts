@@ -7,7 +7,9 @@ export const METHOD = `## Method
 HTTP scenarios (\`http\`, \`parts\`, \`jwt\`, \`session\`, \`security\`) measure the server's CPU time and the bytes
 V8 allocates per request, not the throughput a load generator manages to push. Each server is a file of
 \`bench/servers/\` that imports only its framework (fw through its package entries), that framework's plugins and Node
-built-ins, and writes \`listening <port>\` itself; \`test/bench/servers.test.ts\` fails on any other import. Harness code
+built-ins, and writes \`listening <port>\` itself; \`test/bench/servers.test.ts\` fails on any other import. The one
+named exception is the application a scenario measures: \`conduit-fw.ts\` imports the conduit demo's entry module (and
+through it its query builder and database driver), as a production process would; no other server may. Harness code
 loaded into a server's process shifted V8's heap and JIT state by about 20%, in fw's favour, so every ratio recorded
 before this method is withdrawn (see [decisions](decisions.md)). Each server runs in its own process pinned to core 0 (\`taskset -c 0\`); \`wrk -t1 -c64\`
 (Debian's package, installed by the bench when missing) runs pinned to core 1. Every server gets an untimed warm-up on each

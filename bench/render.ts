@@ -69,12 +69,14 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
           .join(', ')}.`,
         '',
       )
-    out.push('| scenario | ratio | value | target |', '|---|---|---|---|')
+    // A module measuring one application alone (conduit) has figures and no ratio: no empty ratio table.
+    if (r.ratios.length > 0) out.push('| scenario | ratio | value | target |', '|---|---|---|---|')
     for (const x of r.ratios) {
       const t = x.target === undefined ? '' : `${met(x) ? 'met' : '**missed**'} (${target_text(x)})`
       out.push(`| ${x.scenario} | ${x.label} | ${ratio_text(x.value)} | ${t} |`)
     }
-    out.push('', '| scenario | competitor | median (or pooled) | spread (min–max) | rounds |', '|---|---|---|---|---|')
+    if (r.ratios.length > 0) out.push('')
+    out.push('| scenario | competitor | median (or pooled) | spread (min–max) | rounds |', '|---|---|---|---|---|')
     for (const row of r.rows) {
       const fmt = (n: number | null): string =>
         n === null || !Number.isFinite(n)

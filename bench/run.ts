@@ -22,6 +22,7 @@ const MODULES = [
   'validation',
   'observability',
   'websocket',
+  'conduit',
 ]
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 

@@ -33,6 +33,8 @@ export interface CpuFigure {
    */
   allocated: Allocated
   requests: number
+  /** The 99th percentile of wrk's request latency over the run, in milliseconds. */
+  p99_ms: number
   /** Answers with a status of 400 or more (wrk's "Non-2xx or 3xx responses"), plus socket errors and timeouts. */
   non_2xx: number
 }
@@ -143,6 +145,7 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
       duration_us: number
       status_errors: number
       socket_errors: number
+      p99_us: number
     }
     if (s.requests === 0) throw new Error(`${server.name}: wrk completed no request on ${load.path}:\n${stdout}`)
     return {
@@ -150,6 +153,7 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
       cpu_us_per_req: (((after - before) / CLK_TCK) * 1e6) / s.requests,
       allocated: between(heap_before, heap_after),
       requests: s.requests,
+      p99_ms: s.p99_us / 1000,
       non_2xx: s.status_errors + s.socket_errors,
     }
   } finally {
@@ -179,8 +183,8 @@ function lua_script(load: WrkLoad): string {
   lines.push(
     'function done(summary, latency, requests)',
     '  local e = summary.errors',
-    '  io.write(string.format(\'FW_WRK {"requests":%d,"duration_us":%d,"status_errors":%d,"socket_errors":%d}\\n\',',
-    '    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout))',
+    '  io.write(string.format(\'FW_WRK {"requests":%d,"duration_us":%d,"status_errors":%d,"socket_errors":%d,"p99_us":%d}\\n\',',
+    '    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(99)))',
     'end',
   )
   return lines.join('\n') + '\n'

@@ -9,7 +9,16 @@ export {
   type AuthApiConfig,
   type LoginLimit,
 } from './options.js'
-export { UserStore, public_user, type User, type PublicUser, type Role } from './user-store.js'
+export { UserStore, public_user, type User, type PublicUser, type Role, type Users } from './user-store.js'
+export {
+  open_auth_storage,
+  auth_storage_url,
+  SqlUsers,
+  SqlTokens,
+  AUTH_MIGRATIONS,
+  AUTH_DEFAULT_SQLITE,
+  type AuthStorage,
+} from './storage.js'
 export { DevTokens, RandomTokens, type TokenStore, type IssuedToken } from './token-store.js'
 export { plain_passwords, ScryptPasswords, same_text, type PasswordHasher, type ScryptCost } from './passwords.js'
 export { RegisterBody, LoginBody, normalise_email } from './bodies.js'

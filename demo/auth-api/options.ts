@@ -3,6 +3,8 @@ import type { RateLimitStore } from '../../lib/middleware/security/index.js'
 import { normalise_email } from './bodies.js'
 import { ERR_AUTHAPI_BAD_OPTION } from './errors.js'
 import type { PasswordHasher, ScryptCost } from './passwords.js'
+import type { TokenStore } from './token-store.js'
+import type { Users } from './user-store.js'
 
 /** `demo`: the spec's demonstration (plain passwords, `dev-token-<id>`); `production`: its production requirements. */
 export type AuthMode = 'demo' | 'production'
@@ -37,6 +39,13 @@ export interface AuthApiOptions {
   scrypt?: ScryptCost
   /** Production: how passwords are kept and checked (default `ScryptPasswords` with `scrypt`). */
   passwords?: PasswordHasher
+  /** Where users are kept (default a new in-memory `UserStore`; `open_auth_storage()` gives a database's). */
+  users?: Users
+  /**
+   * Where tokens are kept (default in memory: `DevTokens` in demonstration mode, `RandomTokens` with `ttl` in
+   * production; `open_auth_storage()` gives a database's).
+   */
+  tokens?: TokenStore
   /** The clock in ms for token expiry and login limits (default `Date.now`); tests pass a fake one. */
   now?: () => number
   /** Receives one line per registration and login, success or refusal; lines never hold a password or a token. */
@@ -55,6 +64,8 @@ export interface AuthApiConfig {
   readonly rate_limit_store: RateLimitStore | undefined
   readonly scrypt: ScryptCost
   readonly passwords: PasswordHasher | undefined
+  readonly users: Users | undefined
+  readonly tokens: TokenStore | undefined
   readonly now: () => number
   readonly log: (line: string) => void
 }
@@ -99,6 +110,12 @@ export function auth_api_config(o: AuthApiOptions = {}): AuthApiConfig {
   if (p !== undefined && (typeof p?.hash !== 'function' || typeof p.verify !== 'function')) {
     throw ERR_AUTHAPI_BAD_OPTION('passwords', 'a PasswordHasher (hash and verify functions)', p, true)
   }
+  const methods = { users: ['reserve', 'release', 'create', 'by_email', 'by_id', 'list'], tokens: ['issue', 'user_id'] }
+  for (const [name, needed] of Object.entries(methods) as Array<['users' | 'tokens', string[]]>) {
+    const store = o[name] as Record<string, unknown> | undefined
+    if (store !== undefined && !needed.every((m) => typeof store?.[m] === 'function'))
+      throw ERR_AUTHAPI_BAD_OPTION(name, `a store with ${needed.join(', ')}`, store, true)
+  }
   return {
     mode,
     admins: new Set(admins.map(normalise_email)),
@@ -108,6 +125,8 @@ export function auth_api_config(o: AuthApiOptions = {}): AuthApiConfig {
     rate_limit_store: o.rate_limit_store,
     scrypt: o.scrypt ?? {},
     passwords: o.passwords,
+    users: o.users,
+    tokens: o.tokens,
     now: o.now ?? Date.now,
     log: o.log ?? (() => {}),
   }

@@ -19,9 +19,9 @@ export function bearer_token(req: Request): string | undefined {
 }
 
 /** The current user, or undefined after answering 401 `unauthorized` (the handler must then return). */
-function current_user(auth: AuthService, req: Request, res: Response): PublicUser | undefined {
+async function current_user(auth: AuthService, req: Request, res: Response): Promise<PublicUser | undefined> {
   const token = bearer_token(req)
-  const user = token === undefined ? undefined : auth.user_for(token)
+  const user = token === undefined ? undefined : await auth.user_for(token)
   if (user === undefined) res.header('WWW-Authenticate', 'Bearer').error(401, UNAUTHORIZED)
   return user
 }
@@ -96,13 +96,13 @@ function routes(auth: AuthService): Record<'register' | 'login' | 'me' | 'admin'
       if (out.kind === 'refused') return void res.error(401, INVALID_CREDENTIALS, 'invalid email or password')
       res.json({ ok: true, ...out.issued })
     },
-    me(req, res) {
-      const user = current_user(auth, req, res)
+    async me(req, res) {
+      const user = await current_user(auth, req, res)
       if (user === undefined) return
       res.json('ok', true, 'user', user)
     },
-    admin(req, res) {
-      const user = current_user(auth, req, res)
+    async admin(req, res) {
+      const user = await current_user(auth, req, res)
       if (user === undefined) return
       if (user.role !== 'admin') return void res.error(403, ADMIN_ROLE_REQUIRED)
       res.json('ok', true, 'user', user)

@@ -5,7 +5,7 @@ import { LoginBody, RegisterBody } from './bodies.js'
 import type { AuthApiConfig, AuthMode } from './options.js'
 import { plain_passwords, ScryptPasswords, type PasswordHasher } from './passwords.js'
 import { DevTokens, RandomTokens, type IssuedToken, type TokenStore } from './token-store.js'
-import { public_user, UserStore, type PublicUser } from './user-store.js'
+import { public_user, UserStore, type PublicUser, type Users } from './user-store.js'
 
 /** What `register` decided. */
 export type RegisterOutcome =
@@ -27,8 +27,8 @@ export type LoginOutcome =
  * await auth.register({ email: 'ada@example.com', password: 'correct horse', confirm: 'correct horse' })
  */
 export class AuthService {
-  /** The users. */
-  readonly users = new UserStore()
+  /** The users: the `users` option's store, else in memory. */
+  readonly users: Users
   /** The mode the service runs in. */
   readonly mode: AuthMode
   readonly #tokens: TokenStore
@@ -39,7 +39,8 @@ export class AuthService {
     this.#config = config
     this.mode = config.mode
     const production = config.mode === 'production'
-    this.#tokens = production ? new RandomTokens(config.ttl) : new DevTokens()
+    this.users = config.users ?? new UserStore()
+    this.#tokens = config.tokens ?? (production ? new RandomTokens(config.ttl) : new DevTokens())
     this.#passwords = production ? (config.passwords ?? new ScryptPasswords(config.scrypt)) : plain_passwords
   }
 
@@ -50,20 +51,25 @@ export class AuthService {
     const { email, password } = result.value
     // The duplicate check reserves the email at once, so racing registrations of one email get one user and do not all
     // hash.
-    if (!this.users.reserve(email)) {
+    if (!(await this.users.reserve(email))) {
       this.#log('register refused', `reason=email_taken ip=${ip}`)
       return { kind: 'taken' }
     }
     try {
-      const user = this.users.create(
+      const user = await this.users.create(
         email,
         await this.#passwords.hash(password),
         this.#config.admins.has(email) ? 'admin' : 'user',
       )
+      // Another instance on the same database registered the email between the check and the insert.
+      if (user === undefined) {
+        this.#log('register refused', `reason=email_taken ip=${ip}`)
+        return { kind: 'taken' }
+      }
       this.#log('registered', `user_id=${user.id} role=${user.role} ip=${ip}`)
       return { kind: 'created', user: public_user(user) }
     } finally {
-      this.users.release(email)
+      await this.users.release(email)
     }
   }
 
@@ -71,20 +77,20 @@ export class AuthService {
   async login(body: unknown, ip = ''): Promise<LoginOutcome> {
     const result = LoginBody.validate(body)
     if (!result.ok) return { kind: 'invalid', errors: result.errors }
-    const user = this.users.by_email(result.value.email)
+    const user = await this.users.by_email(result.value.email)
     const match = await this.#passwords.verify(result.value.password, user?.password)
     if (user === undefined || !match) {
       this.#log('login refused', `reason=invalid_credentials ip=${ip}`)
       return { kind: 'refused' }
     }
     this.#log('logged in', `user_id=${user.id} ip=${ip}`)
-    return { kind: 'ok', issued: this.#tokens.issue(user.id, this.#config.now()) }
+    return { kind: 'ok', issued: await this.#tokens.issue(user.id, this.#config.now()) }
   }
 
   /** The user a valid token belongs to. */
-  user_for(token: string): PublicUser | undefined {
-    const id = this.#tokens.user_id(token, this.#config.now())
-    const user = id === undefined ? undefined : this.users.by_id(id)
+  async user_for(token: string): Promise<PublicUser | undefined> {
+    const id = await this.#tokens.user_id(token, this.#config.now())
+    const user = id === undefined ? undefined : await this.users.by_id(id)
     return user === undefined ? undefined : public_user(user)
   }
 

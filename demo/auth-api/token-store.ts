@@ -8,12 +8,15 @@ export interface IssuedToken {
   readonly expires_in?: number
 }
 
-/** Issues tokens for users and resolves them back to user ids. */
+/**
+ * Issues tokens for users and resolves them back to user ids: in memory (`DevTokens`, `RandomTokens`) or in a database
+ * (`SqlTokens`), so each method may answer at once or with a promise.
+ */
 export interface TokenStore {
   /** A token for the user, valid from `now_ms`. */
-  issue(user_id: number, now_ms: number): IssuedToken
+  issue(user_id: number, now_ms: number): IssuedToken | Promise<IssuedToken>
   /** The user id behind a token still valid at `now_ms`. */
-  user_id(token: string, now_ms: number): number | undefined
+  user_id(token: string, now_ms: number): number | undefined | Promise<number | undefined>
 }
 
 /**
@@ -41,8 +44,8 @@ interface Grant {
   expires_at_ms: number
 }
 
-// Expired grants are dropped on lookup, and all of them in one sweep every this many logins, so the map stays bounded.
-const SWEEP_EVERY = 256
+/** Expired grants are dropped on lookup, and all of them in one sweep every this many logins, so stores stay bounded. */
+export const SWEEP_EVERY = 256
 
 /**
  * Production mode: 32 random bytes (base64url, 43 characters) that expire `ttl` seconds after login. The map is keyed
@@ -88,6 +91,7 @@ export class RandomTokens implements TokenStore {
   }
 }
 
-function digest(token: string): string {
+/** The SHA-256 of a token (base64url), the only form in which a store keeps it. */
+export function digest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url')
 }

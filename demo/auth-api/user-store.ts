@@ -25,13 +25,35 @@ export function public_user({ id, email, role }: User): PublicUser {
 }
 
 /**
+ * Where users are kept: in memory (`UserStore`) or in a database (`SqlUsers`). Each method may answer at once or with a
+ * promise (the house convention for stores that may be async).
+ */
+export interface Users {
+  /** Claims `email` for a registration in progress; false when a user has it or another registration claimed it. */
+  reserve(email: string): boolean | Promise<boolean>
+  /** Gives up a claim (the registration ended). */
+  release(email: string): void | Promise<void>
+  /**
+   * Creates the user for a reserved email; undefined when the email was taken after all (another instance on the same
+   * database registered it first).
+   */
+  create(email: string, password: string, role: Role): User | undefined | Promise<User | undefined>
+  /** The user with this (normalised) email. */
+  by_email(email: string): User | undefined | Promise<User | undefined>
+  /** The user with this id. */
+  by_id(id: number): User | undefined | Promise<User | undefined>
+  /** Every user, in registration order. */
+  list(): readonly User[] | Promise<readonly User[]>
+}
+
+/**
  * Users in memory (they do not survive a restart). Registration reserves the email first, then creates the user, so
  * requests for one email racing each other (even across an `await` for hashing) end with exactly one user.
  * @example
  * const users = new UserStore()
  * if (users.reserve('ada@example.com')) users.create('ada@example.com', 'secret-hash', 'user')
  */
-export class UserStore {
+export class UserStore implements Users {
   readonly #users: User[] = []
   readonly #by_email = new Map<string, User>()
   readonly #by_id = new Map<number, User>()

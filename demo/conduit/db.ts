@@ -1,61 +1,8 @@
-// The conduit demo's database: one Kysely instance over SQLite (better-sqlite3, WAL) or PostgreSQL (pg), chosen by URL.
-import { mkdirSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
-import Database from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type Generated } from 'kysely'
-import pg from 'pg'
+// The conduit demo's database: the demos' shared storage (demo/storage) with conduit's default file and coded error.
+import { given_database_url, open_database, type Db } from '../storage/db.js'
 import { ERR_CONDUIT_BAD_OPTION } from './errors.js'
 
-/** The tables, as Kysely types them (timestamps are ISO 8601 text in both dialects). */
-export interface Tables {
-  users: {
-    id: Generated<number>
-    email: string
-    username: string
-    password: string
-    bio: string | null
-    image: string | null
-  }
-  follows: { follower_id: number; followee_id: number }
-  articles: {
-    id: Generated<number>
-    slug: string
-    title: string
-    description: string
-    body: string
-    author_id: number
-    created_at: string
-    updated_at: string
-  }
-  tags: { id: Generated<number>; name: string }
-  article_tags: { article_id: number; tag_id: number }
-  favorites: { user_id: number; article_id: number }
-  comments: {
-    id: Generated<number>
-    article_id: number
-    author_id: number
-    body: string
-    created_at: string
-    updated_at: string
-  }
-  auth_users: { id: Generated<number>; email: string; password: string; role: string }
-  auth_tokens: { digest: string; user_id: number; expires_at_ms: number }
-  fw_migrations: { set_name: string; version: number; applied_at: string }
-}
-
-/** Which engine a database runs on. */
-export type Dialect = 'sqlite' | 'postgres'
-
-/** An open database: the query builder, its dialect, where it lives (no password) and a count of queries run. */
-export interface Db {
-  readonly kysely: Kysely<Tables>
-  readonly dialect: Dialect
-  /** The SQLite file, or the PostgreSQL URL with its password masked. */
-  readonly where: string
-  /** Queries sent since the database was opened (tests read it to prove a request's query count). */
-  readonly queries: { count: number }
-  close(): Promise<void>
-}
+export type { Db, Dialect, Tables } from '../storage/db.js'
 
 /** The default SQLite file, relative to the working directory. */
 export const DEFAULT_SQLITE = './.fw/conduit.sqlite'
@@ -69,37 +16,10 @@ export function storage_url(
   argv: readonly string[] = process.argv,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): string {
-  const at = argv.indexOf('--database')
-  const given = at === -1 ? undefined : argv[at + 1]
-  return given || env['DATABASE_URL'] || `sqlite:${DEFAULT_SQLITE}`
+  return given_database_url(argv, env) ?? `sqlite:${DEFAULT_SQLITE}`
 }
 
-function masked(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')
-}
-
-/** Opens (and for SQLite creates, with its folder) the database `url` names: `sqlite:<path>` or `postgres://...`. */
+/** Opens the database `url` names (`sqlite:<path>` or `postgres://...`); another URL throws FW_ERR_CONDUIT_BAD_OPTION. */
 export function open_db(url: string): Db {
-  const queries = { count: 0 }
-  const log = (): void => void queries.count++
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 2000 })
-    // A server that goes away drops idle clients with an error event; without a listener it would end the process.
-    pool.on('error', () => {})
-    const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log })
-    return { kysely, dialect: 'postgres', where: masked(url), queries, close: () => kysely.destroy() }
-  }
-  if (!url.startsWith('sqlite:') || url.length === 'sqlite:'.length) {
-    throw ERR_CONDUIT_BAD_OPTION('conduit', 'database', 'sqlite:<path> or postgres://...', masked(url))
-  }
-  const file = resolve(url.slice('sqlite:'.length))
-  mkdirSync(dirname(file), { recursive: true })
-  const database = new Database(file)
-  // WAL: a crash (kill -9) mid-write leaves the last committed state; readers do not block the writer.
-  database.pragma('journal_mode = WAL')
-  database.pragma('synchronous = NORMAL')
-  database.pragma('foreign_keys = ON')
-  database.pragma('busy_timeout = 5000')
-  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database }), log })
-  return { kysely, dialect: 'sqlite', where: file, queries, close: () => kysely.destroy() }
+  return open_database(url, (u) => ERR_CONDUIT_BAD_OPTION('conduit', 'database', 'sqlite:<path> or postgres://...', u))
 }

@@ -4,6 +4,9 @@ import type { Request, Response } from '../../index.js'
 import { httpCode } from '../../lib/errors.js'
 import { define_bad_option } from '../../lib/options.js'
 import { ValidationFailed } from '../../lib/validation/index.js'
+import { code_of, unique_violation } from '../storage/sql-errors.js'
+
+export { unique_violation } from '../storage/sql-errors.js'
 
 /** A conduit option (or `DATABASE_URL`, `--database`) the demo cannot work with. */
 export const ERR_CONDUIT_BAD_OPTION = define_bad_option('CONDUIT')
@@ -50,11 +53,6 @@ const UNAVAILABLE = new Set([
   'SQLITE_FULL',
 ])
 
-function code_of(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : ''
-}
-
 /** Whether the database (not the request) failed: refused or dropped connections, a server shutting down, a lock. */
 export function is_unavailable(err: unknown): boolean {
   const code = code_of(err)
@@ -63,23 +61,6 @@ export function is_unavailable(err: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
     message,
   )
-}
-
-/**
- * The column a unique constraint refused (`email`, `username`, `slug`...), or undefined when `err` is not a unique
- * violation. PostgreSQL names the constraint (`users_email_key`), SQLite the column (`users.email`).
- */
-export function unique_violation(err: unknown): string | undefined {
-  const code = code_of(err)
-  const message = err instanceof Error ? err.message : ''
-  if (code === '23505') {
-    const constraint = (err as { constraint?: string }).constraint ?? ''
-    return /_(email|username|slug|name)_key$/.exec(constraint)?.[1] ?? constraint
-  }
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    return /UNIQUE constraint failed: \w+\.(\w+)/.exec(message)?.[1] ?? 'key'
-  }
-  return undefined
 }
 
 function answer(res: Response, status: number, messages: readonly string[], code?: string): void {

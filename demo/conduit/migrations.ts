@@ -1,20 +1,7 @@
-// Versioned migrations run at startup: each set's versions applied once, in order, under a PostgreSQL advisory lock.
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Db, Dialect, Tables } from './db.js'
+// The conduit schema's versioned migrations, run by the demos' shared migration runner (demo/storage/migrations.ts).
+import { id_column, type Migration } from '../storage/migrations.js'
 
-/** One schema change: applied once per database, in a transaction of its own. */
-export interface Migration {
-  readonly version: number
-  readonly name: string
-  up(db: Transaction<Tables>, dialect: Dialect): Promise<void>
-}
-
-// Any fixed 64-bit number: every instance takes the same lock, so one migrates while the others wait.
-const ADVISORY_LOCK = 7_262_754_160_027
-
-function id_column(dialect: Dialect): 'integer' | 'serial' {
-  return dialect === 'postgres' ? 'serial' : 'integer'
-}
+export { migrate, type Migration } from '../storage/migrations.js'
 
 /** The conduit schema. Uniqueness lives in the database: email, username, slug, tag name, favourite, follow. */
 export const CONDUIT_MIGRATIONS: readonly Migration[] = [
@@ -82,45 +69,3 @@ export const CONDUIT_MIGRATIONS: readonly Migration[] = [
     },
   },
 ]
-
-async function apply(db: Kysely<Tables>, dialect: Dialect, set: string, migrations: readonly Migration[]) {
-  await db.schema
-    .createTable('fw_migrations')
-    .ifNotExists()
-    .addColumn('set_name', 'text', (c) => c.notNull())
-    .addColumn('version', 'integer', (c) => c.notNull())
-    .addColumn('applied_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('fw_migrations_pk', ['set_name', 'version'])
-    .execute()
-  const done = await db.selectFrom('fw_migrations').select('version').where('set_name', '=', set).execute()
-  const applied = new Set(done.map((r) => Number(r.version)))
-  for (const m of migrations) {
-    if (applied.has(m.version)) continue
-    await db.transaction().execute(async (trx) => {
-      await m.up(trx, dialect)
-      await trx
-        .insertInto('fw_migrations')
-        .values({ set_name: set, version: m.version, applied_at: new Date().toISOString() })
-        .execute()
-    })
-  }
-}
-
-/**
- * Applies the versions of `set` the database lacks, each in its own transaction, and records them in `fw_migrations`.
- * On PostgreSQL the whole run holds an advisory lock on one connection, so instances starting together take turns
- * and the later ones find nothing left to do. Running it again is a no-op.
- * @example
- * await migrate(db, 'conduit', CONDUIT_MIGRATIONS)
- */
-export async function migrate(db: Db, set: string, migrations: readonly Migration[]): Promise<void> {
-  if (db.dialect === 'sqlite') return apply(db.kysely, db.dialect, set, migrations)
-  await db.kysely.connection().execute(async (conn) => {
-    await sql`select pg_advisory_lock(${ADVISORY_LOCK})`.execute(conn)
-    try {
-      await apply(conn, db.dialect, set, migrations)
-    } finally {
-      await sql`select pg_advisory_unlock(${ADVISORY_LOCK})`.execute(conn)
-    }
-  })
-}

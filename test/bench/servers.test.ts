@@ -21,6 +21,13 @@ const FRAMEWORKS = [
   'helmet',
 ]
 const BUILTINS = new Set(builtinModules)
+/**
+ * The demo application a server may import, by server file: there the demo is the code under test (a real application
+ * on fw, with its database driver and query builder), not harness code, so it loads into the measured process as it
+ * would in production. One entry per server, its demo's entry module only; every other server still may not import a
+ * demo.
+ */
+const DEMOS: Readonly<Record<string, string>> = { 'conduit-fw.ts': path.join(ROOT, 'demo', 'conduit', 'index.ts') }
 
 /** fw's package entries (package.json `exports`), as the source files they are built from. */
 function fw_entries(): Set<string> {
@@ -42,10 +49,16 @@ const package_of = (spec: string): string =>
     .slice(0, spec.startsWith('@') ? 2 : 1)
     .join('/')
 
-/** Whether a server may import `spec`: a Node built-in, a framework or plugin, or one of fw's package entries. */
+/**
+ * Whether a server may import `spec`: a Node built-in, a framework or plugin, one of fw's package entries, or the demo
+ * it measures (DEMOS).
+ */
 function allowed(file: string, spec: string): boolean {
   if (spec.startsWith('node:') || BUILTINS.has(spec)) return true
-  if (spec.startsWith('.')) return ENTRIES.has(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')))
+  if (spec.startsWith('.')) {
+    const target = path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts'))
+    return ENTRIES.has(target) || DEMOS[path.basename(file)] === target
+  }
   const name = package_of(spec)
   return FRAMEWORKS.includes(name) || name.startsWith('@fastify/')
 }
@@ -105,6 +118,17 @@ t.test('forbidden_imports', async (t) => {
   t.test("rejects fw's internal files, which are not package entries", async (t) => {
     t.same(of("import { configure } from '../../lib/log/core.js'"), ['../../lib/log/core.js'])
     t.same(of("import { App } from '../../adapters/app.js'"), ['../../adapters/app.js'])
+  })
+  t.test('accepts the demo a server measures, in that server alone, by its entry module alone', async (t) => {
+    const conduit = path.join(SERVERS, 'conduit-fw.ts')
+    t.same(forbidden_imports(conduit, "import { conduit } from '../../demo/conduit/index.js'"), [])
+    t.same(forbidden_imports(conduit, "import { open_db } from '../../demo/conduit/db.js'"), [
+      '../../demo/conduit/db.js',
+    ])
+    t.same(forbidden_imports(conduit, "import { demo } from '../../demo/auth-api/index.js'"), [
+      '../../demo/auth-api/index.js',
+    ])
+    t.same(of("import { conduit } from '../../demo/conduit/index.js'"), ['../../demo/conduit/index.js'])
   })
   t.test("accepts fw's package entries, frameworks, their plugins and Node built-ins", async (t) => {
     const source = [

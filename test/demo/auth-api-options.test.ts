@@ -77,6 +77,11 @@ t.test('auth_api_config', async (t) => {
         { env: {}, passwords: 'pepper' as never },
         'auth_api: passwords must be a PasswordHasher (hash and verify functions); got a string of 6 characters',
       ],
+      [
+        { env: {}, users: { by_email: () => undefined } as never },
+        'auth_api: users must be a store with reserve, release, create, by_email, by_id, list; got an object',
+      ],
+      [{ env: {}, tokens: new Map() as never }, 'auth_api: tokens must be a store with issue, user_id; got an object'],
     ]
     for (const [options, message] of cases)
       t.throws(() => auth_api_config(options), { code: 'FW_ERR_AUTHAPI_BAD_OPTION', message })

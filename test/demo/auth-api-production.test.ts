@@ -35,7 +35,7 @@ t.test('auth_api in production mode', async (t) => {
     const { app, auth } = api(t, { scrypt: {} })
     await post(app, '/auth/register', ADA)
     await post(app, '/auth/register', { ...ADA, email: 'bob@example.com' })
-    const [ada, bob] = auth.users.list().map((u) => u.password)
+    const [ada, bob] = (await auth.users.list()).map((u) => u.password)
     t.match(ada, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/)
     t.notMatch(ada, PASSWORD)
     t.not(ada, bob, 'the same password hashes differently under another salt')
@@ -45,7 +45,7 @@ t.test('auth_api in production mode', async (t) => {
   t.test('keeps the password as sent in demo mode, as the spec record does', async (t) => {
     const { app, auth } = api(t, { mode: 'demo' })
     await post(app, '/auth/register', ADA)
-    t.equal(auth.users.list()[0]!.password, PASSWORD)
+    t.equal((await auth.users.list())[0]!.password, PASSWORD)
   })
 
   t.test('hands out a new random token on every login, each one valid', async (t) => {
@@ -172,7 +172,7 @@ t.test('auth_api in production mode', async (t) => {
     fail = false
     t.equal((await post(app, '/auth/register', ADA)).statusCode, 201)
     t.same(
-      auth.users.list().map((u) => [u.id, u.password]),
+      (await auth.users.list()).map((u) => [u.id, u.password]),
       [[1, 'x13']],
     )
   })

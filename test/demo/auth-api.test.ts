@@ -74,7 +74,7 @@ for (const mode of ['demo', 'production'] as const) {
         t.equal(dup.statusCode, 409, email)
         t.same(dup.json(), { ok: false, error: 'email_taken', message: 'email already registered' })
       }
-      t.equal(a.auth.users.list().length, 1)
+      t.equal((await a.auth.users.list()).length, 1)
     })
 
     t.test('trims Unicode whitespace around the email and refuses non-ASCII addresses', async (t) => {
@@ -114,7 +114,7 @@ for (const mode of ['demo', 'production'] as const) {
         t.equal(r.statusCode, 400, JSON.stringify(body))
         t.same(r.json(), expected, JSON.stringify(body))
       }
-      t.equal(a.auth.users.list().length, 0)
+      t.equal((await a.auth.users.list()).length, 0)
     })
 
     t.test(
@@ -230,7 +230,7 @@ for (const mode of ['demo', 'production'] as const) {
       t.equal(codes.filter((c) => c === 201).length, 1)
       t.equal(codes.filter((c) => c === 409).length, 999)
       t.same(
-        a.auth.users.list().map((u) => [u.id, u.email]),
+        (await a.auth.users.list()).map((u) => [u.id, u.email]),
         [[1, 'ada@example.com']],
       )
       t.equal(
