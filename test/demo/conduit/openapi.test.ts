@@ -1,6 +1,6 @@
 // Every operation of the RealWorld specification (path and method) is in the OpenAPI document fw generates from the
 // conduit's routes, under /api. The list is written here and, where the specification's openapi.yml is at hand
-// ($REALWORLD_OPENAPI, ../shared/realworld/openapi.yml beside the repository, /work/shared/realworld/openapi.yml),
+// ($REALWORLD_OPENAPI, or ../shared/realworld/openapi.yml beside the repository),
 // checked against it.
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -32,7 +32,6 @@ const OPERATIONS = [
 const SPEC = [
   process.env['REALWORLD_OPENAPI'],
   fileURLToPath(new URL('../../../../shared/realworld/openapi.yml', import.meta.url)),
-  '/work/shared/realworld/openapi.yml',
 ].find((p) => p !== undefined && p !== '' && existsSync(p))
 
 /** `METHOD /path` of every operation in the YAML: paths at two spaces, methods at four. */

@@ -1,17 +1,21 @@
 // The RealWorld project's own API tests (its Postman collection, run with newman) against `npm run demo -- conduit`, on
 // SQLite and on PostgreSQL. The collection is third-party and not in this repository: it is read from
-// $REALWORLD_COLLECTION or /work/shared/realworld/Conduit.postman_collection.json; without it nothing is run and a loud
+// $REALWORLD_COLLECTION or ../shared/realworld/Conduit.postman_collection.json beside the repository; without it nothing is run and a loud
 // line says so. newman comes from $NEWMAN or the PATH.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { start_child_server } from '../../helpers/child-server.js'
 import { fresh_database, TEST_SECRET } from '../../helpers/conduit.js'
 import { start_postgres } from '../../helpers/postgres-server.js'
 
-const COLLECTION = [process.env['REALWORLD_COLLECTION'], '/work/shared/realworld/Conduit.postman_collection.json'].find(
+/** Where shared/ puts the collection: beside the repository, as for the RealWorld openapi.yml. */
+const SHARED = fileURLToPath(new URL('../../../../shared/realworld/Conduit.postman_collection.json', import.meta.url))
+
+const COLLECTION = [process.env['REALWORLD_COLLECTION'], SHARED].find(
   (p) => p !== undefined && p !== '' && existsSync(p),
 )
 
@@ -20,7 +24,7 @@ t.setTimeout(300_000)
 if (COLLECTION === undefined) {
   const line =
     '# NOT RUN: the RealWorld Postman collection is absent (set REALWORLD_COLLECTION or put it at ' +
-    '/work/shared/realworld/Conduit.postman_collection.json); see docs/conduit.md'
+    `${SHARED}); see docs/conduit.md`
   console.error(line)
   t.comment(line)
 } else {
