@@ -95,5 +95,6 @@ export function write_blocks(root: string, blocks: readonly DocBlock[]): string 
   const options = { ...base.compilerOptions, noEmit: true, rootDir: '/', paths: fw_paths(root) }
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['src'] }, null, 2))
   for (const b of blocks) writeFileSync(join(dir, 'src', b.file), b.code)
+  writeFileSync(join(dir, 'blocks.json'), JSON.stringify(blocks))
   return dir
 }
