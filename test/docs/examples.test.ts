@@ -1,7 +1,7 @@
 // Every ```ts block of README.md and docs/*.md: all type-checked in one program against the sources, and every block
 // not marked ```ts fragment run in a child that must exit 0 (or, if it listens, stop on SIGTERM), so a documented
 // example cannot rot unseen. Fragments may use `app`, `req` and `res` and names they do not define.
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,7 +24,7 @@ t.setTimeout(240_000)
 const blocks = doc_blocks(ROOT)
 const dir = write_blocks(ROOT, blocks)
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-// The type check runs in a child meanwhile the blocks run: most of its time is loading fw's and Node's types.
+// The type check runs in a child while the blocks run: most of its time is loading fw's and Node's types.
 const typing = type_check()
 typing.catch(() => {}) // awaited by its test
 
@@ -60,15 +60,20 @@ function bundle_runnable(runnable: readonly DocBlock[]): Map<DocBlock, string> {
   return new Map(runnable.map((b) => [b, join(dir, 'out', b.file.replace(/\.ts$/, '.mjs'))]))
 }
 
+/** The blocks running now, killed if the test ends first. */
+const running = new Set<ChildProcess>()
+t.teardown(() => running.forEach((child) => child.kill('SIGKILL')))
+
 /** What a run ended with: `ok`, or why not with the block's output. */
 async function run(file: string, setting: Record<string, string>): Promise<string> {
   const env = { ...plain_env(), FW_PORT: '0', FW_HOST: '127.0.0.1', FW_ACCESS_LOG: 'false', ...setting }
   const child = spawn(process.execPath, [file], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+  running.add(child)
   child.stderr.setEncoding('utf8').on('data', (d: string) => {
     out += d
-    if (d.includes(LISTENING) && !listened) {
+    if (out.includes(LISTENING) && !listened) {
       listened = true
       child.kill('SIGTERM')
     }
@@ -79,6 +84,7 @@ async function run(file: string, setting: Record<string, string>): Promise<strin
     child.on('exit', (c, s) => resolve([c, s])),
   )
   clearTimeout(timer)
+  running.delete(child)
   await new Promise((resolve) => setImmediate(resolve))
   if (code === 0 || (listened && signal === 'SIGTERM')) return 'ok'
   const why = signal === 'SIGKILL' ? `did not exit within ${RUN_TIMEOUT_MS} ms` : `exited with ${code ?? signal}`

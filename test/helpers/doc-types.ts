@@ -9,7 +9,7 @@ import type { DocBlock } from './doc-blocks.js'
 function allowed_in_fragment(d: ts.Diagnostic): boolean {
   if (d.code === 2304 || d.code === 2552) return true
   const message = ts.flattenDiagnosticMessageText(d.messageText, '\n')
-  return d.code === 2307 && !/'(fw|\.)/.test(message)
+  return d.code === 2307 && !/'(fw|\.|\/)/.test(message)
 }
 
 /** Type-checks every block of `dir` in one program; returns the blocks' errors. */
