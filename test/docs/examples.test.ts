@@ -109,6 +109,7 @@ async function deployment(t: Teardown): Promise<Record<string, string>> {
     FW_CSRF_SECRET: secret,
     FW_API_KEY: 'docs-example-key',
     FW_API_KEYS: 'docs-example-key,docs-example-key-2',
+    FW_PARTNER_KEY: 'docs-example-partner-key',
     API_KEY: 'docs-example-key',
     ADMIN_KEY: 'docs-example-key',
   }
