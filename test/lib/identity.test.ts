@@ -9,7 +9,7 @@ import { rate_limit } from '../../lib/middleware/security/rate-limit.js'
 import { sign_dev_token } from '../../lib/middleware/app/auth-presets.js'
 import { build, throws_coded } from './middleware/auth/build.js'
 
-const SECRET = 'identity-test-secret-0123456789'
+const SECRET = 'identity-test-secret-0123456789abcdef'
 const seen = (req: Request) => {
   const i = req.state(Identity)
   return { identity: i === undefined ? null : { ...i } }
