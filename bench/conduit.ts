@@ -88,8 +88,8 @@ function latency_rows(figures: CpuFigures, node_label: string): BenchRow[] {
 }
 
 /**
- * Seeds a temporary SQLite file, then measures both scenarios on the machine's Node only: better-sqlite3 is a native
- * module built for it, which another Node major cannot load.
+ * Seeds a temporary SQLite file, then measures both scenarios on the machine's Node only: the SQLite driver differs
+ * between runtimes (better-sqlite3 on Node 20, node:sqlite on later ones), so figures of two Nodes would compare drivers.
  */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-bench-conduit-'))
@@ -141,7 +141,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
           "authors and favourites every third article; the list is anonymous, the article is read with the reader's token " +
           "(Authorization: Token), so its author's `following` and its `favorited` are looked up",
         `wrk with ${CONNECTIONS} connections here (not 64), so the server is kept busy without a long queue; p99 latency is wrk's 99th percentile over each round, the ` +
-          "rounds' median; on the machine's Node only (better-sqlite3 is a native module built for it); no competitor, so " +
+          "rounds' median; on the machine's Node only (the SQLite driver differs between Node versions); no competitor, so " +
           "no ratio: the figures are absolute, so they follow the shared machine's load and are noisy (read the spread of " +
           'the rounds)',
       ],

@@ -1,9 +1,11 @@
-// The demos' durable storage (conduit, auth-api): one Kysely instance over SQLite (better-sqlite3, WAL) or PostgreSQL
-// (pg), chosen by URL, with the storage URL read from `--database` or `DATABASE_URL`.
+// The demos' durable storage (conduit, auth-api): one Kysely instance over SQLite (the runtime's node:sqlite where it
+// has one, else better-sqlite3; WAL) or PostgreSQL (pg), chosen by URL, with the storage URL read from `--database` or
+// `DATABASE_URL`.
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
-import Database from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type Generated } from 'kysely'
+import type BetterSqlite3 from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect, type Generated, type SqliteDatabase } from 'kysely'
 import pg from 'pg'
 
 /** The tables, as Kysely types them (timestamps are ISO 8601 text in both dialects). */
@@ -95,12 +97,54 @@ export function open_database(url: string, bad_url: (masked_url: string) => Erro
   }
   const file = resolve(url.slice('sqlite:'.length))
   mkdirSync(dirname(file), { recursive: true })
-  const database = new Database(file)
+  const database = open_sqlite(file)
   // WAL: a crash (kill -9) mid-write leaves the last committed state; readers do not block the writer.
-  database.pragma('journal_mode = WAL')
-  database.pragma('synchronous = NORMAL')
-  database.pragma('foreign_keys = ON')
-  database.pragma('busy_timeout = 5000')
+  database.exec('PRAGMA journal_mode = WAL')
+  database.exec('PRAGMA synchronous = NORMAL')
+  database.exec('PRAGMA foreign_keys = ON')
+  database.exec('PRAGMA busy_timeout = 5000')
   const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database }), log })
   return { kysely, dialect: 'sqlite', where: file, queries, close: () => kysely.destroy() }
+}
+
+/** The part of node:sqlite's `DatabaseSync` this file uses (typed here: `@types/node` 20 does not know the module). */
+interface NodeSqlite {
+  DatabaseSync: new (path: string) => {
+    exec(sql: string): void
+    close(): void
+    prepare(sql: string): {
+      columns(): unknown[]
+      all(...params: unknown[]): unknown[]
+      run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint }
+      iterate(...params: unknown[]): IterableIterator<unknown>
+    }
+  }
+}
+
+/**
+ * An SQLite file as Kysely's dialect takes it: the runtime's own node:sqlite where it has one (Node 22.13 and later),
+ * else better-sqlite3, loaded only then. A native addon is built for one Node ABI, so one installed tree could not serve
+ * the two Node versions the suite runs on; node:sqlite has no such tie.
+ */
+function open_sqlite(file: string): SqliteDatabase & { exec(sql: string): void } {
+  const builtin = process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined
+  if (builtin === undefined) {
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3
+    return new Database(file)
+  }
+  const database = new builtin.DatabaseSync(file)
+  return {
+    exec: (sql) => database.exec(sql),
+    close: () => database.close(),
+    prepare(sql) {
+      const statement = database.prepare(sql)
+      return {
+        // Kysely asks whether a statement returns rows; a statement with result columns does.
+        reader: statement.columns().length > 0,
+        all: (params) => statement.all(...params),
+        run: (params) => statement.run(...params),
+        iterate: (params) => statement.iterate(...params),
+      }
+    },
+  }
 }
