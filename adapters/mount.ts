@@ -22,7 +22,11 @@ import { mount_ws } from './ws.js'
 export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCore): Promise<void> {
   const compiled = app.compile(instance.prefix)
   const ip = ip_of_request(instance, ip_resolver(app.config.trust_proxy))
-  const bind = binder(app, ip, log, compiled.on_error)
+  // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
+  // Then nothing reads the caller either, so the chain does not note it.
+  const access = app.config.access_log
+  const lines = access !== false && log_level() !== 'off'
+  const bind = binder(app, ip, log, compiled.on_error, lines ? note_user : () => {})
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -41,10 +45,7 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   await mount_ws(instance, app, compiled.ws, ip, log)
   end_streams_on_close(instance, app.config.close_timeout_ms)
   instance.setNotFoundHandler(bind(compiled.not_found))
-  // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
-  const access = app.config.access_log
-  if (access !== false && log_level() !== 'off')
-    instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
+  if (lines) instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
   // Requests no route matched have no middleware of a route to run around a refusal.
   instance.setErrorHandler(error_handler(app.config.request_id, log))
 }
@@ -77,6 +78,7 @@ function binder(
   ip: IpResolver,
   log: LogCore | undefined,
   on_error: (req: Request) => ErrorMapper | undefined,
+  note: typeof note_user,
 ) {
   const services = app.services
   const echo_id = app.config.request_id
@@ -90,16 +92,16 @@ function binder(
       try {
         result = run(req, res)
       } catch (err) {
-        note_user(freq, req)
+        note(freq, req)
         return pending(fail(freq, reply, req, res, err, log, on_error(req)))
       }
       if (result instanceof Promise) {
         return result.then(
-          () => (note_user(freq, req), pending(commit(reply, res, log))),
-          (err: unknown) => (note_user(freq, req), pending(fail(freq, reply, req, res, err, log, on_error(req)))),
+          () => (note(freq, req), pending(commit(reply, res, log))),
+          (err: unknown) => (note(freq, req), pending(fail(freq, reply, req, res, err, log, on_error(req)))),
         )
       }
-      note_user(freq, req)
+      note(freq, req)
       return pending(commit(reply, res, log))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
