@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { FwError } from '../../lib/errors.js'
 import { define_bad_option, describe_value, option_checker, quote } from '../../lib/options.js'
@@ -199,5 +202,36 @@ t.test('option_checker', async (t) => {
       'o: f must be a function; got a string of 3 characters',
     )
     t.equal(check.owner, 'o')
+  })
+})
+
+const LIB = fileURLToPath(new URL('../../lib', import.meta.url))
+
+function lib_files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name)
+    return e.isDirectory() ? lib_files(path) : e.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** A direct call of an area's `ERR_<AREA>_BAD_OPTION` factory, which repeats the owner instead of binding it once. */
+const DIRECT_CALL = /\bERR_[A-Z_]+_BAD_OPTION\s*\(/
+
+t.test('one option-check dialect in lib', async (t) => {
+  t.test('the check recognises a direct call of a BAD_OPTION factory', async (t) => {
+    t.match("throw ERR_CACHE_BAD_OPTION('Cache', 'ttl', 'an integer', x)", DIRECT_CALL)
+    t.match('ERR_AUTH_BAD_OPTION (', DIRECT_CALL)
+    t.notMatch("option_checker(ERR_AUTH_BAD_OPTION, 'jwt')", DIRECT_CALL)
+  })
+
+  t.test('every bad option is thrown through a checker bound to its owner', async (t) => {
+    const direct = lib_files(LIB)
+      .filter((path) => !path.endsWith(join('lib', 'options.ts')))
+      .flatMap((path) =>
+        readFileSync(path, 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (DIRECT_CALL.test(line) ? [`${relative(LIB, path)}:${i + 1}`] : [])),
+      )
+    t.same(direct, [])
   })
 })

@@ -5,10 +5,9 @@ import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../
 import { httpCode } from '../../errors.js'
 import { set_identity } from '../../identity.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
-import { ERR_AUTH_NO_API_KEYS } from './errors.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { option_checker } from '../../options.js'
 import { ApiKey } from './state.js'
-import { ERR_AUTH_BAD_OPTION } from './errors.js'
 
 const check = option_checker(ERR_AUTH_BAD_OPTION, 'api_key')
 

@@ -4,7 +4,7 @@ import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../
 import { documented } from '../../openapi/middleware-doc.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import type { Request } from '../../request.js'
-import { ERR_AUTH_NO_SESSION } from './errors.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_SESSION } from './errors.js'
 import { option_checker } from '../../options.js'
 import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
@@ -13,9 +13,6 @@ import { Session, new_session_id, signed_in } from './session-state.js'
 import { Identity, SessionRef } from '../../identity.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
 import { observed, report } from '../../observability/events.js'
-import { ERR_AUTH_BAD_OPTION } from './errors.js'
-
-const check = option_checker(ERR_AUTH_BAD_OPTION, 'session')
 
 /** Options of `session`. */
 export interface SessionOptions {
@@ -59,6 +56,7 @@ const WEEK = 7 * 24 * 3600
 
 export const CODE_SESSION_STORE_UNAVAILABLE = httpCode('session_store_unavailable')
 const MW = 'session'
+const check = option_checker(ERR_AUTH_BAD_OPTION, MW)
 
 interface Config {
   store: ISessionStore
