@@ -2,7 +2,7 @@
 // of middleware checked by one rule each, whichever middleware owns them.
 import { stringifySetCookie, type SetCookie } from 'cookie'
 import { defineError } from './errors.js'
-import type { OptionChecks } from './options.js'
+import type { OptionChecker } from './options.js'
 
 /** The `SameSite` attribute's values. */
 export type SameSite = 'Strict' | 'Lax' | 'None'
@@ -31,11 +31,11 @@ export interface CookieOptionValues {
 }
 
 /**
- * Checks a cookie's options with the owner's checkers: `cookie_name` an HTTP token, `cookie_path` a path starting with
+ * Checks a cookie's options with the owner's checker: `cookie_name` an HTTP token, `cookie_path` a path starting with
  * `/` without `;` or spaces, `same_site` one of Strict, Lax, None, and the prefixes browsers enforce (`__Host-` and
  * `__Secure-` need `secure`, `__Host-` needs path `/`; `SameSite=None` needs `secure`).
  * @example
- * const cookie = check_cookie(check, 'session', {
+ * const cookie = check_cookie(option_checker(ERR_AUTH_BAD_OPTION, 'session'), {
  *   cookie_name: 'sid',
  *   cookie_path: '/',
  *   secure: false,
@@ -43,23 +43,22 @@ export interface CookieOptionValues {
  *   same_site: 'Lax',
  * })
  */
-export function check_cookie(check: OptionChecks, owner: string, o: CookieOptionValues): CookieSettings {
-  const name = check.token(owner, 'cookie_name', o.cookie_name)
+export function check_cookie(check: OptionChecker, o: CookieOptionValues): CookieSettings {
+  const name = check.token('cookie_name', o.cookie_name)
   const path = o.cookie_path
   check.must(
     typeof path === 'string' && COOKIE_PATH.test(path),
-    owner,
     'cookie_path',
     'a path starting with / without ; or spaces',
     path,
   )
-  const secure = check.bool(owner, 'secure', o.secure)
-  const same_site = check.one_of(owner, 'same_site', o.same_site, SAME_SITE)
+  const secure = check.bool('secure', o.secure)
+  const same_site = check.one_of('same_site', o.same_site, SAME_SITE)
   // Browsers refuse these cookies without Secure; failing at startup beats a cookie that silently never sticks.
-  check.must(secure || same_site !== 'None', owner, 'secure', 'true when same_site is None', secure)
-  check.must(secure || !/^__(Host|Secure)-/.test(name), owner, 'secure', `true for a cookie named ${name}`, secure)
-  check.must(!name.startsWith('__Host-') || path === '/', owner, 'cookie_path', '/ for a __Host- cookie', path)
-  return { name, path: path as string, secure, http_only: check.bool(owner, 'http_only', o.http_only), same_site }
+  check.must(secure || same_site !== 'None', 'secure', 'true when same_site is None', secure)
+  check.must(secure || !/^__(Host|Secure)-/.test(name), 'secure', `true for a cookie named ${name}`, secure)
+  check.must(!name.startsWith('__Host-') || path === '/', 'cookie_path', '/ for a __Host- cookie', path)
+  return { name, path: path as string, secure, http_only: check.bool('http_only', o.http_only), same_site }
 }
 
 /** The attributes of a `Set-Cookie` line written by `res.cookie(name, value, attributes)`. */

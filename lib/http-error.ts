@@ -2,7 +2,7 @@
 import { STATUS_CODES } from 'node:http'
 import { defineError } from './errors.js'
 import { HTTP_TOKEN } from './http-token.js'
-import { define_bad_option, quote } from './options.js'
+import { define_bad_option, option_checker, quote } from './options.js'
 
 export const ERR_HTTP_ERROR_BAD_STATUS = defineError(
   'FW_ERR_HTTP_ERROR_BAD_STATUS',
@@ -14,6 +14,7 @@ export const ERR_HTTP_ERROR_BAD_CODE = defineError(
 )
 /** A bad message, header or `expose` of an `HttpError`. */
 export const ERR_HTTP_ERROR_BAD_OPTION = define_bad_option('HTTP_ERROR')
+const check = option_checker(ERR_HTTP_ERROR_BAD_OPTION, 'HttpError')
 
 /**
  * fw's error body: `{ok:false, error, message}`, with `details` when given; without a message only for the reference
@@ -76,10 +77,9 @@ export class HttpError extends Error {
   constructor(status: number, code: string, message?: string, options: HttpErrorOptions = {}) {
     if (!Number.isInteger(status) || status < 400 || status > 599) throw ERR_HTTP_ERROR_BAD_STATUS(status)
     if (typeof code !== 'string' || !HTTP_TOKEN.test(code)) throw ERR_HTTP_ERROR_BAD_CODE(code)
-    if (message !== undefined && typeof message !== 'string')
-      throw ERR_HTTP_ERROR_BAD_OPTION('HttpError', 'message', 'a string', message)
+    if (message !== undefined && typeof message !== 'string') check.fail('message', 'a string', message)
     const { headers = {}, details, expose = status < 500 } = options
-    if (typeof expose !== 'boolean') throw ERR_HTTP_ERROR_BAD_OPTION('HttpError', 'expose', 'true or false', expose)
+    if (typeof expose !== 'boolean') check.fail('expose', 'true or false', expose)
     super(message ?? status_text(status), options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'HttpError'
     this.status = status
@@ -104,17 +104,12 @@ export function status_text(status: number): string {
 
 function checked_headers(headers: Readonly<Record<string, string>>): Record<string, string> {
   if (typeof headers !== 'object' || headers === null)
-    throw ERR_HTTP_ERROR_BAD_OPTION('HttpError', 'headers', 'an object of header names to strings', headers)
+    check.fail('headers', 'an object of header names to strings', headers)
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (!HTTP_TOKEN.test(name)) throw ERR_HTTP_ERROR_BAD_OPTION('HttpError', 'a header name', 'an HTTP token', name)
+    if (!HTTP_TOKEN.test(name)) check.fail('a header name', 'an HTTP token', name)
     if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value))
-      throw ERR_HTTP_ERROR_BAD_OPTION(
-        'HttpError',
-        `headers[${JSON.stringify(name)}]`,
-        'a string without CR, LF or NUL',
-        value,
-      )
+      check.fail(`headers[${JSON.stringify(name)}]`, 'a string without CR, LF or NUL', value)
     out[name.toLowerCase()] = value
   }
   return out

@@ -1,5 +1,5 @@
 // Options are checked when the object is built: one rule for quoting a bad value, one message shape for every
-// `FW_ERR_<AREA>_BAD_OPTION`, and one checker per kind of option, each naming the owner and the option.
+// `FW_ERR_<AREA>_BAD_OPTION`, and one checker per owner, named once, with a check per kind of option.
 import { defineError, type ErrorFactory } from './errors.js'
 import { HTTP_TOKEN } from './http-token.js'
 
@@ -77,56 +77,65 @@ function is_iterable(value: unknown): value is Iterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.iterator in value
 }
 
-/**
- * The checkers of one area: each takes the owner's name (`'csrf'`, `'CachePolicy'`), the option's name and the value,
- * returns the value typed, or throws the area's `FW_ERR_<AREA>_BAD_OPTION`.
- * @example
- * const check = new OptionChecks(ERR_SECURITY_BAD_OPTION)
- * check.int('cors', 'max_age', 600, 0) // 600
- */
-export class OptionChecks {
-  readonly #error: BadOptionError
+/** How a checker shows the value it refuses: a `secret` one by its shape only, never its content. */
+export interface Shown {
+  /** The value may be a credential (a key, a secret, a client): name its type and size only. */
+  readonly secret?: boolean
+}
 
-  constructor(error: BadOptionError) {
+/**
+ * The option checks of one owner (a factory such as `'jwt'`, a class such as `'CachePolicy'`), named once: each check
+ * takes the option's name and the value, returns the value typed, or throws the area's `FW_ERR_<AREA>_BAD_OPTION` as
+ * `<owner>: <option> must be <expected>; got <quoted value>`. Build one with `option_checker`.
+ */
+export class OptionChecker {
+  readonly #error: BadOptionError
+  /** The name every message starts with. */
+  readonly owner: string
+
+  constructor(error: BadOptionError, owner: string) {
     this.#error = error
+    this.owner = owner
   }
 
-  /** Throws unless `ok`; a `secret` value is described by its shape, never quoted. */
-  must(ok: boolean, owner: string, option: string, expected: string, value: unknown, secret = false): void {
-    if (!ok) throw this.#error(owner, option, expected, value, secret)
+  /**
+   * Throws the area's error: `option` must be `expected`, and was `value`. Write `return check.fail(...)` where the code
+   * after it relies on the failed condition: TypeScript narrows on a return, not on a call of a bound checker.
+   */
+  fail(option: string, expected: string, value: unknown, shown: Shown = {}): never {
+    throw this.#error(this.owner, option, expected, value, shown.secret ?? false)
+  }
+
+  /** Throws unless `ok`, as `fail` does. */
+  must(ok: boolean, option: string, expected: string, value: unknown, shown: Shown = {}): void {
+    if (!ok) this.fail(option, expected, value, shown)
   }
 
   /** A safe integer >= `min` (and <= `max`). */
-  int(owner: string, option: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  int(option: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number {
     const ok = typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max
     const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`
-    this.must(ok, owner, option, range, value)
+    this.must(ok, option, range, value)
     return value as number
   }
 
   /** Exactly `true` or `false`. */
-  bool(owner: string, option: string, value: unknown): boolean {
-    this.must(typeof value === 'boolean', owner, option, 'a boolean', value)
+  bool(option: string, value: unknown): boolean {
+    this.must(typeof value === 'boolean', option, 'a boolean', value)
     return value as boolean
   }
 
   /** A string of at least `min` characters (one by default). */
-  string(owner: string, option: string, value: unknown, min = 1): string {
+  string(option: string, value: unknown, min = 1): string {
     const expected = min === 1 ? 'a non-empty string' : `a string of at least ${min} characters`
-    this.must(typeof value === 'string' && value.length >= min, owner, option, expected, value)
+    this.must(typeof value === 'string' && value.length >= min, option, expected, value)
     return value as string
   }
 
   /** A secret: a string of at least `min` characters; the message describes its shape, never its value. */
-  secret(owner: string, option: string, value: unknown, min: number): string {
-    this.must(
-      typeof value === 'string' && value.length >= min,
-      owner,
-      option,
-      `a string of at least ${min} characters`,
-      value,
-      true,
-    )
+  secret(option: string, value: unknown, min: number): string {
+    const ok = typeof value === 'string' && value.length >= min
+    this.must(ok, option, `a string of at least ${min} characters`, value, { secret: true })
     return value as string
   }
 
@@ -134,20 +143,20 @@ export class OptionChecks {
    * A URL of one of `protocols` (`['redis:', 'rediss:']`). A bad one is quoted without its userinfo when it parses as a
    * URL, and described by its shape when it does not (it may be a password pasted in the wrong place).
    */
-  url(owner: string, option: string, value: unknown, protocols: readonly string[], expected: string): URL {
+  url(option: string, value: unknown, protocols: readonly string[], expected: string): URL {
     let parsed: URL | undefined
     try {
       parsed = typeof value === 'string' ? new URL(value) : undefined
     } catch {
       parsed = undefined
     }
-    this.must(parsed !== undefined && protocols.includes(parsed.protocol), owner, option, expected, value, !parsed)
+    this.must(parsed !== undefined && protocols.includes(parsed.protocol), option, expected, value, { secret: !parsed })
     return parsed!
   }
 
   /** One of `allowed`. */
-  one_of<T extends string>(owner: string, option: string, value: unknown, allowed: readonly T[]): T {
-    this.must(allowed.includes(value as T), owner, option, `one of ${allowed.join(', ')}`, value)
+  one_of<T extends string>(option: string, value: unknown, allowed: readonly T[]): T {
+    this.must(allowed.includes(value as T), option, `one of ${allowed.join(', ')}`, value)
     return value as T
   }
 
@@ -155,48 +164,59 @@ export class OptionChecks {
    * A function. A `secret` one (a callback that handles a key, where the key itself may be given by mistake) is
    * described by its shape only.
    */
-  fn<F>(owner: string, option: string, value: F, secret = false): F {
-    this.must(typeof value === 'function', owner, option, 'a function', value, secret)
+  fn<F>(option: string, value: F, shown: Shown = {}): F {
+    this.must(typeof value === 'function', option, 'a function', value, shown)
     return value
   }
 
   /** Undefined or a function (`secret` as in `fn`). */
-  optional_fn<F>(owner: string, option: string, value: F | undefined, secret = false): F | undefined {
-    return value === undefined ? value : this.fn(owner, option, value, secret)
+  optional_fn<F>(option: string, value: F | undefined, shown: Shown = {}): F | undefined {
+    return value === undefined ? value : this.fn(option, value, shown)
   }
 
   /** An HTTP token: a header, method or cookie name. */
-  token(owner: string, option: string, value: unknown): string {
-    this.must(typeof value === 'string' && HTTP_TOKEN.test(value), owner, option, 'an HTTP token', value)
+  token(option: string, value: unknown): string {
+    this.must(typeof value === 'string' && HTTP_TOKEN.test(value), option, 'an HTTP token', value)
     return value as string
   }
 
   /** A list of HTTP tokens. */
-  tokens(owner: string, option: string, value: unknown): string[] {
-    this.must(Array.isArray(value), owner, option, 'a list of HTTP tokens', value)
-    return (value as unknown[]).map((v) => this.token(owner, option, v))
+  tokens(option: string, value: unknown): string[] {
+    this.must(Array.isArray(value), option, 'a list of HTTP tokens', value)
+    return (value as unknown[]).map((v) => this.token(option, v))
   }
 
   /** A header value: a non-empty string without CR, LF or NUL. */
-  header_value(owner: string, option: string, value: unknown): string {
+  header_value(option: string, value: unknown): string {
     const ok = typeof value === 'string' && value !== '' && !/[\r\n\0]/.test(value)
-    this.must(ok, owner, option, 'a non-empty header value without CR, LF or NUL', value)
+    this.must(ok, option, 'a non-empty header value without CR, LF or NUL', value)
     return value as string
   }
 
-  /** An iterable of non-empty strings; `non_empty` also refuses an empty one; a `secret` list is never quoted. */
-  names(owner: string, option: string, value: unknown, non_empty: boolean, secret = false): string[] {
+  /**
+   * An iterable of non-empty strings, itself non-empty unless `allow_empty`; a `secret` list is described by its shape
+   * only.
+   */
+  names(option: string, value: unknown, shown: Shown & { readonly allow_empty?: boolean } = {}): string[] {
     const list = is_iterable(value) ? [...value] : undefined
+    const empty_ok = shown.allow_empty ?? false
     const ok =
-      list !== undefined && (!non_empty || list.length > 0) && list.every((v) => typeof v === 'string' && v !== '')
-    this.must(
-      ok,
-      owner,
-      option,
-      non_empty ? 'a non-empty list of non-empty strings' : 'a list of non-empty strings',
-      value,
-      secret,
-    )
+      list !== undefined && (empty_ok || list.length > 0) && list.every((v) => typeof v === 'string' && v !== '')
+    const expected = empty_ok ? 'a list of non-empty strings' : 'a non-empty list of non-empty strings'
+    this.must(ok, option, expected, value, shown)
     return list as string[]
   }
+}
+
+/**
+ * The checker of one owner's options, bound to the area's `FW_ERR_<AREA>_BAD_OPTION` and to the owner's name, so each
+ * check names only the option.
+ * @example
+ * const check = option_checker(ERR_AUTH_BAD_OPTION, 'session')
+ * check.int('ttl', 3600, 1) // 3600
+ * check.secret('secret', 'short', 16) // throws '...; got a string of 5 characters'
+ * check.fail('store', 'an object with load, save and destroy methods', null) // throws, quoting null
+ */
+export function option_checker(error: BadOptionError, owner: string): OptionChecker {
+  return new OptionChecker(error, owner)
 }

@@ -1,5 +1,8 @@
 // Limits of the form readers (`req.form()`, `req.multipart()`): App defaults, overridden per call.
 import { ERR_BODY_BAD_OPTION } from './errors.js'
+import { option_checker } from '../options.js'
+
+const check = option_checker(ERR_BODY_BAD_OPTION, 'form_limits')
 
 /** Limits of form and multipart bodies; the route's byte limit (`body_limit`) applies on top of them. */
 export interface FormLimits {
@@ -36,8 +39,7 @@ export function resolve_form_limits(
   for (const name of NAMES) {
     const v = over[name]
     if (v === undefined) continue
-    if (!Number.isInteger(v) || v < 0) throw ERR_BODY_BAD_OPTION('form_limits', name, 'an integer >= 0', v)
-    out[name] = v
+    out[name] = check.int(name, v, 0)
   }
   return Object.freeze(out)
 }

@@ -1,6 +1,9 @@
 // The freshness policy: how long an entry is fresh, and how long it may be reused stale when offline or after a network
 // error.
-import { check } from './options.js'
+import { option_checker } from '../options.js'
+import { ERR_CACHE_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_CACHE_BAD_OPTION, 'CachePolicy')
 
 /** Options of a `CachePolicy`; every field has the documented default. */
 export interface CachePolicyOptions {
@@ -46,11 +49,11 @@ export class CachePolicy {
     allow_stale_if_error = true,
     allow_stale_if_offline = true,
   }: CachePolicyOptions = {}) {
-    this.ttl_ms = check.int('CachePolicy', 'ttl_ms', ttl_ms)
-    this.stale_if_error_ms = check.int('CachePolicy', 'stale_if_error_ms', stale_if_error_ms)
-    this.stale_if_offline_ms = check.int('CachePolicy', 'stale_if_offline_ms', stale_if_offline_ms)
-    this.allow_stale_if_error = check.bool('CachePolicy', 'allow_stale_if_error', allow_stale_if_error)
-    this.allow_stale_if_offline = check.bool('CachePolicy', 'allow_stale_if_offline', allow_stale_if_offline)
+    this.ttl_ms = check.int('ttl_ms', ttl_ms)
+    this.stale_if_error_ms = check.int('stale_if_error_ms', stale_if_error_ms)
+    this.stale_if_offline_ms = check.int('stale_if_offline_ms', stale_if_offline_ms)
+    this.allow_stale_if_error = check.bool('allow_stale_if_error', allow_stale_if_error)
+    this.allow_stale_if_offline = check.bool('allow_stale_if_offline', allow_stale_if_offline)
     this.max_useful_age_ms = Math.max(
       this.ttl_ms,
       this.allow_stale_if_error ? this.stale_if_error_ms : 0,

@@ -4,7 +4,10 @@ import { CacheEntry, type CacheEntryInit } from './cache-entry.js'
 import { CachePolicy, type CachePolicyOptions } from './cache-policy.js'
 import type { CacheStore, EntryPredicate, StoreAnswer } from './cache-store.js'
 import { when } from '../maybe-promise.js'
-import { check, check_now } from './options.js'
+import { option_checker } from '../options.js'
+import { check_now, ERR_CACHE_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_CACHE_BAD_OPTION, 'Cache')
 
 /** What `prune` answers over `S`: 0 without `eraseIf`, else what its `eraseIf` answers. */
 export type PruneAnswer<S extends CacheStore> = S extends { eraseIf?: (pred: EntryPredicate) => infer R }
@@ -27,8 +30,7 @@ export class Cache<S extends CacheStore = CacheStore> {
 
   constructor(policy: CachePolicy | CachePolicyOptions, store: S) {
     this.policy = policy instanceof CachePolicy ? policy : new CachePolicy(policy)
-    for (const method of ['put', 'get', 'erase', 'clear'] as const)
-      check.fn('Cache', `store.${method}`, store?.[method])
+    for (const method of ['put', 'get', 'erase', 'clear'] as const) check.fn(`store.${method}`, store?.[method])
     this.store = store
   }
 

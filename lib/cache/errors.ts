@@ -16,6 +16,12 @@ export const ERR_CACHE_BAD_TIME = defineError(
     `${operation}: now_ms must be a finite number of milliseconds; got ${quote(value)}`,
 )
 
+/** A clock reading: a finite number of ms (NaN or Infinity would make every age comparison meaningless). */
+export function check_now(operation: string, now_ms: unknown): number {
+  if (typeof now_ms !== 'number' || !Number.isFinite(now_ms)) throw ERR_CACHE_BAD_TIME(operation, now_ms)
+  return now_ms
+}
+
 export const ERR_CACHE_FILE_CORRUPT = defineError(
   'FW_ERR_CACHE_FILE_CORRUPT',
   (file: string, reason: string, moved_to: string) =>

@@ -3,7 +3,10 @@ import { resolve } from 'node:path'
 import { cache_file, entry_json, type CacheFile } from './cache-file.js'
 import { CacheEntry } from './cache-entry.js'
 import type { CacheStore, EntryPredicate } from './cache-store.js'
-import { check } from './options.js'
+import { option_checker } from '../options.js'
+import { ERR_CACHE_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_CACHE_BAD_OPTION, 'FileStore')
 
 /** Options of a `FileStore`. */
 export interface FileStoreOptions {
@@ -30,8 +33,8 @@ export class FileStore implements CacheStore {
   readonly #file: CacheFile
 
   constructor({ file_path = './.fw/cache_http.json', pretty_json = false }: FileStoreOptions = {}) {
-    this.file_path = resolve(check.string('FileStore', 'file_path', file_path))
-    this.pretty_json = check.bool('FileStore', 'pretty_json', pretty_json)
+    this.file_path = resolve(check.string('file_path', file_path))
+    this.pretty_json = check.bool('pretty_json', pretty_json)
     this.#file = cache_file(this.file_path)
   }
 

@@ -1,8 +1,11 @@
 // The bounded in-memory store: least recently used entries go first once max_entries is reached.
 import type { CacheEntry } from './cache-entry.js'
 import type { CacheStore, EntryPredicate } from './cache-store.js'
-import { check } from './options.js'
+import { option_checker } from '../options.js'
 import { Lru } from '../lru.js'
+import { ERR_CACHE_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_CACHE_BAD_OPTION, 'LruMemoryStore')
 
 /** Options of an `LruMemoryStore`. */
 export interface LruMemoryStoreOptions {
@@ -22,7 +25,7 @@ export class LruMemoryStore implements CacheStore {
   readonly #entries: Lru<string, CacheEntry>
 
   constructor({ max_entries = 1024 }: LruMemoryStoreOptions = {}) {
-    this.max_entries = check.int('LruMemoryStore', 'max_entries', max_entries, 1)
+    this.max_entries = check.int('max_entries', max_entries, 1)
     this.#entries = new Lru(this.max_entries)
   }
 

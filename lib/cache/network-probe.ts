@@ -1,6 +1,9 @@
 // The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per
 // interval.
-import { check, check_now } from './options.js'
+import { option_checker } from '../options.js'
+import { check_now, ERR_CACHE_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_CACHE_BAD_OPTION, 'NetworkProbe')
 
 /** Configuration of a `NetworkProbe`. */
 export interface NetworkProbeConfig {
@@ -36,9 +39,9 @@ export class NetworkProbe implements OnlineState {
   #in_flight: Promise<boolean> | undefined
 
   constructor({ min_interval_ms = 5_000, initial_online = true }: NetworkProbeConfig, probe_check: ProbeCheck) {
-    this.min_interval_ms = check.int('NetworkProbe', 'min_interval_ms', min_interval_ms)
-    this.#online = check.bool('NetworkProbe', 'initial_online', initial_online)
-    this.#check = check.fn('NetworkProbe', 'check', probe_check)
+    this.min_interval_ms = check.int('min_interval_ms', min_interval_ms)
+    this.#online = check.bool('initial_online', initial_online)
+    this.#check = check.fn('check', probe_check)
   }
 
   /** The last known state; `now_ms` is accepted for the spec's signature and does not start a check. */

@@ -3,6 +3,9 @@
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import { CODE_NOT_READY, ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
+import { option_checker } from '../options.js'
+
+const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'health')
 
 /**
  * A readiness check: resolves (any value) when the dependency is fine; throws, rejects or hangs past the timeout when
@@ -41,11 +44,8 @@ export class Health {
   #draining = false
 
   constructor({ path = '/health', ready_path = '/ready', checks = {}, timeout_ms = 2000 }: HealthOptions = {}) {
-    if (!(Number.isInteger(timeout_ms) && timeout_ms > 0))
-      throw ERR_OBSERVABILITY_BAD_OPTION('health', 'timeout_ms', 'an integer >= 1', timeout_ms)
-    for (const [name, check] of Object.entries(checks))
-      if (typeof check !== 'function')
-        throw ERR_OBSERVABILITY_BAD_OPTION('health', `checks.${name}`, 'a function', check)
+    check.int('timeout_ms', timeout_ms, 1)
+    for (const [name, fn] of Object.entries(checks)) check.fn(`checks.${name}`, fn)
     this.path = path
     this.ready_path = ready_path
     this.#checks = Object.entries(checks)

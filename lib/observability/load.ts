@@ -2,6 +2,9 @@
 // (503 with Retry-After) until every reading is back under a lower mark, so it does not flap at the edge.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
+import { option_checker } from '../options.js'
+
+const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'load')
 
 /** One sample of the process's load. */
 export interface LoadReading {
@@ -49,7 +52,7 @@ export class LoadMonitor {
     retry_after_s = 10,
   }: LoadOptions = {}) {
     const positive = (name: string, v: number): number => {
-      if (typeof v !== 'number' || !(v > 0)) throw ERR_OBSERVABILITY_BAD_OPTION('load', name, 'a number > 0', v)
+      check.must(typeof v === 'number' && v > 0, name, 'a number > 0', v)
       return v
     }
     this.#max = [
@@ -57,8 +60,7 @@ export class LoadMonitor {
       positive('max_heap_bytes', max_heap_bytes),
       positive('max_rss_bytes', max_rss_bytes),
     ]
-    if (!(recover_ratio > 0 && recover_ratio <= 1))
-      throw ERR_OBSERVABILITY_BAD_OPTION('load', 'recover_ratio', 'a number > 0 and <= 1', recover_ratio)
+    check.must(recover_ratio > 0 && recover_ratio <= 1, 'recover_ratio', 'a number > 0 and <= 1', recover_ratio)
     this.#recover = recover_ratio
     this.#interval_ms = positive('sample_interval_ms', sample_interval_ms)
     this.retry_after_s = Math.ceil(positive('retry_after_s', retry_after_s))

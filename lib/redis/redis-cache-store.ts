@@ -2,10 +2,12 @@
 import { CacheEntry } from '../cache/cache-entry.js'
 import type { CacheStore, EntryPredicate } from '../cache/cache-store.js'
 import { LuaScript } from './lua-script.js'
-import { check } from './options.js'
+import { ERR_REDIS_BAD_OPTION } from './errors.js'
+import { option_checker } from '../options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisCacheStore'
+const check = option_checker(ERR_REDIS_BAD_OPTION, NAME)
 const SCAN_COUNT = 500
 
 /** Deletes each of KEYS whose value still equals the ARGV at the same index; answers how many went. */
@@ -54,8 +56,7 @@ export class RedisCacheStore implements CacheStore {
   readonly #redis: RedisConnection
 
   constructor({ expire_after_ms, ...options }: RedisCacheStoreOptions = {}) {
-    this.expire_after_ms =
-      expire_after_ms === undefined ? undefined : check.int(NAME, 'expire_after_ms', expire_after_ms, 1)
+    this.expire_after_ms = expire_after_ms === undefined ? undefined : check.int('expire_after_ms', expire_after_ms, 1)
     this.#redis = new RedisConnection(NAME, options)
   }
 

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { Redis, ReplyError, type RedisOptions } from 'ioredis'
 import { in_span } from '../observability/tracing.js'
 import { ERR_REDIS_BAD_OPTION, ERR_REDIS_COMMAND_FAILED, ERR_REDIS_UNAVAILABLE } from './errors.js'
-import { check } from './options.js'
+import { option_checker, type OptionChecker } from '../options.js'
 
 /** An ioredis client, its connection options, or a `redis://` / `rediss://` URL. */
 export type RedisClientOption = Redis | RedisOptions | string
@@ -40,7 +40,7 @@ export const FAIL_FAST_OPTIONS = {
  * app.on_close(() => redis.quit())
  */
 export function create_redis_client(options: RedisOptions | string = {}): Redis {
-  return make_client('create_redis_client', 'options', options)
+  return make_client(option_checker(ERR_REDIS_BAD_OPTION, 'create_redis_client'), 'options', options)
 }
 
 const CLIENT_EXPECTED = 'an ioredis client, connection options or a redis:// or rediss:// URL'
@@ -49,10 +49,9 @@ const CLIENT_EXPECTED = 'an ioredis client, connection options or a redis:// or 
  * `create_redis_client` for an owner and option named in errors. A text must be a `redis://` or `rediss://` URL:
  * ioredis would read any other (`http://...`) as one, and a bad one is quoted without its password.
  */
-function make_client(owner: string, option: string, options: RedisOptions | string): Redis {
-  if (typeof options === 'string') check.url(owner, option, options, ['redis:', 'rediss:'], CLIENT_EXPECTED)
-  else if (typeof options !== 'object' || options === null)
-    throw ERR_REDIS_BAD_OPTION(owner, option, CLIENT_EXPECTED, options)
+function make_client(check: OptionChecker, option: string, options: RedisOptions | string): Redis {
+  if (typeof options === 'string') check.url(option, options, ['redis:', 'rediss:'], CLIENT_EXPECTED)
+  else if (typeof options !== 'object' || options === null) check.fail(option, CLIENT_EXPECTED, options)
   // The stores read replies in the RESP2 shapes ('legacy'), whatever protocol the connection speaks.
   const client =
     typeof options === 'string'
@@ -82,11 +81,12 @@ export class RedisConnection {
   readonly #owned: boolean
 
   constructor(store: string, { client = {}, prefix = 'fw:' }: RedisStoreOptions) {
+    const check = option_checker(ERR_REDIS_BAD_OPTION, store)
     if (typeof prefix !== 'string' || /[\s\0]/.test(prefix)) {
-      throw ERR_REDIS_BAD_OPTION(store, 'prefix', 'a string without spaces or control characters', prefix)
+      check.fail('prefix', 'a string without spaces or control characters', prefix)
     }
     const given = client instanceof Redis
-    this.client = given ? client : make_client(store, 'client', client)
+    this.client = given ? client : make_client(check, 'client', client)
     this.prefix = prefix
     this.#store = store
     this.#owned = !given

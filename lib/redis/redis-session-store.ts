@@ -2,12 +2,13 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ISessionStore, SessionRecord } from '../middleware/auth/session-store.js'
-import { ERR_REDIS_UNAVAILABLE } from './errors.js'
+import { ERR_REDIS_BAD_OPTION, ERR_REDIS_UNAVAILABLE } from './errors.js'
 import { LuaScript } from './lua-script.js'
-import { check } from './options.js'
+import { option_checker } from '../options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisSessionStore'
+const check = option_checker(ERR_REDIS_BAD_OPTION, NAME)
 
 /**
  * Options of `RedisSessionStore`: the connection, and the per-session lock that serializes requests across instances.
@@ -59,8 +60,8 @@ export class RedisSessionStore implements ISessionStore {
   readonly #lock_wait_ms: number
 
   constructor({ lock_ttl_ms = 30_000, lock_wait_ms = 5_000, ...options }: RedisSessionStoreOptions = {}) {
-    this.#lock_ttl_ms = check.int(NAME, 'lock_ttl_ms', lock_ttl_ms, 1)
-    this.#lock_wait_ms = check.int(NAME, 'lock_wait_ms', lock_wait_ms, 1)
+    this.#lock_ttl_ms = check.int('lock_ttl_ms', lock_ttl_ms, 1)
+    this.#lock_wait_ms = check.int('lock_wait_ms', lock_wait_ms, 1)
     this.#redis = new RedisConnection(NAME, options)
   }
 

@@ -6,6 +6,7 @@ import type { Response } from '../response.js'
 import type { Infer } from './schema.js'
 import { Type, run_check, type Check } from './type.js'
 import { ERR_VALIDATION_BAD_OPTION } from './errors.js'
+import { option_checker } from '../options.js'
 import { validation_body, ValidationFailed } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 
@@ -98,14 +99,15 @@ const A_SCHEMA = 'an fw schema or a Standard Schema (a value whose "~standard" h
  * Schema object, a string), naming the route `where` and the key.
  */
 function check_schema(schema: RouteSchema, where: string): void {
+  const check = option_checker(ERR_VALIDATION_BAD_OPTION, where)
   for (const part of PARTS) {
     const s = schema[part]
-    if (s !== undefined && !is_schema(s)) throw ERR_VALIDATION_BAD_OPTION(where, part, A_SCHEMA, s)
+    if (s !== undefined && !is_schema(s)) check.fail(part, A_SCHEMA, s)
   }
   for (const [status, entry] of Object.entries(schema.responses ?? {})) {
     const body: unknown = is_schema(entry) || typeof entry !== 'object' || entry === null ? entry : entry.body
     if (body !== undefined && !is_schema(body))
-      throw ERR_VALIDATION_BAD_OPTION(where, `responses[${status}]`, `${A_SCHEMA}, or { description, body? }`, body)
+      check.fail(`responses[${status}]`, `${A_SCHEMA}, or { description, body? }`, body)
   }
 }
 

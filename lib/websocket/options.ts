@@ -1,8 +1,6 @@
 // The options of a WebSocket route, checked once at registration, with their defaults.
-import { OptionChecks } from '../options.js'
+import { option_checker, type OptionChecker } from '../options.js'
 import { ERR_WS_BAD_OPTION } from './errors.js'
-
-const check = new OptionChecks(ERR_WS_BAD_OPTION)
 
 /** Per-connection message rate limit: at most `max_messages` in each fixed window of `window_ms`. */
 export interface WsRateLimit {
@@ -48,40 +46,40 @@ export interface WsSettings {
 
 const MIB = 1024 * 1024
 
-function rate_limit_of(owner: string, value: unknown): WsRateLimit | undefined {
+function rate_limit_of(check: OptionChecker, value: unknown): WsRateLimit | undefined {
   if (value === undefined) return undefined
-  if (typeof value !== 'object' || value === null)
-    throw ERR_WS_BAD_OPTION(owner, 'rate_limit', '{ max_messages, window_ms }', value)
+  check.must(typeof value === 'object' && value !== null, 'rate_limit', '{ max_messages, window_ms }', value)
   const r = value as Record<string, unknown>
   return {
-    max_messages: check.int(owner, 'rate_limit.max_messages', r.max_messages, 1),
-    window_ms: check.int(owner, 'rate_limit.window_ms', r.window_ms, 1),
+    max_messages: check.int('rate_limit.max_messages', r.max_messages, 1),
+    window_ms: check.int('rate_limit.window_ms', r.window_ms, 1),
   }
 }
 
-function origins_of(owner: string, value: unknown): ReadonlySet<string> | undefined {
+function origins_of(check: OptionChecker, value: unknown): ReadonlySet<string> | undefined {
   if (value === undefined) return undefined
   if (!Array.isArray(value) || value.length === 0 || value.some((o) => typeof o !== 'string' || o === '')) {
-    throw ERR_WS_BAD_OPTION(owner, 'origins', 'a non-empty list of origins', value)
+    check.fail('origins', 'a non-empty list of origins', value)
   }
   return new Set(value as string[])
 }
 
 /** Checks a route's options (`FW_ERR_WS_BAD_OPTION` names the route and the option) and fills in the defaults. */
 export function ws_settings(owner: string, options: WsOptions = {}): WsSettings {
+  const check = option_checker(ERR_WS_BAD_OPTION, owner)
   const o = options as Record<string, unknown>
   const backpressure = o.on_backpressure ?? 'close'
   if (backpressure !== 'close' && backpressure !== 'drop')
-    throw ERR_WS_BAD_OPTION(owner, 'on_backpressure', "'close' or 'drop'", backpressure)
-  const deflate = check.bool(owner, 'per_message_deflate', o.per_message_deflate ?? false)
+    return check.fail('on_backpressure', "'close' or 'drop'", backpressure)
+  const deflate = check.bool('per_message_deflate', o.per_message_deflate ?? false)
   return {
-    max_payload: check.int(owner, 'max_payload', o.max_payload ?? MIB, 1),
-    idle_timeout_ms: check.int(owner, 'idle_timeout_ms', o.idle_timeout_ms ?? 0, 0),
-    heartbeat_ms: check.int(owner, 'heartbeat_ms', o.heartbeat_ms ?? 30_000, 0),
+    max_payload: check.int('max_payload', o.max_payload ?? MIB, 1),
+    idle_timeout_ms: check.int('idle_timeout_ms', o.idle_timeout_ms ?? 0, 0),
+    heartbeat_ms: check.int('heartbeat_ms', o.heartbeat_ms ?? 30_000, 0),
     per_message_deflate: deflate,
-    high_water_mark: check.int(owner, 'high_water_mark', o.high_water_mark ?? MIB, 1),
+    high_water_mark: check.int('high_water_mark', o.high_water_mark ?? MIB, 1),
     on_backpressure: backpressure,
-    rate_limit: rate_limit_of(owner, o.rate_limit),
-    origins: origins_of(owner, o.origins),
+    rate_limit: rate_limit_of(check, o.rate_limit),
+    origins: origins_of(check, o.origins),
   }
 }

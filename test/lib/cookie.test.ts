@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { check_cookie, type CookieOptionValues } from '../../lib/cookie.js'
-import { define_bad_option, OptionChecks } from '../../lib/options.js'
+import { define_bad_option, option_checker } from '../../lib/options.js'
 
-const check = new OptionChecks(define_bad_option('COOKIETEST'))
+const check = option_checker(define_bad_option('COOKIETEST'), 'owner')
 const GOOD: CookieOptionValues = {
   cookie_name: 'sid',
   cookie_path: '/',
@@ -11,22 +11,19 @@ const GOOD: CookieOptionValues = {
   same_site: 'Lax',
 }
 const bad = (t: Test, over: Partial<CookieOptionValues>, message: string): void => {
-  t.throws(() => check_cookie(check, 'owner', { ...GOOD, ...over }), { code: 'FW_ERR_COOKIETEST_BAD_OPTION', message })
+  t.throws(() => check_cookie(check, { ...GOOD, ...over }), { code: 'FW_ERR_COOKIETEST_BAD_OPTION', message })
 }
 
 t.test('check_cookie', async (t) => {
   t.test('returns the checked settings', async (t) => {
-    t.same(check_cookie(check, 'owner', GOOD), {
+    t.same(check_cookie(check, GOOD), {
       name: 'sid',
       path: '/',
       secure: false,
       http_only: true,
       same_site: 'Lax',
     })
-    t.same(
-      check_cookie(check, 'owner', { ...GOOD, cookie_name: '__Host-x', secure: true, same_site: 'None' }).name,
-      '__Host-x',
-    )
+    t.same(check_cookie(check, { ...GOOD, cookie_name: '__Host-x', secure: true, same_site: 'None' }).name, '__Host-x')
   })
 
   t.test('refuses each bad option with the owner named', async (t) => {

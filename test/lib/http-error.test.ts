@@ -74,11 +74,16 @@ t.test('HttpError', async (t) => {
     })
     t.throws(() => new HttpError(401, 'x', 'm', { headers: { 'x-a': 1 as unknown as string } }), {
       code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
+      message: 'HttpError: headers["x-a"] must be a string without CR, LF or NUL; got 1',
     })
     t.throws(() => new HttpError(401, 'x', 'm', { headers: null as unknown as Record<string, string> }), {
       code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
+      message: 'HttpError: headers must be an object of header names to strings; got null',
     })
-    t.throws(() => new HttpError(401, 'x', 7 as unknown as string), { code: 'FW_ERR_HTTP_ERROR_BAD_OPTION' })
+    t.throws(() => new HttpError(401, 'x', 7 as unknown as string), {
+      code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
+      message: 'HttpError: message must be a string; got 7',
+    })
     t.throws(() => new HttpError(401, 'x', 'm', { expose: 'yes' as unknown as boolean }), {
       code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
       message: 'HttpError: expose must be true or false; got "yes"',

@@ -3,8 +3,11 @@ import { randomBytes } from 'node:crypto'
 import { adapt_ctx, type Middleware } from '../../compose.js'
 import { api_key } from '../auth/api-key.js'
 import { fast_jwt, jwt_allowing_weak_secret } from '../auth/jwt.js'
-import { check } from '../auth/options.js'
+import { option_checker } from '../../options.js'
 import { session } from '../auth/session.js'
+import { ERR_AUTH_BAD_OPTION } from '../auth/errors.js'
+
+const check = option_checker(ERR_AUTH_BAD_OPTION, 'sign_dev_token')
 
 /**
  * API key authentication for development: the one key, from header `x-api-key` or query parameter `api_key`.
@@ -42,7 +45,5 @@ export function session_dev(secret: string = randomBytes(32).toString('base64url
  * const token = sign_dev_token(secret, { sub: 'ada', roles: ['admin'], perms: ['products:write'] })
  */
 export function sign_dev_token(secret: string, claims: Record<string, unknown>): string {
-  return fast_jwt().createSigner({ key: check.secret('sign_dev_token', 'secret', secret, 1), algorithm: 'HS256' })(
-    claims,
-  )
+  return fast_jwt().createSigner({ key: check.secret('secret', secret, 1), algorithm: 'HS256' })(claims)
 }

@@ -14,7 +14,10 @@ import type { Middleware } from '../../compose.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { encoded_body } from '../../stream/index.js'
-import { check } from '../security/options.js'
+import { option_checker } from '../../options.js'
+import { ERR_SECURITY_BAD_OPTION } from '../security/errors.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'compression')
 
 /** An encoding `compression` can write. */
 export type Encoding = 'br' | 'gzip' | 'deflate'
@@ -53,9 +56,9 @@ export function compression({
   encodings = [...ENCODINGS],
   brotli_quality = 4,
 }: CompressionOptions = {}): Middleware {
-  check.int('compression', 'threshold', threshold, 0)
-  check.int('compression', 'brotli_quality', brotli_quality, 0, 11)
-  for (const e of encodings) check.one_of('compression', 'encodings', e, ENCODINGS)
+  check.int('threshold', threshold, 0)
+  check.int('brotli_quality', brotli_quality, 0, 11)
+  for (const e of encodings) check.one_of('encodings', e, ENCODINGS)
   const offered = [...encodings, 'identity']
   const choose = negotiator(offered)
   // The same zlib options as @fastify/compress's defaults: a size hint makes brotli slower on 20 KiB, not smaller.

@@ -4,7 +4,10 @@ import { createHash } from 'node:crypto'
 import type { Middleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
-import { check } from '../security/options.js'
+import { option_checker } from '../../options.js'
+import { ERR_SECURITY_BAD_OPTION } from '../security/errors.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'etag')
 
 export const CODE_PRECONDITION_FAILED = httpCode('precondition_failed')
 
@@ -51,8 +54,8 @@ function listed(header: string, tag: string, strong: boolean): boolean {
  * app.use(etag({ current: (req) => store.version_of(req.param('id')) }))
  */
 export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
-  check.bool('etag', 'weak', weak)
-  if (current !== undefined) check.fn('etag', 'current', current)
+  check.bool('weak', weak)
+  if (current !== undefined) check.fn('current', current)
   return async function etag(req, res, next) {
     const method = req.method()
     const if_match = req.header('if-match')

@@ -10,8 +10,8 @@ import { contextFromProbeAndOutcome } from '../../cache/context-mapper.js'
 import { ERR_CACHE_BAD_OPTION } from '../../cache/errors.js'
 import { LruMemoryStore } from '../../cache/lru-memory-store.js'
 import type { OnlineState } from '../../cache/network-probe.js'
-import { check } from '../../cache/options.js'
 import type { Middleware, Next } from '../../compose.js'
+import { option_checker } from '../../options.js'
 import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
@@ -68,7 +68,7 @@ export interface HttpCacheOptions {
   now?: () => number
 }
 
-const OWNER = 'http_cache'
+const check = option_checker(ERR_CACHE_BAD_OPTION, 'http_cache')
 /** The probe when none is given: the upstream is always reachable, so only failures of the handler serve stale. */
 const ALWAYS_ONLINE: HttpCacheProbe = { isOnline: () => true }
 /** Request headers that make an answer personal unless the key includes them (a shared cache's rule, RFC 9111 3.5). */
@@ -78,19 +78,19 @@ const CREDENTIALS = ['authorization', 'cookie']
 function cache_of({ policy, store, cache }: HttpCacheOptions): Cache {
   if (cache === undefined) {
     if (policy !== undefined && (typeof policy !== 'object' || policy === null)) {
-      throw ERR_CACHE_BAD_OPTION(OWNER, 'policy', 'a CachePolicy or its options', policy)
+      check.fail('policy', 'a CachePolicy or its options', policy)
     }
     return new Cache(policy ?? {}, store ?? new LruMemoryStore())
   }
-  if (!(cache instanceof Cache)) throw ERR_CACHE_BAD_OPTION(OWNER, 'cache', 'a Cache', cache)
-  if (policy !== undefined) throw ERR_CACHE_BAD_OPTION(OWNER, 'policy', 'left out when cache is given', policy)
-  if (store !== undefined) throw ERR_CACHE_BAD_OPTION(OWNER, 'store', 'left out when cache is given', store)
+  if (!(cache instanceof Cache)) check.fail('cache', 'a Cache', cache)
+  if (policy !== undefined) check.fail('policy', 'left out when cache is given', policy)
+  if (store !== undefined) check.fail('store', 'left out when cache is given', store)
   return cache
 }
 
 function header_names(value: unknown): string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && HTTP_TOKEN.test(v))) {
-    throw ERR_CACHE_BAD_OPTION(OWNER, 'include_headers', 'a list of header names', value)
+    return check.fail('include_headers', 'a list of header names', value)
   }
   return [...new Set(value.map((v: string) => v.toLowerCase()))]
 }
@@ -121,17 +121,14 @@ class HttpCache {
     const include_headers = header_names(options.include_headers ?? [])
     this.#key_of = key_builder(include_headers)
     this.#vary = include_headers.join(', ')
-    this.#now = check.fn(OWNER, 'now', options.now ?? Date.now)
-    const cache_credentialed = options.cache_credentialed ?? false
-    if (typeof cache_credentialed !== 'boolean')
-      throw ERR_CACHE_BAD_OPTION(OWNER, 'cache_credentialed', 'a boolean', cache_credentialed)
+    this.#now = check.fn('now', options.now ?? Date.now)
+    const cache_credentialed = check.bool('cache_credentialed', options.cache_credentialed ?? false)
     this.#personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
     this.#probe = options.probe ?? ALWAYS_ONLINE
     if (typeof this.#probe?.isOnline !== 'function') {
-      throw ERR_CACHE_BAD_OPTION(OWNER, 'probe', 'an object with isOnline(now_ms), such as a NetworkProbe', this.#probe)
+      check.fail('probe', 'an object with isOnline(now_ms), such as a NetworkProbe', this.#probe)
     }
-    this.#on_decision =
-      options.on_decision === undefined ? undefined : check.fn(OWNER, 'on_decision', options.on_decision)
+    this.#on_decision = options.on_decision === undefined ? undefined : check.fn('on_decision', options.on_decision)
   }
 
   /** Answers one request: from the cache, through the handler, or past the cache (other methods, bypasses). */

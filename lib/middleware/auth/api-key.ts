@@ -5,9 +5,11 @@ import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../
 import { httpCode } from '../../errors.js'
 import { set_identity } from '../../identity.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
-import { ERR_AUTH_NO_API_KEYS } from './errors.js'
-import { check } from './options.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_API_KEYS } from './errors.js'
+import { option_checker } from '../../options.js'
 import { ApiKey } from './state.js'
+
+const check = option_checker(ERR_AUTH_BAD_OPTION, 'api_key')
 
 export const CODE_MISSING_API_KEY = httpCode('missing_api_key')
 export const CODE_INVALID_API_KEY = httpCode('invalid_api_key')
@@ -73,20 +75,20 @@ export function api_key({
   validate,
   label,
 }: ApiKeyOptions = {}): CtxMiddleware {
-  const name = check.token('api_key', 'header', header)
-  check.must(query_param === '' || typeof query_param === 'string', 'api_key', 'query_param', 'a string', query_param)
+  const name = check.token('header', header)
+  check.must(query_param === '' || typeof query_param === 'string', 'query_param', 'a string', query_param)
   // A query parameter beside `extract` would never be read: refuse it rather than ignore it.
   const expected = 'left out with extract (which replaces it)'
-  check.must(extract === undefined || query_param === '', 'api_key', 'query_param', expected, query_param)
-  const refuse_missing = check.bool('api_key', 'required', required)
-  const keys = check.names('api_key', 'allowed_keys', allowed_keys, false, true)
-  const custom = check.optional_fn('api_key', 'validate', validate, true)
+  check.must(extract === undefined || query_param === '', 'query_param', expected, query_param)
+  const refuse_missing = check.bool('required', required)
+  const keys = check.names('allowed_keys', allowed_keys, { allow_empty: true, secret: true })
+  const custom = check.optional_fn('validate', validate, { secret: true })
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
   const read =
-    check.optional_fn('api_key', 'extract', extract, true) ??
+    check.optional_fn('extract', extract, { secret: true }) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
   const listed = keys.length === 0 ? () => true : key_set(keys)
-  const labelled = check.optional_fn('api_key', 'label', label)
+  const labelled = check.optional_fn('label', label)
   const accept = (ctx: Ctx, key: string, next: Next): Promise<void> => {
     ctx.req.set_state(ApiKey, new ApiKey(key))
     set_identity(ctx.req, ctx.res, { kind: 'api_key', id: labelled?.(key) || key_digest(key) })

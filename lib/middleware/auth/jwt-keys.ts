@@ -3,7 +3,9 @@
 import { createPublicKey, KeyObject } from 'node:crypto'
 import type { createRemoteJWKSet } from 'jose'
 import { ERR_AUTH_BAD_OPTION, ERR_AUTH_JWKS_UNAVAILABLE, ERR_AUTH_WEAK_SECRET } from './errors.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+
+const check = option_checker(ERR_AUTH_BAD_OPTION, 'jwt')
 
 /** The algorithms `jwt` verifies; `none` is never one of them. */
 export type JwtAlgorithm =
@@ -101,7 +103,7 @@ export interface KeyConfig {
 }
 
 const pinned = (value: unknown, family: readonly JwtAlgorithm[]): JwtAlgorithm[] =>
-  check.names('jwt', 'algorithms', value, true).map((a) => check.one_of('jwt', 'algorithms', a, family))
+  check.names('algorithms', value).map((a) => check.one_of('algorithms', a, family))
 
 /** The bytes an HMAC key needs: the size of its hash (RFC 7518 section 3.2). */
 const HMAC_BYTES: Record<string, number> = { HS256: 32, HS384: 48, HS512: 64 }
@@ -122,18 +124,17 @@ function hmac_secret(secret: unknown, algorithms: readonly JwtAlgorithm[], weak_
   const bytes = secret_bytes(secret)
   check.must(
     bytes !== undefined && bytes.length > 0,
-    'jwt',
     'secret',
     'a non-empty string, Buffer, Uint8Array or oct JWK',
     secret,
-    true,
+    { secret: true },
   )
   // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
-  check.must(!bytes!.includes('-----BEGIN'), 'jwt', 'secret', 'an HMAC secret, not a PEM key', secret, true)
+  check.must(!bytes!.includes('-----BEGIN'), 'secret', 'an HMAC secret, not a PEM key', secret, { secret: true })
   const alg = algorithms.reduce((a, b) => (HMAC_BYTES[b]! > HMAC_BYTES[a]! ? b : a))
   const need = HMAC_BYTES[alg]!
   if (bytes!.length < need) {
-    check.must(weak_from !== undefined, 'jwt', 'secret', `at least ${need} bytes for ${alg}`, secret, true)
+    check.must(weak_from !== undefined, 'secret', `at least ${need} bytes for ${alg}`, secret, { secret: true })
     process.emitWarning(ERR_AUTH_WEAK_SECRET(weak_from!, bytes!.length, need, alg))
   }
   return bytes!
@@ -145,7 +146,7 @@ function public_pem(value: unknown): KeyObject {
     typeof value === 'string'
       ? value.includes('PRIVATE KEY')
       : typeof value === 'object' && value !== null && 'd' in value
-  if (is_private) throw ERR_AUTH_BAD_OPTION('jwt', 'public_key', 'a public key as PEM or JWK', value, true)
+  if (is_private) check.fail('public_key', 'a public key as PEM or JWK', value, { secret: true })
   try {
     const k =
       typeof value === 'string'
@@ -155,7 +156,7 @@ function public_pem(value: unknown): KeyObject {
   } catch {
     // Reported below as a bad option.
   }
-  throw ERR_AUTH_BAD_OPTION('jwt', 'public_key', 'a public key as PEM or JWK', value, true)
+  return check.fail('public_key', 'a public key as PEM or JWK', value, { secret: true })
 }
 
 type RemoteSet = ReturnType<typeof createRemoteJWKSet>
@@ -166,11 +167,11 @@ type RemoteSet = ReturnType<typeof createRemoteJWKSet>
  * header neither fetches the set nor reads as an outage.
  */
 function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): KeyConfig['key'] {
-  const parsed = check.url('jwt', 'jwks', url, ['http:', 'https:'], 'an http(s) URL')
+  const parsed = check.url('jwks', url, ['http:', 'https:'], 'an http(s) URL')
   const options = {
-    timeoutDuration: check.int('jwt', 'jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
-    cooldownDuration: check.int('jwt', 'jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
-    cacheMaxAge: check.int('jwt', 'jwks_max_age_ms', o.jwks_max_age_ms ?? 600_000, 1),
+    timeoutDuration: check.int('jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
+    cooldownDuration: check.int('jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),
+    cacheMaxAge: check.int('jwks_max_age_ms', o.jwks_max_age_ms ?? 600_000, 1),
   }
   // jose (ESM only) loads with the first token to check rather than with `import 'fw'`; one set for all requests.
   let set: Promise<RemoteSet> | undefined
@@ -199,13 +200,7 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
  */
 export function key_config(o: JwtKeyOptions, weak_from?: string): KeyConfig {
   const given = (['secret', 'public_key', 'jwks'] as const).filter((k) => o[k] !== undefined)
-  check.must(
-    given.length === 1,
-    'jwt',
-    'secret, public_key and jwks',
-    'given one at a time (exactly one of them)',
-    given,
-  )
+  check.must(given.length === 1, 'secret, public_key and jwks', 'given one at a time (exactly one of them)', given)
   if (o.secret !== undefined) {
     const algorithms = pinned(o.algorithms ?? ['HS256'], HMAC)
     return { key: hmac_secret(o.secret, algorithms, weak_from), algorithms }

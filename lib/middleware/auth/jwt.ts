@@ -9,8 +9,10 @@ import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { key_config, type JwtKeyOptions } from './jwt-keys.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
 import { JwtClaims, claim_list } from './state.js'
+
+const check = option_checker(ERR_AUTH_BAD_OPTION, 'jwt')
 
 export type { Jwk, JwtAlgorithm } from './jwt-keys.js'
 
@@ -54,7 +56,7 @@ export const fast_jwt = lazy<typeof FastJwt>('fast-jwt')
 /** One string or a non-empty list of them, as fast-jwt's allow-lists want it. */
 function allowed(option: string, value: string | readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined
-  return typeof value === 'string' ? [check.string('jwt', option, value)] : check.names('jwt', option, value, true)
+  return typeof value === 'string' ? [check.string(option, value)] : check.names(option, value)
 }
 
 /** Builds the fast-jwt verifier for checked options; it answers synchronously, or a promise with a JWKS. */
@@ -63,14 +65,13 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
   const { key, algorithms } = key_config(options, weak_from)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
-  const required =
-    required_claims === undefined ? undefined : check.names('jwt', 'required_claims', required_claims, true)
+  const required = required_claims === undefined ? undefined : check.names('required_claims', required_claims)
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
   const common = {
     algorithms,
-    ignoreExpiration: !check.bool('jwt', 'verify_exp', verify_exp),
-    clockTolerance: check.int('jwt', 'clock_tolerance', clock_tolerance, 0) * 1000,
-    cache: check.int('jwt', 'cache_size', cache_size, 0),
+    ignoreExpiration: !check.bool('verify_exp', verify_exp),
+    clockTolerance: check.int('clock_tolerance', clock_tolerance, 0) * 1000,
+    cache: check.int('cache_size', cache_size, 0),
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
     ...(required && { requiredClaims: required }),
@@ -81,21 +82,15 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
 
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
 function token_reader(options: JwtOptions): (ctx: Ctx) => string {
-  const extract = check.optional_fn('jwt', 'extract', options.extract, true)
+  const extract = check.optional_fn('extract', options.extract, { secret: true })
   if (extract !== undefined) {
     // A cookie or query parameter beside `extract` would never be read: refuse it rather than ignore it.
     const ignored = options.cookie ?? options.query_param
-    check.must(
-      ignored === undefined,
-      'jwt',
-      'cookie and query_param',
-      'left out with extract (which replaces them)',
-      ignored,
-    )
+    check.must(ignored === undefined, 'cookie and query_param', 'left out with extract (which replaces them)', ignored)
     return (ctx) => extract(ctx) ?? ''
   }
-  const cookie = options.cookie === undefined ? undefined : check.token('jwt', 'cookie', options.cookie)
-  const query = options.query_param === undefined ? undefined : check.string('jwt', 'query_param', options.query_param)
+  const cookie = options.cookie === undefined ? undefined : check.token('cookie', options.cookie)
+  const query = options.query_param === undefined ? undefined : check.string('query_param', options.query_param)
   return ({ req }) => {
     const auth = req.header('authorization')
     if (auth.startsWith(PREFIX)) return auth.slice(PREFIX.length)
@@ -164,13 +159,12 @@ export function jwt_allowing_weak_secret(options: JwtOptions, preset: string): C
 
 /** The middleware of `jwt`; `weak_from` as in `key_config`. */
 function jwt_middleware(options: JwtOptions, weak_from: string | undefined): CtxMiddleware {
-  if (typeof options !== 'object' || options === null)
-    throw ERR_AUTH_BAD_OPTION('jwt', 'options', 'an object', options, true)
+  if (typeof options !== 'object' || options === null) check.fail('options', 'an object', options, { secret: true })
   const verify = verifier(options, weak_from)
   const read = token_reader(options)
-  const roles_key = check.string('jwt', 'roles_key', options.roles_key ?? 'roles')
+  const roles_key = check.string('roles_key', options.roles_key ?? 'roles')
   const { jwks_unavailable: unavailable = 503 } = options
-  check.must(unavailable === 401 || unavailable === 503, 'jwt', 'jwks_unavailable', '401 or 503', unavailable)
+  check.must(unavailable === 401 || unavailable === 503, 'jwks_unavailable', '401 or 503', unavailable)
 
   const accept = (ctx: Ctx, next: Next, payload: Record<string, unknown>): void | Promise<void> => {
     const sub = payload.sub

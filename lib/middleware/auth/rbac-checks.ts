@@ -2,7 +2,8 @@
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { Authz } from './state.js'
 
 export const CODE_MISSING_AUTHZ = httpCode('missing_authz')
@@ -26,7 +27,7 @@ function guard(name: string, message: string, allows: (authz: Authz) => boolean)
  * app.use('/admin', adapt_ctx(auth.require_role('admin')))
  */
 export function require_role(name: string): CtxMiddleware {
-  const role = check.string('require_role', 'name', name)
+  const role = option_checker(ERR_AUTH_BAD_OPTION, 'require_role').string('name', name)
   return guard('require_role', 'Missing required role', (a) => a.has_role(role))
 }
 
@@ -36,7 +37,7 @@ export function require_role(name: string): CtxMiddleware {
  * app.use('/reports', adapt_ctx(auth.require_any_role(['admin', 'auditor'])))
  */
 export function require_any_role(list: readonly string[]): CtxMiddleware {
-  const roles = check.names('require_any_role', 'list', list, true)
+  const roles = option_checker(ERR_AUTH_BAD_OPTION, 'require_any_role').names('list', list)
   return guard('require_any_role', 'Missing required role', (a) => roles.some((r) => a.has_role(r)))
 }
 
@@ -46,7 +47,7 @@ export function require_any_role(list: readonly string[]): CtxMiddleware {
  * app.use('/products', adapt_ctx(auth.require_perm('products:write')))
  */
 export function require_perm(name: string): CtxMiddleware {
-  const perm = check.string('require_perm', 'name', name)
+  const perm = option_checker(ERR_AUTH_BAD_OPTION, 'require_perm').string('name', name)
   return guard('require_perm', 'Missing required permission', (a) => a.has_perm(perm))
 }
 
@@ -56,7 +57,7 @@ export function require_perm(name: string): CtxMiddleware {
  * app.use('/products', adapt_ctx(auth.require_any_perm(['products:read', 'products:write'])))
  */
 export function require_any_perm(list: readonly string[]): CtxMiddleware {
-  const perms = check.names('require_any_perm', 'list', list, true)
+  const perms = option_checker(ERR_AUTH_BAD_OPTION, 'require_any_perm').names('list', list)
   return guard('require_any_perm', 'Missing required permission', (a) => perms.some((p) => a.has_perm(p)))
 }
 
@@ -66,6 +67,6 @@ export function require_any_perm(list: readonly string[]): CtxMiddleware {
  * app.use('/billing', adapt_ctx(auth.require_all_perms(['billing:read', 'billing:write'])))
  */
 export function require_all_perms(list: readonly string[]): CtxMiddleware {
-  const perms = check.names('require_all_perms', 'list', list, true)
+  const perms = option_checker(ERR_AUTH_BAD_OPTION, 'require_all_perms').names('list', list)
   return guard('require_all_perms', 'Missing required permission', (a) => perms.every((p) => a.has_perm(p)))
 }

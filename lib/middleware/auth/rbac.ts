@@ -3,10 +3,13 @@
 import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
 import { PermissionResolver } from './permission-resolver.js'
 import { Identity } from '../../identity.js'
 import { Authz, claim_list } from './state.js'
+import { ERR_AUTH_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_AUTH_BAD_OPTION, 'rbac_context')
 
 export const CODE_MISSING_AUTH = httpCode('missing_auth')
 export const CODE_AUTHZ_RESOLVER_FAILED = httpCode('authz_resolver_failed')
@@ -43,10 +46,10 @@ export function rbac_context({
   require_auth = true,
   use_resolver = true,
 }: RbacOptions = {}): CtxMiddleware {
-  const roles_at = check.string('rbac_context', 'roles_key', roles_key)
-  const perms_at = check.string('rbac_context', 'perms_key', perms_key)
-  const refuse_anonymous = check.bool('rbac_context', 'require_auth', require_auth)
-  const resolve = check.bool('rbac_context', 'use_resolver', use_resolver)
+  const roles_at = check.string('roles_key', roles_key)
+  const perms_at = check.string('perms_key', perms_key)
+  const refuse_anonymous = check.bool('require_auth', require_auth)
+  const resolve = check.bool('use_resolver', use_resolver)
 
   return documented(
     function rbac_context(ctx: Ctx, next: Next) {

@@ -1,7 +1,10 @@
 // Where sessions live between requests: the store interface, and a bounded in-memory store with ttl expiry.
 import { Lru } from '../../lru.js'
 import type { MaybePromise } from '../../maybe-promise.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+import { ERR_AUTH_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_AUTH_BAD_OPTION, 'InMemorySessionStore')
 
 /** What a store keeps of a session: its id and its string values. */
 export interface SessionRecord {
@@ -52,8 +55,8 @@ export class InMemorySessionStore implements ISessionStore {
   readonly #entries: Lru<string, Entry>
 
   constructor({ max_entries = 10_000, now = Date.now }: InMemorySessionStoreOptions = {}) {
-    this.max_entries = check.int('InMemorySessionStore', 'max_entries', max_entries, 1)
-    this.#now = check.optional_fn('InMemorySessionStore', 'now', now) ?? Date.now
+    this.max_entries = check.int('max_entries', max_entries, 1)
+    this.#now = check.optional_fn('now', now) ?? Date.now
     this.#entries = new Lru(this.max_entries)
   }
 

@@ -4,8 +4,8 @@ import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../
 import { documented } from '../../openapi/middleware-doc.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import type { Request } from '../../request.js'
-import { ERR_AUTH_NO_SESSION } from './errors.js'
-import { check } from './options.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_SESSION } from './errors.js'
+import { option_checker } from '../../options.js'
 import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
@@ -56,6 +56,7 @@ const WEEK = 7 * 24 * 3600
 
 export const CODE_SESSION_STORE_UNAVAILABLE = httpCode('session_store_unavailable')
 const MW = 'session'
+const check = option_checker(ERR_AUTH_BAD_OPTION, MW)
 
 interface Config {
   store: ISessionStore
@@ -69,15 +70,10 @@ interface Config {
 /** The secrets, first signing; each at least 16 characters; never quoted in an error. */
 function secrets_option(value: unknown): string[] {
   const list = Array.isArray(value) ? (value as unknown[]) : [value]
-  check.must(
-    list.length > 0,
-    MW,
-    'secret',
-    'a string or a non-empty list of strings of at least 16 characters',
-    value,
-    true,
-  )
-  return list.map((v) => check.secret(MW, 'secret', v, 16))
+  check.must(list.length > 0, 'secret', 'a string or a non-empty list of strings of at least 16 characters', value, {
+    secret: true,
+  })
+  return list.map((v) => check.secret('secret', v, 16))
 }
 
 function cookie_settings({
@@ -88,26 +84,26 @@ function cookie_settings({
   same_site = 'Lax',
   ttl = WEEK,
 }: SessionOptions): SessionCookieSettings {
-  const cookie = check_cookie(check, MW, { cookie_name, cookie_path, secure, http_only, same_site })
-  return { ...cookie, max_age: check.int(MW, 'ttl', ttl, 1) }
+  const cookie = check_cookie(check, { cookie_name, cookie_path, secure, http_only, same_site })
+  return { ...cookie, max_age: check.int('ttl', ttl, 1) }
 }
 
 function configure(o: SessionOptions): Config {
-  check.must(typeof o === 'object' && o !== null, MW, 'options', 'an object', o, true)
+  check.must(typeof o === 'object' && o !== null, 'options', 'an object', o, { secret: true })
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
   const settings = cookie_settings(o)
   const is_store =
     typeof store === 'object' &&
     store !== null &&
     ['load', 'save', 'destroy'].every((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function')
-  check.must(is_store, MW, 'store', 'an object with load, save and destroy methods', store)
+  check.must(is_store, 'store', 'an object with load, save and destroy methods', store)
   return {
     store,
     cookie: new SessionCookie(secrets_option(secret), settings),
     ttl: settings.max_age,
-    auto_create: check.bool(MW, 'auto_create', auto_create),
-    rolling: check.bool(MW, 'rolling', rolling),
-    locks: check.bool(MW, 'serialize', serialize) ? new KeyedLock() : undefined,
+    auto_create: check.bool('auto_create', auto_create),
+    rolling: check.bool('rolling', rolling),
+    locks: check.bool('serialize', serialize) ? new KeyedLock() : undefined,
   }
 }
 

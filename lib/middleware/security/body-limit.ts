@@ -1,7 +1,10 @@
 // Body limit: the largest request body a route accepts, enforced by the adapter before the body is read.
 import { with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+import { ERR_SECURITY_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'body_limit')
 
 export const CODE_PAYLOAD_TOO_LARGE = httpCode('payload_too_large')
 
@@ -20,7 +23,7 @@ export interface BodyLimitOptions {
  * app.use('/upload', adapt_ctx(fw.middleware.security.body_limit({ max_bytes: 10 * 1024 * 1024 })))
  */
 export function body_limit({ max_bytes = 1024 * 1024 }: BodyLimitOptions = {}): CtxMiddleware {
-  const max = check.int('body_limit', 'max_bytes', max_bytes, 0)
+  const max = check.int('max_bytes', max_bytes, 0)
   const mw: CtxMiddleware = function body_limit({ req, res }, next) {
     const length = req.raw.headers['content-length']
     if (length !== undefined && Number(length) > max) {

@@ -6,7 +6,9 @@ import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { ERR_CORS_BAD_ORIGIN, ERR_CORS_WILDCARD_CREDENTIALS, ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'cors')
 
 export const CODE_CORS_FORBIDDEN = httpCode('cors_forbidden')
 
@@ -51,7 +53,7 @@ function wildcard(o: string): RegExp | undefined {
   const host = new URL(`${m[1]}://${m[2]}`).hostname
   const suffix = getPublicSuffix(host, { allowPrivateDomains: true })
   if (suffix === null || suffix === host) {
-    throw ERR_SECURITY_BAD_OPTION('cors', 'origins', 'wildcards over a registrable domain, not a public suffix', o)
+    check.fail('origins', 'wildcards over a registrable domain, not a public suffix', o)
   }
   return new RegExp(`^${m[1]}://${LABEL}\\.${m[2]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
 }
@@ -60,7 +62,7 @@ function wildcard(o: string): RegExp | undefined {
 function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx: Ctx) => boolean) | 'any' {
   if (typeof origins === 'function') return origins as (origin: string, ctx: Ctx) => boolean
   if (!Array.isArray(origins) || origins.length === 0) {
-    throw ERR_SECURITY_BAD_OPTION('cors', 'origins', 'a non-empty list of origins, or a function', origins)
+    return check.fail('origins', 'a non-empty list of origins, or a function', origins)
   }
   if (origins[0] === '*' && origins.length === 1) {
     if (credentials) throw ERR_CORS_WILDCARD_CREDENTIALS()
@@ -125,16 +127,16 @@ export function cors({
   max_age = 600,
   reflect_headers = false,
 }: CorsOptions): CtxMiddleware {
-  const credentials = check.bool('cors', 'allow_credentials', allow_credentials)
+  const credentials = check.bool('allow_credentials', allow_credentials)
   const match = matcher(origins, credentials)
   const any = match === 'any'
-  const reflect = check.bool('cors', 'reflect_headers', reflect_headers)
-  const method_set = new Set(check.tokens('cors', 'methods', methods).map((m) => m.toUpperCase()))
-  const header_set = new Set(check.tokens('cors', 'headers', headers).map((h) => h.toLowerCase()))
-  const expose = check.tokens('cors', 'expose_headers', expose_headers).join(', ')
+  const reflect = check.bool('reflect_headers', reflect_headers)
+  const method_set = new Set(check.tokens('methods', methods).map((m) => m.toUpperCase()))
+  const header_set = new Set(check.tokens('headers', headers).map((h) => h.toLowerCase()))
+  const expose = check.tokens('expose_headers', expose_headers).join(', ')
   const preflight_headers: Array<[string, string]> = [
     ['Access-Control-Allow-Methods', [...method_set].join(', ')],
-    ['Access-Control-Max-Age', String(check.int('cors', 'max_age', max_age, 0))],
+    ['Access-Control-Max-Age', String(check.int('max_age', max_age, 0))],
   ]
   const allowed_headers = headers.join(', ')
   const allow = (res: Response, origin: string): void => {

@@ -1,7 +1,10 @@
 // Signed CSRF tokens: `<random>.<HMAC(secret, session id + random)>`, so only this server mints them, each for one
 // session.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'csrf')
 
 const FORMAT = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/
 
@@ -37,13 +40,7 @@ export class CsrfSigner {
 export function csrf_secrets(value: unknown): string[] {
   const list = Array.isArray(value) ? (value as unknown[]) : [value]
   if (list.length === 0 || !list.every((s) => typeof s === 'string' && s.length >= 16)) {
-    throw ERR_SECURITY_BAD_OPTION(
-      'csrf',
-      'secret',
-      'a string or a list of strings of at least 16 characters',
-      value,
-      true,
-    )
+    check.fail('secret', 'a string or a list of strings of at least 16 characters', value, { secret: true })
   }
   return list as string[]
 }

@@ -9,7 +9,10 @@ import { Identity, SessionRef } from '../../identity.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
 import { check_cookie } from '../../cookie.js'
 import { same_host } from '../../origin.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+import { ERR_SECURITY_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'csrf')
 
 export const CODE_CSRF_FAILED = httpCode('csrf_failed')
 
@@ -106,12 +109,11 @@ export function csrf({
 }: CsrfOptions = {}): CtxMiddleware {
   const signer = new CsrfSigner(csrf_secrets(secret))
   // Scripts read the token to send it back, so the cookie is never HttpOnly.
-  const cookie = check_cookie(check, 'csrf', { cookie_name, cookie_path, secure, http_only: false, same_site })
-  check.token('csrf', 'header_name', header_name)
-  check.token('csrf', 'field_name', field_name)
+  const cookie = check_cookie(check, { cookie_name, cookie_path, secure, http_only: false, same_site })
+  check.token('header_name', header_name)
+  check.token('field_name', field_name)
   check.must(
     Array.isArray(trusted_origins) && trusted_origins.every((o) => typeof o === 'string'),
-    'csrf',
     'trusted_origins',
     'a list of origins',
     trusted_origins,

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { SECURITY_HEADERS_KIND, with_route_options, type CtxMiddleware } from '../../compose.js'
 import { HTTP_TOKEN } from '../../response.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'security_headers')
 
 /** Strict-Transport-Security settings. */
 export interface HstsOptions {
@@ -62,29 +64,22 @@ export const PERMISSIONS_POLICY =
 
 function hsts_value(hsts: true | HstsOptions): string {
   const { max_age = 15_552_000, include_subdomains = true, preload = false } = hsts === true ? {} : hsts
-  check.int('security_headers', 'hsts.max_age', max_age, 0)
-  check.bool('security_headers', 'hsts.include_subdomains', include_subdomains)
-  if (check.bool('security_headers', 'hsts.preload', preload) && (max_age < 31_536_000 || !include_subdomains)) {
-    throw ERR_SECURITY_BAD_OPTION(
-      'security_headers',
-      'hsts.preload',
-      'used with max_age >= 31536000 and include_subdomains',
-      hsts,
-    )
+  check.int('hsts.max_age', max_age, 0)
+  check.bool('hsts.include_subdomains', include_subdomains)
+  if (check.bool('hsts.preload', preload) && (max_age < 31_536_000 || !include_subdomains)) {
+    check.fail('hsts.preload', 'used with max_age >= 31536000 and include_subdomains', hsts)
   }
   return `max-age=${max_age}${include_subdomains ? '; includeSubDomains' : ''}${preload ? '; preload' : ''}`
 }
 
 /** Applies `overrides` to the list: a new value, or the header dropped. */
 function apply_overrides(list: Array<[string, string]>, overrides: unknown): Array<[string, string]> {
-  if (typeof overrides !== 'object' || overrides === null)
-    throw ERR_SECURITY_BAD_OPTION('security_headers', 'overrides', 'an object', overrides)
+  if (typeof overrides !== 'object' || overrides === null) return check.fail('overrides', 'an object', overrides)
   const by_name = new Map(list.map(([n, v]) => [n.toLowerCase(), [n, v] as [string, string]]))
   for (const [name, value] of Object.entries(overrides)) {
-    if (!HTTP_TOKEN.test(name))
-      throw ERR_SECURITY_BAD_OPTION('security_headers', 'overrides', 'keyed by header names', name)
+    if (!HTTP_TOKEN.test(name)) check.fail('overrides', 'keyed by header names', name)
     if (value === false) by_name.delete(name.toLowerCase())
-    else by_name.set(name.toLowerCase(), [name, check.header_value('security_headers', `overrides.${name}`, value)])
+    else by_name.set(name.toLowerCase(), [name, check.header_value(`overrides.${name}`, value)])
   }
   return [...by_name.values()]
 }
@@ -103,7 +98,7 @@ export function security_header_list({
     ['X-Content-Type-Options', 'nosniff'],
     ['X-Frame-Options', 'DENY'],
     ['Referrer-Policy', 'no-referrer'],
-    ['Permissions-Policy', check.header_value('security_headers', 'permissions_policy', permissions_policy)],
+    ['Permissions-Policy', check.header_value('permissions_policy', permissions_policy)],
     ['Cross-Origin-Opener-Policy', 'same-origin'],
     // The rest of @fastify/helmet's default set.
     ['Cross-Origin-Resource-Policy', 'same-origin'],
@@ -113,7 +108,7 @@ export function security_header_list({
     ['X-Permitted-Cross-Domain-Policies', 'none'],
   ]
   if (hsts !== false) list.push(['Strict-Transport-Security', hsts_value(hsts)])
-  if (csp !== false) list.push(['Content-Security-Policy', check.header_value('security_headers', 'csp', csp)])
+  if (csp !== false) list.push(['Content-Security-Policy', check.header_value('csp', csp)])
   return apply_overrides(list, overrides)
 }
 
@@ -148,10 +143,9 @@ function take(list: Array<[string, string]>, name: string): [string, string] | u
 export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddleware {
   const list = security_header_list(options)
   const hsts = take(list, 'strict-transport-security')
-  const nonce = check.bool('security_headers', 'csp_nonce', options.csp_nonce ?? false)
+  const nonce = check.bool('csp_nonce', options.csp_nonce ?? false)
   const csp = nonce ? take(list, 'content-security-policy') : undefined
-  if (nonce && csp === undefined)
-    throw ERR_SECURITY_BAD_OPTION('security_headers', 'csp_nonce', 'used with a csp', true)
+  if (nonce && csp === undefined) check.fail('csp_nonce', 'used with a csp', true)
   const mw: CtxMiddleware = function security_headers({ req, res }, next) {
     for (const [name, value] of list) res.header(name, value)
     if (hsts !== undefined && req.protocol() === 'https') res.header(hsts[0], hsts[1])

@@ -1,8 +1,11 @@
 // IP filter: allow and deny lists of addresses and CIDRs (IPv4, IPv6, IPv4-mapped normalised), deny first.
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
+import { option_checker } from '../../options.js'
 import { ERR_IP_FILTER_BAD_ADDRESS, ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { in_range, parse_ip, parse_range, type IpRange } from './ip-address.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'ip_filter')
 
 export const CODE_IP_DENIED = httpCode('ip_denied')
 export const CODE_IP_NOT_ALLOWED = httpCode('ip_not_allowed')
@@ -16,8 +19,7 @@ export interface IpFilterOptions {
 }
 
 function ranges(list: string, entries: unknown): IpRange[] {
-  if (!Array.isArray(entries))
-    throw ERR_SECURITY_BAD_OPTION('ip_filter', list, 'a list of addresses and CIDRs', entries)
+  if (!Array.isArray(entries)) return check.fail(list, 'a list of addresses and CIDRs', entries)
   return entries.map((e: unknown) => {
     const r = typeof e === 'string' ? parse_range(e.trim()) : undefined
     if (r === undefined) throw ERR_IP_FILTER_BAD_ADDRESS(list, e)
@@ -36,7 +38,7 @@ export function ip_filter({ allow = [], deny = [] }: IpFilterOptions): CtxMiddle
   const allowed = ranges('allow', allow)
   const denied = ranges('deny', deny)
   if (allowed.length === 0 && denied.length === 0) {
-    throw ERR_SECURITY_BAD_OPTION('ip_filter', 'allow or deny', 'a non-empty list', [])
+    check.fail('allow or deny', 'a non-empty list', [])
   }
   return function ip_filter({ req, res }, next) {
     const ip = parse_ip(req.ip())

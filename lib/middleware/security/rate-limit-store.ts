@@ -2,7 +2,10 @@
 // memory store.
 import { Lru } from '../../lru.js'
 import type { MaybePromise } from '../../maybe-promise.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
+import { ERR_SECURITY_BAD_OPTION } from './errors.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'MemoryRateLimitStore')
 
 /** What a store answers for one hit: the counts of the current and the previous fixed window of a key. */
 export interface RateLimitResult {
@@ -55,7 +58,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counters: Lru<string, Counter>
 
   constructor({ max_keys = 10_000 }: MemoryRateLimitStoreOptions = {}) {
-    this.max_keys = check.int('MemoryRateLimitStore', 'max_keys', max_keys, 1)
+    this.max_keys = check.int('max_keys', max_keys, 1)
     this.#counters = new Lru(this.max_keys)
   }
 

@@ -3,10 +3,12 @@ import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
-import { check } from './options.js'
+import { option_checker } from '../../options.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
 import { observed, report } from '../../observability/events.js'
+
+const check = option_checker(ERR_SECURITY_BAD_OPTION, 'rate_limit')
 
 export const CODE_RATE_LIMIT_EXCEEDED = httpCode('rate_limit_exceeded')
 export const CODE_RATE_LIMIT_UNAVAILABLE = httpCode('rate_limit_unavailable')
@@ -123,24 +125,24 @@ export function rate_limit({
   allow,
   override = false,
 }: RateLimitOptions): CtxMiddleware {
-  const max = check.int('rate_limit', 'max_requests', max_requests, 1)
-  const window_ms = check.int('rate_limit', 'window_seconds', window_seconds, 1) * 1000
+  const max = check.int('max_requests', max_requests, 1)
+  const window_ms = check.int('window_seconds', window_seconds, 1) * 1000
   const key_of = counting_key(
-    check.one_of('rate_limit', 'key', key, RATE_LIMIT_KEYS),
-    check.token('rate_limit', 'api_key_header', api_key_header),
-    key_fn === undefined ? undefined : check.fn('rate_limit', 'key_fn', key_fn),
+    check.one_of('key', key, RATE_LIMIT_KEYS),
+    check.token('api_key_header', api_key_header),
+    key_fn === undefined ? undefined : check.fn('key_fn', key_fn),
   )
-  check.fn('rate_limit', 'store.hit', store.hit)
-  check.fn('rate_limit', 'now', now)
-  const prefix = check.token('rate_limit', 'namespace', namespace) + ':'
-  check.bool('rate_limit', 'fail_open', fail_open)
+  check.fn('store.hit', store.hit)
+  check.fn('now', now)
+  const prefix = check.token('namespace', namespace) + ':'
+  check.bool('fail_open', fail_open)
   const limit = String(max)
-  const allowed = allow === undefined ? undefined : check.fn('rate_limit', 'allow', allow)
+  const allowed = allow === undefined ? undefined : check.fn('allow', allow)
   // A structured-field string item: the policy name must be printable ASCII without quotes or backslashes.
   if (typeof policy !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(policy)) {
-    throw ERR_SECURITY_BAD_OPTION('rate_limit', 'policy', 'printable ASCII without " or \\', policy)
+    check.fail('policy', 'printable ASCII without " or \\', policy)
   }
-  const ietf = check.bool('rate_limit', 'ietf_headers', ietf_headers)
+  const ietf = check.bool('ietf_headers', ietf_headers)
   const policy_field = `"${policy}";q=${max};w=${window_ms / 1000}`
 
   const decide = (ctx: Ctx, next: Next, hit: RateLimitResult, now_ms: number): void | Promise<void> => {
@@ -185,9 +187,7 @@ export function rate_limit({
   const doc = { responses: { 429: [CODE_RATE_LIMIT_EXCEEDED], 503: [CODE_RATE_LIMIT_UNAVAILABLE] } }
   with_route_options(
     mw,
-    check.bool('rate_limit', 'override', override)
-      ? { kind: 'rate_limit', replaces: 'rate_limit' }
-      : { kind: 'rate_limit' },
+    check.bool('override', override) ? { kind: 'rate_limit', replaces: 'rate_limit' } : { kind: 'rate_limit' },
   )
   // A per-user limit before authentication would count every user of one address together: refused at startup.
   return documented(

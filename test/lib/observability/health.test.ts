@@ -28,3 +28,19 @@ t.test('Health.draining', async (t) => {
     t.equal(health.draining(), true)
   })
 })
+
+t.test('Health options', async (t) => {
+  t.test('refuses a bad timeout or check at creation, naming the option', async (t) => {
+    t.throws(() => new Health({ timeout_ms: 0 }), {
+      code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+      message: 'health: timeout_ms must be an integer >= 1; got 0',
+    })
+    t.throws(() => new Health({ timeout_ms: 1.5 }), {
+      message: 'health: timeout_ms must be an integer >= 1; got 1.5',
+    })
+    t.throws(() => new Health({ checks: { db: 'select 1' as unknown as () => void } }), {
+      code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+      message: 'health: checks.db must be a function; got "select 1"',
+    })
+  })
+})
