@@ -34,6 +34,7 @@ function installed(dir: string): Installed[] {
   })
 }
 
+/** The packages `names` of `dir` that declare `engines.node`, then the ones nested under each. */
 function installed_in(dir: string, names: string[]): Installed[] {
   return names.flatMap((name) => {
     const at = join(dir, name)
