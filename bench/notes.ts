@@ -55,3 +55,40 @@ tables below measure the same pairs on clean servers, in CPU and in bytes per re
 of the time is Node's HTTP stack and the socket writes; fw's own code is \`Response.json\` with its \`JSON.stringify\`, the
 bound handler with its facades, the request id (the UUID and the header), the body parser and reader.
 `
+
+/**
+ * The measurements behind the method and the decisions of docs/decisions.md ("Performance measurement and the
+ * per-request log context"), as they were recorded; the entries there say what was chosen, this says what was seen.
+ */
+export const HISTORY = `## Measurements behind the method and the decisions
+
+- **wrk instead of a Node load generator.** A Node load generator (autocannon in the bench's own process) sharing the two
+  cores with the servers set the pace itself, so every server looked alike: fw at 0.88-1.04x Fastify while it spent
+  1.6-1.7x its CPU per request. Now the server process's utime + stime is divided by the requests answered, and ratios
+  are the median of each round's fw / competitor.
+- **Short rounds and a control pair.** Runs last 1 s, a full run has 9 rounds, and a second process of the Fastify
+  server runs in the JSON hello rounds, in place of 2 s runs in 3-5 rounds: on this machine one server's CPU per request
+  moved 2-3x within a minute, and two identical Fastify servers landed 0.93x apart over 10 interleaved rounds. Loaded at
+  the same time, two identical Fastify servers came out 1.29x apart, steadily: the one that got ahead served larger
+  batches per wake-up.
+- **The log context on Node 20.** A storage holding a context turns async hooks on for every async resource and promise
+  of the process: 4% of fw's profile in \`node:async_hooks\` alone, more in the \`nextTick\` it slows. On Node 20 and 22
+  the first context an \`AsyncLocalStorage\` holds turns an init hook on for good; that alone costs raw Fastify 17-18% CPU
+  per request on Node 20 (two runs of 9-10 interleaved rounds, param + query), against 0-4% on Node 24, whose
+  AsyncContextFrame needs no hook.
+- **Fastify without a logger at level \`off\`.** Given any logger, Fastify's child, two response listeners and two clock
+  reads per request cost 1.02x over 10 rounds on JSON hello, Node 20; single runs of the pair spread 0.97-1.45x on this
+  machine.
+- **Every ratio measured before issue 25 is withdrawn.** Importing \`bench/servers.ts\` loaded autocannon and its
+  dependency tree into every measured process, which shifted V8's heap and JIT state by about 20%: adding it to a
+  minimal fw server cut fw's CPU per request from 23.5 to 18.8 µs, and the bench's Fastify server cost 20-25% more than
+  a minimal one, both in fw's favour (issue 25: minimal servers gave fw 1.44x Fastify on JSON hello on Node 20 and 1.34x
+  on Node 24, where this page said 0.90x and 0.96x). So the ratios quoted above and in the earlier performance notes
+  (the context's 1.17-1.18x, the request id's 1.10x, the logger's 1.02x, the control's 0.93x, the concurrent method's
+  1.29x) and every result recorded with server processes (\`http\`, \`parts\`, \`jwt\`, \`session\`, \`security\`,
+  \`http-cache\`, \`redis\`, \`body\`, \`validation\`, \`observability\`, \`websocket\`) no longer stand until measured
+  again; only \`log\` and \`cache\`, which run in the bench's own process, keep theirs.
+- **The GC trace checked against known allocations.** On Node 20.20 and 24.21: 128.3 and 127.9 B per 128-byte array,
+  160,064 B per 160,048-byte one on both (an 8 KB array read 2% high on Node 24). CPU time on this shared machine moved
+  2-3x within a minute; bytes allocated do not depend on the machine's load.
+`

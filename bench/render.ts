@@ -1,5 +1,5 @@
 // Renders benchmark reports as the markdown of docs/performance.md and an SVG bar chart of the fw ratios.
-import { METHOD, PROFILE } from './notes.js'
+import { HISTORY, METHOD, PROFILE } from './notes.js'
 import { precision } from './allocations.js'
 import { met, ratio_text, target_text, type BenchReport } from './report.js'
 
@@ -58,6 +58,7 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
     '',
     METHOD,
     PROFILE,
+    HISTORY,
   ]
   for (const r of reports) {
     out.push(`## ${r.name}`, '')

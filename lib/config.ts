@@ -42,9 +42,10 @@ export interface AppOptions {
   /** Limits of `req.form()` and `req.multipart()` (fields, field_size, files, file_size); a call may override them. */
   form_limits?: FormLimits
   /**
-   * Logging configuration applied when the App is built, as `configure` takes it: level, format, async, destination,
-   * and `pino` options (`redact`, `serializers`, `mixin`, `transport`...). Logging is process-wide: the last App built
-   * wins.
+   * Logging of this App's own lines (its requests' lines and its listening line), as `configure` takes it: format,
+   * async, destination and `pino` options (`redact`, `serializers`, `mixin`, `transport`...); what it leaves out follows
+   * the process-wide configuration. The level alone is process-wide: a `level` here sets the process's level when the
+   * App is built, so the last App built with one wins (see docs/log.md).
    */
   logger?: Partial<LogConfig>
   /** Serve HTTPS with this key and certificate (PEM); `App.reload_tls` swaps them without a restart. */

@@ -412,6 +412,28 @@ t.test('AppOptions.logger is per App', async (t) => {
     )
   })
 
+  t.test('the level is one per process: the last App built with a level sets it for every App', async (t) => {
+    capture(t)
+    const lines = { a: new MemoryStream(), b: new MemoryStream() }
+    const routes = (app: fw.App): void =>
+      void app.get('/x', (_req, res) => {
+        log.debug('detail')
+        res.text('x')
+      })
+    const a = build(t, routes, { logger: { level: 'warn', destination: lines.a } })
+    t.equal(log.level(), 'warn')
+    const b = build(t, routes, { logger: { level: 'debug', destination: lines.b } })
+    t.equal(log.level(), 'debug')
+    build(t, routes, { logger: { format: 'json' } })
+    t.equal(log.level(), 'debug', 'an App without a level leaves it as it is')
+    await a.inject('/x')
+    await b.inject('/x')
+    t.match(lines.a.lines(), [/\[debug\] detail/], 'the first App, built at warn, writes debug lines now')
+    t.equal(lines.a.lines().length, 1)
+    t.match(lines.b.lines(), [/\[debug\] detail/])
+    t.equal(lines.b.lines().length, 1)
+  })
+
   t.test('a bad logger option throws when the App is built', async (t) => {
     t.throws(() => new fw.App({ logger: { destination: -1 } }), { code: 'FW_ERR_LOG_BAD_DESTINATION' })
     t.throws(() => new fw.App({ logger: { format: 'xml' as 'json' } }), { code: 'FW_ERR_LOG_BAD_FORMAT' })

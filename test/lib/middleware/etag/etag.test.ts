@@ -1,5 +1,5 @@
 import t from 'tap'
-import { etag, etag_of } from '../../../../lib/middleware/app/etag.js'
+import { etag, etag_of } from '../../../../lib/middleware/etag/etag.js'
 import { build } from '../../../helpers/build.js'
 
 t.test('etag', async (t) => {

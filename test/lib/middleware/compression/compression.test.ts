@@ -3,9 +3,9 @@ import { get } from 'node:http'
 import { brotliDecompressSync, createGunzip, gunzipSync, inflateSync } from 'node:zlib'
 import t from 'tap'
 import type { App } from '../../../../index.js'
-import { compression } from '../../../../lib/middleware/app/compression.js'
-import { etag } from '../../../../lib/middleware/app/etag.js'
-import { http_cache } from '../../../../lib/middleware/app/http-cache.js'
+import { compression } from '../../../../lib/middleware/compression/compression.js'
+import { etag } from '../../../../lib/middleware/etag/etag.js'
+import { http_cache } from '../../../../lib/cache/http/http-cache.js'
 import { build, gate, listening, type Teardown } from '../../../helpers/build.js'
 
 const BIG = JSON.stringify({ items: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item ${i}` })) })
