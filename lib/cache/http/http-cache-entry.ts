@@ -1,7 +1,7 @@
 // Between a buffered Response and a CacheEntry: what `http_cache` may store, what it stores of it, and how it answers
 // from it.
-import { CacheEntry } from '../../cache/cache-entry.js'
-import { set_own, type HeaderMap } from '../../cache/header-util.js'
+import { CacheEntry } from '../cache-entry.js'
+import { set_own, type HeaderMap } from '../header-util.js'
 import type { BodyKind, Response } from '../../response.js'
 
 /** The response headers as they were at one moment (names lowercase; `set-cookie` as a list). */
