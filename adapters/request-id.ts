@@ -20,14 +20,15 @@ export function request_id(req: WithHeaders): string {
 const BATCH = 256
 const pool = Buffer.alloc(16 * BATCH)
 let taken = pool.length
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1')
-/** The 36 characters of a UUID, dashes in place, hex digits written over per id. */
-const text = Buffer.from('00000000-0000-4000-8000-000000000000', 'latin1')
+const HEX_DIGITS = Array.from('0123456789abcdef', (c) => c.charCodeAt(0))
+/** The character codes of a UUID, dashes in place, hex digits written over per id. */
+const text = Array.from('00000000-0000-4000-8000-000000000000', (c) => c.charCodeAt(0))
 
 /**
  * A random (version 4) UUID, as `crypto.randomUUID()` draws it: 16 bytes of a CSPRNG pool refilled every 256 ids, never
- * reused. Its text is made in one buffer and read as one flat string: `randomUUID` on Node 20 and 22 joins 20 pieces,
- * a rope that Node flattens again when it checks the `x-request-id` header (together 4% of a JSON hello's CPU).
+ * reused. Its text is made from an array of character codes by `String.fromCharCode`, one flat string without a call
+ * into C++: `randomUUID` on Node 20 and 22 joins 20 pieces, a rope that Node flattens again when it checks the
+ * `x-request-id` header (together 4% of a JSON hello's CPU).
  */
 export function uuid(): string {
   if (taken === pool.length) {
@@ -44,7 +45,7 @@ export function uuid(): string {
     if (i === 3 || i === 5 || i === 7 || i === 9) at++
   }
   taken += 16
-  return text.toString('latin1', 0, 36)
+  return String.fromCharCode.apply(null, text)
 }
 
 /**
