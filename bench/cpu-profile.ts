@@ -7,7 +7,7 @@ interface ProfileNode {
   id: number
   callFrame: { functionName: string; url: string; lineNumber: number }
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[]
   startTime: number
   samples: number[]
@@ -36,25 +36,13 @@ function layer(url: string, name: string): string {
  * are V8's monotonic clock in µs, the clock of `process.hrtime` in every process, so startup and warm-up stay out.
  */
 export function summarise(profile: Profile, from_us: number, top = 25): string {
-  const by_id = new Map(profile.nodes.map((n) => [n.id, n]))
-  const self = new Map<number, number>()
-  let at = profile.startTime
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0
-    at += delta
-    if (at >= from_us) self.set(id, (self.get(id) ?? 0) + delta)
-  })
   const fns = new Map<string, number>()
   const layers = new Map<string, number>()
   let total = 0
-  for (const [id, us] of self) {
-    const { functionName, url, lineNumber } = by_id.get(id)!.callFrame
-    if (functionName === '(idle)') continue
+  for (const [key, { us, layer }] of self_time(profile, (at) => at >= from_us)) {
     total += us
-    const key = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''}`
-    fns.set(key, (fns.get(key) ?? 0) + us)
-    const l = layer(url, functionName)
-    layers.set(l, (layers.get(l) ?? 0) + us)
+    fns.set(key, us)
+    layers.set(layer, (layers.get(layer) ?? 0) + us)
   }
   const pct = (us: number): string => `${((100 * us) / total).toFixed(1).padStart(5)}%`
   const sorted = (m: Map<string, number>): Array<[string, number]> => [...m].sort((a, b) => b[1] - a[1])
@@ -67,6 +55,36 @@ export function summarise(profile: Profile, from_us: number, top = 25): string {
       .slice(0, top)
       .map(([k, v]) => `${pct(v)}  ${k}`),
   ].join('\n')
+}
+
+/**
+ * Self time per function (`name file:line`, idle left out) over the samples taken at the times `keep` accepts, with
+ * the function's layer.
+ */
+export function self_time(
+  profile: Profile,
+  keep: (at_us: number) => boolean,
+): Map<string, { us: number; layer: string }> {
+  const by_id = new Map(profile.nodes.map((n) => [n.id, n]))
+  const out = new Map<string, { us: number; layer: string }>()
+  let at = profile.startTime
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0
+    at += delta
+    const { functionName, url, lineNumber } = by_id.get(id)!.callFrame
+    if (!keep(at) || functionName === '(idle)') return
+    const key = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''}`
+    const entry = out.get(key) ?? out.set(key, { us: 0, layer: layer(url, functionName) }).get(key)!
+    entry.us += delta
+  })
+  return out
+}
+
+/** The .cpuprofile written in `dir` (the only one). */
+export async function read_profile(dir: string): Promise<Profile> {
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
+  if (file === undefined) throw new Error(`no profile written in ${dir}`)
+  return JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile
 }
 
 /** The path of the one .cpuprofile written in `dir`, then its summary from `from_us` on. */

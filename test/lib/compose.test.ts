@@ -62,6 +62,28 @@ t.test('compose', async (t) => {
     t.same(log, ['sync', 'async before', 'async handler', 'async after'])
   })
 
+  t.test('waits for the rest of the chain behind sync middleware that call next() without returning it', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    const quiet =
+      (name: string): Middleware =>
+      (_req, _res, next) => {
+        log.push(name)
+        void next()
+      }
+    const handler = async (): Promise<void> => {
+      await new Promise((resolve) => setImmediate(resolve))
+      log.push('handler')
+    }
+    const inner: Middleware = async (_req, _res, next) => {
+      await next()
+      log.push('inner after')
+    }
+    await compose([quiet('a'), quiet('b'), inner, quiet('c')], handler)(req, res)
+    log.push('chain done')
+    t.same(log, ['a', 'b', 'c', 'handler', 'inner after', 'chain done'])
+  })
+
   t.test('ends the chain when a middleware does not call next', async (t) => {
     const log: string[] = []
     const { req, res } = facades()
