@@ -2,7 +2,7 @@
 import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { ERR_IP_FILTER_BAD_ADDRESS, ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { in_range, parse_ip, parse_range, type IpRange } from './ip-address.js'
+import { in_range, parse_ip, parse_range, type IpRange } from '../../ip-address.js'
 
 export const CODE_IP_DENIED = httpCode('ip_denied')
 export const CODE_IP_NOT_ALLOWED = httpCode('ip_not_allowed')
