@@ -30,6 +30,7 @@ import {
   type LoadOptions,
   type MetricsOptions,
 } from '../lib/observability/index.js'
+import { serve_openapi, type OpenApiOptions } from '../lib/openapi/index.js'
 import { client_error } from './client-error.js'
 import { framework_error } from './error-answers.js'
 import { mount } from './mount.js'
@@ -204,6 +205,17 @@ export class App extends AppCore {
   url(): string {
     const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host
     return `${this.config.https === undefined ? 'http' : 'https'}://${host}:${this.port()}`
+  }
+
+  /**
+   * Serves the OpenAPI 3.1 document of every route at `path` (default `/openapi.json`) and Swagger UI at `docs`
+   * (default `/docs`).
+   * @example
+   * app.openapi({ info: { title: 'Shop', version: '1.0.0' }, servers: [{ url: 'https://shop.example.com' }] })
+   */
+  openapi(options: OpenApiOptions): this {
+    serve_openapi(this, options)
+    return this
   }
 
   /**

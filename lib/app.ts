@@ -25,7 +25,6 @@ import {
   type PathParams,
   type Segment,
 } from './path.js'
-import { serve_openapi, type OpenApiOptions } from './openapi/index.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import type { Request } from './request.js'
 import { is_unsafe_path, type Response } from './response.js'
@@ -264,7 +263,8 @@ export class AppCore extends Router {
   }
 
   /**
-   * @internal Every registered route with its schema and the middleware it may run (the OpenAPI generator reads it).
+   * @internal Every registered route with its schema and the middleware it may run: the route registry the OpenAPI
+   * generator reads (the core knows nothing of OpenAPI).
    */
   route_infos(): RouteInfo[] {
     return this.#routes.map((r) => ({
@@ -332,17 +332,6 @@ export class AppCore extends Router {
     }
     this.route('GET', join_path(prefix === '/' ? '' : prefix, '/*'), { hide: true }, serve)
     if (index) this.route('GET', prefix, { hide: true }, serve)
-    return this
-  }
-
-  /**
-   * Serves the OpenAPI 3.1 document of every route at `path` (default `/openapi.json`) and Swagger UI at `docs`
-   * (default `/docs`).
-   * @example
-   * app.openapi({ info: { title: 'Shop', version: '1.0.0' }, servers: [{ url: 'https://shop.example.com' }] })
-   */
-  openapi(options: OpenApiOptions): this {
-    serve_openapi(this, options)
     return this
   }
 

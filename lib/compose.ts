@@ -1,10 +1,8 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
 import { defineError } from './errors.js'
 import { quote } from './options.js'
-import type { Request, Valid } from './request.js'
+import type { Ctx, Request, Valid } from './request.js'
 import type { Response } from './response.js'
-import type { MiddlewareDoc } from './openapi/middleware-doc.js'
-import type { Services } from './state.js'
 
 /**
  * A route handler; `P` and `V` type its path parameters and validated values (see `Request`). What it returns is
@@ -18,12 +16,7 @@ export type Next = () => Promise<void>
 /** App middleware: call `await next()` to continue; not calling it ends the chain. */
 export type Middleware = (req: Request, res: Response, next: Next) => void | Promise<void>
 
-/** The context that context middleware (`fw.middleware.auth`, `fw.middleware.security`) receives. */
-export interface Ctx {
-  readonly req: Request
-  readonly res: Response
-  readonly services: Services
-}
+export type { Ctx } from './request.js'
 
 /** Context middleware: `(ctx, next)`; `adapt_ctx` turns it into App middleware. */
 export type CtxMiddleware = (ctx: Ctx, next: Next) => void | Promise<void>
@@ -141,6 +134,29 @@ export function app_middleware(mw: Middleware | CtxMiddleware, what: string): Mi
   if (typeof mw === 'function' && mw.length === 3) return mw as Middleware
   if (typeof mw === 'function' && mw.length === 2) return adapt_ctx(mw as CtxMiddleware)
   throw ERR_APP_BAD_MIDDLEWARE(what, mw)
+}
+
+/**
+ * An OpenAPI security scheme object (`{ type: 'http', scheme: 'bearer' }`, `{ type: 'apiKey', in: 'header', name
+ * }`...).
+ */
+export type SecurityScheme = Readonly<Record<string, unknown>>
+
+/** What a middleware tells the OpenAPI document about the routes it covers. */
+export interface MiddlewareDoc {
+  /**
+   * Schemes by name; `optional`: a request without credentials goes on; `requirements`: the alternatives, each a list
+   * of scheme names that must hold together (default: any one scheme alone); `missing`: the code the middleware
+   * answers when no credential came at all (so `any_of` can prefer a refusal of a bad one).
+   */
+  readonly security?: {
+    readonly schemes: Readonly<Record<string, SecurityScheme>>
+    readonly optional: boolean
+    readonly requirements?: ReadonlyArray<readonly string[]>
+    readonly missing?: string
+  }
+  /** Error answers it may give, by status, with their `error` codes. */
+  readonly responses?: Readonly<Record<number, readonly string[]>>
 }
 
 /**

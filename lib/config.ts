@@ -3,7 +3,7 @@ import { resolve_form_limits, type FormLimits, type ResolvedFormLimits } from '.
 import { defineError } from './errors.js'
 import type { LogConfig } from './log/core.js'
 import { known_level, type LogLevel } from './log/levels.js'
-import { parse_range } from './middleware/security/ip-address.js'
+import { parse_range } from './ip-address.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
   'FW_ERR_CONFIG_BAD_VALUE',

@@ -6,7 +6,6 @@ import { RequestBody } from './body/request-body.js'
 import type { FormFields } from './body/form.js'
 import type { FormLimits } from './body/limits.js'
 import type { Multipart } from './body/multipart.js'
-import type { Ctx } from './compose.js'
 import { Json } from './json.js'
 import { canonical_segments } from './path.js'
 import type { Response } from './response.js'
@@ -30,6 +29,13 @@ export interface HostRequest {
 export type IpResolver = (req: HostRequest) => string
 
 const default_ip: IpResolver = (req) => req.ip
+
+/** The context that context middleware (`fw.middleware.auth`, `fw.middleware.security`) receives. */
+export interface Ctx {
+  readonly req: Request
+  readonly res: Response
+  readonly services: Services
+}
 
 /** The validated values a route's schema gives its handler, by part (`req.valid('body')`). */
 export type Valid = { body?: unknown; query?: unknown; params?: unknown; headers?: unknown }

@@ -33,6 +33,7 @@ export interface ArraySpec extends TypeSpec {
  *   .max_items(100)
  */
 export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> extends Type<ItemOf<I>[], R> {
+  declare readonly '~presence': { readonly required: ArrayType<I, true>; readonly optional: ArrayType<I, false> }
   declare readonly spec: ArraySpec
 
   /** Prefer the `field.*` builders. */

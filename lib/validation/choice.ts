@@ -27,6 +27,7 @@ function choice_check(values: readonly Literal[], message: string, options: Comp
  * field.enum(['draft', 'published']).default('draft')
  */
 export class EnumType<V extends Literal, R extends boolean> extends Type<V, R> {
+  declare readonly '~presence': { readonly required: EnumType<V, true>; readonly optional: EnumType<V, false> }
   declare readonly spec: ChoiceSpec
 
   /** Prefer the `field.*` builders. */
@@ -50,6 +51,7 @@ export class EnumType<V extends Literal, R extends boolean> extends Type<V, R> {
 
 /** Exactly one value (`Enum`, default message `<field> must be <value>`); the tag of a discriminated union. */
 export class LiteralType<V extends Literal, R extends boolean> extends Type<V, R> {
+  declare readonly '~presence': { readonly required: LiteralType<V, true>; readonly optional: LiteralType<V, false> }
   declare readonly spec: ChoiceSpec
 
   /** Prefer the `field.*` builders. */

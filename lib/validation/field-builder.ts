@@ -10,6 +10,13 @@ import { StringField } from './string-field.js'
 import { base_spec, type Type } from './type.js'
 import { UnionType } from './union.js'
 
+/** The field class of a kind, so the chain keeps offering that kind's rules (`email` on strings, `min` on numbers). */
+export type FieldOf<K extends FieldKind, R extends boolean> = K extends 'string'
+  ? StringField<R>
+  : K extends 'integer' | 'number'
+    ? NumberField<K, R>
+    : Field<K, R>
+
 function spec(kind: FieldKind, type_message: string | undefined): FieldSpec {
   return { ...base_spec(type_message), kind, transforms: [] }
 }

@@ -10,8 +10,6 @@ import {
   type JsonSchema,
   type TypeSpec,
 } from './type.js'
-import type { NumberField } from './number-field.js'
-import type { StringField } from './string-field.js'
 
 export { is_empty, type FieldValues, type Rule, type RulePlan } from './type.js'
 
@@ -20,13 +18,6 @@ export type FieldKind = 'string' | 'integer' | 'number' | 'boolean'
 
 /** The TypeScript type of a field's value, by kind. */
 export type KindValue<K extends FieldKind> = K extends 'string' ? string : K extends 'boolean' ? boolean : number
-
-/** The field class of a kind, so the chain keeps offering that kind's rules (`email` on strings, `min` on numbers). */
-export type FieldOf<K extends FieldKind, R extends boolean> = K extends 'string'
-  ? StringField<R>
-  : K extends 'integer' | 'number'
-    ? NumberField<K, R>
-    : Field<K, R>
 
 /** Everything a field declares. */
 export interface FieldSpec extends TypeSpec {
@@ -81,6 +72,7 @@ export interface ScalarPlan {
  * `field.string()`, `field.integer()`, `field.number()` or `field.boolean()`.
  */
 export class Field<K extends FieldKind, R extends boolean> extends Type<KindValue<K>, R> {
+  declare readonly '~presence': { readonly required: Field<K, true>; readonly optional: Field<K, false> }
   declare readonly [KIND]: K
   /** The declaration, read once by `schema()`. */
   declare readonly spec: FieldSpec
@@ -95,8 +87,8 @@ export class Field<K extends FieldKind, R extends boolean> extends Type<KindValu
    * @example
    * field.string().required('confirm is required').equals('password', 'passwords do not match')
    */
-  equals(other: string, message?: string): FieldOf<K, R> {
-    return this.with_rule<FieldOf<K, R>>({
+  equals(other: string, message?: string): this {
+    return this.with_rule<this>({
       code: ValidationErrorCode.Custom,
       message,
       default_message: (name) => `${name} must match ${other}`,

@@ -1,9 +1,9 @@
 // The module `fw/validation`: schemas for request bodies, query strings and path parameters, typed results, JSON
 // Schema, and the 400 body for invalid input.
 export { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
-export { field } from './field-builder.js'
+export { field, type FieldOf } from './field-builder.js'
 export { Type, type TypeSpec, type FieldValues, type JsonSchema, type CompileOptions } from './type.js'
-export { Field, type FieldKind, type KindValue, type FieldOf } from './field.js'
+export { Field, type FieldKind, type KindValue } from './field.js'
 export { StringField } from './string-field.js'
 export { NumberField } from './number-field.js'
 export { ArrayType } from './array.js'

@@ -9,6 +9,7 @@ import { ValidationErrorCode } from './validation-error.js'
  * field.integer().required().min(1).max(100)
  */
 export class NumberField<K extends 'integer' | 'number', R extends boolean> extends Field<K, R> {
+  declare readonly '~presence': { readonly required: NumberField<K, true>; readonly optional: NumberField<K, false> }
   /** Fails with `Min` when the value is below `min` (default message `<field> must be at least <min>`). */
   min(min: number, message?: string): NumberField<K, R> {
     bound_limit(`min(${min})`, min)

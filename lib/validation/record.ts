@@ -29,6 +29,7 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
   Record<string, ValueOf<V>>,
   R
 > {
+  declare readonly '~presence': { readonly required: RecordType<V, true>; readonly optional: RecordType<V, false> }
   declare readonly spec: RecordSpec
 
   /** Prefer the `field.*` builders. */

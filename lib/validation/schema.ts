@@ -73,6 +73,7 @@ interface Member {
  * properties of the input are read, so `__proto__` and `constructor` keys never reach the value's prototype.
  */
 export class Schema<S extends Shape, R extends boolean = true> extends Type<Output<S>, R> {
+  declare readonly '~presence': { readonly required: Schema<S, true>; readonly optional: Schema<S, false> }
   declare readonly spec: ObjectSpec
 
   /**

@@ -14,6 +14,7 @@ import { ValidationErrorCode } from './validation-error.js'
  * field.string().required('email is required').trim().lowercase().email('invalid email format').max_length(120)
  */
 export class StringField<R extends boolean> extends Field<'string', R> {
+  declare readonly '~presence': { readonly required: StringField<true>; readonly optional: StringField<false> }
   /** Removes leading and trailing whitespace (`String.prototype.trim`), so `'  '` counts as empty. */
   trim(): StringField<R> {
     return this.derive<StringField<R>>({ transforms: [...this.spec.transforms, (s: string) => s.trim()] })

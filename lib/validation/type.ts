@@ -1,14 +1,6 @@
 // The base of every fw schema type: presence (required, optional, nullable, default), description, refinements, and
 // the compilation of a declaration into plain functions, once, before any value is validated.
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import type { ArrayType } from './array.js'
-import type { EnumType, LiteralType } from './choice.js'
-import type { Field } from './field.js'
-import type { NumberField } from './number-field.js'
-import type { RecordType } from './record.js'
-import type { Schema } from './schema.js'
-import type { StringField } from './string-field.js'
-import type { UnionType } from './union.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
 
 /**
@@ -92,29 +84,21 @@ export interface Slot {
 /** At most this many errors are collected, so a huge invalid array costs a bounded answer. */
 export const MAX_ERRORS = 100
 
-/** The same type `X` with presence `R`, so `required()` and `default()` keep the chain of the type's own class. */
-export type WithPresence<X, R extends boolean> =
-  X extends StringField<boolean>
-    ? StringField<R>
-    : X extends NumberField<infer K, boolean>
-      ? NumberField<K, R>
-      : X extends Field<infer K, boolean>
-        ? Field<K, R>
-        : X extends Schema<infer S, boolean>
-          ? Schema<S, R>
-          : X extends ArrayType<infer I, boolean>
-            ? ArrayType<I, R>
-            : X extends LiteralType<infer V, boolean>
-              ? LiteralType<V, R>
-              : X extends EnumType<infer V, boolean>
-                ? EnumType<V, R>
-                : X extends UnionType<infer O, boolean>
-                  ? UnionType<O, R>
-                  : X extends RecordType<infer V, boolean>
-                    ? RecordType<V, R>
-                    : X extends Type<infer T, boolean>
-                      ? Type<T, R>
-                      : never
+/** A type's class at either presence, as its type-only `~presence` member names it. */
+export interface Presences {
+  readonly required: unknown
+  readonly optional: unknown
+}
+
+/**
+ * The same type `X` with presence `R`, so `required()` and `default()` keep the chain of the type's own class: each
+ * class names itself at both presences in `~presence`, so this module needs to know none of them.
+ */
+export type WithPresence<X, R extends boolean> = X extends { readonly '~presence': infer P extends Presences }
+  ? R extends true
+    ? P['required']
+    : P['optional']
+  : never
 
 declare const OUT: unique symbol
 declare const REQUIRED: unique symbol
@@ -139,6 +123,8 @@ export function child_path(at: string, key: string | number): string {
 export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unknown, T> {
   declare readonly [OUT]: T
   declare readonly [REQUIRED]: R
+  /** Type-level only (never set): this class at either presence, which `WithPresence` reads. */
+  declare readonly '~presence': { readonly required: Type<T, true>; readonly optional: Type<T, false> }
   /** The declaration. */
   readonly spec: TypeSpec
   #standard: Check | undefined

@@ -37,6 +37,7 @@ export interface UnionSpec extends TypeSpec {
  * ]).required()
  */
 export class UnionType<O extends Schema<Shape, boolean>, R extends boolean> extends Type<OutOf<O>, R> {
+  declare readonly '~presence': { readonly required: UnionType<O, true>; readonly optional: UnionType<O, false> }
   declare readonly spec: UnionSpec
 
   /** Prefer the `field.*` builders. */

@@ -1,7 +1,7 @@
 // What a module loads: statically (its import graph, read from the sources) and at run time (in a fresh Node process).
-// The "loads without fastify" and lazy-loading tests share these two views.
+// The "loads without fastify", lazy-loading and import-circle tests share them.
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -53,4 +53,90 @@ export async function loaded_packages(entry: string): Promise<string[]> {
     )
   })
   return JSON.parse(stdout) as string[]
+}
+
+/** The TypeScript files under `dir` (declarations aside), as absolute paths. */
+function ts_files(dir: string): string[] {
+  if (!statSync(dir).isDirectory()) return [dir]
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name)
+    if (e.isDirectory()) return ts_files(path)
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : []
+  })
+}
+
+/** The files `file` imports or re-exports by a relative specifier, type-only imports and `import('x')` included. */
+function local_imports(file: string): string[] {
+  const specs = [...readFileSync(file, 'utf8').matchAll(SPECIFIER)].map(([, spec]) => spec ?? '')
+  return specs.filter((s) => s.startsWith('.')).map((s) => join(dirname(file), s.replace(/\.js$/, '.ts')))
+}
+
+/**
+ * The import circles among the TypeScript files under `roots` (files or folders, paths from `base`), type-only imports
+ * and dynamic `import()` included, since either can close a circle: one per strongly connected group of files, as the
+ * shortest path from its first file (by name) back to itself, `['a.ts', 'b.ts', 'a.ts']`, paths relative to `base`.
+ * Imports of files outside `roots` are left out.
+ */
+export function import_cycles(roots: readonly string[], base = ROOT): string[][] {
+  const files = roots.flatMap((r) => ts_files(join(base, r)))
+  const known = new Set(files)
+  const edges = new Map(files.map((f) => [f, [...new Set(local_imports(f))].filter((to) => known.has(to))]))
+  return strong_groups(files, edges)
+    .filter((group) => group.length > 1 || edges.get(group[0]!)!.includes(group[0]!))
+    .map((group) => shortest_circle(group.sort(), edges).map((f) => relative(base, f)))
+    .sort((a, b) => a[0]!.localeCompare(b[0]!))
+}
+
+/** Tarjan's strongly connected components of the graph. */
+function strong_groups(nodes: readonly string[], edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const on_stack = new Set<string>()
+  const groups: string[][] = []
+  const visit = (v: string): void => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    on_stack.add(v)
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (on_stack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const group: string[] = []
+    let w: string
+    do {
+      w = stack.pop()!
+      on_stack.delete(w)
+      group.push(w)
+    } while (w !== v)
+    groups.push(group)
+  }
+  for (const v of nodes) if (!index.has(v)) visit(v)
+  return groups
+}
+
+/** The shortest path from the group's first file back to it, through files of the group (breadth first). */
+function shortest_circle(group: readonly string[], edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const start = group[0]!
+  const inside = new Set(group)
+  const came_from = new Map<string, string>()
+  const queue = [start]
+  for (let i = 0; i < queue.length; i++) {
+    const v = queue[i]!
+    for (const w of edges.get(v) ?? []) {
+      if (!inside.has(w) || came_from.has(w)) continue
+      came_from.set(w, v)
+      if (w === start) {
+        const path: string[] = []
+        for (let at = v; at !== start; at = came_from.get(at)!) path.unshift(at)
+        return [start, ...path, start]
+      }
+      queue.push(w)
+    }
+  }
+  return [start, start]
 }

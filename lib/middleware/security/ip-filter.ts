@@ -3,7 +3,7 @@ import type { CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { option_checker } from '../../options.js'
 import { ERR_IP_FILTER_BAD_ADDRESS, ERR_SECURITY_BAD_OPTION } from './errors.js'
-import { in_range, parse_ip, parse_range, type IpRange } from './ip-address.js'
+import { in_range, parse_ip, parse_range, type IpRange } from '../../ip-address.js'
 
 const check = option_checker(ERR_SECURITY_BAD_OPTION, 'ip_filter')
 

@@ -4,7 +4,7 @@ import type { Ctx } from '../../compose.js'
 import type { Request } from '../../request.js'
 import { Identity } from '../../identity.js'
 import { ApiKey } from '../auth/state.js'
-import { ip_key } from './ip-address.js'
+import { ip_key } from '../../ip-address.js'
 
 /** The spec's counting keys. */
 export type RateLimitKey = 'ip' | 'user' | 'api_key'

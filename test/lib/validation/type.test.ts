@@ -1,6 +1,18 @@
 import t from 'tap'
 import { expectTypeOf } from 'expect-type'
-import { field, schema, type Infer } from '../../../lib/validation/index.js'
+import {
+  field,
+  schema,
+  type ArrayType,
+  type EnumType,
+  type Field,
+  type Infer,
+  type NumberField,
+  type RecordType,
+  type Schema,
+  type StringField,
+  type Type,
+} from '../../../lib/validation/index.js'
 
 t.test('Type presence', async (t) => {
   const S = schema({
@@ -9,6 +21,23 @@ t.test('Type presence', async (t) => {
     name: field.string().required().optional(),
   })
   expectTypeOf<Infer<typeof S>>().toEqualTypeOf<{ size: number; note?: string | null; name?: string }>()
+
+  t.test('required, optional and default keep the class of the type, with its presence', async (t) => {
+    const Item = schema({ sku: field.string() })
+    expectTypeOf(field.string().required()).toEqualTypeOf<StringField<true>>()
+    expectTypeOf(field.string().required().optional()).toEqualTypeOf<StringField<false>>()
+    expectTypeOf(field.integer().default(1)).toEqualTypeOf<NumberField<'integer', true>>()
+    expectTypeOf(field.boolean().required()).toEqualTypeOf<Field<'boolean', true>>()
+    expectTypeOf(field.string().required().equals('other')).toEqualTypeOf<StringField<true>>()
+    expectTypeOf(Item.optional()).toEqualTypeOf<Schema<{ sku: StringField<false> }, false>>()
+    expectTypeOf(field.array(field.string()).required()).toEqualTypeOf<ArrayType<StringField<false>, true>>()
+    expectTypeOf(field.enum(['a', 'b']).required()).toEqualTypeOf<EnumType<'a' | 'b', true>>()
+    expectTypeOf(field.record(field.integer()).required()).toEqualTypeOf<
+      RecordType<NumberField<'integer', false>, true>
+    >()
+    expectTypeOf(field.lazy(() => Item, { name: 'Item' }).required()).toEqualTypeOf<Type<{ sku?: string }, true>>()
+    t.pass('checked by the type checker')
+  })
 
   t.test('nullable keeps null as a value; default fills a missing field', async (t) => {
     t.same(S.validate({ note: null }), { ok: true, value: { note: null, size: 10 } })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { in_range, ip_key, parse_ip, parse_range } from '../../../../lib/middleware/security/ip-address.js'
+import { in_range, ip_key, parse_ip, parse_range } from '../../lib/ip-address.js'
 
 t.test('parse_ip', async (t) => {
   t.test('turns IPv4-mapped IPv6 into IPv4 and refuses legacy or broken forms', async (t) => {

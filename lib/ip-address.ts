@@ -1,4 +1,4 @@
-// Client addresses as the security middleware compares and counts them: IPv4-mapped IPv6 as IPv4, IPv6 grouped by /64.
+// Client addresses as fw compares them (trust_proxy, IP filters, rate-limit keys): v4-mapped IPv6 as IPv4, IPv6 by /64.
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
