@@ -377,14 +377,8 @@ export class AppCore extends Router {
     this.#base = prefix_segments(mount_prefix)
     // Decided here, once: with `check_responses` off no route carries a check, so its requests pay nothing for it.
     const checking = this.config.check_responses
-    const routes = this.#routes.map((r) =>
-      this.#compile_route(
-        r.method,
-        r.segs,
-        r.handler,
-        checking ? response_check(`${r.method} ${r.path}`, r.schema) : undefined,
-      ),
-    )
+    const check = (r: RouteDef) => (checking ? response_check(`${r.method} ${r.path}`, r.schema) : undefined)
+    const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler, check(r)))
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
     const not_found = compose(guarded, (_req, res) => res.error(404, CODE_NOT_FOUND, 'Route not found'))
