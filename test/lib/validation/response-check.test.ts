@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { gzipSync } from 'node:zlib'
 import { Readable } from 'node:stream'
 import { z } from 'zod'
@@ -59,6 +59,12 @@ type Line = Record<string, unknown>
 const errors_of = (lines: string[]): Line[] =>
   lines.map((l) => JSON.parse(l) as Line).filter((l) => l['level'] === 'error')
 
+/** Exactly one error line per pattern, in order. */
+function match_lines(t: Test, lines: Line[], patterns: Line[]): void {
+  t.equal(lines.length, patterns.length, 'one line per mismatch')
+  t.match(lines, patterns)
+}
+
 t.test('App check_responses', async (t) => {
   t.test('a mismatch answers 500 response_invalid and logs one line naming route, status and field', async (t) => {
     const out = capture_log(t, 'json')
@@ -106,9 +112,37 @@ t.test('App check_responses', async (t) => {
     const e = await app.inject({ url: '/users/0' })
     t.equal(e.statusCode, 500)
     t.equal(e.body, INVALID)
-    t.match(errors_of(out.lines()), [
+    match_lines(t, errors_of(out.lines()), [
       { route: 'GET /async', status: 200, field: 'user/email' },
       { route: 'GET /users/{id}', status: 404, field: 'error' },
+    ])
+  })
+
+  t.test("a middleware's answer and an on_error answer are checked as the handler's are", async (t) => {
+    const Refused = schema({ ok: field.literal(false).required(), reason: field.string().required() })
+    const app = build(
+      t,
+      (app) => {
+        app.use('/guarded', (req, res, next) =>
+          req.header('x-key') === '' ? void res.error(401, 'no_key', 'Key required') : next(),
+        )
+        app.on_error((_err, _req, res) => void res.status(409).json('ok', false, 'reason', 7))
+        app.get('/guarded', { responses: { 401: Refused, 409: Refused } }, () => {
+          throw new Error('conflict')
+        })
+      },
+      { check_responses: true },
+    )
+    const out = capture_log(t, 'json')
+    const refused = await app.inject({ url: '/guarded' })
+    t.equal(refused.statusCode, 500)
+    t.equal(refused.body, INVALID)
+    const mapped = await app.inject({ url: '/guarded', headers: { 'x-key': 'k' } })
+    t.equal(mapped.statusCode, 500)
+    t.equal(mapped.body, INVALID)
+    match_lines(t, errors_of(out.lines()), [
+      { route: 'GET /guarded', status: 401, field: 'reason', why: 'reason is required' },
+      { route: 'GET /guarded', status: 409, field: 'reason', why: 'reason must be a string' },
     ])
   })
 
@@ -120,7 +154,7 @@ t.test('App check_responses', async (t) => {
       t.equal(r.statusCode, 500, url)
       t.equal(r.body, INVALID, url)
     }
-    t.match(errors_of(out.lines()), [
+    match_lines(t, errors_of(out.lines()), [
       { route: 'GET /text', field: '(body)', why: 'the body is empty or not JSON' },
       { route: 'GET /nothing', field: '(body)', why: 'the body is empty or not JSON' },
     ])
@@ -130,7 +164,7 @@ t.test('App check_responses', async (t) => {
     const out = capture_log(t, 'json')
     const r = await users(t, { check_responses: true }).inject({ url: '/zod' })
     t.equal(r.statusCode, 500)
-    t.match(errors_of(out.lines()), [{ route: 'GET /zod', status: 200, field: 'n' }])
+    match_lines(t, errors_of(out.lines()), [{ route: 'GET /zod', status: 200, field: 'n' }])
   })
 
   t.test('statuses without a body schema, and streams, pass untouched', async (t) => {
@@ -168,7 +202,7 @@ t.test('App check_responses', async (t) => {
     t.equal(bad.statusCode, 500)
     t.equal(bad.headers['content-encoding'], undefined)
     t.equal(bad.body, INVALID)
-    t.match(errors_of(out.lines()), [{ route: 'GET /big', field: 'text' }])
+    match_lines(t, errors_of(out.lines()), [{ route: 'GET /big', field: 'text' }])
     const fine = await app.inject({ url: '/fine', headers: { 'accept-encoding': 'gzip' } })
     t.equal(fine.statusCode, 200)
     t.equal(fine.headers['content-encoding'], 'gzip')
