@@ -1,12 +1,18 @@
 // Error answers: failures before a chain (body refused, malformed URL), a chain that threw, each in fw's error shape.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
-import { answer_error, CODE_INTERNAL, type ErrorMapper, type FailureLines } from '../lib/error-answer.js'
+import {
+  answer_error,
+  clear_for_error,
+  CODE_INTERNAL,
+  type ErrorMapper,
+  type FailureLines,
+} from '../lib/error-answer.js'
 import { httpCode } from '../lib/errors.js'
 import type { LogCore } from '../lib/log/core.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
-import { commit, send_error } from './commit.js'
+import { commit, send_error, type Commit } from './commit.js'
 import { log_failure } from './failure-line.js'
 const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
@@ -51,23 +57,6 @@ export function framework_error(echo_id: boolean) {
 }
 
 /**
- * Headers that describe the body or its caching: an error answer must not inherit them from a half-written response.
- */
-const BODY_HEADERS = [
-  'set-cookie',
-  'cache-control',
-  'etag',
-  'last-modified',
-  'expires',
-  'content-disposition',
-  'content-encoding',
-  'content-language',
-  'content-location',
-  'location',
-  'age',
-]
-
-/**
  * A handler or middleware threw: the headers about the failed body go (those that middleware set for the exchange,
  * such as CORS, security headers and rate-limit counters, stay), the answer is never cached, and `on_error` (when the
  * request has one) or the error's default answer fills it (see `answer_error`). Server errors are logged with their
@@ -81,12 +70,12 @@ export function fail(
   err: unknown,
   log: LogCore | undefined,
   on_error: ErrorMapper | undefined,
+  send: Commit = commit,
 ): FastifyReply | Promise<FastifyReply> {
-  for (const h of BODY_HEADERS) res.remove_header(h)
-  res.discard_body().header('cache-control', 'no-store')
+  clear_for_error(res)
   const lines = answer_error(err, req, res, on_error)
-  if (lines instanceof Promise) return lines.then((l) => answered(freq, reply, res, log, l))
-  return answered(freq, reply, res, log, lines)
+  if (lines instanceof Promise) return lines.then((l) => answered(freq, reply, res, log, l, send))
+  return answered(freq, reply, res, log, lines, send)
 }
 
 function answered(
@@ -95,7 +84,8 @@ function answered(
   res: Response,
   log: LogCore | undefined,
   lines: FailureLines,
+  send: Commit,
 ): FastifyReply | Promise<FastifyReply> {
   for (const [message, err] of lines) log_failure(freq, log, message, err)
-  return commit(reply, res, log)
+  return send(reply, res, log, freq)
 }

@@ -10,9 +10,10 @@ import { enter_request, request_context } from '../lib/log/context.js'
 import { level as log_level } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
+import type { ResponseCheck } from '../lib/validation/response-check.js'
 import { access_line, note_user } from './access-line.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
-import { commit, pending } from './commit.js'
+import { checked_commit, commit, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
 import { ip_of_request, ip_resolver } from './ip.js'
 import { end_streams_on_close } from './stream.js'
@@ -39,7 +40,8 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   for (const r of compiled.routes) {
     const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r.middleware))
-    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler: bind(r.run), config, errorHandler }
+    const handler = bind(r.run, r.check)
+    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler, config, errorHandler }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   await mount_ws(instance, app, compiled.ws, ip, log)
@@ -82,7 +84,9 @@ function binder(
 ) {
   const services = app.services
   const echo_id = app.config.request_id
-  return (run: Handler) => {
+  // A route with a response check commits through it; the others commit directly (`check_responses` off costs nothing).
+  return (run: Handler, check?: ResponseCheck) => {
+    const send: Commit = check === undefined ? commit : checked_commit(check)
     const serve = (freq: FastifyRequest, reply: FastifyReply) => {
       const req = new Request(freq, services, ip)
       const res = new Response()
@@ -93,16 +97,16 @@ function binder(
         result = run(req, res)
       } catch (err) {
         note(freq, req)
-        return pending(fail(freq, reply, req, res, err, log, on_error(req)))
+        return pending(fail(freq, reply, req, res, err, log, on_error(req), send))
       }
       if (result instanceof Promise) {
         return result.then(
-          () => (note(freq, req), pending(commit(reply, res, log))),
-          (err: unknown) => (note(freq, req), pending(fail(freq, reply, req, res, err, log, on_error(req)))),
+          () => (note(freq, req), pending(send(reply, res, log, freq))),
+          (err: unknown) => (note(freq, req), pending(fail(freq, reply, req, res, err, log, on_error(req), send))),
         )
       }
       note(freq, req)
-      return pending(commit(reply, res, log))
+      return pending(send(reply, res, log, freq))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
     // its App's log core); the context names the request itself, since two requests may send the same id.

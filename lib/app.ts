@@ -25,6 +25,7 @@ import {
   type PathParams,
   type Segment,
 } from './path.js'
+import { response_check, type ResponseCheck } from './validation/response-check.js'
 import { validated, type RouteSchema, type ValidOf } from './validation/route.js'
 import type { Request } from './request.js'
 import { is_unsafe_path, type Response } from './response.js'
@@ -91,6 +92,11 @@ export interface CompiledRoute {
   readonly body_limit: number
   /** Whether the route takes its body as a stream (a `stream_body` middleware covers it). */
   readonly stream_body: boolean
+  /**
+   * The check of its answers against its declared `responses`, run where the answer is committed; `undefined` when
+   * `check_responses` is off or the route declares no body schema, and then nothing runs.
+   */
+  readonly check: ResponseCheck | undefined
 }
 
 /** A WebSocket route ready for the adapter: the middleware its upgrade request runs, then its endpoint. */
@@ -358,7 +364,10 @@ export class AppCore extends Router {
   compile(mount_prefix = ''): CompiledApp {
     if (this.#compiled) return this.#compiled
     this.#base = prefix_segments(mount_prefix)
-    const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler))
+    // Decided here, once: with `check_responses` off no route carries a check, so its requests pay nothing for it.
+    const checking = this.config.check_responses
+    const check = (r: RouteDef) => (checking ? response_check(`${r.method} ${r.path}`, r.schema) : undefined)
+    const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler, check(r)))
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
     const not_found = compose(guarded, (_req, res) => res.error(404, CODE_NOT_FOUND, 'Route not found'))
@@ -382,7 +391,7 @@ export class AppCore extends Router {
     return (req) => handlers.find((h) => covers(h.prefix, req.segments()))?.fn
   }
 
-  #compile_route(method: Method, segs: Segment[], handler: Handler): CompiledRoute {
+  #compile_route(method: Method, segs: Segment[], handler: Handler, check?: ResponseCheck): CompiledRoute {
     const chain: Middleware[] = []
     const options: Array<RouteOptions | undefined> = []
     let body_limit = this.config.body_limit
@@ -398,7 +407,8 @@ export class AppCore extends Router {
       if (o?.stream_body === true) stream_body = true
     }
     check_middleware_order(`${method} ${router_path(segs)}`, options)
-    return { method, url: router_path(segs), run: compose(chain, handler), middleware: chain, body_limit, stream_body }
+    const run = compose(chain, handler)
+    return { method, url: router_path(segs), run, middleware: chain, body_limit, stream_body, check }
   }
 
   /** Wraps prefix middleware that can only be decided per request (parameters, wildcard, unknown routes). */

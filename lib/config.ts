@@ -69,6 +69,12 @@ export interface AppOptions {
    * Query parameters the access line hides besides `api_key`, `access_token` and those `api_key`/`jwt` middleware read.
    */
   secret_query_params?: readonly string[]
+  /**
+   * Check every answer whose status has a body schema in its route's `responses` before it is sent: one that
+   * contradicts it answers 500 `response_invalid` and logs one line naming the route, the status and the field. Default:
+   * true when `NODE_ENV` is `test` or `development`, false otherwise (production, unset). See docs/validation.md.
+   */
+  check_responses?: boolean
 }
 
 /** A TLS key and certificate, PEM text or buffers. */
@@ -94,6 +100,7 @@ export interface AppConfig {
   readonly request_timeout_ms: number
   readonly headers_timeout_ms: number
   readonly max_connections: number
+  readonly check_responses: boolean
 }
 
 function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
@@ -160,6 +167,15 @@ export function secret_query_params({ secret_query_params: value = [] }: AppOpti
 }
 
 /**
+ * The `check_responses` option: true or false, by default true only where `NODE_ENV` is `test` or `development`.
+ */
+function check_responses(value: unknown, node_env: string | undefined): boolean {
+  if (value === undefined) return node_env === 'test' || node_env === 'development'
+  if (typeof value !== 'boolean') throw ERR_CONFIG_BAD_VALUE('check_responses', value, 'true or false')
+  return value
+}
+
+/**
  * How often Node's HTTP server checks `headers_timeout_ms` and `request_timeout_ms` (its `connectionsCheckingInterval`,
  * 30 s by default, so a 2 s timeout acted after up to 30 s): a tenth of the smaller timeout, at most 1 s, so each acts
  * within its value plus 1 s (and within 10% of a short one).
@@ -188,5 +204,6 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     request_timeout_ms: int_env(env, 'FW_REQUEST_TIMEOUT_MS', options.request_timeout_ms ?? 300_000, 0),
     headers_timeout_ms: int_env(env, 'FW_HEADERS_TIMEOUT_MS', options.headers_timeout_ms ?? 60_000, 0),
     max_connections: int_env(env, 'FW_MAX_CONNECTIONS', options.max_connections ?? 0, 0),
+    check_responses: check_responses(options.check_responses, env.NODE_ENV),
   }
 }

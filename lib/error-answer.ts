@@ -84,6 +84,33 @@ function mapper_failed(err: unknown, thrown: unknown, res: Response): FailureLin
   ]
 }
 
+/**
+ * Headers that describe the body or its caching: an error answer must not inherit them from a half-written response.
+ */
+const BODY_HEADERS = [
+  'set-cookie',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'expires',
+  'content-disposition',
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'location',
+  'age',
+]
+
+/**
+ * Readies `res` for an error answer in place of what was written: the status, the body and the headers about that body
+ * go (those that middleware set for the exchange, such as CORS, security headers and rate-limit counters, stay), and
+ * the answer is never cached.
+ */
+export function clear_for_error(res: Response): void {
+  for (const h of BODY_HEADERS) res.remove_header(h)
+  res.discard_body().header('cache-control', 'no-store')
+}
+
 export const ERR_APP_DUPLICATE_ON_ERROR = defineError(
   'FW_ERR_APP_DUPLICATE_ON_ERROR',
   (prefix: string) => `on_error is set twice for ${JSON.stringify(prefix || '/')}; set it once per App or group prefix`,

@@ -66,7 +66,7 @@ type Validator = (value: unknown) => ValidationResult<unknown> | Promise<Validat
 /**
  * One part's validation: `check` when it is an fw type (synchronous, compiled), else a Standard Schema's `validate`.
  */
-interface PartCheck {
+export interface PartCheck {
   readonly part: InputPart
   readonly validate: Validator
   readonly check: Check | undefined
@@ -113,9 +113,10 @@ function check_schema(schema: RouteSchema, where: string): void {
 
 /**
  * Compiles one part's validator at startup. Body errors name their field (`items/2/qty`); other parts are prefixed with
- * the part (`query/page`). Query strings, path parameters and headers are coerced (see `docs/validation.md`).
+ * the part (`query/page`). Query strings, path parameters and headers are coerced (see `docs/validation.md`). Answers'
+ * bodies are compiled as a `body` (`response-check.ts`).
  */
-function compile_part(part: InputPart, schema: AnySchema): PartCheck {
+export function compile_part(part: InputPart, schema: AnySchema): PartCheck {
   const prefix = part === 'body' ? '' : part
   if (schema instanceof Type) {
     const options = { coerce: part !== 'body' }

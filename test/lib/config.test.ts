@@ -10,6 +10,7 @@ const SERVER = {
   request_timeout_ms: 300000,
   headers_timeout_ms: 60000,
   max_connections: 0,
+  check_responses: false,
 }
 const TRUST = 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas'
 
@@ -160,6 +161,23 @@ t.test('resolve_config', async (t) => {
     t.throws(() => resolve_config({ port: 1.5 }, {}), {
       code: 'FW_ERR_CONFIG_BAD_VALUE',
       message: 'FW_PORT must be an integer from 0 to 65535; got 1.5',
+    })
+  })
+
+  t.test('checks responses by default only where NODE_ENV is test or development', async (t) => {
+    const on = (env: string | undefined, option?: boolean) =>
+      resolve_config(
+        option === undefined ? {} : { check_responses: option },
+        env === undefined ? {} : { NODE_ENV: env },
+      ).check_responses
+    t.same(
+      [on('test'), on('development'), on('production'), on(undefined), on('staging'), on('')],
+      [true, true, false, false, false, false],
+    )
+    t.same([on('test', false), on('production', true), on(undefined, true)], [false, true, true])
+    t.throws(() => resolve_config({ check_responses: 'yes' as unknown as boolean }, {}), {
+      code: 'FW_ERR_CONFIG_BAD_VALUE',
+      message: 'check_responses must be true or false; got "yes"',
     })
   })
 
