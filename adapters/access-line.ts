@@ -1,7 +1,9 @@
 // The access line: one log line per answered request, written once the response is sent.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LogCore } from '../lib/log/core.js'
-import { logger, redact_query, with_request, type LogLevel } from '../lib/log/index.js'
+import { request_context } from '../lib/log/context.js'
+import { logger, redact_query, type LogLevel } from '../lib/log/index.js'
+import { logf_in } from '../lib/log/logger.js'
 import { route_template } from '../lib/observability/route.js'
 import { Identity } from '../lib/identity.js'
 import type { IpResolver, Request } from '../lib/request.js'
@@ -51,10 +53,10 @@ export function access_line(
     ]
     const user = users.get(freq)
     if (user !== undefined) pairs.push('user', user)
-    http.logf(level, 'request', ...(pairs as []))
+    logf_in(request_context(freq.id, freq, log), 'http', level, 'request', pairs)
   }
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    if (http.enabled(level)) with_request(freq.id, freq, log, write, freq, reply)
+    if (http.enabled(level)) write(freq, reply)
     done()
   }
 }

@@ -1,10 +1,9 @@
 // The error line of a request that failed: under `[fastify]`, with the stack in `err` and the request's context given,
 // since a failure often comes after an `await`, where the request's context need not have followed.
 import type { FastifyRequest } from 'fastify'
+import { request_context } from '../lib/log/context.js'
 import type { LogCore } from '../lib/log/core.js'
-import { logger, with_request } from '../lib/log/index.js'
-
-const fastify_log = logger('fastify')
+import { logf_in } from '../lib/log/logger.js'
 
 /**
  * Logs `message` at `error` for the request `freq`, with `rid=` and through its App's log core `log`, whatever runs it.
@@ -12,9 +11,5 @@ const fastify_log = logger('fastify')
  * log_failure(freq, log, 'handler failed', err)
  */
 export function log_failure(freq: FastifyRequest, log: LogCore | undefined, message: string, err: unknown): void {
-  with_request(freq.id, freq, log, write_failure, message, err)
-}
-
-function write_failure(message: string, err: unknown): void {
-  fastify_log.logf('error', message, 'err', err)
+  logf_in(request_context(freq.id, freq, log), 'fastify', 'error', message, ['err', err])
 }

@@ -83,8 +83,8 @@ function binder(
   const services = app.services
   const echo_id = app.config.request_id
   return (run: Handler) => {
-    const serve = (freq: FastifyRequest, reply: FastifyReply) => {
-      const req = new Request(freq, services, ip)
+    const serve = (req: Request, reply: FastifyReply) => {
+      const freq = req.raw as FastifyRequest
       const res = new Response()
       if (echo_id) reply.header('x-request-id', freq.id)
       if (freq.body !== undefined) bind_body(freq.body, reply.raw)
@@ -105,8 +105,11 @@ function binder(
       return pending(commit(reply, res, log))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
-    // its App's log core); the context names the request itself, since two requests may send the same id.
-    return (freq: FastifyRequest, reply: FastifyReply) =>
-      enter_request(request_context(freq.id, freq, log), serve, freq, reply)
+    // its App's log core); the context names the request itself, since two requests may send the same id. `req.log`
+    // is bound to that same context.
+    return (freq: FastifyRequest, reply: FastifyReply) => {
+      const ctx = request_context(freq.id, freq, log)
+      return enter_request(ctx, serve, new Request(freq, services, ip, ctx), reply)
+    }
   }
 }
