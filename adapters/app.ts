@@ -32,11 +32,9 @@ import {
   type LoadOptions,
   type MetricsOptions,
 } from '../lib/observability/index.js'
-import { client_error } from './client-error.js'
-import { framework_error } from './error-answers.js'
+import { client_error, framework_error } from './error-answers.js'
 import { mount } from './mount.js'
-import { request_id, sequential_ids } from './request-id.js'
-import { ip_resolver } from './ip.js'
+import { ip_resolver, request_id, sequential_ids } from './request-lines.js'
 import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
 
 /**

@@ -1,6 +1,6 @@
 // Binds a compiled App onto a Fastify instance (its own, or an encapsulated context of a host app): body parsing,
-// routes, the not-found chain and the hooks. Request ids, the access line, error answers and committing the reply each
-// have a file of their own beside this one.
+// routes, the not-found chain and the hooks. Request ids and lines (request-lines.ts), error answers
+// (error-answers.ts) and committing the reply (commit.ts) each have a file of their own beside this one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
@@ -10,12 +10,10 @@ import { enter_request, request_context } from '../lib/log/context.js'
 import { level as log_level } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
-import { access_line, note_user } from './access-line.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
-import { commit, pending } from './commit.js'
+import { commit, end_streams_on_close, pending } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
-import { ip_of_request, ip_resolver } from './ip.js'
-import { end_streams_on_close } from './stream.js'
+import { access_line, ip_of_request, ip_resolver, note_user } from './request-lines.js'
 import { mount_ws } from './ws.js'
 
 /** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
