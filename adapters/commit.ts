@@ -1,14 +1,26 @@
-// Committing a buffered Response to Fastify's reply: status, headers, then the body, a file or a stream.
+// Committing a buffered Response to Fastify's reply: status, headers, then the body, a file or a stream. A streamed
+// answer (the Response's stream or SSE producer) becomes a Readable that Fastify pipes to the socket: Fastify destroys
+// it when the client goes away, answers an error before the first byte through the error handler (500 JSON), and after
+// it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
 import { stat } from 'node:fs/promises'
+import type { Server } from 'node:http'
 import { basename, dirname } from 'node:path'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_NOT_FOUND } from '../lib/app.js'
 import { error_body } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
-import { with_request } from '../lib/log/index.js'
+import { request_context } from '../lib/log/context.js'
+import { logf_in } from '../lib/log/logger.js'
 import type { Response } from '../lib/response.js'
-import { log_mismatch, type ResponseCheck, type ResponseMismatch } from '../lib/validation/response-check.js'
-import { send_streamed } from './stream.js'
+import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
+import {
+  MISMATCH_LOGGER,
+  MISMATCH_MESSAGE,
+  mismatch_pairs,
+  type ResponseCheck,
+  type ResponseMismatch,
+} from '../lib/validation/response-check.js'
+import { log_failure } from './request-lines.js'
 
 /** Sends the buffered response; a stream that fails after its first byte is logged through the App's `log`. */
 export function commit(
@@ -51,7 +63,8 @@ function sent(
   log: LogCore | undefined,
   freq: FastifyRequest,
 ): FastifyReply | Promise<FastifyReply> {
-  if (mismatch !== undefined) with_request(freq.id, freq, log, log_mismatch, mismatch)
+  if (mismatch !== undefined)
+    logf_in(request_context(freq.id, freq, log), MISMATCH_LOGGER, 'error', MISMATCH_MESSAGE, mismatch_pairs(mismatch))
   return commit(reply, res, log)
 }
 
@@ -81,4 +94,37 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
   }
   const has_cache_control = reply.hasHeader('cache-control')
   return reply.sendFile(basename(path), dirname(path), { cacheControl: !has_cache_control, dotfiles: 'allow' })
+}
+
+/** The open SSE answers of each server an app is mounted on. */
+const open_streams = new WeakMap<Server, OpenStreams>()
+
+/**
+ * Ends the SSE answers of `instance`'s server before it stops (at most `grace_ms`), so they end instead of being cut.
+ */
+export function end_streams_on_close(instance: FastifyInstance, grace_ms: number): void {
+  const server = instance.server as Server
+  if (open_streams.has(server)) return
+  const streams = new OpenStreams()
+  open_streams.set(server, streams)
+  instance.addHook('preClose', () => streams.end_all(grace_ms))
+}
+
+/** Sends a streamed body; a HEAD request gets the headers only and the source is let go unread. */
+export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogCore | undefined): FastifyReply {
+  if (reply.request.method === 'HEAD') {
+    discard_body(body)
+    return reply.send()
+  }
+  const id = reply.request.headers['last-event-id']
+  const readable = open_body(body, typeof id === 'string' ? id : undefined)
+  // Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what happened.
+  readable.once('error', (err) => {
+    if (reply.raw.headersSent) log_failure(reply.request, log, 'stream failed after the first byte', err)
+  })
+  if (body.kind === 'sse')
+    open_streams
+      .get(reply.server.server as Server)
+      ?.add(readable, new Promise((resolve) => reply.raw.once('close', resolve)))
+  return reply.send(readable)
 }

@@ -1,4 +1,8 @@
-// Error answers: failures before a chain (body refused, malformed URL), a chain that threw, each in fw's error shape.
+// Error answers in fw's `{ok:false, error, message}` shape: failures before a chain (body refused, malformed URL), a
+// chain that threw, and requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, bad
+// chunking, a duplicate Content-Length, headers too large, a request timeout).
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
 import {
@@ -9,13 +13,17 @@ import {
   type FailureLines,
 } from '../lib/error-answer.js'
 import { httpCode } from '../lib/errors.js'
+import { error_body } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error, type Commit } from './commit.js'
-import { log_failure } from './failure-line.js'
+import { log_failure } from './request-lines.js'
+
 const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
+const CODE_HEADERS_TOO_LARGE = httpCode('headers_too_large')
+const CODE_TIMEOUT = httpCode('request_timeout')
 
 /** Answers a request refused before its chain ran with `status`, `code` and `message`. */
 export type Refuse = (
@@ -88,4 +96,28 @@ function answered(
 ): FastifyReply | Promise<FastifyReply> {
   for (const [message, err] of lines) log_failure(freq, log, message, err)
   return send(reply, res, log, freq)
+}
+
+/** The answer for a parser error code: status, `error` code and message. */
+export function client_error_answer(code: string | undefined): { status: number; code: string; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, code: CODE_HEADERS_TOO_LARGE, message: 'Request headers are too large' }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, code: CODE_TIMEOUT, message: 'Request timeout' }
+  return { status: 400, code: CODE_BAD_REQUEST, message: 'Bad Request' }
+}
+
+/** Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it, as Node's own handler does. */
+export function client_error(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+  // A reset connection has nobody to answer; a socket that has already sent a response must not get a second one.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  if (!socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true) {
+    socket.destroy(err)
+    return
+  }
+  const a = client_error_answer(err.code)
+  const body = JSON.stringify(error_body(a.code, a.message))
+  socket.end(
+    `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
 }

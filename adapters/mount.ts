@@ -1,6 +1,6 @@
 // Binds a compiled App onto a Fastify instance (its own, or an encapsulated context of a host app): body parsing,
-// routes, the not-found chain and the hooks. Request ids, the access line, error answers and committing the reply each
-// have a file of their own beside this one.
+// routes, the not-found chain and the hooks. Request ids and lines (request-lines.ts), error answers
+// (error-answers.ts) and committing the reply (commit.ts) each have a file of their own beside this one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppCore } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
@@ -11,12 +11,10 @@ import { level as log_level } from '../lib/log/index.js'
 import { Request, type IpResolver } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
-import { access_line, note_user } from './access-line.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
-import { checked_commit, commit, pending, type Commit } from './commit.js'
+import { checked_commit, commit, end_streams_on_close, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
-import { ip_of_request, ip_resolver } from './ip.js'
-import { end_streams_on_close } from './stream.js'
+import { access_line, ip_of_request, ip_resolver, note_user } from './request-lines.js'
 import { mount_ws } from './ws.js'
 
 /** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
@@ -87,8 +85,8 @@ function binder(
   // A route with a response check commits through it; the others commit directly (`check_responses` off costs nothing).
   return (run: Handler, check?: ResponseCheck) => {
     const send: Commit = check === undefined ? commit : checked_commit(check)
-    const serve = (freq: FastifyRequest, reply: FastifyReply) => {
-      const req = new Request(freq, services, ip)
+    const serve = (req: Request, reply: FastifyReply) => {
+      const freq = req.raw as FastifyRequest
       const res = new Response()
       if (echo_id) reply.header('x-request-id', freq.id)
       if (freq.body !== undefined) bind_body(freq.body, reply.raw)
@@ -109,8 +107,11 @@ function binder(
       return pending(send(reply, res, log, freq))
     }
     // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
-    // its App's log core); the context names the request itself, since two requests may send the same id.
-    return (freq: FastifyRequest, reply: FastifyReply) =>
-      enter_request(request_context(freq.id, freq, log), serve, freq, reply)
+    // its App's log core); the context names the request itself, since two requests may send the same id. `req.log`
+    // is bound to that same context.
+    return (freq: FastifyRequest, reply: FastifyReply) => {
+      const ctx = request_context(freq.id, freq, log)
+      return enter_request(ctx, serve, new Request(freq, services, ip, ctx), reply)
+    }
   }
 }

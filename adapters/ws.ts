@@ -59,8 +59,8 @@ export async function mount_ws(
     const accept: Handler = (req) => void passed.add(req)
     const chain = compose([...r.middleware, r.endpoint.gate((req) => (req.raw as FastifyRequest).ws)], accept)
     const deflate = r.endpoint.settings.per_message_deflate
-    const upgrade = async (freq: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-      const req = new Request(freq, app.services, ip)
+    const upgrade = async (req: Request, reply: FastifyReply): Promise<unknown> => {
+      const freq = req.raw as FastifyRequest
       const res = new Response()
       if (app.config.request_id) res.header('x-request-id', freq.id)
       try {
@@ -78,7 +78,10 @@ export async function mount_ws(
       method: 'GET',
       url: r.url,
       exposeHeadRoute: false,
-      preHandler: (freq, reply) => enter_request(request_context(freq.id, freq, log), upgrade, freq, reply),
+      preHandler: (freq, reply) => {
+        const ctx = request_context(freq.id, freq, log)
+        return enter_request(ctx, upgrade, new Request(freq, app.services, ip, ctx), reply)
+      },
       // Never reached: the gate answers a plain GET with 426 and the plugin hijacks an upgrade.
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {

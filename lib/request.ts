@@ -7,6 +7,8 @@ import type { FormFields } from './body/form.js'
 import type { FormLimits } from './body/limits.js'
 import type { Multipart } from './body/multipart.js'
 import { Json } from './json.js'
+import { request_context, type StoredContext } from './log/context.js'
+import { bound_logger, type Logger } from './log/logger.js'
 import { canonical_segments } from './path.js'
 import type { Response } from './response.js'
 import { KeyMap, type Key, type Services } from './state.js'
@@ -61,11 +63,31 @@ export class Request<P extends string = string, V extends Valid = Valid> {
   #valid: Valid | undefined = undefined
   #segments: readonly string[] | undefined = undefined
   #ctx: Ctx | undefined = undefined
+  /** The log context the request is served in (its id, itself, its App's log core), for `log`. */
+  readonly #log_ctx: StoredContext | undefined
+  #log: Logger | undefined = undefined
 
-  constructor(raw: HostRequest, services: Services, ip_resolver: IpResolver = default_ip) {
+  /** `log_ctx`: the log context the App serves the request in; by default one holding its id. */
+  constructor(raw: HostRequest, services: Services, ip_resolver: IpResolver = default_ip, log_ctx?: StoredContext) {
     this.raw = raw
     this.services = services
     this.#ip_resolver = ip_resolver
+    this.#log_ctx = log_ctx
+  }
+
+  /**
+   * A logger bound to this request, named `fw`: every line it writes carries `rid=<id>` and goes to the App's log
+   * destination, wherever it is written (after an `await`, in a timer, in a callback), so two concurrent requests never
+   * mix. While the current flow serves this request, a module and fields set there (`set_context`) show too.
+   * @example
+   * app.get('/orders/{id}', async (req, res) => {
+   *   const order = await load(req.param('id'))
+   *   req.log.info('loaded order {}', order.id) // 12:00:00.042 [fw] [info] loaded order 42 rid=7f3a
+   *   res.json('ok', true)
+   * })
+   */
+  get log(): Logger {
+    return (this.#log ??= bound_logger('fw', this.#log_ctx ?? request_context(this.raw.id, this.raw, undefined)))
   }
 
   /**

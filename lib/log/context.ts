@@ -1,59 +1,48 @@
 // The log context of the current async flow (a request): its id, a module name and extra fields, added to every line.
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { LogCore } from './core.js'
+import type { StoredContext } from './core.js'
+import type { LogContext, LogContextInit } from './log-context.js'
 
-/** Context added to every line logged in one async flow: `rid=`, `mod=`, then each field, in KV output. */
-export interface LogContext {
-  /** The request id (`rid=`); empty for none. */
-  request_id: string
-  /** The module or component (`mod=`); empty for none. */
-  module: string
-  /** Extra fields, each shown as `<name>=<value>`. */
-  fields: Record<string, string>
-}
-
-/** What `set_context` and `run_with_context` take: any part of a `LogContext`; the rest is empty. */
-export type LogContextInit = Partial<LogContext>
-
-/**
- * A context as stored: the visible members, plus the request the flow serves (an opaque object, the key tracing finds
- * the request's span by, since two requests may send the same id) and the log core of its App (its destination, format
- * and pino options). Neither is part of `context()`; `set_context` and `run_with_context` keep them, as they change
- * what lines say, not which request or App the flow serves.
- */
-export interface StoredContext extends LogContext {
-  readonly owner: object | undefined
-  readonly log: LogCore | undefined
-}
+export type { LogContext, LogContextInit } from './log-context.js'
+export type { StoredContext } from './core.js'
 
 const store = new AsyncLocalStorage<StoredContext>()
 
-/**
- * The context of the request whose synchronous part is running, when requests are served without following their async
- * work: it is set and restored around the call, so it never outlives it or reaches another request.
- */
-let sync_ctx: StoredContext | undefined
 /**
  * Whether `AsyncLocalStorage` rides on async hooks (Node 20 and 22): there, the first context it holds turns an init
  * hook on for every promise and async resource of the process, about 17% of a small request's CPU on Node 20 even for
  * raw Fastify. Node 24's AsyncContextFrame has no such hook, and following a context costs next to nothing.
  */
 export const HOOKED_CONTEXT = '_propagate' in AsyncLocalStorage.prototype
-/** Whether some line can be written (the log level is not `off`); set by the logging core. */
-let lines_wanted = true
-/** Whether code has read or set the context: from then on it is kept for every request's async work too. */
-let asked = false
-/** Whether request code has written a line (see `line_context`): on hooked runtimes, following starts then. */
-let learned = false
-/** Whether a request's context is kept for its async work: enter_request reads this one flag. */
-let follow = !HOOKED_CONTEXT
-/** Whether a request has been entered yet: lines written before (start-up) teach nothing about requests. */
-let served = false
-/** Whether the running synchronous context was given for its lines (`with_request`), not a request's own. */
-let given = false
+
+/**
+ * The one mutable state of this module, for the whole process. The life of each member:
+ * - `sync`: the context of the synchronous call running now when it is not the store's: a request entered without
+ *   following its async work (`enter_request` while `follow` is false), or a context given to lines
+ *   (`with_request_id`). Set around that call and restored when it returns (or throws), so it never outlives it.
+ * - `given`: whether `sync` was given for lines rather than entered by a request; set and restored with `sync`.
+ * - `lines_wanted`: whether some line can be written (the level is not `off`); the logging core sets it on every level
+ *   change.
+ * - `asked`: false until code reads or sets the context (`context()`, `set_context`, `run_with_context`,
+ *   `clear_context`, `follow_context`); then true for good.
+ * - `served`: false until the first request is entered; then true for good. Lines written before (start-up) teach
+ *   nothing about requests.
+ * - `learned`: false until request code writes a line once requests are served (see `line_context`); then true for good.
+ * - `follow`: whether an entered request's context is kept for its async work, the one member `enter_request` reads;
+ *   derived from the three above each time one of them changes.
+ */
+const state = {
+  sync: undefined as StoredContext | undefined,
+  given: false,
+  lines_wanted: true,
+  asked: false,
+  served: false,
+  learned: false,
+  follow: !HOOKED_CONTEXT,
+}
 
 function update_follow(): void {
-  follow = asked || (lines_wanted && (!HOOKED_CONTEXT || learned))
+  state.follow = state.asked || (state.lines_wanted && (!HOOKED_CONTEXT || state.learned))
 }
 
 const EMPTY: StoredContext = Object.freeze({
@@ -64,6 +53,7 @@ const EMPTY: StoredContext = Object.freeze({
   log: undefined,
 })
 
+/** A context from `ctx`, serving the request and App the current one serves. */
 function fresh(ctx: LogContextInit): StoredContext {
   const outer = current_context()
   return {
@@ -76,6 +66,64 @@ function fresh(ctx: LogContextInit): StoredContext {
 }
 
 /**
+ * The context of one request: its id, the request object it serves (`owner`, the key of per-request state such as its
+ * trace span, since two requests may send the same id) and the log core of its App (`log`, undefined for the
+ * process-wide one). Built once per request, entered by `enter_request`; stored contexts are never changed in place, so
+ * the empty fields are shared.
+ */
+export function request_context(
+  request_id: string,
+  owner: object | undefined,
+  log: StoredContext['log'],
+): StoredContext {
+  return { request_id, module: '', fields: EMPTY.fields, owner, log }
+}
+
+/**
+ * Runs `fn(a, b)` in the context `ctx` of a request (`request_context`): the one way a request, or a WebSocket message
+ * of one, enters its context. The context follows the async work `fn` starts only while a line can be written or after
+ * `context()` was called, and on Node 20 and 22 only once request code has written a line (`line_context`):
+ * `AsyncLocalStorage.run` turns async hooks on for every async resource of the process there, a cost no request should
+ * pay when nothing reads its id. Otherwise it holds for the synchronous part of `fn` only.
+ * @example
+ * enter_request(request_context(freq.id, freq, app_log), serve, freq, reply)
+ */
+export function enter_request<A, B, R>(ctx: StoredContext, fn: (a: A, b: B) => R, a: A, b: B): R {
+  state.served = true
+  return state.follow ? run_followed(ctx, fn, a, b) : with_sync(ctx, false, fn, a, b)
+}
+
+/** Runs `fn(a, b)` in `ctx` followed into its async work; a synchronous context set around the caller gives way. */
+function run_followed<A, B, R>(ctx: StoredContext, fn: (a: A, b: B) => R, a: A, b: B): R {
+  if (state.sync === undefined) return store.run(ctx, fn, a, b)
+  return with_sync(undefined, false, () => store.run(ctx, fn, a, b), undefined, undefined)
+}
+
+function with_sync<A, B, R>(
+  ctx: StoredContext | undefined,
+  lines_given: boolean,
+  fn: (a: A, b: B) => R,
+  a: A,
+  b: B,
+): R {
+  const outer = state.sync
+  const outer_given = state.given
+  state.sync = ctx
+  state.given = lines_given
+  try {
+    return fn(a, b)
+  } finally {
+    state.sync = outer
+    state.given = outer_given
+  }
+}
+
+/** `fn(...args)`: lets a call of any arity go through the two-argument entries. */
+function apply<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
+  return fn(...args)
+}
+
+/**
  * Sets the context of the current async flow and of everything it starts from now on; other flows keep theirs.
  * @example
  * set_context({ request_id: req.header('x-request-id'), module: 'orders' })
@@ -83,7 +131,7 @@ function fresh(ctx: LogContextInit): StoredContext {
 export function set_context(ctx: LogContextInit): void {
   follow_context()
   const init = fresh(ctx)
-  sync_ctx = undefined
+  state.sync = undefined
   store.enterWith(init)
 }
 
@@ -102,7 +150,7 @@ export function context(): LogContext {
 /** Empties the current flow's context; call it when a request ends if the flow goes on to other work. */
 export function clear_context(): void {
   follow_context()
-  sync_ctx = undefined
+  state.sync = undefined
   store.enterWith(EMPTY)
 }
 
@@ -114,103 +162,28 @@ export function clear_context(): void {
  */
 export function run_with_context<R>(ctx: LogContextInit, fn: () => R): R {
   follow_context()
-  const init = fresh(ctx)
-  // A synchronous request context set around the caller gives way to this one.
-  return sync_ctx === undefined ? store.run(init, fn) : with_sync(undefined, false, () => store.run(init, fn))
+  return run_followed(fresh(ctx), apply<[], R>, fn, [])
 }
 
 /**
- * Runs `fn(...args)` in a context holding only `request_id`, as `run_with_context({ request_id }, ...)` does, without
- * building a closure or copying an init object: the App calls it once per request. The context follows the async work
- * `fn` starts only while a line can be written or after `context()` was called, and on Node 20 and 22 only once request
- * code has written a line (`line_context`): `AsyncLocalStorage.run` turns async hooks on for every async resource of
- * the process there, a cost no request should pay when nothing reads the id.
+ * Runs `fn(...args)` as a request with id `request_id` (`enter_request`), in a context holding only that id, and
+ * returns its result: for a server of your own, or a job that should log as a request does.
  * @example
  * run_with_request_id(id, handle, req, res)
  */
 export function run_with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
-  return run_in_request(request_id, undefined, undefined, fn, ...args)
-}
-
-/**
- * `run_with_request_id` for the adapter: the context also names the request it serves (`owner`, the key of per-request
- * state such as its trace span) and the log core of its App (`log`, undefined for the process-wide one).
- * @example
- * run_in_request(freq.id, freq, app_log, serve, freq, reply)
- */
-export function run_in_request<A extends unknown[], R>(
-  request_id: string,
-  owner: object | undefined,
-  log: LogCore | undefined,
-  fn: (...args: A) => R,
-  ...args: A
-): R {
-  return enter_request(request_context(request_id, owner, log), apply, fn, args)
-}
-
-/** `fn(...args)`: lets a call of any arity enter a context through the two-argument `enter_request`. */
-function apply<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
-  return fn(...args)
-}
-
-/**
- * `run_in_request` with a context `request_context` built beforehand and two arguments: no context object, argument
- * array or closure per call, for a WebSocket that enters its upgrade request's context for every message.
- * @example
- * enter_request(ctx, on_message, conn, text)
- */
-export function enter_request<A, B, R>(ctx: StoredContext, fn: (a: A, b: B) => R, a: A, b: B): R {
-  served = true
-  if (follow) {
-    if (sync_ctx === undefined) return store.run(ctx, fn, a, b)
-    return with_sync(undefined, false, () => store.run(ctx, fn, a, b))
-  }
-  return with_sync(ctx, false, fn, a, b)
+  return enter_request(request_context(request_id, undefined, undefined), apply<A, R>, fn, args)
 }
 
 /**
  * Runs `fn(...args)` synchronously with a context holding only `request_id`, without following the async work it
- * starts: for lines written before it returns, such as the access line once a response is sent.
+ * starts: for lines written before it returns. Its lines carry the id whether or not requests are followed, so they
+ * never start following.
  * @example
  * with_request_id(id, write_access_line, req, reply)
  */
 export function with_request_id<A extends unknown[], R>(request_id: string, fn: (...args: A) => R, ...args: A): R {
-  return with_request(request_id, undefined, undefined, fn, ...args)
-}
-
-/**
- * Runs `fn(a, b)` synchronously in a context `request_context` built beforehand, given to its lines as `with_request`
- * gives one: for fw's own lines written after a request's async work (a WebSocket handler's rejection), which carry the
- * request's id whether or not its context follows that work.
- * @example
- * with_context(ctx, log_handler_failure, conn, err)
- */
-export function with_context<A, B, R>(ctx: StoredContext, fn: (a: A, b: B) => R, a: A, b: B): R {
-  return with_sync(ctx, true, fn, a, b)
-}
-
-/** `with_request_id` naming the request served and its App's log core, as `run_in_request` does. */
-export function with_request<A extends unknown[], R>(
-  request_id: string,
-  owner: object | undefined,
-  log: LogCore | undefined,
-  fn: (...args: A) => R,
-  ...args: A
-): R {
-  return with_sync(request_context(request_id, owner, log), true, fn, ...args)
-}
-
-/**
- * The context of one request, as `run_in_request` builds it; built once by work that enters it again and again (each
- * message of a WebSocket, through `enter_request`). Stored contexts are never changed in place, so the empty fields are
- * shared.
- */
-export function request_context(
-  request_id: string,
-  owner: object | undefined,
-  log: LogCore | undefined,
-): StoredContext {
-  return { request_id, module: '', fields: EMPTY.fields, owner, log }
+  return with_sync(request_context(request_id, undefined, undefined), true, apply<A, R>, fn, args)
 }
 
 /**
@@ -221,50 +194,35 @@ export function request_context(
  * follow_context()
  */
 export function follow_context(): void {
-  asked = true
+  state.asked = true
   update_follow()
-}
-
-function with_sync<A extends unknown[], R>(
-  ctx: StoredContext | undefined,
-  lines_given: boolean,
-  fn: (...args: A) => R,
-  ...args: A
-): R {
-  const outer = sync_ctx
-  const outer_given = given
-  sync_ctx = ctx
-  given = lines_given
-  try {
-    return fn(...args)
-  } finally {
-    sync_ctx = outer
-    given = outer_given
-  }
 }
 
 /** Tells the context whether some line can be written now; the logging core calls it when the level changes. */
 export function set_lines_wanted(on: boolean): void {
-  lines_wanted = on
+  state.lines_wanted = on
   update_follow()
 }
 
 /**
- * The context of a line being written, for the line writers. On Node 20 and 22 requests are served without following
+ * The context of a line being written, for the loggers. A logger bound to a request (`bound`, as `req.log` is) writes
+ * the current flow's context while the flow serves that request (so a module set there shows), else the request's own,
+ * and teaches nothing. Any other line takes the current flow's. On Node 20 and 22 requests are served without following
  * their async work until request code writes a line: a line of a handler or middleware (in a request's synchronous
  * part, or with no context at all once requests are served, as a line after an `await` is) turns following on for every
- * later request. Lines fw writes with their context given (`with_request`: the access line, the error line) and lines
- * written before the first request do not.
+ * later request. Lines given their context (`with_request_id`) and lines written before the first request do not.
  */
-export function line_context(): StoredContext | undefined {
-  if (!follow && !given && served) {
-    learned = true
+export function line_context(bound?: StoredContext): StoredContext | undefined {
+  const ctx = state.sync ?? store.getStore()
+  if (bound !== undefined) return bound.owner !== undefined && ctx?.owner === bound.owner ? ctx : bound
+  if (!state.follow && !state.given && state.served) {
+    state.learned = true
     update_follow()
   }
-  return sync_ctx ?? store.getStore()
+  return ctx
 }
 
 /** The current context as stored, for the line writers (read only; `undefined` when none was ever set). */
 export function current_context(): StoredContext | undefined {
-  return sync_ctx ?? store.getStore()
+  return state.sync ?? store.getStore()
 }

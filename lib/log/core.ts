@@ -1,8 +1,8 @@
 // The one logging state every logger shares (level, format, destination, async mode, clock) and the path of a line.
 import { color_wanted } from './colors.js'
-import { line_context } from './context.js'
 import { check_format, parse_format, type LogFormat } from './formats.js'
 import { json_record } from './json-line.js'
+import type { LogContext } from './log-context.js'
 import { LEVELS, OFF, parse_level, severity_of, type LogLevel } from './levels.js'
 import { check_pino_options, PinoLine, type PinoOptions } from './pino-line.js'
 import { check_destination, flush_on_signals, open_sink, type LogDestination, type Sink } from './sink.js'
@@ -23,6 +23,17 @@ export interface LogConfig {
    * a `transport` (which then receives the JSON lines instead of the destination). Default none.
    */
   pino: PinoOptions
+}
+
+/**
+ * A context as stored: the visible members, plus the request the flow serves (an opaque object, the key tracing finds
+ * the request's span by, since two requests may send the same id) and the log core of its App (its destination, format
+ * and pino options). Neither is part of `context()`; `set_context` and `run_with_context` keep them, as they change
+ * what lines say, not which request or App the flow serves.
+ */
+export interface StoredContext extends LogContext {
+  readonly owner: object | undefined
+  readonly log: LogCore | undefined
 }
 
 /** What an App's core sets itself; what it leaves out is the process-wide core's. */
@@ -48,7 +59,7 @@ export class LogCore {
   #clock: () => number = Date.now
   #pino_options: PinoOptions = {}
   #line: PinoLine | undefined
-  #line_fields: (() => readonly unknown[] | undefined) | undefined
+  #line_fields: ((ctx: StoredContext | undefined) => readonly unknown[] | undefined) | undefined
   readonly #level_watchers = new Set<(level: LogLevel) => void>()
   readonly #parent: LogCore | undefined
   readonly #over: Overrides = { format: undefined, pino: undefined, sink: undefined }
@@ -133,10 +144,10 @@ export class LogCore {
   }
 
   /**
-   * Adds the pairs `fields()` gives (alternating keys and values) to every line, after the context: tracing adds
-   * `trace_id` and `span_id` this way. No argument removes it.
+   * Adds the pairs `fields(ctx)` gives for a line's context (alternating keys and values) to every line, after the
+   * context: tracing adds `trace_id` and `span_id` this way. No argument removes it.
    */
-  set_line_fields(fields?: () => readonly unknown[] | undefined): void {
+  set_line_fields(fields?: (ctx: StoredContext | undefined) => readonly unknown[] | undefined): void {
     this.#line_fields = fields
   }
 
@@ -164,22 +175,25 @@ export class LogCore {
     sink.close()
   }
 
-  /** Formats `format` with `args` and writes it; an `Error` among `args` also becomes the `err` field. */
-  message(severity: number, name: string, format: string, args: readonly unknown[]): void {
+  /**
+   * Formats `format` with `args` and writes it in the context `ctx`; an `Error` among `args` also becomes the `err`
+   * field.
+   */
+  message(severity: number, name: string, format: string, args: readonly unknown[], ctx?: StoredContext): void {
     const err = args.length === 0 ? undefined : first_error(args)
-    this.write(severity, name, format_message(format, args), err === undefined ? undefined : ['err', err])
+    this.write(severity, name, format_message(format, args), err === undefined ? undefined : ['err', err], ctx)
   }
 
   /**
-   * Writes one line at an enabled severity: `msg` then the context and `pairs` (alternating keys and values). A line of
-   * an App's request goes through that App's core.
+   * Writes one line at an enabled severity: `msg` then the context `ctx` (the loggers find it with `line_context`; none for
+   * a line without context) and
+   * `pairs` (alternating keys and values). A line of an App's request goes through that App's core.
    */
-  write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined): void {
-    const ctx = line_context()
+  write(severity: number, name: string, msg: string, pairs: readonly unknown[] | undefined, ctx?: StoredContext): void {
     const target = ctx?.log ?? this
     const line = target.#current_line()
     const root = target.#parent ?? target
-    const extra = root.#line_fields?.()
+    const extra = root.#line_fields?.(ctx)
     const all = extra === undefined ? pairs : pairs === undefined ? extra : [...extra, ...pairs]
     const { rec, moved } = json_record(name, msg, root.#clock(), ctx, all, line.raw_keys)
     line.meta.moved = moved

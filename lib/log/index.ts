@@ -3,17 +3,14 @@ export { LogLevel, parse_level, severity } from './levels.js'
 export { LogFormat, parse_format } from './formats.js'
 export { type LogConfig } from './core.js'
 export { type PinoOptions } from './pino-line.js'
+export { type LogContext, type LogContextInit } from './log-context.js'
 export {
-  type LogContext,
-  type LogContextInit,
   set_context,
   context,
   clear_context,
   run_with_context,
   run_with_request_id,
   with_request_id,
-  run_in_request,
-  with_request,
   follow_context,
 } from './context.js'
 export { type LogDestination, type WritableLike } from './sink.js'

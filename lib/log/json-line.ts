@@ -1,6 +1,6 @@
 // JSON lines: the record fw hands pino (`msg`, `time`, `logger`, the context, the pairs) and the indented form.
 import { paint_json } from './colors.js'
-import type { LogContext } from './context.js'
+import type { LogContext } from './log-context.js'
 import { json_safe, set_field } from './values.js'
 
 /** fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. */

@@ -1,6 +1,7 @@
 // A logger: the spec's message methods, writing `[<name>]` lines at the level, format and destination all loggers
 // share.
-import { core } from './core.js'
+import { line_context } from './context.js'
+import { core, type StoredContext } from './core.js'
 import { ERR_LOG_BAD_KEY, ERR_LOG_BAD_NAME, ERR_LOG_ODD_PAIRS } from './errors.js'
 import type { LogFormat } from './formats.js'
 import { OFF, severity_of, type LogLevel } from './levels.js'
@@ -25,6 +26,9 @@ export function check_pairs(pairs: readonly unknown[]): void {
   for (let i = 0; i < pairs.length; i += 2) if (typeof pairs[i] !== 'string') throw ERR_LOG_BAD_KEY(pairs[i])
 }
 
+/** Binds a logger to a request's context; set by the class's static block, which alone reaches `#bound`. */
+let bind: (logger: Logger, ctx: StoredContext) => Logger
+
 const NAME = /^[^\s[\]\p{Cc}]{1,64}$/u
 
 /**
@@ -37,6 +41,15 @@ const NAME = /^[^\s[\]\p{Cc}]{1,64}$/u
 export class Logger {
   /** The name shown as `[<name>]` (`fw` for the global logger). */
   readonly name: string
+  /** The request whose context every line carries (`req.log`); undefined: the current flow's. */
+  #bound: StoredContext | undefined = undefined
+
+  static {
+    bind = (logger, ctx) => {
+      logger.#bound = ctx
+      return logger
+    }
+  }
 
   /** A name is 1-64 characters without whitespace, brackets or control characters (`FW_ERR_LOG_BAD_NAME`). */
   constructor(name: string) {
@@ -46,38 +59,39 @@ export class Logger {
 
   /** Logs at Trace; each `{}` in `format` is replaced by the next argument. */
   trace(format: string, ...args: unknown[]): void {
-    if (core.threshold <= 0) core.message(0, this.name, format, args)
+    if (core.threshold <= 0) core.message(0, this.name, format, args, line_context(this.#bound))
   }
 
   /** Logs at Debug; each `{}` in `format` is replaced by the next argument. */
   debug(format: string, ...args: unknown[]): void {
-    if (core.threshold <= 1) core.message(1, this.name, format, args)
+    if (core.threshold <= 1) core.message(1, this.name, format, args, line_context(this.#bound))
   }
 
   /** Logs at Info; each `{}` in `format` is replaced by the next argument. */
   info(format: string, ...args: unknown[]): void {
-    if (core.threshold <= 2) core.message(2, this.name, format, args)
+    if (core.threshold <= 2) core.message(2, this.name, format, args, line_context(this.#bound))
   }
 
   /** Logs at Warn (labelled `warning`); each `{}` in `format` is replaced by the next argument. */
   warn(format: string, ...args: unknown[]): void {
-    if (core.threshold <= 3) core.message(3, this.name, format, args)
+    if (core.threshold <= 3) core.message(3, this.name, format, args, line_context(this.#bound))
   }
 
   /** Logs at Error; each `{}` in `format` is replaced by the next argument. */
   error(format: string, ...args: unknown[]): void {
-    if (core.threshold <= 4) core.message(4, this.name, format, args)
+    if (core.threshold <= 4) core.message(4, this.name, format, args, line_context(this.#bound))
   }
 
   /** Logs at Critical; the line is written before the call returns, even in async mode. */
   critical(format: string, ...args: unknown[]): void {
-    if (core.threshold <= 5) core.message(5, this.name, format, args)
+    if (core.threshold <= 5) core.message(5, this.name, format, args, line_context(this.#bound))
   }
 
   /** Logs at a level chosen at run time; `Off` writes nothing. */
   log(level: LogLevel, format: string, ...args: unknown[]): void {
     const severity = severity_of(level)
-    if (severity >= core.threshold && severity < OFF) core.message(severity, this.name, format, args)
+    if (severity >= core.threshold && severity < OFF)
+      core.message(severity, this.name, format, args, line_context(this.#bound))
   }
 
   /**
@@ -87,7 +101,8 @@ export class Logger {
   logf<const A extends unknown[]>(level: LogLevel, message: string, ...pairs: A & KeyValues<A>): void {
     check_pairs(pairs)
     const severity = severity_of(level)
-    if (severity >= core.threshold && severity < OFF) core.write(severity, this.name, cap(text_of(message)), pairs)
+    if (severity >= core.threshold && severity < OFF)
+      core.write(severity, this.name, cap(text_of(message)), pairs, line_context(this.#bound))
   }
 
   /** Sets the level of every logger. */
@@ -119,4 +134,33 @@ export class Logger {
   set_async(on: boolean): void {
     core.configure({ async: on })
   }
+}
+
+/**
+ * A logger named `name` whose lines carry the request context `ctx` wherever they are written (after an `await`, in a
+ * timer): the current flow's context while the flow serves that request, so a module set there shows, else `ctx`
+ * itself. `req.log` is one; fw's own lines about a request (the App's, the access line) use it too.
+ * @example
+ * bound_logger('fw', request_context(freq.id, freq, app_log)).info('started')
+ */
+export function bound_logger(name: string, ctx: StoredContext): Logger {
+  return bind(new Logger(name), ctx)
+}
+
+/**
+ * Writes one structured line at `level` as `name` in the context `ctx` given, whatever the current flow's: fw's own
+ * lines about a request (its access line, its failures), which often come after its async work. Such lines carry their
+ * id whether or not requests are followed, so they never start following.
+ * @example
+ * logf_in(request_context(freq.id, freq, log), 'http', 'info', 'request', pairs)
+ */
+export function logf_in(
+  ctx: StoredContext,
+  name: string,
+  level: LogLevel,
+  message: string,
+  pairs: readonly unknown[],
+): void {
+  const severity = severity_of(level)
+  if (severity >= core.threshold && severity < OFF) core.write(severity, name, cap(text_of(message)), pairs, ctx)
 }

@@ -1,6 +1,7 @@
 // A pino logger for Fastify's `loggerInstance`: Fastify's own lines go through fw's level, format, context and
 // destination.
 import pino from 'pino'
+import { line_context } from './context.js'
 import { core } from './core.js'
 import type { LogLevel } from './levels.js'
 import { cap, text_of } from './values.js'
@@ -55,13 +56,14 @@ function forward(logger: Internals, name: string, args: readonly unknown[], leve
   if (severity < core.threshold) return
   const [first, ...rest] = args
   if (typeof first !== 'object' || first === null)
-    return core.write(severity, name, cap(printf(first, rest)), bindings_of(logger, undefined))
+    return core.write(severity, name, cap(printf(first, rest)), bindings_of(logger, undefined), line_context())
   const fields: Record<string, unknown> = first instanceof Error ? { err: first } : (first as Record<string, unknown>)
   // As in pino, a lone object's `msg` member is the message, and an error's message stands in for a missing one.
   const msg_member = rest.length === 0 && typeof fields.msg === 'string' ? fields.msg : undefined
   const msg =
     rest.length > 0 ? printf(rest[0], rest.slice(1)) : first instanceof Error ? first.message : (msg_member ?? '')
-  core.write(severity, name, cap(msg), bindings_of(logger, fields, msg_member === undefined ? undefined : 'msg'))
+  const pairs = bindings_of(logger, fields, msg_member === undefined ? undefined : 'msg')
+  core.write(severity, name, cap(msg), pairs, line_context())
 }
 
 /** The child bindings, then the call's fields through the logger's serializers, as alternating keys and values. */

@@ -16,14 +16,14 @@ const api = lazy<typeof OtelApi>('@opentelemetry/api')
 const request_spans = new WeakMap<object, Span>()
 
 /**
- * Ties `span` to the request `owner` (the object `run_in_request` names): every log line of the request carries its
+ * Ties `span` to the request `owner` (the object its log context names, `request_context`): every log line of the request carries its
  * `trace_id` and `span_id`, and child spans (`in_span`) started while serving it are its children.
  */
 export function attach_span(owner: object, span: Span): void {
   if (request_spans_used === false) {
     request_spans_used = true
     // Installed once for every App: the lookup is by request, so one App's tracing never reads another's spans.
-    core.set_line_fields(() => span_fields(request_span()))
+    core.set_line_fields((ctx) => span_fields(ctx?.owner === undefined ? undefined : request_spans.get(ctx.owner)))
     // A child span after an await must still find its request, even with logging off.
     follow_context()
   }

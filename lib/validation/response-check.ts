@@ -3,7 +3,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { clear_for_error } from '../error-answer.js'
 import { httpCode } from '../errors.js'
-import { logger } from '../log/index.js'
 import type { Response } from '../response.js'
 import { compile_part, is_schema, type RouteSchema } from './route.js'
 import type { ValidationResult } from './validation-error.js'
@@ -21,7 +20,7 @@ export interface ResponseMismatch {
 
 /**
  * A route's answer check, run where the answer is committed: an answer that contradicts the schema declared for its
- * status is replaced by 500 `response_invalid`, and the mismatch is returned for the log line (see `log_mismatch`).
+ * status is replaced by 500 `response_invalid`, and the mismatch is returned for the log line (see `mismatch_pairs`).
  * A Standard Schema that validates asynchronously makes it a promise.
  */
 export type ResponseCheck = (res: Response) => ResponseMismatch | undefined | Promise<ResponseMismatch | undefined>
@@ -104,23 +103,16 @@ function body_value(res: Response): unknown {
   }
 }
 
-const log = logger('validation')
+/** The name fw writes a contradicting answer's line under: `[validation] [error]`. */
+export const MISMATCH_LOGGER = 'validation'
+
+/** The message of a contradicting answer's line, written at `error` with `mismatch_pairs`. */
+export const MISMATCH_MESSAGE = 'response does not match its schema'
 
 /**
- * Writes the one line of a contradicting answer, at `error`: `response does not match its schema route="GET
- * /users/{id}" status=200 field=user/email why="email is required"`.
+ * The fields of a contradicting answer's line: `response does not match its schema route="GET /users/{id}" status=200
+ * field=user/email why="email is required"`.
  */
-export function log_mismatch(mismatch: ResponseMismatch): void {
-  log.logf(
-    'error',
-    'response does not match its schema',
-    'route',
-    mismatch.route,
-    'status',
-    mismatch.status,
-    'field',
-    mismatch.field,
-    'why',
-    mismatch.why,
-  )
+export function mismatch_pairs(mismatch: ResponseMismatch): unknown[] {
+  return ['route', mismatch.route, 'status', mismatch.status, 'field', mismatch.field, 'why', mismatch.why]
 }

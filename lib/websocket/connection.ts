@@ -1,8 +1,9 @@
 // One open WebSocket as a handler sees it: send, receive, close and rooms, with the route's limits applied to each
 // message and each message handled in the log context of the upgrade request.
 import { randomUUID } from 'node:crypto'
-import { enter_request, request_context, with_context, type StoredContext } from '../log/context.js'
+import { enter_request, request_context, type StoredContext } from '../log/context.js'
 import { logger } from '../log/index.js'
+import { logf_in } from '../log/logger.js'
 import type { Request } from '../request.js'
 import { CLOSE } from './errors.js'
 import type { WsRateLimit, WsSettings } from './options.js'
@@ -261,7 +262,7 @@ export class WebSocketConnection {
   /** @internal A handler failed: log it with its stack, close this socket with 1011; the process goes on. */
   fail(err: unknown): void {
     // A rejection arrives after the message's synchronous part: the line is given the upgrade's context.
-    with_context(this.#ctx, log_handler_failure, this, err)
+    logf_in(this.#ctx, 'ws', 'error', 'ws handler failed', ['id', this.id, 'path', this.request.path(), 'err', err])
     this.close(CLOSE.internal_error, 'internal error')
   }
 }
@@ -288,10 +289,6 @@ function watch(conn: WebSocketConnection, r: unknown): void {
 
 function call(fn: () => void): void {
   fn()
-}
-
-function log_handler_failure(conn: WebSocketConnection, err: unknown): void {
-  log.logf('error', 'ws handler failed', 'id', conn.id, 'path', conn.request.path(), 'err', err)
 }
 
 function log_protocol_error(conn: WebSocketConnection, err: Error): void {

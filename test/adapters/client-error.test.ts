@@ -1,5 +1,5 @@
 import t from 'tap'
-import { client_error_answer } from '../../adapters/client-error.js'
+import { client_error_answer } from '../../adapters/error-answers.js'
 import { listening } from '../helpers/build.js'
 import { raw } from '../helpers/http.js'
 

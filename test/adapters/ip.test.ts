@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ip_resolver } from '../../adapters/ip.js'
+import { ip_resolver } from '../../adapters/request-lines.js'
 import type { App } from '../../index.js'
 import type { HostRequest } from '../../lib/request.js'
 import { listening } from '../helpers/build.js'

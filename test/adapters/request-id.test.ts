@@ -1,5 +1,5 @@
 import t from 'tap'
-import { request_id, sequential_ids, uuid } from '../../adapters/request-id.js'
+import { request_id, sequential_ids, uuid } from '../../adapters/request-lines.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

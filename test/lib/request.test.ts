@@ -3,6 +3,8 @@ import { build } from '../helpers/build.js'
 import type { Request } from '../../index.js'
 import { Request as RequestFacade } from '../../lib/request.js'
 import { Services } from '../../lib/state.js'
+import { capture_log } from '../helpers/log.js'
+import { parse_kv } from './log/capture.js'
 
 class Visitor {
   constructor(readonly name: string) {}
@@ -259,5 +261,18 @@ t.test('Request.segments', async (t) => {
     const first = req.segments()
     t.same(first, ['admin', 'users'])
     t.equal(req.segments(), first)
+  })
+})
+
+t.test('Request.log', async (t) => {
+  t.test('is one logger per request, named fw, whose lines carry the request id outside any context', async (t) => {
+    const out = capture_log(t)
+    const raw = { id: 'r-77', method: 'GET', url: '/', headers: {}, params: {}, query: {}, body: undefined, ip: '' }
+    const req = new RequestFacade(raw, new Services())
+    t.equal(req.log, req.log)
+    await new Promise((resolve) => setTimeout(resolve, 1))
+    req.log.info('late {}', 1)
+    const line = parse_kv(out.lines()[0]!)
+    t.same([line.name, line.msg, Object.fromEntries(line.pairs).rid], ['fw', 'late 1', 'r-77'])
   })
 })

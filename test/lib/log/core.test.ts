@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { MemoryStream, T0, set_env } from './capture.js'
-import { with_request } from '../../../lib/log/context.js'
+import { request_context } from '../../../lib/log/context.js'
 import { LogCore } from '../../../lib/log/core.js'
 import type { LogLevel } from '../../../lib/log/levels.js'
 
@@ -215,7 +215,7 @@ t.test('LogCore.child', async (t) => {
     const child = parent.child({ destination: own, format: 'json', level: 'warn' })
     t.equal(parent.level(), 'warn', 'a level given to a child sets the process level')
     t.equal(child.format(), 'json')
-    with_request('r-1', undefined, child, () => parent.write(3, 'fw', 'in the app', ['n', 1]))
+    parent.write(3, 'fw', 'in the app', ['n', 1], request_context('r-1', undefined, child))
     parent.write(3, 'fw', 'outside', undefined)
     t.match(JSON.parse(own.lines()[0]!), { level: 'warning', msg: 'in the app', time: T0, rid: 'r-1', n: 1 })
     t.same(out.lines(), ['03:04:05.678 [fw] [warning] outside'])
@@ -228,7 +228,7 @@ t.test('LogCore.child', async (t) => {
     const child = parent.child({ format: 'json' })
     const later = new MemoryStream()
     parent.configure({ destination: later })
-    with_request('', undefined, child, () => parent.write(2, 'fw', 'here', undefined))
+    parent.write(2, 'fw', 'here', undefined, request_context('', undefined, child))
     t.match(JSON.parse(later.lines()[0]!), { msg: 'here' })
   })
 
@@ -242,8 +242,8 @@ t.test('LogCore.child', async (t) => {
     })
     parent.set_clock(() => T0)
     const child = parent.child({ pino: { redact: ['password'] } })
-    with_request('r-2', undefined, child, () => parent.write(2, 'http', 'request', ['password', 'hunter2', 'n', 1]))
-    with_request('r-3', undefined, child, () => parent.write(2, 'http', 'again', ['password', 'hunter2']))
+    parent.write(2, 'http', 'request', ['password', 'hunter2', 'n', 1], request_context('r-2', undefined, child))
+    parent.write(2, 'http', 'again', ['password', 'hunter2'], request_context('r-3', undefined, child))
     await child.flush()
     await parent.flush()
     parent.close()
@@ -266,7 +266,7 @@ t.test('LogCore.child', async (t) => {
     parent.configure({ pino: { transport: { target: 'pino/file', options: { destination: join(dir, 'p.log') } } } })
     const own = new MemoryStream()
     const child = parent.child({ destination: own, format: 'json', pino: { redact: ['password'] } })
-    with_request('r-4', undefined, child, () => parent.write(2, 'http', 'mine', ['password', 'x']))
+    parent.write(2, 'http', 'mine', ['password', 'x'], request_context('r-4', undefined, child))
     t.match(JSON.parse(own.lines()[0]!), { msg: 'mine', rid: 'r-4', password: '[Redacted]' })
     child.close()
     parent.close()

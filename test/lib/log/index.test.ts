@@ -40,6 +40,14 @@ t.test('fw/log', async (t) => {
     t.same(Object.keys(log.LogFormat), ['KV', 'JSON', 'JSON_PRETTY'])
   })
 
+  t.test("exports nothing of the adapter's: no entry taking a request object or an App's log core", async (t) => {
+    const internal = ['run_in_request', 'with_request', 'enter_request', 'request_context', 'with_context', 'logf_in']
+    t.same(
+      internal.filter((name) => name in log),
+      [],
+    )
+  })
+
   t.test('loads without loading fastify', async (t) => {
     const loaded = await loaded_packages('lib/log/index.ts')
     t.ok(loaded.includes('pino'), 'the lookup sees the packages it loads')
