@@ -390,7 +390,7 @@ export class AppCore extends Router {
       .map((h) => ({ prefix: [...this.#base, ...h.prefix], fn: h.fn }))
       .sort((a, b) => b.prefix.length - a.prefix.length)
     if (handlers.length === 0) return () => undefined
-    return (req) => handlers.find((h) => covers(h.prefix, req.segments()))?.fn
+    return (req) => handlers.find((h) => under_prefix(req.segments(), h.prefix))?.fn
   }
 
   #compile_route(method: Method, segs: Segment[], handler: Handler): CompiledRoute {
@@ -440,10 +440,4 @@ export class AppCore extends Router {
     }
     return out
   }
-}
-
-/** Whether a group prefix covers canonical request segments; a `{name}` segment of the prefix matches any one. */
-function covers(prefix: readonly string[], segs: readonly string[]): boolean {
-  if (segs.length < prefix.length) return false
-  return prefix.every((p, i) => p === segs[i] || (p.startsWith('{') && p.endsWith('}')))
 }

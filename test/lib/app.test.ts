@@ -359,6 +359,47 @@ t.test('App prefix middleware', async (t) => {
   })
 })
 
+t.test('App prefix middleware under a parameter', async (t) => {
+  const app = build(t, (app) => {
+    app.group('/users/{id}', (users) => {
+      users.use(trace('user'))
+      users.get('/', (req, res) => void res.text(`user ${req.param('id')}`))
+      users.get('/posts', (req, res) => void res.text(`posts of ${req.param('id')}`))
+      users.use('/admin', trace('admin'))
+      users.get('/admin/{action}', (req, res) => void res.text(`${req.param('action')} ${req.param('id')}`))
+    })
+    app.use('/teams/{team}/members', trace('members'))
+    app.get('/teams/{team}/members', (_req, res) => void res.text('members'))
+    app.get('/teams/{team}', (_req, res) => void res.text('team'))
+    app.get('/users', (_req, res) => void res.text('users'))
+    app.get('/*', (_req, res) => void res.text('other'))
+  })
+  const get = (url: string) => app.inject({ method: 'GET', url })
+
+  t.test("runs a group's middleware for every route under a {param} prefix", async (t) => {
+    for (const [url, body, traced] of [
+      ['/users/7', 'user 7', 'user> <user'],
+      ['/users/7/posts', 'posts of 7', 'user> <user'],
+      ['/users/%37/posts', 'posts of 7', 'user> <user'],
+      ['/users/7/admin/ban', 'ban 7', 'user> admin> <admin <user'],
+      ['/teams/red/members', 'members', 'members> <members'],
+    ] as const) {
+      const r = await get(url)
+      t.same([r.statusCode, r.body, r.headers['x-trace']], [200, body, traced], url)
+    }
+  })
+
+  t.test('runs it on unknown paths under the prefix, and nowhere else', async (t) => {
+    for (const url of ['/users/7/nope', '/USERS/7/posts']) {
+      const r = await get(url)
+      t.same([r.statusCode, r.body, r.headers['x-trace']], [200, 'other', 'user> <user'], url)
+    }
+    for (const url of ['/users', '/teams/red', '/other', '/users/7/admi/x']) {
+      t.equal((await get(url)).headers['x-trace'], url === '/users/7/admi/x' ? 'user> <user' : undefined, url)
+    }
+  })
+})
+
 t.test('App.static_dir', async (t) => {
   const dir = t.testdir({
     'outside.txt': 'OUTSIDE',
