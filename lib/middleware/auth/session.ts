@@ -1,6 +1,6 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it
 // changed.
-import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
+import { context_middleware, with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import type { Request } from '../../request.js'
@@ -241,5 +241,5 @@ export function session(options: SessionOptions): CtxMiddleware {
       release()
     }
   }, doc)
-  return with_route_options(mw, { opens_session: MW })
+  return context_middleware(with_route_options(mw, { opens_session: MW }))
 }

@@ -1,7 +1,7 @@
 // CSRF: a signed double-submit cookie, bound to the session, checked against a header or form field on unsafe methods,
 // plus Sec-Fetch-Site and Origin checks.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { with_route_options, type CtxMiddleware } from '../../compose.js'
+import { context_middleware, with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
@@ -141,7 +141,7 @@ export function csrf({
     req.set_state(CsrfToken, new CsrfToken(cookie!))
     return next()
   }
-  return with_route_options(mw, { binds_session: 'csrf' })
+  return context_middleware(with_route_options(mw, { binds_session: 'csrf' }))
 }
 
 /**

@@ -1,5 +1,5 @@
 // IP filter: allow and deny lists of addresses and CIDRs (IPv4, IPv6, IPv4-mapped normalised), deny first.
-import type { CtxMiddleware } from '../../compose.js'
+import { context_middleware, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { ERR_IP_FILTER_BAD_ADDRESS, ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { in_range, parse_ip, parse_range, type IpRange } from './ip-address.js'
@@ -38,7 +38,7 @@ export function ip_filter({ allow = [], deny = [] }: IpFilterOptions): CtxMiddle
   if (allowed.length === 0 && denied.length === 0) {
     throw ERR_SECURITY_BAD_OPTION('ip_filter', 'allow or deny', 'a non-empty list', [])
   }
-  return function ip_filter({ req, res }, next) {
+  return context_middleware(function ip_filter({ req, res }, next) {
     const ip = parse_ip(req.ip())
     if (ip === undefined) return void res.error(403, CODE_IP_NOT_ALLOWED, 'Client address not allowed')
     if (denied.some((r) => in_range(ip, r))) return void res.error(403, CODE_IP_DENIED, 'Client address denied')
@@ -46,5 +46,5 @@ export function ip_filter({ allow = [], deny = [] }: IpFilterOptions): CtxMiddle
       return void res.error(403, CODE_IP_NOT_ALLOWED, 'Client address not allowed')
     }
     return next()
-  }
+  })
 }
