@@ -26,7 +26,7 @@ export interface CsrfOptions {
    */
   cookie_name?: string
   /**
-   * Signs tokens (HMAC-SHA256), at least 16 characters; a list rotates (the first signs, all verify). Default: a random
+   * Signs tokens (HMAC-SHA256), at least 32 characters; a list rotates (the first signs, all verify). Default: a random
    * secret per process, so tokens do not survive a restart nor pass between instances: give one when running several.
    */
   secret?: string | readonly string[]
