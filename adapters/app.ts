@@ -1,6 +1,7 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
 import type { AddressInfo, Server, Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { Http2Session } from 'node:http2'
 import type { SecureContextOptions } from 'node:tls'
 import Fastify, {
   LogController,
@@ -91,17 +92,34 @@ type TlsServer = Server & { closeAllConnections?: () => void }
 
 /**
  * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline threw
- * in a timer): its TLS sockets, HTTP/2 sessions and HTTP/1.1 fallbacks alike, are tracked and destroyed instead.
+ * in a timer): its TLS sockets, HTTP/2 sessions and HTTP/1.1 fallbacks alike, are tracked and destroyed instead; the
+ * sockets of a cleartext one (h2c), which never emits `secureConnection`, as they connect.
  */
-function connection_cutter(server: TlsServer): () => void {
+function connection_cutter(server: TlsServer, tls: boolean): () => void {
   if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections!()
   const sockets = new Set<Socket>()
-  server.on('secureConnection', (socket: Socket) => {
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
   return () => {
     for (const socket of sockets) socket.destroy()
+  }
+}
+
+/**
+ * Asks every session of a cleartext HTTP/2 server to end (GOAWAY: the streams in flight finish, no new one starts), what
+ * Fastify's `forceCloseConnections: 'idle'` does for HTTP/1.1, which such a server cannot have (it has no
+ * `closeIdleConnections`); without it, an idle client's session held `close()` until `close_timeout_ms`.
+ */
+function session_closer(server: Server): () => void {
+  const sessions = new Set<Http2Session>()
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
+  })
+  return () => {
+    for (const session of sessions) session.close()
   }
 }
 
@@ -132,6 +150,8 @@ export class App extends AppCore {
   #health: Health | undefined
   /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
   #cut_all: () => void = () => {}
+  /** Ends the idle connections a server keeps open when it stops listening (cleartext HTTP/2 sessions). */
+  #close_idle: () => void = () => {}
   /** The core of `options.logger`: the lines of this app's requests go to its destination, format and pino options. */
   readonly #log: LogCore | undefined
 
@@ -154,6 +174,7 @@ export class App extends AppCore {
     // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
     const node_options =
       c.https === undefined ? { http: checks } : { https: { ...c.https, allowHTTP1: true, ...checks } }
+    const h2c = c.http2 && c.https === undefined
     const f = Fastify({
       ...(node_options as object),
       http2: c.http2 as false,
@@ -174,7 +195,9 @@ export class App extends AppCore {
         : { loggerInstance: without_request_children(pino_logger('fastify')) as FastifyBaseLogger }),
       logController: new LogController({ disableRequestLogging: true }),
       return503OnClosing: true,
-      forceCloseConnections: 'idle',
+      // A cleartext HTTP/2 server cannot close idle connections (Fastify refuses 'idle' there): its sessions are ended
+      // by #close_idle instead.
+      forceCloseConnections: h2c ? false : 'idle',
       // Fastify bounds each close hook by its plugin timeout (10 s). fw's own hooks are bounded by close_timeout_ms
       // (WebSockets that do not answer their 1001 are cut then), so Fastify's bound must come after fw's, or a stuck
       // peer makes close() fail with AVV_ERR_READY_TIMEOUT before fw cuts it.
@@ -189,7 +212,8 @@ export class App extends AppCore {
     const server = f.server as Server & { headersTimeout?: number }
     server.headersTimeout = c.headers_timeout_ms
     if (c.max_connections > 0) server.maxConnections = c.max_connections
-    this.#cut_all = connection_cutter(f.server as unknown as TlsServer)
+    this.#cut_all = connection_cutter(f.server as unknown as TlsServer, c.https !== undefined)
+    if (h2c) this.#close_idle = session_closer(f.server as unknown as Server)
     return f
   }
 
@@ -345,6 +369,7 @@ export class App extends AppCore {
         // which end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server
         // already closed.
         if (f.server.listening) f.server.close()
+        this.#close_idle()
         try {
           await f.close()
         } catch (err) {

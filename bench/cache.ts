@@ -1,6 +1,6 @@
 // Cache micro-benchmark: Cache.get on a hit, and LruMemoryStore against lru-cache for get and put (same keys, same
 // capacity, the same random access sequence), rounds interleaved and the order alternated each round; and FileStore:
-// 1,000 puts of 4 KB until flushed, and the longest put.
+// 1,000 puts of 4 KB until flushed, and the longest, 99th percentile and median put.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -109,26 +109,33 @@ function cache_get_hits(store: LruMemoryStore | MemoryStore, seq: Uint16Array): 
 
 const FILE_SCENARIO = 'cache FileStore'
 const FILE_PUTS = 1000
-const FILE_BODY = 'x'.repeat(4096)
+/** A flat 4 KB body (a concatenation would be a rope, flattened later inside whatever serializes it). */
+const file_body = (i: number): string => Buffer.alloc(4096, 'x').fill(String(i), 0, String(i).length).toString('latin1')
+
+type PutFigure = 'longest put' | 'p99 put' | 'median put'
 
 /**
- * One FileStore round in a new folder: `FILE_PUTS` puts of 4 KB, then `flush()`; answers the total and the longest put,
- * in ms (the issue's bounds: under 3 s, and no put holding the event loop 10 ms).
+ * One FileStore round in a new folder: `FILE_PUTS` puts of 4 KB, then `flush()`; answers the total and the longest,
+ * 99th percentile and median put, in ms (the issue's bounds: under 3 s, and no put holding the event loop 10 ms).
  */
-export async function file_store_round(): Promise<{ total_ms: number; longest_put_ms: number }> {
+export async function file_store_round(): Promise<{ total_ms: number; put_ms: Record<PutFigure, number> }> {
   const dir = mkdtempSync(join(tmpdir(), 'fw-bench-file-store-'))
   try {
     const store = new FileStore({ file_path: join(dir, 'c.json') })
     void store.size
-    let longest = 0
+    const bodies = Array.from({ length: FILE_PUTS }, (_, i) => file_body(i))
+    const times: number[] = []
     const started = performance.now()
     for (let i = 0; i < FILE_PUTS; i++) {
       const put_started = performance.now()
-      store.put(`k${i}`, new CacheEntry({ body: FILE_BODY + i, created_at_ms: i }))
-      longest = Math.max(longest, performance.now() - put_started)
+      store.put(`k${i}`, new CacheEntry({ body: bodies[i]!, created_at_ms: i }))
+      times.push(performance.now() - put_started)
     }
     await store.flush()
-    return { total_ms: performance.now() - started, longest_put_ms: longest }
+    const total_ms = performance.now() - started
+    times.sort((a, b) => a - b)
+    const at = (q: number): number => times[Math.min(times.length - 1, Math.floor(q * times.length))]!
+    return { total_ms, put_ms: { 'longest put': times.at(-1)!, 'p99 put': at(0.99), 'median put': at(0.5) } }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -148,14 +155,14 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     await new Promise((r) => setImmediate(r))
   }
   const { rows, row } = scenario_rows(SCENARIO, figures, 'ops/s')
-  const file_figures = new Map<string, number[]>([
-    [`${FILE_PUTS} puts of 4 KB and flush`, []],
-    ['longest put', []],
-  ])
+  const total_row = `${FILE_PUTS} puts of 4 KB and flush`
+  const file_figures = new Map<string, number[]>(
+    [total_row, 'longest put', 'p99 put', 'median put'].map((n) => [n, []]),
+  )
   for (let round = 0; round < opts.rounds; round++) {
-    const { total_ms, longest_put_ms } = await file_store_round()
-    file_figures.get(`${FILE_PUTS} puts of 4 KB and flush`)!.push(total_ms)
-    file_figures.get('longest put')!.push(longest_put_ms)
+    const { total_ms, put_ms } = await file_store_round()
+    file_figures.get(total_row)!.push(total_ms)
+    for (const [name, ms] of Object.entries(put_ms)) file_figures.get(name)!.push(ms)
   }
   rows.push(...scenario_rows(FILE_SCENARIO, file_figures, 'ms').rows)
   return {
@@ -170,7 +177,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
         ' gets hit about half the time and puts evict.',
       'Cache.get hit: every key stored and fresh, online context; the figure includes the policy check.',
       `FileStore: ${FILE_PUTS} puts of 4 KB into a new file in the temporary folder, timed until flush() resolves (target` +
-        ' under 3000 ms), and the longest single put (target under 10 ms).',
+        ' under 3000 ms), and the longest (target under 10 ms), 99th percentile and median single put.',
     ],
   }
 }

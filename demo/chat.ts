@@ -52,7 +52,8 @@ const NAME_DOC = {
 export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void {
   const sessions = adapt_ctx(
     session({
-      secret: options.session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me'),
+      secret:
+        options.session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me-before-deploying'),
       cookie_name: 'chat_sid',
     }),
   )

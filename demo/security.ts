@@ -72,7 +72,7 @@ export function setup_security(
     api.get('/ping', (_req, res) => res.json('ok', true))
   })
   const headers = adapt_ctx(security_headers({ csp: PAGE_CSP }))
-  const secret = session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me')
+  const secret = session_secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me-before-deploying')
   // A cookie name of its own, so the showcase's other session demo never reads this one's cookie.
   // The session before CSRF: each token is bound to the visitor's session, so one minted for another session fails.
   const browser: Middleware[] = [headers, adapt_ctx(session({ secret, cookie_name: 'security_sid' })), csrf_dev()]

@@ -7,10 +7,13 @@ import { dev_secret, type Demo } from './demo.js'
 /**
  * Registers `GET /session`, answering `n=<counter>` (secret default `FW_SESSION_SECRET`, else a development secret).
  * @example
- * setup_session(app, { secret: 'a-long-random-secret' })
+ * setup_session(app, { secret: 'a-long-random-secret-of-32-or-more-characters' })
  */
 export function setup_session(r: Router, { secret }: { secret?: string } = {}): void {
-  r.use('/session', session_dev(secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me')))
+  r.use(
+    '/session',
+    session_dev(secret ?? dev_secret('FW_SESSION_SECRET', 'dev-session-secret-change-me-before-deploying')),
+  )
   r.get('/session', (req, res) => {
     const s = req.state(Session)!
     const n = Number(s.get('n') ?? '0') + 1

@@ -5,6 +5,7 @@ import {
   check_middleware_order,
   compose,
   drop_replaced,
+  is_context_middleware,
   route_options_of,
   with_route_options,
   type Handler,
@@ -40,6 +41,12 @@ export const ERR_APP_LOCKED = defineError(
 export const ERR_APP_BAD_HANDLER = defineError(
   'FW_ERR_APP_BAD_HANDLER',
   (what: string, value: unknown) => `${what} must be a function; got ${value === null ? 'null' : typeof value}`,
+)
+
+export const ERR_APP_UNADAPTED_MIDDLEWARE = defineError(
+  'FW_ERR_APP_UNADAPTED_MIDDLEWARE',
+  (name: string) =>
+    `use() got the context middleware ${JSON.stringify(name)} (ctx, next); wrap it for the App: use(adapt_ctx(mw))`,
 )
 
 export const CODE_NOT_FOUND = httpCode('not_found')
@@ -304,6 +311,8 @@ export class AppCore extends Router {
   add_middleware(prefix: string, mw: Middleware): void {
     if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
     if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
+    // Run as (req, res, next), it would read the request as its context and fail on every request it covers.
+    if (is_context_middleware(mw)) throw ERR_APP_UNADAPTED_MIDDLEWARE(mw.name)
     this.#mws.push({ prefix: prefix_segments(prefix), mw })
     for (const name of route_options_of(mw)?.secret_query ?? []) this.#secret_query.add(name.toLowerCase())
   }
@@ -388,7 +397,7 @@ export class AppCore extends Router {
       .map((h) => ({ prefix: [...this.#base, ...h.prefix], fn: h.fn }))
       .sort((a, b) => b.prefix.length - a.prefix.length)
     if (handlers.length === 0) return () => undefined
-    return (req) => handlers.find((h) => covers(h.prefix, req.segments()))?.fn
+    return (req) => handlers.find((h) => under_prefix(req.segments(), h.prefix))?.fn
   }
 
   #compile_route(method: Method, segs: Segment[], handler: Handler, check?: ResponseCheck): CompiledRoute {
@@ -439,10 +448,4 @@ export class AppCore extends Router {
     }
     return out
   }
-}
-
-/** Whether a group prefix covers canonical request segments; a `{name}` segment of the prefix matches any one. */
-function covers(prefix: readonly string[], segs: readonly string[]): boolean {
-  if (segs.length < prefix.length) return false
-  return prefix.every((p, i) => p === segs[i] || (p.startsWith('{') && p.endsWith('}')))
 }

@@ -114,6 +114,23 @@ export function adapt_ctx(mw: CtxMiddleware): Middleware {
   return carry_route_options(mw, adapted)
 }
 
+/** Where fw's factories mark the context middleware they return. */
+const CONTEXT_MIDDLEWARE = Symbol.for('fw.context_middleware')
+
+/**
+ * Marks context middleware made by an fw factory, so `app.use` can refuse it before `adapt_ctx` (its `(ctx, next)`
+ * cannot be told from App middleware `(req, res)` by its parameters). `adapt_ctx` does not carry the mark.
+ */
+export function context_middleware<F extends CtxMiddleware>(mw: F): F {
+  Object.defineProperty(mw, CONTEXT_MIDDLEWARE, { value: true })
+  return mw
+}
+
+/** Whether a function is context middleware an fw factory made (marked by `context_middleware`). */
+export function is_context_middleware(fn: object): boolean {
+  return (fn as { [CONTEXT_MIDDLEWARE]?: boolean })[CONTEXT_MIDDLEWARE] === true
+}
+
 /** A middleware option given neither App middleware `(req, res, next)` nor context middleware `(ctx, next)`. */
 export const ERR_APP_BAD_MIDDLEWARE = defineError(
   'FW_ERR_APP_BAD_MIDDLEWARE',

@@ -51,7 +51,8 @@ export interface AppOptions {
   /** Serve HTTPS with this key and certificate (PEM); `App.reload_tls` swaps them without a restart. */
   https?: TlsOptions
   /**
-   * Serve HTTP/2 (over TLS when `https` is set, with ALPN falling back to HTTP/1.1 for older clients). Default false.
+   * Serve HTTP/2 (over TLS when `https` is set, with ALPN falling back to HTTP/1.1 for older clients; without `https`,
+   * cleartext HTTP/2 with prior knowledge, h2c, which HTTP/1.1 clients cannot speak). Default false.
    */
   http2?: boolean
   /**

@@ -65,6 +65,8 @@ export function classify(route: readonly Segment[], prefix: readonly string[]): 
   for (let i = 0; i < prefix.length; i++) {
     const s = route[i]
     if (s === undefined) return 'never'
+    // A `{name}` of the prefix covers any one segment: a static or parameter segment of the route, always.
+    if (PARAM.test(prefix[i]!) && s.kind !== 'wildcard') continue
     if (s.kind !== 'static') return 'maybe'
     if (s.value.toLowerCase() !== prefix[i]) return 'never'
   }
@@ -92,10 +94,13 @@ export function canonical_segments(url: string): string[] {
   return out
 }
 
-/** Whether canonical request segments fall under a prefix (whole segments: `/api` covers `/api/x`, not `/apix`). */
+/**
+ * Whether canonical request segments fall under a prefix (whole segments: `/api` covers `/api/x`, not `/apix`); a
+ * `{name}` segment of the prefix matches any one.
+ */
 export function under_prefix(segs: readonly string[], prefix: readonly string[]): boolean {
   if (segs.length < prefix.length) return false
-  for (let i = 0; i < prefix.length; i++) if (segs[i] !== prefix[i]) return false
+  for (let i = 0; i < prefix.length; i++) if (segs[i] !== prefix[i] && !PARAM.test(prefix[i]!)) return false
   return true
 }
 

@@ -15,7 +15,7 @@ const stores =
     : { sessions: new RedisSessionStore({ client: redis }), limits: new RedisRateLimitStore({ client: redis }) }
 
 const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
-app.use('/session', adapt_ctx(session({ secret: 'bench-session-secret-0123456789', store: stores.sessions })))
+app.use('/session', adapt_ctx(session({ secret: 'bench-session-secret-0123456789abcdef', store: stores.sessions })))
 app.use(
   '/limited',
   adapt_ctx(rate_limit({ max_requests: 1_000_000_000, window_seconds: 60, store: stores.limits, namespace: 'bench' })),

@@ -49,16 +49,6 @@ export function parse_cache_file(text: string): Map<string, CacheEntry> {
   return map
 }
 
-/** The compact JSON of each entry, made once: entries are frozen, and a write of 1,000 entries then costs a join. */
-const entry_jsons = new WeakMap<CacheEntry, string>()
-
-/** An entry's compact JSON, made once per entry (entries are frozen): `FileStore.put` makes it, a write reuses it. */
-export function entry_json(entry: CacheEntry): string {
-  let json = entry_jsons.get(entry)
-  if (json === undefined) entry_jsons.set(entry, (json = JSON.stringify(entry)))
-  return json
-}
-
 /** A cache file's text for these entries. */
 export function serialize_cache_file(entries: ReadonlyMap<string, CacheEntry>, pretty: boolean): string {
   return [...cache_file_chunks([...entries], pretty)].join('')
@@ -75,9 +65,11 @@ function* cache_file_chunks(entries: ReadonlyArray<[string, CacheEntry]>, pretty
   }
   yield `{"version":${FORMAT_VERSION},"entries":{`
   for (let i = 0; i < entries.length; i += CHUNK_ENTRIES) {
+    // Each entry's JSON lives only as long as its chunk: kept per entry, it doubled the memory of every put and what
+    // each young-generation collection copied, the pauses that made the longest puts.
     const parts = entries
       .slice(i, i + CHUNK_ENTRIES)
-      .map(([key, entry]) => `${JSON.stringify(key)}:${entry_json(entry)}`)
+      .map(([key, entry]) => `${JSON.stringify(key)}:${JSON.stringify(entry)}`)
     yield (i > 0 ? ',' : '') + parts.join(',')
   }
   yield '}}'

@@ -1,6 +1,6 @@
 // The JSON file store: entries in memory, every change written to one file atomically.
 import { resolve } from 'node:path'
-import { cache_file, entry_json, type CacheFile } from './cache-file.js'
+import { cache_file, type CacheFile } from './cache-file.js'
 import { CacheEntry } from './cache-entry.js'
 import type { CacheStore, EntryPredicate } from './cache-store.js'
 import { option_checker } from '../options.js'
@@ -49,8 +49,6 @@ export class FileStore implements CacheStore {
    */
   put(key: string, entry: CacheEntry): void {
     const checked = entry instanceof CacheEntry ? entry : new CacheEntry(entry)
-    // Its JSON is made now, a few microseconds per put, so the writes only join texts.
-    if (!this.pretty_json) entry_json(checked)
     this.#file.entries().set(key, checked)
     this.#file.changed(this.pretty_json)
   }

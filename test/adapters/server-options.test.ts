@@ -104,32 +104,76 @@ t.test('AppOptions server options', async (t) => {
     t.equal(Object.fromEntries(parse_kv(line).pairs).ip, '127.0.0.1', 'the access line')
   })
 
-  t.test('close() cuts an HTTP/2 request still open after close_timeout_ms', async (t) => {
-    const app = new App({ https: first, http2: true, access_log: false, close_timeout_ms: 100 })
+  for (const tls of [true, false]) {
+    const name = tls ? 'an HTTP/2 request' : 'an h2c request'
+    t.test(`close() cuts ${name} still open after close_timeout_ms`, async (t) => {
+      const app = new App({ ...(tls ? { https: first } : {}), http2: true, access_log: false, close_timeout_ms: 100 })
+      let arrived!: () => void
+      const in_flight = new Promise<void>((resolve) => (arrived = resolve))
+      app.get('/never', async () => {
+        arrived()
+        await new Promise(() => {})
+      })
+      t.teardown(() => app.close())
+      const port = await app.listen(0)
+      const session = tls
+        ? connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+        : connect(`http://127.0.0.1:${port}`)
+      session.on('error', () => {})
+      const stream = session.request({ ':path': '/never' })
+      let responded = false
+      stream.on('response', () => (responded = true))
+      const ended = new Promise<string>((resolve) => {
+        stream.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
+        stream.on('close', () => resolve('closed'))
+      })
+      await in_flight
+      const started = performance.now()
+      await app.close()
+      const took = performance.now() - started
+      t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
+      t.same([await ended, responded], ['closed', false], 'the stream was cut without an answer')
+      t.ok(session.destroyed || session.closed, 'the session is gone')
+    })
+  }
+
+  t.test('serves cleartext HTTP/2 (h2c) when http2 is set without https, and closes with a session open', async (t) => {
+    const app = new App({ http2: true, access_log: false, drain_ms: 0, close_timeout_ms: 10_000 })
     let arrived!: () => void
     const in_flight = new Promise<void>((resolve) => (arrived = resolve))
-    app.get('/never', async () => {
+    let finish!: () => void
+    app.get('/x', (req, res) => void res.text(`h2c ${req.ip()}`))
+    app.get('/slow', async (_req, res) => {
       arrived()
-      await new Promise(() => {})
+      await new Promise<void>((resolve) => (finish = resolve))
+      res.text('finished')
     })
     t.teardown(() => app.close())
     const port = await app.listen(0)
-    const session = connect(`https://127.0.0.1:${port}`, { ca: first.cert, checkServerIdentity: () => undefined })
+    t.equal(app.url(), `http://127.0.0.1:${port}`)
+    const session = connect(`http://127.0.0.1:${port}`)
     session.on('error', () => {})
-    const stream = session.request({ ':path': '/never' })
-    let responded = false
-    stream.on('response', () => (responded = true))
-    const ended = new Promise<string>((resolve) => {
-      stream.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
-      stream.on('close', () => resolve('closed'))
-    })
+    const get = (path: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = session.request({ ':path': path })
+        let text = ''
+        s.on('response', (h) => (text += `${String(h[':status'])} `))
+        s.on('data', (d: Buffer) => (text += d.toString()))
+        s.on('end', () => resolve(text))
+        s.on('error', reject)
+      })
+    t.equal(await get('/x'), '200 h2c 127.0.0.1', 'an h2c client is answered in HTTP/2')
+    const slow = get('/slow')
     await in_flight
     const started = performance.now()
-    await app.close()
+    const closed = app.close()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    finish()
+    t.equal(await slow, '200 finished', 'the request in flight when close() began is answered')
+    await closed
     const took = performance.now() - started
-    t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
-    t.same([await ended, responded], ['closed', false], 'the stream was cut without an answer')
-    t.ok(session.destroyed || session.closed, 'the session is gone')
+    t.ok(took < 2000, `close() did not wait for close_timeout_ms with the session open (${Math.round(took)} ms)`)
+    t.ok(session.closed || session.destroyed, 'the session was ended by the server')
   })
 
   t.test('sets the timeouts and the connection limit on the server', async (t) => {

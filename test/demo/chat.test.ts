@@ -7,7 +7,7 @@ import { listening } from '../helpers/build.js'
 import { connect, refused, type Client } from '../helpers/ws.js'
 
 const JWT_SECRET = 'chat-test-jwt-secret-0123456789-0123456789'
-const options = { session_secret: 'chat-test-session-secret-0123', jwt_secret: JWT_SECRET }
+const options = { session_secret: 'chat-test-session-secret-0123456789', jwt_secret: JWT_SECRET }
 
 /** The next chat message, parsed. */
 const next = async (c: Client): Promise<Record<string, string>> =>

@@ -3,7 +3,7 @@ import { demos } from '../../demo/registry.js'
 import { PAGE_CSP, setup_security } from '../../demo/security.js'
 import { App } from '../../index.js'
 
-const SECRET = 'test-session-secret-0123456789'
+const SECRET = 'test-session-secret-0123456789abcdef'
 
 function demo_app(t: Test, prefix = '', api_origins?: string[]): App {
   const app = new App({ access_log: false })

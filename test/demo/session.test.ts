@@ -3,7 +3,7 @@ import { demos } from '../../demo/registry.js'
 import { setup_session } from '../../demo/session.js'
 import { App } from '../../index.js'
 
-const SECRET = 'demo-session-secret-0123'
+const SECRET = 'demo-session-secret-0123456789abcdef'
 
 function demo_app(t: Test): App {
   const app = new App({ access_log: false })

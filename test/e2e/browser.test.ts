@@ -10,7 +10,7 @@ import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, ensure } from '../helpers/services.j
 async function serve(t: Test, api_origins?: string[]): Promise<string> {
   const app = new App({ access_log: false })
   setup_security(app, {
-    session_secret: 'e2e-session-secret-0123456789',
+    session_secret: 'e2e-session-secret-0123456789abcdef',
     ...(api_origins === undefined ? {} : { api_origins }),
   })
   t.teardown(() => app.close())

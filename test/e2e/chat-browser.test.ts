@@ -27,7 +27,7 @@ t.test('chat demo in a browser', async (t) => {
   ensure('chromium')
   const app = new App({ access_log: false })
   setup_chat(app, app, {
-    session_secret: 'e2e-chat-session-secret-012345',
+    session_secret: 'e2e-chat-session-secret-0123456789',
     jwt_secret: 'e2e-chat-jwt-secret-0123456789-0123456789',
   })
   t.teardown(() => app.close())

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { App, Token, adapt_ctx, type Handler, type Middleware } from '../../index.js'
+import { App, Token, adapt_ctx, middleware, type CtxMiddleware, type Handler, type Middleware } from '../../index.js'
 import { ERR_APP_LOCKED } from '../../lib/app.js'
 import { with_route_options } from '../../lib/compose.js'
 import { build, listening } from '../helpers/build.js'
@@ -134,6 +134,50 @@ t.test('App.route', async (t) => {
       message: 'the handler of GET /x must be a function; got string',
     })
     t.equal(app.started, false)
+  })
+})
+
+t.test('App.use with context middleware', async (t) => {
+  const { auth, security } = middleware
+  const SECRET = 's'.repeat(64)
+  const made: Array<[string, () => CtxMiddleware]> = [
+    ['api_key', () => auth.api_key({ allowed_keys: ['k'] })],
+    ['jwt', () => auth.jwt({ secret: SECRET })],
+    ['session', () => auth.session({ secret: SECRET })],
+    ['rbac_context', () => auth.rbac_context()],
+    ['require_role', () => auth.require_role('admin')],
+    ['any_of', () => auth.any_of(auth.api_key({ allowed_keys: ['k'] }))],
+    ['all_of', () => auth.all_of(auth.api_key({ allowed_keys: ['k'] }))],
+    ['cors', () => security.cors({ origins: ['https://a.example'] })],
+    ['csrf', () => security.csrf()],
+    ['security_headers', () => security.security_headers()],
+    ['ip_filter', () => security.ip_filter({ allow: ['127.0.0.1'] })],
+    ['rate_limit', () => security.rate_limit({ max_requests: 10, window_seconds: 1 })],
+    ['body_limit', () => security.body_limit()],
+  ]
+
+  t.test("refuses every fw factory's context middleware given without adapt_ctx, naming it", async (t) => {
+    for (const [name, make] of made) {
+      const app = new App()
+      const message = `use() got the context middleware "${name}" (ctx, next); wrap it for the App: use(adapt_ctx(mw))`
+      const err = { code: 'FW_ERR_APP_UNADAPTED_MIDDLEWARE', message }
+      t.throws(() => app.use(make() as unknown as Middleware), err, name)
+      t.throws(() => app.use('/api', make() as unknown as Middleware), err, `${name} on a prefix`)
+      t.throws(() => app.group('/g', (g) => g.use(make() as unknown as Middleware)), err, `${name} in a group`)
+    }
+  })
+
+  t.test('accepts them through adapt_ctx, and App middleware of any arity', async (t) => {
+    const app = build(t, (app) => {
+      for (const [, make] of made) app.use('/adapted', adapt_ctx(make()))
+      app.use('/two', (_req, res) => void res.status(401).text('two'))
+      app.use('/none', () => {
+        throw new Error('none')
+      })
+      app.get('/two', (_req, res) => void res.text('unreachable'))
+    })
+    const r = await app.inject({ method: 'GET', url: '/two' })
+    t.same([r.statusCode, r.body], [401, 'two'])
   })
 })
 
@@ -355,6 +399,47 @@ t.test('App prefix middleware', async (t) => {
     ] as const) {
       const r = await send(port, { path })
       t.same([r.status, r.body], [200, body], path)
+    }
+  })
+})
+
+t.test('App prefix middleware under a parameter', async (t) => {
+  const app = build(t, (app) => {
+    app.group('/users/{id}', (users) => {
+      users.use(trace('user'))
+      users.get('/', (req, res) => void res.text(`user ${req.param('id')}`))
+      users.get('/posts', (req, res) => void res.text(`posts of ${req.param('id')}`))
+      users.use('/admin', trace('admin'))
+      users.get('/admin/{action}', (req, res) => void res.text(`${req.param('action')} ${req.param('id')}`))
+    })
+    app.use('/teams/{team}/members', trace('members'))
+    app.get('/teams/{team}/members', (_req, res) => void res.text('members'))
+    app.get('/teams/{team}', (_req, res) => void res.text('team'))
+    app.get('/users', (_req, res) => void res.text('users'))
+    app.get('/*', (_req, res) => void res.text('other'))
+  })
+  const get = (url: string) => app.inject({ method: 'GET', url })
+
+  t.test("runs a group's middleware for every route under a {param} prefix", async (t) => {
+    for (const [url, body, traced] of [
+      ['/users/7', 'user 7', 'user> <user'],
+      ['/users/7/posts', 'posts of 7', 'user> <user'],
+      ['/users/%37/posts', 'posts of 7', 'user> <user'],
+      ['/users/7/admin/ban', 'ban 7', 'user> admin> <admin <user'],
+      ['/teams/red/members', 'members', 'members> <members'],
+    ] as const) {
+      const r = await get(url)
+      t.same([r.statusCode, r.body, r.headers['x-trace']], [200, body, traced], url)
+    }
+  })
+
+  t.test('runs it on unknown paths under the prefix, and nowhere else', async (t) => {
+    for (const url of ['/users/7/nope', '/USERS/7/posts']) {
+      const r = await get(url)
+      t.same([r.statusCode, r.body, r.headers['x-trace']], [200, 'other', 'user> <user'], url)
+    }
+    for (const url of ['/users', '/teams/red', '/other', '/users/7/admi/x']) {
+      t.equal((await get(url)).headers['x-trace'], url === '/users/7/admi/x' ? 'user> <user' : undefined, url)
     }
   })
 })

@@ -29,7 +29,9 @@ function redis_app(t: Test, redis: RedisServer): App {
   return build(t, (app) => {
     app.use(
       '/session',
-      fw.adapt_ctx(session({ secret: 'a-session-secret-for-tests', store: new RedisSessionStore({ client }) })),
+      fw.adapt_ctx(
+        session({ secret: 'a-session-secret-for-tests-0123456789', store: new RedisSessionStore({ client }) }),
+      ),
     )
     app.use(
       '/limited',

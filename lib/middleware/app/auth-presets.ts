@@ -4,7 +4,7 @@ import { adapt_ctx, type Middleware } from '../../compose.js'
 import { api_key } from '../auth/api-key.js'
 import { fast_jwt, jwt_allowing_weak_secret } from '../auth/jwt.js'
 import { option_checker } from '../../options.js'
-import { session } from '../auth/session.js'
+import { session_allowing_weak_secret } from '../auth/session.js'
 import { ERR_AUTH_BAD_OPTION } from '../auth/errors.js'
 
 const check = option_checker(ERR_AUTH_BAD_OPTION, 'sign_dev_token')
@@ -30,12 +30,13 @@ export function jwt_dev(secret: string): Middleware {
 
 /**
  * Sessions with the defaults (in-memory store, cookie `sid`, not Secure, 7 days). Without a secret a random one is
- * made, so sessions end when the process restarts.
+ * made, so sessions end when the process restarts; a secret shorter than the 32 characters `session` needs is accepted
+ * with a warning (`FW_ERR_AUTH_WEAK_SECRET`) at startup.
  * @example
  * app.use('/session', fw.middleware.app.session_dev(process.env.FW_SESSION_SECRET))
  */
 export function session_dev(secret: string = randomBytes(32).toString('base64url')): Middleware {
-  return adapt_ctx(session({ secret }))
+  return adapt_ctx(session_allowing_weak_secret({ secret }, 'session_dev'))
 }
 
 /**

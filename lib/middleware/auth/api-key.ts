@@ -1,7 +1,7 @@
 // API key authentication: a key from a header (or a query parameter), checked in constant time against a static set or
 // a function.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
+import { context_middleware, with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { set_identity } from '../../identity.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
@@ -111,7 +111,7 @@ export function api_key({
     },
   )
   // The key in a query string would otherwise be written in every access line.
-  return query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] })
+  return context_middleware(query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] }))
 }
 
 function refuse(ctx: Ctx): void {

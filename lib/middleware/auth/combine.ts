@@ -1,5 +1,12 @@
 // Authenticators combined: `any_of` (the first that accepts lets the caller in) and `all_of` (every one must accept).
-import { route_options_of, with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
+import {
+  context_middleware,
+  route_options_of,
+  with_route_options,
+  type Ctx,
+  type CtxMiddleware,
+  type Next,
+} from '../../compose.js'
 import { Identity } from '../../identity.js'
 import { doc_of, documented, type MiddlewareDoc, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { quote } from '../../options.js'
@@ -125,7 +132,7 @@ export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
     docs.flatMap(alternatives),
     docs.some((d) => d.security?.optional === true),
   )
-  return documented(with_route_options(mw, combined_options('any_of', mws)), doc)
+  return context_middleware(documented(with_route_options(mw, combined_options('any_of', mws)), doc))
 }
 
 /**
@@ -163,5 +170,5 @@ export function all_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
     requirements,
     docs.every((d) => d.security?.optional === true),
   )
-  return documented(with_route_options(mw, combined_options('all_of', mws)), doc)
+  return context_middleware(documented(with_route_options(mw, combined_options('all_of', mws)), doc))
 }

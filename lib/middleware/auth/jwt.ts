@@ -1,7 +1,7 @@
 // JWT authentication on fast-jwt: HMAC, RSA, ECDSA and EdDSA keys or a remote JWKS, algorithms pinned, claims checked
 // and stored.
 import type * as FastJwt from 'fast-jwt'
-import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
+import { context_middleware, with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import { set_identity } from '../../identity.js'
 import { lazy } from '../../lazy.js'
@@ -180,7 +180,7 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
   }
 
   // Declared so a per-user rate limit registered before this middleware is refused at startup.
-  return documented(
+  const mw = documented(
     with_route_options(
       function jwt(ctx, next) {
         const token = read(ctx)
@@ -201,4 +201,5 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
     ),
     JWT_DOC,
   )
+  return context_middleware(mw)
 }

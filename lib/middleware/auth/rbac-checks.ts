@@ -1,5 +1,5 @@
 // Role and permission checks on the `Authz` that `rbac_context` stored.
-import type { CtxMiddleware } from '../../compose.js'
+import { context_middleware, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { option_checker } from '../../options.js'
@@ -16,9 +16,11 @@ function guard(name: string, message: string, allows: (authz: Authz) => boolean)
     if (authz === undefined) return void res.error(401, CODE_MISSING_AUTHZ, 'Authorization context missing')
     return allows(authz) ? next() : void res.error(403, CODE_FORBIDDEN, message)
   }
-  return documented(Object.defineProperty(mw, 'name', { value: name }), {
-    responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] },
-  })
+  return context_middleware(
+    documented(Object.defineProperty(mw, 'name', { value: name }), {
+      responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] },
+    }),
+  )
 }
 
 /**

@@ -1,6 +1,6 @@
 // RBAC context: builds `Authz` from the caller's `Identity` (a token's claims, or the roles and permissions an
 // authenticator gave), enriched by a `PermissionResolver` service.
-import type { Ctx, CtxMiddleware, Next } from '../../compose.js'
+import { context_middleware, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { option_checker } from '../../options.js'
@@ -51,7 +51,7 @@ export function rbac_context({
   const refuse_anonymous = check.bool('require_auth', require_auth)
   const resolve = check.bool('use_resolver', use_resolver)
 
-  return documented(
+  const mw = documented(
     function rbac_context(ctx: Ctx, next: Next) {
       const who = ctx.req.state(Identity)
       if (who === undefined) {
@@ -72,6 +72,7 @@ export function rbac_context({
     },
     { responses: { 401: [CODE_MISSING_AUTH], 500: [CODE_AUTHZ_RESOLVER_FAILED] } },
   )
+  return context_middleware(mw)
 }
 
 async function resolved(resolver: PermissionResolver, authz: Authz, ctx: Ctx, next: Next): Promise<void> {

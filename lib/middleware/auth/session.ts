@@ -1,10 +1,10 @@
 // Server-side sessions: a signed cookie names a record in a store; the middleware loads it, and saves it when it
 // changed.
-import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
+import { context_middleware, with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import type { Request } from '../../request.js'
-import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_SESSION } from './errors.js'
+import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_SESSION, ERR_AUTH_WEAK_SECRET } from './errors.js'
 import { option_checker } from '../../options.js'
 import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
@@ -17,7 +17,7 @@ import { observed, report } from '../../observability/events.js'
 /** Options of `session`. */
 export interface SessionOptions {
   /**
-   * Signs the cookie (HMAC-SHA256); at least 16 characters, from configuration. A list rotates secrets: the first
+   * Signs the cookie (HMAC-SHA256); at least 32 characters (the hash's length), from configuration. A list rotates secrets: the first
    * signs, every one verifies, and a cookie signed with a later one is signed again with the first; a secret dropped
    * from the list ends the sessions it signed.
    */
@@ -67,13 +67,29 @@ interface Config {
   locks: KeyedLock | undefined
 }
 
-/** The secrets, first signing; each at least 16 characters; never quoted in an error. */
-function secrets_option(value: unknown): string[] {
+/** HMAC-SHA256 needs a key as long as its hash (RFC 2104 section 3): 32 bytes, which 32 characters always are. */
+const SECRET_CHARS = 32
+
+/**
+ * The secrets, first signing; each at least `SECRET_CHARS` characters, or with `weak_from` (a development preset's name)
+ * any non-empty one, with a warning; never quoted in an error.
+ */
+function secrets_option(value: unknown, weak_from: string | undefined): string[] {
   const list = Array.isArray(value) ? (value as unknown[]) : [value]
-  check.must(list.length > 0, 'secret', 'a string or a non-empty list of strings of at least 16 characters', value, {
-    secret: true,
+  check.must(
+    list.length > 0,
+    'secret',
+    `a string or a non-empty list of strings of at least ${SECRET_CHARS} characters`,
+    value,
+    { secret: true },
+  )
+  return list.map((v) => {
+    if (weak_from === undefined) return check.secret('secret', v, SECRET_CHARS)
+    const secret = check.secret('secret', v, 1)
+    const bytes = Buffer.byteLength(secret)
+    if (bytes < SECRET_CHARS) process.emitWarning(ERR_AUTH_WEAK_SECRET(weak_from, bytes, SECRET_CHARS, 'HMAC-SHA256'))
+    return secret
   })
-  return list.map((v) => check.secret('secret', v, 16))
 }
 
 function cookie_settings({
@@ -88,7 +104,7 @@ function cookie_settings({
   return { ...cookie, max_age: check.int('ttl', ttl, 1) }
 }
 
-function configure(o: SessionOptions): Config {
+function configure(o: SessionOptions, weak_from: string | undefined): Config {
   check.must(typeof o === 'object' && o !== null, 'options', 'an object', o, { secret: true })
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
   const settings = cookie_settings(o)
@@ -99,7 +115,7 @@ function configure(o: SessionOptions): Config {
   check.must(is_store, 'store', 'an object with load, save and destroy methods', store)
   return {
     store,
-    cookie: new SessionCookie(secrets_option(secret), settings),
+    cookie: new SessionCookie(secrets_option(secret, weak_from), settings),
     ttl: settings.max_age,
     auto_create: check.bool('auto_create', auto_create),
     rolling: check.bool('rolling', rolling),
@@ -220,7 +236,20 @@ async function shared(
  * app.use(adapt_ctx(auth.session({ secret: process.env.FW_SESSION_SECRET!, secure: true })))
  */
 export function session(options: SessionOptions): CtxMiddleware {
-  const c = configure(options)
+  return session_middleware(options, undefined)
+}
+
+/**
+ * `session` for a development preset named `preset`: a secret shorter than 32 characters is accepted, with a warning
+ * (`FW_ERR_AUTH_WEAK_SECRET`) at creation.
+ */
+export function session_allowing_weak_secret(options: SessionOptions, preset: string): CtxMiddleware {
+  return session_middleware(options, preset)
+}
+
+/** The middleware of `session`; `weak_from` as in `secrets_option`. */
+function session_middleware(options: SessionOptions, weak_from: string | undefined): CtxMiddleware {
+  const c = configure(options, weak_from)
   const doc = {
     security: { schemes: { session_cookie: { type: 'apiKey', in: 'cookie', name: c.cookie.name } }, optional: true },
     responses: { 503: ['session_store_unavailable'] },
@@ -237,5 +266,5 @@ export function session(options: SessionOptions): CtxMiddleware {
       release()
     }
   }, doc)
-  return with_route_options(mw, { opens_session: MW })
+  return context_middleware(with_route_options(mw, { opens_session: MW }))
 }

@@ -1,5 +1,5 @@
 // Body limit: the largest request body a route accepts, enforced by the adapter before the body is read.
-import { with_route_options, type CtxMiddleware } from '../../compose.js'
+import { context_middleware, with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
@@ -31,5 +31,7 @@ export function body_limit({ max_bytes = 1024 * 1024 }: BodyLimitOptions = {}): 
     }
     return next()
   }
-  return with_route_options(mw, { body_limit: max, doc: { responses: { 413: [CODE_PAYLOAD_TOO_LARGE] } } })
+  return context_middleware(
+    with_route_options(mw, { body_limit: max, doc: { responses: { 413: [CODE_PAYLOAD_TOO_LARGE] } } }),
+  )
 }

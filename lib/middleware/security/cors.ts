@@ -1,7 +1,7 @@
 // CORS: an allow-list of origins (exact, one-label wildcard, RegExp or function), preflight answers, and a correct
 // `Vary`.
 import { getPublicSuffix } from 'tldts'
-import { CORS_KIND, with_route_options, type Ctx, type CtxMiddleware } from '../../compose.js'
+import { CORS_KIND, context_middleware, with_route_options, type Ctx, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
@@ -167,5 +167,5 @@ export function cors({
     return next()
   }
   // The kind tells an adapter that the routes this runs on have fw's CORS (a host's CORS plugin then leaves them alone).
-  return with_route_options(mw, { kind: CORS_KIND })
+  return context_middleware(with_route_options(mw, { kind: CORS_KIND }))
 }

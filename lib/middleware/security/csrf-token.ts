@@ -36,11 +36,14 @@ export class CsrfSigner {
   }
 }
 
-/** The secrets option: one string or a non-empty list, each at least 16 characters; never quoted. */
+/**
+ * The secrets option: one string or a non-empty list, each at least 32 characters (HMAC-SHA256 needs a key as long as
+ * its hash, RFC 2104 section 3; 32 characters are at least 32 bytes); never quoted.
+ */
 export function csrf_secrets(value: unknown): string[] {
   const list = Array.isArray(value) ? (value as unknown[]) : [value]
-  if (list.length === 0 || !list.every((s) => typeof s === 'string' && s.length >= 16)) {
-    check.fail('secret', 'a string or a list of strings of at least 16 characters', value, { secret: true })
+  if (list.length === 0 || !list.every((s) => typeof s === 'string' && s.length >= 32)) {
+    check.fail('secret', 'a string or a list of strings of at least 32 characters', value, { secret: true })
   }
   return list as string[]
 }

@@ -1,7 +1,7 @@
 // CSRF: a signed double-submit cookie, bound to the session, checked against a header or form field on unsafe methods,
 // plus Sec-Fetch-Site and Origin checks.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { with_route_options, type CtxMiddleware } from '../../compose.js'
+import { context_middleware, with_route_options, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
@@ -29,7 +29,7 @@ export interface CsrfOptions {
    */
   cookie_name?: string
   /**
-   * Signs tokens (HMAC-SHA256), at least 16 characters; a list rotates (the first signs, all verify). Default: a random
+   * Signs tokens (HMAC-SHA256), at least 32 characters; a list rotates (the first signs, all verify). Default: a random
    * secret per process, so tokens do not survive a restart nor pass between instances: give one when running several.
    */
   secret?: string | readonly string[]
@@ -143,7 +143,7 @@ export function csrf({
     req.set_state(CsrfToken, new CsrfToken(cookie!))
     return next()
   }
-  return with_route_options(mw, { binds_session: 'csrf' })
+  return context_middleware(with_route_options(mw, { binds_session: 'csrf' }))
 }
 
 /**

@@ -1,6 +1,6 @@
 // Security response headers: helmet's default set, each changeable, HSTS only over HTTPS, and a per-request CSP nonce.
 import { randomBytes } from 'node:crypto'
-import { SECURITY_HEADERS_KIND, with_route_options, type CtxMiddleware } from '../../compose.js'
+import { SECURITY_HEADERS_KIND, context_middleware, with_route_options, type CtxMiddleware } from '../../compose.js'
 import { HTTP_TOKEN } from '../../response.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { option_checker } from '../../options.js'
@@ -156,5 +156,5 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
     }
     return next()
   }
-  return with_route_options(mw, { kind: SECURITY_HEADERS_KIND })
+  return context_middleware(with_route_options(mw, { kind: SECURITY_HEADERS_KIND }))
 }

@@ -1,5 +1,5 @@
 // IP filter: allow and deny lists of addresses and CIDRs (IPv4, IPv6, IPv4-mapped normalised), deny first.
-import type { CtxMiddleware } from '../../compose.js'
+import { context_middleware, type CtxMiddleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import { option_checker } from '../../options.js'
 import { ERR_IP_FILTER_BAD_ADDRESS, ERR_SECURITY_BAD_OPTION } from './errors.js'
@@ -40,7 +40,7 @@ export function ip_filter({ allow = [], deny = [] }: IpFilterOptions): CtxMiddle
   if (allowed.length === 0 && denied.length === 0) {
     check.fail('allow or deny', 'a non-empty list', [])
   }
-  return function ip_filter({ req, res }, next) {
+  return context_middleware(function ip_filter({ req, res }, next) {
     const ip = parse_ip(req.ip())
     if (ip === undefined) return void res.error(403, CODE_IP_NOT_ALLOWED, 'Client address not allowed')
     if (denied.some((r) => in_range(ip, r))) return void res.error(403, CODE_IP_DENIED, 'Client address denied')
@@ -48,5 +48,5 @@ export function ip_filter({ allow = [], deny = [] }: IpFilterOptions): CtxMiddle
       return void res.error(403, CODE_IP_NOT_ALLOWED, 'Client address not allowed')
     }
     return next()
-  }
+  })
 }

@@ -1,5 +1,5 @@
 // Rate limit: a sliding window counter per key, with the X-RateLimit-* headers on every response and 429 when exceeded.
-import { with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
+import { context_middleware, with_route_options, type Ctx, type CtxMiddleware, type Next } from '../../compose.js'
 import { httpCode, StoreUnavailable } from '../../errors.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
@@ -190,10 +190,11 @@ export function rate_limit({
     check.bool('override', override) ? { kind: 'rate_limit', replaces: 'rate_limit' } : { kind: 'rate_limit' },
   )
   // A per-user limit before authentication would count every user of one address together: refused at startup.
-  return documented(
+  const documented_mw = documented(
     key === 'user' && key_fn === undefined
       ? with_route_options(mw, { reads_identity: "rate_limit({ key: 'user' })" })
       : mw,
     doc,
   )
+  return context_middleware(documented_mw)
 }

@@ -7,7 +7,7 @@ import { RedisSessionStore } from '../../../lib/redis/index.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
 import { client } from './setup.js'
 
-const SECRET = 'redis-session-secret-0123'
+const SECRET = 'redis-session-secret-0123456789abcdef'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 t.test('RedisSessionStore', async (t) => {

@@ -15,6 +15,30 @@ function app_with(t: Test, setup: (app: App) => void): App {
   return app
 }
 
+/** The warnings the process emits while the test runs (they arrive on a later turn of the loop). */
+function warnings(t: Test): Array<Error & { code?: string }> {
+  const seen: Error[] = []
+  const listener = (w: Error): void => void seen.push(w)
+  process.on('warning', listener)
+  t.teardown(() => void process.off('warning', listener))
+  return seen
+}
+
+/** Checks that one `FW_ERR_AUTH_WEAK_SECRET` warning was emitted, saying `message`, without quoting the secret. */
+async function one_weak_secret_warning(
+  t: Test,
+  seen: Array<Error & { code?: string }>,
+  secret: string,
+  message: string,
+) {
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(
+    seen.map((w) => [w.code, w.message]),
+    [['FW_ERR_AUTH_WEAK_SECRET', message]],
+  )
+  t.notOk(seen[0]!.message.includes(secret), 'the warning does not quote the secret')
+}
+
 t.test('api_key_dev', async (t) => {
   t.test('accepts the key from x-api-key or the api_key query parameter', async (t) => {
     const app = app_with(t, (app) => {
@@ -53,10 +77,7 @@ t.test('jwt_dev', async (t) => {
     t.equal(r.json().error, 'invalid_token')
   })
   t.test('accepts a secret shorter than HS256 needs, with one warning at startup', async (t) => {
-    const seen: Error[] = []
-    const listener = (w: Error): void => void seen.push(w)
-    process.on('warning', listener)
-    t.teardown(() => void process.off('warning', listener))
+    const seen = warnings(t)
     const short = 'dev-short-secret'
     const app = app_with(t, (app) => {
       app.use(jwt_dev(short))
@@ -64,17 +85,12 @@ t.test('jwt_dev', async (t) => {
     })
     const token = sign_dev_token(short, { sub: 'ada' })
     t.same((await app.inject({ url: '/j', headers: { authorization: `Bearer ${token}` } })).json(), { sub: 'ada' })
-    await new Promise((resolve) => setImmediate(resolve))
-    t.same(
-      seen.map((w) => [(w as Error & { code?: string }).code, w.message]),
-      [
-        [
-          'FW_ERR_AUTH_WEAK_SECRET',
-          'jwt_dev: the secret has 16 bytes, fewer than the 32 that HS256 needs (RFC 7518 section 3.2); accepted for development only',
-        ],
-      ],
+    await one_weak_secret_warning(
+      t,
+      seen,
+      short,
+      'jwt_dev: the secret has 16 bytes, fewer than the 32 that HS256 needs (RFC 7518 section 3.2); accepted for development only',
     )
-    t.notOk(seen[0]!.message.includes(short), 'the warning does not quote the secret')
     jwt_dev(SECRET)
     await new Promise((resolve) => setImmediate(resolve))
     t.equal(seen.length, 1, 'a long enough secret gives no warning')
@@ -82,9 +98,25 @@ t.test('jwt_dev', async (t) => {
 })
 
 t.test('session_dev', async (t) => {
+  t.test('accepts a secret shorter than session needs, with one warning at startup', async (t) => {
+    const seen = warnings(t)
+    const short = 'dev-session-secret-0123'
+    session_dev(short)
+    await one_weak_secret_warning(
+      t,
+      seen,
+      short,
+      'session_dev: the secret has 23 bytes, fewer than the 32 that HMAC-SHA256 needs (RFC 7518 section 3.2); accepted for development only',
+    )
+    session_dev('dev-session-secret-0123456789abcdef')
+    session_dev()
+    await new Promise((resolve) => setImmediate(resolve))
+    t.equal(seen.length, 1, 'a long enough secret, or the random default, gives no warning')
+  })
+
   t.test('keeps a session across requests with the default cookie', async (t) => {
     const app = app_with(t, (app) => {
-      app.use(session_dev('dev-session-secret-0123'))
+      app.use(session_dev('dev-session-secret-0123456789abcdef'))
       app.get('/s', (req, res) => {
         const s = req.state(Session)!
         const n = Number(s.get('n') ?? '0') + 1

@@ -10,8 +10,8 @@ import type { ISessionStore } from '../../../../lib/middleware/auth/session-stor
 import { auth_api_config, type AuthApiOptions } from '../../../../demo/auth-api/index.js'
 
 // A recognisable secret, and the forms its bytes could take in a message.
-const SECRET = 'S3cr3t-Recognisable-Value-42'
-const OTHER = 'An0ther-Secret-Value-Rotated-7'
+const SECRET = 'S3cr3t-Recognisable-Value-42-Long-Enough'
+const OTHER = 'An0ther-Secret-Value-Rotated-7-Long-Enough'
 const forms = (s: string): string[] => {
   const b = Buffer.from(s)
   return [s, b.toString('hex'), b.toString('base64'), b.toString('base64url'), [...b].join(','), [...b].join(', ')]

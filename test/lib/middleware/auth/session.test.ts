@@ -10,7 +10,7 @@ import {
 } from '../../../../lib/middleware/auth/session-store.js'
 import { throws_coded } from './build.js'
 
-const SECRET = 'session-test-secret-0123'
+const SECRET = 'session-test-secret-0123456789abcdef'
 const WEEK = 604800
 const mac = (id: string, secret = SECRET) => createHmac('sha256', secret).update(id).digest('base64url')
 
@@ -315,7 +315,7 @@ t.test('session', async (t) => {
   t.test(
     'verifies with every listed secret, signs with the first, and re-signs a cookie of a rotated secret',
     async (t) => {
-      const OLD = 'old-session-secret-0123'
+      const OLD = 'old-session-secret-0123456789abcdef'
       const before = build(t, { secret: OLD })
       const first = await before.app.inject({ url: '/count' })
       const { id, value } = cookie_of(first)
@@ -345,11 +345,17 @@ t.test('session', async (t) => {
     const bad = (options: unknown, message: RegExp) =>
       throws_coded(t, () => session(options as SessionOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
     bad(undefined, /^session: options must be an object; got undefined$/)
-    bad({}, /^session: secret must be a string of at least 16 characters; got undefined$/)
+    bad({}, /^session: secret must be a string of at least 32 characters; got undefined$/)
     bad(
       { secret: 'short' },
-      /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/,
+      /^session: secret must be a string of at least 32 characters; got a string of 5 characters$/,
     )
+    // An HMAC-SHA256 key shorter than the hash (RFC 2104 section 3), as jwt refuses for HS256.
+    bad(
+      { secret: 'x'.repeat(31) },
+      /^session: secret must be a string of at least 32 characters; got a string of 31 characters$/,
+    )
+    t.doesNotThrow(() => session({ secret: 'x'.repeat(32) }), 'a 32-character secret is accepted')
     bad({ secret: SECRET, cookie_name: 'a b' }, /^session: cookie_name must be an HTTP token/)
     bad(
       { secret: SECRET, cookie_path: 'app' },
@@ -374,11 +380,11 @@ t.test('session', async (t) => {
     bad({ secret: SECRET, rolling: 'yes' }, /^session: rolling must be a boolean; got "yes"$/)
     bad(
       { secret: [] },
-      /^session: secret must be a string or a non-empty list of strings of at least 16 characters; got a list of 0 items$/,
+      /^session: secret must be a string or a non-empty list of strings of at least 32 characters; got a list of 0 items$/,
     )
     bad(
       { secret: [SECRET, 'short'] },
-      /^session: secret must be a string of at least 16 characters; got a string of 5 characters$/,
+      /^session: secret must be a string of at least 32 characters; got a string of 5 characters$/,
     )
     bad(
       { secret: SECRET, store: { load() {} } },

@@ -9,7 +9,7 @@ import { csrf } from '../../../../lib/middleware/security/csrf.js'
 import { CsrfToken } from '../../../../lib/middleware/security/csrf.js'
 import { throws_coded } from './build.js'
 
-const SECRET = 'sign-in-test-secret-0123456789'
+const SECRET = 'sign-in-test-secret-0123456789abcdef'
 
 /** An app with a session, sign-in and sign-out routes, and an admin page behind rbac. */
 function app_with_login(t: Test) {

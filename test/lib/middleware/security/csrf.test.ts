@@ -5,7 +5,7 @@ import { csrf, CsrfToken, type CsrfOptions } from '../../../../lib/middleware/se
 import { build } from './build.js'
 import { session } from '../../../../lib/middleware/auth/session.js'
 
-const SECRET = 'csrf-test-secret-0123456789'
+const SECRET = 'csrf-test-secret-0123456789abcdef'
 
 const COOKIE = /^csrf_token=([A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}); Path=\/; SameSite=Lax$/
 
@@ -273,7 +273,7 @@ t.test('csrf', async (t) => {
     const planted = [
       'A'.repeat(43),
       `${'A'.repeat(43)}.${'B'.repeat(43)}`,
-      await token_of(with_csrf(t, { secret: 'another-servers-secret-123' }).app),
+      await token_of(with_csrf(t, { secret: 'another-servers-secret-0123456789abcdef' }).app),
     ]
     for (const token of planted) {
       const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: `csrf_token=${token}` }
@@ -333,7 +333,7 @@ t.test('csrf', async (t) => {
   })
 
   t.test('verifies with every listed secret and signs with the first', async (t) => {
-    const OLD = 'old-csrf-secret-0123456'
+    const OLD = 'old-csrf-secret-0123456789abcdef'
     const token = await token_of(with_csrf(t, { secret: OLD }).app)
     const { app } = with_csrf(t, { secret: [SECRET, OLD] })
     t.equal(
@@ -406,9 +406,16 @@ t.test('csrf', async (t) => {
       message: 'csrf: header_name must be an HTTP token; got "x csrf"',
     })
     t.throws(() => csrf({ trusted_origins: [7 as unknown as string] }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
+    // An HMAC-SHA256 key shorter than the hash (RFC 2104 section 3), as jwt refuses for HS256.
+    t.throws(() => csrf({ secret: 'x'.repeat(31) }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message:
+        'csrf: secret must be a string or a list of strings of at least 32 characters; got a string of 31 characters',
+    })
+    t.doesNotThrow(() => csrf({ secret: 'x'.repeat(32) }), 'a 32-character secret is accepted')
     t.throws(() => csrf({ secret: [SECRET, 'short-secret'] }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
-      message: 'csrf: secret must be a string or a list of strings of at least 16 characters; got a list of 2 items',
+      message: 'csrf: secret must be a string or a list of strings of at least 32 characters; got a list of 2 items',
     })
   })
 })
