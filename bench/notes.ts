@@ -11,7 +11,7 @@ built-ins, and writes \`listening <port>\` itself; \`test/bench/servers.test.ts\
 named exception is the application a scenario measures: \`conduit-fw.ts\` imports the conduit demo's entry module (and
 through it its query builder and database driver), as a production process would; no other server may. Harness code
 loaded into a server's process shifted V8's heap and JIT state by about 20%, in fw's favour, so every ratio recorded
-before this method is withdrawn (see [decisions](decisions.md)). Each server runs in its own process pinned to core 0 (\`taskset -c 0\`); \`wrk -t1 -c64\`
+before this method is withdrawn (the figures are under "Measurements behind the method and the decisions" below). Each server runs in its own process pinned to core 0 (\`taskset -c 0\`); \`wrk -t1 -c64\`
 (Debian's package, installed by the bench when missing) runs pinned to core 1. Every server gets an untimed warm-up on each
 route, then the competitors of a scenario run one after another in rounds whose order rotates. For each run the bench
 reads the server process's utime + stime (\`/proc/<pid>/stat\`) before and after and divides by the requests wrk

@@ -10,7 +10,7 @@ export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me-0123456789abcdef'
 /**
  * Registers `GET /secure` behind bearer JWT (secret default `FW_JWT_SECRET`, else a development secret).
  * @example
- * setup_jwt(app, { secret: 'a-long-random-secret' })
+ * setup_jwt(app, { secret: 'a-long-random-secret-of-32-or-more-characters' })
  */
 export function setup_jwt(r: Router, { secret }: { secret?: string } = {}): void {
   r.use('/secure', jwt_dev(secret ?? dev_secret('FW_JWT_SECRET', DEV_JWT_SECRET)))

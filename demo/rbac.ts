@@ -8,7 +8,7 @@ import { DEV_JWT_SECRET } from './jwt.js'
 /**
  * Registers `GET /admin` for tokens with role `admin` and permission `products:write` (claims `roles` and `perms`).
  * @example
- * setup_rbac(app, { secret: 'a-long-random-secret' })
+ * setup_rbac(app, { secret: 'a-long-random-secret-of-32-or-more-characters' })
  */
 export function setup_rbac(r: Router, { secret }: { secret?: string } = {}): void {
   r.use('/admin', jwt_dev(secret ?? dev_secret('FW_JWT_SECRET', DEV_JWT_SECRET)))

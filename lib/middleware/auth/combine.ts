@@ -111,7 +111,8 @@ function combined_options(name: string, mws: readonly CtxMiddleware[]) {
  * one that is not context middleware, throws `FW_ERR_AUTH_BAD_COMBINATION` at startup.
  * @example
  * const caller = auth.any_of(auth.api_key({ allowed_keys: [key] }), auth.jwt({ secret }))
- * app.get('/reports', (req, res) => res.json('who', req.state(auth.Identity)!.id), adapt_ctx(caller))
+ * app.use('/reports', adapt_ctx(caller))
+ * app.get('/reports', (req, res) => res.json('who', req.state(auth.Identity)!.id))
  */
 export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
   const mws = checked('any_of', authenticators)
