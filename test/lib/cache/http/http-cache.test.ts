@@ -41,6 +41,28 @@ function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, oute
   return { app, clock, decisions, calls: () => calls }
 }
 
+/**
+ * `n` concurrent GETs of `/data` that all reach the cache before `handler` may answer (it waits on a gate opened once
+ * every request has arrived): the answers, with the counter and decisions of `cached`.
+ */
+async function stampede(t: Test, n: number, handler: Handler) {
+  const hold = gate()
+  const arrived = arrivals()
+  const c = cached(
+    t,
+    {},
+    async (req, res) => {
+      await hold.promise
+      return handler(req, res)
+    },
+    [arrived.middleware],
+  )
+  const pending = Array.from({ length: n }, () => c.app.inject({ url: '/data' }))
+  await arrived.reached(n)
+  hold.open()
+  return { ...c, rs: await Promise.all(pending) }
+}
+
 const status_of = (r: { headers: Record<string, unknown> }): unknown => r.headers['x-fw-cache-status']
 
 /** An async store over a Map; `fail` makes the named operations reject as an unreachable Redis would. */
@@ -420,22 +442,8 @@ t.test('http_cache', async (t) => {
   })
 
   t.test('runs the handler once for concurrent misses and gives every request its answer', async (t) => {
-    const hold = gate()
-    const arrived = arrivals()
-    const { app, calls, decisions } = cached(
-      t,
-      {},
-      async (_req, res) => {
-        await hold.promise
-        res.json('shared', true)
-      },
-      [arrived.middleware],
-    )
     const N = 12
-    const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
-    await arrived.reached(N)
-    hold.open()
-    const rs = await Promise.all(pending)
+    const { rs, calls, decisions } = await stampede(t, N, (_req, res) => void res.json('shared', true))
     t.equal(calls(), 1)
     t.same(
       rs.map((r) => [r.statusCode, r.body]),
@@ -446,22 +454,8 @@ t.test('http_cache', async (t) => {
   })
 
   t.test("lets followers run the handler themselves when the leader's answer cannot be stored", async (t) => {
-    const hold = gate()
-    const arrived = arrivals()
-    const { app, calls } = cached(
-      t,
-      {},
-      async (_req, res) => {
-        await hold.promise
-        res.header('Set-Cookie', 'a=1').text('personal')
-      },
-      [arrived.middleware],
-    )
     const N = 5
-    const pending = Array.from({ length: N }, () => app.inject({ url: '/data' }))
-    await arrived.reached(N)
-    hold.open()
-    const rs = await Promise.all(pending)
+    const { rs, calls } = await stampede(t, N, (_req, res) => void res.header('Set-Cookie', 'a=1').text('personal'))
     t.equal(calls(), N)
     t.same(
       rs.map((r) => [r.statusCode, status_of(r), r.body]),
@@ -470,23 +464,11 @@ t.test('http_cache', async (t) => {
   })
 
   t.test('lets followers run the handler themselves when the leader throws', async (t) => {
-    const hold = gate()
     let n = 0
-    const arrived = arrivals()
-    const { app, calls } = cached(
-      t,
-      {},
-      async (_req, res) => {
-        await hold.promise
-        if (++n === 1) throw new Error('first one fails')
-        res.text('fine')
-      },
-      [arrived.middleware],
-    )
-    const pending = Array.from({ length: 3 }, () => app.inject({ url: '/data' }))
-    await arrived.reached(3)
-    hold.open()
-    const rs = await Promise.all(pending)
+    const { rs, calls } = await stampede(t, 3, (_req, res) => {
+      if (++n === 1) throw new Error('first one fails')
+      res.text('fine')
+    })
     t.equal(calls(), 3)
     t.same(rs.map((r) => r.statusCode).sort(), [200, 200, 500])
   })
