@@ -6,15 +6,14 @@ import type { AppCore } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
 import type { ErrorMapper } from '../lib/error-answer.js'
 import type { LogCore } from '../lib/log/core.js'
-import { enter_request, request_context } from '../lib/log/context.js'
 import { level as log_level } from '../lib/log/index.js'
-import { Request, type IpResolver } from '../lib/request.js'
+import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { checked_commit, commit, end_streams_on_close, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
-import { access_line, ip_of_request, ip_resolver, note_user } from './request-lines.js'
+import { access_line, in_request_context, ip_of_request, ip_resolver, note_user } from './request-lines.js'
 import { mount_ws } from './ws.js'
 
 /** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
@@ -106,12 +105,6 @@ function binder(
       note(freq, req)
       return pending(send(reply, res, log, freq))
     }
-    // Each request runs in its own log context, so every line logged while serving it carries its id (and goes through
-    // its App's log core); the context names the request itself, since two requests may send the same id. `req.log`
-    // is bound to that same context.
-    return (freq: FastifyRequest, reply: FastifyReply) => {
-      const ctx = request_context(freq.id, freq, log)
-      return enter_request(ctx, serve, new Request(freq, services, ip, ctx), reply)
-    }
+    return in_request_context(services, ip, log, serve)
   }
 }

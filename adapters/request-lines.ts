@@ -6,12 +6,13 @@ import { isIP } from 'node:net'
 import proxyaddr from '@fastify/proxy-addr'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Identity } from '../lib/identity.js'
-import { request_context } from '../lib/log/context.js'
+import { enter_request, request_context } from '../lib/log/context.js'
 import type { LogCore } from '../lib/log/core.js'
 import { logger, redact_query, type LogLevel } from '../lib/log/index.js'
 import { logf_in } from '../lib/log/logger.js'
 import { route_template } from '../lib/observability/route.js'
-import type { HostRequest, IpResolver, Request } from '../lib/request.js'
+import { Request, type HostRequest, type IpResolver } from '../lib/request.js'
+import type { Services } from '../lib/state.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -170,4 +171,21 @@ export function access_line(
  */
 export function log_failure(freq: FastifyRequest, log: LogCore | undefined, message: string, err: unknown): void {
   logf_in(request_context(freq.id, freq, log), 'fastify', 'error', message, ['err', err])
+}
+
+/**
+ * A Fastify handler that runs `serve(req, reply)` in the request's own log context, so every line logged while serving
+ * it carries its id and goes through its App's log core (`log`); the context names the request itself, since two
+ * requests may send the same id, and `req.log` is bound to it. Routes and WebSocket upgrades enter this way.
+ */
+export function in_request_context<R>(
+  services: Services,
+  ip: IpResolver,
+  log: LogCore | undefined,
+  serve: (req: Request, reply: FastifyReply) => R,
+): (freq: FastifyRequest, reply: FastifyReply) => R {
+  return (freq, reply) => {
+    const ctx = request_context(freq.id, freq, log)
+    return enter_request(ctx, serve, new Request(freq, services, ip, ctx), reply)
+  }
 }

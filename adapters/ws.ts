@@ -6,11 +6,12 @@ import type { WebSocket } from 'ws'
 import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
-import { enter_request, request_context } from '../lib/log/context.js'
-import { Request, type IpResolver } from '../lib/request.js'
+import { request_context } from '../lib/log/context.js'
+import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
 import { commit } from './commit.js'
+import { in_request_context } from './request-lines.js'
 import { fail } from './error-answers.js'
 
 /** Registers the plugin and the app's WebSocket routes on `instance` (after its HTTP routes, which stay unwrapped). */
@@ -78,10 +79,7 @@ export async function mount_ws(
       method: 'GET',
       url: r.url,
       exposeHeadRoute: false,
-      preHandler: (freq, reply) => {
-        const ctx = request_context(freq.id, freq, log)
-        return enter_request(ctx, upgrade, new Request(freq, app.services, ip, ctx), reply)
-      },
+      preHandler: in_request_context(app.services, ip, log, upgrade),
       // Never reached: the gate answers a plain GET with 426 and the plugin hijacks an upgrade.
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
