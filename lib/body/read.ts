@@ -60,6 +60,8 @@ class WholeBody {
   }
 }
 
+const ignore = (): void => {}
+
 /** `source` passed through, failing with `FW_ERR_BODY_TOO_LARGE` once more than `limit` bytes have gone by. */
 export function limited(source: Readable, limit: number): Readable {
   let size = 0
@@ -70,13 +72,13 @@ export function limited(source: Readable, limit: number): Readable {
     },
   })
   // The client going away (ECONNRESET, aborted) fails the reader rather than leaving it waiting; one already gone
-  // before the handler asked emits nothing more, so it fails at once.
+  // before the handler asked emits nothing more, so it fails at once. The counter may fail while nobody listens (a
+  // handler holding the stream before it reads, a multipart reader that stopped): its reader learns it from `errored`
+  // or its own listener, and the event without one must not end the process.
+  counter.on('error', ignore)
   const on_error = (err: Error): void => void counter.destroy(err)
-  if (source.destroyed && !source.readableEnded) {
-    // Errored now, so `errored` tells a reader that attaches later; the event itself has no listener yet.
-    counter.on('error', () => {})
+  if (source.destroyed && !source.readableEnded)
     return counter.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
-  }
   source.on('error', on_error)
   counter.once('close', () => {
     source.off('error', on_error)

@@ -4,7 +4,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import t from 'tap'
 import { stream_body } from '../../../lib/body/index.js'
-import { listening } from '../../helpers/build.js'
+import { gate, listening } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { private_tmpdir, BOUNDARY } from '../../helpers/multipart.js'
 
@@ -34,6 +34,7 @@ process.env.TMPDIR = t.testdir()
 t.test('a client disconnecting mid-upload', async (t) => {
   capture_log(t)
   const settled: string[] = []
+  const held = gate()
   const { app, port } = await listening(t, (app) => {
     app.use('/s', stream_body())
     app.post('/s/save', async (req, res) => {
@@ -58,6 +59,18 @@ t.test('a client disconnecting mid-upload', async (t) => {
         res.json('files', (await req.multipart().save()).files.length)
       } catch (err) {
         settled.push(`late ${(err as { code?: string }).code}`)
+        throw err
+      }
+    })
+    app.post('/s/held', async (req, res) => {
+      // Takes the stream, then waits: the client goes away while nobody listens to it.
+      const body = req.stream()
+      await held.promise
+      try {
+        for await (const _ of body) void _
+        res.json('ok', true)
+      } catch (err) {
+        settled.push(`held ${(err as { code?: string }).code}`)
         throw err
       }
     })
@@ -102,6 +115,30 @@ t.test('a client disconnecting mid-upload', async (t) => {
     t.same(settled, ['late ECONNRESET'], 'the reader failed with the client gone')
     for (let i = 0; i < 100 && upload_dirs() !== before; i++) await tick()
     t.equal(upload_dirs(), before, 'no temporary folder is left')
+  })
+
+  t.test('a stream taken but not yet read when the client leaves fails its reader, not the process', async (t) => {
+    settled.length = 0
+    const uncaught: Error[] = []
+    const on_uncaught = (err: Error): void => void uncaught.push(err)
+    // tap's own handler would end the run; this test counts what escapes instead.
+    const tap_handlers = process.listeners('uncaughtException')
+    process.removeAllListeners('uncaughtException')
+    process.on('uncaughtException', on_uncaught)
+    t.teardown(() => {
+      process.off('uncaughtException', on_uncaught)
+      for (const fn of tap_handlers) process.on('uncaughtException', fn)
+    })
+    await drop_mid_upload(port, '/s/held', 'Content-Length: 100000', 'y'.repeat(5000))
+    await tick(200)
+    held.open()
+    for (let i = 0; i < 100 && settled.length < 1; i++) await tick()
+    t.same(
+      uncaught.map((e) => e.message),
+      [],
+      'no error escaped to the process',
+    )
+    t.same(settled, ['held ECONNRESET'], 'the reader failed with the client gone')
   })
 
   t.test('the server still answers afterwards', async (t) => {
