@@ -79,10 +79,9 @@ export function limited(source: Readable, limit: number): Readable {
   const on_error = (err: Error): void => void counter.destroy(err)
   if (source.destroyed && !source.readableEnded)
     return counter.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
+  // Kept after the counter closes: a request decides to emit its 'error' a tick before it does, and a listener removed
+  // in between would leave that emit with none (destroying a closed counter does nothing).
   source.on('error', on_error)
-  counter.once('close', () => {
-    source.off('error', on_error)
-    source.unpipe(counter)
-  })
+  counter.once('close', () => source.unpipe(counter))
   return source.pipe(counter)
 }
