@@ -103,23 +103,62 @@ export function run_lengths(opts: {
 }
 
 /**
+ * The control pair of a run: a second process of the competitor `of` (same script and environment), measured in the
+ * same rounds of `scenario`. Its ratios to `of` are the method's own error in that run (ideally 1.00), in CPU and bytes.
+ */
+export interface Control {
+  scenario: string
+  of: string
+}
+
+/** The name of the control pair's second process. */
+export const control_name = (of: string): string => `${of} (control)`
+
+/** `setup` with the control's second process added to its competitors and to its scenario. */
+function with_control(setup: Pick<CpuRun, 'competitors' | 'scenarios'>, control: Control) {
+  const name = control_name(control.of)
+  const original = setup.competitors.find((c) => c.name === control.of)
+  if (original === undefined) throw new Error(`control: no competitor ${control.of}`)
+  return {
+    competitors: [...setup.competitors, { ...original, name }],
+    scenarios: setup.scenarios.map((s) =>
+      s.name === control.scenario ? { ...s, competitors: [...s.competitors, name] } : s,
+    ),
+  }
+}
+
+/** The note a report with a control pair carries. */
+export function control_note(control: Control): string {
+  return (
+    `"${control_name(control.of)}" is a second process of the same server as "${control.of}", measured in the same ` +
+    `rounds of ${control.scenario}: its ratios to "${control.of}" show how far two identical servers land apart in ` +
+    'this run, in CPU and in bytes'
+  )
+}
+
+/**
  * Runs the scenarios on each Node binary (the machine's alone when quick) and gathers every binary's rows, and the
- * ratios `ratios_of` draws from them.
+ * ratios `ratios_of` draws from them, followed by the control pair's when `setup` names one whose scenario runs.
  */
 export async function on_each_node(
   opts: { rounds: number; quick?: boolean },
-  setup: Pick<CpuRun, 'competitors' | 'scenarios'>,
+  setup: Pick<CpuRun, 'competitors' | 'scenarios'> & { control?: Control },
   ratios_of: (rows: BenchRow[], node_label: string) => BenchRatio[],
 ): Promise<{ rows: BenchRow[]; ratios: BenchRatio[]; note: string }> {
   const lengths = run_lengths(opts)
+  const control = setup.scenarios.some((s) => s.name === setup.control?.scenario) ? setup.control : undefined
+  const run = control === undefined ? setup : with_control(setup, control)
   const rows: BenchRow[] = []
   const ratios: BenchRatio[] = []
   for (const node of await nodes(opts.quick)) {
-    const node_rows = cpu_rows(await cpu_rounds({ ...setup, ...lengths, node }), node.label)
+    const node_rows = cpu_rows(await cpu_rounds({ ...run, ...lengths, node }), node.label)
     rows.push(...node_rows)
     ratios.push(...ratios_of(node_rows, node.label))
+    if (control !== undefined)
+      ratios.push(...cost_ratios(node_rows, control.scenario, node.label, control_name(control.of), control.of))
   }
-  return { rows, ratios, note: method_note(lengths) }
+  const note = method_note(lengths)
+  return { rows, ratios, note: control === undefined ? note : `${note}; ${control_note(control)}` }
 }
 
 /** The unit of the CPU rows. */

@@ -8,8 +8,6 @@ import type { BenchReport } from './report.js'
 /** fw with its defaults; logging off, or on at info with the access line written to a file (FW_BENCH_LOG_FILE). */
 export const COMPETITORS: readonly Competitor[] = [
   { name: 'fastify', script: 'http-fastify.ts' },
-  // A second process of the same server: its ratio to 'fastify' is the method's own error in that run (ideally 1.00).
-  { name: 'fastify (control)', script: 'http-fastify.ts' },
   { name: 'fw', script: 'http-fw.ts', env: { FW_LOG_LEVEL: 'off' } },
   { name: 'hono', script: 'http-hono.ts' },
   { name: 'node:http', script: 'http-node.ts' },
@@ -25,7 +23,6 @@ export const PARAM = { path: '/users/42?fields=name,email' }
 export const ECHO = { path: '/echo', method: 'POST', body: JSON.stringify({ name: 'Ada', tags: ['a', 'b'], n: 42 }) }
 const PLAIN = ['fastify', 'fw', 'hono', 'node:http']
 const LOGGED = ['fastify logger', 'fw access log']
-const CONTROL = 'fastify (control)'
 
 /** fw / raw Fastify: at most 1.10x CPU and 1.25x bytes per request (issue 25). */
 const PLAIN_TARGETS = { cpu: 1.1, bytes: 1.25 }
@@ -37,7 +34,7 @@ const SCENARIOS: Array<CpuScenario & { pair: [string, string]; targets: { cpu?: 
   {
     name: 'json hello',
     load: HELLO,
-    competitors: [...PLAIN, CONTROL],
+    competitors: PLAIN,
     pair: ['fw', 'fastify'],
     targets: PLAIN_TARGETS,
   },
@@ -71,12 +68,16 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const scenarios = opts.quick ? QUICK : SCENARIOS
   const used = new Set(scenarios.flatMap((s) => s.competitors))
   const competitors = COMPETITORS.filter((c) => used.has(c.name))
-  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) =>
-    scenarios.flatMap((s) => [
-      ...cost_ratios(node_rows, s.name, node, s.pair[0], s.pair[1], s.targets),
-      ...(s.competitors.includes('hono') ? cost_ratios(node_rows, s.name, node, 'fw', 'hono') : []),
-      ...(s.competitors.includes(CONTROL) ? cost_ratios(node_rows, s.name, node, CONTROL, 'fastify') : []),
-    ]),
+  // The control pair runs in full runs: the quick one measures fw and Fastify alone.
+  const control = opts.quick ? undefined : { scenario: 'json hello', of: 'fastify' }
+  const { rows, ratios, note } = await on_each_node(
+    opts,
+    { competitors, scenarios, ...(control && { control }) },
+    (node_rows, node) =>
+      scenarios.flatMap((s) => [
+        ...cost_ratios(node_rows, s.name, node, s.pair[0], s.pair[1], s.targets),
+        ...(s.competitors.includes('hono') ? cost_ratios(node_rows, s.name, node, 'fw', 'hono') : []),
+      ]),
   )
   return {
     name: 'http',
@@ -86,7 +87,6 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       note,
       'fw runs with its defaults (request ids, access log at info); "fw" has FW_LOG_LEVEL=off, "fw access log" writes its access line to a file in async mode (buffered, as pino\'s SonicBoom writes Fastify\'s); ' +
         '"fastify" has its logger off, "fastify logger" logs at info to a file (its two lines per request); 5 middleware: fw app.use no-ops against 5 no-op onRequest hooks',
-      '"fastify (control)" is a second process of the same Fastify server, measured in the same rounds: its ratios to "fastify" show how far two identical servers land apart in this run, in CPU and in bytes',
       'every server file imports only its framework, its plugins and Node built-ins (test/bench/server-imports.test.ts holds them to it), so no harness code shifts its heap or JIT state',
     ],
   }

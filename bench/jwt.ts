@@ -59,15 +59,19 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     { name: SCENARIO, load: { path: '/secure', headers: { authorization: `Bearer ${token}` } }, competitors: NAMES },
     ...signed.map((a) => a.scenario),
   ]
-  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-jwt', { cpu: 1 }),
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'express-jwt', { cpu: 0.5 }),
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'hono-jwt'),
-    // Target: at least 0.95x of @fastify/jwt's efficiency, so fw's CPU per request at most 1 / 0.95 of it.
-    ...signed.flatMap(({ scenario: s }) =>
-      cost_ratios(node_rows, s.name, node, s.competitors[0], s.competitors[1], { cpu: 1 / 0.95 }),
-    ),
-  ])
+  const { rows, ratios, note } = await on_each_node(
+    opts,
+    { competitors, scenarios, control: { scenario: SCENARIO, of: 'fastify-jwt' } },
+    (node_rows, node) => [
+      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-jwt', { cpu: 1 }),
+      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'express-jwt', { cpu: 0.5 }),
+      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'hono-jwt'),
+      // Target: at least 0.95x of @fastify/jwt's efficiency, so fw's CPU per request at most 1 / 0.95 of it.
+      ...signed.flatMap(({ scenario: s }) =>
+        cost_ratios(node_rows, s.name, node, s.competitors[0], s.competitors[1], { cpu: 1 / 0.95 }),
+      ),
+    ],
+  )
   return {
     name: 'jwt',
     rows,

@@ -16,11 +16,15 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   // fw with its defaults and logging off.
   const competitors = NAMES.map((name) => ({ name, script: `security-${name}.ts`, env: { FW_LOG_LEVEL: 'off' } }))
   const scenarios = [{ name: SCENARIO, load: { path: PATH, headers: HEADERS }, competitors: NAMES }]
-  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify', { cpu: 1 }),
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'express', { cpu: 0.5 }),
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'hono'),
-  ])
+  const { rows, ratios, note } = await on_each_node(
+    opts,
+    { competitors, scenarios, control: { scenario: SCENARIO, of: 'fastify' } },
+    (node_rows, node) => [
+      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify', { cpu: 1 }),
+      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'express', { cpu: 0.5 }),
+      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'hono'),
+    ],
+  )
   return {
     name: 'security',
     rows,

@@ -29,9 +29,11 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     { name: SCENARIO, load: { path: '/me', headers: { cookie: cookies(id, secret) } }, competitors: NAMES },
   ]
   // Target: at least 0.9x of @fastify/session's efficiency, so fw's CPU per request at most 1 / 0.9 of it.
-  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios }, (node_rows, node) => [
-    ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-session', { cpu: 1 / 0.9 }),
-  ])
+  const { rows, ratios, note } = await on_each_node(
+    opts,
+    { competitors, scenarios, control: { scenario: SCENARIO, of: 'fastify-session' } },
+    (node_rows, node) => [...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-session', { cpu: 1 / 0.9 })],
+  )
   return {
     name: 'session',
     rows,

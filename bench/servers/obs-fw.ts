@@ -1,8 +1,9 @@
-// fw App for the observability bench. MODE: plain, metrics, tracing (API only, no SDK), compress.
+// fw App with its defaults for the observability bench (which sets FW_LOG_LEVEL=off). MODE: plain, metrics, tracing (API
+// only, no SDK), compress.
 import { App, middleware } from '../../index.js'
 
 const mode = process.env.MODE ?? 'plain'
-const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+const app = new App({ host: '127.0.0.1' })
 if (mode === 'metrics') app.metrics()
 if (mode === 'tracing') app.tracing()
 if (mode === 'compress') app.use(middleware.app.compression())

@@ -1,4 +1,4 @@
-// fw App validating the benchmark's order body with an fw schema.
+// fw App with its defaults validating the benchmark's order body with an fw schema (the bench sets FW_LOG_LEVEL=off).
 import { App } from '../../index.js'
 import { field, schema } from '../../lib/validation/index.js'
 
@@ -32,6 +32,6 @@ const Order = schema({
     .max_items(100),
 })
 
-const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+const app = new App({ host: '127.0.0.1' })
 app.post('/orders', { body: Order }, (req, res) => void res.json({ ok: true, items: req.valid('body').items.length }))
 process.stdout.write(`listening ${await app.listen(0)}\n`)
