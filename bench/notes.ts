@@ -4,7 +4,7 @@
 /** The method section. */
 export const METHOD = `## Method
 
-HTTP scenarios (\`http\`, \`parts\`, \`jwt\`, \`session\`, \`security\`) measure the server's CPU time and the bytes
+HTTP scenarios (\`http\`, \`parts\`, \`jwt\`, \`session\`, \`security\`, \`validation\`, \`observability\`) measure the server's CPU time and the bytes
 V8 allocates per request, not the throughput a load generator manages to push. Each server is a file of
 \`bench/servers/\` that imports only its framework (fw through its package entries), that framework's plugins and Node
 built-ins, and writes \`listening <port>\` itself; \`test/bench/servers.test.ts\` fails on any other import. The one
@@ -82,8 +82,9 @@ export const HISTORY = `## Measurements behind the method and the decisions
   cores with the servers set the pace itself, so every server looked alike: fw at 0.88-1.04x Fastify while it spent
   1.6-1.7x its CPU per request. Now the server process's utime + stime is divided by the requests answered, and ratios
   are the median of each round's fw / competitor.
-- **Short rounds and a control pair.** Runs last 1 s, a full run has 9 rounds, and a second process of the Fastify
-  server runs in the JSON hello rounds, in place of 2 s runs in 3-5 rounds: on this machine one server's CPU per request
+- **Short rounds and a control pair.** Runs last 1 s, a full run has 9 rounds, and a second process of the reference
+  server (Fastify in JSON hello, @fastify/jwt, @fastify/session, the Fastify security chain, Fastify + Ajv,
+  @fastify/compress) runs in the same rounds as the error bar of that run, in place of 2 s runs in 3-5 rounds: on this machine one server's CPU per request
   moved 2-3x within a minute, and two identical Fastify servers landed 0.93x apart over 10 interleaved rounds. Loaded at
   the same time, two identical Fastify servers came out 1.29x apart, steadily: the one that got ahead served larger
   batches per wake-up.
@@ -103,7 +104,8 @@ export const HISTORY = `## Measurements behind the method and the decisions
   (the context's 1.17-1.18x, the request id's 1.10x, the logger's 1.02x, the control's 0.93x, the concurrent method's
   1.29x) and every result recorded with server processes (\`http\`, \`parts\`, \`jwt\`, \`session\`, \`security\`,
   \`http-cache\`, \`redis\`, \`body\`, \`validation\`, \`observability\`, \`websocket\`) no longer stand until measured
-  again; only \`log\` and \`cache\`, which run in the bench's own process, keep theirs.
+  again; only \`log\` and \`cache\`, which run in the bench's own process, keep theirs. All of them have been
+  measured again on the clean servers; the results on this page are those.
 - **The GC trace checked against known allocations.** On Node 20.20 and 24.21: 128.3 and 127.9 B per 128-byte array,
   160,064 B per 160,048-byte one on both (an 8 KB array read 2% high on Node 24). CPU time on this shared machine moved
   2-3x within a minute; bytes allocated do not depend on the machine's load.
