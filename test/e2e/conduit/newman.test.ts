@@ -3,6 +3,7 @@
 // $REALWORLD_COLLECTION or ../shared/realworld/Conduit.postman_collection.json beside the repository; without it nothing is run and a loud
 // line says so. newman comes from $NEWMAN or the PATH.
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -64,7 +65,8 @@ if (COLLECTION === undefined) {
         const stats = (
           JSON.parse(readFileSync(report, 'utf8')) as { run: { stats: Record<string, Record<string, number>> } }
         ).run.stats
-        t.comment(`newman on ${kind}: ${JSON.stringify(stats['assertions'])}`)
+        const sha256 = createHash('sha256').update(readFileSync(collection)).digest('hex')
+        t.comment(`newman on ${kind}: ${JSON.stringify(stats['assertions'])}, collection sha256 ${sha256}`)
         const failed = stats['assertions']!['failed']
         t.equal(failed, 0, failed === 0 ? `${kind}: no assertion failed` : `${kind}: newman's report:\n${run.stdout}`)
         t.ok(stats['assertions']!['total']! > 0, 'assertions ran')
