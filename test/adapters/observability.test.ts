@@ -1,11 +1,17 @@
 // app.metrics, app.health and app.shed_load through real requests: labels by template, probes, draining, shedding.
 import { request } from 'node:http'
 import t from 'tap'
+import { createSigner } from 'fast-jwt'
 import { adapt_ctx } from '../../lib/compose.js'
+import { api_key } from '../../lib/middleware/auth/api-key.js'
+import { any_of } from '../../lib/middleware/auth/combine.js'
+import { jwt } from '../../lib/middleware/auth/jwt.js'
 import { rate_limit } from '../../lib/middleware/app/rate-limit.js'
 import { ip_filter } from '../../lib/middleware/security/ip-filter.js'
 import { LoadMonitor } from '../../lib/observability/index.js'
 import { build, gate, listening } from '../helpers/build.js'
+
+const SECRET = 'observability-test-secret-0123456789'
 
 /** The value of one series in Prometheus text, or undefined. */
 function series(text: string, name: string): number | undefined {
@@ -53,6 +59,30 @@ t.test('App.metrics', async (t) => {
     const body = (await app.inject({ url: '/metrics' })).body
     t.equal(series(body, 'fw_rate_limit_refusals_total{namespace="api"}'), 1)
     t.equal(series(body, 'fw_auth_refusals_total{code="missing_api_key"}'), 1)
+  })
+
+  t.test('counts the refusals auth.any_of answers, not those of the authenticators it tried on the way', async (t) => {
+    const KEY = 'k-0123456789abcdef'
+    const app = build(t, (app) => {
+      app.metrics()
+      app.use('/p', adapt_ctx(any_of(api_key({ allowed_keys: [KEY] }), jwt({ secret: SECRET }))))
+      app.get('/p', (_req, res) => void res.json('ok', true))
+    })
+    const sign = createSigner({ key: SECRET, algorithm: 'HS256' })
+    const statuses = [
+      (await app.inject({ url: '/p', headers: { authorization: `Bearer ${sign({ sub: 'ada' })}` } })).statusCode,
+      (await app.inject({ url: '/p' })).statusCode,
+      (await app.inject({ url: '/p', headers: { 'x-api-key': 'wrong' } })).statusCode,
+    ]
+    t.same(statuses, [200, 401, 403], 'a JWT is let in; no credential and a bad key are refused')
+    const lines = (await app.inject({ url: '/metrics' })).body
+      .split('\n')
+      .filter((l) => l.startsWith('fw_auth_refusals_total{'))
+    t.same(
+      lines.sort(),
+      ['fw_auth_refusals_total{code="invalid_api_key"} 1', 'fw_auth_refusals_total{code="missing_api_key"} 1'],
+      'one refusal per 401 or 403 answered, by the code answered',
+    )
   })
 
   t.test('takes a request its client left before the answer out of the in-flight count, once', async (t) => {
