@@ -12,6 +12,7 @@ const OPTIONAL = [
   'ioredis',
   'jose',
   'prom-client',
+  'tldts',
   'ws',
 ]
 
