@@ -11,6 +11,7 @@ import { error_body } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
 import { request_context } from '../lib/log/context.js'
 import { logf_in } from '../lib/log/logger.js'
+import { observed, report } from '../lib/observability/events.js'
 import type { Response } from '../lib/response.js'
 import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
 import {
@@ -28,6 +29,8 @@ export function commit(
   res: Response,
   log: LogCore | undefined,
 ): FastifyReply | Promise<FastifyReply> {
+  // Every 401 and 403 fw answers is sent from here: the one place auth refusals are counted by code for metrics.
+  if (res.refused !== undefined && observed()) report({ kind: 'auth_refused', code: res.refused })
   reply.code(res.status_code)
   reply.headers(res.headers())
   if (res.kind === 'file') return send_file(reply, res.payload as string)

@@ -13,7 +13,6 @@ import {
   type StreamedBody,
   type StreamSource,
 } from './stream/index.js'
-import { observed, report } from './observability/events.js'
 import { merge_vary } from './vary.js'
 
 export const ERR_RESPONSE_BAD_HEADER = defineError(
@@ -57,20 +56,15 @@ export class Response {
   #payload: string | Buffer | undefined = undefined
   #streamed: StreamedBody | undefined = undefined
   #headers: Record<string, string | string[]> = {}
-  /** A trial response (`Response.trial()`): its refusal is counted only if a real response adopts it. */
-  #trial = false
-  /** The code of the 401 or 403 a trial response holds, counted when it is adopted. */
   #refused: string | undefined = undefined
 
   /**
-   * A response for trying an answer that may be dropped (`auth.any_of` runs each authenticator on one): a 401 or 403
-   * written to it counts in the metrics only once a real response `adopt`s it, so a refusal tried and passed over, or
-   * one per authenticator tried, does not count as an answer.
+   * The code of the 401 or 403 `error()` answer this response holds, if its body is one: what the adapter counts as an
+   * auth refusal when it sends the answer, so a refusal written on a response that is never sent (an `auth.any_of`
+   * trial passed over) is not counted.
    */
-  static trial(): Response {
-    const res = new Response()
-    res.#trial = true
-    return res
+  get refused(): string | undefined {
+    return this.#refused
   }
 
   /** The status code to send (default 200); set it with `status()`. */
@@ -208,10 +202,9 @@ export class Response {
   error(status: number, message: string): this
   error(status: number, code: string, message?: string, details?: unknown): this {
     this.status(status)
-    // Every 401 and 403 fw answers goes through here (or through `adopt` from a trial): one place counts auth refusals
-    // by code for metrics.
-    if (status === 401 || status === 403) this.#refuse(code)
-    return this.json(error_body(code, message, details))
+    this.json(error_body(code, message, details))
+    if (status === 401 || status === 403) this.#refused = code
+    return this
   }
 
   /**
@@ -279,14 +272,12 @@ export class Response {
    */
   discard_body(): this {
     this.#status_code = 200
-    this.#refused = undefined
     return this.#body('none', undefined)
   }
 
   /** Clears body and headers (keeps nothing), so an error answer does not inherit a half-written response. */
   reset(): this {
     this.#status_code = 200
-    this.#refused = undefined
     this.#body('none', undefined)
     this.#headers = {}
     return this
@@ -297,19 +288,14 @@ export class Response {
    * on trial responses and keeps one (`auth.any_of`).
    */
   adopt(other: Response): this {
-    if (other.#refused !== undefined) this.#refuse(other.#refused)
     this.#body(other.#kind, other.#payload)
+    this.#refused = other.#refused
     this.#streamed = other.#streamed
     this.#status_code = other.#status_code
     this.#headers = Object.fromEntries(
       Object.entries(other.#headers).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]),
     )
     return this
-  }
-
-  #refuse(code: string): void {
-    if (this.#trial) this.#refused = code
-    else if (observed()) report({ kind: 'auth_refused', code })
   }
 
   #content_type(v: string): void {
@@ -324,6 +310,7 @@ export class Response {
     }
     this.#kind = kind
     this.#payload = payload
+    this.#refused = undefined
     return this
   }
 }

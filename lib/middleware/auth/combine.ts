@@ -55,7 +55,7 @@ function forward(trial: Response, res: Response): void {
  * accepted.
  */
 async function attempt(mw: CtxMiddleware, missing: string | undefined, ctx: Ctx, next: Next): Promise<Refusal | void> {
-  const trial = Response.trial()
+  const trial = new Response()
   let accepted = false
   await mw({ req: ctx.req, res: trial, services: ctx.services }, () => {
     accepted = true
