@@ -274,12 +274,32 @@ export function cost_ratios(
   node_label: string,
   a: string,
   b: string,
-  at_most: { cpu?: number; bytes?: number } = {},
+  at_most: Ceilings = {},
 ): BenchRatio[] {
   return [
     cpu_ratio(rows, scenario, node_label, a, b, at_most.cpu),
     cpu_ratio(rows, scenario, node_label, a, b, at_most.bytes, 'bytes'),
   ]
+}
+
+/** Ceilings of fw / one competitor per request, by cost. */
+export type Ceilings = { cpu?: number; bytes?: number }
+
+/**
+ * The CPU and bytes ratios of fw against each competitor of `against` in one scenario on one Node binary, each held to
+ * its ceilings; `['fw', ...Object.keys(against)]` are the scenario's competitors.
+ * @example
+ * fw_against(rows, 'security chain', node, { fastify: { cpu: 1 }, express: { cpu: 0.5 }, hono: {} })
+ */
+export function fw_against(
+  rows: readonly BenchRow[],
+  scenario: string,
+  node_label: string,
+  against: Readonly<Record<string, Ceilings>>,
+): BenchRatio[] {
+  return Object.entries(against).flatMap(([name, at_most]) =>
+    cost_ratios(rows, scenario, node_label, 'fw', name, at_most),
+  )
 }
 
 /** The method note every CPU-per-request bench shares. */

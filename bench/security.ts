@@ -3,13 +3,15 @@
 // helmet) and Hono (hono/cors, hono/secure-headers, hono/body-limit, a plain rate limiter): bench/servers/security-*.ts,
 // each pinned to core 0 and loaded by wrk on core 1 (bench/cpu.ts).
 import { pathToFileURL } from 'node:url'
-import { cost_ratios, on_each_node } from './cpu.js'
+import { fw_against, on_each_node } from './cpu.js'
 import type { BenchReport } from './report.js'
 
 const HEADERS = { origin: 'http://localhost:5173', 'x-api-key': 'bench-api-key-0123456789' }
 const PATH = '/api/data'
 const SCENARIO = 'security chain'
-const NAMES = ['fw', 'fastify', 'express', 'hono']
+/** fw's ceilings against each competitor. */
+const AGAINST = { fastify: { cpu: 1 }, express: { cpu: 0.5 }, hono: {} }
+const NAMES = ['fw', ...Object.keys(AGAINST)]
 
 /** Runs the security chain benchmark on each Node binary; `quick` runs 1 s rounds on the machine's Node only. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
@@ -19,11 +21,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const { rows, ratios, note } = await on_each_node(
     opts,
     { competitors, scenarios, control: { scenario: SCENARIO, of: 'fastify' } },
-    (node_rows, node) => [
-      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify', { cpu: 1 }),
-      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'express', { cpu: 0.5 }),
-      ...cost_ratios(node_rows, SCENARIO, node, 'fw', 'hono'),
-    ],
+    (node_rows, node) => fw_against(node_rows, SCENARIO, node, AGAINST),
   )
   return {
     name: 'security',

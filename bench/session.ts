@@ -3,7 +3,7 @@
 // @fastify/session.
 import { createHmac, randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { cost_ratios, on_each_node } from './cpu.js'
+import { fw_against, on_each_node } from './cpu.js'
 import type { BenchReport } from './report.js'
 
 const SCENARIO = 'session rolling'
@@ -32,7 +32,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const { rows, ratios, note } = await on_each_node(
     opts,
     { competitors, scenarios, control: { scenario: SCENARIO, of: 'fastify-session' } },
-    (node_rows, node) => [...cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify-session', { cpu: 1 / 0.9 })],
+    (node_rows, node) => fw_against(node_rows, SCENARIO, node, { 'fastify-session': { cpu: 1 / 0.9 } }),
   )
   return {
     name: 'session',

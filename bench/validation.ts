@@ -2,7 +2,7 @@
 // validated by fw with its schema and by Fastify with the equivalent JSON Schema (Ajv, compiled). Each server pinned to
 // core 0, wrk on core 1, on the machine's Node and on Node 24.
 import { pathToFileURL } from 'node:url'
-import { cost_ratios, on_each_node } from './cpu.js'
+import { fw_against, on_each_node } from './cpu.js'
 import type { BenchReport } from './report.js'
 import { ORDER_TEXT } from './validation-body.js'
 
@@ -17,7 +17,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const control = { scenario: SCENARIO, of: 'fastify' }
   const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios, control }, (node_rows, node) =>
     // Target: at least 0.9x of Fastify + Ajv's speed, so fw's CPU per request at most 1 / 0.9 of it.
-    cost_ratios(node_rows, SCENARIO, node, 'fw', 'fastify', { cpu: 1 / 0.9 }),
+    fw_against(node_rows, SCENARIO, node, { fastify: { cpu: 1 / 0.9 } }),
   )
   return {
     name: 'validation',
