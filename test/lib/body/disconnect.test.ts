@@ -11,6 +11,10 @@ import { private_tmpdir, BOUNDARY } from '../../helpers/multipart.js'
 private_tmpdir()
 
 const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+/** Waits, 20 ms at a time, until `done()` or `tries` ticks have passed. */
+async function until(done: () => boolean, tries = 100): Promise<void> {
+  for (let i = 0; i < tries && !done(); i++) await tick()
+}
 const upload_dirs = (): number => readdirSync(tmpdir()).filter((n) => n.startsWith('fw-upload-')).length
 /** Open file descriptors of this process (files and sockets alike). */
 const open_handles = (): number => readdirSync('/proc/self/fd').length
@@ -85,7 +89,7 @@ t.test('a client disconnecting mid-upload', async (t) => {
     await drop_mid_upload(port, '/s/save', `${type}\r\nContent-Length: 100000`, head + 'x'.repeat(5000))
     await drop_mid_upload(port, '/s/raw', 'Content-Length: 100000', 'y'.repeat(5000))
     await drop_mid_upload(port, '/buffered', 'Content-Length: 100000', 'z'.repeat(5000))
-    for (let i = 0; i < 250 && settled.length < 2; i++) await tick()
+    await until(() => settled.length >= 2, 250)
     t.same(settled.sort(), ['raw', 'save'], 'both handlers finished')
     const now = (): Record<string, number> => ({
       dirs: upload_dirs(),
@@ -96,7 +100,7 @@ t.test('a client disconnecting mid-upload', async (t) => {
     // for its own start-up closing meanwhile, as Node 24 does), which is no leak.
     const leaked = (n: Record<string, number>): boolean =>
       n.dirs !== before.dirs || n.handles! > before.handles || n.listeners !== before.listeners
-    for (let i = 0; i < 250 && leaked(now()); i++) await tick()
+    await until(() => !leaked(now()), 250)
     const after = now()
     t.same({ dirs: after.dirs, listeners: after.listeners }, { dirs: before.dirs, listeners: before.listeners })
     t.ok(
@@ -111,9 +115,9 @@ t.test('a client disconnecting mid-upload', async (t) => {
     const type = `Content-Type: multipart/form-data; boundary=${BOUNDARY}`
     settled.length = 0
     await drop_mid_upload(port, '/s/late', `${type}\r\nContent-Length: 100000`, head + 'x'.repeat(5000))
-    for (let i = 0; i < 100 && settled.length < 1; i++) await tick()
+    await until(() => settled.length >= 1)
     t.same(settled, ['late ECONNRESET'], 'the reader failed with the client gone')
-    for (let i = 0; i < 100 && upload_dirs() !== before; i++) await tick()
+    await until(() => upload_dirs() === before)
     t.equal(upload_dirs(), before, 'no temporary folder is left')
   })
 
@@ -132,7 +136,7 @@ t.test('a client disconnecting mid-upload', async (t) => {
     await drop_mid_upload(port, '/s/held', 'Content-Length: 100000', 'y'.repeat(5000))
     await tick(200)
     held.open()
-    for (let i = 0; i < 100 && settled.length < 1; i++) await tick()
+    await until(() => settled.length >= 1)
     t.same(
       uncaught.map((e) => e.message),
       [],
