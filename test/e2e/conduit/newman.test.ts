@@ -30,6 +30,7 @@ if (COLLECTION === undefined) {
   t.comment(line)
 } else {
   const collection = COLLECTION
+  const sha256 = createHash('sha256').update(readFileSync(collection)).digest('hex')
   const newman = process.env['NEWMAN'] || 'newman'
   t.test('the RealWorld Postman collection passes against the conduit demo', async (t) => {
     const pg = await start_postgres(t)
@@ -65,7 +66,6 @@ if (COLLECTION === undefined) {
         const stats = (
           JSON.parse(readFileSync(report, 'utf8')) as { run: { stats: Record<string, Record<string, number>> } }
         ).run.stats
-        const sha256 = createHash('sha256').update(readFileSync(collection)).digest('hex')
         t.comment(`newman on ${kind}: ${JSON.stringify(stats['assertions'])}, collection sha256 ${sha256}`)
         const failed = stats['assertions']!['failed']
         t.equal(failed, 0, failed === 0 ? `${kind}: no assertion failed` : `${kind}: newman's report:\n${run.stdout}`)
