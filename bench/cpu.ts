@@ -112,7 +112,7 @@ export interface Control {
 }
 
 /** The name of the control pair's second process. */
-export const control_name = (of: string): string => `${of} (control)`
+const control_name = (of: string): string => `${of} (control)`
 
 /** `setup` with the control's second process added to its competitors and to its scenario. */
 function with_control(setup: Pick<CpuRun, 'competitors' | 'scenarios'>, control: Control) {
@@ -128,7 +128,7 @@ function with_control(setup: Pick<CpuRun, 'competitors' | 'scenarios'>, control:
 }
 
 /** The note a report with a control pair carries. */
-export function control_note(control: Control): string {
+function control_note(control: Control): string {
   return (
     `"${control_name(control.of)}" is a second process of the same server as "${control.of}", measured in the same ` +
     `rounds of ${control.scenario}: its ratios to "${control.of}" show how far two identical servers land apart in ` +
@@ -138,7 +138,8 @@ export function control_note(control: Control): string {
 
 /**
  * Runs the scenarios on each Node binary (the machine's alone when quick) and gathers every binary's rows, and the
- * ratios `ratios_of` draws from them, followed by the control pair's when `setup` names one whose scenario runs.
+ * ratios `ratios_of` draws from them, followed by the control pair's when `setup` names one (full runs only: a quick
+ * run measures its competitors alone).
  */
 export async function on_each_node(
   opts: { rounds: number; quick?: boolean },
@@ -146,7 +147,7 @@ export async function on_each_node(
   ratios_of: (rows: BenchRow[], node_label: string) => BenchRatio[],
 ): Promise<{ rows: BenchRow[]; ratios: BenchRatio[]; note: string }> {
   const lengths = run_lengths(opts)
-  const control = setup.scenarios.some((s) => s.name === setup.control?.scenario) ? setup.control : undefined
+  const control = opts.quick ? undefined : setup.control
   const run = control === undefined ? setup : with_control(setup, control)
   const rows: BenchRow[] = []
   const ratios: BenchRatio[] = []

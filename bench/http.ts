@@ -68,16 +68,12 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const scenarios = opts.quick ? QUICK : SCENARIOS
   const used = new Set(scenarios.flatMap((s) => s.competitors))
   const competitors = COMPETITORS.filter((c) => used.has(c.name))
-  // The control pair runs in full runs: the quick one measures fw and Fastify alone.
-  const control = opts.quick ? undefined : { scenario: 'json hello', of: 'fastify' }
-  const { rows, ratios, note } = await on_each_node(
-    opts,
-    { competitors, scenarios, ...(control && { control }) },
-    (node_rows, node) =>
-      scenarios.flatMap((s) => [
-        ...cost_ratios(node_rows, s.name, node, s.pair[0], s.pair[1], s.targets),
-        ...(s.competitors.includes('hono') ? cost_ratios(node_rows, s.name, node, 'fw', 'hono') : []),
-      ]),
+  const control = { scenario: 'json hello', of: 'fastify' }
+  const { rows, ratios, note } = await on_each_node(opts, { competitors, scenarios, control }, (node_rows, node) =>
+    scenarios.flatMap((s) => [
+      ...cost_ratios(node_rows, s.name, node, s.pair[0], s.pair[1], s.targets),
+      ...(s.competitors.includes('hono') ? cost_ratios(node_rows, s.name, node, 'fw', 'hono') : []),
+    ]),
   )
   return {
     name: 'http',
