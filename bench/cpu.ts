@@ -61,7 +61,16 @@ export async function cpu_rounds(run: CpuRun): Promise<CpuFigures> {
       if (figure.non_2xx > 0) throw new Error(`${name} on ${s.name}: ${figure.non_2xx} failed answers`)
       return figure
     }
-    for (const s of run.scenarios) for (const name of s.competitors) await one(s, name, run.warm_up_s)
+    const warm_up = async (): Promise<void> => {
+      for (const s of run.scenarios) for (const name of s.competitors) await one(s, name, run.warm_up_s)
+    }
+    // Warmed up, every server runs one full collection while idle (`settle`), as every long-running server has, then
+    // warms up again: a process that has not yet collected in full keeps start-up state that one collection ends for
+    // good (docs/performance.md, "Settled servers"), and how soon that comes depends on its start-up heap, not on its
+    // requests.
+    await warm_up()
+    for (const { server } of servers.values()) await server.settle()
+    await warm_up()
     const figures: CpuFigures = new Map()
     for (let round = 0; round < run.rounds; round++) {
       for (const s of run.scenarios) {
@@ -307,7 +316,7 @@ export function fw_against(
 export function method_note(run: Pick<CpuRun, 'duration_s' | 'warm_up_s' | 'rounds'>): string {
   return (
     `each server pinned to core 0 (taskset), wrk -t1 -c64 pinned to core 1, ${run.warm_up_s} s of untimed warm-up per scenario and ` +
-    `server, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, the median of the rounds; V8 heap bytes allocated per ` +
+    `server, then one full collection in every server while idle (a heap snapshot by signal, deleted) and the warm-up again, then ${run.rounds} interleaved rounds of ${run.duration_s} s; server CPU (utime+stime of its process) per answered request, the median of the rounds; V8 heap bytes allocated per ` +
     'answered request (the sum of `allocated=` over the --trace-gc-nvp lines written during the runs), all rounds pooled; ratios are fw / competitor ' +
     "(lower is better for fw): for CPU the median of each round's ratio, for bytes the ratio of the pooled figures"
   )

@@ -5,9 +5,10 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { between, GC_TRACE_FLAGS, server_output, type Allocated } from './allocations.js'
 import { compiled } from './compiled.js'
@@ -46,6 +47,13 @@ export interface PinnedServer {
   readonly pid: number
   /** What V8 reported allocated so far (bench/allocations.ts). */
   allocated(): Promise<Allocated>
+  /**
+   * Runs V8's memory-reducing full collection in the server and waits for it to end, with no code loaded into the
+   * server: Node's `--heapsnapshot-signal` writes a heap snapshot (collecting first) when the harness sends SIGUSR2,
+   * and the snapshot is deleted. A process that has run one full collection while idle is in the state every
+   * long-running server reaches; one that has not can differ by several µs per request (docs/performance.md).
+   */
+  settle(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -75,16 +83,21 @@ export async function start_pinned(
   // taskset execs the command, so the child's pid is node's own.
   const node = opts.node ?? process.execPath
   const node_args = opts.node_args?.length ? [EXIT_ON_SIGTERM, ...opts.node_args] : []
+  const snapshots = await mkdtemp(path.join(os.tmpdir(), 'fw-settle-'))
+  const settling = [`--heapsnapshot-signal=${SETTLE_SIGNAL}`, `--diagnostic-dir=${snapshots}`]
   const child: ChildProcess = spawn(
     'taskset',
-    ['-c', SERVER_CORE, node, ...GC_TRACE_FLAGS, ...node_args, compiled('servers/' + script)],
+    ['-c', SERVER_CORE, node, ...GC_TRACE_FLAGS, ...settling, ...node_args, compiled('servers/' + script)],
     {
       env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   )
   live.add(child)
-  child.once('exit', () => live.delete(child))
+  child.once('exit', () => {
+    live.delete(child)
+    void rm(snapshots, { recursive: true, force: true })
+  })
   const output = server_output(
     name,
     child.stdout!,
@@ -103,12 +116,37 @@ export async function start_pinned(
     port,
     pid,
     allocated: () => output.allocated(),
+    async settle() {
+      child.kill(SETTLE_SIGNAL)
+      // Node writes the snapshot on its main thread: done once the file exists and the server holds it open no more.
+      for (let waited = 0; ; waited += SETTLE_POLL_MS) {
+        if (child.exitCode !== null) throw new Error(`${name}: exited while settling`)
+        if ((await readdir(snapshots)).length > 0 && !(await holds_open(pid, snapshots))) break
+        if (waited > SETTLE_TIMEOUT_MS) throw new Error(`${name}: no heap snapshot within ${SETTLE_TIMEOUT_MS} ms`)
+        await sleep(SETTLE_POLL_MS)
+      }
+      for (const file of await readdir(snapshots)) await rm(path.join(snapshots, file), { force: true })
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
       await once(child, 'exit')
     },
   }
+}
+
+const SETTLE_SIGNAL = 'SIGUSR2'
+const SETTLE_POLL_MS = 50
+const SETTLE_TIMEOUT_MS = 60_000
+
+/** Whether process `pid` has a file under `dir` open (its /proc/<pid>/fd links); a file closed since reads as not. */
+async function holds_open(pid: number, dir: string): Promise<boolean> {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [])
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')
+    if (target.startsWith(dir + path.sep)) return true
+  }
+  return false
 }
 
 /**
