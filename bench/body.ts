@@ -31,6 +31,9 @@ export const WRK_SCENARIOS: Array<{ name: string; load: Omit<WrkLoad, 'duration_
   { name: '10 MB download', load: { path: '/download?mb=10', connections: 4 } },
 ]
 
+/** Seconds of each untimed warm-up run. */
+const WARM_UP_S = 2
+
 /** Runs the body scenarios; `quick` shortens them for a smoke run. */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const duration_s = opts.quick ? 2 : 5
@@ -42,6 +45,19 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     const add = (key: string, v: number, w: Window): void => {
       cpu.set(key, [...(cpu.get(key) ?? []), v])
       heap.set(key, [...(heap.get(key) ?? []), w])
+    }
+    // Untimed warm-up, so the measured rounds do not include JIT compilation; then every server is settled (one full
+    // collection while idle, bench/wrk.ts) and warmed up again, as the CPU benches do.
+    const warm_up = async (): Promise<void> => {
+      for (const server of servers) {
+        for (const s of WRK_SCENARIOS) await measure(server, { ...s.load, duration_s: WARM_UP_S })
+        await sse_fan_out(server, 50, 100)
+      }
+    }
+    if (!opts.quick) {
+      await warm_up()
+      for (const server of servers) await server.settle()
+      await warm_up()
     }
     for (let round = 0; round < opts.rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse()
@@ -91,6 +107,7 @@ function report(cpu: Map<string, number[]>, heap: Map<string, Window[]>, rss: Ma
     ratios,
     notes: [
       'Upload and download: wrk on core 1, the server pinned to core 0, server CPU (utime+stime) per answered request.',
+      'Every server is warmed up (2 s of each wrk scenario and a short SSE fan-out), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds.',
       'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream.',
       'A CPU ratio above 1 means fw used less CPU than Fastify; a bytes ratio (fw / fastify V8 heap bytes allocated, all rounds pooled; Buffer contents live outside the heap) below 1 means fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
     ],

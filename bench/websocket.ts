@@ -88,8 +88,13 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const servers: PinnedServer[] = []
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
-    // Untimed warm-up, so the measured rounds do not include JIT compilation.
-    if (!opts.quick) for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
+    // Untimed warm-up, so the measured rounds do not include JIT compilation; then every server is settled (one full
+    // collection while idle, bench/wrk.ts) and warmed up again, as the CPU benches do.
+    if (!opts.quick) {
+      for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
+      for (const server of servers) await server.settle()
+      for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
+    }
     const rate = new Map<string, Map<string, number[]>>()
     const cpu = new Map<string, Map<string, number[]>>()
     const busy = new Map<string, Map<string, number[]>>()
@@ -148,6 +153,7 @@ function report(
     ratios,
     notes: [
       `servers pinned to core 0 (taskset), a Node ws client (bench/ws-client.ts) pinned to core 1: wrk cannot speak WebSocket`,
+      'every server is warmed up (a 1 s client run of each scenario), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds',
       `one client run per scenario and round loads both servers in turn, in ${SLICES} slices each (the order alternating), so a change of the shared machine's load falls on both alike; a server's figures sum its slices`,
       `echo: ${ECHO_CONNECTIONS} connections per server each sending a 20-byte text and waiting for its echo, ${duration_s} s per server; messages/s counts round trips`,
       `broadcast: ${ROOM_CLIENTS} clients in one room per server, one more asks for ${BROADCASTS} broadcasts; messages/s counts deliveries (${ROOM_CLIENTS * BROADCASTS} a run), timed from each request to its last delivery`,
