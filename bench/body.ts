@@ -1,13 +1,13 @@
-// Body scenarios: a 1 MiB binary upload echoing its length and a 10 MB streamed download (wrk, server CPU per request),
-// an SSE fan-out of 1,000 events to 50 clients (a Node client: wrk cannot read event streams), and the RSS growth of a
+// Body scenarios: a 1 MiB binary upload echoing its length and a 10 MB streamed download (wrk, server CPU and bytes
+// per request, on the shared harness of bench/cpu.ts), an SSE fan-out of 1,000 events to 50 clients (a Node client: wrk cannot read event streams), and the RSS growth of a
 // 100 MB streamed download. fw against Fastify doing the same with its own APIs, rounds interleaved.
 import http from 'node:http'
 import { readFile, writeFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
-import { bytes_row } from './cpu.js'
+import { bytes_row, fw_against, on_each_node } from './cpu.js'
 import { cost_ratio, ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
-import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
+import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
 
 /** Each competitor and its server script. */
 export const COMPETITORS = [
@@ -31,28 +31,49 @@ export const WRK_SCENARIOS: Array<{ name: string; load: Omit<WrkLoad, 'duration_
   { name: '10 MB download', load: { path: '/download?mb=10', connections: 4 } },
 ]
 
-/** Seconds of each untimed warm-up run. */
-const WARM_UP_S = 2
+/** What the upload and download scenarios' CPU per request is held to: at least 0.95x of Fastify's speed. */
+const AT_LEAST = 0.95
 
-/** Runs the body scenarios; `quick` shortens them for a smoke run. */
+/**
+ * Runs the body scenarios: upload and download on the shared CPU harness (bench/cpu.ts: interleaved rounds of settled
+ * servers, per-round ratios, a control pair on the upload, the machine's Node and Node 24), then the SSE fan-out and
+ * the RSS growth on the machine's Node; `quick` shortens them for a smoke run.
+ */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
-  const duration_s = opts.quick ? 2 : 5
+  const names = COMPETITORS.map(([name]) => name)
+  const competitors = COMPETITORS.map(([name, script]) => ({ name, script }))
+  const scenarios = WRK_SCENARIOS.map((s) => ({ ...s, competitors: names }))
+  const control = { scenario: WRK_SCENARIOS[0]!.name, of: 'fastify' }
+  const wrk = await on_each_node(opts, { competitors, scenarios, control }, (node_rows, node) =>
+    WRK_SCENARIOS.flatMap((s) => fw_against(node_rows, s.name, node, { fastify: { cpu: 1 / AT_LEAST } })),
+  )
+  const { cpu, heap } = await sse_rounds(opts)
+  const rss = new Map<string, number[]>()
+  for (const [name, script] of COMPETITORS) rss.set(name, [await fresh_rss_growth_mb(name, script, 100)])
+  const sse = report(cpu, heap, rss)
+  return {
+    ...sse,
+    rows: [...wrk.rows, ...sse.rows],
+    ratios: [...wrk.ratios, ...sse.ratios],
+    notes: [wrk.note, ...(sse.notes ?? [])],
+  }
+}
+
+/**
+ * The SSE fan-out's rounds: both servers warmed up, settled (one full collection while idle, bench/wrk.ts) and warmed
+ * up again, as the CPU harness does, then measured in turn, the order alternating.
+ */
+async function sse_rounds(opts: { rounds: number; quick?: boolean }): Promise<{
+  cpu: Map<string, number[]>
+  heap: Map<string, Window[]>
+}> {
   const servers: PinnedServer[] = []
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
     const cpu = new Map<string, number[]>()
     const heap = new Map<string, Window[]>()
-    const add = (key: string, v: number, w: Window): void => {
-      cpu.set(key, [...(cpu.get(key) ?? []), v])
-      heap.set(key, [...(heap.get(key) ?? []), w])
-    }
-    // Untimed warm-up, so the measured rounds do not include JIT compilation; then every server is settled (one full
-    // collection while idle, bench/wrk.ts) and warmed up again, as the CPU benches do.
     const warm_up = async (): Promise<void> => {
-      for (const server of servers) {
-        for (const s of WRK_SCENARIOS) await measure(server, { ...s.load, duration_s: WARM_UP_S })
-        await sse_fan_out(server, 50, 100)
-      }
+      for (const server of servers) await sse_fan_out(server, 50, 100)
     }
     if (!opts.quick) {
       await warm_up()
@@ -60,44 +81,36 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       await warm_up()
     }
     for (let round = 0; round < opts.rounds; round++) {
-      const order = round % 2 === 0 ? servers : [...servers].reverse()
-      for (const server of order) {
-        for (const s of WRK_SCENARIOS) {
-          const f = await measure(server, { ...s.load, duration_s })
-          add(`${s.name}|${server.name}`, f.cpu_us_per_req, { allocated: f.allocated, units: f.requests })
-        }
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
         const sse = await sse_fan_out(server, 50, 1000)
-        add(`sse fan-out|${server.name}`, sse.cpu_us, { allocated: sse.allocated, units: 50 })
+        const key = `${SSE}|${server.name}`
+        cpu.set(key, [...(cpu.get(key) ?? []), sse.cpu_us])
+        heap.set(key, [...(heap.get(key) ?? []), { allocated: sse.allocated, units: 50 }])
       }
     }
-    const rss = new Map<string, number[]>()
-    for (const [name, script] of COMPETITORS) rss.set(name, [await fresh_rss_growth_mb(name, script, 100)])
-    return report(cpu, heap, rss)
+    return { cpu, heap }
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
   }
 }
 
-/** A measured run's V8 allocation and its units of work (requests, client streams). */
+/** A measured run's V8 allocation and its units of work (client streams). */
 type Window = { allocated: Allocated; units: number }
+
+const SSE = 'sse fan-out'
 
 function report(cpu: Map<string, number[]>, heap: Map<string, Window[]>, rss: Map<string, number[]>): BenchReport {
   const rows: BenchRow[] = []
   const ratios: BenchRatio[] = []
-  for (const scenario of [...WRK_SCENARIOS.map((s) => s.name), 'sse fan-out']) {
-    const figures = new Map(
-      [...cpu].filter(([k]) => k.startsWith(`${scenario}|`)).map(([k, v]) => [k.split('|')[1]!, v]),
-    )
-    const unit = scenario === 'sse fan-out' ? 'server µs CPU per 1,000-event client' : 'server µs CPU per request'
-    const { rows: r, row } = scenario_rows(scenario, figures, unit)
-    for (const x of r) x.lower_is_better = true
-    rows.push(...r)
-    ratios.push(ratio(scenario, 'fw vs fastify (CPU)', row('fw'), row('fastify'), 0.95))
-    const bytes_unit = scenario === 'sse fan-out' ? 'B allocated per 1,000-event client' : 'B allocated/request'
-    const bytes = (c: string): BenchRow => bytes_row(scenario, c, bytes_unit, heap.get(`${scenario}|${c}`)!)
-    rows.push(bytes('fw'), bytes('fastify'))
-    ratios.push(cost_ratio(scenario, 'fw / fastify bytes', bytes('fw'), bytes('fastify')))
-  }
+  const figures = new Map([...cpu].map(([k, v]) => [k.split('|')[1]!, v]))
+  const { rows: r, row } = scenario_rows(SSE, figures, 'server µs CPU per 1,000-event client')
+  for (const x of r) x.lower_is_better = true
+  rows.push(...r)
+  ratios.push(ratio(SSE, 'fw vs fastify (CPU)', row('fw'), row('fastify'), AT_LEAST))
+  const bytes = (c: string): BenchRow =>
+    bytes_row(SSE, c, 'B allocated per 1,000-event client', heap.get(`${SSE}|${c}`)!)
+  rows.push(bytes('fw'), bytes('fastify'))
+  ratios.push(cost_ratio(SSE, 'fw / fastify bytes', bytes('fw'), bytes('fastify')))
   const { rows: mem } = scenario_rows('100 MB download RSS growth', rss, 'MB')
   for (const x of mem) x.lower_is_better = true
   rows.push(...mem)
@@ -106,19 +119,16 @@ function report(cpu: Map<string, number[]>, heap: Map<string, Window[]>, rss: Ma
     rows,
     ratios,
     notes: [
-      'Upload and download: wrk on core 1, the server pinned to core 0, server CPU (utime+stime) per answered request.',
-      'Every server is warmed up (2 s of each wrk scenario and a short SSE fan-out), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds.',
-      'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream.',
-      'A CPU ratio above 1 means fw used less CPU than Fastify; a bytes ratio (fw / fastify V8 heap bytes allocated, all rounds pooled; Buffer contents live outside the heap) below 1 means fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
+      'Upload and download: fw with its defaults against Fastify, each server answering with its own APIs.',
+      'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream, a ratio above 1 meaning fw used less CPU than Fastify. Every server is warmed up (a short fan-out), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds.',
+      'Bytes ratios are fw / fastify V8 heap bytes allocated, all rounds pooled (Buffer contents live outside the heap), below 1 meaning fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
     ],
   }
 }
 
-/** Server CPU in µs: utime + stime of /proc/<pid>/stat (clock ticks of 10 ms). */
+/** Server CPU in µs: utime + stime (bench/wrk.ts). */
 async function cpu_us(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(f[11]) + Number(f[12])) * 10_000
+  return ((await cpu_ticks(pid)) / CLK_TCK) * 1e6
 }
 
 /**

@@ -147,4 +147,13 @@ export const HISTORY = `## Measurements behind the method and the decisions
     Fastify on Node 24 0.98x (JSON hello), 1.09x (param + query), 1.05x (POST echo) and 1.12x (5 middleware), control
     0.97x; the last unsettled run had given 1.13x, 1.34x, 1.29x and 1.14x, control 0.98x. On the same settled run, Node
     20 gave 1.12x, 1.03x, 0.91x and 0.99x, control 1.17x.
+- **Upload and download moved onto the shared harness.** The body bench measured them with its own loop: 5 s runs, no
+  warm-up, no control, and the ratio of each server's median. fw's upload rounds there spread 717-3,362 µs, and two
+  runs of the same code 40 minutes apart said fw needed 0.58x and 1.33x Fastify's CPU per upload (1.72x and 0.75x "of
+  its speed"). On \`cpu_rounds\` (settled servers, 1 s interleaved rounds, per-round ratios, a second Fastify process
+  as control), 9 rounds gave fw / Fastify 1.47x (Node 20) and 1.34x (Node 24) on the 1 MiB upload and 1.15x and 1.13x
+  on the 10 MB download, controls 1.02x and 1.01x: the upload and download targets are missed. Single-server profiles
+  of the upload (\`bench/profile-body.ts\`, not settled) gave fw 1,132 and Fastify 1,641 µs a request, both spending
+  27% in \`Buffer\` copies and 22-26% in the garbage collector, so the next step is a profile in the harness's own
+  sequence, where fw's upload costs 2,000-2,700 µs.
 `
