@@ -154,6 +154,9 @@ export const HISTORY = `## Measurements behind the method and the decisions
   as control), 9 rounds gave fw / Fastify 1.47x (Node 20) and 1.34x (Node 24) on the 1 MiB upload and 1.15x and 1.13x
   on the 10 MB download, controls 1.02x and 1.01x: the upload and download targets are missed. Single-server profiles
   of the upload (\`bench/profile-body.ts\`, not settled) gave fw 1,132 and Fastify 1,641 µs a request, both spending
-  27% in \`Buffer\` copies and 22-26% in the garbage collector, so the next step is a profile in the harness's own
-  sequence, where fw's upload costs 2,000-2,700 µs.
+  27% in \`Buffer\` copies and 22-26% in the garbage collector. In the harness, fw's upload cost falls round after
+  round while Fastify's holds: 7 rounds of the upload alone on Node 20 gave fw 3,401, 1,741, 1,467, 1,076, 1,036, 975
+  and 852 µs against Fastify's 1,781-2,327, and with the download between them fw 3,846 down to 1,171-1,717. So fw's
+  upload path needs a far longer warm-up than the harness's two 2 s runs (before and after \`settle\`), and it
+  allocates 1.14-1.93x Fastify's heap bytes per upload; what warms up so slowly is the next thing to profile.
 `
