@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
 import { bytes_row, fw_against, on_each_node } from './cpu.js'
 import { cost_ratio, ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
-import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
+import { CLK_TCK, cpu_ticks, start_pinned, warm_and_settle, type PinnedServer, type WrkLoad } from './wrk.js'
 
 /** Each competitor and its server script. */
 export const COMPETITORS = [
@@ -72,14 +72,10 @@ async function sse_rounds(opts: { rounds: number; quick?: boolean }): Promise<{
     for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
     const cpu = new Map<string, number[]>()
     const heap = new Map<string, Window[]>()
-    const warm_up = async (): Promise<void> => {
-      for (const server of servers) await sse_fan_out(server, 50, 100)
-    }
-    if (!opts.quick) {
-      await warm_up()
-      for (const server of servers) await server.settle()
-      await warm_up()
-    }
+    if (!opts.quick)
+      await warm_and_settle(servers, async () => {
+        for (const server of servers) await sse_fan_out(server, 50, 100)
+      })
     for (let round = 0; round < opts.rounds; round++) {
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
         const sse = await sse_fan_out(server, 50, 1000)

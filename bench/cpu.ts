@@ -7,7 +7,15 @@ import os from 'node:os'
 import path from 'node:path'
 import { pooled, type Allocated } from './allocations.js'
 import { cost_ratio, median, type BenchRatio, type BenchRow } from './report.js'
-import { measure, node_binaries, start_pinned, type CpuFigure, type PinnedServer, type WrkLoad } from './wrk.js'
+import {
+  measure,
+  node_binaries,
+  start_pinned,
+  warm_and_settle,
+  type CpuFigure,
+  type PinnedServer,
+  type WrkLoad,
+} from './wrk.js'
 
 /** A server process: bench/servers/<script> with its environment. `log_file` gives it FW_BENCH_LOG_FILE to write to. */
 export interface Competitor {
@@ -64,13 +72,12 @@ export async function cpu_rounds(run: CpuRun): Promise<CpuFigures> {
     const warm_up = async (): Promise<void> => {
       for (const s of run.scenarios) for (const name of s.competitors) await one(s, name, run.warm_up_s)
     }
-    // Warmed up, every server runs one full collection while idle (`settle`), as every long-running server has, then
-    // warms up again: a process that has not yet collected in full keeps start-up state that one collection ends for
-    // good (docs/performance.md, "Settled servers"), and how soon that comes depends on its start-up heap, not on its
-    // requests.
-    await warm_up()
-    for (const { server } of servers.values()) await server.settle()
-    await warm_up()
+    // A process that has not yet collected in full keeps start-up state that one collection ends for good, and how soon
+    // that comes depends on its start-up heap, not on its requests.
+    await warm_and_settle(
+      [...servers.values()].map((s) => s.server),
+      warm_up,
+    )
     const figures: CpuFigures = new Map()
     for (let round = 0; round < run.rounds; round++) {
       for (const s of run.scenarios) {

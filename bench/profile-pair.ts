@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { read_profile, self_time } from './cpu-profile.js'
 import { COMPETITORS, ECHO } from './http.js'
-import { measure, start_pinned, type PinnedServer, type WrkLoad } from './wrk.js'
+import { measure, start_pinned, warm_and_settle, type PinnedServer, type WrkLoad } from './wrk.js'
 
 const [url_path = '/hello', method = 'GET', rounds_arg = '3'] = process.argv.slice(2)
 const rounds = Number(rounds_arg)
@@ -47,10 +47,10 @@ for (const [name, file, env] of pair) {
 }
 const now = (): number => Number(process.hrtime.bigint() / 1000n)
 try {
-  // Warmed up and settled as the bench's servers are (bench/cpu.ts), then warmed up again.
-  for (const s of sides.values()) await measure(s.server, { ...load, duration_s: 3 })
-  for (const s of sides.values()) await s.server.settle()
-  for (const s of sides.values()) await measure(s.server, { ...load, duration_s: 3 })
+  const servers = [...sides.values()].map((s) => s.server)
+  await warm_and_settle(servers, async () => {
+    for (const server of servers) await measure(server, { ...load, duration_s: 3 })
+  })
   for (let r = 0; r < rounds; r++) {
     for (const name of r % 2 === 0 ? names : [...names].reverse()) {
       const s = sides.get(name)!

@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { profile_summary } from './cpu-profile.js'
 import { COMPETITORS, ECHO } from './http.js'
-import { measure, start_pinned, type WrkLoad } from './wrk.js'
+import { measure, start_pinned, warm_and_settle, type WrkLoad } from './wrk.js'
 
 const [name = 'fw', url_path = '/hello', method = 'GET'] = process.argv.slice(2)
 // POST sends the HTTP bench's JSON echo body.
@@ -23,10 +23,7 @@ const server = await start_pinned(name, competitor.script, {
 })
 let from_us: number
 try {
-  // Warmed up and settled as the bench's servers are (bench/cpu.ts), then warmed up again.
-  await measure(server, { ...load, duration_s: 3 })
-  await server.settle()
-  await measure(server, { ...load, duration_s: 3 })
+  await warm_and_settle([server], () => measure(server, { ...load, duration_s: 3 }))
   from_us = Number(process.hrtime.bigint() / 1000n)
   const f = await measure(server, { ...load, duration_s: 5 })
   console.log(

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
 import { bytes_row } from './cpu.js'
 import { cost_ratio, median, ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
-import { CLK_TCK, cpu_ticks, start_pinned, type PinnedServer } from './wrk.js'
+import { CLK_TCK, cpu_ticks, start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** The servers compared: name and script in bench/servers/. */
 export const COMPETITORS = [
@@ -88,13 +88,11 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const servers: PinnedServer[] = []
   try {
     for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
-    // Untimed warm-up, so the measured rounds do not include JIT compilation; then every server is settled (one full
-    // collection while idle, bench/wrk.ts) and warmed up again, as the CPU benches do.
-    if (!opts.quick) {
-      for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
-      for (const server of servers) await server.settle()
-      for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
-    }
+    // Untimed warm-up, so the measured rounds do not include JIT compilation, around settling as the CPU benches do.
+    if (!opts.quick)
+      await warm_and_settle(servers, async () => {
+        for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
+      })
     const rate = new Map<string, Map<string, number[]>>()
     const cpu = new Map<string, Map<string, number[]>>()
     const busy = new Map<string, Map<string, number[]>>()

@@ -135,6 +135,17 @@ export async function start_pinned(
   }
 }
 
+/**
+ * Warms `servers` up (`warm_up`), settles each (`PinnedServer.settle`: one full collection while idle) and warms them
+ * up again: how every bench and profile brings its servers to the same state before measuring (docs/performance.md,
+ * "Settled servers").
+ */
+export async function warm_and_settle(servers: Iterable<PinnedServer>, warm_up: () => Promise<unknown>): Promise<void> {
+  await warm_up()
+  for (const server of servers) await server.settle()
+  await warm_up()
+}
+
 const SETTLE_SIGNAL = 'SIGUSR2'
 const SETTLE_POLL_MS = 50
 const SETTLE_TIMEOUT_MS = 60_000
