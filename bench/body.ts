@@ -1,6 +1,7 @@
 // Body scenarios: a 1 MiB binary upload echoing its length and a 10 MB streamed download (wrk, server CPU and bytes
-// per request, on the shared harness of bench/cpu.ts), an SSE fan-out of 1,000 events to 50 clients (a Node client: wrk cannot read event streams), and the RSS growth of a
-// 100 MB streamed download. fw against Fastify doing the same with its own APIs, rounds interleaved.
+// per request, on the shared harness of bench/cpu.ts), an SSE fan-out of 1,000 events to 50 clients (a Node client:
+// wrk cannot read event streams), and the RSS growth of a 100 MB streamed download. fw against Fastify doing the same
+// with its own APIs, rounds interleaved.
 import http from 'node:http'
 import { readFile, writeFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
@@ -47,77 +48,71 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
   const wrk = await on_each_node(opts, { competitors, scenarios, control }, (node_rows, node) =>
     WRK_SCENARIOS.flatMap((s) => fw_against(node_rows, s.name, node, { fastify: { cpu: 1 / AT_LEAST } })),
   )
-  const { cpu, heap } = await sse_rounds(opts)
+  const sse = sse_figures(await sse_rounds(opts))
   const rss = new Map<string, number[]>()
   for (const [name, script] of COMPETITORS) rss.set(name, [await fresh_rss_growth_mb(name, script, 100)])
-  const sse = report(cpu, heap, rss)
+  const { rows: mem } = scenario_rows('100 MB download RSS growth', rss, 'MB')
+  for (const x of mem) x.lower_is_better = true
   return {
-    ...sse,
-    rows: [...wrk.rows, ...sse.rows],
+    name: 'body',
+    rows: [...wrk.rows, ...sse.rows, ...mem],
     ratios: [...wrk.ratios, ...sse.ratios],
-    notes: [wrk.note, ...(sse.notes ?? [])],
-  }
-}
-
-/**
- * The SSE fan-out's rounds: both servers warmed up, settled (one full collection while idle, bench/wrk.ts) and warmed
- * up again, as the CPU harness does, then measured in turn, the order alternating.
- */
-async function sse_rounds(opts: { rounds: number; quick?: boolean }): Promise<{
-  cpu: Map<string, number[]>
-  heap: Map<string, Window[]>
-}> {
-  const servers: PinnedServer[] = []
-  try {
-    for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
-    const cpu = new Map<string, number[]>()
-    const heap = new Map<string, Window[]>()
-    if (!opts.quick)
-      await warm_and_settle(servers, async () => {
-        for (const server of servers) await sse_fan_out(server, 50, 100)
-      })
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
-        const sse = await sse_fan_out(server, 50, 1000)
-        const key = `${SSE}|${server.name}`
-        cpu.set(key, [...(cpu.get(key) ?? []), sse.cpu_us])
-        heap.set(key, [...(heap.get(key) ?? []), { allocated: sse.allocated, units: 50 }])
-      }
-    }
-    return { cpu, heap }
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()))
+    notes: [
+      wrk.note,
+      'Upload and download: fw with request ids and the access log off (bench/servers/body-fw.ts) against Fastify, each server answering with its own APIs.',
+      'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream, a ratio above 1 meaning fw used less CPU than Fastify. Every server is warmed up (a short fan-out), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds.',
+      'Bytes ratios are fw / fastify V8 heap bytes allocated, all rounds pooled (Buffer contents live outside the heap), below 1 meaning fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
+    ],
   }
 }
 
 /** A measured run's V8 allocation and its units of work (client streams). */
 type Window = { allocated: Allocated; units: number }
 
+/** Each competitor's SSE fan-out rounds: server CPU µs per client stream, and what V8 allocated. */
+type SseRounds = Map<string, { cpu: number[]; heap: Window[] }>
+
+/**
+ * The SSE fan-out's rounds: both servers warmed up, settled (one full collection while idle, bench/wrk.ts) and warmed
+ * up again, as the CPU harness does, then measured in turn, the order alternating.
+ */
+async function sse_rounds(opts: { rounds: number; quick?: boolean }): Promise<SseRounds> {
+  const servers: PinnedServer[] = []
+  try {
+    for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
+    if (!opts.quick)
+      await warm_and_settle(servers, async () => {
+        for (const server of servers) await sse_fan_out(server, 50, 100)
+      })
+    const rounds: SseRounds = new Map(servers.map((s) => [s.name, { cpu: [], heap: [] }]))
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+        const sse = await sse_fan_out(server, 50, 1000)
+        const mine = rounds.get(server.name)!
+        mine.cpu.push(sse.cpu_us)
+        mine.heap.push({ allocated: sse.allocated, units: 50 })
+      }
+    }
+    return rounds
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+}
+
 const SSE = 'sse fan-out'
 
-function report(cpu: Map<string, number[]>, heap: Map<string, Window[]>, rss: Map<string, number[]>): BenchReport {
-  const rows: BenchRow[] = []
-  const ratios: BenchRatio[] = []
-  const figures = new Map([...cpu].map(([k, v]) => [k.split('|')[1]!, v]))
-  const { rows: r, row } = scenario_rows(SSE, figures, 'server µs CPU per 1,000-event client')
-  for (const x of r) x.lower_is_better = true
-  rows.push(...r)
-  ratios.push(ratio(SSE, 'fw vs fastify (CPU)', row('fw'), row('fastify'), AT_LEAST))
-  const bytes = (c: string): BenchRow =>
-    bytes_row(SSE, c, 'B allocated per 1,000-event client', heap.get(`${SSE}|${c}`)!)
+/** The SSE fan-out's rows (CPU and bytes per client stream) and ratios. */
+function sse_figures(rounds: SseRounds): { rows: BenchRow[]; ratios: BenchRatio[] } {
+  const cpu = new Map([...rounds].map(([name, r]) => [name, r.cpu]))
+  const { rows, row } = scenario_rows(SSE, cpu, 'server µs CPU per 1,000-event client')
+  for (const x of rows) x.lower_is_better = true
+  const bytes = (c: string): BenchRow => bytes_row(SSE, c, 'B allocated per 1,000-event client', rounds.get(c)!.heap)
   rows.push(bytes('fw'), bytes('fastify'))
-  ratios.push(cost_ratio(SSE, 'fw / fastify bytes', bytes('fw'), bytes('fastify')))
-  const { rows: mem } = scenario_rows('100 MB download RSS growth', rss, 'MB')
-  for (const x of mem) x.lower_is_better = true
-  rows.push(...mem)
   return {
-    name: 'body',
     rows,
-    ratios,
-    notes: [
-      'Upload and download: fw with its defaults against Fastify, each server answering with its own APIs.',
-      'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream, a ratio above 1 meaning fw used less CPU than Fastify. Every server is warmed up (a short fan-out), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds.',
-      'Bytes ratios are fw / fastify V8 heap bytes allocated, all rounds pooled (Buffer contents live outside the heap), below 1 meaning fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
+    ratios: [
+      ratio(SSE, 'fw vs fastify (CPU)', row('fw'), row('fastify'), AT_LEAST),
+      cost_ratio(SSE, 'fw / fastify bytes', bytes('fw'), bytes('fastify')),
     ],
   }
 }
