@@ -5,9 +5,9 @@ import { CORS_KIND, context_middleware, with_route_options, type Ctx, type CtxMi
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
-import { ERR_CORS_BAD_ORIGIN, ERR_CORS_WILDCARD_CREDENTIALS, ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { lazy } from '../../lazy.js'
 import { option_checker } from '../../options.js'
+import { ERR_CORS_BAD_ORIGIN, ERR_CORS_WILDCARD_CREDENTIALS, ERR_SECURITY_BAD_OPTION } from './errors.js'
 
 const check = option_checker(ERR_SECURITY_BAD_OPTION, 'cors')
 /**
