@@ -42,7 +42,13 @@ export function body_config(body: BodyRoute): FastifyContextConfig {
  * The media types the parser is registered under besides `*`: Fastify caches the parser of a registered type by its
  * header, but looks up and parses the header of an unregistered one again on every request.
  */
-const COMMON_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']
+const COMMON_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/octet-stream',
+]
 
 /** Replaces the instance's parsers (this encapsulated context only) by fw's. */
 export function use_body_parser(instance: FastifyInstance, config: AppConfig): void {
