@@ -15,10 +15,15 @@ export interface ServerOutput {
   allocated(): Promise<Allocated>
 }
 
-/** What V8 reported so far: bytes allocated up to the last collection, and the collections. */
+/** What V8 reported so far: bytes allocated up to the last collection, the collections, and how many were full. */
 export interface Allocated {
   bytes: number
   collections: number
+  /**
+   * Full (mark-compact) collections: a line with `gc=mc`. Their count per request tells which state V8's heap
+   * heuristics put a process in, which can decide a scenario's CPU figure (docs/performance.md, "Full collections").
+   */
+  full: number
 }
 
 /**
@@ -31,6 +36,7 @@ const DRAIN_MS = 25
 export function server_output(name: string, stdout: Readable, exited: Promise<number | null>): ServerOutput {
   let bytes = 0
   let collections = 0
+  let full = 0
   let partial = ''
   let announced: ((port: number) => void) | undefined
   const port = new Promise<number>((resolve, reject) => {
@@ -45,6 +51,7 @@ export function server_output(name: string, stdout: Readable, exited: Promise<nu
       if (at !== -1) {
         bytes += Number.parseInt(line.slice(at + 11), 10)
         collections++
+        if (line.includes(' gc=mc ')) full++
         continue
       }
       const m = /^listening (\d+)$/.exec(line)
@@ -58,14 +65,18 @@ export function server_output(name: string, stdout: Readable, exited: Promise<nu
     port,
     async allocated() {
       await sleep(DRAIN_MS)
-      return { bytes, collections }
+      return { bytes, collections, full }
     },
   }
 }
 
-/** What V8 reported between two readings of one server: bytes and collections. */
+/** What V8 reported between two readings of one server. */
 export function between(before: Allocated, after: Allocated): Allocated {
-  return { bytes: after.bytes - before.bytes, collections: after.collections - before.collections }
+  return {
+    bytes: after.bytes - before.bytes,
+    collections: after.collections - before.collections,
+    full: after.full - before.full,
+  }
 }
 
 /**

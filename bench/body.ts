@@ -59,7 +59,7 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
     ratios: [...wrk.ratios, ...sse.ratios],
     notes: [
       wrk.note,
-      'Upload and download: fw with request ids and the access log off (bench/servers/body-fw.ts) against Fastify, each server answering with its own APIs.',
+      'Upload and download: fw with its defaults (request ids and the access log on, the log level at warn as for every server) against Fastify, each server answering with its own APIs.',
       'SSE fan-out: 50 Node clients (this process) read 1,000 events each; the figure is server CPU per client stream, a ratio above 1 meaning fw used less CPU than Fastify. Every server is warmed up (a short fan-out), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds.',
       'Bytes ratios are fw / fastify V8 heap bytes allocated, all rounds pooled (Buffer contents live outside the heap), below 1 meaning fw allocated less. RSS growth: a server started for it alone, warmed by a 1 MB download, then its peak RSS (VmHWM, reset before) during one 100 MB download minus its RSS before (target < 50 MB).',
     ],

@@ -182,12 +182,15 @@ export async function on_each_node(
 export const CPU_UNIT = 'µs CPU/request'
 /** The unit of the allocation rows. */
 export const BYTES_UNIT = 'B allocated/request'
+/** The unit of the full-collection rows. */
+export const FULL_GCS_UNIT = 'full GCs/1,000 requests'
 /** Each cost a ratio can compare, by its rows' unit, and the word its label ends with. */
 const COSTS = { cpu: { unit: CPU_UNIT, word: 'CPU' }, bytes: { unit: BYTES_UNIT, word: 'bytes' } } as const
 
 /**
- * Three rows per scenario and competitor: server CPU µs per request (the rounds' median), V8 heap bytes allocated per
- * request (all rounds pooled; bench/allocations.ts), both lower is better, and req/s (the rounds' median).
+ * Four rows per scenario and competitor: server CPU µs per request (the rounds' median), V8 heap bytes allocated per
+ * request (all rounds pooled; bench/allocations.ts), both lower is better, req/s (the rounds' median), and full
+ * collections per 1,000 requests (`full_gcs_row`).
  */
 export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
   const rows: BenchRow[] = []
@@ -223,8 +226,31 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
         'req/s',
       ),
     )
+    rows.push(full_gcs_row(at, competitor, list))
   }
   return rows
+}
+
+/**
+ * Full (mark-compact) collections per 1,000 requests of one competitor: each round's, and all rounds pooled as the
+ * figure. Where a scenario makes V8 collect in full every few requests (1 MiB uploads), this count, not the
+ * framework's code, decides most of the CPU figure, so it is shown beside it (docs/performance.md).
+ */
+export function full_gcs_row(
+  scenario: string,
+  competitor: string,
+  figures: ReadonlyArray<Pick<CpuFigure, 'allocated' | 'requests'>>,
+): BenchRow {
+  const full = figures.reduce((n, f) => n + f.allocated.full, 0)
+  const requests = figures.reduce((n, f) => n + f.requests, 0)
+  return {
+    scenario,
+    competitor,
+    median: (full / requests) * 1000,
+    rounds: figures.map((f) => (f.allocated.full / f.requests) * 1000),
+    unit: FULL_GCS_UNIT,
+    lower_is_better: true,
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ const CHUNK = Buffer.alloc(64 * 1024, 0x61)
 async function* chunks(n: number): AsyncGenerator<Buffer> {
   for (let i = 0; i < n; i++) yield CHUNK
 }
-const app = new App({ host: '127.0.0.1', request_id: false, access_log: false, body_limit: 2 * 1024 * 1024 })
+const app = new App({ host: '127.0.0.1', body_limit: 2 * 1024 * 1024 })
 app.post('/upload', (req, res) => res.json('bytes', req.bytes().length))
 app.get('/download', (req, res) =>
   res.stream(chunks((Number(req.query_value('mb', '10')) * 1024 * 1024) / CHUNK.length)),
