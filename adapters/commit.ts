@@ -5,9 +5,11 @@
 import { stat } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import { basename, dirname } from 'node:path'
+import type * as FastifySend from '@fastify/send'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_NOT_FOUND } from '../lib/app.js'
 import { error_body } from '../lib/http-error.js'
+import { lazy } from '../lib/lazy.js'
 import type { LogCore } from '../lib/log/core.js'
 import { request_context } from '../lib/log/context.js'
 import { logf_in } from '../lib/log/logger.js'
@@ -89,14 +91,44 @@ export function send_error(reply: FastifyReply, status: number, code: string, me
     .send(JSON.stringify(error_body(code, message)))
 }
 
+/**
+ * `@fastify/send` (ETags, ranges, conditional requests, content types), loaded by the first file an app sends: a
+ * Fastify plugin such as `@fastify/static` would have to be registered before the server starts, in every app.
+ */
+const file_sender = lazy<typeof FastifySend>('@fastify/send')
+
 async function send_file(reply: FastifyReply, path: string): Promise<FastifyReply> {
   const st = await stat(path).catch(() => undefined)
   if (!st?.isFile()) {
     reply.removeHeader('cache-control')
     return send_error(reply, 404, CODE_NOT_FOUND, 'File not found')
   }
-  const has_cache_control = reply.hasHeader('cache-control')
-  return reply.sendFile(basename(path), dirname(path), { cacheControl: !has_cache_control, dotfiles: 'allow' })
+  // `send` decodes the path it is given, so the file's name goes in encoded; its folder is the root.
+  const sent = await file_sender()
+    .send(reply.request.raw, encodeURI(basename(path)), {
+      root: dirname(path),
+      cacheControl: !reply.hasHeader('cache-control'),
+      dotfiles: 'allow',
+    })
+    .catch((err: Error) => err)
+  if (sent instanceof Error) return reply.send(sent)
+  if (sent.type === 'file') {
+    // A status the handler set (other than 200) is kept; else send's own (200, 206, 304, 412, 416).
+    return reply
+      .code(reply.statusCode !== 200 ? reply.statusCode : sent.statusCode)
+      .headers(sent.headers)
+      .send(sent.stream)
+  }
+  // The file went away (or became a folder) after the stat: the app's not-found answer, as for any unknown path.
+  if (sent.type === 'directory' || (sent.metadata.error as { status?: number }).status === 404) {
+    reply.callNotFound()
+    return reply
+  }
+  // Answered by the error handler (4xx bad_request); a 416 keeps the Content-Range that tells the file's length.
+  const { error } = sent.metadata
+  const headers = (error as { headers?: Record<string, string> }).headers
+  if (headers !== undefined) reply.headers(headers)
+  return reply.send(error)
 }
 
 /** The open SSE answers of each server an app is mounted on. */

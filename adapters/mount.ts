@@ -28,9 +28,6 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
-  // @fastify/static (with glob and send) loads when the first app is mounted, not with `import 'fw'`.
-  if (!instance.hasReplyDecorator('sendFile'))
-    await instance.register((await import('@fastify/static')).default, { root: process.cwd(), serve: false })
 
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))

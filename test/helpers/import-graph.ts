@@ -34,15 +34,17 @@ export function import_graph(entry: string): { files: string[]; packages: string
 }
 
 /**
- * The packages a fresh Node process (with tsx) holds after `import(entry)`, by name, sorted: those in its CommonJS
- * module cache, which is where every package fw loads lazily (fast-jwt, prom-client, ioredis...) would show.
+ * The packages a fresh Node process (with tsx) holds after `import(entry)` and then `then` (code run with the module as
+ * `m`), by name, sorted: those in its CommonJS module cache, which is where every package fw loads lazily (fast-jwt,
+ * prom-client, ioredis...) would show.
  */
-export async function loaded_packages(entry: string): Promise<string[]> {
+export async function loaded_packages(entry: string, then = ''): Promise<string[]> {
   const TOOLS = ['tsx', 'esbuild']
   const script = `
     const TOOLS = new Set(${JSON.stringify(TOOLS)})
     import { createRequire } from 'node:module'
-    await import(${JSON.stringify(join(ROOT, entry))})
+    const m = await import(${JSON.stringify(join(ROOT, entry))})
+    ${then}
     const names = Object.keys(createRequire(import.meta.url).cache)
       .map((f) => /.*node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(f)?.[1]).filter((n) => n !== undefined && !TOOLS.has(n))
     console.log(JSON.stringify([...new Set(names)].sort()))
@@ -52,7 +54,8 @@ export async function loaded_packages(entry: string): Promise<string[]> {
       err ? reject(err) : resolve(out),
     )
   })
-  return JSON.parse(stdout) as string[]
+  // The list is the last line: `then` may log before it.
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[]
 }
 
 /** The TypeScript files under `dir` (declarations aside), as absolute paths. */

@@ -229,6 +229,8 @@ t.test('Response over HTTP', async (t) => {
       '/file/{name}',
       (req, res) => void res.header('Cache-Control', 'public, max-age=60').file(join(dir, req.param('name'))),
     )
+    app.get('/plain-file', (_req, res) => void res.file(join(dir, 'note.txt')))
+    app.get('/created-file', (_req, res) => void res.status(201).file(join(dir, 'note.txt')))
   })
   const get = (url: string) => app.inject({ method: 'GET', url })
 
@@ -266,6 +268,53 @@ t.test('Response over HTTP', async (t) => {
     )
     const html = await get('/file/page.html')
     t.equal(html.headers['content-type'], 'text/html; charset=utf-8')
+  })
+
+  t.test(
+    'a file without a Cache-Control from the handler gets public, max-age=0, its ETag and Last-Modified',
+    async (t) => {
+      const r = await get('/plain-file')
+      t.same([r.statusCode, r.body, r.headers['cache-control']], [200, 'file body', 'public, max-age=0'])
+      t.match(r.headers.etag, /^W\/"/)
+      t.ok(Number.isFinite(Date.parse(String(r.headers['last-modified']))), String(r.headers['last-modified']))
+      t.equal(r.headers['accept-ranges'], 'bytes')
+    },
+  )
+
+  t.test('a conditional GET with the ETag answers 304 with no body', async (t) => {
+    const etag = (await get('/plain-file')).headers.etag as string
+    const r = await app.inject({ url: '/plain-file', headers: { 'if-none-match': etag } })
+    t.same([r.statusCode, r.body], [304, ''])
+    const other = await app.inject({ url: '/plain-file', headers: { 'if-none-match': 'W/"other"' } })
+    t.same([other.statusCode, other.body], [200, 'file body'])
+    const failed = await app.inject({ url: '/plain-file', headers: { 'if-match': '"other"' } })
+    t.same(
+      [failed.statusCode, failed.json()],
+      [412, { ok: false, error: 'bad_request', message: 'Precondition Failed' }],
+    )
+  })
+
+  t.test(
+    'a Range answers 206 with the slice; one past the end answers 416 with the length in Content-Range',
+    async (t) => {
+      const r = await app.inject({ url: '/plain-file', headers: { range: 'bytes=5-8' } })
+      t.same([r.statusCode, r.body, r.headers['content-range']], [206, 'body', 'bytes 5-8/9'])
+      const past = await app.inject({ url: '/plain-file', headers: { range: 'bytes=50-60' } })
+      t.same(
+        [past.statusCode, past.headers['content-range'], past.json()],
+        [416, 'bytes */9', { ok: false, error: 'bad_request', message: 'Range Not Satisfiable' }],
+      )
+    },
+  )
+
+  t.test('HEAD on a file sends its length and no body', async (t) => {
+    const r = await app.inject({ method: 'HEAD', url: '/plain-file' })
+    t.same([r.statusCode, r.body, r.headers['content-length']], [200, '', '9'])
+  })
+
+  t.test("a status the handler set is kept for the file's answer", async (t) => {
+    const r = await get('/created-file')
+    t.same([r.statusCode, r.body], [201, 'file body'])
   })
 
   t.test('answers 404 not_found for a missing file, without the Cache-Control', async (t) => {
