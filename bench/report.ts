@@ -41,9 +41,9 @@ export function met(r: BenchRatio): boolean {
   return r.at_most ? r.value <= r.target : r.value >= r.target
 }
 
-/** How a ratio's target reads: `<= 1.1` or `>= 0.9`. */
+/** How a ratio's target reads: `<= 1.1` or `>= 0.9` (a derived ceiling such as 1 / 0.95 to three decimals: `<= 1.053`). */
 export function target_text(r: BenchRatio): string {
-  return `${r.at_most ? '<=' : '>='} ${r.target}`
+  return `${r.at_most ? '<=' : '>='} ${Number(r.target!.toFixed(3))}`
 }
 
 /**
