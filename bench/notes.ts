@@ -44,6 +44,19 @@ compared in different states. So after the warm-up the harness sends every serve
 code is loaded into the server. Warmed up again, every server then meets the rounds in the state a long-running
 server is in after its first quiet collection. \`PinnedServer.settle\` in \`bench/wrk.ts\` does it.
 
+**Full collections.** Each CPU table has a fourth row per server: full (mark-compact) collections per 1,000 requests,
+counted from the \`gc=mc\` lines of the same GC trace. Most scenarios show 0. The 1 MiB upload shows 25-45: each upload
+leaves about 2 MiB of \`Buffer\` memory outside V8's heap (sixteen 64 KiB socket reads and the whole body), and V8's
+trace shows it starting a full collection for its allocation limit about once per young collection, while the heap's
+objects stay far below that limit. Each full collection marks the process's whole heap, so the upload's CPU per request
+follows the heap a process holds (in one run, a Fastify server given 6.5 MB more live objects cost 1.24x a plain
+one) and the count, which can drop to 0 for good: a full collection that happens to set a high limit (V8's growing
+factor reaches 4) ends the cycle. fw's server reached that state after 10-15 s of uploads in probes, and cost 0.45x
+Fastify's CPU per upload from then on. The row shows which state each round measured, so a ratio that comes from that
+swing, not from the framework, shows as such. It also marks the upload's bytes figure on Node 20 as unusable: there
+\`allocated=\` moved between 35 and 519 KB per upload across rounds of one server, where a sampling heap profile of the
+same load (the inspector's, counting collected objects) gave 23.6 KB for fw and 17.5 KB for Fastify.
+
 Every server runs the JavaScript \`tsc\` emits (\`bench/compiled.ts\` builds the tree into \`.bench-build/\` once per bench
 process), as users run \`dist/\`: under tsx, esbuild's \`keepNames\` wrapped each function fw creates per request in a
 \`__name\` call that no user pays (3.4% of a POST profile). The logged scenarios write to files on tmpfs (\`/dev/shm\`), so
@@ -159,4 +172,31 @@ export const HISTORY = `## Measurements behind the method and the decisions
   and 852 µs against Fastify's 1,781-2,327, and with the download between them fw 3,846 down to 1,171-1,717. So fw's
   upload path needs a far longer warm-up than the harness's two 2 s runs (before and after \`settle\`), and it
   allocates 1.14-1.93x Fastify's heap bytes per upload; what warms up so slowly is the next thing to profile.
+- **What the upload measures: full collections, not a slow warm-up.** The entry above read fw's falling upload cost as
+  a warm-up. V8's GC trace says otherwise. Upload-only rounds of 2 s on Node 20 (unsettled):
+  - fw cost 3,988, 3,755 and 2,535 µs a request in rounds with 25, 30 and 21 full collections, then 944, 810, 941 and
+    734 µs in rounds with none. Fastify cost 1,525-2,137 µs with 35-39 full collections a round from its second round
+    on, and never reached 0.
+  - \`perf\` (software clock) in rounds with full collections: fw 2.66 ms of CPU per upload, 0.82 ms of it marking and
+    0.14 ms sweeping; Fastify 1.70 ms, 0.43 ms marking and 0.08 ms sweeping.
+  - \`--trace-incremental-marking\` shows each full collection starting for V8's allocation limit while the heap's
+    objects held 12-13 MB against limits of 29-56 MB, which the sixteen 64 KiB reads and the 1 MiB body of each upload,
+    outside the heap, fill. The last full collection before fw's cheap rounds set a growing factor of 4.0 (a 70 MB
+    limit), and no full collection followed. Settled servers in interleaved 2 s rounds gave fw 0.47x Fastify's CPU per
+    upload once (fw already in that state), where the bench had given 1.47x: the ratio followed the state, hence the
+    full-collection rows above.
+  - The heap each collection marks: heap snapshots after uploads gave fw's server 12.66 MB and Fastify's 8.5 MB.
+    Fastify's server with 6.5 MB more live objects cost 1.24x the plain one in the same 5 rounds.
+  - fw's server held \`@fastify/static\` (with \`glob\` and \`send\`), registered at every mount for its \`sendFile\`.
+    Files now go through \`@fastify/send\`, loaded by the first file sent (docs/decisions.md); the server's heap after
+    uploads went to 11.49 MB.
+  - The download allocated 60 KB of its 483 KB a request in the async generator that checked each chunk (a sampling
+    heap profile); the check now runs in the iterator's \`then\`.
+  - Then two runs of 9 rounds on the harness. The upload: 1.15x and 1.19x on Node 20 (controls 0.88x and 1.14x), 1.53x
+    and 1.17x on Node 24 (controls 1.07x and 1.00x); the download: 1.04x and 0.96x, 0.87x and 0.98x, target met. The
+    full-collection rows of the second run (the results above) show what moved: fw's Node 20 rounds ran 8-47 full
+    collections per 1,000 uploads, some of them in the cheap state, against Fastify's 28-38; on Node 24, 24-42 against
+    24-42. Before those two changes, with fw's defaults: upload 1.21x and 1.37x, download 1.02x and 1.11x. In the first
+    run fw's Node 24 server ran 31% more full collections per upload than Fastify's (36.5 against 27.8 per 1,000), each
+    over a larger heap; why V8 starts them more often there is not known yet.
 `
