@@ -233,8 +233,8 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
 
 /**
  * Full (mark-compact) collections per 1,000 requests of one competitor: each round's, and all rounds pooled as the
- * figure. Where a scenario makes V8 collect in full every few requests (1 MiB uploads), this count, not the
- * framework's code, decides most of the CPU figure, so it is shown beside it (docs/performance.md).
+ * figure. Where a scenario makes V8 collect in full every few requests (1 MiB uploads), this count and the heap each
+ * collection marks decide most of the CPU figure, so it is shown beside it (docs/performance.md).
  */
 export function full_gcs_row(
   scenario: string,
