@@ -13,6 +13,7 @@ const OPTIONAL = [
   'ioredis',
   'jose',
   'mime',
+  'negotiator',
   'prom-client',
   'tldts',
   'ws',

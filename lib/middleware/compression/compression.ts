@@ -9,8 +9,9 @@ import {
   gzipSync,
 } from 'node:zlib'
 import type { Transform } from 'node:stream'
-import Negotiator from 'negotiator'
+import type NegotiatorClass from 'negotiator'
 import type { Middleware } from '../../compose.js'
+import { lazy } from '../../lazy.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { encoded_body } from '../../stream/index.js'
@@ -18,6 +19,8 @@ import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from '../security/errors.js'
 
 const check = option_checker(ERR_SECURITY_BAD_OPTION, 'compression')
+/** `negotiator`, loaded by the first `compression()` rather than by `import 'fw'`. */
+const Negotiator = lazy<typeof NegotiatorClass>('negotiator')
 
 /** An encoding `compression` can write. */
 export type Encoding = 'br' | 'gzip' | 'deflate'
@@ -137,7 +140,7 @@ function negotiator(offered: readonly string[]): (accept: string) => Encoding | 
   return (accept) => {
     if (chosen_for.has(accept)) return chosen_for.get(accept)
     // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is.
-    const first = (new Negotiator({ headers: { 'accept-encoding': accept } }) as Preferring).encodings(offered, {
+    const first = (new (Negotiator())({ headers: { 'accept-encoding': accept } }) as Preferring).encodings(offered, {
       preferred: offered,
     })[0]
     const chosen = first === undefined || first === 'identity' ? undefined : (first as Encoding)
