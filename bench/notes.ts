@@ -45,14 +45,14 @@ code is loaded into the server. Warmed up again, every server then meets the rou
 server is in after its first quiet collection. \`PinnedServer.settle\` in \`bench/wrk.ts\` does it.
 
 **Full collections.** Each CPU table has a fourth row per server: full (mark-compact) collections per 1,000 requests,
-counted from the \`gc=mc\` lines of the same GC trace. Most scenarios show 0. The 1 MiB upload shows 25-45: each upload
+counted from the \`gc=mc\` lines of the same GC trace. Most scenarios show 0. The 1 MiB upload shows 20-45: each upload
 leaves about 2 MiB of \`Buffer\` memory outside V8's heap (sixteen 64 KiB socket reads and the whole body), and V8's
 trace shows it starting a full collection for its allocation limit about once per young collection, while the heap's
 objects stay far below that limit. Each full collection marks the process's whole heap, so the upload's CPU per request
 follows the heap a process holds (in one run, a Fastify server given 6.5 MB more live objects cost 1.24x a plain
 one) and the count, which can drop to 0 for good: a full collection that happens to set a high limit (V8's growing
-factor reaches 4) ends the cycle. fw's server reached that state after 10-15 s of uploads in probes, and cost 0.45x
-Fastify's CPU per upload from then on. The row shows which state each round measured, so a ratio that comes from that
+factor reaches 4) ends the cycle. fw's server reached that state after 10-15 s of uploads in probes, and cost
+0.35-0.47x Fastify's CPU per upload from then on. The row shows which state each round measured, so a ratio that comes from that
 swing, not from the framework, shows as such. It also marks the upload's bytes figure on Node 20 as unusable: there
 \`allocated=\` moved between 35 and 519 KB per upload across rounds of one server, where a sampling heap profile of the
 same load (the inspector's, counting collected objects) gave 23.6 KB for fw and 17.5 KB for Fastify.
