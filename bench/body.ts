@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
 import { bytes_row, fw_against, on_each_node } from './cpu.js'
 import { cost_ratio, ratio, scenario_rows, type BenchReport, type BenchRatio, type BenchRow } from './report.js'
-import { CLK_TCK, cpu_ticks, start_pinned, warm_and_settle, type PinnedServer, type WrkLoad } from './wrk.js'
+import { cpu_us, start_pinned, warm_and_settle, type PinnedServer, type WrkLoad } from './wrk.js'
 
 /** Each competitor and its server script. */
 export const COMPETITORS = [
@@ -115,11 +115,6 @@ function sse_figures(rounds: SseRounds): { rows: BenchRow[]; ratios: BenchRatio[
       cost_ratio(SSE, 'fw / fastify bytes', bytes('fw'), bytes('fastify')),
     ],
   }
-}
-
-/** Server CPU in µs: utime + stime (bench/wrk.ts). */
-async function cpu_us(pid: number): Promise<number> {
-  return ((await cpu_ticks(pid)) / CLK_TCK) * 1e6
 }
 
 /**

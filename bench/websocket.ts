@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
 import { bytes_row } from './cpu.js'
 import { cost_ratio, median, ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
-import { CLK_TCK, cpu_ticks, start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
+import { cpu_us, start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** The servers compared: name and script in bench/servers/. */
 export const COMPETITORS = [
@@ -55,10 +55,10 @@ export async function run_client(servers: readonly PinnedServer[], args: string[
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   while (!out.includes('ready\n')) await once(child.stdout, 'data')
   const heap_before = await Promise.all(servers.map((s) => s.allocated()))
-  const before = await Promise.all(servers.map((s) => cpu_ticks(s.pid)))
+  const before = await Promise.all(servers.map((s) => cpu_us(s.pid)))
   child.stdin.write('go\n')
   const [code] = (await once(child, 'exit')) as [number]
-  const after = await Promise.all(servers.map((s) => cpu_ticks(s.pid)))
+  const after = await Promise.all(servers.map((s) => cpu_us(s.pid)))
   const heap_after = await Promise.all(servers.map((s) => s.allocated()))
   const line = out.split('\n').find((l) => l.startsWith('{'))
   if (code !== 0 || line === undefined) throw new Error(`the ws client failed (${code}): ${out}`)
@@ -66,7 +66,7 @@ export async function run_client(servers: readonly PinnedServer[], args: string[
   const ms = results.reduce((sum, r) => sum + r.ms, 0)
   return results.map(({ messages, ms: server_ms }, i) => ({
     messages_per_s: messages / (server_ms / 1000),
-    cpu_us_per_message: (((after[i]! - before[i]!) / CLK_TCK) * 1e6) / messages,
+    cpu_us_per_message: (after[i]! - before[i]!) / messages,
     allocated: between(heap_before[i]!, heap_after[i]!),
     messages,
     client_busy: client_cpu_us / (ms * 1000),

@@ -62,7 +62,7 @@ const run = promisify(execFile)
 const EXIT_ON_SIGTERM = '--import=data:text/javascript,process.once("SIGTERM",()=>process.exit(0))'
 const SERVER_CORE = '0'
 const LOAD_CORE = '1'
-export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
 
 // Servers still running when the bench process exits (a thrown error) are killed with it instead of left orphaned.
 const live = new Set<ChildProcess>()
@@ -183,9 +183,9 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
       `http://127.0.0.1:${server.port}${load.path}`,
     ]
     const heap_before = await server.allocated()
-    const before = await cpu_ticks(server.pid)
+    const before = await cpu_us(server.pid)
     const { stdout } = await run('taskset', args, { maxBuffer: 1 << 20 })
-    const after = await cpu_ticks(server.pid)
+    const after = await cpu_us(server.pid)
     const heap_after = await server.allocated()
     const m = /FW_WRK (\{.*\})/.exec(stdout)
     if (!m) throw new Error(`${server.name}: no summary in wrk's output:\n${stdout}`)
@@ -199,7 +199,7 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
     if (s.requests === 0) throw new Error(`${server.name}: wrk completed no request on ${load.path}:\n${stdout}`)
     return {
       rps: s.requests / (s.duration_us / 1e6),
-      cpu_us_per_req: (((after - before) / CLK_TCK) * 1e6) / s.requests,
+      cpu_us_per_req: (after - before) / s.requests,
       allocated: between(heap_before, heap_after),
       requests: s.requests,
       p99_ms: s.p99_us / 1000,
@@ -211,14 +211,14 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
 }
 
 /**
- * utime + stime of a process, in clock ticks (CLK_TCK a second): fields 14 and 15 of /proc/<pid>/stat, counted after
- * the `(comm)` field.
+ * utime + stime of a process in µs: fields 14 and 15 of /proc/<pid>/stat (counted after the `(comm)` field), in clock
+ * ticks of 1 / CLK_TCK s.
  */
-export async function cpu_ticks(pid: number): Promise<number> {
+export async function cpu_us(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 is fields[12].
-  return Number(fields[11]) + Number(fields[12])
+  return ((Number(fields[11]) + Number(fields[12])) / CLK_TCK) * 1e6
 }
 
 /** The wrk Lua script: the request (method, headers, body as byte escapes) and a `done` hook printing one JSON line. */
