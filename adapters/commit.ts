@@ -119,17 +119,19 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
       .headers(sent.headers)
       .send(sent.stream)
   }
+  const error: SendError | undefined = sent.type === 'error' ? sent.metadata.error : undefined
   // The file went away (or became a folder) after the stat: the app's not-found answer, as for any unknown path.
-  if (sent.type === 'directory' || (sent.metadata.error as { status?: number }).status === 404) {
+  if (error === undefined || error.status === 404) {
     reply.callNotFound()
     return reply
   }
   // Answered by the error handler (4xx bad_request); a 416 keeps the Content-Range that tells the file's length.
-  const { error } = sent.metadata
-  const headers = (error as { headers?: Record<string, string> }).headers
-  if (headers !== undefined) reply.headers(headers)
+  if (error.headers !== undefined) reply.headers(error.headers)
   return reply.send(error)
 }
+
+/** An error `send` answers with (an http-errors error): its status, and headers such as a 416's Content-Range. */
+type SendError = Error & { status?: number; headers?: Record<string, string> }
 
 /** The open SSE answers of each server an app is mounted on. */
 const open_streams = new WeakMap<Server, OpenStreams>()
