@@ -183,7 +183,7 @@ export const CPU_UNIT = 'µs CPU/request'
 /** The unit of the allocation rows. */
 export const BYTES_UNIT = 'B allocated/request'
 /** The unit of the full-collection rows. */
-export const FULL_GCS_UNIT = 'full GCs/1,000 requests'
+const FULL_GCS_UNIT = 'full GCs/1,000 requests'
 /** Each cost a ratio can compare, by its rows' unit, and the word its label ends with. */
 const COSTS = { cpu: { unit: CPU_UNIT, word: 'CPU' }, bytes: { unit: BYTES_UNIT, word: 'bytes' } } as const
 
@@ -236,7 +236,7 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
  * figure. Where a scenario makes V8 collect in full every few requests (1 MiB uploads), this count and the heap each
  * collection marks decide most of the CPU figure, so it is shown beside it (docs/performance.md).
  */
-export function full_gcs_row(
+function full_gcs_row(
   scenario: string,
   competitor: string,
   figures: ReadonlyArray<Pick<CpuFigure, 'allocated' | 'requests'>>,

@@ -19,7 +19,7 @@ import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from '../security/errors.js'
 
 const check = option_checker(ERR_SECURITY_BAD_OPTION, 'compression')
-/** `negotiator`, loaded by the first `compression()` rather than by `import 'fw'`. */
+/** `negotiator`, loaded by the first Accept-Encoding a `compression()` weighs rather than by `import 'fw'`. */
 const Negotiator = lazy<typeof NegotiatorClass>('negotiator')
 
 /** An encoding `compression` can write. */
