@@ -34,6 +34,8 @@ function read_then_drop(
 }
 
 t.test('Response.stream', async (t) => {
+  // How many times the /bad-chunk generator's finally ran.
+  let bad_chunk_closed = 0
   const app = build(t, (app) => {
     app.use((_req, res, next) => {
       res.header('x-mw', 'yes')
@@ -74,7 +76,6 @@ t.test('Response.stream', async (t) => {
       ),
     )
   })
-  let bad_chunk_closed = 0
 
   t.test('streams an async iterable of strings and bytes with the middleware headers', async (t) => {
     const r = await app.inject({ url: '/gen' })
