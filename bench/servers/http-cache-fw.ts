@@ -2,7 +2,7 @@
 // JSON, at /work and behind http_cache at /cached/work; GET /calls says how often the handler ran behind the cache.
 import { App, middleware, type Handler } from '../../index.js'
 
-const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+const app = new App({ host: '127.0.0.1' })
 let cached_calls = 0
 const work =
   (count: boolean): Handler =>

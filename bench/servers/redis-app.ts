@@ -14,7 +14,7 @@ const stores =
     ? { sessions: new middleware.auth.InMemorySessionStore(), limits: new MemoryRateLimitStore() }
     : { sessions: new RedisSessionStore({ client: redis }), limits: new RedisRateLimitStore({ client: redis }) }
 
-const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+const app = new App({ host: '127.0.0.1' })
 app.use('/session', adapt_ctx(session({ secret: 'bench-session-secret-0123456789abcdef', store: stores.sessions })))
 app.use(
   '/limited',

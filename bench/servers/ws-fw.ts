@@ -2,7 +2,7 @@
 // member broadcasts n messages to the room.
 import { App } from '../../index.js'
 
-const app = new App({ host: '127.0.0.1', request_id: false, access_log: false })
+const app = new App({ host: '127.0.0.1' })
 app.ws('/echo', (ws) => void ws.on_message((m) => ws.send(m)))
 app.ws('/room', (ws) => {
   ws.join('bench')
