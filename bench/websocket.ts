@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
-import { bytes_row } from './cpu.js'
-import { cost_ratio, median, ratio, scenario_rows, type BenchReport, type BenchRow } from './report.js'
+import { bytes_row, nodes } from './cpu.js'
+import { cost_ratio, median, scenario_rows, type BenchRatio, type BenchReport, type BenchRow } from './report.js'
 import { cpu_us, start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** The servers compared: name and script in bench/servers/. */
@@ -82,91 +82,144 @@ export const SCENARIOS = [
   },
 ]
 
-/** Runs the WebSocket scenarios; `quick` shortens the echo runs. */
+const FW = 'fw'
+const PLUGIN = '@fastify/websocket'
+/** A second process of the @fastify/websocket server, measured in the same client runs: the error bar. */
+const CONTROL = `${PLUGIN} (control)`
+
+/** Per scenario and competitor: each round's figure. */
+type Figures = Map<string, Map<string, number[]>>
+
+/**
+ * Runs the WebSocket scenarios on each Node binary (the machine's alone when quick), the @fastify/websocket server
+ * twice (the second as control) in full runs; `quick` shortens the echo runs.
+ */
 export async function bench(opts: { rounds: number; quick?: boolean }): Promise<BenchReport> {
   const duration_s = opts.quick ? 1 : 2
-  const servers: PinnedServer[] = []
-  try {
-    for (const [name, script] of COMPETITORS) servers.push(await start_pinned(name, script))
-    // Untimed warm-up, so the measured rounds do not include JIT compilation, around settling as the CPU benches do.
-    if (!opts.quick)
-      await warm_and_settle(servers, async () => {
-        for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
-      })
-    const rate = new Map<string, Map<string, number[]>>()
-    const cpu = new Map<string, Map<string, number[]>>()
-    const busy = new Map<string, Map<string, number[]>>()
-    const heap = new Map<string, Array<{ allocated: Allocated; units: number }>>()
-    const record = (m: Map<string, Map<string, number[]>>, sc: string, c: string, v: number): void => {
-      const inner = m.get(sc) ?? new Map<string, number[]>()
-      inner.set(c, [...(inner.get(c) ?? []), v])
-      m.set(sc, inner)
-    }
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const sc of SCENARIOS) {
-        // Alternate which server goes first, so neither always runs on a machine warmed by the other.
-        const order = round % 2 ? [...servers].reverse() : servers
-        const runs = await run_client(order, sc.args(duration_s))
-        order.forEach((s, i) => {
-          record(rate, sc.name, s.name, runs[i]!.messages_per_s)
-          record(cpu, sc.name, s.name, runs[i]!.cpu_us_per_message)
-          const key = `${sc.name}|${s.name}`
-          heap.set(key, [...(heap.get(key) ?? []), { allocated: runs[i]!.allocated, units: runs[i]!.messages }])
-        })
-        record(busy, sc.name, 'client', runs[0]!.client_busy)
-      }
-    }
-    return report(rate, cpu, heap, busy, duration_s)
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()))
-  }
-}
-
-function report(
-  rate: Map<string, Map<string, number[]>>,
-  cpu: Map<string, Map<string, number[]>>,
-  heap: Map<string, Array<{ allocated: Allocated; units: number }>>,
-  busy: Map<string, Map<string, number[]>>,
-  duration_s: number,
-): BenchReport {
+  const competitors: ReadonlyArray<readonly [string, string]> = opts.quick
+    ? COMPETITORS
+    : [...COMPETITORS, [CONTROL, COMPETITORS[1][1]]]
   const rows: BenchRow[] = []
-  const ratios = []
-  for (const sc of SCENARIOS) {
-    const r = scenario_rows(sc.name, rate.get(sc.name)!, 'messages/s')
-    const c = scenario_rows(`${sc.name} (server CPU)`, cpu.get(sc.name)!, 'CPU µs/message')
-    for (const row of c.rows) row.lower_is_better = true
-    const bytes = (name: string): BenchRow =>
-      bytes_row(`${sc.name} (server bytes)`, name, 'B allocated/message', heap.get(`${sc.name}|${name}`)!)
-    const [fw, other] = [bytes('fw'), bytes('@fastify/websocket')]
-    rows.push(...r.rows, ...c.rows, fw, other)
-    ratios.push(
-      ratio(sc.name, 'fw / @fastify/websocket', r.row('fw'), r.row('@fastify/websocket'), 0.9),
-      ratio(`${sc.name} (server CPU)`, 'fw / @fastify/websocket', c.row('fw'), c.row('@fastify/websocket'), 0.9),
-      cost_ratio(`${sc.name} (server bytes)`, 'fw / @fastify/websocket bytes', fw, other),
-    )
+  const ratios: BenchRatio[] = []
+  const busy_notes: string[] = []
+  for (const node of await nodes(opts.quick)) {
+    const m = await measure_node(competitors, node.path, opts, duration_s)
+    const r = report(m, node.label, !opts.quick)
+    rows.push(...r.rows)
+    ratios.push(...r.ratios)
+    busy_notes.push(`${node.label}: ${busy_shares(m.busy, m.rate, m.cpu)}`)
   }
   return {
     name: 'websocket',
     rows,
     ratios,
     notes: [
-      `servers pinned to core 0 (taskset), a Node ws client (bench/ws-client.ts) pinned to core 1: wrk cannot speak WebSocket`,
+      `servers pinned to core 0 (taskset), a Node ws client (bench/ws-client.ts, on the machine's Node) pinned to core 1: wrk cannot speak WebSocket; the servers run on the machine's Node and on Node 24`,
       'every server is warmed up (a 1 s client run of each scenario), settled (one full collection while idle: a heap snapshot by signal, deleted) and warmed up again before the measured rounds',
-      `one client run per scenario and round loads both servers in turn, in ${SLICES} slices each (the order alternating), so a change of the shared machine's load falls on both alike; a server's figures sum its slices`,
+      `one client run per scenario and round loads every server in turn, in ${SLICES} slices each (the order alternating), so a change of the shared machine's load falls on all alike; a server's figures sum its slices`,
       `echo: ${ECHO_CONNECTIONS} connections per server each sending a 20-byte text and waiting for its echo, ${duration_s} s per server; messages/s counts round trips`,
       `broadcast: ${ROOM_CLIENTS} clients in one room per server, one more asks for ${BROADCASTS} broadcasts; messages/s counts deliveries (${ROOM_CLIENTS * BROADCASTS} a run), timed from each request to its last delivery`,
-      `busy share of a core over the measured part (medians): ${busy_shares(busy, rate, cpu)}; when neither the client nor the server is near 100%, round trips wait on the scheduler of the shared machine and messages/s follows its load more than the servers, while CPU per message still compares them`,
-      'server CPU: utime+stime of the server process over the measured part (connections already open) per message; ratios are higher-is-better for fw (CPU ratios are @fastify/websocket / fw)',
+      `busy share of a core over the measured part (medians): ${busy_notes.join('; ')}; when neither the client nor the server is near 100%, round trips wait on the scheduler of the shared machine and messages/s follows its load more than the servers, while CPU per message still compares them`,
+      "server CPU: utime+stime of the server process over the measured part (connections already open) per message; messages/s and CPU ratios are higher-is-better for fw (CPU ratios are @fastify/websocket / fw), each the median of the rounds' ratios",
       'server bytes: V8 heap bytes the server allocated over the measured part (its --trace-gc-nvp lines) per message, all rounds pooled; the bytes ratio is fw / @fastify/websocket (lower is better for fw)',
+      `"${CONTROL}" is a second process of the same server as "${PLUGIN}", in the same client runs: its ratios to "${PLUGIN}" show how far two identical servers land apart in this run`,
     ],
   }
+}
+
+/** One Node binary's rounds: each scenario's messages/s, CPU per message and heap windows per competitor. */
+interface NodeFigures {
+  rate: Figures
+  cpu: Figures
+  busy: Figures
+  heap: Map<string, Array<{ allocated: Allocated; units: number }>>
+}
+
+async function measure_node(
+  competitors: ReadonlyArray<readonly [string, string]>,
+  node: string,
+  opts: { rounds: number; quick?: boolean },
+  duration_s: number,
+): Promise<NodeFigures> {
+  const servers: PinnedServer[] = []
+  try {
+    for (const [name, script] of competitors) servers.push(await start_pinned(name, script, { node }))
+    // Untimed warm-up, so the measured rounds do not include JIT compilation, around settling as the CPU benches do.
+    if (!opts.quick)
+      await warm_and_settle(servers, async () => {
+        for (const sc of SCENARIOS) await run_client(servers, sc.args(1))
+      })
+    const figures: NodeFigures = { rate: new Map(), cpu: new Map(), busy: new Map(), heap: new Map() }
+    const record = (m: Figures, sc: string, c: string, v: number): void => {
+      const inner = m.get(sc) ?? new Map<string, number[]>()
+      inner.set(c, [...(inner.get(c) ?? []), v])
+      m.set(sc, inner)
+    }
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const sc of SCENARIOS) {
+        // Alternate which server goes first, so none always runs on a machine warmed by another.
+        const order = round % 2 ? [...servers].reverse() : servers
+        const runs = await run_client(order, sc.args(duration_s))
+        order.forEach((s, i) => {
+          record(figures.rate, sc.name, s.name, runs[i]!.messages_per_s)
+          record(figures.cpu, sc.name, s.name, runs[i]!.cpu_us_per_message)
+          const key = `${sc.name}|${s.name}`
+          const windows = figures.heap.get(key) ?? []
+          figures.heap.set(key, [...windows, { allocated: runs[i]!.allocated, units: runs[i]!.messages }])
+        })
+        record(figures.busy, sc.name, 'client', runs[0]!.client_busy)
+      }
+    }
+    return figures
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+}
+
+/**
+ * How much faster `a` is than `b`, the median of the rounds' ratios (each pairs two slices of one client run, so a load
+ * change of the shared machine between rounds cancels out): figures per round where higher is better (messages/s),
+ * or inverted where lower is (CPU per message).
+ */
+function paired(scenario: string, label: string, a: BenchRow, b: BenchRow, target?: number): BenchRatio {
+  const each = a.rounds.map((x, i) => (a.lower_is_better ? b.rounds[i]! / x : x / b.rounds[i]!))
+  const r: BenchRatio = { scenario, label, value: median(each) }
+  if (target !== undefined) r.target = target
+  return r
+}
+
+function report(m: NodeFigures, node_label: string, control: boolean): { rows: BenchRow[]; ratios: BenchRatio[] } {
+  const rows: BenchRow[] = []
+  const ratios: BenchRatio[] = []
+  for (const sc of SCENARIOS) {
+    const at = `${sc.name} (${node_label})`
+    const r = scenario_rows(at, m.rate.get(sc.name)!, 'messages/s')
+    const cpu_at = `${sc.name} (server CPU, ${node_label})`
+    const c = scenario_rows(cpu_at, m.cpu.get(sc.name)!, 'CPU µs/message')
+    for (const row of c.rows) row.lower_is_better = true
+    const bytes_at = `${sc.name} (server bytes, ${node_label})`
+    const bytes = (name: string): BenchRow =>
+      bytes_row(bytes_at, name, 'B allocated/message', m.heap.get(`${sc.name}|${name}`)!)
+    const names = control ? [FW, PLUGIN, CONTROL] : [FW, PLUGIN]
+    const b = new Map(names.map((n) => [n, bytes(n)]))
+    rows.push(...r.rows, ...c.rows, ...b.values())
+    ratios.push(
+      paired(at, `${FW} / ${PLUGIN}`, r.row(FW), r.row(PLUGIN), 0.9),
+      paired(cpu_at, `${FW} / ${PLUGIN}`, c.row(FW), c.row(PLUGIN), 0.9),
+      cost_ratio(bytes_at, `${FW} / ${PLUGIN} bytes`, b.get(FW)!, b.get(PLUGIN)!),
+    )
+    if (control)
+      ratios.push(
+        paired(cpu_at, `${CONTROL} / ${PLUGIN}`, c.row(CONTROL), c.row(PLUGIN)),
+        cost_ratio(bytes_at, `${CONTROL} / ${PLUGIN} bytes`, b.get(CONTROL)!, b.get(PLUGIN)!),
+      )
+  }
+  return { rows, ratios }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(JSON.stringify(await bench({ rounds: 1, quick: true }), null, 2))
 }
-
-type Figures = Map<string, Map<string, number[]>>
 
 /** The client's and each server's CPU time over wall time, per scenario. */
 function busy_shares(busy: Figures, rate: Figures, cpu: Figures): string {
