@@ -199,4 +199,43 @@ export const HISTORY = `## Measurements behind the method and the decisions
     24-42. Before those two changes, with fw's defaults: upload 1.21x and 1.37x, download 1.02x and 1.11x. In the first
     run fw's Node 24 server ran 31% more full collections per upload than Fastify's (36.5 against 27.8 per 1,000), each
     over a larger heap; why V8 starts them more often there is not known yet.
+- **Issue 25's own targets, and fw's defaults in every server.** The body bench held the upload to the download's 0.95x
+  of Fastify's speed; issue 25 sets 0.9x, so its ceiling is now 1.111. The WebSocket, Redis and http_cache servers
+  ran with request ids and the access log off; they run fw's defaults now. The WebSocket bench ran on the machine's
+  Node only, without a control, and took the ratio of medians. It now runs on both Nodes with a second
+  @fastify/websocket process in the same client runs, and takes the median of the rounds' ratios. In its first run
+  (9 rounds), CPU per message came out at parity on Node 20: echo 1.00x (control 1.00x), broadcast 0.99x (control 1.04x).
+  On Node 24, echo was 0.92x (control 0.96x), with 1.18x Fastify's bytes, and broadcast 0.99x.
+- **What a followed context costs on Node 24.** In a loop on Node 24.21, \`AsyncLocalStorage.run\` cost 508-600 ns a call
+  and allocated about 740 B (\`--trace-gc-nvp\`): it builds two AsyncContextFrame maps, one to enter and one to
+  restore. On Node 20.20 the same loop cost 31-61 ns and 2 B, and Node 20 pays its cost elsewhere, in async hooks.
+  fw enters a request's context once per request and once per WebSocket message. On Node 24 it follows whenever a
+  line can be written (see docs/log.md), so that cost falls on the logged scenarios, the WebSocket messages and the
+  body scenarios, and not on those run with the level \`off\`. This matches the 1.18x bytes per echo message.
+- **What starts the upload's full collections.** \`--trace-gc-verbose\` on fw's Node 20 server shows scavenges started for
+  "external memory pressure", with about 33 MB of external memory reported. 143 of about 150 scavenges promoted
+  nothing. Each full collection finished an incremental marking against a limit of 49-52 MB (growing factor 4.0), on
+  an 11 MB heap, with an atomic pause of 11.8-13.1 ms. So the collections follow the \`Buffer\` memory, not the heap's
+  growth.
+  - In 4 s probes (one server at a time, Node 20), Fastify given about 5 MB more live objects (13.2 MB after a full
+    collection) ran 2 and 15 full collections per 1,000 uploads, at 1,081 and 1,703 µs a request. Plain, it ran 33 and
+    37, at 2,291 and 2,335 µs. fw ran 45 and 10, at 3,798 and 1,479 µs.
+  - So the heap's size does not set the count: a larger heap can mean fewer collections. What one collection costs
+    does grow with the heap. The earlier ballast run (1.24x) measured that, in a state where both servers ran the
+    same count.
+- **Two changes tried for the upload and not kept.**
+  - Reading a body into one buffer sized by its \`Content-Length\`, with no chunk list, ran the same count of full
+    collections (36-48 per 1,000, fw's 36-43) and cost 1.20x Fastify, against fw's 1.15x, in the same 9 rounds. It
+    would also have allocated a declared size before any byte arrived, which a slow client could exploit.
+  - A build without the root namespaces and with comments stripped held 10.44 MB after uploads, against 11.42 MB. In a
+    9-round probe its rounds with 35-40 full collections cost 2,260-2,506 µs against fw's 2,601-2,618. In an 11-round
+    probe it fell into the cheap state, and fw did not. A lazy namespace needs \`require()\` of ES modules, and under
+    tsx that loads a second instance of the module (checked), so the tests would run other module instances than
+    users do.
+- **This session's body run.** Upload 1.43x (Node 20) and 1.28x (Node 24), controls 0.96x and 0.98x. fw's Node 20
+  rounds ran 34-50 full collections per 1,000 against Fastify's 31-38; its one round with 7 cost 1,139 µs. The
+  download gave 1.40x and 1.00x. fw's Node 20 download rounds split into about 8,000 and about 12,000 µs, with no full
+  collections. A 9-round probe of the download alone, right after, gave fw 0.91x Fastify (control 0.87x). Between
+  runs of the same code, the download has moved from 0.91x to 1.40x and the upload from 1.15x to 1.43x. Those swings
+  are wider than the targets.
 `
