@@ -1,6 +1,6 @@
-// `npx tsx bench/profile-ws.ts [fw|@fastify/websocket] [echo|broadcast]`: a CPU profile (`--cpu-prof`) of one WebSocket
-// bench server under the bench's own client, pinned as in the bench, summarised as bench/profile.ts does for HTTP. The
-// .cpuprofile stays in the printed directory for Chrome DevTools.
+// `npx tsx bench/profile-ws.ts [fw|@fastify/websocket] [echo|broadcast]` (`FW_PROFILE_NODE=<binary>` for another Node):
+// a CPU profile (`--cpu-prof`) of one WebSocket bench server under the bench's own client, pinned as in the bench,
+// summarised as bench/profile.ts does for HTTP. The .cpuprofile stays in the printed directory for Chrome DevTools.
 import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,7 +15,10 @@ if (competitor === undefined)
 const scenario = SCENARIOS.find((s) => s.name.startsWith(which))
 if (scenario === undefined) throw new Error(`unknown scenario ${which}: echo or broadcast`)
 const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
-const server = await start_pinned(name, competitor[1], { node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+const server = await start_pinned(name, competitor[1], {
+  node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
+})
 let from_us: number
 try {
   await run_client([server], scenario.args(2))
