@@ -1,7 +1,7 @@
 // One open WebSocket as a handler sees it: send, receive, close and rooms, with the route's limits applied to each
 // message and each message handled in the log context of the upgrade request.
 import { randomUUID } from 'node:crypto'
-import { enter_request, request_context, type StoredContext } from '../log/context.js'
+import { enter_request, request_context, request_entry, type RequestEntry, type StoredContext } from '../log/context.js'
 import { logger } from '../log/index.js'
 import { logf_in } from '../log/logger.js'
 import type { Request } from '../request.js'
@@ -79,8 +79,10 @@ export class WebSocketConnection {
   readonly #raw: RawSocket
   readonly #settings: WsSettings
   readonly #rooms: RoomMembership
-  /** The upgrade request's log context, entered for each message. */
+  /** The upgrade request's log context. */
   readonly #ctx: StoredContext
+  /** How each message enters it: one entry for the socket's messages, which all arrive in one frame. */
+  readonly #enter_message: RequestEntry
   readonly #joined = new Set<string>()
   readonly #on_message: Array<(message: WsMessage) => unknown> = []
   readonly #on_close: Array<(code: number, reason: string) => unknown> = []
@@ -106,6 +108,7 @@ export class WebSocketConnection {
     this.#settings = settings
     this.#rooms = rooms
     this.#ctx = ctx
+    this.#enter_message = request_entry(ctx)
     raw.on('message', (data, binary) => this.#receive(data, binary))
     raw.on('close', (code, reason) => this.#gone(code, reason.toString()))
     raw.on('pong', () => (this.#alive = true))
@@ -201,7 +204,7 @@ export class WebSocketConnection {
     const limit = this.#settings.rate_limit
     if (limit !== undefined && this.#over_rate(limit))
       return this.close(CLOSE.policy_violation, 'message rate limit exceeded')
-    enter_request(this.#ctx, WebSocketConnection.#handle, this, binary ? bytes : bytes.toString('utf8'))
+    this.#enter_message(WebSocketConnection.#handle, this, binary ? bytes : bytes.toString('utf8'))
   }
 
   /** Calls the message handlers, one by one; #receive runs it in the connection's log context. */

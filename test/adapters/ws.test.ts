@@ -319,3 +319,37 @@ t.test('App.ws mounted in a host Fastify app', async (t) => {
     )
   }
 })
+
+// Last in the file: follow_context() keeps every request's context for its async work from then on, in this process.
+t.test("a followed message handler's lines after an await carry its own connection's id", async (t) => {
+  const out = capture_log(t)
+  fw.log.follow_context()
+  const { port } = await listening(t, (app) =>
+    app.ws(
+      '/ws',
+      (ws) =>
+        void ws.on_message(async (m) => {
+          await new Promise((resolve) => setImmediate(resolve))
+          fw.log.info('late {}', m)
+          ws.send(`done ${String(m)}`)
+        }),
+    ),
+  )
+  const a = await connect(port, '/ws', { 'x-request-id': 'rid-a' })
+  const b = await connect(port, '/ws', { 'x-request-id': 'rid-b' })
+  for (const [c, m] of [
+    [a, 'a1'],
+    [b, 'b1'],
+    [a, 'a2'],
+  ] as const)
+    c.ws.send(m)
+  t.same([await a.next(), await a.next(), await b.next()], ['done a1', 'done a2', 'done b1'])
+  const late = out
+    .lines()
+    .filter((l) => l.includes('late'))
+    .sort()
+  t.match(late, [/late a1 rid=rid-a$/, /late a2 rid=rid-a$/, /late b1 rid=rid-b$/])
+  a.ws.close()
+  b.ws.close()
+  await Promise.all([a.closed, b.closed])
+})
