@@ -214,6 +214,11 @@ export const HISTORY = `## Measurements behind the method and the decisions
   body scenarios, and not on those run with the level \`off\`. fw's echo allocated 465 B a message more than
   @fastify/websocket's on Node 24 (3,034 against 2,569 B), of the order of one such call; on Node 20 the two were
   within 1%. The CPU gap on Node 24 (30.7 against 28.2 µs a message) is larger than one call's cost.
+  - A connection's messages now enter a frame captured at its first followed message (\`request_entry\`,
+    docs/decisions.md): \`AsyncResource.runInAsyncScope\` over it cost 47 ns and no allocation in the same loop. The
+    next 9-round run gave fw's Node 24 echo 2,623 B a message against 2,592 B (1.01x, from 1.18x). Its CPU ratio came
+    out at 0.88x (control 0.95x), and Node 20's, whose path did not change, at 0.92x (control 0.99x) after 1.00x the run
+    before. The CPU effect of about 0.5 µs a message is smaller than what moves between runs.
 - **What starts the upload's full collections.** \`--trace-gc-verbose\` on fw's Node 20 server shows scavenges started for
   "external memory pressure", with about 33 MB of external memory reported. 143 of about 150 scavenges promoted
   nothing. Each full collection finished an incremental marking against a limit of 49-52 MB (growing factor 4.0), on
