@@ -6,7 +6,7 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { pooled, type Allocated } from './allocations.js'
-import { cost_ratio, median, type BenchRatio, type BenchRow } from './report.js'
+import { cost_ratio, median, round_ratio, type BenchRatio, type BenchRow } from './report.js'
 import {
   measure,
   node_binaries,
@@ -128,7 +128,8 @@ export interface Control {
 }
 
 /** The name of the control pair's second process. */
-const control_name = (of: string): string => `${of} (control)`
+/** The name of the control pair's second process of competitor `of`. */
+export const control_name = (of: string): string => `${of} (control)`
 
 /** `setup` with the control's second process added to its competitors and to its scenario. */
 function with_control(setup: Pick<CpuRun, 'competitors' | 'scenarios'>, control: Control) {
@@ -300,10 +301,7 @@ export function cpu_ratio(
   // Bytes allocated do not follow the machine's load; one round's bytes are exact only to a young generation at each
   // end, which pooling removes.
   if (cost === 'bytes') return ratio
-  // Each round's ratio pairs two runs made seconds apart, so a load change on the shared machine between rounds cancels
-  // out; the median of those is steadier than the ratio of the two medians.
-  const paired = ra.rounds.map((x, i) => x / rb.rounds[i]!)
-  return { ...ratio, value: median(paired) }
+  return { ...ratio, value: round_ratio(ra.rounds, rb.rounds) }
 }
 
 /**

@@ -71,6 +71,14 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
+/**
+ * The median of each round's `a / b`. A round's two figures are taken seconds apart, so a change of the shared
+ * machine's load between rounds cancels out: steadier than the ratio of the two medians.
+ */
+export function round_ratio(a: readonly number[], b: readonly number[]): number {
+  return median(a.map((x, i) => x / b[i]!))
+}
+
 /** Ratio row helper: `a / b` of two rows' medians. */
 export function ratio(scenario: string, label: string, a: BenchRow, b: BenchRow, target?: number): BenchRatio {
   const r: BenchRatio = { scenario, label, value: a.lower_is_better ? b.median / a.median : a.median / b.median }

@@ -6,8 +6,16 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { between, type Allocated } from './allocations.js'
-import { bytes_row, nodes } from './cpu.js'
-import { cost_ratio, median, scenario_rows, type BenchRatio, type BenchReport, type BenchRow } from './report.js'
+import { bytes_row, control_name, nodes } from './cpu.js'
+import {
+  cost_ratio,
+  median,
+  round_ratio,
+  scenario_rows,
+  type BenchRatio,
+  type BenchReport,
+  type BenchRow,
+} from './report.js'
 import { cpu_us, start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** The servers compared: name and script in bench/servers/. */
@@ -85,7 +93,7 @@ export const SCENARIOS = [
 const FW = 'fw'
 const PLUGIN = '@fastify/websocket'
 /** A second process of the @fastify/websocket server, measured in the same client runs: the error bar. */
-const CONTROL = `${PLUGIN} (control)`
+const CONTROL = control_name(PLUGIN)
 
 /** Per scenario and competitor: each round's figure. */
 type Figures = Map<string, Map<string, number[]>>
@@ -177,13 +185,12 @@ async function measure_node(
 }
 
 /**
- * How much faster `a` is than `b`, the median of the rounds' ratios (each pairs two slices of one client run, so a load
- * change of the shared machine between rounds cancels out): figures per round where higher is better (messages/s),
- * or inverted where lower is (CPU per message).
+ * How much faster `a` is than `b`, the median of the rounds' ratios (a round pairs two slices of one client run):
+ * figures where higher is better (messages/s), inverted where lower is (CPU per message).
  */
 function paired(scenario: string, label: string, a: BenchRow, b: BenchRow, target?: number): BenchRatio {
-  const each = a.rounds.map((x, i) => (a.lower_is_better ? b.rounds[i]! / x : x / b.rounds[i]!))
-  const r: BenchRatio = { scenario, label, value: median(each) }
+  const value = a.lower_is_better ? round_ratio(b.rounds, a.rounds) : round_ratio(a.rounds, b.rounds)
+  const r: BenchRatio = { scenario, label, value }
   if (target !== undefined) r.target = target
   return r
 }
