@@ -85,7 +85,17 @@ export function object_code(
   )
   members.forEach((m, i) => member(src, i, m.key, m.type, slots[i]!, options))
   if (refuse !== undefined) src.add(`${src.constant(refuse)}(raw, at, errors)`)
-  src.add('if (errors.length > start) return INVALID', 'const out = {}')
+  src.add('if (errors.length > start) return INVALID')
+  // When every member has a value, one object literal builds the value at its final size and shape (a body with no
+  // optional field left out, an object of required fields only): added key by key, it grows its property store
+  // several times. A key named `__proto__` is written as a computed key there, which defines it instead of setting the
+  // prototype.
+  if (members.length > 0) {
+    const all = members.map((_, i) => `v${i} !== undefined`).join(' && ')
+    const keys = members.map((m, i) => `${m.key === '__proto__' ? `[${literal(m.key)}]` : literal(m.key)}: v${i}`)
+    src.add(`if (${all}) return { ${keys.join(', ')} }`)
+  }
+  src.add('const out = {}')
   members.forEach((m, i) => {
     // A key named `__proto__` is defined, since assigning it would change the value's prototype.
     const set =

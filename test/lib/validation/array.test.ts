@@ -8,6 +8,11 @@ const Order = schema({
     .max_items(50),
 })
 
+/** The paths of a result's errors. */
+function errors_of(r: { ok: boolean; errors?: ReadonlyArray<{ field: string }> }): string[] {
+  return r.ok ? [] : r.errors!.map((e) => e.field)
+}
+
 t.test('ArrayType', async (t) => {
   t.test('names a failing item field by its path', async (t) => {
     const r = Order.validate({
@@ -53,6 +58,41 @@ t.test('ArrayType', async (t) => {
     t.equal(!bad.ok && bad.errors.length, 100)
     t.same(!bad.ok && bad.errors[99], { field: 'n/99', code: 'Type', message: 'n item must be an integer' })
   })
+
+  t.test(
+    'names item paths right in every call: after valid ones, past the kept paths, and under varying parents',
+    async (t) => {
+      const items = (n: number, bad: number): unknown[] =>
+        Array.from({ length: n }, (_, i) => ({ sku: `s${i}`, qty: i === bad ? 0 : 1 }))
+      // Valid bodies first: the check keeps the item paths it built for them.
+      t.equal(Order.validate({ items: items(50, -1) }).ok, true)
+      t.equal(Order.validate({ items: items(50, -1) }).ok, true)
+      const min = (field: string) => ({
+        ok: false,
+        errors: [{ field, code: 'Min', message: 'qty must be at least 1' }],
+      })
+      t.same(Order.validate({ items: items(3, 2) }), min('items/2/qty'))
+      t.same(Order.validate({ items: items(3, 0) }), min('items/0/qty'))
+      const Long = schema({ items: field.array(field.object({ qty: field.integer().required().min(1) })).required() })
+      t.same(Long.validate({ items: items(100, 70) }), min('items/70/qty'))
+      t.same(Long.validate({ items: items(100, 63) }), min('items/63/qty'))
+      t.same(Long.validate({ items: items(100, 64) }), min('items/64/qty'))
+      // One array check under a path that changes with each outer item.
+      const Groups = schema({ groups: field.array(field.object({ tags: field.array(field.integer()) })).required() })
+      t.same(errors_of(Groups.validate({ groups: [{ tags: [1, 'x'] }, { tags: ['y'] }] })), [
+        'groups/0/tags/1',
+        'groups/1/tags/0',
+      ])
+      t.same(errors_of(Groups.validate({ groups: [{ tags: ['z'] }, { tags: [1, 2, 'w'] }] })), [
+        'groups/0/tags/0',
+        'groups/1/tags/2',
+      ])
+      // The same array under two fields, and an array at the root of a whole value.
+      const Tags = field.array(field.integer())
+      t.same(errors_of(schema({ a: Tags, b: Tags }).validate({ a: [1, 'x'], b: ['y'] })), ['a/1', 'b/0'])
+      t.same(errors_of(Tags.validate([1, 2, 'x'])), ['2'])
+    },
+  )
 
   t.test('refuses item bounds that contradict each other at declaration', async (t) => {
     t.throws(() => field.array(field.string()).min_items(3).max_items(2), { code: 'FW_ERR_VALIDATION_BAD_LIMIT' })

@@ -57,6 +57,48 @@ t.test('object_code', async (t) => {
     },
   )
 
+  t.test(
+    'builds the same value, in declaration order, whether every member has a value or some are missing',
+    async (t) => {
+      const P = schema({
+        b: field.string().required(),
+        ['__proto__']: field.string(),
+        a: field.integer().default(7),
+        note: field.string(),
+      })
+      // Every member present (one object literal), and with `note` missing (key by key).
+      for (const [text, expected] of [
+        ['{"note":"n","a":1,"__proto__":"p","b":"x","extra":true}', ['b', '__proto__', 'a', 'note']],
+        ['{"a":1,"__proto__":"p","b":"x"}', ['b', '__proto__', 'a']],
+        ['{"b":"x","note":"n"}', ['b', 'a', 'note']],
+      ] as const) {
+        const input = JSON.parse(text) as Record<string, unknown>
+        const result = P.validate(input)
+        t.equal(result.ok, true, text)
+        if (!result.ok) continue
+        const value = result.value as Record<string, unknown>
+        t.same(Object.keys(value), expected, text)
+        t.equal(Object.getPrototypeOf(value), Object.prototype, text)
+        t.not(value, input, 'a new object, never the input')
+        for (const key of expected) {
+          t.same(
+            Object.getOwnPropertyDescriptor(value, key),
+            {
+              value: key === 'a' && !('a' in input) ? 7 : input[key],
+              writable: true,
+              enumerable: true,
+              configurable: true,
+            },
+            `${text}: ${key}`,
+          )
+        }
+      }
+      const first = P.validate(JSON.parse('{"b":"x","a":1,"note":"n"}'))
+      const second = P.validate(JSON.parse('{"b":"x","a":1,"note":"n"}'))
+      t.ok(first.ok && second.ok && first.value !== second.value, 'each call its own value')
+    },
+  )
+
   t.test('names each failing key verbatim in its error path and message', async (t) => {
     const result = S.validate({ 'a"b': 1, 'x\u2028y': 3 })
     t.equal(result.ok, false)
