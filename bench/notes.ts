@@ -69,6 +69,15 @@ server: its ratio to the first ("fastify (control) / fastify") is how far two id
 the error bar of every other ratio. Running a scenario's competitors at the same time, so that both meet the same load,
 was tried and rejected: two identical Fastify servers came out 1.29x apart, the one that got ahead serving larger
 batches per wake-up.
+
+**The interval of a ratio.** A ratio taken round by round (CPU per request or per message) comes with the interval of
+its median that order statistics give whatever the rounds' distribution: the k-th smallest and k-th largest of the
+rounds' ratios, k the largest that keeps a coverage of 95% (9 rounds: the 2nd and the 8th, 96.1%; 7 rounds: the whole
+range, 98.4%; 5 rounds: the whole range, 93.7%). A target reads \`met\` or \`missed\` only when the whole interval lies on
+one side of it; otherwise the verdict gives the median's side and says that the interval crosses the target, and the
+chart draws the bar amber. The rounds of one run share their servers' state (a collector's cycle, the JIT's choices),
+so the interval is the noise within a run: how far the next run lands is what the control pair and the history below
+show. Bytes ratios are pooled over all rounds, as said above, and have no interval.
 `
 
 /** Where fw's time goes: profile proportions of fw against raw Fastify (bench/profile-pair.ts) on a loaded machine. */

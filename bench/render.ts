@@ -1,7 +1,7 @@
 // Renders benchmark reports as the markdown of docs/performance.md and an SVG bar chart of the fw ratios.
 import { HISTORY, METHOD, PROFILE } from './notes.js'
 import { precision } from './allocations.js'
-import { met, ratio_text, target_text, type BenchReport } from './report.js'
+import { interval_text, met, ratio_text, settled, target_text, verdict_text, type BenchReport } from './report.js'
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
@@ -27,14 +27,14 @@ export function render_chart(reports: readonly BenchReport[]): string {
         : `<line x1="${left + r.target * scale}" x2="${left + r.target * scale}" y1="${y - 2}" y2="${y + bar_h + 2}" stroke="#000" stroke-width="2"/>`
     return (
       `<text x="${left - 6}" y="${y + 12}" text-anchor="end" font-size="11">${esc(`${r.module}: ${r.scenario} ${r.label}`)}</text>` +
-      `<rect x="${left}" y="${y}" width="${w}" height="${bar_h}" fill="${ok ? '#4a8' : '#d55'}"/>` +
+      `<rect x="${left}" y="${y}" width="${w}" height="${bar_h}" fill="${settled(r) ? (ok ? '#4a8' : '#d55') : '#e9b44c'}"/>` +
       `<text x="${left + w + 4}" y="${y + 12}" font-size="11">${ratio_text(r.value)}</text>${tick}`
     )
   })
   const one = `<line x1="${left + scale}" x2="${left + scale}" y1="20" y2="${height - 5}" stroke="#888" stroke-dasharray="3,3"/>`
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">` +
-    `<rect width="100%" height="100%" fill="#fff"/><text x="10" y="16" font-size="13">fw ratios (median of rounds); CPU ratios: lower is better; black tick = target, dashed = 1.0x; red = target missed</text>` +
+    `<rect width="100%" height="100%" fill="#fff"/><text x="10" y="16" font-size="13">fw ratios (median of rounds); CPU ratios: lower is better; black tick = target, dashed = 1.0x; red = target missed, amber = the interval of the median crosses the target</text>` +
     one +
     bars.join('') +
     '</svg>\n'
@@ -71,10 +71,11 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
         '',
       )
     // A module measuring one application alone (conduit) has figures and no ratio: no empty ratio table.
-    if (r.ratios.length > 0) out.push('| scenario | ratio | value | target |', '|---|---|---|---|')
+    if (r.ratios.length > 0)
+      out.push('| scenario | ratio | value | interval of the median | target |', '|---|---|---|---|---|')
     for (const x of r.ratios) {
-      const t = x.target === undefined ? '' : `${met(x) ? 'met' : '**missed**'} (${target_text(x)})`
-      out.push(`| ${x.scenario} | ${x.label} | ${ratio_text(x.value)} | ${t} |`)
+      const t = x.target === undefined ? '' : `${verdict_text(x).replace(/^missed/, '**missed**')} (${target_text(x)})`
+      out.push(`| ${x.scenario} | ${x.label} | ${ratio_text(x.value)} | ${interval_text(x)} | ${t} |`)
     }
     if (r.ratios.length > 0) out.push('')
     out.push('| scenario | competitor | median (or pooled) | spread (min–max) | rounds |', '|---|---|---|---|---|')

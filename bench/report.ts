@@ -26,6 +26,15 @@ export interface BenchRatio {
   target?: number
   /** The target is a ceiling ("at most 1.10x"), as for a ratio of CPU time per request. */
   at_most?: boolean
+  /** Where the median of the rounds' ratios lies (`median_interval`), for a ratio taken round by round. */
+  interval?: Interval
+}
+
+/** A median's distribution-free confidence interval: `low` to `high` holds it with probability `coverage`. */
+export interface Interval {
+  low: number
+  high: number
+  coverage: number
 }
 
 /** A ratio as the docs and the console show it; a figure that could not be measured (NaN, null in JSON) reads n/a. */
@@ -39,6 +48,30 @@ export function met(r: BenchRatio): boolean {
   // Not measured (NaN, or null once written as JSON) is never a met target.
   if (!Number.isFinite(r.value)) return false
   return r.at_most ? r.value <= r.target : r.value >= r.target
+}
+
+/**
+ * Whether the target's verdict holds over the ratio's whole interval, not only at its median (true without an
+ * interval): a ratio whose interval crosses the target is met or missed by the noise of its run, not by the servers.
+ */
+export function settled(r: BenchRatio): boolean {
+  if (r.target === undefined || r.interval === undefined) return true
+  const target = r.target
+  const ok = (v: number): boolean => (r.at_most ? v <= target : v >= target)
+  return ok(r.interval.low) === ok(r.interval.high)
+}
+
+/** A ratio's verdict as the console and the docs give it: `met`, `missed`, or which way the median went. */
+export function verdict_text(r: BenchRatio): string {
+  const word = met(r) ? 'met' : 'missed'
+  return settled(r) ? word : `${word} by the median; the interval crosses the target`
+}
+
+/** A ratio's interval as text (`0.93-1.18x, 96%`), or '' without one. */
+export function interval_text(r: Pick<BenchRatio, 'interval'>): string {
+  const i = r.interval
+  if (i === undefined) return ''
+  return `${i.low.toFixed(2)}-${i.high.toFixed(2)}x, ${Math.floor(i.coverage * 1000) / 10}%`
 }
 
 /** How a ratio's target reads: `<= 1.1` or `>= 0.9` (a derived ceiling such as 1 / 0.95 to three decimals: `<= 1.053`). */
@@ -77,6 +110,40 @@ export function median(xs: readonly number[]): number {
  */
 export function round_ratio(a: readonly number[], b: readonly number[]): number {
   return median(a.map((x, i) => x / b[i]!))
+}
+
+/** The least coverage `median_interval` takes, where the rounds allow it. */
+const CONFIDENCE = 0.95
+
+/**
+ * The interval of the median of `xs` that order statistics give whatever the figures' distribution, as long as the
+ * rounds are independent: the k-th smallest and k-th largest figure hold the true median with probability 1 - 2 P(B <
+ * k), B binomial (n, 1/2). k is the largest that keeps that at 95% or more (9 rounds: the 2nd and 8th, 96.1%); 5 rounds
+ * or fewer cannot reach 95%, and get their whole range with its own coverage (5 rounds: 93.7%). Rounds of one process
+ * pair share that pair's state (its garbage collector's cycle, its JIT), so the interval measures the noise within a
+ * run, not how far another run of the same servers may land. Undefined below 2 figures.
+ */
+export function median_interval(xs: readonly number[]): Interval | undefined {
+  const n = xs.length
+  if (n < 2 || xs.some((x) => !Number.isFinite(x))) return undefined
+  const s = [...xs].sort((a, b) => a - b)
+  let k = 1
+  // P(B < k) and its last term, C(n, k - 1) / 2^n.
+  let tail = 2 ** -n
+  let term = tail
+  while (k + 1 <= (n + 1) / 2) {
+    const next = (term * (n - k + 1)) / k
+    if (1 - 2 * (tail + next) < CONFIDENCE) break
+    term = next
+    tail += next
+    k++
+  }
+  return { low: s[k - 1]!, high: s[n - k]!, coverage: 1 - 2 * tail }
+}
+
+/** `round_ratio` with the interval of that median (`median_interval` of the rounds' ratios). */
+export function round_ratio_interval(a: readonly number[], b: readonly number[]): Interval | undefined {
+  return median_interval(a.map((x, i) => x / b[i]!))
 }
 
 /** Ratio row helper: `a / b` of two rows' medians. */

@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { render_chart, render_markdown } from './render.js'
-import { met, ratio_text, target_text, type BenchReport } from './report.js'
+import { interval_text, ratio_text, target_text, verdict_text, type BenchReport } from './report.js'
 
 const MODULES = [
   'http',
@@ -61,8 +61,12 @@ for (const name of MODULES) {
   reports.push(report)
   console.log(`${((Date.now() - started) / 1000).toFixed(0)} s`)
   for (const r of report.ratios) {
-    const verdict = r.target === undefined ? '' : `  (target ${target_text(r)}: ${met(r) ? 'met' : 'MISSED'})`
-    console.log(`  ${r.scenario.padEnd(32)} ${r.label.padEnd(24)} ${ratio_text(r.value).padStart(5)}${verdict}`)
+    const verdict =
+      r.target === undefined ? '' : `  (target ${target_text(r)}: ${verdict_text(r).replace(/^missed/, 'MISSED')})`
+    const interval = r.interval === undefined ? '' : `  [${interval_text(r)}]`
+    console.log(
+      `  ${r.scenario.padEnd(32)} ${r.label.padEnd(24)} ${ratio_text(r.value).padStart(5)}${interval}${verdict}`,
+    )
   }
 }
 

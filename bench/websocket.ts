@@ -11,6 +11,7 @@ import {
   cost_ratio,
   median,
   round_ratio,
+  round_ratio_interval,
   scenario_rows,
   type BenchRatio,
   type BenchReport,
@@ -189,8 +190,10 @@ async function measure_node(
  * figures where higher is better (messages/s), inverted where lower is (CPU per message).
  */
 function paired(scenario: string, label: string, a: BenchRow, b: BenchRow, target?: number): BenchRatio {
-  const value = a.lower_is_better ? round_ratio(b.rounds, a.rounds) : round_ratio(a.rounds, b.rounds)
-  const r: BenchRatio = { scenario, label, value }
+  const [x, y] = a.lower_is_better ? [b.rounds, a.rounds] : [a.rounds, b.rounds]
+  const r: BenchRatio = { scenario, label, value: round_ratio(x, y) }
+  const interval = round_ratio_interval(x, y)
+  if (interval !== undefined) r.interval = interval
   if (target !== undefined) r.target = target
   return r
 }
