@@ -254,4 +254,28 @@ export const HISTORY = `## Measurements behind the method and the decisions
   collections. A 9-round probe of the download alone, right after, gave fw 0.91x Fastify (control 0.87x). Between
   runs of the same code, the download has moved from 0.91x to 1.40x and the upload from 1.15x to 1.43x. Those swings
   are wider than the targets.
+- **What the validation check allocated.** A sampling heap profile of the compiled check of the bench's body, in a loop
+  on Node 20, gave 1,032 B a call: each object's value grew its property store key by key (376 B for the 14 top-level
+  keys), and each array item got two fresh path strings that only an error reads (144 B for 3 items, more than the
+  items' values). An object whose members all have a value is now one literal, and an array's check keeps its first 64
+  item paths: 520 B a call. The 9-round run right after gave fw / Fastify + Ajv bytes 1.12x and 1.06x (from 1.18x and
+  1.13x) and CPU 1.04x and 1.05x (controls 1.09x and 0.93x); the next, with intervals, CPU 1.15x (0.98-1.24x) and
+  1.06x (0.83-1.16x).
+- **The first runs with intervals** (9 rounds each, every module that runs servers). Most CPU intervals span 0.3-0.8x:
+  JSON hello on Node 20 gave 1.12x (0.73-1.50x) with its control at 0.82x (0.74-1.03x). Where the interval settles the
+  verdict: metrics on Node 20 missed (1.15x, 1.08-1.32x); the WebSocket echo on Node 24 is behind its plugin (fw's speed
+  per CPU 0.93x, 0.85-0.96x; control 0.97x), and even on Node 20 (0.98x, 0.95-1.02x); JWT, the security chain and
+  compression on Node 24 are ahead or even (0.73x, 0.67x and 0.98x, intervals below the target).
+- **The upload on Node 24 does not come from following the log context.** Bench servers run at \`warn\`, where Node 24
+  follows each request's context. Five interleaved 2 s rounds on Node 24: fw at \`warn\` 1,751-2,813 µs a request
+  (25-33 full collections per 1,000), fw at \`off\` 2,112-3,584 µs (25-39), Fastify 1,391-2,154 µs (24-30). Settled
+  single-server profiles (\`bench/profile-body.ts\` now settles, as the bench does): fw 2,015 against Fastify's 1,704 µs
+  a request, \`Buffer.concat\` 470 against 457 µs, the collector 385 against 302 µs, unattributed VM time 584 against
+  465 µs, and JavaScript of fw and Fastify 222 against Fastify's 80 µs of sampled self time. A 1 ms sampler over 2 ms
+  requests that spend a fifth in the collector attributes coarsely; what holds is that fw's server pays more per upload
+  in the collector and around it, with the same count of full collections.
+- **The WebSocket echo on Node 24, settled** (\`bench/profile-ws.ts\` now settles too): fw 37.8 against 31.2 µs a message
+  in back-to-back runs of one server each. \`writev\` took 17.5 against 17.1 µs, unattributed VM time 3.9 against 2.3 µs,
+  \`nextTick\` 2.6 against 1.8 µs, and fw's message path (the socket listener and \`#handle\`) 1.4 µs against the plugin
+  handler's 0.3 µs.
 `
