@@ -6,7 +6,7 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { pooled, type Allocated } from './allocations.js'
-import { cost_ratio, median, round_ratio, round_ratio_interval, type BenchRatio, type BenchRow } from './report.js'
+import { cost_ratio, median, round_ratio, type BenchRatio, type BenchRow } from './report.js'
 import {
   measure,
   node_binaries,
@@ -127,7 +127,6 @@ export interface Control {
   of: string
 }
 
-/** The name of the control pair's second process. */
 /** The name of the control pair's second process of competitor `of`. */
 export const control_name = (of: string): string => `${of} (control)`
 
@@ -301,8 +300,7 @@ export function cpu_ratio(
   // Bytes allocated do not follow the machine's load; one round's bytes are exact only to a young generation at each
   // end, which pooling removes.
   if (cost === 'bytes') return ratio
-  const interval = round_ratio_interval(ra.rounds, rb.rounds)
-  return { ...ratio, value: round_ratio(ra.rounds, rb.rounds), ...(interval === undefined ? {} : { interval }) }
+  return { ...ratio, ...round_ratio(ra.rounds, rb.rounds) }
 }
 
 /**

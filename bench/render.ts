@@ -74,7 +74,7 @@ export function render_markdown(reports: readonly BenchReport[], machine: Record
     if (r.ratios.length > 0)
       out.push('| scenario | ratio | value | interval of the median | target |', '|---|---|---|---|---|')
     for (const x of r.ratios) {
-      const t = x.target === undefined ? '' : `${verdict_text(x).replace(/^missed/, '**missed**')} (${target_text(x)})`
+      const t = x.target === undefined ? '' : `${verdict_text(x, '**missed**')} (${target_text(x)})`
       out.push(`| ${x.scenario} | ${x.label} | ${ratio_text(x.value)} | ${interval_text(x)} | ${t} |`)
     }
     if (r.ratios.length > 0) out.push('')

@@ -47,7 +47,12 @@ export function met(r: BenchRatio): boolean {
   if (r.target === undefined) return true
   // Not measured (NaN, or null once written as JSON) is never a met target.
   if (!Number.isFinite(r.value)) return false
-  return r.at_most ? r.value <= r.target : r.value >= r.target
+  return meets(r, r.value)
+}
+
+/** Whether `v` meets the target of `r`, which has one. */
+function meets(r: BenchRatio, v: number): boolean {
+  return r.at_most ? v <= r.target! : v >= r.target!
 }
 
 /**
@@ -56,14 +61,15 @@ export function met(r: BenchRatio): boolean {
  */
 export function settled(r: BenchRatio): boolean {
   if (r.target === undefined || r.interval === undefined) return true
-  const target = r.target
-  const ok = (v: number): boolean => (r.at_most ? v <= target : v >= target)
-  return ok(r.interval.low) === ok(r.interval.high)
+  return meets(r, r.interval.low) === meets(r, r.interval.high)
 }
 
-/** A ratio's verdict as the console and the docs give it: `met`, `missed`, or which way the median went. */
-export function verdict_text(r: BenchRatio): string {
-  const word = met(r) ? 'met' : 'missed'
+/**
+ * A ratio's verdict as the console and the docs give it: `met`, `missed` (written as `missed` says, `MISSED` or
+ * `**missed**`), or which way the median went.
+ */
+export function verdict_text(r: BenchRatio, missed = 'missed'): string {
+  const word = met(r) ? 'met' : missed
   return settled(r) ? word : `${word} by the median; the interval crosses the target`
 }
 
@@ -105,11 +111,14 @@ export function median(xs: readonly number[]): number {
 }
 
 /**
- * The median of each round's `a / b`. A round's two figures are taken seconds apart, so a change of the shared
- * machine's load between rounds cancels out: steadier than the ratio of the two medians.
+ * The median of each round's `a / b`, with its interval (`median_interval`). A round's two figures are taken seconds
+ * apart, so a change of the shared machine's load between rounds cancels out: steadier than the ratio of the two
+ * medians.
  */
-export function round_ratio(a: readonly number[], b: readonly number[]): number {
-  return median(a.map((x, i) => x / b[i]!))
+export function round_ratio(a: readonly number[], b: readonly number[]): Pick<BenchRatio, 'value' | 'interval'> {
+  const ratios = a.map((x, i) => x / b[i]!)
+  const interval = median_interval(ratios)
+  return interval === undefined ? { value: median(ratios) } : { value: median(ratios), interval }
 }
 
 /** The least coverage `median_interval` takes, where the rounds allow it. */
@@ -139,11 +148,6 @@ export function median_interval(xs: readonly number[]): Interval | undefined {
     k++
   }
   return { low: s[k - 1]!, high: s[n - k]!, coverage: 1 - 2 * tail }
-}
-
-/** `round_ratio` with the interval of that median (`median_interval` of the rounds' ratios). */
-export function round_ratio_interval(a: readonly number[], b: readonly number[]): Interval | undefined {
-  return median_interval(a.map((x, i) => x / b[i]!))
 }
 
 /** Ratio row helper: `a / b` of two rows' medians. */

@@ -61,8 +61,7 @@ for (const name of MODULES) {
   reports.push(report)
   console.log(`${((Date.now() - started) / 1000).toFixed(0)} s`)
   for (const r of report.ratios) {
-    const verdict =
-      r.target === undefined ? '' : `  (target ${target_text(r)}: ${verdict_text(r).replace(/^missed/, 'MISSED')})`
+    const verdict = r.target === undefined ? '' : `  (target ${target_text(r)}: ${verdict_text(r, 'MISSED')})`
     const interval = r.interval === undefined ? '' : `  [${interval_text(r)}]`
     console.log(
       `  ${r.scenario.padEnd(32)} ${r.label.padEnd(24)} ${ratio_text(r.value).padStart(5)}${interval}${verdict}`,

@@ -11,7 +11,6 @@ import {
   cost_ratio,
   median,
   round_ratio,
-  round_ratio_interval,
   scenario_rows,
   type BenchRatio,
   type BenchReport,
@@ -191,9 +190,7 @@ async function measure_node(
  */
 function paired(scenario: string, label: string, a: BenchRow, b: BenchRow, target?: number): BenchRatio {
   const [x, y] = a.lower_is_better ? [b.rounds, a.rounds] : [a.rounds, b.rounds]
-  const r: BenchRatio = { scenario, label, value: round_ratio(x, y) }
-  const interval = round_ratio_interval(x, y)
-  if (interval !== undefined) r.interval = interval
+  const r: BenchRatio = { scenario, label, ...round_ratio(x, y) }
   if (target !== undefined) r.target = target
   return r
 }
