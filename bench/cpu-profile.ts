@@ -1,7 +1,26 @@
 // Summarises a V8 CPU profile (`--cpu-prof`) of a bench server: the functions with the most self time and the share of
-// each layer (fw, Fastify, Node's internals, GC). bench/profile.ts (HTTP) and bench/profile-ws.ts (WebSocket) use it.
+// each layer (fw, Fastify, Node's internals, GC), and starts the profiled server. bench/profile.ts (HTTP),
+// bench/profile-body.ts (bodies) and bench/profile-ws.ts (WebSocket) use it.
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { start_pinned, type PinnedServer } from './wrk.js'
+
+/**
+ * Starts bench/servers/<script> pinned as in the bench and profiled (`--cpu-prof` into `dir`), on the Node binary
+ * `FW_PROFILE_NODE` names, else the machine's.
+ */
+export function start_profiled(
+  name: string,
+  script: string,
+  dir: string,
+  env?: Record<string, string>,
+): Promise<PinnedServer> {
+  return start_pinned(name, script, {
+    ...(env === undefined ? {} : { env }),
+    node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
+  })
+}
 
 interface ProfileNode {
   id: number

@@ -4,9 +4,9 @@
 import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { profile_summary } from './cpu-profile.js'
+import { profile_summary, start_profiled } from './cpu-profile.js'
 import { COMPETITORS, run_client, SCENARIOS, type Run } from './websocket.js'
-import { start_pinned } from './wrk.js'
+import { warm_and_settle } from './wrk.js'
 
 const [name = 'fw', which = 'echo'] = process.argv.slice(2)
 const competitor = COMPETITORS.find(([n]) => n === name)
@@ -15,16 +15,10 @@ if (competitor === undefined)
 const scenario = SCENARIOS.find((s) => s.name.startsWith(which))
 if (scenario === undefined) throw new Error(`unknown scenario ${which}: echo or broadcast`)
 const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
-const server = await start_pinned(name, competitor[1], {
-  node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
-})
+const server = await start_profiled(name, competitor[1], dir)
 let from_us: number
 try {
-  // Warmed up, settled and warmed up again, as the bench's servers are (bench/wrk.ts `settle`).
-  await run_client([server], scenario.args(2))
-  await server.settle()
-  await run_client([server], scenario.args(2))
+  await warm_and_settle([server], () => run_client([server], scenario.args(2)))
   from_us = Number(process.hrtime.bigint() / 1000n)
   const [r] = (await run_client([server], scenario.args(5))) as [Run]
   console.log(

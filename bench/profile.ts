@@ -5,9 +5,9 @@
 import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { profile_summary } from './cpu-profile.js'
+import { profile_summary, start_profiled } from './cpu-profile.js'
 import { COMPETITORS, ECHO } from './http.js'
-import { measure, start_pinned, warm_and_settle, type WrkLoad } from './wrk.js'
+import { measure, warm_and_settle, type WrkLoad } from './wrk.js'
 
 const [name = 'fw', url_path = '/hello', method = 'GET'] = process.argv.slice(2)
 // POST sends the HTTP bench's JSON echo body.
@@ -16,10 +16,9 @@ const competitor = COMPETITORS.find((c) => c.name === name)
 if (competitor === undefined)
   throw new Error(`unknown competitor ${name}: one of ${COMPETITORS.map((c) => c.name).join(', ')}`)
 const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
-const server = await start_pinned(name, competitor.script, {
-  env: { ...competitor.env, ...(competitor.log_file ? { FW_BENCH_LOG_FILE: path.join(dir, 'server.log') } : {}) },
-  node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
+const server = await start_profiled(name, competitor.script, dir, {
+  ...competitor.env,
+  ...(competitor.log_file ? { FW_BENCH_LOG_FILE: path.join(dir, 'server.log') } : {}),
 })
 let from_us: number
 try {
