@@ -10,25 +10,22 @@ import { attach_span, type HttpTracing } from '../lib/observability/tracing.js'
 
 /**
  * Counts every request of `f` (its routes, 404s and early refusals) in `metrics`, under its route template. One hook
- * and two listeners on the answer: Fastify's onResponse and onRequestAbort hooks would add a hook runner, two timers
- * and three listeners per request.
+ * and one listener on the answer, its `close`, which every response emits once, after its `finish` or without one when
+ * the client left first: Fastify's onResponse and onRequestAbort hooks would add a hook runner, two timers and three
+ * listeners per request, and a second listener on `finish` would cost a closure and the array of that event's
+ * listeners.
  */
 export function metrics_hooks(f: FastifyInstance, metrics: Metrics): void {
   f.addHook('onRequest', (freq, reply, done) => {
     metrics.started()
     const start = performance.now()
-    let answered = false
     const res = reply.raw
-    // Counted once: a response may emit 'finish' twice (light-my-request's does when its end() is called again).
-    res.on('finish', () => {
-      if (answered) return
-      answered = true
+    res.on('close', () => {
+      // An answer that was ended is counted with its status, even when its client left before all of it was sent;
+      // one that never was (the client left while the handler worked) only leaves the in-flight count.
+      if (!res.writableEnded) return metrics.aborted()
       const seconds = (performance.now() - start) / 1000
       metrics.finished(freq.method, route_template(freq.routeOptions.url), reply.statusCode, seconds)
-    })
-    // A 'close' with no 'finish' before it is a client that left before the answer: it leaves the in-flight count.
-    res.on('close', () => {
-      if (!answered) metrics.aborted()
     })
     done()
   })

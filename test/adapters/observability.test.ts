@@ -114,6 +114,33 @@ t.test('App.metrics', async (t) => {
     t.equal(await in_flight(), 1, 'and no lower')
   })
 
+  t.test('counts an answer that was ended, once, when its client leaves before reading it all', async (t) => {
+    // Far more than the socket buffers hold, so the server is still writing when the client goes.
+    const big = Buffer.alloc(32 * 1024 * 1024, 0x61)
+    const { app, port } = await listening(t, (app) => {
+      app.metrics()
+      app.get('/big', (_req, res) => void res.header('content-type', 'application/octet-stream').send(big))
+    })
+    const status = await new Promise<number>((resolve, reject) => {
+      const client = request({ host: '127.0.0.1', port, path: '/big' }, (r) => {
+        resolve(r.statusCode!)
+        client.destroy()
+      })
+      client.on('error', () => {}).on('close', () => reject(new Error('closed before the response')))
+      client.end()
+    })
+    t.equal(status, 200)
+    const body = async () => (await app.inject('/metrics')).body
+    let text = await body()
+    for (let i = 0; i < 500 && series(text, 'fw_http_requests_in_flight') !== 1; i++) {
+      await new Promise(setImmediate)
+      text = await body()
+    }
+    t.equal(series(text, 'fw_http_requests_in_flight'), 1, 'only the scrape is in flight')
+    t.equal(series(text, 'fw_http_requests_total{method="GET",route="/big",status="200"}'), 1, 'answered once')
+    t.equal(series(text, 'fw_http_request_duration_seconds_count{method="GET",route="/big",status="200"}'), 1)
+  })
+
   t.test('serves the metrics behind their own middleware', async (t) => {
     const app = build(t, (app) =>
       app.metrics({
