@@ -257,4 +257,17 @@ export class Request<P extends string = string, V extends Valid = Valid> {
     if (this.#state === undefined) this.#state = new KeyMap()
     this.#state.set(key, value)
   }
+
+  /**
+   * @internal A copy of the per-request state as it is now, for `restore_state`: what an authenticator that refused
+   * inside `any_of` or `all_of` stored (an `Identity`, its claims) must not outlive its refusal.
+   */
+  save_state(): KeyMap | undefined {
+    return this.#state?.copy()
+  }
+
+  /** @internal Puts back the state `save_state` copied; the copy stays as it was, to be put back again. */
+  restore_state(saved: KeyMap | undefined): void {
+    this.#state = saved?.copy()
+  }
 }

@@ -45,6 +45,13 @@ export class KeyMap {
   values(): IterableIterator<unknown> {
     return this.#map.values()
   }
+
+  /** A new map holding the same values; changing either leaves the other as it is. */
+  copy(): KeyMap {
+    const c = new KeyMap()
+    for (const [key, value] of this.#map) c.#map.set(key, value)
+    return c
+  }
 }
 
 /**

@@ -107,7 +107,7 @@ function combined_options(name: string, mws: readonly CtxMiddleware[]) {
  * Lets the caller in when any one of the authenticators accepts, tried in order: the first that accepts sets the
  * request's state (`Identity`, `ApiKey`, `JwtClaims`...) and the chain goes on. When none accepts, the answer is a
  * refusal of a credential that was there but bad, the first such, else the first authenticator's refusal (its 401 and
- * code). In OpenAPI each authenticator is an alternative (several security requirement objects). No authenticator, or
+ * code). What a refused authenticator stored goes with its refusal. In OpenAPI each authenticator is an alternative (several security requirement objects). No authenticator, or
  * one that is not context middleware, throws `FW_ERR_AUTH_BAD_COMBINATION` at startup.
  * @example
  * const caller = auth.any_of(auth.api_key({ allowed_keys: [key] }), auth.jwt({ secret }))
@@ -119,10 +119,14 @@ export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
   const docs = docs_of(mws)
   const missing = docs.map((d) => d.security?.missing)
   const mw = async function any_of(ctx: Ctx, next: Next): Promise<void> {
+    const saved = ctx.req.save_state()
     const refusals: Refusal[] = []
     for (let i = 0; i < mws.length; i++) {
       const refusal = await attempt(mws[i]!, missing[i], ctx, next)
       if (refusal === undefined) return
+      // What the refused authenticator stored (an Identity, its claims) goes with its refusal: an alternative that lets
+      // the caller in after it must not find it.
+      ctx.req.restore_state(saved)
       refusals.push(refusal)
     }
     const chosen = refusals.find((r) => !r.missing) ?? refusals[0]!
@@ -137,8 +141,9 @@ export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
 }
 
 /**
- * Lets the caller in only when every authenticator accepts, run in order; the first refusal is the answer. The
- * `Identity` kept is the first authenticator's (each one's own state, `ApiKey` or `JwtClaims`, stays too). In OpenAPI
+ * Lets the caller in only when every authenticator accepts, run in order; the first refusal is the answer, and leaves
+ * the request's state as it came (no `Identity` of those that accepted before it). The `Identity` kept is the first
+ * authenticator's (each one's own state, `ApiKey` or `JwtClaims`, stays too). In OpenAPI
  * the schemes hold together (one requirement object naming them all). No authenticator, or one that is not context
  * middleware, throws `FW_ERR_AUTH_BAD_COMBINATION` at startup.
  * @example
@@ -150,8 +155,11 @@ export function all_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
   const docs = docs_of(mws)
   const mw = function all_of(ctx: Ctx, next: Next): void | Promise<void> {
     let first: Identity | undefined
+    let passed = false
+    const saved = ctx.req.save_state()
     const step = (i: number): void | Promise<void> => {
       if (i === mws.length) {
+        passed = true
         if (first !== undefined) ctx.req.set_state(Identity, first)
         return next()
       }
@@ -160,7 +168,13 @@ export function all_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
         return Promise.resolve(step(i + 1))
       })
     }
-    return step(0)
+    // A refusal by any of them leaves the state as it came: the Identity of those that accepted before it goes too.
+    const undo = (): void => {
+      if (!passed) ctx.req.restore_state(saved)
+    }
+    const ran = step(0)
+    if (ran instanceof Promise) return ran.then(undo)
+    undo()
   }
   // Every combination of the parts' alternatives, each merged into one requirement.
   const requirements = docs

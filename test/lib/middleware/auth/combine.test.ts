@@ -64,6 +64,17 @@ t.test('auth.any_of', async (t) => {
     t.equal(calls.n, 0)
   })
 
+  t.test('leaves no state of an authenticator that stored some and then refused', async (t) => {
+    const half: CtxMiddleware = (ctx) => {
+      set_identity(ctx.req, ctx.res, { kind: 'header', id: 'half' })
+      ctx.res.error(401, 'invalid_user', 'Bad user')
+    }
+    const anyone: CtxMiddleware = (_ctx, next) => next()
+    const { app } = build(t, [any_of(half, anyone)], who)
+    const r = await app.inject({ url: '/p' })
+    t.same([r.statusCode, r.json()], [200, { ok: true, who: null, key: false, claims: false }])
+  })
+
   t.test('feeds rbac_context and the role checks from either credential', async (t) => {
     const { app } = build(t, [any_of(keys(), bearer()), rbac_context(), require_role('admin')])
     const admin = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'a', roles: ['admin'] }) } })
@@ -139,6 +150,43 @@ t.test('auth.all_of', async (t) => {
     const jwt_only = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'ada' }) } })
     t.same([jwt_only.statusCode, jwt_only.json()], [401, error_body('missing_api_key', 'API key required')])
     t.equal(calls.n, 1)
+  })
+
+  t.test('refused by a later authenticator, leaves none of the state of those that accepted before it', async (t) => {
+    const seen: object[] = []
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    // Middleware around the combination reads the state once the chain has answered, as an access line does.
+    app.use('/p', async (req, _res, next) => {
+      await next()
+      seen.push(who(req))
+    })
+    app.use('/p', adapt_ctx(all_of(bearer(), keys())))
+    app.get('/p', (req, res) => void res.json({ ok: true, ...who(req) }))
+    const jwt_only = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'ada' }) } })
+    t.same([jwt_only.statusCode, jwt_only.json()], [401, error_body('missing_api_key', 'API key required')])
+    const both = await app.inject({ url: '/p', headers: { 'x-api-key': KEY, authorization: token({ sub: 'ada' }) } })
+    t.equal(both.statusCode, 200)
+    t.same(seen, [
+      { who: null, key: false, claims: false },
+      { who: 'jwt:ada', key: true, claims: true },
+    ])
+  })
+
+  t.test('refused inside any_of, lends no Identity to an alternative that lets anyone in', async (t) => {
+    // The partner's pair of credentials, or anyone at all; roles come only from an Identity.
+    const anyone: CtxMiddleware = (_ctx, next) => next()
+    const mws = [any_of(all_of(bearer(), keys()), anyone)]
+    const open = build(t, mws, who).app
+    const admin_jwt = { authorization: token({ sub: 'ada', roles: ['admin'] }) }
+    const r = await open.inject({ url: '/p', headers: admin_jwt })
+    t.same([r.statusCode, r.json()], [200, { ok: true, who: null, key: false, claims: false }])
+    const guarded = build(t, [...mws, rbac_context(), require_role('admin')]).app
+    const without_key = await guarded.inject({ url: '/p', headers: admin_jwt })
+    // Before, the JWT's Identity (roles: admin) stayed from the all_of that refused, and the role check let it in.
+    t.same([without_key.statusCode, without_key.json()], [401, error_body('missing_auth', 'Authentication required')])
+    const with_key = await guarded.inject({ url: '/p', headers: { ...admin_jwt, 'x-api-key': KEY } })
+    t.equal(with_key.statusCode, 200)
   })
 })
 
