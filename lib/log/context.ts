@@ -101,10 +101,10 @@ export type RequestEntry = <A, B, R>(fn: (a: A, b: B) => R, a: A, b: B) => R
  * and later, `AsyncLocalStorage.run` builds two AsyncContextFrames a call (about 0.5 µs and 740 B on Node 24.21), so
  * the first entry that follows captures its frame once (an `AsyncResource` made in it) and the later ones only switch
  * to that frame and back. Inside a socket's callback that switch still allocates 152 B on Node 24.21: Node empties its
- * stack of async resources when each callback ends, so the first switch of the next one grows it again. A new frame
- * per entry costs more: 189 B for `enterWith`, 552 B for `AsyncLocalStorage.run` (a TCP echo, bytes per message). Every
- * entry runs in the frame the first one built, so give each source of entries (one socket's messages) its own. On Node 20 and 22, and whenever `enter_request` would not
- * follow, it is `enter_request`.
+ * stack of async resources when each callback ends, so the first switch of the next one grows it again. A new frame per
+ * entry costs more: 189 B for `enterWith`, 552 B for `AsyncLocalStorage.run` (a TCP echo, bytes per message). Every
+ * entry runs in the frame the first one built, so give each source of entries (one socket's messages) its own. On Node
+ * 20 and 22, and whenever `enter_request` would not follow, it is `enter_request`.
  * @example
  * const enter = request_entry(ctx)
  * socket.on('message', (data) => enter(handle, conn, data))

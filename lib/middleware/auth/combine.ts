@@ -107,8 +107,9 @@ function combined_options(name: string, mws: readonly CtxMiddleware[]) {
  * Lets the caller in when any one of the authenticators accepts, tried in order: the first that accepts sets the
  * request's state (`Identity`, `ApiKey`, `JwtClaims`...) and the chain goes on. When none accepts, the answer is a
  * refusal of a credential that was there but bad, the first such, else the first authenticator's refusal (its 401 and
- * code). What a refused authenticator stored goes with its refusal. In OpenAPI each authenticator is an alternative (several security requirement objects). No authenticator, or
- * one that is not context middleware, throws `FW_ERR_AUTH_BAD_COMBINATION` at startup.
+ * code). What a refused authenticator stored goes with its refusal. In OpenAPI each authenticator is an alternative
+ * (several security requirement objects). No authenticator, or one that is not context middleware, throws
+ * `FW_ERR_AUTH_BAD_COMBINATION` at startup.
  * @example
  * const caller = auth.any_of(auth.api_key({ allowed_keys: [key] }), auth.jwt({ secret }))
  * app.use('/reports', adapt_ctx(caller))
@@ -143,9 +144,9 @@ export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
 /**
  * Lets the caller in only when every authenticator accepts, run in order; the first refusal is the answer, and leaves
  * the request's state as it came (no `Identity` of those that accepted before it). The `Identity` kept is the first
- * authenticator's (each one's own state, `ApiKey` or `JwtClaims`, stays too). In OpenAPI
- * the schemes hold together (one requirement object naming them all). No authenticator, or one that is not context
- * middleware, throws `FW_ERR_AUTH_BAD_COMBINATION` at startup.
+ * authenticator's (each one's own state, `ApiKey` or `JwtClaims`, stays too). In OpenAPI the schemes hold together (one
+ * requirement object naming them all). No authenticator, or one that is not context middleware, throws
+ * `FW_ERR_AUTH_BAD_COMBINATION` at startup.
  * @example
  * // A partner service's key, and the user it acts for.
  * app.use('/partner', adapt_ctx(auth.all_of(auth.jwt({ secret }), auth.api_key({ allowed_keys: [key] }))))
