@@ -297,7 +297,12 @@ export const HISTORY = `## Measurements behind the method and the decisions
   against 1,255 B, both ends). Node empties its stack of async resources when each callback ends, and the first switch
   of the next one grows it again; a second switch in the same callback adds nothing. A new frame per message costs more
   (\`enterWith\` 189 B, \`AsyncLocalStorage.run\` 552 B). About 4 of the 10% come with following the log context on Node
-  24, through Node's own bookkeeping, and the rest is not in allocation.
+  24, through Node's own bookkeeping, and the rest is not in allocation. Two more paired probes on Node 24 (11 rounds
+  each) looked for the rest. fw's server answering each message on the raw socket, exactly as the plugin's handler does,
+  cost 1.047x and 1.120x the plugin's CPU a message (1.107x at \`off\`), and the plugin's own server with \`import 'fw'\`
+  added (nothing of fw used) 1.054x; the controls 0.99x and 1.02x, bytes within 1%. An upload probe gave that second
+  Fastify server 1.06x. So a part of the gap sits in the process, not in fw's message path: what loading fw's modules
+  does to a server (its heap is about 4 MB larger on Node 24) costs about 5% on this work, near the noise of 11 rounds.
 - **What \`app.metrics()\` costs a request, part by part.** A paired probe, 11 rounds, against the plain route; bytes are
   steady, CPU less so. The hook with a \`finish\` and a \`close\` listener: bytes 1.103x (Node 20) and 1.116x (Node 24),
   CPU 1.077x and 1.110x. One \`close\` listener: bytes 1.070x and 1.094x, CPU 1.046x and 1.069x. An empty hook, Fastify's
