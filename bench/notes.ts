@@ -303,6 +303,10 @@ export const HISTORY = `## Measurements behind the method and the decisions
   added (nothing of fw used) 1.054x; the controls 0.99x and 1.02x, bytes within 1%. An upload probe gave that second
   Fastify server 1.06x. So a part of the gap sits in the process, not in fw's message path: what loading fw's modules
   does to a server (its heap is about 4 MB larger on Node 24) costs about 5% on this work, near the noise of 11 rounds.
+  Three more probes of the plugin's server with something added, each against its control (0.99-1.02x): \`import 'fw'\`
+  1.061x and 1.051x; 4 MB of plain objects kept alive 1.021x, so heap size alone is not it; fw's log module alone
+  1.006x, the App's module (\`adapters/app.js\`) 1.011x; the namespaces one at a time: middleware 1.029x, websocket
+  1.013x, openapi 0.993x, cache 0.995x. No one module carries the 5%.
 - **What \`app.metrics()\` costs a request, part by part.** A paired probe, 11 rounds, against the plain route; bytes are
   steady, CPU less so. The hook with a \`finish\` and a \`close\` listener: bytes 1.103x (Node 20) and 1.116x (Node 24),
   CPU 1.077x and 1.110x. One \`close\` listener: bytes 1.070x and 1.094x, CPU 1.046x and 1.069x. An empty hook, Fastify's
