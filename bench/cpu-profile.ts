@@ -1,25 +1,43 @@
 // Summarises a V8 CPU profile (`--cpu-prof`) of a bench server: the functions with the most self time and the share of
-// each layer (fw, Fastify, Node's internals, GC), and starts the profiled server. bench/profile.ts (HTTP),
+// each layer (fw, Fastify, Node's internals, GC), and runs the profiled server. bench/profile.ts (HTTP),
 // bench/profile-body.ts (bodies) and bench/profile-ws.ts (WebSocket) use it.
-import { readdir, readFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
-import { start_pinned, type PinnedServer } from './wrk.js'
+import { start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
+
+/** How `profile_server` runs its server: the load, its environment, and how long it is warmed up. */
+export interface ProfiledRun {
+  /** Loads the server for `duration_s` seconds; what it gives for the measured part is printed. */
+  load: (server: PinnedServer, duration_s: number) => Promise<string>
+  /** The server's environment, given the directory the profile goes to. */
+  env?: (dir: string) => Record<string, string>
+  /** Seconds of load to warm up with, before and after settling (default 2). */
+  warm_s?: number
+}
 
 /**
- * Starts bench/servers/<script> pinned as in the bench and profiled (`--cpu-prof` into `dir`), on the Node binary
- * `FW_PROFILE_NODE` names, else the machine's.
+ * Profiles one bench server: starts bench/servers/<script> pinned as in the bench and profiled (`--cpu-prof` into a
+ * new directory), on the Node binary `FW_PROFILE_NODE` names, else the machine's; warms it up and settles it as the
+ * bench does, measures 5 s of `load`, stops it, and gives the summary of the measured part (`profile_summary`).
  */
-export function start_profiled(
-  name: string,
-  script: string,
-  dir: string,
-  env?: Record<string, string>,
-): Promise<PinnedServer> {
-  return start_pinned(name, script, {
+export async function profile_server(name: string, script: string, run: ProfiledRun): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
+  const env = run.env?.(dir)
+  const server = await start_pinned(name, script, {
     ...(env === undefined ? {} : { env }),
     node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
     ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
   })
+  let from_us: number
+  try {
+    await warm_and_settle([server], () => run.load(server, run.warm_s ?? 2))
+    from_us = Number(process.hrtime.bigint() / 1000n)
+    console.log(await run.load(server, 5))
+  } finally {
+    await server.stop()
+  }
+  return profile_summary(dir, from_us)
 }
 
 interface ProfileNode {

@@ -1,12 +1,9 @@
 // `npx tsx bench/profile-body.ts [fw|fastify] [upload|download|sse]` (`FW_PROFILE_NODE=<binary>` for another Node): a
 // CPU profile (`--cpu-prof`) of one body bench server under one of bench/body.ts's loads, pinned as in the bench,
 // summarised as bench/profile.ts does.
-import { mkdtemp } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { COMPETITORS, sse_fan_out, WRK_SCENARIOS } from './body.js'
-import { profile_summary, start_profiled } from './cpu-profile.js'
-import { measure, warm_and_settle, type PinnedServer } from './wrk.js'
+import { profile_server } from './cpu-profile.js'
+import { measure, type PinnedServer } from './wrk.js'
 
 const [name = 'fw', scenario = 'upload'] = process.argv.slice(2)
 const script = COMPETITORS.find(([n]) => n === name)?.[1]
@@ -23,14 +20,9 @@ async function load(server: PinnedServer, duration_s: number): Promise<number> {
   return sum / duration_s
 }
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
-const server = await start_profiled(name, script, dir)
-let from_us: number
-try {
-  await warm_and_settle([server], () => load(server, 2))
-  from_us = Number(process.hrtime.bigint() / 1000n)
-  console.log(`${name} ${scenario}: ${(await load(server, 5)).toFixed(1)} µs CPU per request`)
-} finally {
-  await server.stop()
-}
-console.log(await profile_summary(dir, from_us))
+console.log(
+  await profile_server(name, script, {
+    load: async (server, duration_s) =>
+      `${name} ${scenario}: ${(await load(server, duration_s)).toFixed(1)} µs CPU per request`,
+  }),
+)

@@ -117,8 +117,9 @@ export function median(xs: readonly number[]): number {
  */
 export function round_ratio(a: readonly number[], b: readonly number[]): Pick<BenchRatio, 'value' | 'interval'> {
   const ratios = a.map((x, i) => x / b[i]!)
+  const value = median(ratios)
   const interval = median_interval(ratios)
-  return interval === undefined ? { value: median(ratios) } : { value: median(ratios), interval }
+  return interval === undefined ? { value } : { value, interval }
 }
 
 /** The least coverage `median_interval` takes, where the rounds allow it. */
