@@ -179,7 +179,13 @@ function properties(schema: AnySchema, where: string): { props: Record<string, J
 
 function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string): Json {
   const out: Record<string, Json> = {}
+  // Statuses the route says it never answers (`false`), left out even where fw would list them.
+  const never = new Set<number>()
   for (const [status, entry] of Object.entries(s.responses ?? {})) {
+    if (entry === false) {
+      never.add(Number(status))
+      continue
+    }
     const { description, body } = is_schema(entry) ? { description: undefined, body: entry } : entry
     const r: Json = {
       description:
@@ -201,7 +207,7 @@ function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string
   for (const d of docs)
     for (const [status, codes] of Object.entries(d.responses ?? {})) for (const c of codes) add(Number(status), c)
   for (const [status, codes] of [...errors].sort((a, b) => a[0] - b[0])) {
-    if (out[status] !== undefined) continue
+    if (out[status] !== undefined || never.has(status)) continue
     const only_validation = status === 400 && codes.size === 1 && codes.has('validation_failed')
     out[status] = {
       description: `${REASONS[status] ?? 'Error'}: ${[...codes].join(', ')}`,

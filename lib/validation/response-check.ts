@@ -47,6 +47,7 @@ const NOT_JSON = Symbol('not json')
 export function response_check(route: string, schema: RouteSchema | undefined): ResponseCheck | undefined {
   const checks = new Map<number, BodyCheck>()
   for (const [status, entry] of Object.entries(schema?.responses ?? {})) {
+    if (entry === false) continue
     const body = is_schema(entry) ? entry : entry.body
     if (body !== undefined) checks.set(Number(status), compile_part('body', body).validate)
   }

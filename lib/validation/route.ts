@@ -37,8 +37,12 @@ export interface RouteSchema {
    * is not validated.
    */
   readonly body_type?: 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data'
-  /** Answers by status: a schema of the JSON body, or a description with an optional schema. */
-  readonly responses?: Readonly<Record<number, AnySchema | ResponseDoc>>
+  /**
+   * Answers by status: a schema of the JSON body, or a description with an optional schema. `false` says the route never
+   * answers that status, leaving out of the OpenAPI document an answer fw would list (the 400 of validation when an
+   * `on_error` answers it with another status, say).
+   */
+  readonly responses?: Readonly<Record<number, AnySchema | ResponseDoc | false>>
   readonly summary?: string
   readonly description?: string
   readonly tags?: readonly string[]
@@ -105,9 +109,10 @@ function check_schema(schema: RouteSchema, where: string): void {
     if (s !== undefined && !is_schema(s)) check.fail(part, A_SCHEMA, s)
   }
   for (const [status, entry] of Object.entries(schema.responses ?? {})) {
+    if (entry === false) continue
     const body: unknown = is_schema(entry) || typeof entry !== 'object' || entry === null ? entry : entry.body
     if (body !== undefined && !is_schema(body))
-      check.fail(`responses[${status}]`, `${A_SCHEMA}, or { description, body? }`, body)
+      check.fail(`responses[${status}]`, `${A_SCHEMA}, { description, body? }, or false`, body)
   }
 }
 

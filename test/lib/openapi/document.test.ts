@@ -2,7 +2,7 @@ import t from 'tap'
 import { validate } from '@readme/openapi-parser'
 import { z } from 'zod'
 import { adapt_ctx, middleware } from '../../../index.js'
-import { field, schema } from '../../../lib/validation/index.js'
+import { field, schema, ValidationFailed } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 
@@ -274,4 +274,39 @@ t.test('openapi_document: form bodies', async (t) => {
     t.equal(r.statusCode, 200)
     t.strictSame(r.json(), { message: 'hi' })
   })
+})
+
+t.test('openapi_document: statuses a route says it never answers', async (t) => {
+  const Problem = schema({ errors: field.array(field.string()).required() })
+  const Item = schema({ name: field.string().required() })
+  const app = build(t, (app) => {
+    app.use('/api/keyed', adapt_ctx(auth.api_key({ allowed_keys: ['k'.repeat(16)] })))
+    app.group('/api', (api) => {
+      // The API answers a failed validation 422 in its own shape, never fw's 400.
+      api.on_error((err, _req, res) => {
+        if (err instanceof ValidationFailed) res.status(422).json({ errors: err.errors.map((e) => e.message) })
+      })
+      const answers = { 201: Item, 400: false, 422: { description: 'Invalid item', body: Problem } } as const
+      api.post('/items', { body: Item, responses: answers }, (req, res) => void res.status(201).json(req.valid('body')))
+      api.post('/plain', { body: Item }, (_req, res) => void res.status(201).json('ok', true))
+      // Only the key's 401 is possible here: a key that is sent is always right (say).
+      api.get('/keyed', { responses: { 200: Item, 403: false } }, (_req, res) => void res.json('name', 'k'))
+    })
+    app.openapi({ info: { title: 'Never', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  const items = doc.paths['/api/items'].post.responses
+  t.same(Object.keys(items).sort(), ['201', '413', '422'], 'the 400 of validation is left out, the declared 422 stays')
+  t.same(items['422'].content['application/json'].schema.required, ['errors'])
+  t.ok(doc.paths['/api/plain'].post.responses['400'], 'a route that says nothing keeps the 400')
+  const keyed = doc.paths['/api/keyed'].get.responses
+  t.ok(keyed['401'], "the middleware's 401 stays")
+  t.notOk(keyed['403'], "the middleware's 403 is left out")
+  t.equal((await validate(structuredClone(doc))).valid, true, 'the document stays valid')
+  // The answers themselves: `false` is no schema, so nothing checks it, and the 422 is checked as declared.
+  const bad = await app.inject({ method: 'POST', url: '/api/items', payload: { name: 7 } })
+  t.equal(bad.statusCode, 422)
+  t.match(bad.json(), { errors: [String] })
+  const good = await app.inject({ method: 'POST', url: '/api/items', payload: { name: 'pen' } })
+  t.same([good.statusCode, good.json()], [201, { name: 'pen' }])
 })
