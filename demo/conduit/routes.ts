@@ -42,12 +42,37 @@ const User = field.object({
   bio: field.string().nullable(),
   image: field.string().nullable(),
 })
-const Errors = { description: 'RealWorld GenericErrorModel: {"errors":{"body":["..."]}}' }
-const doc = (operation_id: string, tag: string, summary: string, ok: Parameters<typeof schema>[0], status = 200) => ({
+/** The RealWorld GenericErrorModel, the body of every refusal: `{"errors": {"body": ["..."]}}` (a 503 adds its `code`). */
+const GenericError = field.object({
+  errors: field.object({ body: field.array(field.string()).required() }).required(),
+  code: field.string(),
+})
+/** What each refusal means; 422 (invalid input) and 503 (the database does not answer) can come from any route. */
+const REFUSALS = {
+  401: 'No token, or a forged, expired or malformed one',
+  403: 'Another user owns it',
+  404: 'No such article, profile or comment',
+  422: 'Invalid input, a taken email or username, or a wrong email or password',
+  503: 'The database does not answer; try again shortly',
+} as const
+const doc = (
+  operation_id: string,
+  tag: string,
+  summary: string,
+  ok: Parameters<typeof schema>[0] | undefined,
+  { status = 200, refuses = [] }: { status?: 200 | 201 | 204; refuses?: ReadonlyArray<401 | 403 | 404> } = {},
+) => ({
   operation_id,
   tags: [tag],
   summary,
-  responses: { [status]: schema(ok), 401: Errors, 403: Errors, 404: Errors, 422: Errors, 503: Errors },
+  responses: {
+    // A failed validation answers 422 here (errors.ts), never fw's 400.
+    400: false as const,
+    [status]: ok === undefined ? { description: 'No content' } : schema(ok),
+    ...Object.fromEntries(
+      [...refuses, 422 as const, 503 as const].map((s) => [s, { description: REFUSALS[s], body: GenericError }]),
+    ),
+  },
 })
 const ArticleOut = { article: Article.required() }
 const ProfileOut = { profile: Profile.required() }
@@ -80,7 +105,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.post(
     '/users',
-    { body: B.NewUser, ...doc('CreateUser', 'User and Authentication', 'Register', UserOut, 201) },
+    { body: B.NewUser, ...doc('CreateUser', 'User and Authentication', 'Register', UserOut, { status: 201 }) },
     async (req, res) => {
       const { username, email, password } = req.valid('body').user
       const { id } = await db
@@ -104,13 +129,22 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     },
   )
 
-  api.get('/user', doc('GetCurrentUser', 'User and Authentication', 'The current user', UserOut), async (req, res) => {
-    res.json(await user_answer(tokens.required(req)))
-  })
+  api.get(
+    '/user',
+    doc('GetCurrentUser', 'User and Authentication', 'The current user', UserOut, { refuses: [401] }),
+    async (req, res) => {
+      res.json(await user_answer(tokens.required(req)))
+    },
+  )
 
   api.put(
     '/user',
-    { body: B.UpdateUser, ...doc('UpdateCurrentUser', 'User and Authentication', 'Update the current user', UserOut) },
+    {
+      body: B.UpdateUser,
+      ...doc('UpdateCurrentUser', 'User and Authentication', 'Update the current user', UserOut, {
+        refuses: [401],
+      }),
+    },
     async (req, res) => {
       const id = tokens.required(req)
       const { password, ...rest } = req.valid('body').user
@@ -122,7 +156,10 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.get(
     '/profiles/{username}',
-    { params: B.UsernameParams, ...doc('GetProfileByUsername', 'Profile', 'A profile', ProfileOut) },
+    {
+      params: B.UsernameParams,
+      ...doc('GetProfileByUsername', 'Profile', 'A profile', ProfileOut, { refuses: [401, 404] }),
+    },
     async (req, res) => {
       const profile = await profile_by_name(db, req.valid('params').username, tokens.viewer(req))
       if (profile === undefined) throw not_found('profile')
@@ -139,6 +176,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
         'Profile',
         follow ? 'Follow a user' : 'Unfollow a user',
         ProfileOut,
+        { refuses: [401, 404] },
       ),
     }
     api.route(follow ? 'POST' : 'DELETE', '/profiles/{username}/follow', route, async (req, res) => {
@@ -161,7 +199,10 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   const Many = { articles: field.array(Article.required()).required(), articlesCount: field.integer().required() }
   api.get(
     '/articles/feed',
-    { query: B.FeedQuery, ...doc('GetArticlesFeed', 'Articles', 'Articles by followed authors', Many) },
+    {
+      query: B.FeedQuery,
+      ...doc('GetArticlesFeed', 'Articles', 'Articles by followed authors', Many, { refuses: [401] }),
+    },
     async (req, res) => {
       const me = tokens.required(req)
       const { limit, offset } = req.valid('query')
@@ -172,7 +213,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.get(
     '/articles',
-    { query: B.ArticleQuery, ...doc('GetArticles', 'Articles', 'Recent articles, filtered', Many) },
+    { query: B.ArticleQuery, ...doc('GetArticles', 'Articles', 'Recent articles, filtered', Many, { refuses: [401] }) },
     async (req, res) => {
       const q = req.valid('query')
       const f = { limit: q.limit, offset: q.offset, ...pick(q, ['tag', 'author', 'favorited'] as const) }
@@ -183,7 +224,10 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.post(
     '/articles',
-    { body: B.NewArticle, ...doc('CreateArticle', 'Articles', 'Create an article', ArticleOut, 201) },
+    {
+      body: B.NewArticle,
+      ...doc('CreateArticle', 'Articles', 'Create an article', ArticleOut, { status: 201, refuses: [401] }),
+    },
     async (req, res) => {
       const me = tokens.required(req)
       const slug = await create_article(db, me, req.valid('body').article)
@@ -193,7 +237,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.get(
     '/articles/{slug}',
-    { params: B.SlugParams, ...doc('GetArticle', 'Articles', 'An article', ArticleOut) },
+    { params: B.SlugParams, ...doc('GetArticle', 'Articles', 'An article', ArticleOut, { refuses: [401, 404] }) },
     async (req, res) => {
       res.json(await article_answer(req.valid('params').slug, tokens.viewer(req)))
     },
@@ -204,7 +248,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     {
       params: B.SlugParams,
       body: B.UpdateArticle,
-      ...doc('UpdateArticle', 'Articles', 'Update an article', ArticleOut),
+      ...doc('UpdateArticle', 'Articles', 'Update an article', ArticleOut, { refuses: [401, 403, 404] }),
     },
     async (req, res) => {
       const me = tokens.required(req)
@@ -215,12 +259,15 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.del(
     '/articles/{slug}',
-    { params: B.SlugParams, ...doc('DeleteArticle', 'Articles', 'Delete an article', {}) },
+    {
+      params: B.SlugParams,
+      ...doc('DeleteArticle', 'Articles', 'Delete an article', undefined, { status: 204, refuses: [401, 403, 404] }),
+    },
     async (req, res) => {
       const me = tokens.required(req)
       const id = await owned_article(db, req.valid('params').slug, me)
       await db.deleteFrom('articles').where('id', '=', id).execute()
-      res.json({})
+      res.status(204).send()
     },
   )
 
@@ -232,6 +279,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
         'Favorites',
         favorite ? 'Favourite an article' : 'Unfavourite an article',
         ArticleOut,
+        { refuses: [401, 404] },
       ),
     }
     api.route(favorite ? 'POST' : 'DELETE', '/articles/{slug}/favorite', route, async (req, res) => {
@@ -255,9 +303,13 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     '/articles/{slug}/comments',
     {
       params: B.SlugParams,
-      ...doc('GetArticleComments', 'Comments', 'Comments of an article', {
-        comments: field.array(Comment.required()).required(),
-      }),
+      ...doc(
+        'GetArticleComments',
+        'Comments',
+        'Comments of an article',
+        { comments: field.array(Comment.required()).required() },
+        { refuses: [401, 404] },
+      ),
     },
     async (req, res) => {
       const viewer = tokens.viewer(req)
@@ -271,7 +323,13 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     {
       params: B.SlugParams,
       body: B.NewComment,
-      ...doc('CreateArticleComment', 'Comments', 'Comment on an article', { comment: Comment.required() }),
+      ...doc(
+        'CreateArticleComment',
+        'Comments',
+        'Comment on an article',
+        { comment: Comment.required() },
+        { refuses: [401, 404] },
+      ),
     },
     async (req, res) => {
       const me = tokens.required(req)
@@ -296,7 +354,13 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.del(
     '/articles/{slug}/comments/{id}',
-    { params: B.CommentParams, ...doc('DeleteArticleComment', 'Comments', 'Delete a comment', {}) },
+    {
+      params: B.CommentParams,
+      ...doc('DeleteArticleComment', 'Comments', 'Delete a comment', undefined, {
+        status: 204,
+        refuses: [401, 403, 404],
+      }),
+    },
     async (req, res) => {
       const me = tokens.required(req)
       const { slug, id } = req.valid('params')
@@ -310,7 +374,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       if (c === undefined) throw not_found('comment')
       if (Number(c.author_id) !== me) throw forbidden('comment')
       await db.deleteFrom('comments').where('id', '=', id).execute()
-      res.json({})
+      res.status(204).send()
     },
   )
 

@@ -172,12 +172,16 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     const steal = await call(app, 'DELETE', `/api/articles/dragons-again/comments/${id}`, undefined, jake)
     t.same([steal.status, steal.body], [403, errors('only the author may change this comment')])
     const gone = await call(app, 'DELETE', `/api/articles/dragons-again/comments/${id}`, undefined, reader)
-    t.equal(gone.status, 200)
+    t.same(
+      [gone.status, gone.body],
+      [204, undefined],
+      'a deleted comment answers 204 No Content, as the specification says',
+    )
     const again = await call(app, 'DELETE', `/api/articles/dragons-again/comments/${id}`, undefined, reader)
     t.same([again.status, again.body], [404, errors('comment not found')])
     t.same((await call(app, 'GET', '/api/tags')).body, { tags: ['dragons', 'training'] })
     const del = await call(app, 'DELETE', '/api/articles/dragons-again', undefined, jake)
-    t.equal(del.status, 200)
+    t.same([del.status, del.body], [204, undefined], 'a deleted article answers 204 No Content')
     const missing = await call(app, 'GET', '/api/articles/dragons-again')
     t.same([missing.status, missing.body], [404, errors('article not found')])
     t.same((await call(app, 'GET', '/api/tags')).body, { tags: [] }, 'tags no article uses are not listed')
