@@ -1,7 +1,6 @@
 // Error answers in fw's `{ok:false, error, message}` shape: failures before a chain (body refused, malformed URL), a
 // chain that threw, and requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, bad
 // chunking, a duplicate Content-Length, headers too large, a request timeout).
-import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
@@ -13,7 +12,7 @@ import {
   type FailureLines,
 } from '../lib/error-answer.js'
 import { httpCode } from '../lib/errors.js'
-import { error_body } from '../lib/http-error.js'
+import { error_body, status_text } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
@@ -117,7 +116,7 @@ export function client_error(err: NodeJS.ErrnoException & { rawPacket?: unknown 
   const a = client_error_answer(err.code)
   const body = JSON.stringify(error_body(a.code, a.message))
   socket.end(
-    `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${a.status} ${status_text(a.status)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { import_graph, loaded_packages } from './helpers/import-graph.js'
+import { import_graph, loaded_node_deps, loaded_packages } from './helpers/import-graph.js'
 
 /** Packages only some apps use: each loads with the first use of its feature. */
 const OPTIONAL = [
@@ -44,6 +44,23 @@ t.test('fw', async (t) => {
     t.ok(after_json.includes('fastify'), 'the lookup sees the packages the app loaded')
     t.notOk(after_json.includes('@fastify/send'), 'not after starting and answering JSON')
     t.ok((await loaded_packages('index.ts', serve + sent)).includes('@fastify/send'), 'after sending a file')
+  })
+
+  t.test("loads none of Node's bundled undici, even serving a request", async (t) => {
+    // Where node:http has a WebSocket getter (Node 24), an ESM import of it loads undici: 2.4 MB of heap for nothing fw
+    // uses. fw reads node:http as CommonJS (lib/http-error.ts), and a lint rule keeps it so.
+    const serve = `
+      const app = new m.App()
+      app.get('/x', (_req, res) => void res.json('ok', true))
+      const r = await app.inject('/x')
+      if (r.statusCode !== 200) throw new Error('answered ' + r.statusCode)
+      await app.close()`
+    const deps = await loaded_node_deps('index.ts', serve)
+    t.notOk(deps.includes('undici'), `loaded: ${deps.join(', ') || 'none'}`)
+    if ('WebSocket' in process.getBuiltinModule('node:http')) {
+      const after = await loaded_node_deps('index.ts', `await import('node:http')`)
+      t.ok(after.includes('undici'), 'the lookup sees undici once node:http is imported as ESM')
+    }
   })
 
   t.test('never imports ioredis, which only fw/redis uses', async (t) => {

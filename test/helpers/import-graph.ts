@@ -40,22 +40,46 @@ export function import_graph(entry: string): { files: string[]; packages: string
  */
 export async function loaded_packages(entry: string, then = ''): Promise<string[]> {
   const TOOLS = ['tsx', 'esbuild']
+  return (await in_fresh_process(
+    entry,
+    then,
+    `(() => {
+      const TOOLS = new Set(${JSON.stringify(TOOLS)})
+      const names = Object.keys(createRequire(import.meta.url).cache)
+        .map((f) => /.*node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(f)?.[1]).filter((n) => n !== undefined && !TOOLS.has(n))
+      return [...new Set(names)].sort()
+    })()`,
+  )) as string[]
+}
+
+/**
+ * The dependencies bundled in Node itself (`undici`, `acorn`...) that a fresh Node process (with tsx) has loaded after
+ * `import(entry)` and `then`, by name, sorted: Node loads each on first use, from its own modules' code.
+ */
+export async function loaded_node_deps(entry: string, then = ''): Promise<string[]> {
+  const deps = (await in_fresh_process(
+    entry,
+    then,
+    `process.moduleLoadList.filter((m) => m.startsWith('NativeModule internal/deps/'))`,
+  )) as string[]
+  return [...new Set(deps.map((m) => m.slice('NativeModule internal/deps/'.length).split('/')[0]!))].sort()
+}
+
+/** The JSON of `report` (an expression), evaluated in a fresh Node process (with tsx) after `import(entry)` and `then`. */
+async function in_fresh_process(entry: string, then: string, report: string): Promise<unknown> {
   const script = `
-    const TOOLS = new Set(${JSON.stringify(TOOLS)})
     import { createRequire } from 'node:module'
     const m = await import(${JSON.stringify(join(ROOT, entry))})
     ${then}
-    const names = Object.keys(createRequire(import.meta.url).cache)
-      .map((f) => /.*node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(f)?.[1]).filter((n) => n !== undefined && !TOOLS.has(n))
-    console.log(JSON.stringify([...new Set(names)].sort()))
+    console.log(JSON.stringify(${report}))
   `
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (err, out) =>
       err ? reject(err) : resolve(out),
     )
   })
-  // The list is the last line: `then` may log before it.
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[]
+  // The report is the last line: `then` may log before it.
+  return JSON.parse(stdout.trim().split('\n').at(-1)!)
 }
 
 /** The TypeScript files under `dir` (declarations aside), as absolute paths. */
