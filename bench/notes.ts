@@ -322,4 +322,23 @@ export const HISTORY = `## Measurements behind the method and the decisions
   (0.83-0.92x) | 0.94x (0.83-1.12x), controls 1.00x and 1.01x. Ahead, the interval below 1, in all but the security
   chain on Node 24. Against Express, JWT 0.10x and 0.36x; the security chain 0.37x, and 0.61x (0.56-0.66x) on Node 24,
   above its 0.5x ceiling.
+- **What made fw's process dearer on Node 24: Node's bundled undici, loaded by an ESM import of \`node:http\`.** The upload
+  on Node 24 cost fw about 800 µs more user CPU than Fastify (page faults and system time were lower than Fastify's), and
+  its GC trace said where: each full collection began from about 14.0 MB of live objects against Fastify's 9.4 MB, and
+  its background marking took twice Fastify's time per upload (2.4 ms against 1.15 ms of marking tasks). A heap snapshot
+  under load showed a 763 KB string in fw's heap alone: undici's source. \`import { STATUS_CODES } from 'node:http'\`
+  (two of fw's modules) builds the module's namespace on Node 24, which reads every export, and \`WebSocket\`,
+  \`MessageEvent\` and \`CloseEvent\` are getters over undici: 1.4 MB more heap in a process that already runs Fastify
+  (2.9 MB in an empty one); read as CommonJS, \`node:http\` loads nothing more. No other built-in fw imports does this
+  (each measured as ESM and as CommonJS on Node 24; Node 20's \`node:http\` has no such getters). fw now reads it with
+  \`process.getBuiltinModule\`; its live heap under uploads is 12.5-13.0 MB. A paired probe of the change (11 rounds,
+  Node 24): fw 2,554 µs an upload, the previous fw 2,800, Fastify 2,230; 31.5 full collections per 1,000 uploads against
+  34.9. The 25-round body and WebSocket runs after it, Node 24: the upload 1.11x (1.03-1.16x), was 1.19x; the download
+  1.04x (1.00-1.19x), was 1.11x; the WebSocket echo 0.92x of the plugin's speed per CPU (0.90-0.95x), was 0.90x; Node 20
+  unchanged within its noise (upload 0.89x, download 1.02x, echo 0.94x). What is left of the upload gap is the rest of the
+  heap: fw's modules and pino (Fastify loads pino only when given a logger) keep about 3 MB more than Fastify's process.
+  Probes that did not help: building fw without comments (tsc \`removeComments\`, 215 KB less source) left the upload as it
+  was (2,845 against 2,703 µs, noise); fw's WebSocket server importing the App module alone (90 modules, not the
+  namespaces) rather than \`fw\` (161) did not make an echo cheaper (1.088x against 1.073x the plugin, 11 rounds); 3 s
+  rounds instead of 1 s left the upload ratio where it was, so no per-round warm-up explains it.
 `
