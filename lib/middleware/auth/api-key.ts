@@ -43,17 +43,24 @@ export interface ApiKeyOptions {
 
 const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest()
 
-/** The default `Identity` id of a key: a digest, so the key is never in a log line or a rate-limit store in clear. */
-export const key_digest = (key: string): string => 'key:' + sha256(key).toString('base64url').slice(0, 22)
+const digest_id = (digest: Buffer): string => 'key:' + digest.toString('base64url').slice(0, 22)
 
-/** Compares a key with every allowed key, on SHA-256 digests of equal length, without stopping at the first match. */
-function key_set(keys: readonly string[]): (key: string) => boolean {
+/** The default `Identity` id of a key: a digest, so the key is never in a log line or a rate-limit store in clear. */
+export const key_digest = (key: string): string => digest_id(sha256(key))
+
+/**
+ * Compares a key with every allowed key, on SHA-256 digests of equal length, without stopping at the first match, and
+ * gives the matching key's default `Identity` id (made once per allowed key, so an accepted request hashes its key
+ * once), or undefined.
+ */
+function key_set(keys: readonly string[]): (key: string) => string | undefined {
   const digests = keys.map(sha256)
+  const ids = digests.map(digest_id)
   return (key) => {
     const d = sha256(key)
-    let found = false
-    for (const k of digests) found = timingSafeEqual(d, k) || found
-    return found
+    let found = -1
+    for (let i = 0; i < digests.length; i++) if (timingSafeEqual(d, digests[i]!)) found = i
+    return found === -1 ? undefined : ids[found]
   }
 }
 
@@ -87,11 +94,12 @@ export function api_key({
   const read =
     check.optional_fn('extract', extract, { secret: true }) ??
     (({ req }: Ctx) => req.header(name) || (query_param === '' ? '' : req.query_value(query_param, '')))
-  const listed = keys.length === 0 ? () => true : key_set(keys)
+  // Without a list every key goes on to `validate`, its id made when it is accepted.
+  const listed = keys.length === 0 ? () => '' : key_set(keys)
   const labelled = check.optional_fn('label', label)
-  const accept = (ctx: Ctx, key: string, next: Next): Promise<void> => {
+  const accept = (ctx: Ctx, key: string, id: string, next: Next): Promise<void> => {
     ctx.req.set_state(ApiKey, new ApiKey(key))
-    set_identity(ctx.req, ctx.res, { kind: 'api_key', id: labelled?.(key) || key_digest(key) })
+    set_identity(ctx.req, ctx.res, { kind: 'api_key', id: labelled?.(key) || id || key_digest(key) })
     return next()
   }
 
@@ -102,8 +110,9 @@ export function api_key({
     function api_key(ctx: Ctx, next: Next) {
       const key = read(ctx) ?? ''
       if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
-      if (!listed(key)) return void refuse(ctx)
-      return custom === undefined ? accept(ctx, key, next) : validated(custom, accept, ctx, key, next)
+      const id = listed(key)
+      if (id === undefined) return void refuse(ctx)
+      return custom === undefined ? accept(ctx, key, id, next) : validated(custom, accept, ctx, key, id, next)
     },
     {
       security: { schemes, optional: !refuse_missing, missing: CODE_MISSING_API_KEY },
@@ -120,11 +129,12 @@ function refuse(ctx: Ctx): void {
 
 async function validated(
   validate: NonNullable<ApiKeyOptions['validate']>,
-  accept: (ctx: Ctx, key: string, next: Next) => Promise<void>,
+  accept: (ctx: Ctx, key: string, id: string, next: Next) => Promise<void>,
   ctx: Ctx,
   key: string,
+  id: string,
   next: Next,
 ): Promise<void> {
-  if ((await validate(key, ctx)) === true) return accept(ctx, key, next)
+  if ((await validate(key, ctx)) === true) return accept(ctx, key, id, next)
   refuse(ctx)
 }

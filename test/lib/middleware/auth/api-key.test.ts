@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap'
+import { createHash } from 'node:crypto'
+import { Identity } from '../../../../lib/identity.js'
 import { api_key, type ApiKeyOptions } from '../../../../lib/middleware/auth/api-key.js'
 import { ApiKey } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'
@@ -78,6 +80,27 @@ t.test('api_key', async (t) => {
       const r = await app.inject({ url: '/p', headers: { 'x-api-key': k } })
       t.same(r.json(), { ok: true, key: k })
     }
+  })
+
+  t.test("names each caller by its own key's digest, or by its label", async (t) => {
+    const id_of = (key: string): string => 'key:' + createHash('sha256').update(key).digest('base64url').slice(0, 22)
+    const keys = ['a-key', KEY, 'z-key']
+    const identity = (options: ApiKeyOptions) =>
+      build(t, [api_key(options)], (req) => ({ id: req.state(Identity)?.id, kind: req.state(Identity)?.kind }))
+    const listed = identity({ allowed_keys: keys })
+    const validated = identity({ allowed_keys: keys, validate: () => true })
+    const unlisted = identity({ validate: () => true })
+    for (const k of keys) {
+      for (const { app } of [listed, validated, unlisted]) {
+        const r = await app.inject({ url: '/p', headers: { 'x-api-key': k } })
+        t.same(r.json(), { ok: true, id: id_of(k), kind: 'api_key' }, k)
+      }
+    }
+    const labelled = identity({ allowed_keys: keys, label: (k) => (k === KEY ? 'billing' : undefined) })
+    const named = await labelled.app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.same(named.json(), { ok: true, id: 'billing', kind: 'api_key' })
+    const unnamed = await labelled.app.inject({ url: '/p', headers: { 'x-api-key': 'z-key' } })
+    t.same(unnamed.json(), { ok: true, id: id_of('z-key'), kind: 'api_key' }, 'a key without a label keeps its digest')
   })
 
   t.test('lets a request without a key through when not required, but still refuses a wrong one', async (t) => {
