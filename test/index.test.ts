@@ -47,7 +47,7 @@ t.test('fw', async (t) => {
   })
 
   t.test("loads none of Node's bundled undici, even serving a request", async (t) => {
-    // Where node:http has a WebSocket getter (Node 24), an ESM import of it loads undici: 2.4 MB of heap for nothing fw
+    // Where node:http has a WebSocket getter (Node 24), an ESM import of it loads undici: 1.4 MB of heap for nothing fw
     // uses. fw reads node:http as CommonJS (lib/http-error.ts), and a lint rule keeps it so.
     const serve = `
       const app = new m.App()
