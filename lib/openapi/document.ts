@@ -2,7 +2,7 @@
 import type { RouteInfo } from '../app.js'
 import type { Middleware } from '../compose.js'
 import { Type, type JsonSchema } from '../validation/type.js'
-import { is_schema, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
+import { declared_responses, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
 import { with_components } from '../validation/lazy.js'
 import { logger } from '../log/index.js'
 import { json_schema_of } from './json-schema.js'
@@ -179,20 +179,12 @@ function properties(schema: AnySchema, where: string): { props: Record<string, J
 
 function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string): Json {
   const out: Record<string, Json> = {}
-  // Statuses the route says it never answers (`false`), left out even where fw would list them.
-  const never = new Set<number>()
-  for (const [status, entry] of Object.entries(s.responses ?? {})) {
-    if (entry === false) {
-      never.add(Number(status))
-      continue
-    }
-    const { description, body } = is_schema(entry) ? { description: undefined, body: entry } : entry
+  // `never`: statuses the route says it never answers, left out even where fw would list them.
+  const { answers, never } = declared_responses(s)
+  for (const [status, { description, body }] of answers) {
     const r: Json = {
       description:
-        description ??
-        (body instanceof Type ? body.spec.description : undefined) ??
-        REASONS[Number(status)] ??
-        'Response',
+        description ?? (body instanceof Type ? body.spec.description : undefined) ?? REASONS[status] ?? 'Response',
     }
     const schema = body === undefined ? undefined : json_schema_of(body, `${where} response ${status}`)
     if (schema !== undefined) r['content'] = { 'application/json': { schema } }

@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { clear_for_error } from '../error-answer.js'
 import { httpCode } from '../errors.js'
 import type { Response } from '../response.js'
-import { compile_part, is_schema, type RouteSchema } from './route.js'
+import { compile_part, declared_responses, type RouteSchema } from './route.js'
 import type { ValidationResult } from './validation-error.js'
 
 export const CODE_RESPONSE_INVALID = httpCode('response_invalid')
@@ -46,10 +46,8 @@ const NOT_JSON = Symbol('not json')
  */
 export function response_check(route: string, schema: RouteSchema | undefined): ResponseCheck | undefined {
   const checks = new Map<number, BodyCheck>()
-  for (const [status, entry] of Object.entries(schema?.responses ?? {})) {
-    if (entry === false) continue
-    const body = is_schema(entry) ? entry : entry.body
-    if (body !== undefined) checks.set(Number(status), compile_part('body', body).validate)
+  for (const [status, { body }] of declared_responses(schema).answers) {
+    if (body !== undefined) checks.set(status, compile_part('body', body).validate)
   }
   if (checks.size === 0) return undefined
   return function check_response(res) {

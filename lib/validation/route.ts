@@ -23,6 +23,23 @@ export interface ResponseDoc {
 }
 
 /**
+ * A route's `responses` as the document and the response check read them, once checked (`check_schema`): each declared
+ * status with its description and body schema (a bare schema is the body), and the statuses it never answers (`false`).
+ */
+export function declared_responses(schema: RouteSchema | undefined): {
+  answers: Map<number, ResponseDoc>
+  never: Set<number>
+} {
+  const answers = new Map<number, ResponseDoc>()
+  const never = new Set<number>()
+  for (const [status, entry] of Object.entries(schema?.responses ?? {})) {
+    if (entry === false) never.add(Number(status))
+    else answers.set(Number(status), is_schema(entry) ? { body: entry } : entry)
+  }
+  return { answers, never }
+}
+
+/**
  * What a route declares besides its handler: its input schemas (validated before the handler, after the route's
  * middleware) and its documentation for the OpenAPI document.
  */
