@@ -73,34 +73,24 @@ t.test('conduit OpenAPI document', async (t) => {
   const spec = (await dereference(SPEC)) as unknown as Spec
   const model = (spec.components as { schemas: Record<string, Json> }).schemas['GenericErrorModel']!
   const ours = (await dereference(structuredClone(doc) as never)) as unknown as Spec
+  const success = (list: string[]): string[] => list.filter((s) => s.startsWith('2'))
   for (const [path, ops] of Object.entries(spec.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       const name = `${method.toUpperCase()} ${path}`
       const mine = ours.paths[`/api${path}`]![method]!.responses
       const statuses = Object.keys(op.responses)
-      const success = (list: string[]): string[] => list.filter((s) => s.startsWith('2'))
       t.same(success(Object.keys(mine)), success(statuses), `${name}: the specification's success status`)
       // A wrong email or password answers 422, as the RealWorld implementations have, not the 401 the specification lists.
       const errors = statuses.filter((s) => !s.startsWith('2') && !(op.operationId === 'Login' && s === '401'))
       for (const status of errors) t.ok(mine[status], `${name}: documents ${status}`)
       for (const [status, r] of Object.entries(mine)) {
-        // 413 is fw's own answer to an oversized body (its Error schema); the rest are the conduit's refusals.
+        // 413 is fw's own answer to an oversized body (its Error schema); the rest are the conduit's refusals. The
+        // schema holds the model when it has every keyword the model has (more properties or required names may follow).
         if (Number(status) < 400 || status === '413') continue
-        const schema = r.content?.['application/json']?.schema
-        t.same(holds(schema, model), [], `${name}: ${status} answers the GenericErrorModel`)
+        t.match(r.content?.['application/json']?.schema, model, `${name}: ${status} answers the GenericErrorModel`)
       }
     }
   }
-})
-
-t.test('the comparison of schemas finds what a schema lacks', async (t) => {
-  const model = { type: 'object', required: ['errors'], properties: { errors: { type: 'array' } } }
-  t.same(holds({ type: 'object', required: ['errors', 'code'], properties: { errors: { type: 'array' } } }, model), [])
-  t.same(holds({ type: 'object', properties: { errors: { type: 'array' } } }, model), ['required: errors'])
-  t.same(holds({ type: 'object', required: ['errors'], properties: { errors: { type: 'string' } } }, model), [
-    'properties.errors.type: "array"',
-  ])
-  t.same(holds(undefined, model), ['(no schema)'])
 })
 
 type Json = Record<string, unknown>
@@ -110,30 +100,4 @@ interface Spec {
 }
 interface Response {
   content?: Record<string, { schema?: Json }>
-}
-
-/**
- * What `schema` lacks of `model`, as `path: expected` strings (none when every answer valid under `schema` has what
- * `model` asks): its `required` names, each of its properties (recursively), and every other keyword equal.
- */
-function holds(schema: Json | undefined, model: Json, at = ''): string[] {
-  if (schema === undefined) return ['(no schema)']
-  const out: string[] = []
-  for (const [key, want] of Object.entries(model)) {
-    const got = schema[key]
-    if (key === 'required') {
-      for (const name of want as string[])
-        if (!((got ?? []) as string[]).includes(name)) out.push(`${at}required: ${name}`)
-    } else if (key === 'properties') {
-      for (const [name, sub] of Object.entries(want as Record<string, Json>)) {
-        const mine = (got as Record<string, Json> | undefined)?.[name]
-        out.push(
-          ...holds(mine, sub, `${at}properties.${name}.`).map((m) =>
-            mine === undefined ? `${at}properties.${name}` : m,
-          ),
-        )
-      }
-    } else if (JSON.stringify(got) !== JSON.stringify(want)) out.push(`${at}${key}: ${JSON.stringify(want)}`)
-  }
-  return [...new Set(out)]
 }
