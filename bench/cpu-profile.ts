@@ -1,15 +1,23 @@
 // Summarises a V8 CPU profile (`--cpu-prof`) of a bench server: the functions with the most self time and the share of
 // each layer (fw, Fastify, Node's internals, GC), and runs the profiled server. bench/profile.ts (HTTP),
-// bench/profile-body.ts (bodies) and bench/profile-ws.ts (WebSocket) use it.
+// bench/profile-body.ts (bodies) and bench/profile-ws.ts (WebSocket) use it; with FW_PROFILE=alloc they give the bytes
+// each function allocates per request or message instead (bench/alloc-profile.ts).
 import { mkdtemp, readdir, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { alloc_summary, free_port, start_alloc_sampling } from './alloc-profile.js'
 import { start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
+
+/** What one load served: a line to print, and how many requests (or messages, streams) it was. */
+export interface Served {
+  text: string
+  units: number
+}
 
 /** How `profile_server` runs its server: the load, its environment, and how long it is warmed up. */
 export interface ProfiledRun {
-  /** Loads the server for `duration_s` seconds; what it gives for the measured part is printed. */
-  load: (server: PinnedServer, duration_s: number) => Promise<string>
+  /** Loads the server for `duration_s` seconds; its text for the measured part is printed. */
+  load: (server: PinnedServer, duration_s: number) => Promise<Served>
   /** The server's environment, given the directory the profile goes to. */
   env?: (dir: string) => Record<string, string>
   /** Seconds of load to warm up with, before and after settling (default 2). */
@@ -17,23 +25,28 @@ export interface ProfiledRun {
 }
 
 /**
- * Profiles one bench server: starts bench/servers/<script> pinned as in the bench and profiled (`--cpu-prof` into a
- * new directory), on the Node binary `FW_PROFILE_NODE` names, else the machine's; warms it up and settles it as the
- * bench does, measures 5 s of `load`, stops it, and gives the summary of the measured part (`profile_summary`).
+ * Profiles one bench server: starts bench/servers/<script> pinned as in the bench and profiled, on the Node binary
+ * `FW_PROFILE_NODE` names, else the machine's; warms it up and settles it as the bench does, measures 5 s of `load`,
+ * stops it, and gives the summary of the measured part: CPU self time (`--cpu-prof` into a new directory,
+ * `profile_summary`), or with `FW_PROFILE=alloc` the bytes allocated per unit of load by function (`alloc_summary`).
  */
 export async function profile_server(name: string, script: string, run: ProfiledRun): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
   const env = run.env?.(dir)
+  const inspector = process.env.FW_PROFILE === 'alloc' ? await free_port() : undefined
   const server = await start_pinned(name, script, {
     ...(env === undefined ? {} : { env }),
-    node_args: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    node_args: inspector === undefined ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [`--inspect=127.0.0.1:${inspector}`],
     ...(process.env.FW_PROFILE_NODE ? { node: process.env.FW_PROFILE_NODE } : {}),
   })
   let from_us: number
   try {
     await warm_and_settle([server], () => run.load(server, run.warm_s ?? 2))
     from_us = Number(process.hrtime.bigint() / 1000n)
-    console.log(await run.load(server, 5))
+    const sampling = inspector === undefined ? undefined : await start_alloc_sampling(inspector)
+    const served = await run.load(server, 5)
+    console.log(served.text)
+    if (sampling !== undefined) return alloc_summary(await sampling.stop(), served.units)
   } finally {
     await server.stop()
   }

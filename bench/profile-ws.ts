@@ -1,6 +1,7 @@
-// `npx tsx bench/profile-ws.ts [fw|@fastify/websocket] [echo|broadcast]` (`FW_PROFILE_NODE=<binary>` for another Node):
-// a CPU profile (`--cpu-prof`) of one WebSocket bench server under the bench's own client, pinned as in the bench,
-// summarised as bench/profile.ts does for HTTP. The .cpuprofile stays in the printed directory for Chrome DevTools.
+// `npx tsx bench/profile-ws.ts [fw|@fastify/websocket] [echo|broadcast]` (`FW_PROFILE_NODE=<binary>` for another Node,
+// `FW_PROFILE=alloc` for bytes allocated per message by function): a CPU profile (`--cpu-prof`) of one WebSocket bench
+// server under the bench's own client, pinned as in the bench, summarised as bench/profile.ts does for HTTP. The
+// .cpuprofile stays in the printed directory for Chrome DevTools.
 import { profile_server } from './cpu-profile.js'
 import { COMPETITORS, run_client, SCENARIOS, type Run } from './websocket.js'
 
@@ -14,7 +15,8 @@ console.log(
   await profile_server(name, competitor[1], {
     async load(server, duration_s) {
       const [r] = (await run_client([server], scenario.args(duration_s))) as [Run]
-      return `${name} ${scenario.name}: ${r.cpu_us_per_message.toFixed(1)} µs CPU/message, ${Math.round(r.messages_per_s)} messages/s`
+      const text = `${name} ${scenario.name}: ${r.cpu_us_per_message.toFixed(1)} µs CPU/message, ${Math.round(r.messages_per_s)} messages/s`
+      return { text, units: r.messages }
     },
   }),
 )

@@ -1,7 +1,7 @@
-// `npx tsx bench/profile.ts [<competitor> [<path> [POST]]]` (`FW_PROFILE_NODE=<binary>` for another Node): a CPU
-// profile (`--cpu-prof`) of one HTTP bench server under wrk, pinned as in the bench, summarised as the functions with
-// the most self time and the share of each layer (fw, Fastify, Node's internals, GC). The .cpuprofile stays in the
-// printed directory for Chrome DevTools.
+// `npx tsx bench/profile.ts [<competitor> [<path> [POST]]]` (`FW_PROFILE_NODE=<binary>` for another Node,
+// `FW_PROFILE=alloc` for bytes allocated per request by function): a CPU profile (`--cpu-prof`) of one HTTP bench
+// server under wrk, pinned as in the bench, summarised as the functions with the most self time and the share of each
+// layer (fw, Fastify, Node's internals, GC). The .cpuprofile stays in the printed directory for Chrome DevTools.
 import path from 'node:path'
 import { profile_server } from './cpu-profile.js'
 import { COMPETITORS, ECHO } from './http.js'
@@ -22,7 +22,8 @@ console.log(
     warm_s: 3,
     async load(server, duration_s) {
       const f = await measure(server, { ...load, duration_s })
-      return `${name} ${method} ${url_path}: ${f.cpu_us_per_req.toFixed(1)} µs CPU/request, ${Math.round(f.rps)} req/s`
+      const text = `${name} ${method} ${url_path}: ${f.cpu_us_per_req.toFixed(1)} µs CPU/request, ${Math.round(f.rps)} req/s`
+      return { text, units: f.requests }
     },
   }),
 )
