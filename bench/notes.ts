@@ -55,7 +55,9 @@ factor reaches 4) ends the cycle. fw's server reached that state after 10-15 s o
 0.35-0.47x Fastify's CPU per upload from then on. The row shows which state each round measured, so a ratio that comes from that
 swing, not from the framework, shows as such. It also marks the upload's bytes figure on Node 20 as unusable: there
 \`allocated=\` moved between 35 and 519 KB per upload across rounds of one server, where a sampling heap profile of the
-same load (the inspector's, counting collected objects) gave 23.6 KB for fw and 17.5 KB for Fastify.
+same load (the inspector's, counting collected objects) gave 23.6 KB for fw and 17.5 KB for Fastify. The profile scripts
+take that profile with \`FW_PROFILE=alloc\` (\`bench/alloc-profile.ts\`): bytes per request or message by allocating
+function, over the inspector from the harness, the server loading nothing more.
 
 Every server runs the JavaScript \`tsc\` emits (\`bench/compiled.ts\` builds the tree into \`.bench-build/\` once per bench
 process), as users run \`dist/\`: under tsx, esbuild's \`keepNames\` wrapped each function fw creates per request in a
@@ -351,4 +353,23 @@ export const HISTORY = `## Measurements behind the method and the decisions
   POST echo 1.09x | 1.08x; 5 middleware 1.08x | 1.10x; bytes 1.04-1.12x. Nothing on Node 20's request path changed, and
   the same run's tracing row, two identical fw servers, gave 1.10x (1.04-1.20x) on Node 20 (0.95x on Node 24): Node 20's
   rounds spread wider in this run than in the last.
+- **What is left of the WebSocket echo gap, by allocation profile** (\`FW_PROFILE=alloc npx tsx bench/profile-ws.ts\`).
+  fw's own path allocates what the plugin's handler does: 105 B a message (the text decoded in \`#receive\`, the send in
+  \`#handle\`) against 104 B. On Node 20 fw's server allocates about 188 B a message more than the plugin's (2,662 against
+  2,474 B), all of it in ws's \`dataMessage\` (+64 B) and \`receiverOnMessage\` (+64 B) and Node's Readable \`addChunk\`
+  (+56 B): the three \`emit\` calls on a message's way, whose argument arrays V8 removes in the plugin's process and not in
+  fw's. The plugin's own server does the same once fw's pino line module (\`lib/log/pino-line.js\`) is imported into it
+  and nothing of it used: 2,658-2,663 B in three runs; pino alone, that module's own imports without it, ajv, fast-jwt,
+  @fastify/helmet, @fastify/cookie or ioredis in its place, 2,469-2,484 B. TurboFan's inlining trace
+  (\`--trace-turbo-inlining\`) of that process, after inlining \`EventEmitter.prototype.emit\` into \`receiverOnMessage\`,
+  gives up on the listener call ("no feedback vector"); the plain server's trace has no candidate there. So the bytes
+  come from a compiled state of Node's \`emit\` that depends on what else the process loaded, not from fw's message path.
+  On Node 24 there is no such effect (the plugin's server with \`import 'fw'\`: 2,567 against 2,570 B); there fw's 152 B
+  a message more are Node's stack of async resources growing again in \`processTicksAndRejections\` after each message
+  entered the connection's log context (fw at \`off\`: 2,548 B). Paired probes of 7-9 rounds, CPU a message against the
+  plugin's: Node 24, fw 1.10x, 1.08x, 1.06x and 1.06x in four runs (controls 0.98-1.04x), fw at \`off\` 1.00x and the
+  plugin's server with \`import 'fw'\` 0.96x in the third; user time 8.02 against 6.97 µs a message, system time 8.06
+  against 8.07 µs in the second. Node 20, fw 1.02x, fw at \`off\` 1.04x, the plugin's server with \`import 'fw'\` 1.01x,
+  the control 0.98x. Tried and not kept: leaving out ws's send options for a text (ws copies them into a new object a
+  send), 2,705 against 2,702 B and 1.08x against the unchanged fw's 1.06x in the same run.
 `
