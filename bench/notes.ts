@@ -355,21 +355,24 @@ export const HISTORY = `## Measurements behind the method and the decisions
   rounds spread wider in this run than in the last.
 - **What is left of the WebSocket echo gap, by allocation profile** (\`FW_PROFILE=alloc npx tsx bench/profile-ws.ts\`).
   fw's own path allocates what the plugin's handler does: 105 B a message (the text decoded in \`#receive\`, the send in
-  \`#handle\`) against 104 B. On Node 20 fw's server allocates about 188 B a message more than the plugin's (2,662 against
-  2,474 B), all of it in ws's \`dataMessage\` (+64 B) and \`receiverOnMessage\` (+64 B) and Node's Readable \`addChunk\`
-  (+56 B): the three \`emit\` calls on a message's way, whose argument arrays V8 removes in the plugin's process and not in
-  fw's. The plugin's own server does the same once fw's pino line module (\`lib/log/pino-line.js\`) is imported into it
-  and nothing of it used: 2,658-2,663 B in three runs; pino alone, that module's own imports without it, ajv, fast-jwt,
-  @fastify/helmet, @fastify/cookie or ioredis in its place, 2,469-2,484 B. TurboFan's inlining trace
-  (\`--trace-turbo-inlining\`) of that process, after inlining \`EventEmitter.prototype.emit\` into \`receiverOnMessage\`,
-  gives up on the listener call ("no feedback vector"); the plain server's trace has no candidate there. So the bytes
-  come from a compiled state of Node's \`emit\` that depends on what else the process loaded, not from fw's message path.
-  On Node 24 there is no such effect (the plugin's server with \`import 'fw'\`: 2,567 against 2,570 B); there fw's 152 B
-  a message more are Node's stack of async resources growing again in \`processTicksAndRejections\` after each message
-  entered the connection's log context (fw at \`off\`: 2,548 B). Paired probes of 7-9 rounds, CPU a message against the
-  plugin's: Node 24, fw 1.10x, 1.08x, 1.06x and 1.06x in four runs (controls 0.98-1.04x), fw at \`off\` 1.00x and the
-  plugin's server with \`import 'fw'\` 0.96x in the third; user time 8.02 against 6.97 µs a message, system time 8.06
-  against 8.07 µs in the second. Node 20, fw 1.02x, fw at \`off\` 1.04x, the plugin's server with \`import 'fw'\` 1.01x,
-  the control 0.98x. Tried and not kept: leaving out ws's send options for a text (ws copies them into a new object a
-  send), 2,705 against 2,702 B and 1.08x against the unchanged fw's 1.06x in the same run.
+  \`#handle\`) against 104 B. On Node 20 fw's server allocates about 188 B a message more than the plugin's (2,662
+  against 2,474 B), all of it in ws's \`dataMessage\` (+64 B) and \`receiverOnMessage\` (+64 B) and Node's Readable
+  \`addChunk\` (+56 B): the three \`emit\` calls on a message's way, whose argument arrays V8 removes in the plugin's
+  process and not in fw's. The plugin's own server does the same once fw's pino line module (\`lib/log/pino-line.js\`)
+  is imported into it and nothing of it used: 2,658-2,663 B in three runs; pino alone, that module's own imports without
+  it, ajv, fast-jwt, @fastify/helmet, @fastify/cookie or ioredis in its place, 2,469-2,484 B; a copy of that module's
+  code loaded from \`bench/servers/\` with the same imports, 2,478 B: the trigger is where the code sits in the process,
+  not what it does. TurboFan's inlining trace (\`--trace-turbo-inlining\`) of that process, after inlining
+  \`EventEmitter.prototype.emit\` into \`receiverOnMessage\`, gives up on the listener call ("no feedback vector"); the
+  plain server's trace has no candidate there. So the bytes come from a compiled state of Node's \`emit\` that depends
+  on incidentals of the process, not on fw's message path; HTTP servers show no such effect (Fastify's JSON hello with
+  fw or that module imported: 6,877 and 6,965 B a request against 6,949 B). On Node 24 the plugin's server allocates as
+  much with \`import 'fw'\` as without (2,567 against 2,570 B), and fw's 152 B a message more are Node's stack of
+  async resources growing again in \`processTicksAndRejections\` after each message entered the connection's log context
+  (fw at \`off\`: 2,548 B). Paired probes of 7-9 rounds, CPU a message against the plugin's: Node 24, fw 1.10x, 1.08x,
+  1.06x and 1.06x in four runs (controls 0.98-1.04x), fw at \`off\` 1.00x and the plugin's server with \`import 'fw'\`
+  0.96x in the third; user time 8.02 against 6.97 µs a message, system time 8.06 against 8.07 µs in the second. Node 20,
+  fw 1.02x, fw at \`off\` 1.04x, the plugin's server with \`import 'fw'\` 1.01x, the control 0.98x. Tried and not kept:
+  leaving out ws's send options for a text (ws copies them into a new object a send), 2,705 against 2,702 B and 1.08x
+  against the unchanged fw's 1.06x in the same run.
 `
