@@ -28,7 +28,8 @@ export interface ProfiledRun {
  * Profiles one bench server: starts bench/servers/<script> pinned as in the bench and profiled, on the Node binary
  * `FW_PROFILE_NODE` names, else the machine's; warms it up and settles it as the bench does, measures 5 s of `load`,
  * stops it, and gives the summary of the measured part: CPU self time (`--cpu-prof` into a new directory,
- * `profile_summary`), or with `FW_PROFILE=alloc` the bytes allocated per unit of load by function (`alloc_summary`).
+ * `profile_summary`), or with `FW_PROFILE=alloc` the bytes allocated per unit of load by function (`alloc_summary`);
+ * `FW_PROFILE_ROWS` functions (25).
  */
 export async function profile_server(name: string, script: string, run: ProfiledRun): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-prof-'))
@@ -46,12 +47,15 @@ export async function profile_server(name: string, script: string, run: Profiled
     const sampling = inspector === undefined ? undefined : await start_alloc_sampling(inspector)
     const served = await run.load(server, 5)
     console.log(served.text)
-    if (sampling !== undefined) return alloc_summary(await sampling.stop(), served.units)
+    if (sampling !== undefined) return alloc_summary(await sampling.stop(), served.units, rows())
   } finally {
     await server.stop()
   }
-  return profile_summary(dir, from_us)
+  return profile_summary(dir, from_us, rows())
 }
+
+/** How many functions a summary lists: `FW_PROFILE_ROWS`, else 25. */
+const rows = (): number => Number(process.env.FW_PROFILE_ROWS ?? 25)
 
 interface ProfileNode {
   id: number
@@ -138,9 +142,9 @@ export async function read_profile(dir: string): Promise<Profile> {
 }
 
 /** The path of the one .cpuprofile written in `dir`, then its summary from `from_us` on. */
-export async function profile_summary(dir: string, from_us: number): Promise<string> {
+export async function profile_summary(dir: string, from_us: number, top?: number): Promise<string> {
   const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
   if (file === undefined) throw new Error(`no profile written in ${dir}`)
   const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as Profile
-  return `${path.join(dir, file)}\n${summarise(profile, from_us)}`
+  return `${path.join(dir, file)}\n${summarise(profile, from_us, top)}`
 }
