@@ -1,6 +1,6 @@
 // ETags: a tag on each buffered GET answer, 304 for a matching If-None-Match, 412 for an unsafe method whose If-Match
 // fails.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Middleware } from '../../compose.js'
 import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
@@ -26,8 +26,8 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 
 /** A tag for `body`: its length and SHA-1, quoted (and weak when asked). */
 export function etag_of(body: string | Buffer, weak = false): string {
-  const hash = createHash('sha1').update(body).digest('base64url').slice(0, 27)
-  const tag = `"${Buffer.byteLength(body).toString(16)}-${hash}"`
+  const digest = hash('sha1', body, 'base64url').slice(0, 27)
+  const tag = `"${Buffer.byteLength(body).toString(16)}-${digest}"`
   return weak ? `W/${tag}` : tag
 }
 

@@ -1,8 +1,8 @@
 // What a rate limit counts per: the client address, the authenticated user, or the API key.
-import { createHash } from 'node:crypto'
 import type { Ctx } from '../../compose.js'
 import type { Request } from '../../request.js'
 import { Identity } from '../../identity.js'
+import { key_digest } from '../auth/api-key.js'
 import { ApiKey } from '../auth/state.js'
 import { ip_key } from '../../ip-address.js'
 
@@ -36,9 +36,7 @@ function user_counting_key(req: Request): string {
 function api_key_counting_key(header: string): (req: Request) => string {
   return (req) => {
     const key = req.state(ApiKey)?.value ?? req.header(header)
-    return key === ''
-      ? ip_counting_key(req)
-      : 'key:' + createHash('sha256').update(key).digest('base64url').slice(0, 22)
+    return key === '' ? ip_counting_key(req) : key_digest(key)
   }
 }
 
