@@ -8,6 +8,9 @@
  * merge_vary('Origin', '*') // '*'
  */
 export function merge_vary(current: string | undefined, added: string): string {
+  // The common first write, one name (CORS's `Origin` on every response): the merge would give it back as it is.
+  if (current === undefined && added !== '*' && added !== '' && !added.includes(',') && added.trim() === added)
+    return added
   const seen = new Set<string>()
   const names: string[] = []
   for (const item of `${current ?? ''},${added}`.split(',')) {
