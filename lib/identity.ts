@@ -27,7 +27,11 @@ export interface IdentityInit {
   claims?: Readonly<Record<string, unknown>>
 }
 
+/** No roles or perms, shared: an identity's lists are frozen, so every one without any can hold the same. */
+const NONE: readonly string[] = Object.freeze([])
+
 const names = (field: string, value: unknown): readonly string[] => {
+  if (value === NONE || (Array.isArray(value) && value.length === 0)) return NONE
   const ok = Array.isArray(value) && value.every((v) => typeof v === 'string' && v !== '')
   if (!ok) throw ERR_AUTH_BAD_IDENTITY(field, 'a list of non-empty strings', value)
   return Object.freeze([...(value as string[])])
@@ -48,7 +52,7 @@ export class Identity {
   /** The credential's claims (a JWT's verified payload); undefined for credentials without any. */
   readonly claims: Readonly<Record<string, unknown>> | undefined
 
-  constructor({ kind, id, roles = [], perms = [], claims }: IdentityInit) {
+  constructor({ kind, id, roles = NONE, perms = NONE, claims }: IdentityInit) {
     if (typeof kind !== 'string' || kind === '') throw ERR_AUTH_BAD_IDENTITY('kind', 'a non-empty string', kind)
     if (typeof id !== 'string' || id === '') throw ERR_AUTH_BAD_IDENTITY('id', 'a non-empty string', id)
     if (claims !== undefined && (typeof claims !== 'object' || claims === null))

@@ -25,6 +25,15 @@ t.test('Identity', async (t) => {
     const i = new Identity({ kind: 'mtls', id: 'svc-a' })
     t.same({ ...i }, { kind: 'mtls', id: 'svc-a', roles: [], perms: [], claims: undefined })
     t.ok(Object.isFrozen(i.roles))
+    t.ok(Object.isFrozen(i.perms))
+    // Lists are copies: the caller's arrays, empty or not, can change afterwards without changing the identity.
+    const roles: string[] = []
+    const perms = ['orders:read']
+    const j = new Identity({ kind: 'mtls', id: 'svc-b', roles, perms })
+    roles.push('admin')
+    perms.push('orders:write')
+    t.same([j.roles, j.perms], [[], ['orders:read']])
+    t.ok(Object.isFrozen(j.roles) && Object.isFrozen(j.perms))
   })
 
   t.test('refuses an empty id, an empty kind, and roles or perms that are not lists of names', async (t) => {
