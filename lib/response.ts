@@ -43,6 +43,29 @@ export function is_unsafe_path(path: string): boolean {
   return false
 }
 
+/** A header value as `Response.header` sets it; a name that is not a token or a value with CR/LF/NUL throws. */
+function checked_value(name: string, value: string | number): string {
+  const v = typeof value === 'number' ? String(value) : value
+  if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
+  return v
+}
+
+/**
+ * @internal Headers checked once, when the list is made, as `Response.header` checks each (a bad one throws
+ * `FW_ERR_RESPONSE_BAD_HEADER` here): `Response.checked_headers` then sets them on every response without checking
+ * them again.
+ */
+export class CheckedHeaders {
+  /** Lowercase names, in order. */
+  readonly names: readonly string[]
+  readonly values: readonly string[]
+
+  constructor(pairs: ReadonlyArray<readonly [string, string | number]>) {
+    this.values = Object.freeze(pairs.map(([name, value]) => checked_value(name, value)))
+    this.names = Object.freeze(pairs.map(([name]) => name.toLowerCase()))
+  }
+}
+
 /**
  * What a handler writes. Calls chain: `res.status(201).json('ok', true)`. Nothing is sent until the chain unwinds, so
  * middleware can read and change the response after `await next()`.
@@ -122,9 +145,21 @@ export class Response {
    * res.header('Vary', 'Accept-Language') // after CORS: `Vary: Origin, Accept-Language`
    */
   header(name: string, value: string | number): this {
-    const v = typeof value === 'number' ? String(value) : value
-    if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
-    const key = name.toLowerCase()
+    const v = checked_value(name, value)
+    return this.#set_header(name.toLowerCase(), v)
+  }
+
+  /**
+   * @internal Sets the headers of a `CheckedHeaders` list, in order, as `header()` would one by one, without checking
+   * them again: for middleware that sets the same headers on every response (`security_headers`).
+   */
+  checked_headers(list: CheckedHeaders): this {
+    const { names, values } = list
+    for (let i = 0; i < names.length; i++) this.#set_header(names[i]!, values[i]!)
+    return this
+  }
+
+  #set_header(key: string, v: string): this {
     if (key === 'set-cookie') {
       const prev = this.#headers[key]
       this.#headers[key] = prev === undefined ? [v] : [...(prev as string[]), v]

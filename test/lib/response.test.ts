@@ -1,7 +1,13 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { json } from '../../lib/json.js'
-import { ERR_RESPONSE_BAD_HEADER, ERR_RESPONSE_BAD_STATUS, Response, is_unsafe_path } from '../../lib/response.js'
+import {
+  CheckedHeaders,
+  ERR_RESPONSE_BAD_HEADER,
+  ERR_RESPONSE_BAD_STATUS,
+  Response,
+  is_unsafe_path,
+} from '../../lib/response.js'
 import { build } from '../helpers/build.js'
 
 const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
@@ -103,6 +109,13 @@ t.test('Response.header', async (t) => {
     const vary = (...values: string[]) =>
       values.reduce((res, v) => res.header('Vary', v), new Response()).get_header('vary')
     t.equal(vary('Origin'), 'Origin')
+    // A first value is merged as any other: trimmed, split, deduplicated, and * wins.
+    t.equal(vary(' Origin '), 'Origin')
+    t.equal(vary('Origin,Accept , origin'), 'Origin, Accept')
+    t.equal(vary(' , '), '')
+    t.equal(vary(''), '')
+    t.equal(vary('*'), '*')
+    t.equal(vary('Origin, *'), '*')
     t.equal(vary('Origin', 'Accept-Language'), 'Origin, Accept-Language')
     t.equal(vary('Origin', 'origin, ACCEPT-ENCODING', 'accept-encoding'), 'Origin, ACCEPT-ENCODING')
     t.equal(vary('Origin', ' , Accept ,, '), 'Origin, Accept')
@@ -130,6 +143,34 @@ t.test('Response.header', async (t) => {
       })
     }
     t.same(res.headers(), {})
+  })
+
+  t.test('a CheckedHeaders list sets what header() would, pair by pair, and is checked when made', async (t) => {
+    const pairs: Array<[string, string | number]> = [
+      ['X-Frame-Options', 'DENY'],
+      ['Vary', 'Accept-Encoding'],
+      ['Set-Cookie', 'a=1'],
+      ['Content-Length', 12],
+      ['set-cookie', 'b=2'],
+    ]
+    const list = new CheckedHeaders(pairs)
+    const by_header = pairs.reduce((res, [n, v]) => res.header(n, v), new Response().header('Vary', 'Origin'))
+    const by_list = new Response().header('Vary', 'Origin').checked_headers(list)
+    t.same(by_list.headers(), by_header.headers())
+    t.same(Object.keys(by_list.headers()), ['vary', 'x-frame-options', 'set-cookie', 'content-length'])
+    t.same(by_list.headers()['set-cookie'], ['a=1', 'b=2'])
+    t.equal(by_list.get_header('vary'), 'Origin, Accept-Encoding')
+    // Set on every response: a second response starts from its own headers, and the list is not changed.
+    t.same(new Response().checked_headers(list).headers()['set-cookie'], ['a=1', 'b=2'])
+    t.ok(Object.isFrozen(list.names) && Object.isFrozen(list.values))
+    for (const bad of [
+      ['x-a', 'a\r\nSet-Cookie: evil=1'],
+      ['bad name', 'v'],
+    ] as const)
+      t.throws(() => new CheckedHeaders([bad]), {
+        code: ERR_RESPONSE_BAD_HEADER.code,
+        message: `response header ${JSON.stringify(bad[0])} has an invalid name or a value with CR, LF or NUL`,
+      })
   })
 })
 

@@ -1,7 +1,7 @@
 // Security response headers: helmet's default set, each changeable, HSTS only over HTTPS, and a per-request CSP nonce.
 import { randomBytes } from 'node:crypto'
 import { SECURITY_HEADERS_KIND, context_middleware, with_route_options, type CtxMiddleware } from '../../compose.js'
-import { HTTP_TOKEN } from '../../response.js'
+import { CheckedHeaders, HTTP_TOKEN } from '../../response.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { option_checker } from '../../options.js'
 
@@ -146,8 +146,10 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
   const nonce = check.bool('csp_nonce', options.csp_nonce ?? false)
   const csp = nonce ? take(list, 'content-security-policy') : undefined
   if (nonce && csp === undefined) check.fail('csp_nonce', 'used with a csp', true)
+  // Checked once here, so each response only copies them.
+  const fixed = new CheckedHeaders(list)
   const mw: CtxMiddleware = function security_headers({ req, res }, next) {
-    for (const [name, value] of list) res.header(name, value)
+    res.checked_headers(fixed)
     if (hsts !== undefined && req.protocol() === 'https') res.header(hsts[0], hsts[1])
     if (csp !== undefined) {
       const value = randomBytes(16).toString('base64')
