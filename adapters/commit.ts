@@ -11,7 +11,6 @@ import { CODE_NOT_FOUND } from '../lib/app.js'
 import { error_body } from '../lib/http-error.js'
 import { lazy } from '../lib/lazy.js'
 import type { LogCore } from '../lib/log/core.js'
-import { request_context } from '../lib/log/context.js'
 import { logf_in } from '../lib/log/logger.js'
 import { observed, report } from '../lib/observability/events.js'
 import type { Response } from '../lib/response.js'
@@ -23,7 +22,7 @@ import {
   type ResponseCheck,
   type ResponseMismatch,
 } from '../lib/validation/response-check.js'
-import { log_failure } from './request-lines.js'
+import { context_of, log_failure } from './request-lines.js'
 
 /** Sends the buffered response; a stream that fails after its first byte is logged through the App's `log`. */
 export function commit(
@@ -69,7 +68,7 @@ function sent(
   freq: FastifyRequest,
 ): FastifyReply | Promise<FastifyReply> {
   if (mismatch !== undefined)
-    logf_in(request_context(freq.id, freq, log), MISMATCH_LOGGER, 'error', MISMATCH_MESSAGE, mismatch_pairs(mismatch))
+    logf_in(context_of(freq, log), MISMATCH_LOGGER, 'error', MISMATCH_MESSAGE, mismatch_pairs(mismatch))
   return commit(reply, res, log)
 }
 

@@ -63,7 +63,10 @@ export function trace_hooks(
   void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
 }
 
-/** The onRequest hook that starts a request's span (keyed by the request object, never by request id). */
+/**
+ * The onRequest hook that starts a request's span, keyed by Node's request object as its log context names it
+ * (`context_of`), never by request id.
+ */
 function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): onRequestHookHandler {
   return (freq, reply, done) => {
     const span = tracing.start({
@@ -74,7 +77,7 @@ function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => s
       client_ip: client_ip(freq),
       scheme: freq.protocol,
     })
-    attach_span(freq, span)
+    attach_span(freq.raw, span)
     // 'finish' as Fastify's onResponse (the access line, written first, still finds the span for its ids); a 'close'
     // without it is a client that left before the answer.
     const res = reply.raw

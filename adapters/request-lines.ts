@@ -6,7 +6,7 @@ import { isIP } from 'node:net'
 import proxyaddr from '@fastify/proxy-addr'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Identity } from '../lib/identity.js'
-import { enter_request, request_context } from '../lib/log/context.js'
+import { enter_request, request_context, type StoredContext } from '../lib/log/context.js'
 import type { LogCore } from '../lib/log/core.js'
 import { logger, redact_query, type LogLevel } from '../lib/log/index.js'
 import { logf_in } from '../lib/log/logger.js'
@@ -156,7 +156,7 @@ export function access_line(
     ]
     const user = users.get(freq)
     if (user !== undefined) pairs.push('user', user)
-    logf_in(request_context(freq.id, freq, log), 'http', level, 'request', pairs)
+    logf_in(context_of(freq, log), 'http', level, 'request', pairs)
   }
   return (freq: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (http.enabled(level)) write(freq, reply)
@@ -165,12 +165,23 @@ export function access_line(
 }
 
 /**
+ * The log context of the request `freq`: its id, its App's log core `log`, and as the request it serves (the key of its
+ * trace span, and what `req.log` compares) Node's request object rather than Fastify's. A followed context lives as long
+ * as anything made while it was current, such as the connection's keep-alive timer set when the answer finishes, and
+ * Fastify's request holds the body and both facades: an idle keep-alive connection would keep its last request alive,
+ * body included.
+ */
+export function context_of(freq: FastifyRequest, log: LogCore | undefined): StoredContext {
+  return request_context(freq.id, freq.raw, log)
+}
+
+/**
  * Logs `message` at `error` for the request `freq`, with `rid=` and through its App's log core `log`, whatever runs it.
  * @example
  * log_failure(freq, log, 'handler failed', err)
  */
 export function log_failure(freq: FastifyRequest, log: LogCore | undefined, message: string, err: unknown): void {
-  logf_in(request_context(freq.id, freq, log), 'fastify', 'error', message, ['err', err])
+  logf_in(context_of(freq, log), 'fastify', 'error', message, ['err', err])
 }
 
 /**
@@ -185,7 +196,7 @@ export function in_request_context<R>(
   serve: (req: Request, reply: FastifyReply) => R,
 ): (freq: FastifyRequest, reply: FastifyReply) => R {
   return (freq, reply) => {
-    const ctx = request_context(freq.id, freq, log)
+    const ctx = context_of(freq, log)
     return enter_request(ctx, serve, new Request(freq, services, ip, ctx), reply)
   }
 }

@@ -6,12 +6,11 @@ import type { WebSocket } from 'ws'
 import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
-import { request_context } from '../lib/log/context.js'
 import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { RawSocket } from '../lib/websocket/index.js'
 import { commit } from './commit.js'
-import { in_request_context } from './request-lines.js'
+import { context_of, in_request_context } from './request-lines.js'
 import { fail } from './error-answers.js'
 
 /** Registers the plugin and the app's WebSocket routes on `instance` (after its HTTP routes, which stay unwrapped). */
@@ -85,7 +84,7 @@ export async function mount_ws(
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
         const a = accepted.get(freq.raw)!
         // Messages run in the context the upgrade's middleware ran in: its id, request and App's log core.
-        r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms, request_context(freq.id, freq, log))
+        r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms, context_of(freq, log))
       },
     })
   }

@@ -69,7 +69,8 @@ function fresh(ctx: LogContextInit): StoredContext {
  * The context of one request: its id, the request object it serves (`owner`, the key of per-request state such as its
  * trace span, since two requests may send the same id) and the log core of its App (`log`, undefined for the
  * process-wide one). Built once per request, entered by `enter_request`; stored contexts are never changed in place, so
- * the empty fields are shared.
+ * the empty fields are shared. A followed context lives as long as anything made while it was current (a connection's
+ * keep-alive timer): give as `owner` an object that does not hold the request's body.
  */
 export function request_context(
   request_id: string,
