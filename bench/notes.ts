@@ -386,4 +386,15 @@ export const HISTORY = `## Measurements behind the method and the decisions
   0.67x; controls 1.01x and 1.03x. fw's chain costs 65.4 and 64.9 µs a request, Express's 263.5 and 129.5 µs. What the
   profile still shows of fw's own: the key's digest (\`crypto.hash\`, 6.5%, far above its 0.9 µs in a loop), Fastify's
   \`reply.header\` for each of about 16 headers (3.6%), and the copy onto the response (1.6%).
+- **A request kept alive by its log context.** A heap snapshot of fw's body server on Node 24, taken after 200 uploads,
+  held a 1 MiB upload buffer that Fastify's server did not: a \`Timeout\` in Node's timer lists held the
+  \`AsyncContextFrame\` it was made in, that frame fw's log context, the context Fastify's request as its owner, and that
+  request the body. Node's timers capture the context current when they are made, a keep-alive connection's idle timer
+  among them (set as the answer finishes), so every idle keep-alive connection kept its last request alive, body and
+  facades included, until its timer went. The context now names Node's request object (\`context_of\` in
+  \`adapters/request-lines.ts\`); the snapshot then holds neither the body nor a Fastify request, and
+  \`test/adapters/retention.test.ts\` checks it on both Nodes (it fails before). The body bench at 25 rounds after it,
+  Node 20 | Node 24: the upload 0.54x (0.51-0.61x; fw's server in the state with no full collections) | 1.14x
+  (1.09-1.39x), missed, was 0.89x | 1.11x; the download 1.05x | 1.04x; controls 0.99x and 1.01x. The upload on Node 24
+  stays where the process's heap puts it (above).
 `
