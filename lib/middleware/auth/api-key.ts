@@ -42,7 +42,7 @@ export interface ApiKeyOptions {
 }
 
 // One-shot hashing (`crypto.hash`): the same digests as createHash().update().digest(), without a Hash object per key
-// (0.5 against 1.2 µs a key on Node 20, as text).
+// (in a loop on Node 20: 1.3 against 1.9 µs as bytes, 0.5 against 1.2 µs as text).
 const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer')
 
 /** The default `Identity` id of a key: a digest, so the key is never in a log line or a rate-limit store in clear. */
