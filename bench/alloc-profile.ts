@@ -3,7 +3,6 @@
 // what matters, and `--heap-prof` keeps only what is still alive). The server process loads nothing more: it runs with
 // `--inspect` on a loopback port, and the harness connects to it. bench/cpu-profile.ts runs it when FW_PROFILE=alloc.
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import WebSocket from 'ws'
 
@@ -21,16 +20,6 @@ export interface AllocSampling {
 
 /** Bytes between two samples: small enough that a per-request object of a few dozen bytes shows. */
 const SAMPLING_INTERVAL = 64
-
-/** A free loopback port for the server's inspector. */
-export async function free_port(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1')
-  await once(s, 'listening')
-  const { port } = s.address() as { port: number }
-  s.close()
-  await once(s, 'close')
-  return port
-}
 
 /** Connects to the inspector on `port` and starts sampling every allocation, collected or not. */
 export async function start_alloc_sampling(port: number): Promise<AllocSampling> {

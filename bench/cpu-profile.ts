@@ -5,7 +5,8 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { alloc_summary, free_port, start_alloc_sampling } from './alloc-profile.js'
+import { free_port } from '../test/helpers/redis-server.js'
+import { alloc_summary, start_alloc_sampling } from './alloc-profile.js'
 import { start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** What one load served: a line to print, and how many requests (or messages, streams) it was. */

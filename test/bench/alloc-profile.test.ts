@@ -3,7 +3,8 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import t from 'tap'
-import { alloc_summary, free_port, start_alloc_sampling } from '../../bench/alloc-profile.js'
+import { alloc_summary, start_alloc_sampling } from '../../bench/alloc-profile.js'
+import { free_port } from '../helpers/redis-server.js'
 
 // Allocates 2,000 arrays of 1,000 doubles (about 8 KB each, 16 MB in all) when told to, keeping none of them.
 const CHILD = `
