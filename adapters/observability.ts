@@ -7,6 +7,7 @@ import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
 import { route_template } from '../lib/observability/route.js'
 import { attach_span, type HttpTracing } from '../lib/observability/tracing.js'
+import { request_owner } from './request-lines.js'
 
 /**
  * Counts every request of `f` (its routes, 404s and early refusals) in `metrics`, under its route template. One hook
@@ -63,10 +64,7 @@ export function trace_hooks(
   void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
 }
 
-/**
- * The onRequest hook that starts a request's span, keyed by Node's request object as its log context names it
- * (`context_of`), never by request id.
- */
+/** The onRequest hook that starts a request's span, keyed by the owner its log context names, never by request id. */
 function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): onRequestHookHandler {
   return (freq, reply, done) => {
     const span = tracing.start({
@@ -77,7 +75,7 @@ function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => s
       client_ip: client_ip(freq),
       scheme: freq.protocol,
     })
-    attach_span(freq.raw, span)
+    attach_span(request_owner(freq), span)
     // 'finish' as Fastify's onResponse (the access line, written first, still finds the span for its ids); a 'close'
     // without it is a client that left before the answer.
     const res = reply.raw

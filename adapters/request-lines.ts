@@ -165,14 +165,16 @@ export function access_line(
 }
 
 /**
- * The log context of the request `freq`: its id, its App's log core `log`, and as the request it serves (the key of its
- * trace span, and what `req.log` compares) Node's request object rather than Fastify's. A followed context lives as long
- * as anything made while it was current, such as the connection's keep-alive timer set when the answer finishes, and
- * Fastify's request holds the body and both facades: an idle keep-alive connection would keep its last request alive,
- * body included.
+ * The object that stands for the request `freq` in its log context and keys its trace span: Node's request object
+ * rather than Fastify's. A followed context lives as long as anything made while it was current, such as the
+ * connection's keep-alive timer set when the answer finishes, and Fastify's request holds the body and both facades: an
+ * idle keep-alive connection would keep its last request alive, body included.
  */
+export const request_owner = (freq: FastifyRequest): object => freq.raw
+
+/** The log context of the request `freq`: its id, its owner (`request_owner`) and its App's log core `log`. */
 export function context_of(freq: FastifyRequest, log: LogCore | undefined): StoredContext {
-  return request_context(freq.id, freq.raw, log)
+  return request_context(freq.id, request_owner(freq), log)
 }
 
 /**
