@@ -146,11 +146,12 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
   const nonce = check.bool('csp_nonce', options.csp_nonce ?? false)
   const csp = nonce ? take(list, 'content-security-policy') : undefined
   if (nonce && csp === undefined) check.fail('csp_nonce', 'used with a csp', true)
-  // Checked once here, so each response only copies them.
+  // Checked once here, so each response only copies them; HSTS as well, for the HTTPS requests that get it.
   const fixed = new CheckedHeaders(list)
+  const https_only = hsts === undefined ? undefined : new CheckedHeaders([hsts])
   const mw: CtxMiddleware = function security_headers({ req, res }, next) {
     res.checked_headers(fixed)
-    if (hsts !== undefined && req.protocol() === 'https') res.header(hsts[0], hsts[1])
+    if (https_only !== undefined && req.protocol() === 'https') res.checked_headers(https_only)
     if (csp !== undefined) {
       const value = randomBytes(16).toString('base64')
       req.set_state(CspNonce, new CspNonce(value))
