@@ -31,7 +31,7 @@ export interface IdentityInit {
 const NONE: readonly string[] = Object.freeze([])
 
 const names = (field: string, value: unknown): readonly string[] => {
-  if (value === NONE || (Array.isArray(value) && value.length === 0)) return NONE
+  if (Array.isArray(value) && value.length === 0) return NONE
   const ok = Array.isArray(value) && value.every((v) => typeof v === 'string' && v !== '')
   if (!ok) throw ERR_AUTH_BAD_IDENTITY(field, 'a list of non-empty strings', value)
   return Object.freeze([...(value as string[])])
