@@ -4,7 +4,7 @@
 // from this repository's own install; npm asks the registry only for metadata the cache lacks); every installed
 // package's `engines` admits every Node that fw's `engines` admits; an import of each `exports` entry type-checks with
 // skipLibCheck off against @types/node 22, 24 and the latest, each with the latest TypeScript 5 and TypeScript 7, and
-// loads, on the machine's Node and on Node 24.
+// loads, on the machine's Node and on Node 24, an entry that `fw` also exports as a namespace giving the same values.
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -90,9 +90,20 @@ try {
     entries.map((e, i) => `import * as e${i} from '${e}'\n`).join('') +
       `export const entries = [${entries.map((_, i) => `e${i}`).join(', ')}]\n`,
   )
+  // Each entry loads, and one that `fw` also exports as a namespace (`fw/middleware`, `fw.middleware`) gives the very
+  // same values: the bundled entries share their code through chunks, so a class or a module's state exists once.
   writeFileSync(
     join(consumer, 'load.mjs'),
-    entries.map((e) => `await import('${e}')\n`).join('') + "console.log('loaded every entry')\n",
+    `const root = await import('${fw.name}')\n` +
+      'const apart = []\n' +
+      entries.map((e) => `await same_as_root('${e}', await import('${e}'))\n`).join('') +
+      'async function same_as_root(entry, ns) {\n' +
+      "  const of_root = root[entry.slice(entry.indexOf('/') + 1)]\n" +
+      "  if (entry.includes('/') && of_root !== undefined)\n" +
+      '    for (const key of Object.keys(ns)) if (ns[key] !== of_root[key]) apart.push(`${entry} ${key}`)\n' +
+      '}\n' +
+      "if (apart.length > 0) throw new Error(`entries hold copies of what fw exports: ${apart.join(', ')}`)\n" +
+      "console.log('loaded every entry, one instance of each')\n",
   )
 
   const node24 = (await node_binaries()).at(-1)!
