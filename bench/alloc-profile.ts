@@ -3,12 +3,12 @@
 // what matters, and `--heap-prof` keeps only what is still alive). The server process loads nothing more: it runs with
 // `--inspect` on a loopback port, and the harness connects to it. bench/cpu-profile.ts runs it when FW_PROFILE=alloc.
 import { once } from 'node:events'
-import path from 'node:path'
 import WebSocket from 'ws'
+import { frame_key, type CallFrame } from './source-position.js'
 
 /** One frame of a sampled allocation profile (`HeapProfiler.SamplingHeapProfileNode`). */
 interface AllocNode {
-  callFrame: { functionName: string; url: string; lineNumber: number }
+  callFrame: CallFrame
   selfSize: number
   children: AllocNode[]
 }
@@ -51,8 +51,7 @@ export async function start_alloc_sampling(port: number): Promise<AllocSampling>
       socket.close()
       const bytes = new Map<string, number>()
       const walk = (node: AllocNode): void => {
-        const { functionName, url, lineNumber } = node.callFrame
-        const key = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''}`
+        const key = frame_key(node.callFrame)
         if (node.selfSize > 0) bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize)
         for (const child of node.children) walk(child)
       }

@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { free_port } from '../test/helpers/redis-server.js'
 import { alloc_summary, start_alloc_sampling } from './alloc-profile.js'
+import { frame_key, source_of, type CallFrame } from './source-position.js'
 import { start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** What one load served: a line to print, and how many requests (or messages, streams) it was. */
@@ -60,7 +61,7 @@ const rows = (): number => Number(process.env.FW_PROFILE_ROWS ?? 25)
 
 interface ProfileNode {
   id: number
-  callFrame: { functionName: string; url: string; lineNumber: number }
+  callFrame: CallFrame
 }
 export interface Profile {
   nodes: ProfileNode[]
@@ -69,7 +70,7 @@ export interface Profile {
   timeDeltas: number[]
 }
 
-/** The layer a function belongs to, from its script's URL. */
+/** The layer a function belongs to, from its source file's path or URL. */
 function layer(url: string, name: string): string {
   if (url === '') return name.startsWith('(') ? name : 'native'
   if (
@@ -126,10 +127,11 @@ export function self_time(
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i] ?? 0
     at += delta
-    const { functionName, url, lineNumber } = by_id.get(id)!.callFrame
-    if (!keep(at) || functionName === '(idle)') return
-    const key = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''}`
-    const entry = out.get(key) ?? out.set(key, { us: 0, layer: layer(url, functionName) }).get(key)!
+    const frame = by_id.get(id)!.callFrame
+    if (!keep(at) || frame.functionName === '(idle)') return
+    const key = frame_key(frame)
+    const entry =
+      out.get(key) ?? out.set(key, { us: 0, layer: layer(source_of(frame).url, frame.functionName) }).get(key)!
     entry.us += delta
   })
   return out

@@ -1,0 +1,42 @@
+// Where a profiled function sits in the sources. Bench servers run as bundles (bench/compiled.ts), fw's code inside
+// each server's one file; the source map written beside it gives back the file and line each function came from, so
+// profiles name `response.ts:185` rather than `http-fw.js:2345`, and sort functions into layers by their own file.
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { SourceMap } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+/** A function's frame as V8's CPU and sampling heap profiles give it (line and column 0-based). */
+export interface CallFrame {
+  functionName: string
+  url: string
+  lineNumber: number
+  columnNumber: number
+}
+
+/** Each script's source map, read once; null for scripts without one (Node's own, packages). */
+const maps = new Map<string, SourceMap | null>()
+
+function map_of(url: string): SourceMap | null {
+  let map = maps.get(url)
+  if (map === undefined) {
+    const file = url.startsWith('file://') ? `${fileURLToPath(url)}.map` : undefined
+    map = file !== undefined && existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : null
+    maps.set(url, map)
+  }
+  return map
+}
+
+/** The source file (a path or URL) and 0-based line `frame` runs from: its own script's unless a source map says. */
+export function source_of(frame: CallFrame): { url: string; line: number } {
+  const entry = map_of(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber)
+  // Node 20 gives an empty object for a position the map does not cover.
+  if (entry === undefined || !('originalSource' in entry)) return { url: frame.url, line: frame.lineNumber }
+  return { url: entry.originalSource, line: entry.originalLine }
+}
+
+/** A function's name in profile summaries: `name file:line` in its source file, `name` alone for V8's own entries. */
+export function frame_key(frame: CallFrame): string {
+  const { url, line } = source_of(frame)
+  return `${frame.functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${line + 1}` : ''}`
+}
