@@ -16,8 +16,8 @@ const DIST = path.join(ROOT, 'dist')
 
 /**
  * How esbuild turns fw's TypeScript into what runs: bundled, ES modules for Node, every package left to be imported
- * from node_modules, comments dropped, names kept as written (no `keepNames` wrappers, which cost a call per function
- * made at run time).
+ * from node_modules, comments dropped. No `keepNames`: its wrappers cost a call for every function made at run time, so
+ * a name the bundle holds twice gets a suffix (`cors2`): seen in stack traces; fw's messages never read `Function.name`.
  */
 export const ESBUILD_OPTIONS: BuildOptions = {
   bundle: true,

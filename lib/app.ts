@@ -5,7 +5,7 @@ import {
   check_middleware_order,
   compose,
   drop_replaced,
-  is_context_middleware,
+  context_middleware_name,
   route_options_of,
   with_route_options,
   type Handler,
@@ -312,7 +312,8 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
     if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
     // Run as (req, res, next), it would read the request as its context and fail on every request it covers.
-    if (is_context_middleware(mw)) throw ERR_APP_UNADAPTED_MIDDLEWARE(mw.name)
+    const unadapted = context_middleware_name(mw)
+    if (unadapted !== undefined) throw ERR_APP_UNADAPTED_MIDDLEWARE(unadapted)
     this.#mws.push({ prefix: prefix_segments(prefix), mw })
     for (const name of route_options_of(mw)?.secret_query ?? []) this.#secret_query.add(name.toLowerCase())
   }

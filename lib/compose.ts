@@ -114,21 +114,23 @@ export function adapt_ctx(mw: CtxMiddleware): Middleware {
   return carry_route_options(mw, adapted)
 }
 
-/** Where fw's factories mark the context middleware they return. */
+/** Where fw's factories mark the context middleware they return, with the factory's name. */
 const CONTEXT_MIDDLEWARE = Symbol.for('fw.context_middleware')
 
 /**
- * Marks context middleware made by an fw factory, so `app.use` can refuse it before `adapt_ctx` (its `(ctx, next)`
- * cannot be told from App middleware `(req, res)` by its parameters). `adapt_ctx` does not carry the mark.
+ * Marks context middleware made by the fw factory `name`, so `app.use` can refuse it before `adapt_ctx` (its
+ * `(ctx, next)` cannot be told from App middleware `(req, res)` by its parameters) and name it in the refusal. The name
+ * is given rather than read from the function: a bundler may rename a function (`dist/` calls an inner `cors` `cors2`).
+ * `adapt_ctx` does not carry the mark.
  */
-export function context_middleware<F extends CtxMiddleware>(mw: F): F {
-  Object.defineProperty(mw, CONTEXT_MIDDLEWARE, { value: true })
+export function context_middleware<F extends CtxMiddleware>(mw: F, name: string): F {
+  Object.defineProperty(mw, CONTEXT_MIDDLEWARE, { value: name })
   return mw
 }
 
-/** Whether a function is context middleware an fw factory made (marked by `context_middleware`). */
-export function is_context_middleware(fn: object): boolean {
-  return (fn as { [CONTEXT_MIDDLEWARE]?: boolean })[CONTEXT_MIDDLEWARE] === true
+/** The factory name of context middleware an fw factory made (marked by `context_middleware`), else undefined. */
+export function context_middleware_name(fn: object): string | undefined {
+  return (fn as { [CONTEXT_MIDDLEWARE]?: string })[CONTEXT_MIDDLEWARE]
 }
 
 /** A middleware option given neither App middleware `(req, res, next)` nor context middleware `(ctx, next)`. */

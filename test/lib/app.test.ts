@@ -167,6 +167,15 @@ t.test('App.use with context middleware', async (t) => {
     }
   })
 
+  t.test("names the factory, not the function's own name, which a bundler may change (dist/ has cors2)", async (t) => {
+    const mw = security.cors({ origins: ['https://a.example'] })
+    Object.defineProperty(mw, 'name', { value: 'cors2' })
+    t.throws(() => new App().use(mw as unknown as Middleware), {
+      code: 'FW_ERR_APP_UNADAPTED_MIDDLEWARE',
+      message: 'use() got the context middleware "cors" (ctx, next); wrap it for the App: use(adapt_ctx(mw))',
+    })
+  })
+
   t.test('accepts them through adapt_ctx, and App middleware of any arity', async (t) => {
     const app = build(t, (app) => {
       for (const [, make] of made) app.use('/adapted', adapt_ctx(make()))

@@ -120,7 +120,10 @@ export function api_key({
     },
   )
   // The key in a query string would otherwise be written in every access line.
-  return context_middleware(query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] }))
+  return context_middleware(
+    query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] }),
+    'api_key',
+  )
 }
 
 function refuse(ctx: Ctx): void {

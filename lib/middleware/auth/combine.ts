@@ -138,7 +138,7 @@ export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
     docs.flatMap(alternatives),
     docs.some((d) => d.security?.optional === true),
   )
-  return context_middleware(documented(with_route_options(mw, combined_options('any_of', mws)), doc))
+  return context_middleware(documented(with_route_options(mw, combined_options('any_of', mws)), doc), 'any_of')
 }
 
 /**
@@ -186,5 +186,5 @@ export function all_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
     requirements,
     docs.every((d) => d.security?.optional === true),
   )
-  return context_middleware(documented(with_route_options(mw, combined_options('all_of', mws)), doc))
+  return context_middleware(documented(with_route_options(mw, combined_options('all_of', mws)), doc), 'all_of')
 }

@@ -20,6 +20,7 @@ function guard(name: string, message: string, allows: (authz: Authz) => boolean)
     documented(Object.defineProperty(mw, 'name', { value: name }), {
       responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] },
     }),
+    name,
   )
 }
 
