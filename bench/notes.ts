@@ -407,4 +407,47 @@ export const HISTORY = `## Measurements behind the method and the decisions
   controls 0.98x and 0.90x (0.79-1.05x). JSON hello on Node 20 stays over its 1.10x by the median.
 - **Validation at 25 rounds, the same day.** fw / Fastify with Ajv on the 20-field body, Node 20 | Node 24: 1.00x
   (0.95-1.09x) | 1.02x (0.97-1.17x), was 1.11x | 0.96x; bytes 1.12x | 1.07x; controls 1.04x and 1.02x.
+- **What the upload on Node 24 pays for: the heap every full collection marks, and the modules \`import 'fw'\` loads.**
+  V8's GC trace of Fastify's upload server on Node 24 over 12 s of uploads held 259 full collections and 7 scavenges:
+  the 1 MiB body and its sixteen 64 KiB socket reads live outside the heap, and V8 collects in full after every 35-45
+  uploads, in fw's server as in Fastify's (25-28 per 1,000 in both). Each collection marks the whole heap: under load,
+  fw's server kept 11.7-11.9 MB after a full collection against Fastify's 10.0-10.2 MB. Split into user and system time
+  (\`/proc/<pid>/stat\`, 7 rounds of 2 s, Node 24): Fastify 705 + 350 µs an upload, fw 886 + 380 µs, and Fastify's own
+  server with \`import 'fw'\` added and nothing of it used 892 + 376 µs (control 699 + 327 µs). The process carrying
+  fw's modules costs what fw's server costs; its request path adds nothing measurable there. Loaded into Fastify's
+  server one part at a time: fw's log module with pino changed nothing, the middleware namespace added 32 µs, the App's
+  module and what it loads 84 µs, the whole of \`fw\` 117 µs. Ballast instead of fw: 3 MB of strings added 54 µs, 50,000
+  small objects 297 µs, so what costs is the count of objects marked more than their bytes. On Node 20 the same probe
+  of JSON hello (15 rounds) gave Fastify's server with \`import 'fw'\` 0.97x (0.76-1.17x): there the loaded modules do
+  not show, and fw's gap is its own path.
+  - What the modules cost beyond their code. A process running Fastify held 7.58 MB after collecting; with \`import
+    'fw'\` from tsc's output (155 modules) 10.66 MB; with the comments stripped from each file 10.50 MB; with fw bundled
+    into one file 9.48 MB (9.28 MB minified); with the package's bundle (one module per entry, shared chunks) 9.69 MB.
+    So each module costs the process about 6 KB beyond its text: the loader's records, its scope, its source. Fastify's
+    upload server with fw imported cost 1.109x the plain one, 1.052x with fw bundled in one file and 1.062x minified
+    (7 rounds of 2 s, control 0.994x); fw's own server 1.195x from tsc's output and 1.167x from the bundle (15 rounds
+    of 1 s, control 0.955x). \`dist/\` is now that bundle (docs/decisions.md), and the bench's servers are built the
+    same way (bench/compiled.ts). \`import 'fw'\` also takes 0.18-0.25 s instead of 0.26-0.31 s.
+  - The body bench at 25 rounds after it, Node 20 | Node 24: the upload 0.59x (0.53-0.76x; fw's server in the state
+    without full collections) | 1.17x (1.09-1.29x), missed, was 0.54x | 1.14x; the download 1.01x | 1.01x, was 1.05x
+    | 1.04x; controls 1.01x and 1.04x. The bundle's 2-3% is smaller than what moves between runs: the upload on Node 24
+    stays over its ceiling, by the heap fw's server keeps (1.7 MB more than Fastify's under load). Two paired probes of 11
+    rounds of 1 s (before the bundle) also put fw at \`warn\`, the bench's level, at 1.26x and 1.30x Fastify's CPU an
+    upload and fw at \`off\` at 1.12x and 1.14x, with 30.6 full collections per 1,000 uploads at \`warn\` against 27.6
+    at \`off\` and Fastify's 27.2; 7 rounds of 2 s showed no such gap (972 µs of user time at \`warn\` against 984 at
+    \`off\`), so what \`warn\` adds (Fastify's logger listeners, the access-line hook, the followed context: about 2.4
+    KB an upload in a sampling heap profile) is not settled.
+- **The HTTP scenarios on the bundled servers, and what the bundle did to them.** 25 rounds, fw / Fastify, Node 20 |
+  Node 24: JSON hello 1.03x (1.00-1.07x) | 1.03x (1.02-1.07x), was 1.11x | 1.08x; param + query 1.08x (1.07-1.13x) |
+  1.04x; POST echo 1.05x | 1.02x; 5 middleware 1.07x | 1.06x; bytes 1.06-1.11x | 1.03-1.10x; the logged scenarios
+  0.77-0.88x | 0.83-0.92x; controls 0.97x and 0.97x. Every plain scenario is under its 1.10x by the median on both
+  Nodes, JSON hello on Node 20 for the first time. A paired probe (15 rounds of 1 s, the same server file importing fw
+  from tsc's output or from \`dist/\`) put the change on the bundle: on Node 20 fw cost 1.161x (1.07-1.59x) Fastify's
+  CPU from tsc's output and 1.065x (0.99-1.21x) from the bundle, 7,448 against 7,280 B a request (control 0.946x); on
+  Node 24 1.030x and 1.019x, 6,663 and 6,664 B (control 1.028x). On Node 20 the calls between fw's modules cost less
+  inside one scope than across ES module bindings; Node 24 shows no difference.
+- **The WebSocket bench on the bundled servers** (25 rounds). fw against @fastify/websocket, CPU a message as speed:
+  echo 0.97x (0.95-0.98x) on Node 20 and 0.96x (0.93-0.97x) on Node 24, was 0.94x and 0.92x; broadcast 1.01x and
+  1.02x; bytes 0.99x and 1.06x on the echo; controls 0.98x and 1.00x. The echo is still behind its plugin by the
+  median, by 3-4%.
 `
