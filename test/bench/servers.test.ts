@@ -6,6 +6,7 @@ import { builtinModules } from 'node:module'
 import path from 'node:path'
 import t from 'tap'
 import ts from 'typescript'
+import { entry_sources } from '../../build.js'
 import { ROOT } from '../helpers/import-graph.js'
 
 const SERVERS = path.join(ROOT, 'bench', 'servers')
@@ -30,17 +31,7 @@ const BUILTINS = new Set(builtinModules)
 const DEMOS: Readonly<Record<string, string>> = { 'conduit-fw.ts': path.join(ROOT, 'demo', 'conduit', 'index.ts') }
 
 /** fw's package entries (package.json `exports`), as the source files they are built from. */
-function fw_entries(): Set<string> {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    exports: Record<string, { default: string }>
-  }
-  return new Set(
-    Object.values(pkg.exports).map((e) =>
-      path.join(ROOT, e.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')),
-    ),
-  )
-}
-const ENTRIES = fw_entries()
+const ENTRIES = new Set(entry_sources().map((file) => path.join(ROOT, file)))
 
 /** The package a bare specifier names: `@scope/name` or `name`. */
 const package_of = (spec: string): string =>
