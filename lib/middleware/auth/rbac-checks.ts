@@ -16,12 +16,7 @@ function guard(name: string, message: string, allows: (authz: Authz) => boolean)
     if (authz === undefined) return void res.error(401, CODE_MISSING_AUTHZ, 'Authorization context missing')
     return allows(authz) ? next() : void res.error(403, CODE_FORBIDDEN, message)
   }
-  return context_middleware(
-    documented(Object.defineProperty(mw, 'name', { value: name }), {
-      responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] },
-    }),
-    name,
-  )
+  return context_middleware(documented(mw, { responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] } }), name)
 }
 
 /**
