@@ -96,11 +96,11 @@ try {
     join(consumer, 'load.mjs'),
     `const root = await import('${fw.name}')\n` +
       'const apart = []\n' +
-      entries.map((e) => `await same_as_root('${e}', await import('${e}'))\n`).join('') +
-      'async function same_as_root(entry, ns) {\n' +
-      "  const of_root = root[entry.slice(entry.indexOf('/') + 1)]\n" +
-      "  if (entry.includes('/') && of_root !== undefined)\n" +
-      '    for (const key of Object.keys(ns)) if (ns[key] !== of_root[key]) apart.push(`${entry} ${key}`)\n' +
+      `for (const entry of ${JSON.stringify(entries)}) {\n` +
+      '  const ns = await import(entry)\n' +
+      // `fw/middleware` against `fw.middleware`; `fw` itself names no namespace of its own.
+      `  const of_root = root[entry.slice('${fw.name}/'.length)]\n` +
+      '  if (of_root !== undefined) for (const key in ns) if (ns[key] !== of_root[key]) apart.push(`${entry} ${key}`)\n' +
       '}\n' +
       "if (apart.length > 0) throw new Error(`entries hold copies of what fw exports: ${apart.join(', ')}`)\n" +
       "console.log('loaded every entry, one instance of each')\n",
