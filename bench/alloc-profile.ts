@@ -4,7 +4,7 @@
 // `--inspect` on a loopback port, and the harness connects to it. bench/cpu-profile.ts runs it when FW_PROFILE=alloc.
 import { once } from 'node:events'
 import WebSocket from 'ws'
-import { frame_key, type CallFrame } from './source-position.js'
+import { source_of, type CallFrame } from './source-position.js'
 
 /** One frame of a sampled allocation profile (`HeapProfiler.SamplingHeapProfileNode`). */
 interface AllocNode {
@@ -51,7 +51,7 @@ export async function start_alloc_sampling(port: number): Promise<AllocSampling>
       socket.close()
       const bytes = new Map<string, number>()
       const walk = (node: AllocNode): void => {
-        const key = frame_key(node.callFrame)
+        const { key } = source_of(node.callFrame)
         if (node.selfSize > 0) bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize)
         for (const child of node.children) walk(child)
       }

@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { free_port } from '../test/helpers/redis-server.js'
 import { alloc_summary, start_alloc_sampling } from './alloc-profile.js'
-import { frame_key, source_of, type CallFrame } from './source-position.js'
+import { source_of, type CallFrame } from './source-position.js'
 import { start_pinned, warm_and_settle, type PinnedServer } from './wrk.js'
 
 /** What one load served: a line to print, and how many requests (or messages, streams) it was. */
@@ -121,17 +121,21 @@ export function self_time(
   profile: Profile,
   keep: (at_us: number) => boolean,
 ): Map<string, { us: number; layer: string }> {
-  const by_id = new Map(profile.nodes.map((n) => [n.id, n]))
+  // Each node's key and layer, found once (through its script's source map) rather than once per sample.
+  const by_id = new Map(
+    profile.nodes.map((n) => {
+      const { url, key } = source_of(n.callFrame)
+      return [n.id, { key, layer: layer(url, n.callFrame.functionName), idle: n.callFrame.functionName === '(idle)' }]
+    }),
+  )
   const out = new Map<string, { us: number; layer: string }>()
   let at = profile.startTime
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i] ?? 0
     at += delta
-    const frame = by_id.get(id)!.callFrame
-    if (!keep(at) || frame.functionName === '(idle)') return
-    const key = frame_key(frame)
-    const entry =
-      out.get(key) ?? out.set(key, { us: 0, layer: layer(source_of(frame).url, frame.functionName) }).get(key)!
+    const node = by_id.get(id)!
+    if (!keep(at) || node.idle) return
+    const entry = out.get(node.key) ?? out.set(node.key, { us: 0, layer: node.layer }).get(node.key)!
     entry.us += delta
   })
   return out

@@ -27,16 +27,16 @@ function map_of(url: string): SourceMap | null {
   return map
 }
 
-/** The source file (a path or URL) and 0-based line `frame` runs from: its own script's unless a source map says. */
-export function source_of(frame: CallFrame): { url: string; line: number } {
+/**
+ * Where `frame` runs from: its source file (a path or URL; its own script's unless a source map says) and the function's
+ * name in profile summaries, `name file:line` (`name` alone for V8's own entries).
+ */
+export function source_of(frame: CallFrame): { url: string; key: string } {
   const entry = map_of(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber)
   // Node 20 gives an empty object for a position the map does not cover.
-  if (entry === undefined || !('originalSource' in entry)) return { url: frame.url, line: frame.lineNumber }
-  return { url: entry.originalSource, line: entry.originalLine }
-}
-
-/** A function's name in profile summaries: `name file:line` in its source file, `name` alone for V8's own entries. */
-export function frame_key(frame: CallFrame): string {
-  const { url, line } = source_of(frame)
-  return `${frame.functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${line + 1}` : ''}`
+  const [url, line] =
+    entry === undefined || !('originalSource' in entry)
+      ? [frame.url, frame.lineNumber]
+      : [entry.originalSource, entry.originalLine]
+  return { url, key: `${frame.functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${line + 1}` : ''}` }
 }
