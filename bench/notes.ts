@@ -455,4 +455,24 @@ export const HISTORY = `## Measurements behind the method and the decisions
   (0.39-0.50x), was 0.24x | 0.50x: under Express's 0.5x ceiling by the median on Node 24 now; controls 1.04x and 1.01x.
   Validation of the 20-field body against Fastify with Ajv: 1.05x (1.02-1.11x) | 1.08x (0.94-1.21x), was 1.00x |
   1.02x; bytes 1.06x and 1.05x; controls 1.00x and 0.95x.
+- **A server's count of routes moves its cost, and the observability bench's plain server had two.** Paired probes on
+  Node 20 (bytes from V8's GC trace, steady within 1-2% between rounds): fw's observability server, answering \`GET
+  /users/42\` with its two routes, allocated 6,977-7,074 B a request; with one more route of any kind (a static \`GET\`, a
+  \`POST\`, a second param route, registered before or after the measured one) 7,307-7,435 B, and 7,333-7,339 B with 3,
+  10 or 50 more. CPU went with it (1.03-1.11x in 3-5 round probes). The added routes are never requested; each request,
+  answer and socket carries the same listeners in both (checked); the CPU profiles spread the difference thinly over
+  Node's and Fastify's functions, and V8's inlining trace differs in Node's internals. We read it as a JIT state, not
+  more work in fw's code. Fastify has the same step further on: the route in a Fastify server with per-route options as
+  fw sets them (error handler, config, body limit) allocated 6,624-6,630 B with two or three routes and 6,956 B with
+  seven; plain Fastify routes 6,628 B with two and 6,975 B with twelve, fw 6,993 and 7,328 B, so fw / Fastify stays at
+  1.05x in bytes once both have stepped. The HTTP bench's servers (four routes each) did not move with ten more (JSON
+  hello: fw 7,385 and 7,304 B, Fastify 6,877 and 6,886 B).
+  - In the observability bench \`fw plain\` served two routes and \`fw metrics\` three (\`/metrics\`), so the step was
+    counted as a cost of metrics. \`bench/servers/obs-fw.ts\` now serves two more routes in every mode. A 7-round probe
+    after it: plain 7,328 B, metrics 7,899 B (571 B more: Fastify's hook runner, the \`close\` listener, the route
+    label), tracing 7,349 B.
+  - The bench at 25 rounds after it, Node 20 | Node 24: metrics 1.08x (1.02-1.21x) | 1.14x (0.96-1.23x), missed; bytes
+    1.06x | 1.08x, against 1.12x | 1.09x in the run just before on the two-route server (metrics 1.10x | 1.01x there).
+    Tracing without an SDK installs nothing, so its row is a second plain server and the run's error bar: 1.04x | 1.02x
+    (0.99x | 0.99x the run before). Compression against @fastify/compress 1.01x | 0.98x; controls 1.07x and 0.95x.
 `
