@@ -475,4 +475,11 @@ export const HISTORY = `## Measurements behind the method and the decisions
     1.06x | 1.08x, against 1.12x | 1.09x in the run just before on the two-route server (metrics 1.10x | 1.01x there).
     Tracing without an SDK installs nothing, so its row is a second plain server and the run's error bar: 1.04x | 1.02x
     (0.99x | 0.99x the run before). Compression against @fastify/compress 1.01x | 0.98x; controls 1.07x and 0.95x.
+- **JWT and sessions on the bundled servers** (25 rounds, Node 20 | Node 24, fw / the Fastify plugin). JWT protected
+  JSON 0.55x (0.53-0.62x) | 0.56x (0.52-0.60x), was 0.77x | 0.79x; RS256 0.92x | 0.99x (0.89-1.03x), ES256 0.93x |
+  0.97x; against express-jwt 0.06x | 0.32x, hono-jwt 0.32x | 0.32x; bytes 0.78x | 0.75x on the protected route, 0.85-0.86x
+  on the signatures; control 0.93x and 1.02x. Rolling sessions 0.75x (0.72-0.79x) | 0.78x (0.75-0.88x), was 0.82x |
+  0.93x; bytes 0.88x | 1.03x; controls 0.99x and 0.99x. The earlier run of both (tsc-built servers) had every server at
+  2-3x this run's CPU a request (fw's protected route 125.9 µs against 38.6 µs on Node 20, Fastify's 171.1 against 66.5
+  µs), the mark of a machine busy with other work, where the ratios sat nearer 1; bytes moved by 1-4%.
 `
