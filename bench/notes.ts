@@ -500,4 +500,12 @@ export const HISTORY = `## Measurements behind the method and the decisions
   2,912 a second, p99 6.9 ms; no full collection in either. The earlier run (2 rounds, tsc-built) gave 1,281 and 752
   µs, 386 and 512 a second, p99 236 and 173 ms, with bytes within 3% of these: the CPU and latency of that run were the
   busy machine's.
+- **Body and WebSocket again at 25 rounds** (no code change since the last run of each). Node 20 | Node 24: the upload
+  0.60x (0.53-0.75x) | 1.113x (1.06-1.31x), missed by 0.002 over the 1.111x ceiling, was 1.17x, with its control pair
+  at 0.98x | 1.089x (1.05-1.18x) in the same run; full collections per 1,000 uploads on Node 24 25.0 for fw, 25.1 and
+  26.2 for Fastify's two processes; bytes 0.75x | 1.21x (controls 0.63x | 0.80x). The download 1.02x | 1.04x. The
+  WebSocket echo, fw's speed per CPU, 0.99x (0.97-1.01x) | 0.94x (0.93-0.99x), was 0.97x | 0.96x, controls 0.99x
+  and 0.97x; bytes 1.00x | 1.06x; round trips 0.96x | 0.94x. The broadcast 0.98x (0.96-1.03x) | 1.01x (0.99-1.03x),
+  controls 1.04x and 1.02x. The echo stays behind its plugin on Node 24 and level with it on Node 20; the broadcast is
+  level within its controls.
 `
