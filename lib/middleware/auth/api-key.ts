@@ -122,7 +122,7 @@ export function api_key({
   // The key in a query string would otherwise be written in every access line.
   return context_middleware(
     query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] }),
-    'api_key',
+    check.owner,
   )
 }
 

@@ -201,5 +201,5 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
     ),
     JWT_DOC,
   )
-  return context_middleware(mw, 'jwt')
+  return context_middleware(mw, check.owner)
 }

@@ -72,7 +72,7 @@ export function rbac_context({
     },
     { responses: { 401: [CODE_MISSING_AUTH], 500: [CODE_AUTHZ_RESOLVER_FAILED] } },
   )
-  return context_middleware(mw, 'rbac_context')
+  return context_middleware(mw, check.owner)
 }
 
 async function resolved(resolver: PermissionResolver, authz: Authz, ctx: Ctx, next: Next): Promise<void> {

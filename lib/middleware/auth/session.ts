@@ -266,5 +266,5 @@ function session_middleware(options: SessionOptions, weak_from: string | undefin
       release()
     }
   }, doc)
-  return context_middleware(with_route_options(mw, { opens_session: MW }), 'session')
+  return context_middleware(with_route_options(mw, { opens_session: MW }), check.owner)
 }

@@ -33,6 +33,6 @@ export function body_limit({ max_bytes = 1024 * 1024 }: BodyLimitOptions = {}): 
   }
   return context_middleware(
     with_route_options(mw, { body_limit: max, doc: { responses: { 413: [CODE_PAYLOAD_TOO_LARGE] } } }),
-    'body_limit',
+    check.owner,
   )
 }

@@ -173,5 +173,5 @@ export function cors({
     return next()
   }
   // The kind tells an adapter that the routes this runs on have fw's CORS (a host's CORS plugin then leaves them alone).
-  return context_middleware(with_route_options(mw, { kind: CORS_KIND }), 'cors')
+  return context_middleware(with_route_options(mw, { kind: CORS_KIND }), check.owner)
 }

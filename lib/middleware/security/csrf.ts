@@ -143,7 +143,7 @@ export function csrf({
     req.set_state(CsrfToken, new CsrfToken(cookie!))
     return next()
   }
-  return context_middleware(with_route_options(mw, { binds_session: 'csrf' }), 'csrf')
+  return context_middleware(with_route_options(mw, { binds_session: 'csrf' }), check.owner)
 }
 
 /**

@@ -159,5 +159,5 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
     }
     return next()
   }
-  return context_middleware(with_route_options(mw, { kind: SECURITY_HEADERS_KIND }), 'security_headers')
+  return context_middleware(with_route_options(mw, { kind: SECURITY_HEADERS_KIND }), check.owner)
 }

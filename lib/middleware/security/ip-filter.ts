@@ -48,5 +48,5 @@ export function ip_filter({ allow = [], deny = [] }: IpFilterOptions): CtxMiddle
       return void res.error(403, CODE_IP_NOT_ALLOWED, 'Client address not allowed')
     }
     return next()
-  }, 'ip_filter')
+  }, check.owner)
 }

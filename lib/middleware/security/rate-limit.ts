@@ -196,5 +196,5 @@ export function rate_limit({
       : mw,
     doc,
   )
-  return context_middleware(documented_mw, 'rate_limit')
+  return context_middleware(documented_mw, check.owner)
 }
