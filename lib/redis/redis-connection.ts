@@ -110,12 +110,19 @@ export class RedisConnection {
 
   /** Closes the client when the store made it; a client passed in stays open for its owner. */
   async close(): Promise<void> {
-    const client = this.client
-    if (!this.#owned || client.status === 'end') return
-    // QUIT only reaches a connected server; otherwise it would wait for a connection just to say goodbye.
-    if (client.status !== 'ready') return client.disconnect()
-    const ended = once(client, 'end')
-    await client.quit().catch(() => client.disconnect())
-    await ended
+    if (this.#owned) await close_client(this.client)
   }
+}
+
+/**
+ * Closes a client for good. A connected one gets QUIT, whose reply comes after those of the commands already sent, so
+ * none of them is cut off; a client without a connection is dropped at once, since QUIT would wait for one just to
+ * say goodbye.
+ */
+export async function close_client(client: Redis): Promise<void> {
+  if (client.status === 'end') return
+  if (client.status !== 'ready') return client.disconnect()
+  const ended = once(client, 'end')
+  await client.quit().catch(() => client.disconnect())
+  await ended
 }

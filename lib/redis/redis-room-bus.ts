@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { logger } from '../log/index.js'
 import type { BusMessage, RoomBus } from '../websocket/index.js'
-import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
+import { close_client, RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const log = logger('ws')
 const NEWLINE = 0x0a
@@ -29,22 +29,36 @@ export class RedisRoomBus implements RoomBus {
   readonly #sub: Redis
   readonly #channel: string
   readonly #instance = randomUUID()
+  #closing = false
 
   constructor(options: RedisStoreOptions = {}) {
     this.#pub = new RedisConnection('RedisRoomBus', options)
     this.#channel = `${this.#pub.prefix}rooms`
-    // A subscribed connection can run nothing else: a second one with the same settings, always owned by the bus.
-    this.#sub = this.#pub.client.duplicate()
+    // A subscribed connection can run nothing else: a second one with the same settings, always owned by the bus. The
+    // bus subscribes again itself after a reconnect: ioredis's own resubscription leaves its promise unheard, so a
+    // failure of it (refused, timed out, or cut off by close()) would be an unhandled rejection and a deaf instance.
+    this.#sub = this.#pub.client.duplicate({ autoResubscribe: false })
     this.#sub.on('error', () => {})
   }
 
-  /** Subscribes and hands other instances' broadcasts to `deliver`; ioredis subscribes again after a reconnect. */
+  /** Subscribes and hands other instances' broadcasts to `deliver`; subscribes again after each reconnect. */
   async start(deliver: (message: BusMessage) => void): Promise<void> {
     this.#sub.on('messageBuffer', (_channel: Buffer, payload: Buffer) => {
       const m = this.#decode(payload)
       if (m !== undefined) deliver(m)
     })
     await this.#pub.run('subscribe', () => this.#sub.subscribe(this.#channel))
+    // 'ready' of the first connection has passed by now: each one from here on is a reconnect.
+    this.#sub.on('ready', this.#subscribe_again)
+  }
+
+  /** After a reconnect: subscribes again, or drops the connection to try on the next one (logged) if that fails. */
+  readonly #subscribe_again = (): void => {
+    this.#sub.subscribe(this.#channel).catch((err: unknown) => {
+      if (this.#closing) return
+      log.logf('error', 'room bus: subscribing again failed, reconnecting', 'channel', this.#channel, 'err', err)
+      this.#sub.disconnect(true)
+    })
   }
 
   /** Publishes a broadcast for the other instances; rejects with `FW_ERR_REDIS_UNAVAILABLE` while Redis is down. */
@@ -61,8 +75,9 @@ export class RedisRoomBus implements RoomBus {
 
   /** Closes the subscriber, and the publishing client when the bus made it. */
   async close(): Promise<void> {
-    this.#sub.disconnect()
-    await this.#pub.close()
+    this.#closing = true
+    this.#sub.off('ready', this.#subscribe_again)
+    await Promise.all([close_client(this.#sub), this.#pub.close()])
   }
 
   /** A message of another instance, or undefined for this instance's own and for anything malformed. */

@@ -1,9 +1,14 @@
 // RedisRoomBus with two Apps on one real Redis: a broadcast reaches the room's sockets on both instances; with Redis
 // down each instance keeps delivering to its own sockets and logs the outage; after Redis is back the bus carries
-// again.
+// again. Across reconnects: closing while the bus subscribes again leaves nothing behind, and a refused subscription is
+// logged and tried again until it is accepted.
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
+import type { Redis, RedisOptions } from 'ioredis'
 import type { App } from '../../../index.js'
-import { ERR_REDIS_BAD_OPTION, RedisRoomBus } from '../../../lib/redis/index.js'
+import type { BusMessage } from '../../../lib/websocket/index.js'
+import { create_redis_client, ERR_REDIS_BAD_OPTION, RedisRoomBus } from '../../../lib/redis/index.js'
 import { listening, type Teardown } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { start_redis } from '../../helpers/redis-server.js'
@@ -69,6 +74,64 @@ t.test('RedisRoomBus', async (t) => {
     t.match(out.text(), /\[info\] room bus available again/)
     here.ws.close()
     there.ws.close()
+  })
+})
+
+t.test('RedisRoomBus across reconnects', async (t) => {
+  const redis = await start_redis(t)
+  const options = { host: '127.0.0.1', port: redis.port, commandTimeout: 300 }
+
+  t.test('closes with nothing left over while it subscribes again after a reconnect', async (t) => {
+    const rejections: unknown[] = []
+    const heard = (err: unknown): void => void rejections.push(err)
+    process.on('unhandledRejection', heard)
+    t.teardown(() => process.off('unhandledRejection', heard))
+    // The bus's subscriber is a duplicate of the client it is given: keep hold of each one made.
+    const client = create_redis_client(options)
+    t.teardown(() => client.quit())
+    const subscribers: Redis[] = []
+    const duplicate = client.duplicate.bind(client)
+    client.duplicate = (override?: Partial<RedisOptions>) => {
+      const made = duplicate(override)
+      subscribers.push(made)
+      return made
+    }
+    for (let i = 0; i < 3; i++) {
+      const bus = new RedisRoomBus({ client })
+      await bus.start(() => {})
+      const subscriber = subscribers.at(-1)!
+      await redis.restart()
+      // 'ready' comes a tick after the connection is: SUBSCRIBE has been sent again and its answer is on its way.
+      await once(subscriber, 'ready')
+      await bus.close()
+      t.equal(subscriber.status, 'end', `round ${i}: the subscriber is closed`)
+      t.equal(client.status, 'ready', `round ${i}: the client given stays open for its owner`)
+    }
+    await sleep(100)
+    t.same(rejections, [], 'no promise was left to reject unheard')
+  })
+
+  t.test('a subscription refused after a reconnect is logged and tried again until it is accepted', async (t) => {
+    const out = capture_log(t)
+    const admin = create_redis_client(options)
+    t.teardown(() => admin.quit())
+    const heard: BusMessage[] = []
+    const here = new RedisRoomBus({ client: options })
+    const there = new RedisRoomBus({ client: options })
+    t.teardown(() => Promise.all([here.close(), there.close()]))
+    await here.start(() => {})
+    await there.start((m) => heard.push(m))
+    // Taking a channel from a user drops that user's subscribed connections; they come back to a refused SUBSCRIBE.
+    await admin.call('ACL', 'SETUSER', 'default', 'resetchannels')
+    for (let i = 0; i < 100 && !out.text().includes('subscribing again failed'); i++) await sleep(50)
+    t.match(out.text(), /\[error\] room bus: subscribing again failed, reconnecting .*NOPERM/)
+    await admin.call('ACL', 'SETUSER', 'default', 'allchannels')
+    for (let i = 0; i < 40 && heard.length === 0; i++) {
+      await here.publish({ room: 'lobby', binary: false, except: undefined, data: Buffer.from(`after ${i}`) })
+      await sleep(100)
+    }
+    t.match(heard[0], { room: 'lobby', binary: false }, 'the other instance hears again')
+    t.match(heard[0]?.data.toString(), /^after \d+$/)
   })
 })
 
