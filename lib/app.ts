@@ -22,6 +22,7 @@ import {
   parse_route,
   prefix_segments,
   router_path,
+  routed_under,
   under_prefix,
   type PathParams,
   type Segment,
@@ -410,7 +411,7 @@ export class AppCore extends Router {
     for (const m of drop_replaced(
       placed.filter((p) => p.c !== 'never').map((p) => ({ ...p, sure: p.c === 'always' })),
     )) {
-      chain.push(m.sure ? m.mw : this.#guard(m))
+      chain.push(m.sure ? m.mw : this.#guard(m, segs))
       const o = route_options_of(m.mw)
       options.push(o)
       if (o?.body_limit !== undefined && o.body_limit < body_limit) body_limit = o.body_limit
@@ -421,11 +422,18 @@ export class AppCore extends Router {
     return { method, url: router_path(segs), run, middleware: chain, body_limit, stream_body, check }
   }
 
-  /** Wraps prefix middleware that can only be decided per request (parameters, wildcard, unknown routes). */
-  #guard(m: MwDef): Middleware {
+  /**
+   * Wraps prefix middleware that can only be decided per request (parameters, wildcard, unknown routes): it runs when
+   * the canonical path is under its prefix, or, on a route (`segs`), when the path the route was matched at is.
+   */
+  #guard(m: MwDef, segs?: readonly Segment[]): Middleware {
     const prefix = [...this.#base, ...m.prefix]
     const mw = m.mw
-    const guard: Middleware = (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
+    const guard: Middleware =
+      segs === undefined
+        ? (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
+        : (req, res, next) =>
+            under_prefix(req.segments(), prefix) || routed_under(segs, m.prefix, req) ? mw(req, res, next) : next()
     // What the middleware asks of the adapter (its kind, a body limit) holds wherever it may run.
     const options = route_options_of(mw)
     return options === undefined ? guard : with_route_options(guard, options)

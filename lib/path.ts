@@ -105,6 +105,35 @@ export function under_prefix(segs: readonly string[], prefix: readonly string[])
 }
 
 /**
+ * Whether the path a route was matched at falls under a prefix, read as its handler reads it: the route's static
+ * segments and the router's decoded parameters (the wildcard's split at slashes and backslashes), compared
+ * case-insensitively. The router takes `.` and `..` segments as they come, so `/admin/..` reaches `/{section}/{page}`
+ * with section `admin` while its canonical path is `/`: prefix middleware decided per request runs when either form is
+ * under its prefix.
+ */
+export function routed_under(
+  route: readonly Segment[],
+  prefix: readonly string[],
+  req: { param(name: string): string },
+): boolean {
+  for (let i = 0; i < prefix.length; i++) {
+    const s = route[i]
+    if (s === undefined) return false
+    if (s.kind === 'wildcard')
+      return under_prefix(
+        req
+          .param('*')
+          .split(/[\\/]/)
+          .map((seg) => seg.toLowerCase()),
+        prefix.slice(i),
+      )
+    const seg = s.kind === 'static' ? s.value : req.param(s.name)
+    if (seg.toLowerCase() !== prefix[i] && !PARAM.test(prefix[i]!)) return false
+  }
+  return true
+}
+
+/**
  * The parameter names of a route path template: `'/users/{id}/posts/{post}'` gives `'id' | 'post'`, a trailing `/*`
  * gives `'*'`; a path that is not a literal gives `string`.
  */

@@ -1,8 +1,10 @@
+import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
 import { capture_log } from '../helpers/log.js'
+import { send } from '../helpers/http.js'
 import { multipart_body, MULTIPART_HEADERS } from '../helpers/multipart.js'
 
 declare module 'fastify' {
@@ -267,4 +269,26 @@ t.test('fw_plugin paths', async (t) => {
     const nope = await host.inject('/fw/nope/')
     t.same([nope.statusCode, nope.json().error], [404, 'not_found'])
   })
+})
+
+t.test('fw_plugin runs prefix middleware on parameter routes reached with dot segments', async (t) => {
+  const app = new App({ access_log: false })
+  app.use('/admin', (_req, res) => void res.error(401, 'missing_api_key', 'API key required'))
+  app.get('/{section}/{page}', (req, res) => void res.json('section', req.param('section'), 'page', req.param('page')))
+  const host = Fastify()
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+  await host.listen({ port: 0, host: '127.0.0.1' })
+  const port = (host.server.address() as AddressInfo).port
+  // On the wire as written (an inject URL would be resolved first): the router gives section `admin`, page `..`.
+  for (const path of ['/fw/admin/..', '/fw/ADMIN/%2e%2e', '/fw/admin/x']) {
+    const r = await send(port, { path })
+    t.same(
+      [r.status, JSON.parse(r.body)],
+      [401, { ok: false, error: 'missing_api_key', message: 'API key required' }],
+      path,
+    )
+  }
+  const open = await send(port, { path: '/fw/users/..' })
+  t.same([open.status, JSON.parse(open.body)], [200, { section: 'users', page: '..' }], 'other sections stay open')
 })

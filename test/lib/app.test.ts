@@ -384,6 +384,12 @@ t.test('App prefix middleware', async (t) => {
       '//api//files/a',
       '/x/../api/files/a',
       '/API/FILES/a',
+      // Dot segments after the prefix: the canonical path leaves /api, the route's parameters do not.
+      '/api/..',
+      '/api/%2e%2e',
+      '/API/.%2E',
+      '/api/zzz/../..',
+      '/api/x/..',
     ]
     for (const path of paths) {
       const r = await send(port, { path })
@@ -404,6 +410,7 @@ t.test('App prefix middleware', async (t) => {
     for (const [path, body] of [
       ['/apix/x', 'param first'],
       ['/other', 'wildcard other'],
+      ['/other/..', 'wildcard other/..'],
       ['/api../x', 'param first'],
     ] as const) {
       const r = await send(port, { path })

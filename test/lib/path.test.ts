@@ -6,6 +6,7 @@ import {
   join_path,
   parse_route,
   prefix_segments,
+  routed_under,
   router_path,
   under_prefix,
 } from '../../lib/path.js'
@@ -113,5 +114,25 @@ t.test('under_prefix', async (t) => {
     t.equal(under_prefix(['apix'], ['api']), false)
     t.equal(under_prefix([], ['api']), false)
     t.equal(under_prefix(['anything'], []), true)
+  })
+})
+
+t.test('routed_under', async (t) => {
+  const params = (p: Record<string, string>) => ({ param: (name: string) => p[name] ?? '' })
+  t.test('reads the path as the route matched it: dot segments stay segments', async (t) => {
+    const route = parse_route('/{section}/{page}')
+    t.ok(routed_under(route, ['admin'], params({ section: 'admin', page: '..' })), '/admin/.. has section admin')
+    t.ok(routed_under(route, ['admin'], params({ section: 'ADMIN', page: 'x' })), 'case-insensitively')
+    t.notOk(routed_under(route, ['admin'], params({ section: 'x', page: 'admin' })))
+    t.notOk(routed_under(route, ['admin'], params({ section: 'admin?', page: 'x' })), 'a decoded ? is data')
+    t.ok(routed_under(route, ['{any}', 'admin'], params({ section: '.', page: 'admin' })), 'a {name} prefix segment')
+    t.notOk(routed_under(parse_route('/{section}'), ['admin', 'x'], params({ section: 'admin' })), 'too short')
+  })
+  t.test('splits the wildcard at slashes and backslashes', async (t) => {
+    const route = parse_route('/files/*')
+    t.ok(routed_under(route, ['files', 'admin'], params({ '*': 'admin/..' })))
+    t.ok(routed_under(route, ['files', 'admin'], params({ '*': 'ADMIN\\x' })))
+    t.notOk(routed_under(route, ['files', 'admin'], params({ '*': '/admin' })), 'an empty segment first is not admin')
+    t.notOk(routed_under(route, ['docs'], params({ '*': 'x' })), 'a static segment settles it')
   })
 })
