@@ -119,9 +119,13 @@ export function api_key({
       responses: { 401: [CODE_MISSING_API_KEY], 403: [CODE_INVALID_API_KEY] },
     },
   )
-  // The key in a query string would otherwise be written in every access line.
+  // It authenticates, so a per-user rate limit placed before it is refused at startup; the key in a query string would
+  // otherwise be written in every access line.
   return context_middleware(
-    query_param === '' ? mw : with_route_options(mw, { secret_query: [query_param] }),
+    with_route_options(
+      mw,
+      query_param === '' ? { authenticates: 'api_key' } : { authenticates: 'api_key', secret_query: [query_param] },
+    ),
     check.owner,
   )
 }

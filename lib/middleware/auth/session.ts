@@ -266,5 +266,6 @@ function session_middleware(options: SessionOptions, weak_from: string | undefin
       release()
     }
   }, doc)
-  return context_middleware(with_route_options(mw, { opens_session: MW }), check.owner)
+  // A signed-in session sets the caller's Identity: it authenticates, as far as a per-user rate limit is concerned.
+  return context_middleware(with_route_options(mw, { opens_session: MW, authenticates: MW }), check.owner)
 }

@@ -10,7 +10,9 @@ import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.
 import { set_identity } from '../../../../lib/identity.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
+import { api_key } from '../../../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
+import { session } from '../../../../lib/middleware/auth/session.js'
 import { sign_dev_token } from '../../../../lib/middleware/app/auth-presets.js'
 
 const JWT_SECRET = 'rate-limit-test-jwt-secret-0123456789'
@@ -226,6 +228,31 @@ t.test('rate_limit', async (t) => {
       })
     },
   )
+
+  t.test('refuses at startup key user registered before api_key or session, which set the Identity too', async (t) => {
+    for (const [name, auth] of [
+      ['api_key', api_key({ allowed_keys: ['k-alice', 'k-bob'] })],
+      ['session', session({ secret: JWT_SECRET })],
+    ] as const) {
+      const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+      const { app } = build(t, [limit, adapt_ctx(auth)])
+      await t.rejects(
+        app.inject({ url: '/data' }),
+        {
+          code: 'FW_ERR_APP_IDENTITY_ORDER',
+          message: `GET /data: rate_limit({ key: 'user' }) runs before ${name}, so it cannot see who the caller is; register it after ${name} (app.use order)`,
+        },
+        name,
+      )
+    }
+  })
+
+  t.test('counts per API key user when registered after api_key, users behind one address apart', async (t) => {
+    const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
+    const { app } = build(t, [adapt_ctx(api_key({ allowed_keys: ['k-alice', 'k-bob'] })), limit])
+    t.same(await statuses(app, 3, { 'x-api-key': 'k-alice' }), [200, 200, 429])
+    t.same(await statuses(app, 2, { 'x-api-key': 'k-bob' }), [200, 200], 'another key holder from the same address')
+  })
 
   t.test('counts per user when registered after jwt, users behind one address apart', async (t) => {
     const limit = adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }))
