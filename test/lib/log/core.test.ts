@@ -247,7 +247,10 @@ t.test('LogCore.child', async (t) => {
     await child.flush()
     await parent.flush()
     parent.close()
-    const lines = readFileSync(file, 'utf8')
+    // pino/file's flush answers before its last asynchronous write lands (docs/log.md): wait for both lines, bounded.
+    const written = (): string => readFileSync(file, 'utf8')
+    for (let i = 0; i < 100 && written().split('\n').length < 3; i++) await new Promise((r) => setTimeout(r, 20))
+    const lines = written()
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>)
