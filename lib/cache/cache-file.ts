@@ -253,7 +253,9 @@ export class CacheFile {
       text = readFileSync(this.path, 'utf8')
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      // A writer killed during its first write leaves a temporary file and no cache file: clean up after it too.
+      if (code === 'ENOENT') this.#remove_stale_temps()
+      else if (code !== 'ENOTDIR') {
         this.#memory_only = true
         process.emitWarning(ERR_CACHE_FILE_UNREADABLE(this.path, reason(e), { cause: e }))
       }

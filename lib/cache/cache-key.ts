@@ -27,8 +27,11 @@ function sorted_query(query: string): string {
     .replace(/ /g, '%20')
 }
 
-/** The value of header `name` (lowercase), looked up case-insensitively; of several case variants the last one wins. */
-function header_value(headers: RequestHeaders, name: string): string | undefined {
+/**
+ * The value of request header `name` (lowercase) as keys and `http_cache`'s Vary matching read it: looked up
+ * case-insensitively (of several case variants the last one wins), a list joined with `, `, trimmed of spaces and tabs.
+ */
+export function request_header(headers: RequestHeaders, name: string): string | undefined {
   let found: string | readonly string[] | undefined
   for (const key of Object.keys(headers)) {
     if (key === name || HeaderUtil.toLower(key) === name) found = headers[key] ?? found
@@ -43,7 +46,7 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
   if (names.length === 0) return ''
   let out = ' |h:'
   for (const name of names) {
-    const value = header_value(headers, name)
+    const value = request_header(headers, name)
     // Escaping '%' and ';' keeps one header's value from passing for the next header's segment.
     if (value !== undefined) out += `${name}=${value.replace(/%/g, '%25').replace(/;/g, '%3B')};`
   }

@@ -1,6 +1,7 @@
 // Between a buffered Response and a CacheEntry: what `http_cache` may store, what it stores of it, and how it answers
 // from it.
 import { CacheEntry } from '../cache-entry.js'
+import { request_header, type RequestHeaders } from '../cache-key.js'
 import { set_own, type HeaderMap } from '../header-util.js'
 import type { BodyKind, Response } from '../../response.js'
 
@@ -13,8 +14,52 @@ const TEXT_KINDS: ReadonlySet<BodyKind> = new Set(['text', 'json', 'send'])
 /** Headers never stored: cookies belong to one client, and these two describe one answer of the cache itself. */
 const NOT_STORED: ReadonlySet<string> = new Set(['set-cookie', 'age', 'x-fw-cache-status'])
 
-/** A `no-store` or `private` directive in a Cache-Control value, with or without an argument (`private="x"`). */
-const FORBIDS_STORING = /(?:^|,)[ \t]*(?:no-store|private)[ \t]*(?:[=,]|$)/i
+/**
+ * The entry header keeping the request's values of the headers the answer's `Vary` names, as JSON `[[name, value or
+ * null], ...]`. A `:` is no token character, so no response can set it, and `replay` leaves it out.
+ */
+const VARIED = ':fw-vary-request'
+
+/** Directives that forbid storing (`no-store`, `private`) or reuse without revalidation (`no-cache`), argument or not. */
+const NOT_REUSABLE = ['no-store', 'private', 'no-cache']
+
+/** One comma-separated item of a Cache-Control value; a quoted argument (`no-cache="a, b"`) keeps its commas. */
+const ITEM = /(?:"(?:[^"\\]|\\.)*"?|[^,"])+/g
+
+/** The directives of a Cache-Control value: lowercased names to their argument (unquoted, '' for none); the first wins. */
+function directives(value: string): Map<string, string> {
+  const found = new Map<string, string>()
+  for (const [item] of value.matchAll(ITEM)) {
+    const eq = item.indexOf('=')
+    const name = (eq === -1 ? item : item.slice(0, eq)).trim().toLowerCase()
+    const arg = eq === -1 ? '' : item.slice(eq + 1).trim()
+    if (name !== '' && !found.has(name)) found.set(name, arg.replace(/^"|"$/g, ''))
+  }
+  return found
+}
+
+/**
+ * Whether a shared cache may store an answer with this Cache-Control and reuse it without revalidation (which
+ * `http_cache` does not do): no `no-store`, `private` or `no-cache`, and a freshness lifetime, `s-maxage` before
+ * `max-age` (RFC 9111 5.2.2.10), that is not 0 or invalid (RFC 9111 4.2.1 counts both as stale).
+ */
+function reusable(cache_control: string): boolean {
+  const cc = directives(cache_control)
+  if (NOT_REUSABLE.some((d) => cc.has(d))) return false
+  const lifetime = cc.get('s-maxage') ?? cc.get('max-age')
+  return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime)
+}
+
+/** The request headers a `Vary` value names (lowercase, once each), or `*` when it names any. */
+function vary_names(vary: string): string[] | '*' {
+  const names = new Set<string>()
+  for (const item of vary.split(',')) {
+    const name = item.trim().toLowerCase()
+    if (name === '*') return '*'
+    if (name !== '') names.add(name)
+  }
+  return [...names]
+}
 
 /**
  * The headers set so far. `Response.header` replaces a `set-cookie` list rather than changing it, so a shallow copy
@@ -30,20 +75,51 @@ export function age_seconds(entry: CacheEntry, now_ms: number): number {
 }
 
 /**
- * The entry to store for the response the chain wrote, or undefined when it may not be stored: only a 200 with a text
- * body, no `Set-Cookie`, and no `no-store` or `private` in `Cache-Control`. Only headers the inner chain set or changed
- * are kept: those that outer middleware set before it (CORS, rate-limit counters) are theirs to set again on every
- * request.
+ * The entry to store for the response the chain wrote to a request with `request_headers`, or undefined when it may
+ * not be stored: only a 200 with a text body, no `Set-Cookie`, no `Vary: *`, and a `Cache-Control` that `reusable`
+ * allows. Only headers the inner chain set or changed are kept: those that outer middleware set before it (CORS,
+ * rate-limit counters) are theirs to set again on every request. The request's values of the headers the answer's
+ * `Vary` names are kept with it, for `matches`.
  */
-export function storable(res: Response, before: HeaderSnapshot, created_at_ms: number): CacheEntry | undefined {
+export function storable(
+  res: Response,
+  before: HeaderSnapshot,
+  created_at_ms: number,
+  request_headers: RequestHeaders,
+): CacheEntry | undefined {
   if (res.status_code !== 200 || !TEXT_KINDS.has(res.kind) || typeof res.payload !== 'string') return undefined
-  if (res.get_header('set-cookie') !== undefined || FORBIDS_STORING.test(res.get_header('cache-control') ?? ''))
-    return undefined
+  if (res.get_header('set-cookie') !== undefined || !reusable(res.get_header('cache-control') ?? '')) return undefined
+  const varied = vary_names(res.get_header('vary') ?? '')
+  if (varied === '*') return undefined
   const headers: HeaderMap = {}
   for (const [name, value] of Object.entries(res.headers())) {
     if (typeof value === 'string' && before[name] !== value && !NOT_STORED.has(name)) set_own(headers, name, value)
   }
+  if (varied.length > 0)
+    headers[VARIED] = JSON.stringify(varied.map((name) => [name, request_header(request_headers, name) ?? null]))
   return new CacheEntry({ status: 200, body: res.payload, headers, created_at_ms })
+}
+
+/**
+ * Whether `entry` may answer a request with `request_headers` (RFC 9111 4.1): each header its answer's `Vary` named has
+ * the value it had in the request that stored it (absent where it was absent). An entry with a `Vary` but no such
+ * record (put by hand, or by an earlier version) matches no request.
+ */
+export function matches(entry: CacheEntry, request_headers: RequestHeaders): boolean {
+  const recorded = entry.headers[VARIED]
+  if (recorded === undefined) return entry.headers['vary'] === undefined
+  let pairs: unknown
+  try {
+    pairs = JSON.parse(recorded)
+  } catch {
+    return false
+  }
+  return (
+    Array.isArray(pairs) &&
+    pairs.every(
+      (p) => Array.isArray(p) && typeof p[0] === 'string' && (request_header(request_headers, p[0]) ?? null) === p[1],
+    )
+  )
 }
 
 /** Puts the headers back as they were in `before`, undoing whatever a failed inner chain set. */
@@ -59,7 +135,7 @@ export function restore(res: Response, before: HeaderSnapshot): void {
 /** Answers from `entry`: its status, headers and body, with `Age` in seconds. */
 export function replay(res: Response, entry: CacheEntry, age_s: number): void {
   res.status(entry.status)
-  for (const [name, value] of Object.entries(entry.headers)) res.header(name, value)
+  for (const [name, value] of Object.entries(entry.headers)) if (name !== VARIED) res.header(name, value)
   res.header('age', age_s)
   // An empty `send()` writes no Content-Type; `send('')` would add text/plain that the original answer did not have.
   if (entry.body === '' && entry.headers['content-type'] === undefined) res.send()

@@ -1,105 +1,46 @@
 // The response cache as App middleware: GET answers kept under a request key, shared by concurrent misses, and served
 // stale when the handler fails.
-import { Cache } from '../cache.js'
+import type { Cache } from '../cache.js'
 import { RequestOutcome, type CacheContext } from '../cache-context.js'
 import type { CacheEntry } from '../cache-entry.js'
-import type { CachePolicy, CachePolicyOptions } from '../cache-policy.js'
-import type { CacheStore } from '../cache-store.js'
-import { key_builder, type KeyBuilder } from '../cache-key.js'
+import { key_builder, type KeyBuilder, type RequestHeaders } from '../cache-key.js'
 import { contextFromProbeAndOutcome } from '../context-mapper.js'
-import { ERR_CACHE_BAD_OPTION } from '../errors.js'
-import { LruMemoryStore } from '../lru-memory-store.js'
-import type { OnlineState } from '../network-probe.js'
 import type { Middleware, Next } from '../../compose.js'
-import { option_checker } from '../../options.js'
 import type { Request } from '../../request.js'
-import { HTTP_TOKEN, type Response } from '../../response.js'
-import { age_seconds, replay, restore, snapshot, storable } from './http-cache-entry.js'
+import type { Response } from '../../response.js'
+import { age_seconds, matches, replay, restore, snapshot, storable } from './http-cache-entry.js'
+import {
+  ALWAYS_ONLINE,
+  cache_of,
+  check,
+  header_names,
+  personal_headers,
+  type HttpCacheDecision,
+  type HttpCacheDetail,
+  type HttpCacheOptions,
+  type HttpCacheProbe,
+} from './http-cache-options.js'
 import { cache_decided } from '../../observability/cache.js'
 
-/**
- * What the cache did for one request. `stale` is an entry past its ttl served because the handler failed (header
- * `hit`).
- */
-export type HttpCacheDecision = 'hit' | 'miss' | 'bypass' | 'stale'
-
-/**
- * More about a decision: the age of the entry served, and the error behind a bypass, a failed store or a stale answer.
- */
-export interface HttpCacheDetail {
-  /** Age in seconds of the entry served (`hit`, `stale`). */
-  age_s?: number
-  /**
-   * `bypass`: the store's error; `miss`: the store's error on put; `stale`: what the handler threw (absent for a 5xx).
-   */
-  error?: unknown
-}
-
-/** What `http_cache` asks of a probe: `isOnline`, and `refresh` when it has one (a `NetworkProbe` does). */
-export type HttpCacheProbe = OnlineState & { refresh?(now_ms: number): unknown }
-
-/** Options of `http_cache`. */
-export interface HttpCacheOptions {
-  /** Freshness and stale windows (default `new CachePolicy()`: ttl 60 s, stale after an error up to 300 s). */
-  policy?: CachePolicy | CachePolicyOptions
-  /**
-   * Where entries live (default a new `LruMemoryStore`, 1024 entries); a store answering with promises, such as Redis, works too.
-   */
-  store?: CacheStore
-  /** A ready `Cache` to use instead of `policy` and `store` (give one or the other, not both). */
-  cache?: Cache
-  /** Request headers that take part in the key, such as `accept-language` (default none). */
-  include_headers?: readonly string[]
-  /** Called once per GET or HEAD request with the decision and the key, for logs and metrics. */
-  on_decision?: (decision: HttpCacheDecision, key: string, detail: HttpCacheDetail) => void
-  /**
-   * Serve and store answers to requests that carry `Authorization` or `Cookie` (default false: such a request is a
-   * `bypass`, unless `include_headers` names the header, which keys the entry per credential). Turn it on only for
-   * routes whose answer is the same for every caller.
-   */
-  cache_credentialed?: boolean
-  /**
-   * Whether the upstream the routes depend on is reachable, for stale-if-offline: while `probe.isOnline(now)` is false,
-   * an entry past its ttl but within `stale_if_offline_ms` answers without running the handler. A `NetworkProbe` is
-   * refreshed (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
-   */
-  probe?: HttpCacheProbe
-  /** The clock in ms (default `Date.now`); tests pass a fake one. */
-  now?: () => number
-}
-
-const check = option_checker(ERR_CACHE_BAD_OPTION, 'http_cache')
-/** The probe when none is given: the upstream is always reachable, so only failures of the handler serve stale. */
-const ALWAYS_ONLINE: HttpCacheProbe = { isOnline: () => true }
-/** Request headers that make an answer personal unless the key includes them (a shared cache's rule, RFC 9111 3.5). */
-const CREDENTIALS = ['authorization', 'cookie']
-
-/** The `Cache` the options describe, after checking them. */
-function cache_of({ policy, store, cache }: HttpCacheOptions): Cache {
-  if (cache === undefined) {
-    if (policy !== undefined && (typeof policy !== 'object' || policy === null)) {
-      check.fail('policy', 'a CachePolicy or its options', policy)
-    }
-    return new Cache(policy ?? {}, store ?? new LruMemoryStore())
-  }
-  if (!(cache instanceof Cache)) check.fail('cache', 'a Cache', cache)
-  if (policy !== undefined) check.fail('policy', 'left out when cache is given', policy)
-  if (store !== undefined) check.fail('store', 'left out when cache is given', store)
-  return cache
-}
-
-function header_names(value: unknown): string[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && HTTP_TOKEN.test(v))) {
-    return check.fail('include_headers', 'a list of header names', value)
-  }
-  return [...new Set(value.map((v: string) => v.toLowerCase()))]
-}
+export type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions, HttpCacheProbe } from './http-cache-options.js'
 
 /** One request through the cache: what it answers with, and how it reports. */
 interface Exchange {
   readonly res: Response
   readonly next: Next
   readonly key: string
+  /** The request's headers, which an entry's `Vary` record must match. */
+  readonly headers: RequestHeaders
+}
+
+/**
+ * Whether a failure of the chain may be answered stale: one that becomes a 5xx. A thrown error carrying a 4xx `status`
+ * (an `HttpError` 404 or 429, a body error's 413) is the answer to this request, not a failure of the upstream.
+ */
+function server_failure(failure: { error?: unknown }): boolean {
+  if (!('error' in failure)) return true
+  const status = (failure.error as { status?: unknown } | null | undefined)?.status
+  return !(typeof status === 'number' && status >= 400 && status < 500)
 }
 
 /** One `http_cache` middleware: its checked options, and the misses of it running their handler now. */
@@ -107,7 +48,7 @@ class HttpCache {
   readonly #cache: Cache
   readonly #key_of: KeyBuilder
   readonly #now: () => number
-  /** Request headers that make a request a bypass: the credentials `include_headers` does not key on. */
+  /** Request headers that make a request a bypass: the credentials (and `credential_headers`) not keyed on. */
   readonly #personal: readonly string[]
   readonly #probe: HttpCacheProbe
   readonly #on_decision: HttpCacheOptions['on_decision']
@@ -118,12 +59,11 @@ class HttpCache {
 
   constructor(options: HttpCacheOptions) {
     this.#cache = cache_of(options)
-    const include_headers = header_names(options.include_headers ?? [])
+    const include_headers = header_names('include_headers', options.include_headers ?? [])
     this.#key_of = key_builder(include_headers)
     this.#vary = include_headers.join(', ')
     this.#now = check.fn('now', options.now ?? Date.now)
-    const cache_credentialed = check.bool('cache_credentialed', options.cache_credentialed ?? false)
-    this.#personal = cache_credentialed ? [] : CREDENTIALS.filter((h) => !include_headers.includes(h))
+    this.#personal = personal_headers(options, include_headers)
     this.#probe = options.probe ?? ALWAYS_ONLINE
     if (typeof this.#probe?.isOnline !== 'function') {
       check.fail('probe', 'an object with isOnline(now_ms), such as a NetworkProbe', this.#probe)
@@ -135,9 +75,10 @@ class HttpCache {
   async handle(req: Request, res: Response, next: Next): Promise<void> {
     const method = req.method()
     if (method !== 'GET' && method !== 'HEAD') return next()
-    const x: Exchange = { res, next, key: this.#key_of('GET', req.path(), req.query_string(), req.raw.headers) }
+    const headers = req.raw.headers
+    const x: Exchange = { res, next, key: this.#key_of('GET', req.path(), req.query_string(), headers), headers }
     if (req.header('x-fw-cache').trim().toLowerCase() === 'bypass') return this.#bypass(x, {})
-    if (this.#personal.some((h) => req.raw.headers[h] !== undefined)) return this.#bypass(x, {})
+    if (this.#personal.some((h) => headers[h] !== undefined)) return this.#bypass(x, {})
     let flight = this.#flights.get(x.key)
     if (flight === undefined) {
       let entry: CacheEntry | undefined
@@ -147,15 +88,16 @@ class HttpCache {
       } catch (error) {
         return this.#bypass(x, { error })
       }
-      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer.
-      if (entry !== undefined)
+      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer. One stored for
+      // other values of the headers its Vary names is a miss, whose answer replaces it.
+      if (entry !== undefined && matches(entry, headers))
         return this.#serve(x, entry, this.#cache.policy.is_fresh(t - entry.created_at_ms) ? 'hit' : 'stale')
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
     }
     if (flight !== undefined) {
       const shared = await flight
-      if (shared !== undefined) return this.#serve(x, shared, 'hit')
+      if (shared !== undefined && matches(shared, headers)) return this.#serve(x, shared, 'hit')
     }
     return this.#fetch(x, flight === undefined && method === 'GET', method === 'GET')
   }
@@ -164,8 +106,24 @@ class HttpCache {
    * The context of a lookup at `now_ms`: what the probe knows (and a refresh started for next time), and the outcome.
    */
   #context_at(now_ms: number, outcome: RequestOutcome = RequestOutcome.Ok): CacheContext {
-    void this.#probe.refresh?.(now_ms)
+    this.#refresh(now_ms)
     return contextFromProbeAndOutcome(this.#probe, now_ms, outcome)
+  }
+
+  /**
+   * Starts a refresh of the probe, never awaited. A refresh that throws or rejects (a custom probe's failed health
+   * check) is ignored: the probe keeps its last state, and the cache is never why a request fails or the process ends
+   * on an unhandled rejection.
+   */
+  #refresh(now_ms: number): void {
+    try {
+      const started = this.#probe.refresh?.(now_ms)
+      if (typeof (started as PromiseLike<unknown> | undefined)?.then === 'function') {
+        Promise.resolve(started).catch(() => {})
+      }
+    } catch {
+      // As a rejection: the refresh failed, the lookup goes on with what the probe knows.
+    }
   }
 
   #decide(x: Exchange, decision: HttpCacheDecision, detail: HttpCacheDetail = {}): void {
@@ -200,19 +158,23 @@ class HttpCache {
     }
   }
 
-  /** The entry the policy allows after a failed request, or undefined (also when the store cannot answer). */
-  async #stale_entry(key: string): Promise<CacheEntry | undefined> {
+  /**
+   * The entry the policy allows after a failed request and whose Vary record matches it, or undefined (also when the
+   * store cannot answer).
+   */
+  async #stale_entry(x: Exchange): Promise<CacheEntry | undefined> {
     try {
       const t = this.#now()
-      return await this.#cache.get(key, t, this.#context_at(t, RequestOutcome.NetworkError))
+      const entry = await this.#cache.get(x.key, t, this.#context_at(t, RequestOutcome.NetworkError))
+      return entry !== undefined && matches(entry, x.headers) ? entry : undefined
     } catch {
       return undefined
     }
   }
 
   /**
-   * Runs the rest of the chain. A failure is answered stale when the policy allows (undefined is returned) and passes
-   * through otherwise; a success gives the entry to store, if the answer may be stored.
+   * Runs the rest of the chain. A failure that becomes a 5xx is answered stale when the policy allows (undefined is
+   * returned); other failures pass through; a success gives the entry to store, if the answer may be stored.
    */
   async #run(x: Exchange, store: boolean): Promise<{ entry: CacheEntry | undefined } | undefined> {
     const before = snapshot(x.res)
@@ -223,8 +185,8 @@ class HttpCache {
     } catch (error) {
       failure = { error }
     }
-    if (failure === undefined) return { entry: store ? storable(x.res, before, this.#now()) : undefined }
-    const stale = await this.#stale_entry(x.key)
+    if (failure === undefined) return { entry: store ? storable(x.res, before, this.#now(), x.headers) : undefined }
+    const stale = server_failure(failure) ? await this.#stale_entry(x) : undefined
     if (stale !== undefined) {
       restore(x.res, before)
       this.#serve(x, stale, 'stale', failure)
@@ -258,14 +220,18 @@ class HttpCache {
 /**
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
- * and a miss runs the handler and stores a 200 that has no `Set-Cookie` and no `no-store` or `private`. Every GET and
- * HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names them in `Vary`; other methods pass through untouched. HEAD answers from the
- * GET entry but never stores. `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with
- * `Authorization` or `Cookie` unless `include_headers` names it or `cache_credentialed` is set. When the handler throws
- * or answers 5xx, an entry the policy still allows after an error is served instead (status `hit`, its `Age` past the
- * ttl); otherwise the failure passes through. Concurrent misses of one key run the handler once and share its answer
- * when it could be stored. A store that fails (Redis down) makes the request a `bypass`: the handler runs, the cache
- * never answers 500.
+ * and a miss runs the handler and stores a 200 that has no `Set-Cookie`, no `Vary: *`, and no `no-store`, `private`,
+ * `no-cache` or zero `s-maxage` (else `max-age`). An entry answers only requests whose values of the headers its
+ * answer's `Vary` names are those of the request that stored it; any other is a miss. Every GET and HEAD answer
+ * carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names them in `Vary`; other methods pass
+ * through untouched. HEAD answers from the GET entry but never stores. `x-fw-cache: bypass` on the request skips
+ * lookup and store, and so does a request with `Authorization`, `Cookie`, `X-Api-Key` or a header of
+ * `credential_headers` unless `include_headers` names it or `cache_credentialed` is set. A hit runs none of the
+ * middleware after this one: mount access control before it. When the handler answers 5xx or throws an error that
+ * becomes one (a thrown 4xx passes through), an entry the policy still allows after an error is served instead (status
+ * `hit`, its `Age` past the ttl); otherwise the failure passes through. Concurrent misses of one key run the handler
+ * once and share its answer when it could be stored. A store that fails (Redis down) makes the request a `bypass`: the
+ * handler runs, the cache never answers 500.
  * @example
  * const cache = fw.middleware.app.http_cache({ policy: { ttl_ms: 30_000 }, include_headers: ['accept-language'] })
  * app.use('/api/catalog', cache)

@@ -105,4 +105,12 @@ t.test('CacheFile.persist', async (t) => {
     new CacheFile(join(dir, 'c.json')).entries()
     t.same(readdirSync(dir).sort(), ['c.json', `c.json.${process.ppid}.0.1.tmp`, 'other.json.999999999.0.1.tmp'].sort())
   })
+
+  t.test('removes them on load when a dead process left no cache file, only its temporary file', async (t) => {
+    const dir = t.testdir({ 'c.json.999999999.0.1.tmp': '{"version":1,"entries":{"k":' })
+    writeFileSync(join(dir, `c.json.${process.ppid}.0.1.tmp`), 'a live writer')
+    const file = new CacheFile(join(dir, 'c.json'))
+    t.equal(file.entries().size, 0)
+    t.same(readdirSync(dir), [`c.json.${process.ppid}.0.1.tmp`])
+  })
 })

@@ -7,18 +7,28 @@ import {
   type CacheStore,
   type CacheEntry,
 } from '../../../../lib/cache/index.js'
-import type { Handler, Middleware } from '../../../../index.js'
+import { HttpError, type Handler, type Middleware } from '../../../../index.js'
 import * as fw from '../../../../index.js'
+import type { HttpCacheProbe } from '../../../../lib/cache/http/http-cache.js'
 import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
 import { arrivals } from '../../../helpers/arrivals.js'
 import { build, gate } from '../../../helpers/build.js'
 
-const { http_cache } = fw.middleware.app
+const { adapt_ctx, http_cache } = fw.middleware.app
 
 const T0 = 1_700_000_000_000
 
-/** An App with `http_cache` over `/data`, a fake clock, a handler counter and the decisions it reported. */
-function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, outer: Middleware[] = []) {
+/**
+ * An App with `http_cache` over `/data` (after `outer`, before `inner`), a fake clock, a handler counter and the
+ * decisions it reported.
+ */
+function cached(
+  t: Test,
+  options: HttpCacheOptions = {},
+  handler?: Handler,
+  outer: Middleware[] = [],
+  inner: Middleware[] = [],
+) {
   const clock = { ms: T0 }
   const decisions: Array<[HttpCacheDecision, string, HttpCacheDetail]> = []
   let calls = 0
@@ -32,6 +42,7 @@ function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, oute
         ...options,
       }),
     )
+    for (const mw of inner) app.use('/data', mw)
     app.get('/data', (req, res) => {
       calls++
       return handler ? handler(req, res) : void res.json('n', calls)
@@ -42,10 +53,15 @@ function cached(t: Test, options: HttpCacheOptions = {}, handler?: Handler, oute
 }
 
 /**
- * `n` concurrent GETs of `/data` that all reach the cache before `handler` may answer (it waits on a gate opened once
- * every request has arrived): the answers, with the counter and decisions of `cached`.
+ * `n` concurrent GETs of `/data`, the i-th with `headers(i)`, that all reach the cache before `handler` may answer (it
+ * waits on a gate opened once every request has arrived): the answers, with the counter and decisions of `cached`.
  */
-async function stampede(t: Test, n: number, handler: Handler) {
+async function stampede(
+  t: Test,
+  n: number,
+  handler: Handler,
+  headers: (i: number) => Record<string, string> = () => ({}),
+) {
   const hold = gate()
   const arrived = arrivals()
   const c = cached(
@@ -57,7 +73,7 @@ async function stampede(t: Test, n: number, handler: Handler) {
     },
     [arrived.middleware],
   )
-  const pending = Array.from({ length: n }, () => c.app.inject({ url: '/data' }))
+  const pending = Array.from({ length: n }, (_, i) => c.app.inject({ url: '/data', headers: headers(i) }))
   await arrived.reached(n)
   hold.open()
   return { ...c, rs: await Promise.all(pending) }
@@ -183,6 +199,51 @@ t.test('http_cache', async (t) => {
     },
   )
 
+  t.test('bypasses requests with X-Api-Key, so an api_key mounted after it runs for every caller', async (t) => {
+    const guard = adapt_ctx(fw.middleware.auth.api_key({ allowed_keys: ['key-A'] }))
+    const { app, calls } = cached(t, {}, (_req, res) => void res.json('secret', 'payroll'), [], [guard])
+    const with_key = await app.inject({ url: '/data', headers: { 'x-api-key': 'key-A' } })
+    t.same([with_key.statusCode, status_of(with_key), with_key.body], [200, 'bypass', '{"secret":"payroll"}'])
+    const without = await app.inject({ url: '/data' })
+    t.same(
+      [without.statusCode, status_of(without), without.json()],
+      [401, 'miss', { ok: false, error: 'missing_api_key', message: 'API key required' }],
+    )
+    const wrong = await app.inject({ url: '/data', headers: { 'X-Api-Key': 'wrong' } })
+    t.same(
+      [wrong.statusCode, status_of(wrong), wrong.json()],
+      [403, 'bypass', { ok: false, error: 'invalid_api_key', message: 'Invalid API key' }],
+    )
+    t.equal(calls(), 1)
+  })
+
+  t.test(
+    'bypasses requests with a header credential_headers names, and keys on it when include_headers does',
+    async (t) => {
+      const handler: Handler = (req, res) => void res.text(`for ${req.header('x-session-token') || 'anyone'}`)
+      const { app, calls } = cached(t, { credential_headers: ['X-Session-Token'] }, handler)
+      t.same((await app.inject({ url: '/data' })).body, 'for anyone')
+      const token = await app.inject({ url: '/data', headers: { 'x-session-token': 's1' } })
+      t.same([token.statusCode, status_of(token), token.body], [200, 'bypass', 'for s1'])
+      const key = await app.inject({ url: '/data', headers: { 'x-api-key': 'k' } })
+      t.same([status_of(key), key.body], ['bypass', 'for anyone'], 'the default credentials still count')
+      const anon = await app.inject({ url: '/data' })
+      t.same([status_of(anon), anon.body, calls()], ['hit', 'for anyone', 3], 'no personal answer was stored')
+
+      const keyed = cached(
+        t,
+        { credential_headers: ['x-session-token'], include_headers: ['x-session-token'] },
+        handler,
+      )
+      const s1 = { 'x-session-token': 's1' }
+      t.same(status_of(await keyed.app.inject({ url: '/data', headers: s1 })), 'miss')
+      const s2 = await keyed.app.inject({ url: '/data', headers: { 'x-session-token': 's2' } })
+      t.same([status_of(s2), s2.body], ['miss', 'for s2'])
+      const s1_again = await keyed.app.inject({ url: '/data', headers: s1 })
+      t.same([status_of(s1_again), s1_again.body, keyed.calls()], ['hit', 'for s1', 2])
+    },
+  )
+
   t.test(
     'stale if offline: while the probe says offline, an entry past its ttl answers without the handler',
     async (t) => {
@@ -231,6 +292,33 @@ t.test('http_cache', async (t) => {
     },
   )
 
+  t.test('keeps answering from the cache when the probe refresh throws or rejects', async (t) => {
+    const unhandled: unknown[] = []
+    const listener = (reason: unknown): void => void unhandled.push(reason)
+    process.on('unhandledRejection', listener)
+    t.teardown(() => void process.off('unhandledRejection', listener))
+    const probes: HttpCacheProbe[] = [
+      {
+        isOnline: () => true,
+        refresh: () => {
+          throw new Error('health check broken')
+        },
+      },
+      { isOnline: () => true, refresh: () => Promise.reject(new Error('health endpoint unreachable')) },
+    ]
+    for (const probe of probes) {
+      const { app, calls } = cached(t, { probe })
+      const miss = await app.inject({ url: '/data' })
+      const hit = await app.inject({ url: '/data' })
+      t.same(
+        [miss.statusCode, status_of(miss), hit.statusCode, status_of(hit), hit.body, calls()],
+        [200, 'miss', 200, 'hit', '{"n":1}', 1],
+      )
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    t.same(unhandled, [], 'no rejection was left unhandled')
+  })
+
   t.test('leaves other methods untouched, with no status header', async (t) => {
     const { app, calls } = cached(t)
     await app.inject({ url: '/data' })
@@ -254,17 +342,21 @@ t.test('http_cache', async (t) => {
     t.equal(calls(), 2)
   })
 
+  /** A handler answering `{"ok":true}` with `Cache-Control: value`. */
+  const cache_control =
+    (value: string): Handler =>
+    (_req, res) =>
+      void res.header('Cache-Control', value).json('ok', true)
   const not_stored: Array<[string, Handler]> = [
     ['a Set-Cookie', (_req, res) => void res.header('Set-Cookie', 'a=1').json('ok', true)],
-    [
-      'Cache-Control: no-store',
-      (_req, res) => void res.header('Cache-Control', 'max-age=60, no-store').json('ok', true),
-    ],
-    ['Cache-Control: private', (_req, res) => void res.header('Cache-Control', 'Private').json('ok', true)],
-    [
-      'Cache-Control: private="x-user"',
-      (_req, res) => void res.header('Cache-Control', 'public, private="x-user"').json('ok', true),
-    ],
+    ['Cache-Control: no-store', cache_control('max-age=60, no-store')],
+    ['Cache-Control: private', cache_control('Private')],
+    ['Cache-Control: private="x-user"', cache_control('public, private="x-user"')],
+    ['Cache-Control: no-cache', cache_control('public, No-Cache')],
+    ['Cache-Control: no-cache="set-cookie"', cache_control('no-cache="set-cookie, x-user", max-age=60')],
+    ['Cache-Control: max-age=0', cache_control('max-age=0')],
+    ['Cache-Control: s-maxage=0, which wins over max-age', cache_control('public, max-age=60, s-maxage=0')],
+    ['Vary: *', (_req, res) => void res.header('Vary', 'Accept, *').json('ok', true)],
     ['status 201', (_req, res) => void res.status(201).json('ok', true)],
     ['status 404', (_req, res) => void res.error(404, 'not_found', 'Nothing here')],
     ['no body', (_req, res) => void res.status(200)],
@@ -280,19 +372,18 @@ t.test('http_cache', async (t) => {
     })
   }
 
-  t.test('stores an answer whose Cache-Control only mentions the words inside other directives', async (t) => {
-    const { app, calls } = cached(
-      t,
-      {},
-      (_req, res) => void res.header('Cache-Control', 'public, max-age=60, x-no-store-hint').text('ok'),
-    )
-    await app.inject({ url: '/data' })
-    const hit = await app.inject({ url: '/data' })
-    t.same(
-      [status_of(hit), hit.headers['cache-control'], hit.body, calls()],
-      ['hit', 'public, max-age=60, x-no-store-hint', 'ok', 1],
-    )
-  })
+  const stored: Array<[string, string]> = [
+    ['whose Cache-Control only mentions the words inside other directives', 'public, max-age=60, x-no-store-hint'],
+    ['whose s-maxage allows it though its max-age is 0', 'max-age=0, s-maxage=30'],
+  ]
+  for (const [what, value] of stored) {
+    t.test(`stores an answer ${what}`, async (t) => {
+      const { app, calls } = cached(t, {}, cache_control(value))
+      await app.inject({ url: '/data' })
+      const hit = await app.inject({ url: '/data' })
+      t.same([status_of(hit), hit.headers['cache-control'], hit.body, calls()], ['hit', value, '{"ok":true}', 1])
+    })
+  }
 
   t.test('keys on include_headers, so their values vary the entry', async (t) => {
     const handler: Handler = (req, res) => void res.text(`lang=${req.header('accept-language')}`)
@@ -327,6 +418,57 @@ t.test('http_cache', async (t) => {
     t.same([status_of(en), en.body, calls()], ['hit', 'lang=fr', 1])
   })
 
+  t.test('serves an entry only to requests whose headers match those the Vary of its answer names', async (t) => {
+    const origins = ['https://a.example', 'https://b.example']
+    const cors = adapt_ctx(fw.middleware.security.cors({ origins }))
+    const { app, calls } = cached(t, {}, undefined, [], [cors])
+    const get = async (origin?: string) => {
+      const r = await app.inject({ url: '/data', headers: origin === undefined ? {} : { origin } })
+      return [status_of(r), r.headers['access-control-allow-origin'], r.headers.vary, r.body]
+    }
+    const [a, b] = origins
+    t.same(await get(a), ['miss', a, 'Origin', '{"n":1}'])
+    t.same(await get(b), ['miss', b, 'Origin', '{"n":2}'], 'another Origin is a miss')
+    t.same(await get(b), ['hit', b, 'Origin', '{"n":2}'], "the miss's answer replaced the entry")
+    t.same(await get(a), ['miss', a, 'Origin', '{"n":3}'])
+    t.same(
+      await get(),
+      ['miss', undefined, 'Origin', '{"n":4}'],
+      'a request without the header does not match one with it',
+    )
+    t.same(await get(), ['hit', undefined, 'Origin', '{"n":4}'])
+    t.equal(calls(), 4)
+  })
+
+  t.test('matches Vary headers case-insensitively, a list as its values joined', async (t) => {
+    const handler: Handler = (req, res) => void res.header('Vary', 'X-Tenant, accept').text(`${req.header('x-tenant')}`)
+    const { app, calls } = cached(t, {}, handler)
+    await app.inject({ url: '/data', headers: { 'X-Tenant': 't1', accept: ['text/html', 'text/plain'] } })
+    const same = await app.inject({ url: '/data', headers: { 'x-tenant': 't1', Accept: 'text/html, text/plain' } })
+    t.same([status_of(same), same.body, calls()], ['hit', 't1', 1])
+    const empty = await app.inject({ url: '/data', headers: { 'x-tenant': '', accept: 'text/html, text/plain' } })
+    t.same([status_of(empty), empty.body, calls()], ['miss', '', 2])
+    const missing = await app.inject({ url: '/data', headers: { accept: 'text/html, text/plain' } })
+    t.same([status_of(missing), calls()], ['miss', 3], 'an empty value differs from a missing one')
+  })
+
+  t.test(
+    "never gives a concurrent miss the leader's answer when the Vary of it names a header they differ in",
+    async (t) => {
+      const accept = ['text/html', 'text/plain', 'text/html', 'text/plain']
+      const { rs } = await stampede(
+        t,
+        accept.length,
+        (req, res) => void res.header('Vary', 'Accept').text(req.header('accept')),
+        (i) => ({ accept: accept[i]! }),
+      )
+      t.same(
+        rs.map((r) => [r.statusCode, r.body]),
+        accept.map((a) => [200, a]),
+      )
+    },
+  )
+
   /** A handler that answers `{"v":1}` with a header of its own once, then fails as `fail` says. */
   function failing_after_first(fail: (res: fw.Response) => void): Handler {
     let n = 0
@@ -354,6 +496,13 @@ t.test('http_cache', async (t) => {
       undefined,
     ],
     ['answers 503', (res) => void res.status(503).text('busy'), undefined],
+    [
+      'throws an HttpError 503',
+      () => {
+        throw new HttpError(503, 'upstream_busy', 'Upstream busy')
+      },
+      'Upstream busy',
+    ],
   ]
   for (const [what, fail, error] of failures) {
     t.test(`serves the stale entry with Age when the handler ${what}`, async (t) => {
@@ -378,6 +527,45 @@ t.test('http_cache', async (t) => {
       t.equal(stale.headers['x-failure'], undefined, 'nothing of the failed answer is left')
       const [decision, , detail] = decisions[1]!
       t.same([decision, detail.age_s, (detail.error as Error | undefined)?.message], ['stale', 59, error])
+    })
+  }
+
+  t.test('serves a stale entry after a failure only to requests that match the Vary of its answer', async (t) => {
+    let n = 0
+    const handler: Handler = (req, res) => {
+      if (++n > 1) throw new Error('upstream down')
+      res.header('Vary', 'Accept').text(`for ${req.header('accept')}`)
+    }
+    const { app, clock } = cached(t, { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 } }, handler)
+    await app.inject({ url: '/data', headers: { accept: 'text/html' } })
+    clock.ms += 20_000
+    const other = await app.inject({ url: '/data', headers: { accept: 'application/json' } })
+    t.same(
+      [other.statusCode, status_of(other), other.json()],
+      [500, 'miss', { ok: false, error: 'internal_error', message: 'Internal Server Error' }],
+    )
+    const same = await app.inject({ url: '/data', headers: { accept: 'text/html' } })
+    t.same([same.statusCode, status_of(same), same.headers.age, same.body], [200, 'hit', '20', 'for text/html'])
+  })
+
+  const client_errors: Array<[string, HttpError]> = [
+    ['404', new HttpError(404, 'item_not_found', 'Item 42 was deleted')],
+    ['429', new HttpError(429, 'too_many_requests', 'Slow down', { headers: { 'retry-after': '7' } })],
+  ]
+  for (const [status, error] of client_errors) {
+    t.test(`lets a thrown ${status} through instead of serving the stale entry`, async (t) => {
+      const handler = failing_after_first(() => {
+        throw error
+      })
+      const { app, clock, decisions } = cached(t, { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 } }, handler)
+      await app.inject({ url: '/data' })
+      clock.ms += 20_000
+      const r = await app.inject({ url: '/data' })
+      t.same(
+        [r.statusCode, status_of(r), r.headers.age, r.headers['x-upstream'], r.json()],
+        [error.status, 'miss', undefined, undefined, error.body()],
+      )
+      t.same(decisions.at(-1), ['miss', 'GET /data?', {}])
     })
   }
 
@@ -539,6 +727,18 @@ t.test('http_cache', async (t) => {
       [{ now: 0 }, 'http_cache: now must be a function; got 0'],
       [{ on_decision: 'log' }, 'http_cache: on_decision must be a function; got "log"'],
       [{ cache_credentialed: 'yes' }, 'http_cache: cache_credentialed must be a boolean; got "yes"'],
+      [
+        { credential_headers: 'x-token' },
+        'http_cache: credential_headers must be a list of header names; got "x-token"',
+      ],
+      [
+        { credential_headers: ['x-token', 'bad name'] },
+        'http_cache: credential_headers must be a list of header names; got ["x-token","bad name"]',
+      ],
+      [
+        { credential_headers: ['x-token'], cache_credentialed: true },
+        'http_cache: credential_headers must be left out when cache_credentialed is true; got ["x-token"]',
+      ],
       [
         { probe: { online: true } },
         'http_cache: probe must be an object with isOnline(now_ms), such as a NetworkProbe; got an object',
