@@ -105,8 +105,10 @@ t.test('RedisRoomBus across reconnects', async (t) => {
       await once(subscriber, 'ready')
       await bus.close()
       t.equal(subscriber.status, 'end', `round ${i}: the subscriber is closed`)
-      t.equal(client.status, 'ready', `round ${i}: the client given stays open for its owner`)
+      // It may itself be reconnecting after the restart; closed, it would be 'end'.
+      t.not(client.status, 'end', `round ${i}: the client given stays open for its owner`)
     }
+    t.equal(await client.ping(), 'PONG', 'and serves its owner')
     await sleep(100)
     t.same(rejections, [], 'no promise was left to reject unheard')
   })
