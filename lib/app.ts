@@ -1,5 +1,6 @@
 // The App's Fastify-independent core: route and middleware registration, groups, static folders, and compiling each
 // route's middleware chain once at startup. adapters/ binds the compiled routes to Fastify.
+import { realpath } from 'node:fs/promises'
 import { resolve, sep } from 'node:path'
 import {
   check_middleware_order,
@@ -328,7 +329,8 @@ export class AppCore extends Router {
   }
 
   /**
-   * Serves a folder. Paths with `..`, dot files and anything resolving outside the folder are never served.
+   * Serves a folder. Paths with `..`, dot files and anything resolving outside the folder, through a symbolic link
+   * too, are never served.
    * @example
    * app.static_dir('./public', { prefix: '/static', cache_control: 'public, max-age=3600' })
    */
@@ -337,13 +339,18 @@ export class AppCore extends Router {
     const prefix = options.prefix ?? '/'
     const index = options.index ?? 'index.html'
     const cache = options.cache_control
-    const serve: Handler = (req, res) => {
+    // The folder as the file system resolves it, once: a file is served only when its own resolved path is inside.
+    let real_root: Promise<string> | undefined
+    const not_found = (res: Response): void => void res.error(404, CODE_NOT_FOUND, 'File not found')
+    const serve: Handler = async (req, res) => {
       const rel = req.param('*') || index || ''
       const target = resolve(root, '.' + sep + rel)
-      if (rel === '' || is_unsafe_path(rel) || !target.startsWith(root + sep) || /(^|[\\/])\./.test(rel)) {
-        res.error(404, CODE_NOT_FOUND, 'File not found')
-        return
-      }
+      if (rel === '' || is_unsafe_path(rel) || !target.startsWith(root + sep) || /(^|[\\/])\./.test(rel))
+        return not_found(res)
+      // A link inside the folder may point anywhere (an extracted upload, a deploy script's shortcut).
+      real_root ??= realpath(root).catch(() => root)
+      const [inside, real] = [await real_root, await realpath(target).catch(() => undefined)]
+      if (real !== undefined && !real.startsWith(inside + sep)) return not_found(res)
       if (cache !== undefined) res.header('Cache-Control', cache)
       res.file(target)
     }

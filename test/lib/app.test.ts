@@ -469,6 +469,9 @@ t.test('App.static_dir', async (t) => {
       sub: { 'b.txt': 'beta' },
       '.env': 'SECRET=1',
       '.git': { config: 'SECRET' },
+      'link-out.txt': t.fixture('symlink', '../outside.txt'),
+      'dir-out': t.fixture('symlink', '..'),
+      'link-in.txt': t.fixture('symlink', 'a.txt'),
     },
   })
   const { port } = await listening(t, (app) => {
@@ -482,6 +485,7 @@ t.test('App.static_dir', async (t) => {
       ['/s/sub/b.txt', 'beta'],
       ['/s', '<h1>home</h1>'],
       ['/plain/b.txt', 'beta'],
+      ['/s/link-in.txt', 'alpha'],
     ] as const) {
       const r = await send(port, { path })
       t.same([r.status, r.body], [200, body], path)
@@ -509,6 +513,9 @@ t.test('App.static_dir', async (t) => {
       '/plain',
       '/s/sub',
       '/s/%00a.txt',
+      // Symbolic links inside the folder that resolve outside it.
+      '/s/link-out.txt',
+      '/s/dir-out/outside.txt',
     ]
     for (const path of paths) {
       const r = await send(port, { path })
