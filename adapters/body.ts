@@ -74,6 +74,15 @@ export function use_body_parser(instance: FastifyInstance, config: AppConfig): v
   instance.addContentTypeParser('*', parse)
 }
 
+/**
+ * Whether the answer to `freq` must close its HTTP/1 connection: its body is a stream the handler left unread, whose
+ * bytes would otherwise hold the next request on the connection forever (Fastify closes after a body it refused too).
+ */
+export function body_left_unread(freq: FastifyRequest): boolean {
+  const body = freq.body
+  return body instanceof RequestBody && body.unread && freq.raw.httpVersionMajor === 1
+}
+
 /** Binds a request's body to its response, so work waiting for the response's end (temporary files) runs then. */
 export function bind_body(body: unknown, end: RequestBodyEnd): void {
   if (body instanceof RequestBody) body.bind_response(end)

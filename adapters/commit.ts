@@ -3,7 +3,7 @@
 // it when the client goes away, answers an error before the first byte through the error handler (500 JSON), and after
 // it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
 import { stat } from 'node:fs/promises'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import { basename, dirname } from 'node:path'
 import type * as FastifySend from '@fastify/send'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -14,7 +14,7 @@ import type { LogCore } from '../lib/log/core.js'
 import { logf_in } from '../lib/log/logger.js'
 import { observed, report } from '../lib/observability/events.js'
 import type { Response } from '../lib/response.js'
-import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
+import { discard_body, open_body, OpenStreams, sse_stream, type StreamedBody } from '../lib/stream/index.js'
 import {
   MISMATCH_LOGGER,
   MISMATCH_MESSAGE,
@@ -22,6 +22,7 @@ import {
   type ResponseCheck,
   type ResponseMismatch,
 } from '../lib/validation/response-check.js'
+import { body_left_unread } from './body.js'
 import { context_of, log_failure } from './request-lines.js'
 
 /** Sends the buffered response; a stream that fails after its first byte is logged through the App's `log`. */
@@ -36,6 +37,7 @@ export function commit(
   // Header by header, as reply.headers() does, without the array of names it makes for every response.
   const headers = res.headers()
   for (const name in headers) reply.header(name, headers[name])
+  if (body_left_unread(reply.request)) reply.header('connection', 'close')
   if (res.kind === 'file') return send_file(reply, res.payload as string)
   if (res.streamed !== undefined) return send_streamed(reply, res.streamed, log)
   return reply.send(res.payload)
@@ -105,18 +107,22 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
     return send_error(reply, 404, CODE_NOT_FOUND, 'File not found')
   }
   // `send` decodes the path it is given, so the file's name goes in encoded; its folder is the root.
+  const options = { root: dirname(path), cacheControl: !reply.hasHeader('cache-control'), dotfiles: 'allow' as const }
+  // Under a status the handler set (a 404 page, a 201) the file is a plain body, not the representation conditional and
+  // Range requests are about: `send` sees none of their headers, and the answer has no validators or Accept-Ranges.
+  const own_status = reply.statusCode !== 200
   const sent = await file_sender()
-    .send(reply.request.raw, encodeURI(basename(path)), {
-      root: dirname(path),
-      cacheControl: !reply.hasHeader('cache-control'),
-      dotfiles: 'allow',
-    })
+    .send(
+      own_status ? plain_request(reply.request.raw) : reply.request.raw,
+      encodeURI(basename(path)),
+      own_status ? { ...options, ...PLAIN_FILE } : options,
+    )
     .catch((err: Error) => err)
   if (sent instanceof Error) return reply.send(sent)
   if (sent.type === 'file') {
     // A status the handler set (other than 200) is kept; else send's own (200, 206, 304, 412, 416).
     return reply
-      .code(reply.statusCode !== 200 ? reply.statusCode : sent.statusCode)
+      .code(own_status ? reply.statusCode : sent.statusCode)
       .headers(sent.headers)
       .send(sent.stream)
   }
@@ -129,6 +135,14 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
   // Answered by the error handler (4xx bad_request); a 416 keeps the Content-Range that tells the file's length.
   if (error.headers !== undefined) reply.headers(error.headers)
   return reply.send(error)
+}
+
+/** `send`'s options for a file sent as a plain body: no ETag, Last-Modified or Accept-Ranges. */
+const PLAIN_FILE = { etag: false, lastModified: false, acceptRanges: false }
+
+/** The request as `send` reads it (method and headers) without its conditional and Range headers. */
+function plain_request(raw: IncomingMessage): IncomingMessage {
+  return { method: raw.method, headers: {} } as IncomingMessage
 }
 
 /** An error `send` answers with (an http-errors error): its status, and headers such as a 416's Content-Range. */
@@ -160,9 +174,10 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogC
   readable.once('error', (err) => {
     if (reply.raw.headersSent) log_failure(reply.request, log, 'stream failed after the first byte', err)
   })
-  if (body.kind === 'sse')
+  const sse = sse_stream(readable)
+  if (sse !== undefined)
     open_streams
       .get(reply.server.server as Server)
-      ?.add(readable, new Promise((resolve) => reply.raw.once('close', resolve)))
+      ?.add(sse, new Promise((resolve) => reply.raw.once('close', resolve)))
   return reply.send(readable)
 }

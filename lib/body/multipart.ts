@@ -175,6 +175,13 @@ function listen(bb: Writable, q: PartQueue, limits: ResolvedFormLimits): void {
     const out = new PassThrough()
     // A failure may reach a file still queued, before the consumer listens: its reader sees the error when it reads.
     out.on('error', () => {})
+    // A reader that lets the file go before its end (destroys it, or leaves a `for await` over it) skips the rest: the
+    // parser reaches the next part only once this file has drained, and nobody reads `out` any more.
+    out.on('close', () => {
+      if (file.readableEnded) return
+      file.unpipe(out)
+      file.resume()
+    })
     q.open_file = out
     file.on('limit', () => q.fail(over_limit('file_size', limits.file_size)))
     file.on('error', (err: unknown) => q.fail(malformed(err)))

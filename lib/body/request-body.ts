@@ -76,6 +76,14 @@ export class RequestBody {
     return this.#stream !== undefined
   }
 
+  /**
+   * Whether the body is a stream the handler did not read to its end (a refusal, the streamed 413, a multipart loop
+   * left early): its bytes still hold the connection, so the answer must close it.
+   */
+  get unread(): boolean {
+    return this.#stream !== undefined && !this.#stream.readableEnded
+  }
+
   /** The whole body. */
   bytes(reader = 'bytes'): Buffer {
     if (this.#streamed) throw ERR_BODY_CONSUMED(reader, `req.${this.#taken_by}() already read it as a stream`)

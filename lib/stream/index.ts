@@ -1,6 +1,6 @@
 // Streamed responses: `res.stream()` bodies and server-sent events, opened by the adapter when it commits the answer.
-import { pipeline, type Readable, type Transform } from 'node:stream'
-import { sse_readable, type SseProducer } from './sse.js'
+import { pipeline, Readable, type Transform } from 'node:stream'
+import { is_sse, sse_readable, type SseProducer } from './sse.js'
 import { to_readable, type StreamSource } from './source.js'
 
 export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
@@ -17,46 +17,62 @@ export {
   type SseSink,
 } from './sse.js'
 
-/** A streamed body kept by a Response until it is committed. */
+/**
+ * A streamed body kept by a Response until it is committed: a source, an SSE producer, or either sent through a
+ * transform (compression), which opens nothing before the answer is sent.
+ */
 export type StreamedBody =
-  | { readonly kind: 'stream'; readonly source: StreamSource; readonly inner?: StreamedBody }
+  | { readonly kind: 'stream'; readonly source: StreamSource }
   | { readonly kind: 'sse'; readonly producer: SseProducer; readonly heartbeat_ms: number }
+  | { readonly kind: 'encoded'; readonly inner: StreamedBody; readonly transform: () => Transform }
+
+/** The SSE answer inside each encoded body that carries one, by the stream sent. */
+const encoded_sse = new WeakMap<Readable, Readable>()
 
 /** The Readable to send for `body`; an SSE producer starts now. */
 export function open_body(body: StreamedBody, last_event_id: string | undefined): Readable {
-  return body.kind === 'stream'
-    ? to_readable(body.source)
-    : sse_readable(body.producer, last_event_id, body.heartbeat_ms)
+  if (body.kind === 'stream') return to_readable(body.source)
+  if (body.kind === 'sse') return sse_readable(body.producer, last_event_id, body.heartbeat_ms)
+  const opened = open_body(body.inner, last_event_id)
+  // The transform is what is sent. Destroying it (the client went away) fails the pipeline, which destroys the opened
+  // body too: an SSE producer's signal fires at once. An error reaches the reader as the transform's own.
+  const sent = pipeline(opened, body.transform(), ignore)
+  const sse = sse_stream(opened)
+  if (sse !== undefined) encoded_sse.set(sent, sse)
+  return sent
 }
 
-/** Lets go of a body that will not be sent (a HEAD request, or a handler that failed after choosing it). */
+/** The SSE answer inside a stream from `open_body`, plain or encoded, for the server to end when it closes. */
+export function sse_stream(sent: Readable): Readable | undefined {
+  return is_sse(sent) ? sent : encoded_sse.get(sent)
+}
+
+/** Lets go of a body that will not be sent (a HEAD request, or a handler that replaced it): nothing was opened. */
 export function discard_body(body: StreamedBody): void {
-  // An encoded body (compression) has not opened the body it wraps: that one holds what must be let go.
-  if (body.kind === 'stream' && body.inner !== undefined) return discard_body(body.inner)
-  if (body.kind === 'stream' && typeof (body.source as Readable).destroy === 'function')
-    (body.source as Readable).destroy()
+  if (body.kind === 'encoded') return discard_body(body.inner)
+  if (body.kind === 'stream') close_source(body.source)
 }
 
 /**
- * `body` sent through `transform` (a compressor): a stream body whose source opens `body` only when it is read, so an
- * SSE producer still starts when the answer is sent, and a body never sent opens nothing. The client going away
- * destroys the whole pipeline, source included.
+ * Closes a source never read: a Readable is destroyed, a web ReadableStream cancelled, an async iterable's iterator
+ * returned (a generator's `finally` runs). A source that refuses (a locked stream, a rejecting `return()`) is let be.
  */
-export function encoded_body(
-  body: StreamedBody,
-  last_event_id: string | undefined,
-  transform: () => Transform,
-): StreamedBody {
-  return { kind: 'stream', source: opened_through(body, last_event_id, transform), inner: body }
+function close_source(source: StreamSource): void {
+  try {
+    if (source instanceof Readable) return void source.destroy()
+    if (source instanceof ReadableStream) return void source.cancel().catch(ignore)
+    void source[Symbol.asyncIterator]().return?.()?.catch(ignore)
+  } catch {
+    // A source whose iterator cannot be made holds nothing this could close.
+  }
 }
 
-async function* opened_through(
-  body: StreamedBody,
-  last_event_id: string | undefined,
-  transform: () => Transform,
-): AsyncGenerator<Buffer> {
-  const out = pipeline(open_body(body, last_event_id), transform(), () => {
-    // An error reaches the reader through the transform's own iteration below.
-  })
-  yield* out as AsyncIterable<Buffer>
+/**
+ * `body` sent through `transform` (a compressor), opened only when the answer is sent: an SSE producer still starts
+ * then, and a body never sent opens nothing.
+ */
+export function encoded_body(body: StreamedBody, transform: () => Transform): StreamedBody {
+  return { kind: 'encoded', inner: body, transform }
 }
+
+const ignore = (): void => {}

@@ -272,6 +272,8 @@ t.test('Response over HTTP', async (t) => {
     )
     app.get('/plain-file', (_req, res) => void res.file(join(dir, 'note.txt')))
     app.get('/created-file', (_req, res) => void res.status(201).file(join(dir, 'note.txt')))
+    app.get('/page', (_req, res) => void res.file(join(dir, 'page.html')))
+    app.get('/missing-page', (_req, res) => void res.status(404).file(join(dir, 'page.html')))
   })
   const get = (url: string) => app.inject({ method: 'GET', url })
 
@@ -357,6 +359,38 @@ t.test('Response over HTTP', async (t) => {
     const r = await get('/created-file')
     t.same([r.statusCode, r.body], [201, 'file body'])
   })
+
+  t.test(
+    'a file under a status the handler set is sent whole: conditional and Range headers do not apply',
+    async (t) => {
+      const etag = String((await get('/page')).headers.etag)
+      const later = new Date(Date.now() + 86_400_000).toUTCString()
+      const cases: Array<Record<string, string>> = [
+        {},
+        { 'if-none-match': etag },
+        { 'if-none-match': '*' },
+        { 'if-modified-since': later },
+        { 'if-match': '"other"' },
+        { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+        { range: 'bytes=0-3' },
+        { range: 'bytes=50-60' },
+        { range: 'bytes=0-3', 'if-range': etag },
+      ]
+      for (const headers of cases) {
+        const r = await app.inject({ url: '/missing-page', headers })
+        t.same(
+          [r.statusCode, r.body, r.headers['content-length'], r.headers['content-type']],
+          [404, '<p>hi</p>', '9', 'text/html; charset=utf-8'],
+          JSON.stringify(headers),
+        )
+        t.same(
+          [r.headers['content-range'], r.headers['accept-ranges'], r.headers.etag, r.headers['last-modified']],
+          [undefined, undefined, undefined, undefined],
+          'no validators or ranges that this answer would not honour',
+        )
+      }
+    },
+  )
 
   t.test('answers 404 not_found for a missing file, without the Cache-Control', async (t) => {
     const r = await get('/file/missing.txt')

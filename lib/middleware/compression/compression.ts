@@ -100,7 +100,7 @@ export function compression({
           : (res.payload as Buffer)
     if (body !== undefined && body.length < threshold) return
     if (body === undefined) {
-      res.replace_stream(encoded_body(streamed!, req.header('last-event-id', '') || undefined, encoder[chosen]))
+      res.replace_stream(encoded_body(streamed!, encoder[chosen]))
       res.remove_header('content-length')
       return void res.header('Content-Encoding', chosen)
     }

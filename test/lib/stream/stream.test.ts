@@ -125,6 +125,63 @@ t.test('Response.stream', async (t) => {
   })
 })
 
+t.test('Response.stream sources let go unread', async (t) => {
+  const closed: string[] = []
+  /** A generator already started (a cursor opened), as a helper returning a prepared iterator gives it. */
+  const started = (name: string): AsyncGenerator<string> => {
+    const it = (async function* () {
+      try {
+        yield 'a'
+        yield 'b'
+      } finally {
+        closed.push(name)
+      }
+    })()
+    void it.next()
+    return it
+  }
+  const app = build(t, (app) => {
+    app.get('/generator', (_req, res) => res.stream(started('generator')))
+    app.get('/web', (_req, res) =>
+      res.stream(
+        new ReadableStream<Uint8Array>({
+          pull: (c) => c.enqueue(new Uint8Array([120])),
+          cancel: () => void closed.push('web stream'),
+        }),
+      ),
+    )
+    app.get('/rejecting', (_req, res) =>
+      res.stream({
+        [Symbol.asyncIterator]: () => ({
+          next: () => Promise.resolve({ done: false, value: 'x' }),
+          return: () => (closed.push('rejecting'), Promise.reject(new Error('cannot close'))),
+        }),
+      }),
+    )
+    app.get('/replaced', (_req, res) => res.stream(started('replaced')).status(409).json('ok', false))
+  })
+  const settled = async (n: number): Promise<void> => {
+    for (let i = 0; i < 50 && closed.length < n; i++) await tick(2)
+  }
+
+  t.test("HEAD closes an async iterable source: a generator's finally runs, a web stream is cancelled", async (t) => {
+    for (const url of ['/generator', '/web', '/rejecting']) {
+      const r = await app.inject({ method: 'HEAD', url })
+      t.same([r.statusCode, r.body], [200, ''], url)
+    }
+    await settled(3)
+    t.same(closed.sort(), ['generator', 'rejecting', 'web stream'])
+  })
+
+  t.test('a handler replacing a streamed body closes its async iterable source', async (t) => {
+    closed.length = 0
+    const r = await app.inject({ url: '/replaced' })
+    t.same([r.statusCode, r.json()], [409, { ok: false }])
+    await settled(1)
+    t.same(closed, ['replaced'])
+  })
+})
+
 t.test('Response.stream on a real socket', async (t) => {
   const state = { finally_ran: 0, file_closed: 0 }
   const { port } = await listening(t, (app) => {

@@ -8,6 +8,58 @@ import { etag } from '../../../../lib/middleware/etag/etag.js'
 import { http_cache } from '../../../../lib/cache/http/http-cache.js'
 import { build, gate, listening, type Teardown } from '../../../helpers/build.js'
 
+const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A gzip GET of an SSE answer: `first` resolves once the first event is decoded, `answer` once the response is over
+ * with the decoded text and whether it ended whole; `drop()` leaves as a client going away does.
+ */
+function sse_gzip(port: number): {
+  first: Promise<void>
+  answer: Promise<{ text: string; complete: boolean }>
+  drop: () => void
+} {
+  const seen = gate()
+  let text = ''
+  const req = get({ port, host: '127.0.0.1', path: '/events', headers: { 'accept-encoding': 'gzip' }, agent: false })
+  const answer = new Promise<{ text: string; complete: boolean }>((resolve) => {
+    req.on('response', (res) => {
+      const body = res.pipe(createGunzip())
+      body.on('data', (c: Buffer) => {
+        text += c.toString()
+        if (text.includes('\n\n')) seen.open()
+      })
+      body.on('error', () => undefined)
+      res.on('close', () => setImmediate(() => resolve({ text, complete: res.complete })))
+    })
+  })
+  req.on('error', () => undefined)
+  return { first: seen.promise, answer, drop: () => req.destroy() }
+}
+
+/** An App compressing one SSE answer whose producer sends an event, then waits for its signal and records it. */
+async function sse_app(t: Teardown, aborted: string[]) {
+  return listening(
+    t,
+    (app) => {
+      app.use(compression())
+      app.get(
+        '/events',
+        (_req, res) =>
+          void res.sse(
+            async (sink) => {
+              await sink.send({ data: 'hello' })
+              await new Promise((resolve) => sink.signal.addEventListener('abort', resolve, { once: true }))
+              aborted.push(`aborted, closed: ${sink.closed}`)
+            },
+            { heartbeat_ms: 0 },
+          ),
+      )
+    },
+    { close_timeout_ms: 5000 },
+  )
+}
+
 const BIG = JSON.stringify({ items: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item ${i}` })) })
 
 function app_with(t: Teardown, setup?: (app: App) => void) {
@@ -186,5 +238,29 @@ t.test('compression', async (t) => {
       }).on('error', reject)
     })
     t.equal(text, 'event: tick\ndata: {"n":1}\n\nevent: tick\ndata: {"n":2}\n\n')
+  })
+
+  t.test('a client leaving a compressed SSE answer fires the producer signal at once', async (t) => {
+    const aborted: string[] = []
+    const { port } = await sse_app(t, aborted)
+    const client = sse_gzip(port)
+    await client.first
+    client.drop()
+    for (let i = 0; i < 50 && aborted.length === 0; i++) await tick(20)
+    t.same(aborted, ['aborted, closed: true'], 'the producer stopped within a second')
+  })
+
+  t.test('app.close() ends a compressed SSE answer as it ends a plain one', async (t) => {
+    const aborted: string[] = []
+    const { app, port } = await sse_app(t, aborted)
+    const client = sse_gzip(port)
+    await client.first
+    const started = performance.now()
+    await Promise.race([app.close(), tick(3000)])
+    const took = performance.now() - started
+    t.ok(took < 2000, `close() did not wait for close_timeout_ms (${took.toFixed(0)} ms of 5000)`)
+    const cut = tick(1000).then(() => ({ text: 'still open 1 s later', complete: false }))
+    t.same(await Promise.race([client.answer, cut]), { text: 'data: hello\n\n', complete: true }, 'a whole body')
+    t.same(aborted, ['aborted, closed: true'], 'the producer saw its signal')
   })
 })
