@@ -88,6 +88,9 @@ export function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyRepl
 
 /** Answers in fw's error shape (`{ok:false, error, message}`) straight on the reply, for failures outside a chain. */
 export function send_error(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  // The error body goes out as it is: a Content-Encoding set for the body it replaces (a compressed stream that failed
+  // before its first byte) would make it undecodable.
+  reply.removeHeader('content-encoding')
   return reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')

@@ -209,6 +209,42 @@ t.test('compression', async (t) => {
     t.equal(octets.headers['content-encoding'], undefined, 'application/octet-stream is not compressed')
   })
 
+  t.test('answers a compressed stream that fails before its first byte with a plain 500 JSON body', async (t) => {
+    const app = app_with(t, (app) => {
+      app.get(
+        '/fails',
+        (_req, res) =>
+          void res.stream(
+            (async function* () {
+              yield* []
+              throw new Error('the source broke')
+            })(),
+            'text/plain; charset=utf-8',
+          ),
+      )
+      app.get(
+        '/sse-fails',
+        (_req, res) =>
+          void res.sse(async () => {
+            throw new Error('the producer broke')
+          }),
+      )
+    })
+    for (const url of ['/fails', '/sse-fails']) {
+      const r = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } })
+      t.same(
+        [r.statusCode, r.headers['content-encoding'], r.headers['content-type'], r.json()],
+        [
+          500,
+          undefined,
+          'application/json; charset=utf-8',
+          { ok: false, error: 'internal_error', message: 'Internal Server Error' },
+        ],
+        url,
+      )
+    }
+  })
+
   t.test('flushes each server-sent event: the first reaches the client while the producer still waits', async (t) => {
     const hold = gate()
     const { port } = await listening(t, (app) => {
