@@ -25,9 +25,24 @@ export const LoginUser = schema({
   user: field.object({ email: email.required(), password: field.string().required().max_length(128) }).required(),
 })
 
-/** `PUT /user`: every field optional. */
+/**
+ * An update's test that `key`, when sent, is not empty. An optional string sent as `''` (or blank once trimmed) skips
+ * its field's rules, so without this an update would store an empty email, username, password, title, description or
+ * body, which creation refuses as required.
+ */
+function filled(key: string): [(values: Readonly<Record<string, unknown>>) => boolean, string] {
+  return [(values) => values[key] !== '', `${key} must not be empty`]
+}
+
+/** `PUT /user`: every field optional, at least one given (openapi.yml's UpdateUserRequest); bio and image may be `''`. */
 export const UpdateUser = schema({
-  user: field.object({ email, username, password, bio, image }).required(),
+  user: field
+    .object({ email, username, password, bio, image })
+    .required()
+    .check((u) => Object.values(u).some((v) => v !== undefined), 'user must have at least one field')
+    .check(...filled('email'))
+    .check(...filled('username'))
+    .check(...filled('password')),
 })
 
 const title = field.string().trim().max_length(200)
@@ -45,9 +60,14 @@ export const NewArticle = schema({
     .required(),
 })
 
-/** `PUT /articles/{slug}`: every field optional. */
+/** `PUT /articles/{slug}`: every field optional; one that is sent is not empty. */
 export const UpdateArticle = schema({
-  article: field.object({ title, description, body }).required(),
+  article: field
+    .object({ title, description, body })
+    .required()
+    .check(...filled('title'))
+    .check(...filled('description'))
+    .check(...filled('body')),
 })
 
 /** `POST /articles/{slug}/comments`. */

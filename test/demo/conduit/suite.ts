@@ -331,6 +331,51 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     t.same(await counts(c), before, 'no row was written')
   })
 
+  t.test('an update with no field, or blanking a required field, answers 422 and changes nothing', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const created = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const { slug, updatedAt } = (created.body as { article: { slug: string; updatedAt: string } }).article
+    const cases: Array<[string, string, string, unknown, unknown]> = [
+      // openapi.yml, UpdateUserRequest: "At least **one** field is required."
+      ['no field', 'PUT', '/api/user', { user: {} }, errors('user must have at least one field')],
+      ['only a null email', 'PUT', '/api/user', { user: { email: null } }, errors('user must have at least one field')],
+      ['an empty email', 'PUT', '/api/user', { user: { email: '' } }, errors('email must not be empty')],
+      ['a blank username', 'PUT', '/api/user', { user: { username: '  ' } }, errors('username must not be empty')],
+      ['an empty password', 'PUT', '/api/user', { user: { password: '' } }, errors('password must not be empty')],
+      ['a blank title', 'PUT', `/api/articles/${slug}`, { article: { title: ' ' } }, errors('title must not be empty')],
+      [
+        'an empty description',
+        'PUT',
+        `/api/articles/${slug}`,
+        { article: { description: '' } },
+        errors('description must not be empty'),
+      ],
+      ['an empty body', 'PUT', `/api/articles/${slug}`, { article: { body: '' } }, errors('body must not be empty')],
+    ]
+    for (const [name, method, url, body, answer] of cases) {
+      const r = await call(app, method, url, body, jake)
+      t.same([r.status, r.body], [422, answer], name)
+    }
+    const me = (await call(app, 'GET', '/api/user', undefined, jake)).body as { user: Obj }
+    t.same(
+      { ...me.user, token: undefined },
+      { email: 'jake@example.com', token: undefined, username: 'jake', bio: null, image: null },
+    )
+    const login = await call(app, 'POST', '/api/users/login', {
+      user: { email: 'jake@example.com', password: 'password-jake' },
+    })
+    t.equal(login.status, 200, 'the password is unchanged')
+    const a = await call(app, 'GET', `/api/articles/${slug}`)
+    t.match((a.body as { article: Obj }).article, { ...ARTICLE, slug, updatedAt })
+    const cleared = await call(app, 'PUT', '/api/user', { user: { bio: '', image: null } }, jake)
+    t.match(
+      [cleared.status, (cleared.body as { user: Obj }).user],
+      [200, { bio: '', image: null }],
+      'bio may be emptied',
+    )
+  })
+
   t.test('SQL metacharacters in every field are stored and matched verbatim (parameters only)', async (t) => {
     const { app, c } = await fresh(t, kind, pg)
     const evil = `x'); DROP TABLE users; -- " OR 1=1 \\ %_`
