@@ -91,7 +91,8 @@ export class WebSocketConnection {
   #alive = true
   #last_seen = Date.now()
   #dropped = 0
-  #closed = false
+  /** The close code and reason once the connection has closed. */
+  #ended: readonly [code: number, reason: string] | undefined
   #heartbeat: NodeJS.Timeout | undefined
   #idle: NodeJS.Timeout | undefined
 
@@ -120,7 +121,7 @@ export class WebSocketConnection {
 
   /** Whether the socket is open (messages can be sent). */
   get open(): boolean {
-    return !this.#closed && this.#raw.readyState === OPEN
+    return this.#ended === undefined && this.#raw.readyState === OPEN
   }
 
   /** Rooms this connection is in. */
@@ -147,7 +148,7 @@ export class WebSocketConnection {
   }
 
   #write(data: string | Buffer, binary: boolean): boolean {
-    if (this.#closed || this.#raw.readyState !== OPEN) return false
+    if (!this.open) return false
     if (this.#raw.bufferedAmount > this.#settings.high_water_mark) {
       // A client that does not read would otherwise grow the server's memory without bound.
       if (this.#settings.on_backpressure === 'drop') this.#dropped++
@@ -164,15 +165,19 @@ export class WebSocketConnection {
     return this
   }
 
-  /** Calls `fn(code, reason)` once the connection has closed, whoever closed it. */
+  /**
+   * Calls `fn(code, reason)` once the connection has closed, whoever closed it; at once when it has closed already (a
+   * handler that registers it after an await the client did not wait for).
+   */
   on_close(fn: (code: number, reason: string) => unknown): this {
-    this.#on_close.push(fn)
+    if (this.#ended === undefined) this.#on_close.push(fn)
+    else this.#closed_with([fn], ...this.#ended)
     return this
   }
 
   /** Starts the closing handshake (default 1000); the peer has a grace period to answer before it is cut. */
   close(code: number = CLOSE.normal, reason = ''): void {
-    if (this.#closed || this.#raw.readyState > OPEN) return
+    if (this.#ended !== undefined || this.#raw.readyState > OPEN) return
     this.#raw.close(code, reason)
   }
 
@@ -183,7 +188,7 @@ export class WebSocketConnection {
 
   /** Joins a room: `app.rooms.broadcast(room, ...)` reaches this connection until it leaves or closes. */
   join(room: string): this {
-    if (!this.#closed && !this.#joined.has(room)) {
+    if (this.#ended === undefined && !this.#joined.has(room)) {
       this.#joined.add(room)
       this.#rooms.join(this, room)
     }
@@ -197,7 +202,9 @@ export class WebSocketConnection {
   }
 
   #receive(data: Buffer | ArrayBuffer | Buffer[], binary: boolean): void {
-    if (this.#closed) return
+    // Once the server has sent its close frame (1008, 1009, 1011, 1001...), what the peer still sends before answering
+    // it is not handled: a client closed for its rate or a failure would otherwise be served until ws cuts it (30 s).
+    if (!this.open) return
     if (this.#idle !== undefined) this.#last_seen = Date.now()
     const bytes = bytes_of(data)
     if (bytes.length > this.#settings.max_payload) return this.close(CLOSE.too_big, 'message too big')
@@ -246,15 +253,18 @@ export class WebSocketConnection {
   }
 
   #gone(code: number, reason: string): void {
-    if (this.#closed) return
-    this.#closed = true
+    if (this.#ended !== undefined) return
+    this.#ended = [code, reason]
     clearInterval(this.#heartbeat)
     clearTimeout(this.#idle)
     for (const room of this.#joined) this.#rooms.leave(this, room)
     this.#joined.clear()
-    const fns = this.#on_close.splice(0)
-    this.in_context(() => dispatch(this, fns, code, reason))
+    this.#closed_with(this.#on_close.splice(0), code, reason)
     this.#on_message.length = 0
+  }
+
+  #closed_with(fns: ReadonlyArray<(code: number, reason: string) => unknown>, code: number, reason: string): void {
+    this.in_context(() => dispatch(this, fns, code, reason))
   }
 
   /** @internal Runs `fn` in the log context of the upgrade request. */

@@ -8,6 +8,8 @@ import { CLOSE, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js
 import { ws_settings, type WsOptions, type WsSettings } from './options.js'
 import type { Rooms } from './rooms.js'
 
+const SHUTTING_DOWN = 'server shutting down'
+
 /** A WebSocket handler: called once per connection, after the route's middleware accepted the upgrade. */
 export type WsHandler = (ws: WebSocketConnection, req: Request) => void | Promise<void>
 
@@ -17,6 +19,13 @@ export class WsEndpoint {
   readonly settings: WsSettings
   readonly #handler: WsHandler
   readonly #open = new Set<WebSocketConnection>()
+  /**
+   * Where the App's close is: an upgrade still in its middleware when it began is accepted only to get the 1001 too,
+   * or to be cut with the rest once the grace period is over.
+   */
+  #shutdown: 'none' | 'draining' | 'cut' = 'none'
+  /** Resolves the drain's wait once the last open connection has closed. */
+  #emptied: (() => void) | undefined
 
   constructor(path: string, handler: WsHandler, options: WsOptions = {}) {
     this.path = path
@@ -54,22 +63,33 @@ export class WsEndpoint {
   accept(raw: RawSocket, req: Request, rooms: Rooms, ctx?: StoredContext): WebSocketConnection {
     const conn = new WebSocketConnection(raw, req, this.settings, rooms, ctx)
     this.#open.add(conn)
-    conn.on_close(() => this.#open.delete(conn))
+    conn.on_close(() => this.#forget(conn))
+    if (this.#shutdown === 'draining') conn.close(CLOSE.going_away, SHUTTING_DOWN)
+    else if (this.#shutdown === 'cut') conn.terminate()
     conn.in_context(() => dispatch(conn, [this.#handler], conn, req))
     return conn
   }
 
-  /** Sends every open connection a 1001 close frame, waits up to `grace_ms` for them to close, then cuts the rest. */
+  #forget(conn: WebSocketConnection): void {
+    if (this.#open.delete(conn) && this.#open.size === 0) this.#emptied?.()
+  }
+
+  /**
+   * Sends every open connection a 1001 close frame, waits up to `grace_ms` for them to close, then cuts the rest. A
+   * connection accepted meanwhile (its upgrade's middleware was still running) gets the 1001 and is waited for too.
+   */
   async drain(grace_ms: number): Promise<void> {
+    this.#shutdown = 'draining'
     if (this.#open.size === 0) return
-    const closed = [...this.#open].map((c) => new Promise<void>((resolve) => c.on_close(() => resolve())))
-    for (const c of this.#open) c.close(CLOSE.going_away, 'server shutting down')
+    const closed = new Promise<void>((resolve) => (this.#emptied = resolve))
+    for (const c of this.#open) c.close(CLOSE.going_away, SHUTTING_DOWN)
     let timer: NodeJS.Timeout | undefined
     const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace_ms)))
-    await Promise.race([Promise.all(closed), cut])
+    await Promise.race([closed, cut])
     clearTimeout(timer)
+    this.#shutdown = 'cut'
     for (const c of this.#open) c.terminate()
     // A cut socket reports its close on a later tick: wait for it, so on_close handlers have run when close() resolves.
-    await Promise.all(closed)
+    await closed
   }
 }

@@ -1,7 +1,7 @@
 // WebSocket routes over real sockets: the upgrade runs the route's middleware (refusals answer in HTTP, no socket),
 // middleware state reaches the handler, ws enforces frame limits (1009, 1007), and closing the app drains sockets.
 import type { IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import fastifyWebsocket from '@fastify/websocket'
 import Fastify from 'fastify'
 import t from 'tap'
@@ -10,10 +10,10 @@ import { fw_plugin } from '../../adapters/plugin.js'
 import * as fw from '../../index.js'
 import { JwtClaims } from '../../lib/middleware/auth/index.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
-import { listening } from '../helpers/build.js'
+import { gate, listening } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
 import { MemoryStream } from '../lib/log/capture.js'
-import { connect, refused } from '../helpers/ws.js'
+import { connect, refused, type Client } from '../helpers/ws.js'
 
 const { adapt_ctx } = fw
 const { auth, security } = fw.middleware
@@ -211,6 +211,48 @@ t.test('WebSocketConnection messages', async (t) => {
     },
   )
 
+  t.test('handles nothing a client sends once the server closed it (1009, 1011, 1008 past its window)', async (t) => {
+    const out = capture_log(t)
+    const got: string[] = []
+    const keep = (ws: fw.websocket.WebSocketConnection): void =>
+      void ws.on_message((m) => {
+        got.push(String(m).slice(0, 20))
+        if (m === 'boom') throw new Error('handler exploded')
+      })
+    const { port } = await listening(t, (app) => {
+      app.ws('/small', keep, { max_payload: 16 })
+      app.ws('/rate', keep, { rate_limit: { max_messages: 2, window_ms: 50 } })
+    })
+    // A client that does not read the server's close frame yet, and keeps sending meanwhile.
+    const deaf = async (path: string): Promise<{ c: Client; socket: Socket }> => {
+      const c = await connect(port, path)
+      const socket = (c.ws as unknown as { _socket: Socket })._socket
+      socket.pause()
+      t.teardown(() => c.ws.terminate())
+      return { c, socket }
+    }
+    const big = await deaf('/small')
+    big.c.ws.send('x'.repeat(17))
+    big.c.ws.send('after 1009')
+    const failed = await deaf('/small')
+    failed.c.ws.send('boom')
+    failed.c.ws.send('after 1011')
+    const limited = await deaf('/rate')
+    for (const m of ['1', '2', '3']) limited.c.ws.send(m)
+    // Past the rate window: the count starts again, but the socket is closing.
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    limited.c.ws.send('after 1008')
+    // Reading again, each client answers the close frame; the server reads that answer after the messages before it.
+    const codes: number[] = []
+    for (const { c, socket } of [big, failed, limited]) {
+      socket.resume()
+      codes.push((await c.closed).code)
+    }
+    t.same(codes, [1009, 1011, 1008])
+    t.same(got, ['boom', '1', '2'])
+    t.equal(out.lines().filter((l) => l.includes('ws handler failed')).length, 1)
+  })
+
   t.test("writes a message handler's lines to its App's own logger, with the upgrade's id", async (t) => {
     const shared = capture_log(t)
     const own = new MemoryStream()
@@ -269,6 +311,36 @@ t.test('App.close with open WebSockets', async (t) => {
     t.ok(Date.now() - started < 2000, 'closed within the grace period')
     t.equal(server_side, 1006, 'cut without a close handshake')
     c.ws.terminate()
+  })
+  t.test('closes with 1001 an upgrade whose middleware was still running when close() began', async (t) => {
+    const held = gate()
+    const entered = gate()
+    const server_side: number[] = []
+    const { app, port } = await listening(
+      t,
+      (app) => {
+        app.use(async (req, _res, next) => {
+          if (req.header('x-hold') === '1') {
+            entered.open()
+            await held.promise
+          }
+          return next()
+        })
+        app.ws('/ws', (ws) => void ws.on_close((code) => void server_side.push(code)))
+      },
+      { close_timeout_ms: 1000 },
+    )
+    // A peer that never reads keeps the drain waiting for close_timeout_ms.
+    const stuck = await connect(port, '/ws')
+    ;(stuck.ws as unknown as { _socket: Socket })._socket.pause()
+    t.teardown(() => stuck.ws.terminate())
+    const late = connect(port, '/ws', { 'x-hold': '1' })
+    await entered.promise
+    const closing = app.close().then(() => [...server_side])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    held.open()
+    t.same(await (await late).closed, { code: 1001, reason: 'server shutting down' })
+    t.same((await closing).sort(), [1001, 1006], 'close() resolved after both on_close ran: the late one answered')
   })
 })
 

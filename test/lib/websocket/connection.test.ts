@@ -175,4 +175,18 @@ t.test('WebSocketConnection rooms', async (t) => {
     ws.join('c')
     t.same(rooms.names(), [], 'a closed connection joins nothing')
   })
+
+  t.test('runs an on_close registered after the close at once, with its code and reason', async (t) => {
+    const out = capture_log(t)
+    const { raw, ws } = open()
+    raw.peer_closed(4000, 'bye')
+    const got: Array<[number, string]> = []
+    ws.on_close((code, reason) => void got.push([code, reason]))
+    t.same(got, [[4000, 'bye']])
+    ws.on_close(() => {
+      throw new Error('late failure')
+    })
+    t.equal(raw.closed_with, undefined, 'a late callback that throws closes nothing more')
+    t.match(out.text(), /\[error\] ws handler failed rid=rid-1 .*err="Error: late failure/)
+  })
 })
