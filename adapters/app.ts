@@ -50,6 +50,8 @@ export class App extends AppCore {
   #closed: Promise<void>
   #on_closed!: () => void
   #health: Health | undefined
+  /** Paths load shedding never refuses: the health probes, added by `health()`. */
+  readonly #unshed = new Set<string>()
   /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
   #cut_all: () => void = () => {}
   /** Ends the idle connections a server keeps open when it stops listening (cleartext HTTP/2 sessions). */
@@ -137,6 +139,8 @@ export class App extends AppCore {
    */
   health(options: HealthOptions = {}): Health {
     const health = (this.#health = new Health(options))
+    // Load shedding never refuses the probes, whether it was set up before this call or after.
+    this.#unshed.add(health.path).add(health.ready_path)
     this.get(health.path, health.live)
     this.get(health.ready_path, health.ready)
     return health
@@ -149,8 +153,7 @@ export class App extends AppCore {
    * app.shed_load({ max_event_loop_delay_ms: 200, max_rss_bytes: 1.5e9 })
    */
   shed_load(options: LoadOptions, monitor: LoadMonitor = new LoadMonitor(options)): LoadMonitor {
-    const skip = new Set(this.#health === undefined ? [] : [this.#health.path, this.#health.ready_path])
-    shed_hook(this.fastify, monitor, skip)
+    shed_hook(this.fastify, monitor, this.#unshed)
     this.on_close(() => monitor.stop())
     return monitor.start()
   }
@@ -165,7 +168,7 @@ export class App extends AppCore {
    */
   tracing(tracing: HttpTracing = new HttpTracing()): HttpTracing {
     const ip = ip_resolver(this.config.trust_proxy)
-    trace_hooks(this.fastify, tracing, (freq) => ip(freq))
+    trace_hooks(this.fastify, tracing, (freq) => ip(freq), this.secret_query)
     return tracing
   }
 

@@ -47,7 +47,8 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
 }
 
 /**
- * Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids. Whether
+ * Starts a server span per request of `f` and ends it with the answer; log lines of the request carry its ids, and its
+ * `url.query` hides the values of `secret_query` (lowercase names, read per request; default `SECRET_QUERY`). Whether
  * spans can record is decided when the app starts: with no SDK registered by then, no hook is installed at all, so
  * tracing without an SDK costs a request nothing. With one, the end of a span is listened for on its own answer, not
  * through Fastify's onResponse and onRequestAbort hooks (the latter adds a listener to every request).
@@ -56,20 +57,26 @@ export function trace_hooks(
   f: FastifyInstance,
   tracing: HttpTracing,
   client_ip: (freq: FastifyRequest) => string,
+  secret_query?: ReadonlySet<string>,
 ): void {
   const install = async (instance: FastifyInstance): Promise<void> => {
-    if (tracing.recording()) instance.addHook('onRequest', start_span(tracing, client_ip))
+    if (tracing.recording()) instance.addHook('onRequest', start_span(tracing, client_ip, secret_query))
   }
   // Loaded when the app starts, before the routes its mount registers; not encapsulated, so the hook is f's own.
   void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
 }
 
 /** The onRequest hook that starts a request's span, keyed by the owner its log context names, never by request id. */
-function start_span(tracing: HttpTracing, client_ip: (freq: FastifyRequest) => string): onRequestHookHandler {
+function start_span(
+  tracing: HttpTracing,
+  client_ip: (freq: FastifyRequest) => string,
+  secret_query: ReadonlySet<string> | undefined,
+): onRequestHookHandler {
   return (freq, reply, done) => {
     const span = tracing.start({
       method: freq.method,
       target: freq.url,
+      secret_query,
       route: route_template(freq.routeOptions.url),
       headers: freq.headers,
       client_ip: client_ip(freq),

@@ -2,6 +2,8 @@
 // the counters fw's modules report (rate limits, cache, session store, auth refusals).
 import type * as client from 'prom-client'
 import { lazy } from '../lazy.js'
+import { option_checker } from '../options.js'
+import { ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
 import { on_event, type FwEvent } from './events.js'
 import { HttpSeries } from './http-series.js'
 
@@ -9,6 +11,19 @@ import { HttpSeries } from './http-series.js'
 const prom_client = lazy<typeof client>('prom-client')
 
 type Label = 'method' | 'route' | 'status'
+
+const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'Metrics')
+
+/**
+ * Whether `buckets` are bounds a histogram can count in: finite numbers, each above the one before. A duration counts in
+ * the first bound it does not exceed, so a bound out of order (or `NaN`) would be published with a wrong count.
+ */
+function increasing_bounds(buckets: unknown): boolean {
+  return (
+    Array.isArray(buckets) &&
+    buckets.every((b, i) => typeof b === 'number' && Number.isFinite(b) && (i === 0 || b > (buckets[i - 1] as number)))
+  )
+}
 
 /** prom-client's default gauges named like counters, which promtool's naming rule refuses. */
 const NON_COUNTER_TOTALS = [
@@ -19,7 +34,10 @@ const NON_COUNTER_TOTALS = [
 
 /** Options of `Metrics` (and of `app.metrics`). */
 export interface MetricsOptions {
-  /** Histogram buckets in seconds (default 5 ms to 10 s). */
+  /**
+   * Histogram buckets in seconds, finite and increasing (default 5 ms to 10 s); `+Inf` is always added. Anything else
+   * throws `FW_ERR_OBSERVABILITY_BAD_OPTION`.
+   */
   buckets?: number[]
   /**
    * Collect Node's process metrics (CPU, memory, handles, GC, event-loop lag) too (default true). `'strict'` collects
@@ -57,6 +75,7 @@ export class Metrics {
     default_metrics = true,
     prefix = 'fw_',
   }: MetricsOptions = {}) {
+    check.must(increasing_bounds(buckets), 'buckets', 'a list of finite numbers in increasing order', buckets)
     const prom = prom_client()
     this.registry = new prom.Registry()
     const registers = [this.registry]

@@ -5,6 +5,7 @@ import type { Context, Span, Tracer } from '@opentelemetry/api'
 import { lazy } from '../lazy.js'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
+import { redact_query } from '../log/redact.js'
 
 /** @opentelemetry/api, loaded by the first traced request, span or `HttpTracing` rather than by `import 'fw'`. */
 const api = lazy<typeof OtelApi>('@opentelemetry/api')
@@ -105,6 +106,11 @@ export interface ServerRequestInfo {
   method: string
   /** The path and query as received. */
   target: string
+  /**
+   * The query parameters whose values `url.query` shows as `[redacted]`, lowercase (default `SECRET_QUERY`); an App
+   * passes its `secret_query`, as its access line hides them.
+   */
+  secret_query?: ReadonlySet<string> | undefined
   route: string
   headers: Record<string, string | string[] | undefined>
   client_ip: string
@@ -141,7 +147,8 @@ export class HttpTracing {
   /** Starts the span of a request, with the HTTP semantic-convention attributes known before the answer. */
   start(r: ServerRequestInfo): Span {
     const parent = api().propagation.extract(api().context.active(), r.headers)
-    const [path, query] = split_target(r.target)
+    // A span leaves the process for a tracing backend: secret parameters never go with it.
+    const [path, query] = split_target(redact_query(r.target, r.secret_query))
     const attributes: Record<string, string> = {
       'http.request.method': r.method,
       'http.route': r.route,

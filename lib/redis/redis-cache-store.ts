@@ -117,14 +117,18 @@ export class RedisCacheStore implements CacheStore {
     return removed
   }
 
-  /** Calls `batch` with each non-empty batch of this store's keys that SCAN finds. */
+  /**
+   * Calls `batch` with each non-empty batch of this store's keys that SCAN finds, as commands name them: without the
+   * client's `keyPrefix`, which SCAN matches and answers but every other command adds itself.
+   */
   #scan(operation: string, batch: (keys: string[]) => Promise<void>): Promise<void> {
-    const pattern = glob_escape(this.key('')) + '*'
+    const own = this.#redis.client_prefix
+    const pattern = glob_escape(own + this.key('')) + '*'
     return this.#redis.run(operation, async (r) => {
       let cursor = '0'
       do {
         const [next, keys] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT)
-        if (keys.length > 0) await batch(keys)
+        if (keys.length > 0) await batch(own === '' ? keys : keys.map((k) => k.slice(own.length)))
         cursor = next
       } while (cursor !== '0')
     })

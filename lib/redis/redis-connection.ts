@@ -63,8 +63,11 @@ function make_client(check: OptionChecker, option: string, options: RedisOptions
   return client
 }
 
-/** Server replies that mean "not now" rather than "never": a retry on a healthy server would succeed. */
-const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/
+/**
+ * Server replies that mean "not now" rather than "never": a retry on a healthy server would succeed. `OOM` is a server
+ * at `maxmemory` refusing writes (policy `noeviction`) until keys expire or memory is raised, an outage like `MISCONF`.
+ */
+const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|OOM)\b/
 
 /** What a failed command means for the caller: unavailable (503) or refused (500), with the original as cause. */
 function coded(store: string, operation: string, err: unknown): Error {
@@ -77,17 +80,23 @@ function coded(store: string, operation: string, err: unknown): Error {
 export class RedisConnection {
   readonly client: Redis
   readonly prefix: string
+  /**
+   * The client's own ioredis `keyPrefix` ('' without one): ioredis adds it to every key a command names, but not to a
+   * SCAN pattern, and SCAN answers keys with it, which a command given them would prefix again.
+   */
+  readonly client_prefix: string
   readonly #store: string
   readonly #owned: boolean
 
   constructor(store: string, { client = {}, prefix = 'fw:' }: RedisStoreOptions) {
     const check = option_checker(ERR_REDIS_BAD_OPTION, store)
-    if (typeof prefix !== 'string' || /[\s\0]/.test(prefix)) {
+    if (typeof prefix !== 'string' || /[\s\p{Cc}]/u.test(prefix)) {
       check.fail('prefix', 'a string without spaces or control characters', prefix)
     }
     const given = client instanceof Redis
     this.client = given ? client : make_client(check, 'client', client)
     this.prefix = prefix
+    this.client_prefix = this.client.options.keyPrefix ?? ''
     this.#store = store
     this.#owned = !given
   }

@@ -258,4 +258,18 @@ t.test('App.shed_load', async (t) => {
     t.same(r.json(), { ok: false, error: 'overloaded', message: 'Server overloaded, retry later' })
     t.equal((await app.inject('/health')).statusCode, 200)
   })
+
+  t.test('never sheds the health probes, whichever of health() and shed_load() came first', async (t) => {
+    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const app = build(t, (app) => {
+      app.shed_load({}, monitor)
+      app.health({ path: '/live', ready_path: '/ready' })
+      app.get('/x', (_req, res) => void res.text('x'))
+    })
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    t.same(
+      await Promise.all(['/x', '/live', '/ready'].map(async (url) => (await app.inject(url)).statusCode)),
+      [503, 200, 200],
+    )
+  })
 })

@@ -55,6 +55,28 @@ t.test('App.tracing', async (t) => {
     })
   })
 
+  t.test('keeps secret query parameters out of url.query, as the access line does', async (t) => {
+    const app = traced(t)
+    await app.inject('/users/42?api_key=s3cr3t&page=2&ACCESS_TOKEN=tok&api%5Fkey=s2')
+    const [span] = exporter.getFinishedSpans()
+    t.equal(span!.attributes['url.query'], 'api_key=[redacted]&page=2&ACCESS_TOKEN=[redacted]&api%5Fkey=[redacted]')
+    t.equal(span!.attributes['url.path'], '/users/42')
+  })
+
+  t.test("keeps the App's own secret query parameters out of url.query too", async (t) => {
+    const app = build(
+      t,
+      (app) => {
+        app.tracing()
+        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      },
+      { secret_query_params: ['token'] },
+    )
+    await app.inject('/users/42?token=t0k&page=2')
+    const [span] = exporter.getFinishedSpans()
+    t.equal(span!.attributes['url.query'], 'token=[redacted]&page=2')
+  })
+
   t.test('continues the caller’s trace from traceparent', async (t) => {
     const app = traced(t)
     await app.inject({ url: '/users/1', headers: { traceparent: `00-${TRACE}-${PARENT}-01` } })

@@ -89,6 +89,23 @@ t.test('Metrics', async (t) => {
     t.match(text, 'fw_http_request_duration_seconds_bucket{le="0.1",method="POST",route="/users",status="201"} 2')
   })
 
+  t.test('refuses buckets that are not finite numbers in increasing order, which would miscount', async (t) => {
+    for (const buckets of [[1, 0.1], [0.1, 0.1], [0.1, NaN], [0.1, Infinity], ['0.1'], 0.1]) {
+      t.throws(() => new Metrics({ default_metrics: false, buckets: buckets as number[] }), {
+        code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+        message: /^Metrics: buckets must be a list of finite numbers in increasing order; got /,
+      })
+    }
+    const metrics = new Metrics({ default_metrics: false, buckets: [] })
+    t.teardown(() => metrics.close())
+    metrics.started()
+    metrics.finished('GET', '/a', 200, 0.5)
+    t.match(
+      http_part(await metrics.text()),
+      'fw_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/a",status="200"} 1',
+    )
+  })
+
   t.test('lists no request series before the first request', async (t) => {
     const metrics = new Metrics({ default_metrics: false })
     t.teardown(() => metrics.close())

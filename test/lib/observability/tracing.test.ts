@@ -30,6 +30,28 @@ t.test('HttpTracing.recording', async (t) => {
   })
 })
 
+t.test('HttpTracing.start', async (t) => {
+  t.beforeEach(() => exporter.reset())
+  const tracing = new HttpTracing(provider.getTracer('test'))
+  const info = { method: 'GET', route: '/x', headers: {}, client_ip: '127.0.0.1', scheme: 'http' }
+
+  t.test('redacts api_key and access_token in url.query by default, and the names given instead', async (t) => {
+    tracing.start({ ...info, target: '/x?api_key=k1&access_token=t1&token=t2&page=2' }).end()
+    tracing
+      .start({ ...info, target: '/x?api_key=k1&token=t2&next=/y?token=t3', secret_query: new Set(['token']) })
+      .end()
+    tracing.start({ ...info, target: '/x' }).end()
+    t.same(
+      exporter.getFinishedSpans().map((s) => s.attributes['url.query']),
+      [
+        'api_key=[redacted]&access_token=[redacted]&token=t2&page=2',
+        'api_key=k1&token=[redacted]&next=/y?token=t3',
+        undefined,
+      ],
+    )
+  })
+})
+
 t.test('HttpTracing.child', async (t) => {
   t.beforeEach(() => exporter.reset())
   const tracing = new HttpTracing(provider.getTracer('test'))

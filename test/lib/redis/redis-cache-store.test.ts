@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Cache, CacheEntry, CachePolicy } from '../../../lib/cache/index.js'
-import { RedisCacheStore } from '../../../lib/redis/index.js'
+import { create_redis_client, RedisCacheStore } from '../../../lib/redis/index.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
 import { client } from './setup.js'
 
@@ -81,6 +81,32 @@ t.test('RedisCacheStore', async (t) => {
       (await redis.keys(store.key('*'))).sort(),
       ['k0', 'k1', 'k2', 'k3', 'k4'].map((k) => store.key(k)),
     )
+  })
+
+  t.test('clears and eraseIf-s its entries through a client with ioredis keyPrefix, and only those', async (t) => {
+    const prefixed = create_redis_client({ host: '127.0.0.1', port: server.port, keyPrefix: 'kp*:' })
+    t.teardown(() => prefixed.disconnect())
+    const store = new RedisCacheStore({ client: prefixed, prefix: 'p:' })
+    for (const k of ['a', 'b', 'c']) await store.put(k, entry(k === 'a' ? 1 : 2))
+    await redis.set('kp*:p:cache:junk', 'not an entry')
+    await redis.set('kpX:p:cache:a', 'another keyPrefix')
+    t.same((await redis.keys('kp\\*:p:cache:*')).sort(), [
+      'kp*:p:cache:a',
+      'kp*:p:cache:b',
+      'kp*:p:cache:c',
+      'kp*:p:cache:junk',
+    ])
+    const seen: string[] = []
+    const removed = await store.eraseIf((key, e) => {
+      seen.push(key)
+      return e.created_at_ms === 1
+    })
+    t.equal(removed, 2, 'a and the junk')
+    t.same(seen.sort(), ['a', 'b', 'c'])
+    t.same((await redis.keys('kp\\*:p:cache:*')).sort(), ['kp*:p:cache:b', 'kp*:p:cache:c'])
+    await store.clear()
+    t.same(await redis.keys('kp\\*:p:cache:*'), [])
+    t.equal(await redis.get('kpX:p:cache:a'), 'another keyPrefix', 'a key the unescaped glob would match stays')
   })
 
   t.test('eraseIf keeps an entry replaced between its read and its removal', async (t) => {

@@ -54,6 +54,7 @@ t.test('RedisConnection.run', async (t) => {
         "READONLY You can't write against a read only replica.",
         'MASTERDOWN Link with MASTER is down',
         'BUSY Redis is busy running a script',
+        "OOM command not allowed when used memory > 'maxmemory'.",
       ]) {
         await t.rejects(fails(new ReplyError(reason)), {
           code: 'FW_ERR_REDIS_UNAVAILABLE',
@@ -122,6 +123,28 @@ t.test('every fw/redis store, the room bus and create_redis_client', async (t) =
         t.throws(() => make(url), {
           code: 'FW_ERR_REDIS_BAD_OPTION',
           message: `${name}: ${option} must be an ioredis client, connection options or a redis:// or rediss:// URL; got ${quoted}`,
+        })
+      }
+    }
+  })
+
+  t.test('refuse a prefix holding any control character, as their message says', async (t) => {
+    const stores: Array<[string, (prefix: string) => unknown]> = [
+      ['RedisSessionStore', (prefix) => new RedisSessionStore({ client: 'redis://127.0.0.1:1', prefix })],
+      ['RedisCacheStore', (prefix) => new RedisCacheStore({ client: 'redis://127.0.0.1:1', prefix })],
+      ['RedisRateLimitStore', (prefix) => new RedisRateLimitStore({ client: 'redis://127.0.0.1:1', prefix })],
+      ['RedisRoomBus', (prefix) => new RedisRoomBus({ client: 'redis://127.0.0.1:1', prefix })],
+    ]
+    for (const [name, make] of stores) {
+      for (const [prefix, quoted] of [
+        ['a\x01b:', '"a\\u0001b:"'],
+        ['a\x1b[31m:', '"a\\u001b[31m:"'],
+        ['a\x7fb:', '"a\x7fb:"'],
+        ['a\u0085b:', '"a\u0085b:"'],
+      ]) {
+        t.throws(() => make(prefix!), {
+          code: 'FW_ERR_REDIS_BAD_OPTION',
+          message: `${name}: prefix must be a string without spaces or control characters; got ${quoted}`,
         })
       }
     }

@@ -190,3 +190,26 @@ t.test('RedisRateLimitStore while Redis is down', async (t) => {
     })
   })
 })
+
+t.test('RedisRateLimitStore while Redis refuses writes at maxmemory (OOM)', async (t) => {
+  const server = await start_redis(t)
+  const redis = client(t, server.port)
+  const store = new RedisRateLimitStore({ client: redis, prefix: 'oom:' })
+  await redis.config('SET', 'maxmemory-policy', 'noeviction')
+  await redis.config('SET', 'maxmemory', '1')
+  t.teardown(() => redis.config('SET', 'maxmemory', '0'))
+
+  t.test('rejects with FW_ERR_REDIS_UNAVAILABLE, status 503, as a retry once memory frees succeeds', async (t) => {
+    await t.rejects(Promise.resolve(store.hit('k', 0, 1000)), {
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      status: 503,
+      message: /^RedisRateLimitStore\.hit: Redis is unavailable \(OOM command not allowed /,
+    })
+  })
+
+  t.test('lets requests through uncounted when fail_open is true', async (t) => {
+    const app = limited(t, { max_requests: 5, window_seconds: 10, store, fail_open: true })
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, r.json(), r.headers['x-ratelimit-limit']], [200, { ok: true }, undefined])
+  })
+})
