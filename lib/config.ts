@@ -104,10 +104,20 @@ export interface AppConfig {
   readonly check_responses: boolean
 }
 
+/** An environment variable's text without surrounding spaces; `undefined` when it is unset, empty or blank. */
+function env_text(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const text = env[name]?.trim()
+  return text === '' ? undefined : text
+}
+
+/** Decimal digits, with an optional minus so that `-1` is refused as out of range rather than as garbage. */
+const DECIMAL = /^-?[0-9]+$/
+
 function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return check_int(name, fallback, min, max)
-  return check_int(name, Number(raw), min, max, raw)
+  const text = env_text(env, name)
+  if (text === undefined) return check_int(name, fallback, min, max)
+  // Number() alone reads '0x50' as 80, '1e3' as 1000 and ' ' as 0: only decimal digits are an integer here.
+  return check_int(name, DECIMAL.test(text) ? Number(text) : NaN, min, max, env[name])
 }
 
 function check_int(name: string, n: number, min: number, max: number | undefined, raw: unknown = n): number {
@@ -117,7 +127,7 @@ function check_int(name: string, n: number, min: number, max: number | undefined
 }
 
 function trust_env(raw: string | undefined, fallback: string[] | boolean): string[] | boolean {
-  if (raw === undefined || raw === '') return check_trust(fallback, fallback)
+  if (raw === undefined || raw.trim() === '') return check_trust(fallback, fallback)
   if (raw === 'true') return true
   if (raw === 'false') return false
   return check_trust(
@@ -135,7 +145,8 @@ const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 /** A list of proxies must be addresses, CIDRs or proxy-addr's names (loopback, linklocal, uniquelocal). */
 function check_trust(list: string[] | boolean, raw: unknown): string[] | boolean {
   if (typeof list === 'boolean') return list
-  if (!list.every((p) => TRUST_NAMES.has(p) || parse_range(p) !== undefined)) {
+  const known = (p: unknown): boolean => typeof p === 'string' && (TRUST_NAMES.has(p) || parse_range(p) !== undefined)
+  if (!Array.isArray(list) || !list.every(known)) {
     throw ERR_CONFIG_BAD_VALUE('FW_TRUST_PROXY', raw, 'true, false, or IP addresses and CIDRs separated by commas')
   }
   return list
@@ -167,13 +178,20 @@ export function secret_query_params({ secret_query_params: value = [] }: AppOpti
   return value
 }
 
-/**
- * The `check_responses` option: true or false, by default true only where `NODE_ENV` is `test` or `development`.
- */
-function check_responses(value: unknown, node_env: string | undefined): boolean {
-  if (value === undefined) return node_env === 'test' || node_env === 'development'
-  if (typeof value !== 'boolean') throw ERR_CONFIG_BAD_VALUE('check_responses', value, 'true or false')
+/** A boolean option (`request_id`, `http2`, `check_responses`): true, false, or left out for `fallback`. */
+function bool_option(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback
+  if (typeof value !== 'boolean') throw ERR_CONFIG_BAD_VALUE(name, value, 'true or false')
   return value
+}
+
+/** The address to listen on: FW_HOST, else the `host` option (a non-empty string), else 127.0.0.1. */
+function host_of(env: NodeJS.ProcessEnv, option: unknown): string {
+  const text = env_text(env, 'FW_HOST')
+  if (text !== undefined) return text
+  if (option === undefined || option === '') return '127.0.0.1'
+  if (typeof option !== 'string') throw ERR_CONFIG_BAD_VALUE('FW_HOST', option, 'a host name or address')
+  return option
 }
 
 /**
@@ -188,23 +206,27 @@ export function connections_check_ms(config: Pick<AppConfig, 'headers_timeout_ms
 
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */
 export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const access = env.FW_ACCESS_LOG || options.access_log
+  const access = env_text(env, 'FW_ACCESS_LOG') ?? options.access_log
   return {
     port: int_env(env, 'FW_PORT', options.port ?? 8080, 0, 65535),
-    host: env.FW_HOST || options.host || '127.0.0.1',
+    host: host_of(env, options.host),
     trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
     close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0),
     drain_ms: int_env(env, 'FW_DRAIN_MS', options.drain_ms ?? 0, 0),
-    request_id: options.request_id ?? true,
+    request_id: bool_option('request_id', options.request_id, true),
     access_log: access_level(access),
     form_limits: resolve_form_limits(options.form_limits),
     https: check_tls(options.https),
-    http2: options.http2 === true,
+    http2: bool_option('http2', options.http2, false),
     keep_alive_timeout_ms: int_env(env, 'FW_KEEP_ALIVE_TIMEOUT_MS', options.keep_alive_timeout_ms ?? 72_000, 0),
     request_timeout_ms: int_env(env, 'FW_REQUEST_TIMEOUT_MS', options.request_timeout_ms ?? 300_000, 0),
     headers_timeout_ms: int_env(env, 'FW_HEADERS_TIMEOUT_MS', options.headers_timeout_ms ?? 60_000, 0),
     max_connections: int_env(env, 'FW_MAX_CONNECTIONS', options.max_connections ?? 0, 0),
-    check_responses: check_responses(options.check_responses, env.NODE_ENV),
+    check_responses: bool_option(
+      'check_responses',
+      options.check_responses,
+      env.NODE_ENV === 'test' || env.NODE_ENV === 'development',
+    ),
   }
 }

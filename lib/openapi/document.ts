@@ -2,7 +2,7 @@
 import type { RouteInfo } from '../app.js'
 import type { Middleware } from '../compose.js'
 import { Type, type JsonSchema } from '../validation/type.js'
-import { declared_responses, type AnySchema, type InputPart, type RouteSchema } from '../validation/route.js'
+import { declared_responses, validated_parts, type AnySchema, type RouteSchema } from '../validation/route.js'
 import { with_components } from '../validation/lazy.js'
 import { logger } from '../log/index.js'
 import { json_schema_of } from './json-schema.js'
@@ -90,16 +90,16 @@ function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Js
   const paths: Record<string, Record<string, Json>> = {}
   const schemes: Record<string, SecurityScheme> = {}
   const tags = new Set<string>()
-  for (const route of routes) {
-    if (route.schema?.hide === true) continue
+  const shown = routes.filter((route) => route.schema?.hide !== true)
+  const ids = operation_ids(shown)
+  shown.forEach((route, i) => {
     const docs = route.middleware.map((m: Middleware) => doc_of(m)).filter((d): d is MiddlewareDoc => d !== undefined)
     for (const d of docs) Object.assign(schemes, d.security?.schemes)
     for (const alternative of route.schema?.security ?? []) Object.assign(schemes, alternative)
-    const op = operation(route, docs)
+    const op = operation(route, docs, ids[i]!)
     for (const tag of (op['tags'] as string[] | undefined) ?? []) tags.add(tag)
-    const path = route.path.replace(/\/\*$/, '/{wildcard}')
-    ;(paths[path] ??= {})[route.method.toLowerCase()] = op
-  }
+    ;(paths[documented_path(route.path)] ??= {})[route.method.toLowerCase()] = op
+  })
   const doc: Json = { openapi: '3.1.0', info: structuredClone(options.info) }
   // An empty or missing list means `/` (OpenAPI 3.1, Server Object); saying so keeps linters and generators from guessing.
   const servers = options.servers === undefined || options.servers.length === 0 ? [{ url: '/' }] : options.servers
@@ -116,7 +116,32 @@ function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Js
   return doc
 }
 
-function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
+/** A route's path as the document writes it: a trailing `/*` is the `{wildcard}` parameter. */
+function documented_path(path: string): string {
+  return path.replace(/\/\*$/, '/{wildcard}')
+}
+
+/**
+ * Each route's `operationId`, unique as OpenAPI requires: its `operation_id`, else `<method>_<path>` from the
+ * documented path (`get_users_id`, `get_files_wildcard`), with `_2`, `_3`... when another route already has that id
+ * (`/users/{id}` and `/users/id`).
+ */
+function operation_ids(routes: readonly RouteInfo[]): string[] {
+  const taken = new Set(routes.flatMap((r) => (r.schema?.operation_id === undefined ? [] : [r.schema.operation_id])))
+  return routes.map((route) => {
+    if (route.schema?.operation_id !== undefined) return route.schema.operation_id
+    const base = `${route.method.toLowerCase()}${documented_path(route.path).replace(/[^A-Za-z0-9]+/g, '_')}`.replace(
+      /_$/,
+      '',
+    )
+    let id = base
+    for (let n = 2; taken.has(id); n++) id = `${base}_${n}`
+    taken.add(id)
+    return id
+  })
+}
+
+function operation(route: RouteInfo, docs: readonly MiddlewareDoc[], operation_id: string): Json {
   const s: RouteSchema = route.schema ?? {}
   const where = `${route.method} ${route.path}`
   const op: Json = {}
@@ -125,8 +150,7 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[]): Json {
   // Every operation gets a summary (linters require one); the method and path say what a route does not.
   op['summary'] = s.summary ?? `${route.method} ${route.path}`
   if (s.description !== undefined) op['description'] = s.description
-  op['operationId'] =
-    s.operation_id ?? `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_$/, '')
+  op['operationId'] = operation_id
   if (s.deprecated === true) op['deprecated'] = true
   const parameters = [
     ...path_parameters(route, s.params),
@@ -151,7 +175,13 @@ function path_parameters(route: RouteInfo, params: AnySchema | undefined): Json[
   const described = params === undefined ? {} : properties(params, `${route.method} ${route.path} params`).props
   const names = [...route.path.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!)
   if (route.path.endsWith('/*')) names.push('wildcard')
-  return names.map((name) => ({ name, in: 'path', required: true, schema: described[name] ?? { type: 'string' } }))
+  // Own properties only: a parameter named `constructor` must not find Object.prototype's.
+  return names.map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: (Object.hasOwn(described, name) ? described[name] : undefined) ?? { type: 'string' },
+  }))
 }
 
 function named_parameters(where_in: 'query' | 'header', schema: AnySchema | undefined, where: string): Json[] {
@@ -193,8 +223,8 @@ function responses(s: RouteSchema, docs: readonly MiddlewareDoc[], where: string
   const errors = new Map<number, Set<string>>()
   const add = (status: number, code: string): void =>
     void (errors.get(status) ?? errors.set(status, new Set()).get(status)!).add(code)
-  if ((['body', 'query', 'params', 'headers'] as InputPart[]).some((p) => s[p] !== undefined))
-    add(400, 'validation_failed')
+  // A form's body is read by the handler, not validated: a route with nothing else to validate never answers 400.
+  if (validated_parts(s).length > 0) add(400, 'validation_failed')
   if (s.body !== undefined) add(413, 'payload_too_large')
   for (const d of docs)
     for (const [status, codes] of Object.entries(d.responses ?? {})) for (const c of codes) add(Number(status), c)

@@ -3,7 +3,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Handler } from '../compose.js'
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
-import type { Infer } from './schema.js'
+import { Schema, type Infer } from './schema.js'
 import { Type, run_check, type Check } from './type.js'
 import { ERR_VALIDATION_BAD_OPTION } from './errors.js'
 import { option_checker } from '../options.js'
@@ -94,12 +94,46 @@ export interface PartCheck {
   readonly prefix: string
 }
 
+/** A part's check with what it reads of the request. */
+interface RouteCheck extends PartCheck {
+  readonly read: (req: Request) => unknown
+}
+
 const PARTS: readonly InputPart[] = ['body', 'query', 'params', 'headers']
 
-function read(req: Request, part: InputPart): unknown {
-  if (part === 'body') return req.json().raw
-  if (part === 'query') return req.query()
-  return part === 'params' ? req.raw.params : req.raw.headers
+const read_body = (req: Request): unknown => req.json().raw
+const read_query = (req: Request): unknown => req.query()
+const read_params = (req: Request): unknown => req.raw.params
+const read_headers = (req: Request): unknown => req.raw.headers
+
+/**
+ * What the check of `part` reads. Header names arrive lowercased (Node), and compare case-insensitively: a field an fw
+ * schema names `X-Count` reads the `x-count` header, under its declared name.
+ */
+function reader(part: InputPart, schema: AnySchema): (req: Request) => unknown {
+  if (part !== 'headers') return part === 'body' ? read_body : part === 'query' ? read_query : read_params
+  const spelled = schema instanceof Schema ? Object.keys(schema.shape).filter((n) => n !== n.toLowerCase()) : []
+  if (spelled.length === 0) return read_headers
+  return (req) => {
+    const headers = req.raw.headers
+    const view: Record<string, unknown> = { ...headers }
+    for (const name of spelled) {
+      const lower = name.toLowerCase()
+      if (!Object.hasOwn(headers, lower)) continue
+      view[name] = headers[lower]
+      delete view[lower]
+    }
+    return view
+  }
+}
+
+/**
+ * The parts of `schema` that are validated before the handler: those it declares, except a form's `body`, which the
+ * handler reads (`body_type`). `validate: false` is not considered here.
+ */
+export function validated_parts(schema: RouteSchema): InputPart[] {
+  const form = schema.body_type !== undefined && schema.body_type !== 'application/json'
+  return PARTS.filter((p) => schema[p] !== undefined && !(form && p === 'body'))
 }
 
 /**
@@ -186,10 +220,10 @@ export function validated(
 ): Handler {
   check_schema(schema, where)
   if (schema.validate === false) return handler
-  const form = schema.body_type !== undefined && schema.body_type !== 'application/json'
-  const checks: PartCheck[] = PARTS.filter((p) => schema[p] !== undefined && !(form && p === 'body')).map((part) =>
-    compile_part(part, schema[part]!),
-  )
+  const checks: RouteCheck[] = validated_parts(schema).map((part) => ({
+    ...compile_part(part, schema[part]!),
+    read: reader(part, schema[part]!),
+  }))
   if (checks.length === 0) return handler
   if (checks.every((c) => c.check !== undefined)) return compiled_then_handle(checks, handler, mapped)
   return function validate_then_handle(req, res) {
@@ -197,7 +231,7 @@ export function validated(
     let waiting = false
     for (let i = 0; i < checks.length; i++) {
       const c = checks[i]!
-      const r = (results[i] = c.validate(read(req, c.part)))
+      const r = (results[i] = c.validate(c.read(req)))
       if (r instanceof Promise) waiting = true
     }
     if (waiting) return Promise.all(results).then((done) => finish(checks, done, req, res, handler, mapped))
@@ -206,7 +240,7 @@ export function validated(
 }
 
 /** The validation step of a route whose every part is an fw type: synchronous, and no result objects on success. */
-function compiled_then_handle(checks: readonly PartCheck[], handler: Handler, mapped: Mapped): Handler {
+function compiled_then_handle(checks: readonly RouteCheck[], handler: Handler, mapped: Mapped): Handler {
   const n = checks.length
   return function validate_then_handle(req, res) {
     const values = new Array<unknown>(n)
@@ -215,7 +249,7 @@ function compiled_then_handle(checks: readonly PartCheck[], handler: Handler, ma
       const c = checks[i]!
       // Each part collects its own errors, so the cap on collected errors applies per part.
       const part_errors: ValidationError[] = []
-      values[i] = c.check!(read(req, c.part), c.prefix, part_errors)
+      values[i] = c.check!(c.read(req), c.prefix, part_errors)
       if (part_errors.length > 0) errors = errors === undefined ? part_errors : errors.concat(part_errors)
     }
     if (errors !== undefined) return refuse(errors, req, res, mapped)

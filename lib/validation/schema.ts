@@ -5,6 +5,7 @@ import { object_code, type Refuse } from './object-code.js'
 import { ValidationErrorCode, type ValidationError } from './validation-error.js'
 import {
   INVALID,
+  MAX_ERRORS,
   Type,
   base_spec,
   child_path,
@@ -153,6 +154,8 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
 function unknown_keys(known: ReadonlySet<string>, message: string | undefined): Refuse {
   return (obj, at, errors) => {
     for (const key of Object.keys(obj)) {
+      // Each unknown key is an error: bounded like an array's, so a body of many keys costs a bounded answer.
+      if (errors.length >= MAX_ERRORS) return
       if (!known.has(key))
         errors.push({
           field: child_path(at, key),

@@ -197,9 +197,10 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
     const required_message = required_message_of(this.spec, name)
     const value = this.compile_value(name, options)
     const empty = this.empty_string_is_missing
+    const fill = default_of(default_value)
     const check: Check = (raw, at, errors) => {
       if (raw === undefined || (raw === null && !nullable)) {
-        if (has_default) return default_value
+        if (has_default) return fill()
         if (!required) return undefined
         errors.push({ field: at, code: ValidationErrorCode.Required, message: required_message })
         return INVALID
@@ -283,6 +284,15 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   protected with_rule<D>(rule: Rule): D {
     return this.derive<D>({ rules: [...this.spec.rules, rule] })
   }
+}
+
+/**
+ * What fills a missing value declared with `default(value)`: the value itself when it is a primitive, else a fresh copy
+ * each time, so that a handler changing the array or object it was given changes no later request's default.
+ */
+export function default_of(value: unknown): () => unknown {
+  if (typeof value !== 'object' || value === null) return () => value
+  return () => structuredClone(value)
 }
 
 /** The message of a missing required value of a type named `name`. */

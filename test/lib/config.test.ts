@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { DEFAULT_FORM_LIMITS } from '../../lib/body/limits.js'
 import { ERR_CONFIG_BAD_VALUE, resolve_config } from '../../lib/config.js'
 
@@ -13,6 +13,13 @@ const SERVER = {
   check_responses: false,
 }
 const TRUST = 'FW_TRUST_PROXY must be true, false, or IP addresses and CIDRs separated by commas'
+
+/** Each case's options and environment throw FW_ERR_CONFIG_BAD_VALUE with its message. */
+function refuses(t: Test, cases: ReadonlyArray<[Record<string, unknown>, NodeJS.ProcessEnv, string]>): void {
+  for (const [options, env, message] of cases) {
+    t.throws(() => resolve_config(options, env), { code: ERR_CONFIG_BAD_VALUE.code, message }, message)
+  }
+}
 
 t.test('resolve_config', async (t) => {
   t.test('applies the documented defaults', async (t) => {
@@ -130,23 +137,59 @@ t.test('resolve_config', async (t) => {
   })
 
   t.test('throws FW_ERR_CONFIG_BAD_VALUE for a bad environment value, quoting it', async (t) => {
-    const cases: Array<[NodeJS.ProcessEnv, string]> = [
-      [{ FW_PORT: 'http' }, 'FW_PORT must be an integer from 0 to 65535; got "http"'],
-      [{ FW_PORT: '80.5' }, 'FW_PORT must be an integer from 0 to 65535; got "80.5"'],
-      [{ FW_PORT: '-1' }, 'FW_PORT must be an integer from 0 to 65535; got "-1"'],
-      [{ FW_PORT: '65536' }, 'FW_PORT must be an integer from 0 to 65535; got "65536"'],
-      [{ FW_TRUST_PROXY: '127.0.0.1,proxy.local' }, TRUST + '; got "127.0.0.1,proxy.local"'],
-      [{ FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
-      [{ FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
-      [{ FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer >= 0; got "soon"'],
+    refuses(t, [
+      [{}, { FW_PORT: 'http' }, 'FW_PORT must be an integer from 0 to 65535; got "http"'],
+      [{}, { FW_PORT: '80.5' }, 'FW_PORT must be an integer from 0 to 65535; got "80.5"'],
+      [{}, { FW_PORT: '-1' }, 'FW_PORT must be an integer from 0 to 65535; got "-1"'],
+      [{}, { FW_PORT: '65536' }, 'FW_PORT must be an integer from 0 to 65535; got "65536"'],
+      [{}, { FW_TRUST_PROXY: '127.0.0.1,proxy.local' }, TRUST + '; got "127.0.0.1,proxy.local"'],
+      [{}, { FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
+      [{}, { FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
+      [{}, { FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer >= 0; got "soon"'],
       [
+        {},
         { FW_ACCESS_LOG: 'loud' },
         'FW_ACCESS_LOG must be a log level (trace, debug, info, warn, error, critical) or false; got "loud"',
       ],
-    ]
-    for (const [env, message] of cases) {
-      t.throws(() => resolve_config({}, env), { code: ERR_CONFIG_BAD_VALUE.code, message }, message)
-    }
+    ])
+  })
+
+  t.test('reads integers only as decimal digits: no hex, binary, exponent, or blank read as 0', async (t) => {
+    refuses(t, [
+      [{}, { FW_PORT: '0x50' }, 'FW_PORT must be an integer from 0 to 65535; got "0x50"'],
+      [{}, { FW_PORT: '8e3' }, 'FW_PORT must be an integer from 0 to 65535; got "8e3"'],
+      [{}, { FW_BODY_LIMIT: '0b11' }, 'FW_BODY_LIMIT must be an integer >= 0; got "0b11"'],
+      [{}, { FW_BODY_LIMIT: '1e6' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1e6"'],
+      [{}, { FW_MAX_CONNECTIONS: '1_000' }, 'FW_MAX_CONNECTIONS must be an integer >= 0; got "1_000"'],
+    ])
+    const c = resolve_config(
+      { port: 3000, body_limit: 10, trust_proxy: ['1.2.3.4'] },
+      {
+        FW_PORT: ' ',
+        FW_BODY_LIMIT: '\t',
+        FW_TRUST_PROXY: ' ',
+        FW_DRAIN_MS: ' 250 ',
+      },
+    )
+    t.same(
+      [c.port, c.body_limit, c.trust_proxy, c.drain_ms],
+      [3000, 10, ['1.2.3.4'], 250],
+      'a blank variable is unset, like an empty one; spaces around digits are dropped',
+    )
+  })
+
+  t.test('throws FW_ERR_CONFIG_BAD_VALUE for options of the wrong type, never a TypeError', async (t) => {
+    refuses(t, [
+      [{ trust_proxy: 'true' }, {}, TRUST + '; got "true"'],
+      [{ trust_proxy: ['10.0.0.1', 7] }, {}, TRUST + '; got ["10.0.0.1",7]'],
+      [{ request_id: 'false' }, {}, 'request_id must be true or false; got "false"'],
+      [{ http2: 'true' }, {}, 'http2 must be true or false; got "true"'],
+      [{ host: 8080 }, {}, 'FW_HOST must be a host name or address; got 8080'],
+    ])
+    t.same(
+      [resolve_config({ request_id: false, http2: true }, {}).request_id, resolve_config({ http2: true }, {}).http2],
+      [false, true],
+    )
   })
 
   t.test('throws FW_ERR_CONFIG_BAD_VALUE for a bad option', async (t) => {

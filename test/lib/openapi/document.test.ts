@@ -310,3 +310,60 @@ t.test('openapi_document: statuses a route says it never answers', async (t) => 
   const good = await app.inject({ method: 'POST', url: '/api/items', payload: { name: 'pen' } })
   t.same([good.statusCode, good.json()], [201, { name: 'pen' }])
 })
+
+t.test('openapi_document: operation ids and path parameters', async (t) => {
+  const ok = (_req: unknown, res: { json: (...a: unknown[]) => unknown }) => void res.json('ok', true)
+  const app = build(t, (app) => {
+    app.get('/', ok)
+    app.get('/*', ok)
+    app.get('/files', ok)
+    app.get('/files/*', ok)
+    app.get('/users/{id}', ok)
+    app.get('/users/id', ok)
+    app.get('/users/by', { operation_id: 'get_users_id_2' }, ok)
+    app.get('/x/{constructor}', ok)
+    app.openapi({ info: { title: 'Ids', version: '1.0.0' }, security: [] })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  const id = (path: string): string => doc.paths[path].get.operationId
+
+  t.test('every operation id is unique, so the document is valid', async (t) => {
+    t.same(['/', '/{wildcard}', '/files', '/files/{wildcard}', '/users/{id}', '/users/id', '/users/by'].map(id), [
+      'get',
+      'get_wildcard',
+      'get_files',
+      'get_files_wildcard',
+      'get_users_id',
+      'get_users_id_3',
+      'get_users_id_2',
+    ])
+    const result = await validate(structuredClone(doc))
+    t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+  })
+
+  t.test('a path parameter named like an Object property is a string like any other', async (t) => {
+    t.same(doc.paths['/x/{constructor}'].get.parameters, [
+      { name: 'constructor', in: 'path', required: true, schema: { type: 'string' } },
+    ])
+  })
+})
+
+t.test('openapi_document: a form body is not validated, so no 400 validation_failed is promised', async (t) => {
+  const body = schema({ message: field.string().required() })
+  const app = build(t, (app) => {
+    const ok = (_req: unknown, res: { json: (...a: unknown[]) => unknown }) => void res.json('ok', true)
+    app.post('/form', { body, body_type: 'application/x-www-form-urlencoded' }, ok)
+    app.post('/form-query', { body, body_type: 'multipart/form-data', query: schema({ n: field.integer() }) }, ok)
+    app.openapi({ info: { title: 'Forms', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  t.same(Object.keys(doc.paths['/form'].post.responses), ['413', '2XX'])
+  t.same(Object.keys(doc.paths['/form-query'].post.responses), ['400', '413', '2XX'], 'the query is validated')
+  const r = await app.inject({
+    method: 'POST',
+    url: '/form',
+    payload: 'x=1',
+    headers: { 'content-type': 'text/plain' },
+  })
+  t.equal(r.statusCode, 200, 'the route indeed never answers validation_failed for its body')
+})

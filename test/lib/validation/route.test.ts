@@ -77,6 +77,16 @@ t.test('Route schemas', async (t) => {
       { headers: schema({ 'x-count': field.integer().required() }) },
       (req, res) => void res.json(req.valid('headers')),
     )
+    app.get(
+      '/mixed-headers',
+      { headers: schema({ 'X-Count': field.integer().required(), 'X-Tag': field.string() }) },
+      (req, res) => void res.json(req.valid('headers')),
+    )
+    app.get('/defaults', { query: schema({ tag: field.array(field.string()).default([]) }) }, (req, res) => {
+      const { tag } = req.valid('query')
+      tag.push('seen')
+      res.json('tag', tag)
+    })
   })
 
   t.test(
@@ -174,6 +184,19 @@ t.test('Route schemas', async (t) => {
     t.same((await app.inject({ url: '/headers' })).json().errors, [
       { field: 'headers/x-count', code: 'Required', message: 'x-count is required' },
     ])
+  })
+
+  t.test('header names are case-insensitive: a schema may name them as they are written', async (t) => {
+    const r = await app.inject({ url: '/mixed-headers', headers: { 'x-count': '3', 'x-tag': 'a' } })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { 'X-Count': 3, 'X-Tag': 'a' })
+    const missing = await app.inject({ url: '/mixed-headers', headers: { 'x-tag': 'a' } })
+    t.same(missing.json().errors, [{ field: 'headers/X-Count', code: 'Required', message: 'X-Count is required' }])
+  })
+
+  t.test('a default array is new for each request: a handler changing it changes no later request', async (t) => {
+    t.same((await app.inject({ url: '/defaults' })).json(), { tag: ['seen'] })
+    t.same((await app.inject({ url: '/defaults' })).json(), { tag: ['seen'] })
   })
 
   t.test('unknown keys are refused by a strict schema', async (t) => {

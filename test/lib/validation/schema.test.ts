@@ -220,6 +220,19 @@ t.test('Schema nested', async (t) => {
     })
   })
 
+  t.test('strict collects at most 100 unknown keys, so a body of many keys costs a bounded answer', async (t) => {
+    const body: Record<string, number> = {}
+    for (let i = 0; i < 10_000; i++) body[`k${i}`] = 0
+    const r = schema({ a: field.integer() }).strict().validate(body)
+    t.equal(r.ok, false)
+    const errors = r.ok ? [] : r.errors
+    t.equal(errors.length, 100)
+    t.same(errors[99], { field: 'k99', code: 'Unknown', message: 'k99 is not allowed' })
+    const nested = schema({ a: field.integer().required(), o: field.object({}).strict() }).validate({ o: body })
+    t.equal(nested.ok ? 0 : nested.errors.length, 100, 'the cap counts the errors before the unknown keys')
+    t.same(nested.ok ? undefined : nested.errors[0], { field: 'a', code: 'Required', message: 'a is required' })
+  })
+
   t.test('__proto__ and constructor keys at every level never reach a prototype', async (t) => {
     let body: unknown = { leaf: 1 }
     for (let i = 0; i < 5; i++)

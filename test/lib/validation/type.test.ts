@@ -44,6 +44,30 @@ t.test('Type presence', async (t) => {
     t.same(S.validate({ note: 'x', size: 3 }), { ok: true, value: { note: 'x', size: 3 } })
   })
 
+  t.test('each value gets its own copy of an object or array default', async (t) => {
+    const D = schema({ tags: field.array(field.string()).default([]), meta: field.record(field.string()).default({}) })
+    for (const coerce of [false, true]) {
+      const first = D.validate({}, { coerce })
+      t.ok(first.ok)
+      if (first.ok) {
+        first.value.tags.push('changed')
+        first.value.meta['k'] = 'changed'
+      }
+      t.same(D.validate({}, { coerce }), { ok: true, value: { tags: [], meta: {} } }, `coerce: ${coerce}`)
+    }
+    const Strict = schema({ tags: field.array(field.string()).default(['a']), same: field.string().equals('tags') })
+    const a = Strict.validate({})
+    if (a.ok) a.value.tags.push('b')
+    t.same(Strict.validate({}), { ok: true, value: { tags: ['a'] } }, 'on the closure path too')
+    t.strictSame(D.json_schema(), {
+      type: 'object',
+      properties: {
+        tags: { type: 'array', items: { type: 'string' }, default: [] },
+        meta: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
+      },
+    })
+  })
+
   t.test('optional undoes required', async (t) => {
     t.same(S.validate({}), { ok: true, value: { size: 10 } })
   })
