@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { AppCore } from '../lib/app.js'
+import { AppCore, ERR_APP_CLOSED } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { app_middleware, compose, type CtxMiddleware, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
@@ -21,7 +21,7 @@ import {
 } from '../lib/observability/index.js'
 import { serve_openapi, type OpenApiOptions } from '../lib/openapi/index.js'
 import { mount } from './mount.js'
-import { ip_resolver } from './request-lines.js'
+import { close_hook_failed, ip_resolver } from './request-lines.js'
 import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
 import { create_server, FASTIFY_LISTENING } from './server.js'
 
@@ -47,6 +47,8 @@ export class App extends AppCore {
   #fastify: FastifyInstance | undefined
   #ready: Promise<void> | undefined
   #closing: Promise<void> | undefined
+  /** A `listen()` under way (settled, never rejecting), which `close()` waits for. */
+  #starting: Promise<void> | undefined
   #closed: Promise<void>
   #on_closed!: () => void
   #health: Health | undefined
@@ -194,9 +196,16 @@ export class App extends AppCore {
    * await app.listen(0, port => console.log(`listening on http://127.0.0.1:${port}`))
    */
   async listen(port: number = this.config.port, cb?: (port: number) => void): Promise<number> {
-    await this.ready()
-    const listening_text = (): string => FASTIFY_LISTENING as unknown as string
-    await this.fastify.listen({ port, host: this.config.host, listenTextResolver: listening_text })
+    const starting = (async () => {
+      await this.ready()
+      // A close() that began while the app was getting ready (a SIGTERM at startup) wins: nothing listens after it.
+      if (this.#closing !== undefined) throw ERR_APP_CLOSED('listen')
+      const listening_text = (): string => FASTIFY_LISTENING as unknown as string
+      await this.fastify.listen({ port, host: this.config.host, listenTextResolver: listening_text })
+    })()
+    // close() waits for a listen under way, so the server it closes is the one that listens.
+    this.#starting = starting.catch(() => {})
+    await starting
     const bound = this.port()
     cb?.(bound)
     return bound
@@ -220,6 +229,7 @@ export class App extends AppCore {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await this.#starting
       this.#health?.drain()
       const f = this.#fastify
       // Until a load balancer's probe has seen the 503, it still sends requests: closing the listener now would refuse
@@ -243,7 +253,7 @@ export class App extends AppCore {
           clearTimeout(cut)
         }
       }
-      await this.run_closers()
+      await this.run_closers(close_hook_failed(this.#log))
       // In async mode lines wait in a buffer: a closed app has written every line it logged.
       await flush()
       await this.#log?.flush()
@@ -265,6 +275,9 @@ export class App extends AppCore {
       await this.listen(port, () => {
         bound_logger('fw', request_context('', undefined, this.#log)).info('listening on {}', this.url())
         on_listening?.(this.url())
+      }).catch((err: unknown) => {
+        // A signal during startup closed the app before it listened: that is a clean stop, not a failure.
+        if ((err as { code?: unknown }).code !== ERR_APP_CLOSED.code) throw err
       })
       await this.wait()
     } finally {

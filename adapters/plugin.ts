@@ -7,7 +7,7 @@ import { route_options_of, SECURITY_HEADERS_KIND } from '../lib/compose.js'
 import { logger } from '../lib/log/index.js'
 import { security_header_list } from '../lib/middleware/security/headers.js'
 import { mount } from './mount.js'
-import { embedded_id, request_id, sequential_ids } from './request-lines.js'
+import { close_hook_failed, embedded_id, request_id, sequential_ids } from './request-lines.js'
 
 /** Options of the fw plugin. */
 export interface FwPluginOptions {
@@ -33,7 +33,7 @@ export const fw_plugin: FastifyPluginAsync<FwPluginOptions> = async (instance, o
   })
   await mount(instance, app)
   warn_on_overridden_headers(instance, app)
-  instance.addHook('onClose', async () => app.run_closers())
+  instance.addHook('onClose', async () => app.run_closers(close_hook_failed(undefined)))
 }
 
 export default fw_plugin

@@ -202,3 +202,8 @@ export function in_request_context<R>(
     return enter_request(ctx, serve, new Request(freq, services, ip, ctx), reply)
   }
 }
+
+/** Logs a close hook that failed (the others still run), through the App's own log core when it has one. */
+export function close_hook_failed(log: LogCore | undefined): (err: unknown) => void {
+  return (err) => logf_in(request_context('', undefined, log), 'fw', 'error', 'close hook failed', ['err', err])
+}

@@ -40,6 +40,11 @@ export const ERR_APP_LOCKED = defineError(
   (what: string) => `cannot ${what} after the app has started (listen, inject or mount)`,
 )
 
+export const ERR_APP_CLOSED = defineError(
+  'FW_ERR_APP_CLOSED',
+  (what: string) => `cannot ${what}: the app is closing or closed`,
+)
+
 export const ERR_APP_BAD_HANDLER = defineError(
   'FW_ERR_APP_BAD_HANDLER',
   (what: string, value: unknown) => `${what} must be a function; got ${value === null ? 'null' : typeof value}`,
@@ -365,9 +370,18 @@ export class AppCore extends Router {
     return this
   }
 
-  /** @internal Runs the close hooks, last registered first. */
-  async run_closers(): Promise<void> {
-    for (const fn of this.#closers.splice(0).reverse()) await fn()
+  /**
+   * @internal Runs the close hooks, last registered first. One that throws or rejects goes to `failed`, and the rest
+   * still run: a store whose quit failed must not keep the others open.
+   */
+  async run_closers(failed: (err: unknown) => void): Promise<void> {
+    for (const fn of this.#closers.splice(0).reverse()) {
+      try {
+        await fn()
+      } catch (err) {
+        failed(err)
+      }
+    }
   }
 
   /** Whether routes were compiled (the app started). */

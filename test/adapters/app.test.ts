@@ -129,6 +129,40 @@ t.test('App.close', async (t) => {
     await t.rejects(send(port, { path: '/x' }), { code: 'ECONNREFUSED' }, 'then new connections are refused')
   })
 
+  t.test('runs every on_close hook and resolves when one throws or rejects, logging each failure', async (t) => {
+    const out = capture_log(t)
+    const ran: string[] = []
+    const app = new App({ access_log: false })
+    app.on_close(() => void ran.push('first registered'))
+    app.on_close(async () => {
+      throw new Error('redis quit failed')
+    })
+    app.on_close(() => {
+      throw new Error('timer clear failed')
+    })
+    app.on_close(() => void ran.push('last registered'))
+    await app.listen(0)
+    await app.close()
+    await app.wait()
+    t.same(ran, ['last registered', 'first registered'], 'the hooks after the failing ones ran, last registered first')
+    t.match(out.text(), /\[fw\] \[error\] close hook failed err=.*timer clear failed/)
+    t.match(out.text(), /\[fw\] \[error\] close hook failed err=.*redis quit failed/)
+  })
+
+  t.test('wins over a listen() still starting: nothing listens after it, and listen says why', async (t) => {
+    const app = new App({ access_log: false, host: '127.0.0.1' })
+    app.get('/x', (_req, res) => void res.text('x'))
+    const listen = app.listen(0)
+    await app.close()
+    await t.rejects(listen, {
+      code: 'FW_ERR_APP_CLOSED',
+      message: 'cannot listen: the app is closing or closed',
+    })
+    t.equal(app.fastify.server.listening, false)
+    await t.rejects(app.listen(0), { code: 'FW_ERR_APP_CLOSED' }, 'and after it')
+    t.equal(app.fastify.server.listening, false)
+  })
+
   t.test('closes an app that never listened', async (t) => {
     const app = new App()
     let ran = false
@@ -170,6 +204,18 @@ t.test('App.run', async (t) => {
     t.same([r.status, JSON.parse(r.body)], [200, { ok: true, answered: 'after SIGTERM' }])
     t.equal(code, 0, err)
     t.match(out, /in flight\non_close ran\nstopped\n$/)
+  })
+})
+
+t.test('App.run stopped by a signal while starting', async (t) => {
+  t.test('resolves once closed, without ever listening', async (t) => {
+    const app = new App({ access_log: false, host: '127.0.0.1' })
+    const before = process.listenerCount('SIGTERM')
+    const run = app.run(0)
+    process.emit('SIGTERM')
+    await run
+    t.equal(app.fastify.server.listening, false)
+    t.equal(process.listenerCount('SIGTERM'), before, 'its signal handlers are gone')
   })
 })
 
