@@ -14,7 +14,7 @@ import type { LogCore } from '../lib/log/core.js'
 import { logf_in } from '../lib/log/logger.js'
 import { observed, report } from '../lib/observability/events.js'
 import type { Response } from '../lib/response.js'
-import { discard_body, open_body, OpenStreams, sse_stream, type StreamedBody } from '../lib/stream/index.js'
+import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
 import {
   MISMATCH_LOGGER,
   MISMATCH_MESSAGE,
@@ -172,12 +172,11 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogC
     return reply.send()
   }
   const id = reply.request.headers['last-event-id']
-  const readable = open_body(body, typeof id === 'string' ? id : undefined)
+  const { sent: readable, sse } = open_body(body, typeof id === 'string' ? id : undefined)
   // Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what happened.
   readable.once('error', (err) => {
     if (reply.raw.headersSent) log_failure(reply.request, log, 'stream failed after the first byte', err)
   })
-  const sse = sse_stream(readable)
   if (sse !== undefined)
     open_streams
       .get(reply.server.server as Server)

@@ -1,6 +1,6 @@
 // Streamed responses: `res.stream()` bodies and server-sent events, opened by the adapter when it commits the answer.
 import { pipeline, Readable, type Transform } from 'node:stream'
-import { is_sse, sse_readable, type SseProducer } from './sse.js'
+import { sse_readable, type SseProducer } from './sse.js'
 import { to_readable, type StreamSource } from './source.js'
 
 export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
@@ -26,25 +26,23 @@ export type StreamedBody =
   | { readonly kind: 'sse'; readonly producer: SseProducer; readonly heartbeat_ms: number }
   | { readonly kind: 'encoded'; readonly inner: StreamedBody; readonly transform: () => Transform }
 
-/** The SSE answer inside each encoded body that carries one, by the stream sent. */
-const encoded_sse = new WeakMap<Readable, Readable>()
+/** A body opened for sending: the Readable sent, and the SSE answer it carries (itself, or inside an encoding). */
+export interface OpenedBody {
+  readonly sent: Readable
+  readonly sse: Readable | undefined
+}
 
-/** The Readable to send for `body`; an SSE producer starts now. */
-export function open_body(body: StreamedBody, last_event_id: string | undefined): Readable {
-  if (body.kind === 'stream') return to_readable(body.source)
-  if (body.kind === 'sse') return sse_readable(body.producer, last_event_id, body.heartbeat_ms)
+/** The Readable to send for `body`, with the SSE answer in it for the server to end when it closes; a producer starts now. */
+export function open_body(body: StreamedBody, last_event_id: string | undefined): OpenedBody {
+  if (body.kind === 'stream') return { sent: to_readable(body.source), sse: undefined }
+  if (body.kind === 'sse') {
+    const sse = sse_readable(body.producer, last_event_id, body.heartbeat_ms)
+    return { sent: sse, sse }
+  }
   const opened = open_body(body.inner, last_event_id)
   // The transform is what is sent. Destroying it (the client went away) fails the pipeline, which destroys the opened
   // body too: an SSE producer's signal fires at once. An error reaches the reader as the transform's own.
-  const sent = pipeline(opened, body.transform(), ignore)
-  const sse = sse_stream(opened)
-  if (sse !== undefined) encoded_sse.set(sent, sse)
-  return sent
-}
-
-/** The SSE answer inside a stream from `open_body`, plain or encoded, for the server to end when it closes. */
-export function sse_stream(sent: Readable): Readable | undefined {
-  return is_sse(sent) ? sent : encoded_sse.get(sent)
+  return { sent: pipeline(opened.sent, body.transform(), ignore), sse: opened.sse }
 }
 
 /** Lets go of a body that will not be sent (a HEAD request, or a handler that replaced it): nothing was opened. */

@@ -216,8 +216,3 @@ export function end_sse(stream: Readable): boolean {
   stream.finish()
   return true
 }
-
-/** Whether `stream` is an SSE answer made by `sse_readable`. */
-export function is_sse(stream: Readable): boolean {
-  return stream instanceof SseStream
-}
