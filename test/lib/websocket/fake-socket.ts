@@ -11,8 +11,9 @@ export class FakeSocket extends EventEmitter implements RawSocket {
   pings = 0
   terminated = false
 
-  send(data: string | Buffer, options: { binary: boolean }): void {
-    this.sent.push({ data, binary: options.binary })
+  /** As ws: without options, a string goes as a text frame and bytes as a binary one. */
+  send(data: string | Buffer, options?: { binary: boolean }): void {
+    this.sent.push({ data, binary: options?.binary ?? typeof data !== 'string' })
   }
 
   close(code?: number, reason?: string): void {
