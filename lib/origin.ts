@@ -16,3 +16,23 @@ export function same_host(origin: string, host: string): boolean {
     return false
   }
 }
+
+/**
+ * Whether `o` is an origin exactly as a browser serialises it in `Origin` (`scheme://host[:port]`, lowercase host, no
+ * default port, no path), or `null`: an allow-list entry written otherwise (`https://App.example.com/`,
+ * `https://example.com:443`) would never equal a header, and a plain string comparison is then the whole match.
+ * @example
+ * is_exact_origin('https://app.example.com') // true
+ * is_exact_origin('https://app.example.com/') // false
+ */
+export function is_exact_origin(o: unknown): boolean {
+  if (o === 'null') return true
+  // URL accepts `*` in a host; a browser never sends one, so such an entry is a pattern that would never match.
+  if (typeof o !== 'string' || o.includes('*')) return false
+  try {
+    const url = new URL(o)
+    return url.origin !== 'null' && url.origin === o
+  } catch {
+    return false
+  }
+}

@@ -1,5 +1,6 @@
 // The options of a WebSocket route, checked once at registration, with their defaults.
 import { option_checker, type OptionChecker } from '../options.js'
+import { is_exact_origin } from '../origin.js'
 import { ERR_WS_BAD_OPTION } from './errors.js'
 
 /** Per-connection message rate limit: at most `max_messages` in each fixed window of `window_ms`. */
@@ -25,7 +26,8 @@ export interface WsOptions {
   /** Per-connection message rate limit; a client over it is closed with 1008. None by default. */
   rate_limit?: WsRateLimit
   /**
-   * `Origin` values allowed besides the route's own host (exact, `scheme://host[:port]`). An upgrade whose `Origin`
+   * `Origin` values allowed besides the route's own host, written as browsers send them (`scheme://host[:port]`: no
+   * path, lowercase host, no default port; anything else throws `FW_ERR_WS_BAD_OPTION`). An upgrade whose `Origin`
    * names another host and is not listed gets 403 `origin_forbidden`; one without `Origin` (not a browser) passes.
    * Default none: same-origin only.
    */
@@ -58,8 +60,9 @@ function rate_limit_of(check: OptionChecker, value: unknown): WsRateLimit | unde
 
 function origins_of(check: OptionChecker, value: unknown): ReadonlySet<string> | undefined {
   if (value === undefined) return undefined
-  if (!Array.isArray(value) || value.length === 0 || value.some((o) => typeof o !== 'string' || o === '')) {
-    check.fail('origins', 'a non-empty list of origins', value)
+  // An entry a browser never sends (a path, an upper-case host, a default port) would refuse the pages it names.
+  if (!Array.isArray(value) || value.length === 0 || !value.every(is_exact_origin)) {
+    check.fail('origins', 'a non-empty list of origins as browsers send them (scheme://host[:port])', value)
   }
   return new Set(value as string[])
 }

@@ -7,6 +7,7 @@ import type { Request } from '../../request.js'
 import { HTTP_TOKEN, type Response } from '../../response.js'
 import { lazy } from '../../lazy.js'
 import { option_checker } from '../../options.js'
+import { is_exact_origin } from '../../origin.js'
 import { ERR_CORS_BAD_ORIGIN, ERR_CORS_WILDCARD_CREDENTIALS, ERR_SECURITY_BAD_OPTION } from './errors.js'
 
 const check = option_checker(ERR_SECURITY_BAD_OPTION, 'cors')
@@ -85,19 +86,6 @@ function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx:
     else throw ERR_CORS_BAD_ORIGIN(o instanceof RegExp ? String(o) : o)
   }
   return (origin) => exact.has(origin) || patterns.some((p) => p.test(origin))
-}
-
-/** `scheme://host[:port]` exactly as a browser serialises it (so a match is a plain string comparison), or `null`. */
-function is_exact_origin(o: unknown): boolean {
-  if (o === 'null') return true
-  // URL accepts `*` in a host; a browser never sends one, so such an entry is a pattern that would never match.
-  if (typeof o !== 'string' || o.includes('*')) return false
-  try {
-    const url = new URL(o)
-    return url.origin !== 'null' && url.origin === o
-  } catch {
-    return false
-  }
 }
 
 /** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */

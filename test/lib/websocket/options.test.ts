@@ -19,6 +19,8 @@ t.test('ws_settings', async (t) => {
   })
 
   t.test('refuses bad options with the route and the value in the message', async (t) => {
+    const origins_refused = (got: string): string =>
+      `ws /x: origins must be a non-empty list of origins as browsers send them (scheme://host[:port]); got ${got}`
     const bad: Array<[unknown, string]> = [
       [{ max_payload: 0 }, 'ws /x: max_payload must be an integer >= 1; got 0'],
       [{ heartbeat_ms: -1 }, 'ws /x: heartbeat_ms must be an integer >= 0; got -1'],
@@ -30,7 +32,13 @@ t.test('ws_settings', async (t) => {
         'ws /x: rate_limit.max_messages must be an integer >= 1; got 0',
       ],
       [{ rate_limit: 5 }, 'ws /x: rate_limit must be { max_messages, window_ms }; got 5'],
-      [{ origins: [] }, 'ws /x: origins must be a non-empty list of origins; got []'],
+      [{ origins: [] }, origins_refused('[]')],
+      // Entries no browser sends in Origin, which would refuse the very pages they name.
+      [{ origins: ['https://app.example.com/'] }, origins_refused('["https://app.example.com/"]')],
+      [{ origins: ['https://App.example.com'] }, origins_refused('["https://App.example.com"]')],
+      [{ origins: ['https://example.com:443'] }, origins_refused('["https://example.com:443"]')],
+      [{ origins: ['app.example.com'] }, origins_refused('["app.example.com"]')],
+      [{ origins: ['https://*.example.com'] }, origins_refused('["https://*.example.com"]')],
     ]
     for (const [options, message] of bad) {
       t.throws(() => ws_settings('ws /x', options as WsOptions), { code: ERR_WS_BAD_OPTION.code, message })
