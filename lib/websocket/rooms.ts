@@ -57,12 +57,17 @@ export class Rooms implements RoomMembership {
   }
 
   /**
-   * Carries broadcasts across instances through `bus` (closed with the App).
+   * Carries broadcasts across instances through `bus` (closed with the App). A bus given before is closed first: left
+   * running, it would deliver every remote broadcast a second time and hold its connection until the process ends.
+   * Giving the bus in use again changes nothing.
    * @example
    * app.rooms.use_bus(new RedisRoomBus({ client: process.env.REDIS_URL }))
    */
   async use_bus(bus: RoomBus): Promise<void> {
+    const before = this.#bus
+    if (before === bus) return
     this.#bus = bus
+    await before?.close()
     await bus.start((m) => void this.#deliver(m.room, m, m.except))
   }
 

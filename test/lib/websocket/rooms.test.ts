@@ -99,6 +99,27 @@ t.test('Rooms with a bus', async (t) => {
     t.equal(bus.closed, true)
   })
 
+  t.test('a second use_bus closes the first bus before starting the new one', async (t) => {
+    const rooms = new Rooms()
+    const first = new MemoryBus()
+    const second = new MemoryBus()
+    await rooms.use_bus(first)
+    const a = member(rooms, 'lobby')
+    await rooms.use_bus(second)
+    // The first bus would otherwise stay subscribed, delivering every remote broadcast a second time, and never close.
+    t.equal(first.closed, true)
+    t.equal(second.closed, false)
+    // The bus in use given again stays as it is.
+    await rooms.use_bus(second)
+    t.equal(second.closed, false)
+    rooms.broadcast('lobby', 'hello')
+    t.same([first.published.length, second.published.length], [0, 1])
+    second.deliver!({ room: 'lobby', data: Buffer.from('remote'), binary: false, except: undefined })
+    t.same(a.raw.texts(), ['hello', 'remote'])
+    await rooms.close()
+    t.equal(second.closed, true)
+  })
+
   t.test('keeps local delivery while the bus fails, logging the outage once and its end', async (t) => {
     const out = capture_log(t)
     const rooms = new Rooms()
