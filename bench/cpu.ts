@@ -154,28 +154,27 @@ function control_note(control: Control): string {
 
 /**
  * Runs the scenarios on each Node binary (the machine's alone when quick) and gathers every binary's rows, and the
- * ratios `ratios_of` draws from them, followed by the control pair's when `setup` names one (full runs only: a quick
- * run measures its competitors alone).
+ * ratios `ratios_of` draws from them, followed by each control pair's when `setup` names any (full runs only: a quick
+ * run measures its competitors alone). A scenario whose ratios compare two competitors of fw's own (a cost such as
+ * metrics on against off) needs a control pair of its own: another scenario's says nothing of its spread.
  */
 export async function on_each_node(
   opts: { rounds: number; quick?: boolean },
-  setup: Pick<CpuRun, 'competitors' | 'scenarios'> & { control?: Control },
+  setup: Pick<CpuRun, 'competitors' | 'scenarios'> & { control?: Control | readonly Control[] },
   ratios_of: (rows: BenchRow[], node_label: string) => BenchRatio[],
 ): Promise<{ rows: BenchRow[]; ratios: BenchRatio[]; note: string }> {
   const lengths = run_lengths(opts)
-  const control = opts.quick ? undefined : setup.control
-  const run = control === undefined ? setup : with_control(setup, control)
+  const controls = opts.quick || setup.control === undefined ? [] : [setup.control].flat()
+  const run = controls.reduce(with_control, setup)
   const rows: BenchRow[] = []
   const ratios: BenchRatio[] = []
   for (const node of await nodes(opts.quick)) {
     const node_rows = cpu_rows(await cpu_rounds({ ...run, ...lengths, node }), node.label)
     rows.push(...node_rows)
     ratios.push(...ratios_of(node_rows, node.label))
-    if (control !== undefined)
-      ratios.push(...cost_ratios(node_rows, control.scenario, node.label, control_name(control.of), control.of))
+    for (const c of controls) ratios.push(...cost_ratios(node_rows, c.scenario, node.label, control_name(c.of), c.of))
   }
-  const note = method_note(lengths)
-  return { rows, ratios, note: control === undefined ? note : `${note}; ${control_note(control)}` }
+  return { rows, ratios, note: [method_note(lengths), ...controls.map(control_note)].join('; ') }
 }
 
 /** The unit of the CPU rows. */

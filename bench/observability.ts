@@ -32,7 +32,11 @@ export async function bench(opts: { rounds: number; quick?: boolean }): Promise<
       competitors: ['fw compression', 'fastify compress'],
     },
   ]
-  const control = { scenario: ZIP, of: 'fastify compress' }
+  // The route scenario's ratios are fw against fw: a second plain process shows how far two of them land apart.
+  const control = [
+    { scenario: ROUTE, of: 'fw plain' },
+    { scenario: ZIP, of: 'fastify compress' },
+  ]
   const setup = { competitors: COMPETITORS, scenarios, control }
   const { rows, ratios, note } = await on_each_node(opts, setup, (node_rows, node) => [
     // Ceilings from the costs allowed: metrics at most 5% of a route's speed, the tracing API without an SDK 2%,
