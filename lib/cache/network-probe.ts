@@ -11,6 +11,12 @@ export interface NetworkProbeConfig {
   min_interval_ms?: number
   /** The state before the first check (default true). */
   initial_online?: boolean
+  /**
+   * Longest wait for one check, in ms (default 5000): a check still pending then counts as offline, and the next
+   * refresh after the interval runs a new one. The check itself is not cancelled: give it its own timeout too
+   * (`AbortSignal.timeout`) so that it ends.
+   */
+  timeout_ms?: number
 }
 
 /** The check a probe runs: true when the network is reachable. A throw or rejection counts as offline. */
@@ -33,13 +39,18 @@ export interface OnlineState {
  */
 export class NetworkProbe implements OnlineState {
   readonly min_interval_ms: number
+  readonly timeout_ms: number
   readonly #check: ProbeCheck
   #online: boolean
   #last_check_ms: number | undefined
   #in_flight: Promise<boolean> | undefined
 
-  constructor({ min_interval_ms = 5_000, initial_online = true }: NetworkProbeConfig, probe_check: ProbeCheck) {
+  constructor(
+    { min_interval_ms = 5_000, initial_online = true, timeout_ms = 5_000 }: NetworkProbeConfig,
+    probe_check: ProbeCheck,
+  ) {
     this.min_interval_ms = check.int('min_interval_ms', min_interval_ms)
+    this.timeout_ms = check.int('timeout_ms', timeout_ms, 1)
     this.#online = check.bool('initial_online', initial_online)
     this.#check = check.fn('check', probe_check)
   }
@@ -75,11 +86,16 @@ export class NetworkProbe implements OnlineState {
 
   async #run(): Promise<boolean> {
     let online: boolean
+    let timer: NodeJS.Timeout | undefined
+    // A check that never settles (a health URL that drops packets) would hold every refresh, and the state, for ever.
+    const timed_out = new Promise<false>((resolve) => (timer = setTimeout(resolve, this.timeout_ms, false)))
     try {
-      online = Boolean(await this.#check())
+      online = Boolean(await Promise.race([this.#check(), timed_out]))
     } catch {
       // A check that cannot even run (DNS failure, refused socket) is the plainest sign of being offline.
       online = false
+    } finally {
+      clearTimeout(timer)
     }
     this.#online = online
     return online

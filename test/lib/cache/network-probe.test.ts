@@ -19,6 +19,7 @@ t.test('NetworkProbe', async (t) => {
   t.test('defaults to a 5000 ms interval and online before the first check', async (t) => {
     const probe = new NetworkProbe({}, () => false)
     t.equal(probe.min_interval_ms, 5000)
+    t.equal(probe.timeout_ms, 5000)
     t.equal(probe.isOnline(0), true)
     t.equal(probe.last_check_ms, undefined)
     t.equal(new NetworkProbe({ initial_online: false }, () => true).isOnline(0), false)
@@ -32,6 +33,10 @@ t.test('NetworkProbe', async (t) => {
     t.throws(() => new NetworkProbe({ initial_online: 'yes' as unknown as boolean }, () => true), {
       code: ERR_CACHE_BAD_OPTION.code,
       message: 'NetworkProbe: initial_online must be a boolean; got "yes"',
+    })
+    t.throws(() => new NetworkProbe({ timeout_ms: 0 }, () => true), {
+      code: ERR_CACHE_BAD_OPTION.code,
+      message: 'NetworkProbe: timeout_ms must be an integer >= 1; got 0',
     })
     t.throws(() => new NetworkProbe({}, undefined as unknown as () => boolean), {
       code: ERR_CACHE_BAD_OPTION.code,
@@ -107,6 +112,22 @@ t.test('NetworkProbe.refresh', async (t) => {
     t.equal(probe.isOnline(0), false)
     const rejecting = new NetworkProbe({ min_interval_ms: 0 }, () => Promise.reject(new Error('ECONNREFUSED')))
     t.equal(await rejecting.refresh(0), false)
+  })
+
+  t.test('counts a check that outlives timeout_ms as offline, and checks again later', async (t) => {
+    // A health URL that drops packets never answers: without a bound, every refresh (and every request awaiting one)
+    // waited on that one check for ever, and the state stayed what it was before.
+    let calls = 0
+    const probe = new NetworkProbe({ min_interval_ms: 0, timeout_ms: 20 }, () => {
+      calls++
+      return calls === 1 ? new Promise<boolean>(() => {}) : true
+    })
+    t.equal(probe.timeout_ms, 20)
+    const bounded = await Promise.race([probe.refresh(0), new Promise((r) => setTimeout(r, 2_000, 'still waiting'))])
+    t.equal(bounded, false)
+    t.equal(probe.isOnline(0), false)
+    t.equal(await probe.refresh(1), true)
+    t.equal(calls, 2)
   })
 
   t.test('reads a truthy answer as online', async (t) => {
