@@ -46,8 +46,24 @@ function directives(value: string): Map<string, string> {
 function reusable(cache_control: string): boolean {
   const cc = directives(cache_control)
   if (NOT_REUSABLE.some((d) => cc.has(d))) return false
-  const lifetime = cc.get('s-maxage') ?? cc.get('max-age')
+  const lifetime = lifetime_of(cc)
   return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime)
+}
+
+/** The freshness lifetime a shared cache reads in Cache-Control directives: `s-maxage` before `max-age`. */
+function lifetime_of(cc: ReadonlyMap<string, string>): string | undefined {
+  return cc.get('s-maxage') ?? cc.get('max-age')
+}
+
+/**
+ * The freshness lifetime the stored answer gave itself, in ms (`s-maxage`, else `max-age`), or undefined when its
+ * Cache-Control names none: an entry older than this is not served fresh, whatever the policy's ttl.
+ */
+export function own_lifetime_ms(entry: CacheEntry): number | undefined {
+  const cache_control = entry.headers['cache-control']
+  if (cache_control === undefined) return undefined
+  const lifetime = lifetime_of(directives(cache_control))
+  return lifetime !== undefined && /^\d+$/.test(lifetime) ? Number(lifetime) * 1000 : undefined
 }
 
 /** The request headers a `Vary` value names (lowercase, once each), or `*` when it names any. */

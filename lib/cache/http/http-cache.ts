@@ -8,7 +8,7 @@ import { contextFromProbeAndOutcome } from '../context-mapper.js'
 import type { Middleware, Next } from '../../compose.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
-import { age_seconds, matches, replay, restore, snapshot, storable } from './http-cache-entry.js'
+import { age_seconds, matches, own_lifetime_ms, replay, restore, snapshot, storable } from './http-cache-entry.js'
 import {
   ALWAYS_ONLINE,
   cache_of,
@@ -88,10 +88,14 @@ class HttpCache {
       } catch (error) {
         return this.#bypass(x, { error })
       }
-      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer. One stored for
-      // other values of the headers its Vary names is a miss, whose answer replaces it.
-      if (entry !== undefined && matches(entry, headers))
-        return this.#serve(x, entry, this.#cache.policy.is_fresh(t - entry.created_at_ms) ? 'hit' : 'stale')
+      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer. Past the
+      // lifetime its answer gave itself (a max-age under the ttl), it answers only a failure, as a stale one: this is a
+      // miss. One stored for other values of the headers its Vary names is a miss too, whose answer replaces it.
+      if (entry !== undefined && matches(entry, headers)) {
+        const age = t - entry.created_at_ms
+        if (!this.#cache.policy.is_fresh(age)) return this.#serve(x, entry, 'stale')
+        if (!(age >= (own_lifetime_ms(entry) ?? Infinity))) return this.#serve(x, entry, 'hit')
+      }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
     }
@@ -221,10 +225,11 @@ class HttpCache {
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
  * and a miss runs the handler and stores a 200 that has no `Set-Cookie`, no `Vary: *`, and no `no-store`, `private`,
- * `no-cache` or zero `s-maxage` (else `max-age`). An entry answers only requests whose values of the headers its
- * answer's `Vary` names are those of the request that stored it; any other is a miss. Every GET and HEAD answer
- * carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names them in `Vary`; other methods pass
- * through untouched. HEAD answers from the GET entry but never stores. `x-fw-cache: bypass` on the request skips
+ * `no-cache` or zero `s-maxage` (else `max-age`). An entry is fresh for the policy's ttl, or for the answer's own
+ * `s-maxage` (else `max-age`) when that is shorter; past it, it only stands in for a failure. An entry answers only
+ * requests whose values of the headers its answer's `Vary` names are those of the request that stored it; any other
+ * is a miss. Every GET and HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names
+ * them in `Vary`; other methods pass through untouched. HEAD answers from the GET entry but never stores. `x-fw-cache: bypass` on the request skips
  * lookup and store, and so does a request with `Authorization`, `Cookie`, `X-Api-Key` or a header of
  * `credential_headers` unless `include_headers` names it or `cache_credentialed` is set. A hit runs none of the
  * middleware after this one: mount access control before it. When the handler answers 5xx or throws an error that

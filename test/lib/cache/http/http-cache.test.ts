@@ -385,6 +385,35 @@ t.test('http_cache', async (t) => {
     })
   }
 
+  for (const value of ['max-age=5', 'public, max-age=60, s-maxage=5']) {
+    t.test(
+      `answers from an entry only within its own lifetime when it is shorter than the ttl (${value})`,
+      async (t) => {
+        // The handler says its answer is good for 5 s; the policy's ttl is 60 s. The entry was replayed for the 60 s.
+        let failing = false
+        let renders = 0
+        const { app, clock } = cached(t, {}, (_req, res) => {
+          renders++
+          if (failing) return void res.error(503, 'unavailable', 'Down')
+          return void res.header('Cache-Control', value).json('n', renders)
+        })
+        const at = async (s: number) => {
+          clock.ms = T0 + s * 1000
+          const r = await app.inject({ url: '/data' })
+          return [status_of(r), r.headers['age'], r.json().n]
+        }
+        t.same(await at(0), ['miss', undefined, 1])
+        t.same(await at(3), ['hit', '3', 1])
+        t.same(await at(6), ['miss', undefined, 2])
+        t.same(await at(8), ['hit', '2', 2])
+        // Past its own lifetime, within the ttl and the stale window: still the answer to a failure.
+        failing = true
+        t.same(await at(20), ['hit', '14', 2])
+        t.equal(renders, 3)
+      },
+    )
+  }
+
   t.test('keys on include_headers, so their values vary the entry', async (t) => {
     const handler: Handler = (req, res) => void res.text(`lang=${req.header('accept-language')}`)
     const { app, calls, decisions } = cached(t, { include_headers: ['Accept-Language'] }, handler)
