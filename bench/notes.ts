@@ -540,4 +540,9 @@ export const HISTORY = `## Measurements behind the method and the decisions
   build against the old one in the same run: 0.983x and 0.992x | 0.971x and 0.955x, within the controls (0.998x |
   0.997x). fw runs its handlers on the socket \`@fastify/websocket\` hands over, so the plugin used bare is the floor
   fw's echo cannot go under.
+- **WebSocket again at 25 rounds, after the two per-message cuts** (\`toString()\` without an encoding, \`send\` of a text
+  without options). Node 20 | Node 24: the echo, fw's speed per CPU, 0.99x (0.97-1.00x) | 0.96x (0.95-0.98x), controls
+  1.00x | 1.00x; bytes 0.99x | 1.06x; round trips 0.98x | 0.94x. The broadcast 1.01x | 1.00x, controls 1.01x | 1.02x.
+  On Node 24 the echo's extra bytes are the per-message switch into the upgrade's log context (an AsyncResource's
+  \`runInAsyncScope\`, about 150 B a message there, bench/notes above); on Node 20 the echo is level with its plugin.
 `
