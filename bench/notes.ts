@@ -544,5 +544,6 @@ export const HISTORY = `## Measurements behind the method and the decisions
   without options). Node 20 | Node 24: the echo, fw's speed per CPU, 0.99x (0.97-1.00x) | 0.96x (0.95-0.98x), controls
   1.00x | 1.00x; bytes 0.99x | 1.06x; round trips 0.98x | 0.94x. The broadcast 1.01x | 1.00x, controls 1.01x | 1.02x.
   On Node 24 the echo's extra bytes are the per-message switch into the upgrade's log context (an AsyncResource's
-  \`runInAsyncScope\`, about 150 B a message there, bench/notes above); on Node 20 the echo is level with its plugin.
+  \`runInAsyncScope\`, which allocates about 150 B a message there, as lib/log/context.ts measures); on Node 20 the
+  echo is level with its plugin.
 `
