@@ -2,9 +2,8 @@
 // routes, the not-found chain and the hooks. Request ids and lines (request-lines.ts), error answers
 // (error-answers.ts) and committing the reply (commit.ts) each have a file of their own beside this one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppCore } from '../lib/app.js'
+import type { AppCore, CompiledRoute, ErrorMapperOf } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
-import type { ErrorMapper } from '../lib/error-answer.js'
 import type { LogCore } from '../lib/log/core.js'
 import { level as log_level } from '../lib/log/index.js'
 import type { IpResolver, Request } from '../lib/request.js'
@@ -24,7 +23,7 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   // Then nothing reads the caller either, so the chain does not note it.
   const access = app.config.access_log
   const lines = access !== false && log_level() !== 'off'
-  const bind = binder(app, ip, log, compiled.on_error, lines ? note_user : () => {})
+  const bind = binder(app, ip, log, lines ? note_user : () => {})
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -33,14 +32,14 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
     const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
-    const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r.middleware))
-    const handler = bind(r.run, r.check)
+    const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
+    const handler = bind(r.run, r.on_error, r.check)
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler, config, errorHandler }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
   await mount_ws(instance, app, compiled.ws, ip, log)
   end_streams_on_close(instance, app.config.close_timeout_ms)
-  instance.setNotFoundHandler(bind(compiled.not_found))
+  instance.setNotFoundHandler(bind(compiled.not_found, compiled.on_error))
   if (lines) instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
   // Requests no route matched have no middleware of a route to run around a refusal.
   instance.setErrorHandler(error_handler(app.config.request_id, log))
@@ -51,10 +50,13 @@ export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCo
  * given it: the route's middleware runs first, so CORS, security headers, rate limits and auth apply to the 4xx as to
  * any answer (a browser can read a 413 instead of seeing a CORS failure), and the error takes the handler's place.
  */
-function refusal(bind: Bind, middleware: readonly Middleware[]): Refuse {
+function refusal(bind: Bind, route: CompiledRoute): Refuse {
   // Refusals are rare: the chain ending in this refusal's error is built when one happens.
   return (freq, reply, status, code, message) =>
-    bind(compose(middleware, (_req, res) => void res.error(status, code, message)))(freq, reply)
+    bind(
+      compose(route.middleware, (_req, res) => void res.error(status, code, message)),
+      route.on_error,
+    )(freq, reply)
 }
 
 /**
@@ -69,17 +71,11 @@ function cors_config(middleware: readonly Middleware[]): { cors?: false } {
 type Bind = ReturnType<typeof binder>
 
 /** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
-function binder(
-  app: AppCore,
-  ip: IpResolver,
-  log: LogCore | undefined,
-  on_error: (req: Request) => ErrorMapper | undefined,
-  note: typeof note_user,
-) {
+function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, note: typeof note_user) {
   const services = app.services
   const echo_id = app.config.request_id
   // A route with a response check commits through it; the others commit directly (`check_responses` off costs nothing).
-  return (run: Handler, check?: ResponseCheck) => {
+  return (run: Handler, on_error: ErrorMapperOf, check?: ResponseCheck) => {
     const send: Commit = check === undefined ? commit : checked_commit(check)
     const serve = (req: Request, reply: FastifyReply) => {
       const freq = req.raw as FastifyRequest

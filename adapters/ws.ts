@@ -22,8 +22,6 @@ export async function mount_ws(
   log?: LogCore,
 ): Promise<void> {
   if (routes.length === 0) return
-  // Compiled already (mount compiles first): the same on_error as the App's HTTP routes.
-  const on_error = app.compile().on_error
   // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
   const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
   const drain = async (): Promise<void> => {
@@ -66,7 +64,7 @@ export async function mount_ws(
       try {
         await chain(req, res)
       } catch (err) {
-        return fail(freq, reply, req, res, err, log, on_error(req))
+        return fail(freq, reply, req, res, err, log, r.on_error(req))
       }
       if (!passed.has(req)) return commit(reply, res, log)
       // Without this header ws does not negotiate compression for a route that keeps it off.

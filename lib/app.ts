@@ -111,6 +111,8 @@ export interface CompiledRoute {
    * `check_responses` is off or the route declares no body schema, and then nothing runs.
    */
   readonly check: ResponseCheck | undefined
+  /** The `on_error` that answers a failure of this route's requests (`CompiledApp.on_error`, with the route known). */
+  readonly on_error: ErrorMapperOf
 }
 
 /** A WebSocket route ready for the adapter: the middleware its upgrade request runs, then its endpoint. */
@@ -118,15 +120,20 @@ export interface CompiledWsRoute {
   readonly url: string
   readonly middleware: readonly Middleware[]
   readonly endpoint: WsEndpoint
+  /** The `on_error` that answers a failure of its upgrade request. */
+  readonly on_error: ErrorMapperOf
 }
+
+/** Which `on_error` answers a failed request: its nearest group's, else the App's, else none. */
+export type ErrorMapperOf = (req: Request) => ErrorMapper | undefined
 
 /** Everything the adapter registers. */
 export interface CompiledApp {
   readonly routes: CompiledRoute[]
   readonly ws: CompiledWsRoute[]
   readonly not_found: Handler
-  /** The `on_error` that answers a failed request: its nearest group's, else the App's, else none. */
-  readonly on_error: (req: Request) => ErrorMapper | undefined
+  /** The `on_error` that answers a failed request no route matched: decided on its canonical path. */
+  readonly on_error: ErrorMapperOf
 }
 
 /** Any route handler, whatever its parameter and value types (the overloads check them). */
@@ -278,8 +285,10 @@ export class AppCore extends Router {
     if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
-    const run = schema === undefined ? handler : validated(schema, handler, `${method} ${path}`, this.#mapped)
-    this.#routes.push({ method, path, segs: parse_route(path), handler: run, schema, group })
+    const segs = parse_route(path)
+    const mapped = (req: Request): boolean => this.#error_of(req, segs) !== undefined
+    const run = schema === undefined ? handler : validated(schema, handler, `${method} ${path}`, mapped)
+    this.#routes.push({ method, path, segs, handler: run, schema, group })
   }
 
   /**
@@ -303,8 +312,11 @@ export class AppCore extends Router {
     this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
   }
 
-  /** Whether an `on_error` covers a request (known once compiled; a route's validation asks it when it fails). */
-  readonly #mapped = (req: Request): boolean => this.#compiled?.on_error(req) !== undefined
+  /**
+   * The `on_error` of a request, on `route` when one matched (known once compiled; a route's validation asks it when it
+   * fails, to know whether an `on_error` covers it).
+   */
+  #error_of: (req: Request, route?: readonly Segment[]) => ErrorMapper | undefined = () => undefined
 
   /** @internal Sets the error mapper of a prefix; use `on_error`. */
   add_error_handler(prefix: string, fn: ErrorMapper): void {
@@ -396,6 +408,7 @@ export class AppCore extends Router {
   compile(mount_prefix = ''): CompiledApp {
     if (this.#compiled) return this.#compiled
     this.#base = prefix_segments(mount_prefix)
+    this.#error_of = this.#error_handler_of()
     // Decided here, once: with `check_responses` off no route carries a check, so its requests pay nothing for it.
     const checking = this.config.check_responses
     const check = (r: RouteDef) => (checking ? response_check(`${r.method} ${r.path}`, r.schema) : undefined)
@@ -405,22 +418,27 @@ export class AppCore extends Router {
     const not_found = compose(guarded, (_req, res) => res.error(404, CODE_NOT_FOUND, 'Route not found'))
     const ws = this.#ws.map(({ segs, endpoint }) => {
       const r = this.#compile_route('GET', segs, not_found)
-      return { url: r.url, middleware: r.middleware, endpoint }
+      return { url: r.url, middleware: r.middleware, endpoint, on_error: r.on_error }
     })
-    this.#compiled = { routes, ws, not_found, on_error: this.#error_handler_of() }
+    const error_of = this.#error_of
+    this.#compiled = { routes, ws, not_found, on_error: (req) => error_of(req) }
     return this.#compiled
   }
 
   /**
-   * How a failed request finds its `on_error`: the one set on the longest prefix the request's path is under, decided
-   * on the canonical path as prefix middleware is (failures are rare, so per request).
+   * How a failed request finds its `on_error`: the one set on the longest prefix the request is under, decided as prefix
+   * middleware is (failures are rare, so per request): its canonical path, or, on a route, the path the route was
+   * matched at (`/api/..` reaches `/{section}/{page}` with section `api`).
    */
-  #error_handler_of(): (req: Request) => ErrorMapper | undefined {
+  #error_handler_of(): (req: Request, route?: readonly Segment[]) => ErrorMapper | undefined {
     const handlers = [...this.#error_handlers.values()]
-      .map((h) => ({ prefix: [...this.#base, ...h.prefix], fn: h.fn }))
+      .map((h) => ({ prefix: [...this.#base, ...h.prefix], own: h.prefix, fn: h.fn }))
       .sort((a, b) => b.prefix.length - a.prefix.length)
     if (handlers.length === 0) return () => undefined
-    return (req) => handlers.find((h) => under_prefix(req.segments(), h.prefix))?.fn
+    return (req, route) =>
+      handlers.find(
+        (h) => under_prefix(req.segments(), h.prefix) || (route !== undefined && routed_under(route, h.own, req)),
+      )?.fn
   }
 
   #compile_route(method: Method, segs: Segment[], handler: Handler, check?: ResponseCheck): CompiledRoute {
@@ -440,7 +458,9 @@ export class AppCore extends Router {
     }
     check_middleware_order(`${method} ${router_path(segs)}`, options)
     const run = compose(chain, handler)
-    return { method, url: router_path(segs), run, middleware: chain, body_limit, stream_body, check }
+    const error_of = this.#error_of
+    const on_error: ErrorMapperOf = (req) => error_of(req, segs)
+    return { method, url: router_path(segs), run, middleware: chain, body_limit, stream_body, check, on_error }
   }
 
   /**

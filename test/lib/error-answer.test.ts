@@ -4,7 +4,8 @@ import { fw_plugin } from '../../adapters/plugin.js'
 import { App, FwError, HttpError, StoreUnavailable, middleware, type Middleware } from '../../index.js'
 import { ERR_AUTH_JWKS_UNAVAILABLE } from '../../lib/middleware/auth/errors.js'
 import { ERR_REDIS_UNAVAILABLE } from '../../lib/redis/errors.js'
-import { build } from '../helpers/build.js'
+import { build, listening } from '../helpers/build.js'
+import { send } from '../helpers/http.js'
 import { capture_log } from '../helpers/log.js'
 
 const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
@@ -186,6 +187,27 @@ t.test('App.on_error', async (t) => {
     t.same(v2.json(), { group: 'api', what: 'Error: in v2' })
   })
 })
+
+t.test(
+  "a group's on_error covers the requests a parameter route took under its prefix, dot segments too",
+  async (t) => {
+    // The router takes `..` as a segment: `/api/..` reaches `/{section}/{page}` with section `api`, while its canonical
+    // path is `/`. Prefix middleware runs for it (app.test.ts); the group's error mapping must agree with it.
+    const { port } = await listening(t, (app) => {
+      app.on_error((_err, _req, res) => void res.status(500).json('group', 'root'))
+      app.group('/api', (api) => void api.on_error((_err, _req, res) => void res.status(400).json('group', 'api')))
+      app.get('/{section}/{page}', (req) => {
+        throw new Error(`in ${req.param('section')}`)
+      })
+    })
+    for (const path of ['/api/x', '/api/..', '/api/%2e%2e', '/API/.%2E']) {
+      const r = await send(port, { path })
+      t.same([r.status, JSON.parse(r.body)], [400, { group: 'api' }], path)
+    }
+    const other = await send(port, { path: '/other/..' })
+    t.same([other.status, JSON.parse(other.body)], [500, { group: 'root' }])
+  },
+)
 
 t.test('App.on_error refusals', async (t) => {
   t.test('refuses a non-function at startup', async (t) => {
