@@ -18,6 +18,9 @@ const PINO_LEVELS: Readonly<Record<LogLevel, pino.LevelWithSilent>> = {
 
 type Internals = pino.Logger & { [key: symbol]: unknown }
 
+/** Removes the level watcher of a collected `pino_logger`. */
+const dropped = new FinalizationRegistry<() => void>((unwatch) => unwatch())
+
 /**
  * A pino logger whose every line is written by fw: same level (kept in step with `set_level`), format, context and
  * destination, under the name `[<name>]`. Child loggers (Fastify's per-request `reqId`) add their bindings as fields,
@@ -43,9 +46,15 @@ export function pino_logger(name = 'fastify'): pino.Logger {
       flush: (cb?: (err?: Error) => void) => void core.flush().then(() => cb?.()),
     } as pino.DestinationStream,
   )
-  core.watch_level((level) => {
-    instance.level = PINO_LEVELS[level]
+  // The watcher holds the logger weakly, and goes with it: every App makes one, and an App dropped must not leave its
+  // logger alive.
+  const ref = new WeakRef(instance)
+  const unwatch = core.watch_level((level) => {
+    const live = ref.deref()
+    if (live === undefined) unwatch()
+    else live.level = PINO_LEVELS[level]
   })
+  dropped.register(instance, unwatch)
   return instance
 }
 

@@ -1,4 +1,7 @@
 import Fastify from 'fastify'
+import { setImmediate as tick } from 'node:timers/promises'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import t from 'tap'
 import { MemoryStream, T0, parse_kv } from './capture.js'
 import { LogFormat, LogLevel, configure, pino_logger, run_with_context, set_clock } from '../../../lib/log/index.js'
@@ -141,5 +144,24 @@ t.test('pino_logger', async (t) => {
   t.test('flushes fw’s destination when pino is asked to', async (t) => {
     const flushed = await new Promise<boolean>((resolve) => pino_logger().flush(() => resolve(true)))
     t.equal(flushed, true)
+  })
+
+  // Every App makes one (adapters/server.ts): an App built and dropped, in tests or per tenant, must not leave its logger
+  // alive through the level watcher.
+  t.test('is collected once dropped: the level watcher does not keep it alive', async (t) => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const refs = Array.from({ length: 20 }, () => new WeakRef(pino_logger()))
+    for (let i = 0; i < 4; i++) {
+      gc()
+      await tick()
+    }
+    t.equal(refs.filter((r) => r.deref() !== undefined).length, 0, 'every dropped pino_logger was collected')
+    // A logger still in use keeps following the level.
+    const kept = pino_logger()
+    gc()
+    await tick()
+    configure({ level: LogLevel.Warn })
+    t.equal(kept.level, 'warn')
   })
 })
