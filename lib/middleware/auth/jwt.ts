@@ -27,9 +27,9 @@ export interface JwtOptions extends JwtKeyOptions {
   verify_exp?: boolean
   /** Seconds of clock skew allowed on `exp` and `nbf` (default 0). */
   clock_tolerance?: number
-  /** Required `iss` value (or one of several); unchecked when omitted. */
+  /** Required `iss` value (or one of several): a token without `iss` is invalid; unchecked when omitted. */
   issuer?: string | readonly string[]
-  /** Required `aud` value (or one of several); unchecked when omitted. */
+  /** Required `aud` value (or one of several): a token without `aud` is invalid; unchecked when omitted. */
   audience?: string | readonly string[]
   /** Claims every token must carry (for example `['exp', 'sub']`); a token without one is invalid. */
   required_claims?: readonly string[]
@@ -65,7 +65,9 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
   const { key, algorithms } = key_config(options, weak_from)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
-  const required = required_claims === undefined ? undefined : check.names('required_claims', required_claims)
+  const listed = required_claims === undefined ? [] : check.names('required_claims', required_claims)
+  // fast-jwt checks `iss` and `aud` only when the token has them: a configured one must be there too.
+  const required = [...new Set([...listed, ...(iss ? ['iss'] : []), ...(aud ? ['aud'] : [])])]
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
   const common = {
     algorithms,
@@ -74,7 +76,7 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
     cache: check.int('cache_size', cache_size, 0),
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
-    ...(required && { requiredClaims: required }),
+    ...(required.length > 0 && { requiredClaims: required }),
   }
   const { createVerifier } = fast_jwt()
   return typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })

@@ -200,6 +200,19 @@ t.test('jwt', async (t) => {
     t.equal(calls.n, 2)
   })
 
+  t.test('refuses a token without iss or aud when issuer and audience are configured', async (t) => {
+    const { app, calls } = with_jwt(t, { issuer: 'https://id.example', audience: 'api' })
+    const answer = async (payload: object) => {
+      const r = await app.inject({ url: '/p', headers: bearer(sign({ sub: 'a', ...payload })) })
+      return [r.statusCode, r.json().error ?? 'ok']
+    }
+    t.same(await answer({ aud: 'api' }), [401, 'invalid_token'], 'no iss')
+    t.same(await answer({ iss: 'https://id.example' }), [401, 'invalid_token'], 'no aud')
+    t.same(await answer({}), [401, 'invalid_token'], 'neither')
+    t.same(await answer({ iss: 'https://id.example', aud: 'api' }), [200, 'ok'])
+    t.equal(calls.n, 1)
+  })
+
   t.test('accepts the algorithms it is pinned to, and only those', async (t) => {
     const { app } = with_jwt(t, { algorithms: ['HS512'] })
     const status = async (algorithm: 'HS256' | 'HS512') =>
