@@ -79,8 +79,11 @@ function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx:
   const patterns: RegExp[] = []
   for (const o of origins as unknown[]) {
     const pattern = typeof o === 'string' ? wildcard(o) : undefined
-    // An unanchored RegExp would let `https://app.example.com.evil.net` through.
-    if (o instanceof RegExp && o.source.startsWith('^') && o.source.endsWith('$')) patterns.push(o)
+    // An unanchored RegExp would let `https://app.example.com.evil.net` through. The whole source is anchored again, so
+    // a top-level alternation (`^https://a\.com|https://b\.com$`) cannot leave one side open, and without the stateful
+    // `g`/`y` flags, so `test` does not resume from a previous match's `lastIndex`.
+    if (o instanceof RegExp && o.source.startsWith('^') && o.source.endsWith('$'))
+      patterns.push(new RegExp(`^(?:${o.source})$`, o.flags.replace(/[gy]/g, '')))
     else if (typeof o === 'string' && is_exact_origin(o)) exact.add(o)
     else if (pattern !== undefined) patterns.push(pattern)
     else throw ERR_CORS_BAD_ORIGIN(o instanceof RegExp ? String(o) : o)

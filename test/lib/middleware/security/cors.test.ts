@@ -300,6 +300,21 @@ t.test('cors', async (t) => {
     t.equal(odd.statusCode, 403, 'a requested name that is not a header name is not echoed')
   })
 
+  t.test('anchors a RegExp as a whole: no top-level alternation bypass, no g flag state', async (t) => {
+    const alt = build(t, [adapt_ctx(cors({ origins: [/^https:\/\/a\.example\.com|https:\/\/b\.example\.com$/] }))])
+    const acao = async (app: typeof alt.app, origin: string) =>
+      (await app.inject({ url: '/data', headers: { origin } })).headers['access-control-allow-origin']
+    t.equal(await acao(alt.app, 'https://a.example.com'), 'https://a.example.com')
+    t.equal(await acao(alt.app, 'https://b.example.com'), 'https://b.example.com')
+    for (const bad of ['https://a.example.com.evil.net', 'https://evil.net#https://b.example.com']) {
+      t.equal(await acao(alt.app, bad), undefined, bad)
+      const pre = await alt.app.inject(preflight(bad))
+      t.equal(pre.statusCode, 403, `preflight ${bad}`)
+    }
+    const global = build(t, [adapt_ctx(cors({ origins: [/^https:\/\/a\.example\.com$/g] }))])
+    for (let i = 0; i < 3; i++) t.equal(await acao(global.app, 'https://a.example.com'), 'https://a.example.com')
+  })
+
   t.test('throws at creation for origins that are not exact', async (t) => {
     for (const origin of [
       'http://localhost:5173/',
