@@ -6,6 +6,7 @@ import { isIP } from 'node:net'
 import proxyaddr from '@fastify/proxy-addr'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Identity } from '../lib/identity.js'
+import { without_port } from '../lib/ip-address.js'
 import { enter_request, request_context, type StoredContext } from '../lib/log/context.js'
 import type { LogCore } from '../lib/log/core.js'
 import { logger, redact_query, type LogLevel } from '../lib/log/index.js'
@@ -82,14 +83,16 @@ type WithSocket = HostRequest & { readonly socket?: { remoteAddress?: string | u
 
 /**
  * Builds the resolver for `req.ip()`. Fastify's own `trustProxy` already applies `X-Forwarded-For`; this adds
- * `X-Real-IP`, honoured only when there is no `X-Forwarded-For` and the socket peer is trusted.
+ * `X-Real-IP`, honoured only when there is no `X-Forwarded-For` and the socket peer is trusted, and leaves out a port a
+ * proxy wrote after the forwarded address (`1.2.3.4:50001`), which would make each connection of one client another
+ * client for the rate limit and no address at all for the IP filter.
  */
 export function ip_resolver(trust_proxy: string[] | boolean): IpResolver {
   if (trust_proxy === false || (Array.isArray(trust_proxy) && trust_proxy.length === 0)) return (req) => req.ip
   const trusted = trust_proxy === true ? () => true : proxyaddr.compile(trust_proxy)
   return (req) => {
     const real = req.headers['x-real-ip']
-    if (typeof real !== 'string' || req.headers['x-forwarded-for'] !== undefined) return req.ip
+    if (typeof real !== 'string' || req.headers['x-forwarded-for'] !== undefined) return without_port(req.ip)
     const peer = (req as WithSocket).socket?.remoteAddress
     const ip = real.trim()
     return peer !== undefined && trusted(peer, 0) && isIP(ip) !== 0 ? ip : req.ip

@@ -48,3 +48,15 @@ export function ip_key(text: string): string {
     .map((p) => p.toString(16))
     .join(':')}::/64`
 }
+
+/**
+ * The address of `ip` without a port after it: some proxies (Azure Application Gateway) write the client into
+ * `X-Forwarded-For` as `1.2.3.4:port` or `[2001:db8::1]:port`, and a client picks a new source port per connection.
+ * Anything else is returned as it is.
+ * @example
+ * without_port('203.0.113.7:50001') // '203.0.113.7'
+ */
+export function without_port(ip: string): string {
+  const m = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(ip) ?? /^\[([0-9A-Fa-f:.]+)\]:\d{1,5}$/.exec(ip)
+  return m === null ? ip : m[1]!
+}

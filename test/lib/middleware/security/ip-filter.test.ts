@@ -111,6 +111,16 @@ t.test('ip_filter', async (t) => {
     )
   })
 
+  t.test('reads a forwarded client without the port a trusted proxy wrote after it', async (t) => {
+    const deny = with_filter(t, { deny: ['1.2.3.4', '2001:db8::/32'] }, { trust_proxy: ['127.0.0.1'] })
+    t.equal(await status(deny, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4:50001' }), 'ip_denied')
+    t.equal(await status(deny, '127.0.0.1', { 'x-forwarded-for': '[2001:db8::1]:50001' }), 'ip_denied')
+    t.equal(await status(deny, '127.0.0.1', { 'x-forwarded-for': '1.2.3.5:50001' }), 200)
+    const allow = with_filter(t, { allow: ['1.2.3.4'] }, { trust_proxy: ['127.0.0.1'] })
+    t.equal(await status(allow, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4:50001' }), 200)
+    t.equal(await status(allow, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4:notaport' }), 'ip_not_allowed')
+  })
+
   t.test('throws at creation for entries that are not addresses or CIDRs', async (t) => {
     for (const entry of [
       '10.0.0.1/33',

@@ -207,6 +207,32 @@ t.test('rate_limit', async (t) => {
     t.same(rs, [200, 200, 429])
   })
 
+  t.test('counts a forwarded client per address when the trusted proxy adds its source port', async (t) => {
+    const { app } = build(t, [adapt_ctx(rate_limit({ max_requests: 2, window_seconds: 60, now: () => 0 }))], {
+      trust_proxy: ['127.0.0.1'],
+    })
+    // Some load balancers (Azure Application Gateway) write `address:port`; a new connection is a new source port.
+    const via = (xff: string) => ({ 'x-forwarded-for': xff })
+    t.same(
+      [
+        ...(await statuses(app, 1, via('203.0.113.7:50001'))),
+        ...(await statuses(app, 1, via('203.0.113.7:50002'))),
+        ...(await statuses(app, 1, via('203.0.113.7:50003'))),
+      ],
+      [200, 200, 429],
+      'one IPv4 client, whatever its port',
+    )
+    t.same(
+      [
+        ...(await statuses(app, 1, via('[2001:db8:1:2::1]:50001'))),
+        ...(await statuses(app, 1, via('[2001:db8:1:2::2]:50002'))),
+        ...(await statuses(app, 1, via('2001:db8:1:2::3'))),
+      ],
+      [200, 200, 429],
+      'one IPv6 /64, whatever its port',
+    )
+  })
+
   t.test('counts per authenticated user under key user, and per address for anonymous requests', async (t) => {
     const { app } = limited(t, { max_requests: 2, window_seconds: 60, key: 'user', now: () => 0 }, [as_user])
     t.same(await statuses(app, 3, { 'x-user': 'alice' }), [200, 200, 429])
