@@ -91,6 +91,9 @@ const SAME_SITE_VALUE = { Strict: 'strict', Lax: 'lax', None: 'none' } as const
 
 /** The `Set-Cookie` line for a cookie; the value is percent-encoded where the cookie grammar needs it. */
 export function set_cookie_line(name: string, value: string, a: CookieAttributes): string {
+  // Any other value (`'lax'`, `'bogus'` from JavaScript) is refused, not left out for the browser's default.
+  if (a.same_site !== undefined && !Object.hasOwn(SAME_SITE_VALUE, a.same_site))
+    throw ERR_RESPONSE_BAD_COOKIE(name, `cookie sameSite is invalid: ${String(a.same_site)}`)
   // The serializer skips attributes left undefined, which exactOptionalPropertyTypes cannot say of its type.
   const cookie: { [K in keyof SetCookie]: SetCookie[K] | undefined } = {
     name,

@@ -32,7 +32,9 @@ export const ERR_RESPONSE_BAD_STATUS = defineError(
 export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file' | 'stream' | 'sse'
 
 export { HTTP_TOKEN }
-const BAD_VALUE = /[\r\n\0]/
+// What Node refuses to write in a header value (CR, LF, NUL, other control bytes, characters above U+00FF): refused
+// where it is set, not when the answer is written and the host's own 500 goes out.
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/
 
 export const CODE_BAD_PATH = httpCode('bad_path')
 
@@ -140,7 +142,8 @@ export class Response {
   /**
    * Sets a header; `Set-Cookie` accumulates, and `Vary` merges: the names are added to those already listed (each once,
    * case-insensitively; `*` wins), so a handler's `Vary` keeps the `Origin` CORS set. `remove_header('vary')` first to
-   * replace it. A name that is not a token or a value with CR/LF/NUL throws (no header injection).
+   * replace it. A name that is not a token or a value with CR/LF/NUL or another byte Node refuses throws (no header
+   * injection).
    * @example
    * res.header('Vary', 'Accept-Language') // after CORS: `Vary: Origin, Accept-Language`
    */

@@ -145,6 +145,26 @@ t.test('Response.header', async (t) => {
     t.same(res.headers(), {})
   })
 
+  t.test(
+    'rejects a value byte Node cannot write (a control byte, a character above U+00FF) where it is set',
+    async (t) => {
+      for (const value of ['attachment; filename="日本.txt"', 'a\x01b', 'a\x7fb']) {
+        t.throws(() => new Response().header('x-a', value), { code: ERR_RESPONSE_BAD_HEADER.code })
+      }
+      t.equal(new Response().header('x-a', 'caf\u00e9\tok').get_header('x-a'), 'caf\u00e9\tok')
+      // Set from input by a handler, it answers fw's 500, not the host's error naming ERR_INVALID_CHAR.
+      const app = build(t, (app) =>
+        app.get(
+          '/dl',
+          (_req, res) => void res.header('content-disposition', 'attachment; filename="日本.txt"').text('x'),
+        ),
+      )
+      const r = await app.inject({ url: '/dl' })
+      t.equal(r.statusCode, 500)
+      t.same(r.json(), INTERNAL)
+    },
+  )
+
   t.test('a CheckedHeaders list sets what header() would, pair by pair, and is checked when made', async (t) => {
     const pairs: Array<[string, string | number]> = [
       ['X-Frame-Options', 'DENY'],
@@ -212,6 +232,19 @@ t.test('Response.cookie', async (t) => {
     t.throws(() => new Response().cookie('a', 'x', { max_age: 1.5 }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
     t.throws(() => new Response().cookie('a', 'x', { domain: 'a\r\nb' }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
   })
+
+  t.test(
+    'throws FW_ERR_RESPONSE_BAD_COOKIE for a same_site other than Strict, Lax or None, never drops it',
+    async (t) => {
+      // From JavaScript or configuration: a SameSite silently left out gives the browser's default instead.
+      for (const same_site of ['lax', 'none', 'bogus', 'constructor']) {
+        t.throws(() => new Response().cookie('a', 'x', { same_site } as never), {
+          code: 'FW_ERR_RESPONSE_BAD_COOKIE',
+          message: `res.cookie("a") cannot be written: cookie sameSite is invalid: ${same_site}`,
+        })
+      }
+    },
+  )
 })
 
 t.test('Response.send', async (t) => {
