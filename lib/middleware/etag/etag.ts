@@ -36,13 +36,16 @@ function opaque(tag: string): string {
   return tag.trim().replace(/^W\//, '')
 }
 
+/** An entity tag in a list header: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). */
+const ENTITY_TAG = /(?:W\/)?"[^"]*"/g
+
 /**
  * Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side.
  */
 function listed(header: string, tag: string, strong: boolean): boolean {
   if (header.trim() === '*') return true
   if (strong && tag.startsWith('W/')) return false
-  return header.split(',').some((t) => (!strong || !t.trim().startsWith('W/')) && opaque(t) === opaque(tag))
+  return (header.match(ENTITY_TAG) ?? []).some((t) => (!strong || !t.startsWith('W/')) && opaque(t) === opaque(tag))
 }
 
 /**
@@ -72,8 +75,9 @@ export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
     res.header('ETag', tag)
     const none_match = req.header('if-none-match')
     if (none_match !== '' && listed(none_match, tag, false)) {
-      res.status(304)
-      res.replace_payload('')
+      // No body at all rather than an empty one: an empty body would go out with `Content-Length: 0`, which a 304 must
+      // not claim (RFC 9110 8.6); the headers (ETag, Cache-Control, Vary) are kept.
+      res.discard_body().status(304)
     }
   }
 }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { etag, etag_of } from '../../../../lib/middleware/etag/etag.js'
-import { build } from '../../../helpers/build.js'
+import { build, listening } from '../../../helpers/build.js'
 
 t.test('etag', async (t) => {
   t.test('tags a GET answer and answers 304 without a body to a matching If-None-Match', async (t) => {
@@ -54,5 +54,35 @@ t.test('etag', async (t) => {
     t.equal((await put({ 'if-match': 'W/"v1"' })).statusCode, 412, 'If-Match compares strongly')
     version = undefined
     t.equal((await put({ 'if-match': '*' })).statusCode, 412, '* needs the resource to exist')
+  })
+
+  t.test('sends no Content-Length: 0 on a 304 to a GET (RFC 9110 8.6)', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.use(etag())
+      app.get('/x', (_req, res) => void res.header('cache-control', 'max-age=60').text('hello world'))
+    })
+    const url = `http://127.0.0.1:${port}/x`
+    const first = await fetch(url)
+    const tag = String(first.headers.get('etag'))
+    t.equal(first.headers.get('content-length'), '11')
+    const again = await fetch(url, { headers: { 'if-none-match': tag } })
+    t.equal(again.status, 304)
+    t.equal(again.headers.get('content-length'), null, 'a 304 must not say its 200 had 0 bytes')
+    t.equal(again.headers.get('etag'), tag)
+    t.equal(again.headers.get('cache-control'), 'max-age=60')
+    t.equal(await again.text(), '')
+  })
+
+  t.test('matches If-None-Match on a tag with a comma inside its quotes (RFC 9110 8.8.3 etagc)', async (t) => {
+    const app = build(t, (app) => {
+      app.use(etag())
+      app.get('/x', (_req, res) => void res.header('etag', '"v1,en"').text('x'))
+    })
+    for (const header of ['"v1,en"', '"v0,en", "v1,en"', 'W/"v1,en"', '"v0", W/"v1,en"']) {
+      t.equal((await app.inject({ url: '/x', headers: { 'if-none-match': header } })).statusCode, 304, header)
+    }
+    for (const header of ['"v1"', '"en"', '"v1, en"', '"v1', 'en"']) {
+      t.equal((await app.inject({ url: '/x', headers: { 'if-none-match': header } })).statusCode, 200, header)
+    }
   })
 })
