@@ -4,6 +4,7 @@ export { csrf, CsrfToken, type CsrfOptions } from './csrf.js'
 export {
   security_headers,
   CspNonce,
+  DEFAULT_CSP,
   PERMISSIONS_POLICY,
   type SecurityHeadersOptions,
   type HstsOptions,

@@ -1,7 +1,7 @@
 import { request } from 'node:https'
 import { generate } from 'selfsigned'
 import t from 'tap'
-import { adapt_ctx, App, type Middleware } from '../../../../index.js'
+import { adapt_ctx, App, middleware, type Middleware } from '../../../../index.js'
 import {
   CspNonce,
   DEFAULT_CSP,
@@ -64,6 +64,9 @@ t.test('security_headers', async (t) => {
     t.match(PERMISSIONS_POLICY, /camera=\(\)/)
     t.match(PERMISSIONS_POLICY, /microphone=\(\)/)
     t.match(PERMISSIONS_POLICY, /geolocation=\(\)/)
+    // Both defaults are public, as docs/security.md names them: a policy is built by extending them.
+    t.equal(middleware.security.DEFAULT_CSP, HELMET_CSP)
+    t.equal(middleware.security.PERMISSIONS_POLICY, PERMISSIONS_POLICY)
   })
 
   t.test('sets them on errors of later middleware, on 404s and on handler failures', async (t) => {
