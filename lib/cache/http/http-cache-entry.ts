@@ -20,6 +20,12 @@ const NOT_STORED: ReadonlySet<string> = new Set(['set-cookie', 'age', 'x-fw-cach
  */
 const VARIED = ':fw-vary-request'
 
+/**
+ * The entry header keeping the answer's own freshness lifetime in seconds (`s-maxage`, else `max-age`), read from its
+ * Cache-Control once when it is stored rather than on every hit. Like `VARIED`, never replayed.
+ */
+const LIFETIME = ':fw-lifetime-s'
+
 /** Directives that forbid storing (`no-store`, `private`) or reuse without revalidation (`no-cache`), argument or not. */
 const NOT_REUSABLE = ['no-store', 'private', 'no-cache']
 
@@ -43,27 +49,20 @@ function directives(value: string): Map<string, string> {
  * `http_cache` does not do): no `no-store`, `private` or `no-cache`, and a freshness lifetime, `s-maxage` before
  * `max-age` (RFC 9111 5.2.2.10), that is not 0 or invalid (RFC 9111 4.2.1 counts both as stale).
  */
-function reusable(cache_control: string): boolean {
+function reusable(cache_control: string): { lifetime: string | undefined } | undefined {
   const cc = directives(cache_control)
-  if (NOT_REUSABLE.some((d) => cc.has(d))) return false
-  const lifetime = lifetime_of(cc)
-  return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime)
-}
-
-/** The freshness lifetime a shared cache reads in Cache-Control directives: `s-maxage` before `max-age`. */
-function lifetime_of(cc: ReadonlyMap<string, string>): string | undefined {
-  return cc.get('s-maxage') ?? cc.get('max-age')
+  if (NOT_REUSABLE.some((d) => cc.has(d))) return undefined
+  const lifetime = cc.get('s-maxage') ?? cc.get('max-age')
+  return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime) ? { lifetime } : undefined
 }
 
 /**
- * The freshness lifetime the stored answer gave itself, in ms (`s-maxage`, else `max-age`), or undefined when its
- * Cache-Control names none: an entry older than this is not served fresh, whatever the policy's ttl.
+ * The freshness lifetime the stored answer gave itself, in ms (`s-maxage`, else `max-age`), or undefined when it named
+ * none: an entry older than this is not served fresh, whatever the policy's ttl.
  */
 export function own_lifetime_ms(entry: CacheEntry): number | undefined {
-  const cache_control = entry.headers['cache-control']
-  if (cache_control === undefined) return undefined
-  const lifetime = lifetime_of(directives(cache_control))
-  return lifetime !== undefined && /^\d+$/.test(lifetime) ? Number(lifetime) * 1000 : undefined
+  const seconds = entry.headers[LIFETIME]
+  return seconds === undefined ? undefined : Number(seconds) * 1000
 }
 
 /** The request headers a `Vary` value names (lowercase, once each), or `*` when it names any. */
@@ -104,13 +103,17 @@ export function storable(
   request_headers: RequestHeaders,
 ): CacheEntry | undefined {
   if (res.status_code !== 200 || !TEXT_KINDS.has(res.kind) || typeof res.payload !== 'string') return undefined
-  if (res.get_header('set-cookie') !== undefined || !reusable(res.get_header('cache-control') ?? '')) return undefined
+  if (res.get_header('set-cookie') !== undefined) return undefined
+  const reuse = reusable(res.get_header('cache-control') ?? '')
+  if (reuse === undefined) return undefined
   const varied = vary_names(res.get_header('vary') ?? '')
   if (varied === '*') return undefined
   const headers: HeaderMap = {}
   for (const [name, value] of Object.entries(res.headers())) {
     if (typeof value === 'string' && before[name] !== value && !NOT_STORED.has(name)) set_own(headers, name, value)
   }
+  // Only the Cache-Control the entry keeps (set by the chain after the cache) names the entry's own lifetime.
+  if (reuse.lifetime !== undefined && headers['cache-control'] !== undefined) headers[LIFETIME] = reuse.lifetime
   if (varied.length > 0)
     headers[VARIED] = JSON.stringify(varied.map((name) => [name, request_header(request_headers, name) ?? null]))
   return new CacheEntry({ status: 200, body: res.payload, headers, created_at_ms })
@@ -151,7 +154,8 @@ export function restore(res: Response, before: HeaderSnapshot): void {
 /** Answers from `entry`: its status, headers and body, with `Age` in seconds. */
 export function replay(res: Response, entry: CacheEntry, age_s: number): void {
   res.status(entry.status)
-  for (const [name, value] of Object.entries(entry.headers)) if (name !== VARIED) res.header(name, value)
+  for (const [name, value] of Object.entries(entry.headers))
+    if (name !== VARIED && name !== LIFETIME) res.header(name, value)
   res.header('age', age_s)
   // An empty `send()` writes no Content-Type; `send('')` would add text/plain that the original answer did not have.
   if (entry.body === '' && entry.headers['content-type'] === undefined) res.send()

@@ -94,7 +94,8 @@ class HttpCache {
       if (entry !== undefined && matches(entry, headers)) {
         const age = t - entry.created_at_ms
         if (!this.#cache.policy.is_fresh(age)) return this.#serve(x, entry, 'stale')
-        if (!(age >= (own_lifetime_ms(entry) ?? Infinity))) return this.#serve(x, entry, 'hit')
+        const lifetime = own_lifetime_ms(entry)
+        if (lifetime === undefined || age < lifetime) return this.#serve(x, entry, 'hit')
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
@@ -229,8 +230,8 @@ class HttpCache {
  * `s-maxage` (else `max-age`) when that is shorter; past it, it only stands in for a failure. An entry answers only
  * requests whose values of the headers its answer's `Vary` names are those of the request that stored it; any other
  * is a miss. Every GET and HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names
- * them in `Vary`; other methods pass through untouched. HEAD answers from the GET entry but never stores. `x-fw-cache: bypass` on the request skips
- * lookup and store, and so does a request with `Authorization`, `Cookie`, `X-Api-Key` or a header of
+ * them in `Vary`; other methods pass through untouched. HEAD answers from the GET entry but never stores.
+ * `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with `Authorization`, `Cookie`, `X-Api-Key` or a header of
  * `credential_headers` unless `include_headers` names it or `cache_credentialed` is set. A hit runs none of the
  * middleware after this one: mount access control before it. When the handler answers 5xx or throws an error that
  * becomes one (a thrown 4xx passes through), an entry the policy still allows after an error is served instead (status
