@@ -57,6 +57,8 @@ export function ip_key(text: string): string {
  * without_port('203.0.113.7:50001') // '203.0.113.7'
  */
 export function without_port(ip: string): string {
+  // A bare IPv4 address, the usual answer, has no colon: no pattern to try.
+  if (!ip.includes(':')) return ip
   const m = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(ip) ?? /^\[([0-9A-Fa-f:.]+)\]:\d{1,5}$/.exec(ip)
   return m === null ? ip : m[1]!
 }
