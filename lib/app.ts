@@ -420,8 +420,7 @@ export class AppCore extends Router {
       const r = this.#compile_route('GET', segs, not_found)
       return { url: r.url, middleware: r.middleware, endpoint, on_error: r.on_error }
     })
-    const error_of = this.#error_of
-    this.#compiled = { routes, ws, not_found, on_error: (req) => error_of(req) }
+    this.#compiled = { routes, ws, not_found, on_error: this.#error_of }
     return this.#compiled
   }
 

@@ -51,8 +51,7 @@ export function pino_logger(name = 'fastify'): pino.Logger {
   const ref = new WeakRef(instance)
   const unwatch = core.watch_level((level) => {
     const live = ref.deref()
-    if (live === undefined) unwatch()
-    else live.level = PINO_LEVELS[level]
+    if (live !== undefined) live.level = PINO_LEVELS[level]
   })
   dropped.register(instance, unwatch)
   return instance

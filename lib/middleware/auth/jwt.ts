@@ -65,9 +65,10 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
   const { key, algorithms } = key_config(options, weak_from)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
-  const listed = required_claims === undefined ? [] : check.names('required_claims', required_claims)
+  const required = new Set(required_claims === undefined ? [] : check.names('required_claims', required_claims))
   // fast-jwt checks `iss` and `aud` only when the token has them: a configured one must be there too.
-  const required = [...new Set([...listed, ...(iss ? ['iss'] : []), ...(aud ? ['aud'] : [])])]
+  if (iss) required.add('iss')
+  if (aud) required.add('aud')
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
   const common = {
     algorithms,
@@ -76,7 +77,7 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
     cache: check.int('cache_size', cache_size, 0),
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
-    ...(required.length > 0 && { requiredClaims: required }),
+    ...(required.size > 0 && { requiredClaims: [...required] }),
   }
   const { createVerifier } = fast_jwt()
   return typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })

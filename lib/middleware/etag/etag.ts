@@ -45,7 +45,8 @@ const ENTITY_TAG = /(?:W\/)?"[^"]*"/g
 function listed(header: string, tag: string, strong: boolean): boolean {
   if (header.trim() === '*') return true
   if (strong && tag.startsWith('W/')) return false
-  return (header.match(ENTITY_TAG) ?? []).some((t) => (!strong || !t.startsWith('W/')) && opaque(t) === opaque(tag))
+  const wanted = opaque(tag)
+  return (header.match(ENTITY_TAG) ?? []).some((t) => (!strong || !t.startsWith('W/')) && opaque(t) === wanted)
 }
 
 /**
