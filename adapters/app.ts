@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import inject_request from 'light-my-request'
 import { AppCore, ERR_APP_CLOSED } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { app_middleware, compose, type CtxMiddleware, type Middleware } from '../lib/compose.js'
@@ -22,7 +23,7 @@ import {
 import { serve_openapi, type OpenApiOptions } from '../lib/openapi/index.js'
 import { mount } from './mount.js'
 import { close_hook_failed, ip_resolver } from './request-lines.js'
-import { metrics_hooks, shed_hook, trace_hooks } from './observability.js'
+import { count_requests, shed_hook, trace_hooks } from './observability.js'
 import { create_server, FASTIFY_LISTENING } from './server.js'
 
 /** Options of `app.metrics`. */
@@ -52,6 +53,8 @@ export class App extends AppCore {
   #closed: Promise<void>
   #on_closed!: () => void
   #health: Health | undefined
+  /** Whether `metrics()` counts requests: each answer then notes its route for the counter's label. */
+  #note_routes = false
   /** Paths load shedding never refuses: the health probes, added by `health()`. */
   readonly #unshed = new Set<string>()
   /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
@@ -120,7 +123,6 @@ export class App extends AppCore {
   metrics({ path = '/metrics', middleware = [], ...options }: AppMetricsOptions = {}): Metrics {
     const chain = middleware.map((mw, i) => app_middleware(mw, `metrics middleware[${i}]`))
     const metrics = new Metrics(options)
-    metrics_hooks(this.fastify, metrics)
     this.get(
       path,
       compose(
@@ -129,6 +131,8 @@ export class App extends AppCore {
         async (_req, res) => void res.header('content-type', metrics.content_type).send(await metrics.text()),
       ),
     )
+    count_requests(this.fastify.server, metrics)
+    this.#note_routes = true
     this.on_close(() => metrics.close())
     return metrics
   }
@@ -178,16 +182,22 @@ export class App extends AppCore {
   ready(): Promise<void> {
     this.#ready ??= (async () => {
       const f = this.fastify
-      await f.register(async (instance) => mount(instance, this, this.#log))
+      await f.register(async (instance) => mount(instance, this, this.#log, this.#note_routes))
       await f.ready()
     })()
     return this.#ready
   }
 
-  /** Sends a request without a socket (tests). */
+  /**
+   * Sends a request without a socket (tests), through the server's `request` event as a request from a socket, so what
+   * listens there (the counter of `metrics()`) sees it too.
+   */
   async inject(options: InjectOptions | string): Promise<LightMyRequestResponse> {
     await this.ready()
-    return this.fastify.inject(options)
+    const f = this.fastify
+    // Once closing, Fastify's own inject refuses the request, as it always has.
+    if (this.#closing !== undefined) return f.inject(options)
+    return inject_request((req, res) => f.server.emit('request', req, res), options)
   }
 
   /**

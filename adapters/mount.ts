@@ -12,18 +12,27 @@ import type { ResponseCheck } from '../lib/validation/response-check.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { checked_commit, commit, end_streams_on_close, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
+import { note_route } from './observability.js'
 import { access_line, in_request_context, ip_of_request, ip_resolver, note_user } from './request-lines.js'
 import { mount_ws } from './ws.js'
 
-/** Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given. */
-export async function mount(instance: FastifyInstance, app: AppCore, log?: LogCore): Promise<void> {
+/**
+ * Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given;
+ * `note_routes` notes each answered request's route for `count_requests` (app.metrics).
+ */
+export async function mount(
+  instance: FastifyInstance,
+  app: AppCore,
+  log?: LogCore,
+  note_routes = false,
+): Promise<void> {
   const compiled = app.compile(instance.prefix)
   const ip = ip_of_request(instance, ip_resolver(app.config.trust_proxy))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
   // Then nothing reads the caller either, so the chain does not note it.
   const access = app.config.access_log
   const lines = access !== false && log_level() !== 'off'
-  const bind = binder(app, ip, log, lines ? note_user : () => {})
+  const bind = binder(app, ip, log, notes(lines, note_routes))
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -66,6 +75,12 @@ function refusal(bind: Bind, route: CompiledRoute): Refuse {
  */
 function cors_config(middleware: readonly Middleware[]): { cors?: false } {
   return middleware.some((m) => route_options_of(m)?.kind === CORS_KIND) ? { cors: false } : {}
+}
+
+/** What the end of a chain notes on its request for later readers: the caller (access line), the route (metrics). */
+function notes(user: boolean, route: boolean): typeof note_user {
+  if (user && route) return (freq, req) => (note_user(freq, req), note_route(freq))
+  return user ? note_user : route ? note_route : () => {}
 }
 
 type Bind = ReturnType<typeof binder>

@@ -1,4 +1,7 @@
-// Fastify hooks behind app.metrics, app.health's load shedding and tracing: each reads the lib/ object it serves.
+// The request counter behind app.metrics and the Fastify hooks behind load shedding and tracing: each reads the lib/
+// object it serves.
+import type { EventEmitter } from 'node:events'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Span } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { error_body } from '../lib/http-error.js'
@@ -9,26 +12,37 @@ import { route_template } from '../lib/observability/route.js'
 import { attach_span, type HttpTracing } from '../lib/observability/tracing.js'
 import { request_owner } from './request-lines.js'
 
+/** Where fw notes, on the raw request, the route template its answer came from (undefined: no route matched). */
+const ROUTE = Symbol('fw.route')
+type Noted = { [ROUTE]?: string | undefined }
+
 /**
- * Counts every request of `f` (its routes, 404s and early refusals) in `metrics`, under its route template. One hook
- * and one listener on the answer, its `close`, which every response emits once, after its `finish` or without one when
- * the client left first: Fastify's onResponse and onRequestAbort hooks would add a hook runner, two timers and three
- * listeners per request, and a second listener on `finish` would cost a closure and the array of that event's
- * listeners.
+ * Notes the route `freq` matched for `count_requests` to label its answer with: called where fw answers a request, at
+ * the end of a route's chain, of the not-found chain and of a refusal, and by load shedding.
  */
-export function metrics_hooks(f: FastifyInstance, metrics: Metrics): void {
-  f.addHook('onRequest', (freq, reply, done) => {
+export function note_route(freq: FastifyRequest): void {
+  ;(freq.raw as Noted)[ROUTE] = freq.routeOptions.url
+}
+
+/**
+ * Counts every request `server` receives (a route's, a 404, an early refusal, a malformed URL) in `metrics`, under the
+ * route template `note_route` noted, from a listener on the server's `request` event put before Fastify's own: no
+ * Fastify hook, whose runner alone costs a request about 280 B and a few percent of its CPU (bench/notes.ts), and one
+ * listener on the answer, its `close`, which every response emits once, after its `finish` or without one when the
+ * client left first. `App.inject` sends its requests through the same event. WebSocket upgrades are not requests of
+ * this event, and are not counted.
+ */
+export function count_requests(server: EventEmitter, metrics: Metrics): void {
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     metrics.started()
     const start = performance.now()
-    const res = reply.raw
     res.on('close', () => {
       // An answer that was ended is counted with its status, even when its client left before all of it was sent;
       // one that never was (the client left while the handler worked) only leaves the in-flight count.
       if (!res.writableEnded) return metrics.aborted()
       const seconds = (performance.now() - start) / 1000
-      metrics.finished(freq.method, route_template(freq.routeOptions.url), reply.statusCode, seconds)
+      metrics.finished(req.method!, route_template((req as Noted)[ROUTE]), res.statusCode, seconds)
     })
-    done()
   })
 }
 
@@ -38,6 +52,7 @@ export function metrics_hooks(f: FastifyInstance, metrics: Metrics): void {
 export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: ReadonlySet<string>): void {
   f.addHook('onRequest', (freq, reply, done) => {
     if (!monitor.overloaded() || skip.has(freq.url.split('?', 1)[0]!)) return done()
+    note_route(freq)
     void reply
       .code(503)
       .header('retry-after', String(monitor.retry_after_s))

@@ -1,6 +1,8 @@
 // app.metrics, app.health and app.shed_load through real requests: labels by template, probes, draining, shedding.
 import { request } from 'node:http'
+import { connect } from 'node:http2'
 import t from 'tap'
+import WebSocket from 'ws'
 import { createSigner } from 'fast-jwt'
 import { adapt_ctx } from '../../lib/compose.js'
 import { api_key } from '../../lib/middleware/auth/api-key.js'
@@ -139,6 +141,86 @@ t.test('App.metrics', async (t) => {
     t.equal(series(text, 'fw_http_requests_in_flight'), 1, 'only the scrape is in flight')
     t.equal(series(text, 'fw_http_requests_total{method="GET",route="/big",status="200"}'), 1, 'answered once')
     t.equal(series(text, 'fw_http_request_duration_seconds_count{method="GET",route="/big",status="200"}'), 1)
+  })
+
+  t.test('counts a request answered before any route, a malformed URL, as (unmatched)', async (t) => {
+    const app = build(t, (app) => {
+      app.metrics()
+      app.get('/x/{id}', (_req, res) => void res.json('ok', true))
+    })
+    const r = await app.inject('/x/%zz')
+    t.equal(r.statusCode, 400)
+    const body = (await app.inject('/metrics')).body
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="(unmatched)",status="400"}'), 1)
+    t.equal(series(body, 'fw_http_requests_in_flight'), 1, 'only the scrape')
+  })
+
+  t.test('labels a refusal and a shed request with the route they were sent to', async (t) => {
+    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const app = build(
+      t,
+      (app) => {
+        app.metrics()
+        app.shed_load({}, monitor)
+        app.post('/upload', (_req, res) => void res.json('ok', true))
+        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      },
+      { body_limit: 8 },
+    )
+    const refused = await app.inject({ method: 'POST', url: '/upload', payload: 'x'.repeat(9) })
+    t.equal(refused.statusCode, 413)
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    t.equal((await app.inject('/users/7')).statusCode, 503)
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 0, rss_bytes: 0 })
+    const body = (await app.inject('/metrics')).body
+    t.equal(series(body, 'fw_http_requests_total{method="POST",route="/upload",status="413"}'), 1)
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="503"}'), 1)
+  })
+
+  t.test('counts the requests of sockets as those of inject, and no WebSocket upgrade', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.metrics()
+      app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      app.ws('/ws', (conn) => void conn.on_message((m) => conn.send(m)))
+    })
+    for (const id of [1, 2, 3]) t.equal((await fetch(`http://127.0.0.1:${port}/users/${id}`)).status, 200)
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`)
+    const echoed = await new Promise<string>((resolve, reject) => {
+      socket.on('open', () => socket.send('hi'))
+      socket.on('message', (data) => resolve(String(data)))
+      socket.on('error', reject)
+    })
+    t.equal(echoed, 'hi')
+    const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 3)
+    t.equal(series(body, 'fw_http_requests_in_flight'), 1, 'the scrape, not the open WebSocket')
+    t.notMatch(body, /route="\/ws"/, 'the upgrade is no HTTP request of the counter')
+    socket.close()
+  })
+
+  t.test('counts the requests of an HTTP/2 app', async (t) => {
+    const { port } = await listening(
+      t,
+      (app) => {
+        app.metrics()
+        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      },
+      { http2: true },
+    )
+    const session = connect(`http://127.0.0.1:${port}`)
+    t.teardown(() => session.close())
+    const get = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const stream = session.request({ ':path': path })
+        let text = ''
+        stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        stream.on('end', () => resolve(text)).on('error', reject)
+      })
+    await get('/users/1')
+    await get('/users/2')
+    const body = await get('/metrics')
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 2)
+    t.equal(series(body, 'fw_http_requests_in_flight'), 1)
   })
 
   t.test('serves the metrics behind their own middleware', async (t) => {
