@@ -6,6 +6,7 @@ import type { AppCore, CompiledRoute, ErrorMapperOf } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
 import { level as log_level } from '../lib/log/index.js'
+import { route_template } from '../lib/observability/route.js'
 import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
@@ -32,7 +33,7 @@ export async function mount(
   // Then nothing reads the caller either, so the chain does not note it.
   const access = app.config.access_log
   const lines = access !== false && log_level() !== 'off'
-  const bind = binder(app, ip, log, notes(lines, note_routes))
+  const bind = binder(app, ip, log, lines, note_routes ? instance.prefix : undefined)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -42,7 +43,7 @@ export async function mount(
   for (const r of compiled.routes) {
     const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
-    const handler = bind(r.run, r.on_error, r.check)
+    const handler = bind(r.run, r.on_error, r.check, r.url)
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler, config, errorHandler }
     instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
   }
@@ -65,6 +66,8 @@ function refusal(bind: Bind, route: CompiledRoute): Refuse {
     bind(
       compose(route.middleware, (_req, res) => void res.error(status, code, message)),
       route.on_error,
+      undefined,
+      route.url,
     )(freq, reply)
 }
 
@@ -77,21 +80,30 @@ function cors_config(middleware: readonly Middleware[]): { cors?: false } {
   return middleware.some((m) => route_options_of(m)?.kind === CORS_KIND) ? { cors: false } : {}
 }
 
-/** What the end of a chain notes on its request for later readers: the caller (access line), the route (metrics). */
-function notes(user: boolean, route: boolean): typeof note_user {
-  if (user && route) return (freq, req) => (note_user(freq, req), note_route(freq))
-  return user ? note_user : route ? note_route : () => {}
+/**
+ * What the end of a chain notes on its request for later readers: the caller (access line) when `user`, and the label
+ * of its route (metrics) when given one.
+ */
+function notes(user: boolean, label: string | undefined): typeof note_user {
+  if (label === undefined) return user ? note_user : () => {}
+  return user ? (freq, req) => (note_user(freq, req), note_route(freq, label)) : (freq) => note_route(freq, label)
 }
 
 type Bind = ReturnType<typeof binder>
 
-/** Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. */
-function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, note: typeof note_user) {
+/**
+ * Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. The
+ * chain's end notes the caller when `users`, and, with a `label_prefix` (the instance's, when metrics count requests),
+ * the label of the route at `url` (none: the not-found chain), computed once here rather than per request.
+ */
+function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, users: boolean, label_prefix?: string) {
   const services = app.services
   const echo_id = app.config.request_id
   // A route with a response check commits through it; the others commit directly (`check_responses` off costs nothing).
-  return (run: Handler, on_error: ErrorMapperOf, check?: ResponseCheck) => {
+  return (run: Handler, on_error: ErrorMapperOf, check?: ResponseCheck, url?: string) => {
     const send: Commit = check === undefined ? commit : checked_commit(check)
+    const label = label_prefix === undefined ? undefined : route_template(url === undefined ? url : label_prefix + url)
+    const note = notes(users, label)
     const serve = (req: Request, reply: FastifyReply) => {
       const freq = req.raw as FastifyRequest
       const res = new Response()

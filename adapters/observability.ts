@@ -8,20 +8,21 @@ import { error_body } from '../lib/http-error.js'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
-import { route_template } from '../lib/observability/route.js'
+import { route_template, UNMATCHED_ROUTE } from '../lib/observability/route.js'
 import { attach_span, type HttpTracing } from '../lib/observability/tracing.js'
 import { request_owner } from './request-lines.js'
 
-/** Where fw notes, on the raw request, the route template its answer came from (undefined: no route matched). */
+/** Where fw notes, on the raw request, the route label of its answer (a template, or `UNMATCHED_ROUTE`). */
 const ROUTE = Symbol('fw.route')
-type Noted = { [ROUTE]?: string | undefined }
+type Noted = { [ROUTE]?: string }
 
 /**
- * Notes the route `freq` matched for `count_requests` to label its answer with: called where fw answers a request, at
- * the end of a route's chain, of the not-found chain and of a refusal, and by load shedding.
+ * Notes `label` (`route_template` of the route matched) for `count_requests` to count the answer to `freq` under:
+ * called where fw answers a request, at the end of a route's chain, of the not-found chain and of a refusal, each with
+ * the label its route was bound with, and by load shedding. A request none of them answered is `UNMATCHED_ROUTE`.
  */
-export function note_route(freq: FastifyRequest): void {
-  ;(freq.raw as Noted)[ROUTE] = freq.routeOptions.url
+export function note_route(freq: FastifyRequest, label: string): void {
+  ;(freq.raw as Noted)[ROUTE] = label
 }
 
 /**
@@ -41,7 +42,7 @@ export function count_requests(server: EventEmitter, metrics: Metrics): void {
       // one that never was (the client left while the handler worked) only leaves the in-flight count.
       if (!res.writableEnded) return metrics.aborted()
       const seconds = (performance.now() - start) / 1000
-      metrics.finished(req.method!, route_template((req as Noted)[ROUTE]), res.statusCode, seconds)
+      metrics.finished(req.method!, (req as Noted)[ROUTE] ?? UNMATCHED_ROUTE, res.statusCode, seconds)
     })
   })
 }
@@ -52,7 +53,7 @@ export function count_requests(server: EventEmitter, metrics: Metrics): void {
 export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: ReadonlySet<string>): void {
   f.addHook('onRequest', (freq, reply, done) => {
     if (!monitor.overloaded() || skip.has(freq.url.split('?', 1)[0]!)) return done()
-    note_route(freq)
+    note_route(freq, route_template(freq.routeOptions.url))
     void reply
       .code(503)
       .header('retry-after', String(monitor.retry_after_s))
