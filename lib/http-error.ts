@@ -1,6 +1,6 @@
 // Errors users throw to answer with a status and a code, and the one builder of fw's `{ok:false, error, message}` body.
 import { defineError } from './errors.js'
-import { HTTP_TOKEN } from './http-token.js'
+import { BAD_HEADER_VALUE, HEADER_VALUE_RULE, HTTP_TOKEN } from './http-token.js'
 import { define_bad_option, option_checker, quote } from './options.js'
 
 // Not `import { STATUS_CODES } from 'node:http'`: on Node 24 an ESM import of node:http builds the module's namespace,
@@ -57,8 +57,6 @@ export interface HttpErrorOptions {
   readonly cause?: unknown
 }
 
-const BAD_HEADER_VALUE = /[\r\n\0]/
-
 /**
  * An error that answers with its own status and code: thrown or rejected anywhere in a route's chain (handler,
  * middleware, `on_error`), it answers `status` with `{ok:false, error: code, message}` and its headers. A bad status
@@ -114,7 +112,7 @@ function checked_headers(headers: Readonly<Record<string, string>>): Record<stri
   for (const [name, value] of Object.entries(headers)) {
     if (!HTTP_TOKEN.test(name)) check.fail('a header name', 'an HTTP token', name)
     if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value))
-      check.fail(`headers[${JSON.stringify(name)}]`, 'a string without CR, LF or NUL', value)
+      check.fail(`headers[${JSON.stringify(name)}]`, `a string ${HEADER_VALUE_RULE}`, value)
     out[name.toLowerCase()] = value
   }
   return out

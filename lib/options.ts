@@ -1,7 +1,7 @@
 // Options are checked when the object is built: one rule for quoting a bad value, one message shape for every
 // `FW_ERR_<AREA>_BAD_OPTION`, and one checker per owner, named once, with a check per kind of option.
 import { defineError, type ErrorFactory } from './errors.js'
-import { HTTP_TOKEN } from './http-token.js'
+import { BAD_HEADER_VALUE, HEADER_VALUE_RULE, HTTP_TOKEN } from './http-token.js'
 
 /**
  * A value named by its type and size only: `a string of 12 characters`, `a Buffer of 32 bytes`, `a list of 2 items`,
@@ -186,10 +186,10 @@ export class OptionChecker {
     return (value as unknown[]).map((v) => this.token(option, v))
   }
 
-  /** A header value: a non-empty string without CR, LF or NUL. */
+  /** A header value: a non-empty string Node can write (`BAD_HEADER_VALUE`). */
   header_value(option: string, value: unknown): string {
-    const ok = typeof value === 'string' && value !== '' && !/[\r\n\0]/.test(value)
-    this.must(ok, option, 'a non-empty header value without CR, LF or NUL', value)
+    const ok = typeof value === 'string' && value !== '' && !BAD_HEADER_VALUE.test(value)
+    this.must(ok, option, `a non-empty header value ${HEADER_VALUE_RULE}`, value)
     return value as string
   }
 

@@ -2,7 +2,7 @@
 // unwinds.
 import { defineError, httpCode } from './errors.js'
 import { error_body } from './http-error.js'
-import { HTTP_TOKEN } from './http-token.js'
+import { BAD_HEADER_VALUE, HTTP_TOKEN } from './http-token.js'
 import { set_cookie_line, type CookieAttributes } from './cookie.js'
 import { pairs_to_object, type KeyValues } from './json.js'
 import {
@@ -32,9 +32,6 @@ export const ERR_RESPONSE_BAD_STATUS = defineError(
 export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file' | 'stream' | 'sse'
 
 export { HTTP_TOKEN }
-// What Node refuses to write in a header value (CR, LF, NUL, other control bytes, characters above U+00FF): refused
-// where it is set, not when the answer is written and the host's own 500 goes out.
-const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/
 
 export const CODE_BAD_PATH = httpCode('bad_path')
 
@@ -48,7 +45,7 @@ export function is_unsafe_path(path: string): boolean {
 /** A header value as `Response.header` sets it; a name that is not a token or a value with CR/LF/NUL throws. */
 function checked_value(name: string, value: string | number): string {
   const v = typeof value === 'number' ? String(value) : value
-  if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
+  if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_HEADER_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)
   return v
 }
 

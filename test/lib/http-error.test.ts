@@ -74,8 +74,20 @@ t.test('HttpError', async (t) => {
     })
     t.throws(() => new HttpError(401, 'x', 'm', { headers: { 'x-a': 1 as unknown as string } }), {
       code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
-      message: 'HttpError: headers["x-a"] must be a string without CR, LF or NUL; got 1',
+      message:
+        'HttpError: headers["x-a"] must be a string without CR, LF or another control byte but tab, or a character above U+00FF; got 1',
     })
+    // Bytes Node would refuse when the answer is written (ERR_INVALID_CHAR): the error answer itself would fail.
+    for (const value of ['attachment; filename="日本.txt"', 'a\x01b', 'a\x7fb'])
+      t.throws(() => new HttpError(401, 'x', 'm', { headers: { 'content-disposition': value } }), {
+        code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
+        message: `HttpError: headers["content-disposition"] must be a string without CR, LF or another control byte but tab, or a character above U+00FF; got ${JSON.stringify(value)}`,
+      })
+    t.same(
+      new HttpError(401, 'x', 'm', { headers: { 'x-a': 'caf\u00e9\tb' } }).headers,
+      { 'x-a': 'caf\u00e9\tb' },
+      'Latin-1 and tab pass',
+    )
     t.throws(() => new HttpError(401, 'x', 'm', { headers: null as unknown as Record<string, string> }), {
       code: 'FW_ERR_HTTP_ERROR_BAD_OPTION',
       message: 'HttpError: headers must be an object of header names to strings; got null',

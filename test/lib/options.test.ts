@@ -152,7 +152,11 @@ t.test('option_checker', async (t) => {
     )
     t.equal(
       thrown(t, () => check.header_value('h', 'a\r\nb')),
-      'o: h must be a non-empty header value without CR, LF or NUL; got "a\\r\\nb"',
+      'o: h must be a non-empty header value without CR, LF or another control byte but tab, or a character above U+00FF; got "a\\r\\nb"',
+    )
+    t.equal(
+      thrown(t, () => check.header_value('h', "default-src 'self' https://\u4f8b.example")),
+      `o: h must be a non-empty header value without CR, LF or another control byte but tab, or a character above U+00FF; got ${JSON.stringify("default-src 'self' https://\u4f8b.example")}`,
     )
     t.equal(
       thrown(t, () => check.names('l', [])),

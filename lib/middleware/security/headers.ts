@@ -112,17 +112,21 @@ export function security_header_list({
   return apply_overrides(list, overrides)
 }
 
-/** The CSP with `'nonce-<n>'` added to script-src and style-src (each created from default-src when missing). */
+/**
+ * The CSP with `'nonce-<n>'` added to script-src and style-src; one missing is made from default-src, and left out when
+ * there is none either: the policy did not restrict those resources, and a directive of the nonce alone would block
+ * every script or stylesheet (same-origin files included) that does not carry it.
+ */
 function with_nonce(csp: string, nonce: string): string {
   const parts = csp
     .split(';')
     .map((p) => p.trim())
     .filter((p) => p !== '')
-  const fallback = parts.find((p) => p.toLowerCase().startsWith('default-src '))?.slice(12) ?? ''
+  const fallback = parts.find((p) => p.toLowerCase().startsWith('default-src '))?.slice(12)
   for (const name of ['script-src', 'style-src']) {
     const i = parts.findIndex((p) => p.toLowerCase() === name || p.toLowerCase().startsWith(name + ' '))
-    if (i === -1) parts.push(`${name} ${fallback} 'nonce-${nonce}'`.replace(/\s+/g, ' '))
-    else parts[i] += ` 'nonce-${nonce}'`
+    if (i !== -1) parts[i] += ` 'nonce-${nonce}'`
+    else if (fallback !== undefined) parts.push(`${name} ${fallback} 'nonce-${nonce}'`.replace(/\s+/g, ' '))
   }
   return parts.join(csp.includes('; ') ? '; ' : ';')
 }

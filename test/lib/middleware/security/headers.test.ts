@@ -179,6 +179,19 @@ t.test('security_headers', async (t) => {
     })
   })
 
+  t.test('adds no script-src or style-src of the nonce alone to a policy that restricted neither', async (t) => {
+    const { app } = build(t, [
+      adapt_ctx(security_headers({ csp: "frame-ancestors 'none'; script-src 'self'", csp_nonce: true })),
+    ])
+    app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
+    const r = await app.inject({ url: '/page' })
+    t.equal(
+      r.headers['content-security-policy'],
+      `frame-ancestors 'none'; script-src 'self' 'nonce-${r.body}'`,
+      'scripts were restricted and take the nonce; stylesheets were not, and stay so',
+    )
+  })
+
   t.test('merges the nonce into the default CSP', async (t) => {
     const { app } = build(t, [adapt_ctx(security_headers({ csp_nonce: true }))])
     app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
@@ -195,7 +208,7 @@ t.test('security_headers', async (t) => {
   t.test('throws at creation for bad options', async (t) => {
     t.throws(() => security_headers({ csp: "default-src 'self'\r\nSet-Cookie: a=b" }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
-      message: `security_headers: csp must be a non-empty header value without CR, LF or NUL; got ${JSON.stringify("default-src 'self'\r\nSet-Cookie: a=b")}`,
+      message: `security_headers: csp must be a non-empty header value without CR, LF or another control byte but tab, or a character above U+00FF; got ${JSON.stringify("default-src 'self'\r\nSet-Cookie: a=b")}`,
     })
     t.throws(() => security_headers({ permissions_policy: '' }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
     t.throws(() => security_headers({ hsts: { max_age: -5 } }), {
