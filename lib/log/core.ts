@@ -195,8 +195,9 @@ export class LogCore {
     const root = target.#parent ?? target
     const extra = root.#line_fields?.(ctx)
     const all = extra === undefined ? pairs : pairs === undefined ? extra : [...extra, ...pairs]
-    const { rec, moved } = json_record(name, msg, root.#clock(), ctx, all, line.raw_keys)
+    const { rec, moved, errors } = json_record(name, msg, root.#clock(), ctx, all, line.raw_keys)
     line.meta.moved = moved
+    line.meta.errors = errors
     line.emit(severity, rec)
   }
 

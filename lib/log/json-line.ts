@@ -3,23 +3,37 @@ import { paint_json } from './colors.js'
 import type { LogContext } from './log-context.js'
 import { json_safe, set_field } from './values.js'
 
-/** fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. */
-const OWN: Readonly<Record<string, number>> = { msg: 1, time: 2, logger: 4, level: 8 }
+/**
+ * fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. The
+ * context's `rid` and `mod` are fw's members too, on the lines that have them.
+ */
+const OWN: Readonly<Record<string, number>> = { msg: 1, time: 2, logger: 4, level: 8, rid: 16, mod: 32 }
 /** The names fw's members move to, with the same bits: on a line where fw's member took it, a pair moves on. */
-const MOVED: Readonly<Record<string, number>> = { fw_msg: 1, fw_time: 2, fw_logger: 4, fw_level: 8 }
+const MOVED: Readonly<Record<string, number>> = {
+  fw_msg: 1,
+  fw_time: 2,
+  fw_logger: 4,
+  fw_level: 8,
+  fw_rid: 16,
+  fw_mod: 32,
+}
 
 /** A record and which of fw's members a pair pushed to `fw_<name>` (bits of `OWN`). */
 export interface JsonRecord {
   rec: Record<string, unknown>
   moved: number
+  /** The members whose value was an `Error` (a KV line shows their stack), or undefined for none. */
+  errors: string[] | undefined
 }
+/** Bits of the members a line may lack: a pair takes the name of an absent `rid` or `mod` with nothing to move. */
+const OPTIONAL = OWN.rid! | OWN.mod!
 
 /**
  * The members of a line after pino's `level`: `msg`, `time` (epoch milliseconds), `logger` (its name), the context
  * (`rid`, `mod`, its fields), then the key/value pairs, every value made JSON-safe (numbers stay numbers) unless its
- * key is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger` or
- * `level` keeps its name; fw's own member moves to `fw_msg`, `fw_time`, `fw_logger` or `fw_level`, and a pair of that
- * name, on that line only, to `fw_fw_<name>`: each key appears once and no value is lost.
+ * key is in `raw_keys` (the user's pino serializers take those as logged). A pair named `msg`, `time`, `logger`,
+ * `level`, `rid` or `mod` keeps its name; fw's own member moves to `fw_msg`, `fw_time`... (`rid` and `mod` when the line
+ * has them), and a pair of that name, on that line only, to `fw_fw_<name>`: each key appears once and no value is lost.
  */
 export function json_record(
   name: string,
@@ -29,7 +43,7 @@ export function json_record(
   pairs: readonly unknown[] | undefined,
   raw_keys?: ReadonlySet<string>,
 ): JsonRecord {
-  const out: JsonRecord = { rec: { msg, time, logger: name }, moved: 0 }
+  const out: JsonRecord = { rec: { msg, time, logger: name }, moved: 0, errors: undefined }
   if (ctx !== undefined) {
     if (ctx.request_id !== '') out.rec.rid = ctx.request_id
     if (ctx.module !== '') out.rec.mod = ctx.module
@@ -41,7 +55,8 @@ export function json_record(
 }
 
 function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet<string> | undefined): void {
-  const bit = Object.hasOwn(OWN, key) ? OWN[key]! : 0
+  let bit = Object.hasOwn(OWN, key) ? OWN[key]! : 0
+  if ((bit & OPTIONAL) !== 0 && (out.moved & bit) === 0 && !Object.hasOwn(out.rec, key)) bit = 0
   if (bit !== 0 && (out.moved & bit) === 0) {
     out.moved |= bit
     const moved = `fw_${key}`
@@ -53,6 +68,7 @@ function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet
     if (bit !== 8) set_field(out.rec, moved, out.rec[key])
   }
   const name = key.startsWith('fw_') && Object.hasOwn(MOVED, key) && (out.moved & MOVED[key]!) !== 0 ? `fw_${key}` : key
+  if (value instanceof Error) (out.errors ??= []).push(name)
   set_field(out.rec, name, raw_keys?.has(key) === true ? value : json_safe(value))
 }
 

@@ -65,10 +65,17 @@ function own_key(name: string, bit: number, moved: number): string {
 
 /**
  * One KV line, newline included, from a record as pino wrote it: fw's `level`, `msg`, `time` and `logger` members make
- * the head, every other member (bindings, mixin, context, pairs, in their order) a `key=value`; an error record (the
- * `{type, message, stack}` fw writes for an `Error`) shows its stack, as a logged `Error` does.
+ * the head, every other member (bindings, mixin, context, pairs, in their order) a `key=value`; the record of an `Error`
+ * (a member named in `errors`, `{type, message, stack}` as fw writes it) shows its stack, as a logged `Error` does. Any
+ * other object shows as JSON, whatever its keys: one that only looks like an error keeps all of them.
  */
-export function kv_record_line(severity: number, rec: Record<string, unknown>, moved: number, color: boolean): string {
+export function kv_record_line(
+  severity: number,
+  rec: Record<string, unknown>,
+  moved: number,
+  color: boolean,
+  errors?: readonly string[],
+): string {
   const keys = [
     own_key('level', 8, moved),
     own_key('msg', 1, moved),
@@ -80,7 +87,7 @@ export function kv_record_line(severity: number, rec: Record<string, unknown>, m
   for (const k in rec) {
     if (k === keys[0] || k === keys[1] || k === keys[2] || k === keys[3]) continue
     const v = rec[k]
-    line += ` ${kv_key(k)}=${kv_value(error_like(v) ? error_text(v, 0) : v)}`
+    line += ` ${kv_key(k)}=${kv_value(errors?.includes(k) === true && error_like(v) ? error_text(v, 0) : v)}`
   }
   return `${line}\n`
 }

@@ -58,15 +58,17 @@ export function check_pino_options(options: PinoOptions): PinoOptions {
 /** What one line needs besides its record: its severity, and which of fw's members a pair pushed to `fw_<name>`. */
 export interface LineMeta {
   severity: number
-  /** Bit set of moved members: 1 msg, 2 time, 4 logger, 8 level. */
+  /** Bit set of moved members: 1 msg, 2 time, 4 logger, 8 level, 16 rid, 32 mod. */
   moved: number
+  /** The members whose value was an `Error`, or undefined for none. */
+  errors: readonly string[] | undefined
 }
 
 /** A pino logger writing to an fw sink in one of fw's formats, or to the user's own transport. */
 export class PinoLine {
   /** Keys the user gave serializers for: their values reach pino as logged, not as fw's JSON-safe copy. */
   readonly raw_keys: ReadonlySet<string>
-  readonly meta: LineMeta = { severity: 2, moved: 0 }
+  readonly meta: LineMeta = { severity: 2, moved: 0, errors: undefined }
   readonly #main: pino.Logger
   /** Used when a pair is named `level`: pino's own level member is then written as `fw_level`. */
   readonly #moved_level: pino.Logger
@@ -136,7 +138,9 @@ function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boole
   return (line) => {
     const rec = JSON.parse(line) as Record<string, unknown>
     out(
-      format === 'kv' ? kv_record_line(meta.severity, rec, meta.moved, color) : pretty_line(meta.severity, rec, color),
+      format === 'kv'
+        ? kv_record_line(meta.severity, rec, meta.moved, color, meta.errors)
+        : pretty_line(meta.severity, rec, color),
     )
   }
 }
@@ -147,5 +151,5 @@ function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boole
  */
 function kv_writer(sink: Sink, meta: LineMeta, color: boolean): (rec: Record<string, unknown>) => void {
   const out = sink_writer(sink, meta)
-  return (rec) => out(kv_record_line(meta.severity, rec, meta.moved, color))
+  return (rec) => out(kv_record_line(meta.severity, rec, meta.moved, color, meta.errors))
 }

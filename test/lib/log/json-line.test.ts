@@ -37,6 +37,25 @@ t.test('json_record', async (t) => {
     t.equal(moved, 15)
   })
 
+  t.test('moves the request id and module of the context as it moves msg, never overwriting them', async (t) => {
+    const ctx = { request_id: 'req-7', module: 'orders', fields: {} }
+    const { rec, moved } = json_record('fw', 'm', T0, ctx, ['rid', 'theirs', 'mod', 'billing', 'fw_rid', 'x'])
+    t.same(rec, {
+      msg: 'm',
+      time: T0,
+      logger: 'fw',
+      rid: 'theirs',
+      mod: 'billing',
+      fw_rid: 'req-7',
+      fw_mod: 'orders',
+      fw_fw_rid: 'x',
+    })
+    t.equal(moved, 48)
+    const bare = json_record('fw', 'm', T0, undefined, ['rid', 'theirs', 'fw_rid', 'x'])
+    t.same(bare.rec, { msg: 'm', time: T0, logger: 'fw', rid: 'theirs', fw_rid: 'x' }, 'a line without them moves none')
+    t.equal(bare.moved, 0)
+  })
+
   t.test('makes values JSON-safe, except those the user’s serializers take', async (t) => {
     const raw = { keep: true }
     const { rec } = json_record(

@@ -14,12 +14,13 @@ function kv_line(
   pairs: readonly unknown[] | undefined,
   color: boolean,
 ): string {
-  const { rec, moved } = json_record(name, msg, time, ctx, pairs)
+  const { rec, moved, errors } = json_record(name, msg, time, ctx, pairs)
   return kv_record_line(
     severity,
     JSON.parse(JSON.stringify({ level: 'x', ...rec })) as Record<string, unknown>,
     moved,
     color,
+    errors,
   )
 }
 
@@ -117,6 +118,18 @@ t.test('kv_record_line', async (t) => {
       kv_line(4, 'fw', 'failed', T0, undefined, ['n', 1], true),
       '03:04:05.678 [fw] [\x1b[31merror\x1b[0m] failed n=1\n',
     )
+  })
+
+  t.test('shows an Error as its stack, and an object that only looks like one as all its keys', async (t) => {
+    const err = Object.assign(new Error('disk full'), { code: 'ENOSPC' })
+    const look_alike = { type: 'click', message: 'saved', stack: 'panel > button', user: 'ada' }
+    const parsed = parse_kv(
+      kv_line(2, 'ui', 'event', T0, undefined, ['err', err, 'event', look_alike], false).slice(0, -1),
+    )
+    t.same(parsed.pairs, [
+      ['err', err.stack],
+      ['event', JSON.stringify(look_alike)],
+    ])
   })
 
   t.test('keeps awkward messages and values on one parseable line', async (t) => {

@@ -51,6 +51,7 @@ t.test('PinoLine', async (t) => {
       [2, 'request', ['method', 'GET', 'status', 200, 'duration_ms', 0.125, 'ua', 'curl/8.5 (x)']],
       [3, 'a "quoted" msg', ['k y', 'v=1', '', 'empty key', 'tab', 'a\tb', 'nl', 'x\ny', 'uni', 'é🙂\u0001']],
       [4, 'failed', ['err', failed, 'n', -0, 'inf', Infinity, 'big', 12n, 'none', undefined, 'nil', null]],
+      [4, 'look-alike', ['event', { type: 'click', message: 'saved', stack: 'panel > button', user: 'ada' }]],
       [5, 'down', ['nested', { a: [1, 'two', null], b: { c: true } }, '__proto__', { x: 1 }, '123', 'num key']],
       [1, 'moved', ['level', 9, 'msg', 'theirs', 'time', 'noon', 'logger', 'L']],
       [0, '', ['fn', function named() {}, 'date', new Date(T0), 'set', new Set([1]), 'map', new Map([['k', 1]])]],
