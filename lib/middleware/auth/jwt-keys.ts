@@ -116,6 +116,18 @@ function secret_bytes(secret: unknown): Buffer | undefined {
   return jwk?.kty === 'oct' && typeof jwk.k === 'string' ? Buffer.from(jwk.k, 'base64url') : undefined
 }
 
+/** Whether `bytes` are the JSON text of a JWK or a JWK set: an object with `kty` or `keys`. */
+function jwk_text(bytes: Buffer): boolean {
+  const text = bytes.toString('utf8').trim()
+  if (!text.startsWith('{')) return false
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && ('kty' in value || 'keys' in value)
+  } catch {
+    return false
+  }
+}
+
 /**
  * The HMAC secret as bytes, at least as long as the hash of the strongest pinned algorithm; never quoted in an error.
  * With `weak_from` (a development preset's name) a shorter secret is accepted with a warning instead.
@@ -129,8 +141,19 @@ function hmac_secret(secret: unknown, algorithms: readonly JwtAlgorithm[], weak_
     secret,
     { secret: true },
   )
-  // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion).
+  // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion); so does
+  // a public JWK (or JWK set) pasted as JSON text, from an environment variable or a file read as bytes.
   check.must(!bytes!.includes('-----BEGIN'), 'secret', 'an HMAC secret, not a PEM key', secret, { secret: true })
+  const text = typeof secret === 'string' || secret instanceof Uint8Array
+  check.must(
+    !text || !jwk_text(bytes!),
+    'secret',
+    'an HMAC secret, not JWK text (give an oct JWK as an object)',
+    secret,
+    {
+      secret: true,
+    },
+  )
   const alg = algorithms.reduce((a, b) => (HMAC_BYTES[b]! > HMAC_BYTES[a]! ? b : a))
   const need = HMAC_BYTES[alg]!
   if (bytes!.length < need) {

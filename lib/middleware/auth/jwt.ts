@@ -108,6 +108,13 @@ function secret_query({ query_param }: JwtOptions): string[] {
   return typeof query_param === 'string' && query_param !== '' ? [query_param] : []
 }
 
+/** Freezes a verified payload and everything in it, once (a frozen payload was frozen whole before). */
+function deep_freeze(value: object): void {
+  if (Object.isFrozen(value)) return
+  Object.freeze(value)
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) deep_freeze(v)
+}
+
 /** The 401 answers; RFC 6750 asks for `WWW-Authenticate` on each. */
 function refuse(res: Response, code: string, message: string): void {
   const challenge = code === CODE_MISSING_TOKEN ? 'Bearer' : 'Bearer error="invalid_token"'
@@ -170,6 +177,8 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
   check.must(unavailable === 401 || unavailable === 503, 'jwks_unavailable', '401 or 503', unavailable)
 
   const accept = (ctx: Ctx, next: Next, payload: Record<string, unknown>): void | Promise<void> => {
+    // fast-jwt hands every request of a cached token the same payload: frozen, no handler can change another's claims.
+    deep_freeze(payload)
     const sub = payload.sub
     if (sub !== undefined && typeof sub !== 'string') return refuse(ctx.res, CODE_INVALID_TOKEN, 'Invalid token')
     const roles = claim_list(payload, roles_key)

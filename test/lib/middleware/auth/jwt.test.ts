@@ -244,6 +244,33 @@ t.test('jwt', async (t) => {
     }
   })
 
+  t.test('gives no request a payload it can change for the next request of the same token', async (t) => {
+    for (const cache_size of [1000, 0]) {
+      const changed: string[] = []
+      const { app } = build(t, [jwt({ secret: SECRET, cache_size })], (req) => {
+        const payload = req.state(JwtClaims)!.payload as { roles: string[]; org: { id: string } }
+        for (const change of [() => payload.roles.push('admin'), () => (payload.org.id = 'evil')]) {
+          try {
+            change()
+            changed.push('changed')
+          } catch (err) {
+            changed.push((err as Error).name)
+          }
+        }
+        return { roles: req.state(JwtClaims)!.roles, org: payload.org.id }
+      })
+      const token = sign({ sub: 'ada', roles: ['user'], org: { id: 'acme' } })
+      for (let i = 0; i < 2; i++) {
+        t.same((await app.inject({ url: '/p', headers: bearer(token) })).json(), {
+          ok: true,
+          roles: ['user'],
+          org: 'acme',
+        })
+      }
+      t.same(changed, ['TypeError', 'TypeError', 'TypeError', 'TypeError'], `cache_size ${cache_size}`)
+    }
+  })
+
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) =>
       throws_coded(t, () => jwt(options as JwtOptions), 'FW_ERR_AUTH_BAD_OPTION', message)
@@ -267,6 +294,15 @@ t.test('jwt', async (t) => {
     bad({ secret: SECRET, roles_key: '' }, /^jwt: roles_key must be a non-empty string; got ""$/)
     bad({ secret: SECRET, cache_size: -1 }, /^jwt: cache_size must be an integer >= 0; got -1$/)
     bad({ secret: PUBLIC_PEM }, /^jwt: secret must be an HMAC secret, not a PEM key; got a string of \d+ characters$/)
+    // The public key as JWK text (an environment variable, a file read as bytes) would let anyone sign HS256 tokens.
+    const public_jwk = JSON.stringify(RSA.publicKey.export({ format: 'jwk' }))
+    const not_jwk = /^jwt: secret must be an HMAC secret, not JWK text \(give an oct JWK as an object\); got /
+    for (const secret of [public_jwk, ` ${public_jwk}\n`, Buffer.from(public_jwk), `{"keys":[${public_jwk}]}`])
+      bad({ secret }, not_jwk)
+    t.ok(
+      jwt({ secret: `{not json, but a long enough secret all the same}` }),
+      'a secret that only starts with { is one',
+    )
     const extract = () => 'token'
     const beside = /^jwt: cookie and query_param must be left out with extract \(which replaces them\); got "t"$/
     bad({ secret: SECRET, extract, query_param: 't' }, beside)
