@@ -139,8 +139,10 @@ function negotiator(offered: readonly string[]): (accept: string) => Encoding | 
   const chosen_for = new Map<string, Encoding | undefined>()
   return (accept) => {
     if (chosen_for.has(accept)) return chosen_for.get(accept)
-    // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is.
-    const first = (new (Negotiator())({ headers: { 'accept-encoding': accept } }) as Preferring).encodings(offered, {
+    // Negotiator reads q-values, `*` and `identity;q=0`; garbage yields no match, and the body goes as it is. `x-gzip`
+    // is gzip (RFC 9110 8.4.1.3), answered as `gzip`.
+    const header = accept.replace(X_GZIP, '$1gzip')
+    const first = (new (Negotiator())({ headers: { 'accept-encoding': header } }) as Preferring).encodings(offered, {
       preferred: offered,
     })[0]
     const chosen = first === undefined || first === 'identity' ? undefined : (first as Encoding)
@@ -149,6 +151,9 @@ function negotiator(offered: readonly string[]): (accept: string) => Encoding | 
     return chosen
   }
 }
+
+/** The coding `x-gzip` in an Accept-Encoding list (case-insensitive, as codings are). */
+const X_GZIP = /(^|[\s,])x-gzip(?=\s*(?:[;,]|$))/gi
 
 /** Negotiator 1.x takes the server's preference order for ties; its typings predate that argument. */
 type Preferring = { encodings(available: readonly string[], options: { preferred: readonly string[] }): string[] }
@@ -159,9 +164,13 @@ function transformable(res: Response): boolean {
   return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
 }
 
-/** A buffered or streamed body that may be compressed: not a file, and not the empty body of a 204 or 304. */
+/**
+ * A buffered or streamed body that may be compressed: not a file, not the empty body of a 204 or 304, and not a part
+ * of a representation (a 206, or any answer with `Content-Range`), whose range would then describe other bytes.
+ */
 function compressible_body(res: Response): boolean {
   if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined))
     return false
-  return res.status_code !== 204 && res.status_code !== 304
+  const status = res.status_code
+  return status !== 204 && status !== 304 && status !== 206 && res.get_header('content-range') === undefined
 }

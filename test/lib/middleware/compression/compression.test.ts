@@ -85,6 +85,9 @@ t.test('compression', async (t) => {
       ['gzip;q=1, br;q=0.5', 'gzip', gunzipSync],
       ['deflate', 'deflate', inflateSync],
       ['*', 'br', brotliDecompressSync],
+      // RFC 9110 8.4.1.3: x-gzip is gzip.
+      ['x-gzip', 'gzip', gunzipSync],
+      ['X-GZIP;q=0.9, deflate;q=0.5', 'gzip', gunzipSync],
     ]
     for (const [accept, enc, decode] of cases) {
       const r = await app.inject({ url: '/big', headers: { 'accept-encoding': accept } })
@@ -119,6 +122,21 @@ t.test('compression', async (t) => {
     const random = await app.inject({ url: '/random', headers: h })
     t.equal(random.headers['content-encoding'], undefined, 'a compressed body larger than the original is not sent')
     t.equal(random.rawPayload.length, 2048)
+  })
+
+  t.test("leaves a handler's partial answer (206, Content-Range) as it is", async (t) => {
+    const part = BIG.slice(0, 2000)
+    const app = app_with(t, (app) =>
+      app.get('/part', (_req, res) => {
+        res.status(206).header('content-type', 'application/json').header('content-range', `bytes 0-1999/${BIG.length}`)
+        res.send(part)
+      }),
+    )
+    const r = await app.inject({ url: '/part', headers: { 'accept-encoding': 'gzip' } })
+    t.equal(r.statusCode, 206)
+    t.equal(r.headers['content-encoding'], undefined)
+    t.equal(r.headers['content-range'], `bytes 0-1999/${BIG.length}`)
+    t.equal(r.body, part, 'the bytes the range names')
   })
 
   t.test('keeps Vary on a 304 and makes a strong ETag weak on a compressed answer', async (t) => {
