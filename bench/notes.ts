@@ -546,4 +546,21 @@ export const HISTORY = `## Measurements behind the method and the decisions
   On Node 24 the echo's extra bytes are the per-message switch into the upgrade's log context (an AsyncResource's
   \`runInAsyncScope\`, which allocates about 150 B a message there, as lib/log/context.ts measures); on Node 20 the
   echo is level with its plugin.
+- **\`app.metrics()\` off Fastify's hook.** An 11-round probe of the route scenario with a third server counting from
+  a listener put before Fastify's on the server's \`request\` event (no hook, no route label): Node 20 | Node 24, that
+  server 1.01x (0.90-1.14x) | 1.01x (0.95-1.07x) of plain fw's CPU and 1.03x | 1.02x of its bytes, the hook-based
+  metrics 1.11x | 1.04x (bytes 1.09x | 1.08x) in the same run, controls 0.98x | 1.00x. fw's metrics moved there (1aa7581),
+  then the route label was computed once per route at mount instead of read per request from Fastify's
+  \`routeOptions\`, a getter that builds a dozen-member object on every call (f6de17a). 25 rounds after the move: 1.08x
+  (1.07-1.12x) | 1.05x (1.01-1.10x), bytes 1.04x | 1.03x (7,702 B against 7,414 B on Node 20: 288 B a request where the
+  hook cost 564 B), controls 1.03x | 0.98x. 25 rounds after the label change: 1.10x (1.05-1.14x) | 1.08x (1.02-1.12x),
+  bytes 1.04x | 1.03x (+303 B | +169 B), controls 0.99x | 1.03x. Bytes halved and stayed; CPU stays over the 1.053x
+  ceiling, so the probe's 1.01x was the luck of 11 wide rounds, and what remains is not the hook.
+- **HTTP at 25 rounds** on the tree of this round's changes (the same code as 2a64d4c for these routes). Node 20 | Node
+  24, fw's CPU per request of Fastify's: JSON hello 1.07x (1.05-1.10x) | 1.04x (1.01-1.06x); param + query 1.11x
+  (1.07-1.12x) | 1.04x (1.01-1.09x); POST echo 1.06x (1.01-1.09x) | 1.03x (1.02-1.08x); 5 middleware 1.04x (1.02-1.08x) |
+  1.04x (1.00-1.07x); bytes 1.07x, 1.07x, 1.10x, 1.04x | 1.06x, 1.06x, 1.09x, 1.03x. Access log against Fastify's
+  logger 0.80x, 0.84x, 0.91x | 0.88x, 0.87x, 0.93x. Controls 0.97x | 0.98x. The 5 middleware scenario, over on Node 20
+  in the run before (1.11x), is under the target in this one; param + query moved the other way (1.10x there): both sit
+  at the target's edge, within a run's swing.
 `
