@@ -12,7 +12,12 @@ export type StreamSource = Readable | AsyncIterable<string | Uint8Array>
 
 /** Throws `FW_ERR_STREAM_BAD_SOURCE` unless `source` can be streamed. */
 export function check_source(source: unknown): StreamSource {
-  if (source instanceof Readable) return source
+  if (source instanceof Readable) {
+    // Nothing listens until the answer is sent, after the middleware chain unwinds: a file that fails to open in the
+    // meantime would end the process. Its error stays in `errored`, so the answer is still the 500.
+    source.on('error', ignore)
+    return source
+  }
   if (
     source !== null &&
     typeof source === 'object' &&
@@ -28,9 +33,13 @@ export function check_source(source: unknown): StreamSource {
  * client went away) calls the iterator's `return()`, so a generator's `finally` runs and nothing is left pending.
  */
 export function to_readable(source: StreamSource): Readable {
-  if (source instanceof Readable) return source
+  // An object-mode Readable may hold any value, which the socket would throw on: its chunks are checked as an
+  // iterable's are. A byte stream (a file) goes as it is.
+  if (source instanceof Readable && !source.readableObjectMode) return source
   return Readable.from(checked(source))
 }
+
+const ignore = (): void => {}
 
 type Chunk = IteratorResult<string | Buffer, unknown>
 

@@ -125,6 +125,45 @@ t.test('Response.stream', async (t) => {
   })
 })
 
+t.test('Response.stream of a Readable', async (t) => {
+  const sources: Readable[] = []
+  const app = build(t, (app) => {
+    // A middleware with work after next() (a session saved, a counter written): the answer is sent after it.
+    app.use(async (_req, _res, next) => {
+      await next()
+      await tick(30)
+    })
+    app.get('/missing', (_req, res) => res.stream(createReadStream('/nonexistent/fw-test-file')))
+    app.get('/objects', (_req, res) => {
+      const source = Readable.from([{ id: 1 }])
+      sources.push(source)
+      res.stream(source)
+    })
+    app.get('/strings', (_req, res) => res.stream(Readable.from(['a', new Uint8Array([98]), 'c'])))
+  })
+
+  t.test('a file that fails to open before the answer is sent answers 500 JSON, and the process goes on', async (t) => {
+    const log = capture_log(t)
+    const r = await app.inject({ url: '/missing' })
+    t.same([r.statusCode, r.json()], [500, INTERNAL])
+    t.match(log.text(), /ENOENT/)
+  })
+
+  t.test('an object-mode Readable with a chunk neither text nor bytes fails the stream and is destroyed', async (t) => {
+    const log = capture_log(t)
+    const r = await app.inject({ url: '/objects' })
+    t.same([r.statusCode, r.json()], [500, INTERNAL])
+    t.match(log.text(), /got a chunk of type object/)
+    for (let i = 0; i < 50 && sources[0]?.destroyed !== true; i++) await tick(2)
+    t.equal(sources[0]?.destroyed, true, 'the source was destroyed')
+  })
+
+  t.test('an object-mode Readable of strings and bytes streams as before', async (t) => {
+    const r = await app.inject({ url: '/strings' })
+    t.same([r.statusCode, r.body], [200, 'abc'])
+  })
+})
+
 t.test('Response.stream sources let go unread', async (t) => {
   const closed: string[] = []
   /** A generator already started (a cursor opened), as a helper returning a prepared iterator gives it. */
