@@ -63,6 +63,9 @@ const VALIDATION_SCHEMA = {
   required: ['ok', 'error', 'message', 'errors'],
 }
 
+/** The document's own components, which no route's schema may take. */
+const OWN_SCHEMAS = { Error: ERROR_SCHEMA, ValidationFailed: VALIDATION_SCHEMA }
+
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -80,7 +83,7 @@ const REASONS: Record<number, string> = {
 export function openapi_document(routes: readonly RouteInfo[], options: DocumentOptions): Json {
   // Recursive types (`field.lazy`) are described once each, under `components/schemas`, and referred to from the
   // routes.
-  const { value: doc, components } = with_components(() => document_of(routes, options))
+  const { value: doc, components } = with_components(() => document_of(routes, options), OWN_SCHEMAS)
   const c = doc['components'] as { schemas: Record<string, unknown> }
   c.schemas = { ...components, ...c.schemas }
   return doc
@@ -110,7 +113,7 @@ function document_of(routes: readonly RouteInfo[], options: DocumentOptions): Js
   if (described.length > 0) doc['tags'] = described
   doc['paths'] = paths
   doc['components'] = {
-    schemas: { Error: ERROR_SCHEMA, ValidationFailed: VALIDATION_SCHEMA },
+    schemas: { ...OWN_SCHEMAS },
     ...(Object.keys(schemes).length > 0 ? { securitySchemes: schemes } : {}),
   }
   return doc

@@ -2,6 +2,7 @@
 // 4).
 import { logger } from '../log/index.js'
 import { Type, type JsonSchema } from '../validation/type.js'
+import { document_components } from '../validation/lazy.js'
 import type { AnySchema } from '../validation/route.js'
 
 const log = logger('openapi')
@@ -30,9 +31,98 @@ export function json_schema_of(schema: AnySchema, where: string): JsonSchema | u
   }
   try {
     const { $schema: _, ...out } = std.jsonSchema.input({ target: 'draft-2020-12' })
-    return out
+    return hoist_definitions(out, where)
   } catch (err) {
     log.logf('warn', 'schema not documented', 'where', where, 'vendor', std.vendor, 'why', (err as Error).message)
     return undefined
   }
+}
+
+const COMPONENTS = '#/components/schemas/'
+
+/**
+ * Moves a library's `$defs` (zod's named and recursive schemas) into the document's `components/schemas`, and the
+ * schema itself when it refers to itself (`$ref: "#"`), named after `where`: inside the document, `#` is the document,
+ * so those references would point nowhere. A name another schema already has gets `_2`, `_3`... Outside a document the
+ * schema is self-contained and is left as it is.
+ */
+function hoist_definitions(schema: JsonSchema, where: string): JsonSchema {
+  const components = document_components()
+  if (components === undefined || !has_local_ref(schema)) return schema
+  const { $defs, ...root } = schema
+  const defs = Object.entries(($defs ?? {}) as Record<string, JsonSchema>)
+  const root_base = component_name(where)
+  // Names are settled before anything is rewritten, since definitions refer to each other and to themselves.
+  const as_named = (ref: string): string | undefined =>
+    ref === '#' ? COMPONENTS + root_base : def_ref(ref, (name) => component_name(name))
+  const names = new Map<string, string>()
+  for (const [name, def] of defs) names.set(name, claim(components, component_name(name), rewrite(def, as_named)))
+  const self = has_ref(schema, '#') ? claim(components, root_base, rewrite(root, as_named)) : undefined
+  const final = (ref: string): string | undefined =>
+    ref === '#' ? COMPONENTS + self : def_ref(ref, (name) => names.get(name))
+  for (const [name, def] of defs) components.set(names.get(name)!, rewrite(def, final) as JsonSchema)
+  const out = rewrite(root, final) as JsonSchema
+  if (self === undefined) return out
+  components.set(self, out)
+  return { $ref: COMPONENTS + self }
+}
+
+/** A name OpenAPI allows as a component key (letters, digits, `.`, `-`, `_`). */
+function component_name(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, '_')
+}
+
+/** `base`, or `base_2`, `base_3`... : the first name free or already holding `schema`, reserved for it. */
+function claim(components: Map<string, JsonSchema>, base: string, schema: unknown): string {
+  const text = JSON.stringify(schema)
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}_${n}`
+    const held = components.get(name)
+    if (held === undefined) {
+      components.set(name, {})
+      return name
+    }
+    if (JSON.stringify(held) === text) return name
+  }
+}
+
+/** `#/$defs/<name>...` pointed at the component `to(name)` names, or `undefined` for any other reference. */
+function def_ref(ref: string, to: (name: string) => string | undefined): string | undefined {
+  const m = /^#\/\$defs\/([^/]+)(.*)$/.exec(ref)
+  if (m === null) return undefined
+  const name = to(m[1]!.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return name === undefined ? undefined : COMPONENTS + name + m[2]!
+}
+
+/** A copy of `value` with each `$ref` that `map` knows replaced. */
+function rewrite(value: unknown, map: (ref: string) => string | undefined): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewrite(v, map))
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    const ref = key === '$ref' && typeof v === 'string' ? map(v) : undefined
+    // defineProperty keeps a property named `__proto__` as data.
+    Object.defineProperty(out, key, {
+      value: ref ?? rewrite(v, map),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return out
+}
+
+/** Whether `value` holds a `$ref` that points into its own document (`#...`). */
+function has_local_ref(value: unknown): boolean {
+  return has_ref(value, '#', true)
+}
+
+/** Whether `value` holds the `$ref` `ref` (or, with `prefix`, one starting with it). */
+function has_ref(value: unknown, ref: string, prefix = false): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  for (const [key, v] of Object.entries(value)) {
+    if (key === '$ref' && typeof v === 'string' && (prefix ? v.startsWith(ref) : v === ref)) return true
+    if (has_ref(v, ref, prefix)) return true
+  }
+  return false
 }

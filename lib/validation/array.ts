@@ -8,6 +8,7 @@ import {
   Type,
   child_path,
   fail,
+  required_message_of,
   type Check,
   type CompileOptions,
   type JsonSchema,
@@ -60,6 +61,9 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
 
   protected compile_value(name: string, options: CompileOptions): Check {
     const item = this.spec.item.compile(`${name} item`, options)
+    // An item is never missing: a `null` item of a type that is neither nullable nor defaulted is refused, as the
+    // JSON Schema's `items` refuses it, instead of reaching the handler as `undefined`.
+    const required_message = required_message_of(this.spec.item.spec, `${name} item`)
     const type_message = this.type_message(name, 'an array')
     const { min_items: min, max_items: max } = this.spec
     const min_message = min?.message ?? `${name} must have at least ${min?.n} items`
@@ -73,7 +77,11 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
       if (max !== undefined && list.length > max.n) return fail(errors, at, ValidationErrorCode.MaxLength, max_message)
       const start = errors.length
       const out: unknown[] = new Array(list.length)
-      for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) out[i] = item(list[i], path(at, i), errors)
+      for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) {
+        const v = item(list[i], path(at, i), errors)
+        if (v === undefined) fail(errors, path(at, i), ValidationErrorCode.Required, required_message)
+        out[i] = v
+      }
       return errors.length > start ? INVALID : out
     }
   }

@@ -27,17 +27,26 @@ let components: Map<string, JsonSchema> | undefined
 
 /**
  * Runs `build` (which makes JSON Schemas) and returns what it returns with the JSON Schema of every lazy type met on
- * the way, by name, each built once even when it refers to itself.
+ * the way, by name, each built once even when it refers to itself. `reserved` names the document's own components,
+ * which no other schema may take.
  */
-export function with_components<T>(build: () => T): { value: T; components: Record<string, JsonSchema> } {
+export function with_components<T>(
+  build: () => T,
+  reserved: Readonly<Record<string, JsonSchema>> = {},
+): { value: T; components: Record<string, JsonSchema> } {
   const outer = components
-  components = new Map()
+  components = new Map(Object.entries(reserved))
   try {
     const value = build()
     return { value, components: Object.fromEntries(components) }
   } finally {
     components = outer
   }
+}
+
+/** @internal The components of the document being built (`with_components`), or `undefined` outside of one. */
+export function document_components(): Map<string, JsonSchema> | undefined {
+  return components
 }
 
 /**

@@ -367,3 +367,71 @@ t.test('openapi_document: a form body is not validated, so no 400 validation_fai
   })
   t.equal(r.statusCode, 200, 'the route indeed never answers validation_failed for its body')
 })
+
+t.test('openapi_document: the references of a zod JSON Schema resolve in the document', async (t) => {
+  // zod writes `#/$defs/<id>` for a named schema and `#` for a schema that refers to itself: pointers into its own
+  // JSON Schema, which inside the document would point into the document.
+  interface Cat {
+    name: string
+    kids: Cat[]
+  }
+  const Cat: z.ZodType<Cat> = z
+    .object({
+      name: z.string(),
+      get kids() {
+        return z.array(Cat)
+      },
+    })
+    .meta({ id: 'Cat' })
+  interface Tree {
+    label: string
+    children: Tree[]
+  }
+  const Tree: z.ZodType<Tree> = z.object({
+    label: z.string(),
+    get children() {
+      return z.array(Tree)
+    },
+  })
+  const Error = z.object({ reason: z.string() }).meta({ id: 'Error' })
+  const app = build(t, (app) => {
+    const ok = (_req: unknown, res: { json: (...a: unknown[]) => unknown }) => void res.json('ok', true)
+    app.post('/cats', { body: z.object({ cat: Cat }), responses: { 200: Cat, 409: Error }, security: [] }, ok)
+    app.post('/trees', { body: Tree, security: [] }, ok)
+    app.openapi({ info: { title: 'Refs', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  const cat = {
+    type: 'object',
+    properties: { name: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/components/schemas/Cat' } } },
+    required: ['name', 'kids'],
+  }
+  const cats = doc.paths['/cats'].post
+  t.strictSame(cats.requestBody.content['application/json'].schema, {
+    type: 'object',
+    properties: { cat: { $ref: '#/components/schemas/Cat' } },
+    required: ['cat'],
+  })
+  t.strictSame(cats.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Cat' })
+  t.strictSame(cats.responses['409'].content['application/json'].schema, { $ref: '#/components/schemas/Error_2' })
+  t.strictSame(doc.components.schemas.Cat, cat)
+  t.strictSame(doc.components.schemas.Error_2, {
+    type: 'object',
+    properties: { reason: { type: 'string' } },
+    required: ['reason'],
+  })
+  t.strictSame(doc.components.schemas.Error.required, ['ok', 'error'], "fw's own Error stays")
+  t.strictSame(doc.paths['/trees'].post.requestBody.content['application/json'].schema, {
+    $ref: '#/components/schemas/POST_trees_body',
+  })
+  t.strictSame(doc.components.schemas.POST_trees_body, {
+    type: 'object',
+    properties: {
+      label: { type: 'string' },
+      children: { type: 'array', items: { $ref: '#/components/schemas/POST_trees_body' } },
+    },
+    required: ['label', 'children'],
+  })
+  const result = await validate(structuredClone(doc))
+  t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+})

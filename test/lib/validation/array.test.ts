@@ -108,6 +108,26 @@ t.test('ArrayType', async (t) => {
     })
   })
 
+  t.test('refuses a null item of an item type that is not nullable, as its JSON Schema does', async (t) => {
+    // An item is never missing: `null` inside a `string[]` would reach the handler as `undefined`.
+    const Tags = schema({ tags: field.array(field.string()) })
+    t.strictSame(Tags.validate({ tags: ['a', null] }), {
+      ok: false,
+      errors: [{ field: 'tags/1', code: 'Required', message: 'tags item is required' }],
+    })
+    t.strictSame(Tags.validate({ tags: ['a', ''] }), { ok: true, value: { tags: ['a', ''] } })
+    const Lists = schema({
+      a: field.array(field.integer().nullable()),
+      b: field.array(field.integer().default(0)),
+      c: field.array(field.integer(), 'c must be a list'),
+    })
+    t.strictSame(Lists.validate({ a: [1, null], b: [1, null] }), { ok: true, value: { a: [1, null], b: [1, 0] } })
+    t.strictSame(field.array(field.string()).validate([null]), {
+      ok: false,
+      errors: [{ field: '0', code: 'Required', message: 'value item is required' }],
+    })
+  })
+
   t.test('describes itself as JSON Schema', async (t) => {
     t.same(field.array(field.string().max_length(3)).min_items(1).json_schema(), {
       type: 'array',
