@@ -30,6 +30,7 @@ export class RedisRoomBus implements RoomBus {
   readonly #channel: string
   readonly #instance = randomUUID()
   #closing = false
+  #deliver: ((message: BusMessage) => void) | undefined
 
   constructor(options: RedisStoreOptions = {}) {
     this.#pub = new RedisConnection('RedisRoomBus', options)
@@ -41,15 +42,22 @@ export class RedisRoomBus implements RoomBus {
     this.#sub.on('error', () => {})
   }
 
-  /** Subscribes and hands other instances' broadcasts to `deliver`; subscribes again after each reconnect. */
+  /**
+   * Subscribes and hands other instances' broadcasts to `deliver`; subscribes again after each reconnect. Called again
+   * after it failed (`use_bus` retried), it replaces its listeners rather than adding to them, so nothing arrives twice.
+   */
   async start(deliver: (message: BusMessage) => void): Promise<void> {
-    this.#sub.on('messageBuffer', (_channel: Buffer, payload: Buffer) => {
-      const m = this.#decode(payload)
-      if (m !== undefined) deliver(m)
-    })
+    this.#deliver = deliver
+    this.#sub.off('messageBuffer', this.#receive).on('messageBuffer', this.#receive)
+    this.#sub.off('ready', this.#subscribe_again)
     await this.#pub.run('subscribe', () => this.#sub.subscribe(this.#channel))
     // 'ready' of the first connection has passed by now: each one from here on is a reconnect.
     this.#sub.on('ready', this.#subscribe_again)
+  }
+
+  readonly #receive = (_channel: Buffer, payload: Buffer): void => {
+    const m = this.#decode(payload)
+    if (m !== undefined) this.#deliver?.(m)
   }
 
   /** After a reconnect: subscribes again, or drops the connection to try on the next one (logged) if that fails. */

@@ -13,9 +13,12 @@ export interface WsRateLimit {
 export interface WsOptions {
   /** Largest message accepted, in bytes (default 1 MiB); a larger one closes the socket with 1009. */
   max_payload?: number
-  /** Close a connection that sent nothing for this long, in ms (default 0: never). */
+  /** Close a connection that sent nothing for this long, in ms (default 0: never; at most 2147483647, about 24.8 days). */
   idle_timeout_ms?: number
-  /** Ping every this many ms; a peer that has not answered the previous ping is cut (default 30000; 0: off). */
+  /**
+   * Ping every this many ms; a peer that has not answered the previous ping is cut (default 30000; 0: off; at most
+   * 2147483647).
+   */
   heartbeat_ms?: number
   /** Negotiate permessage-deflate (default false: compression costs CPU and memory per connection). */
   per_message_deflate?: boolean
@@ -47,6 +50,15 @@ export interface WsSettings {
 }
 
 const MIB = 1024 * 1024
+/** The longest wait a Node timer holds: a longer one fires after 1 ms (a ping every ms, cutting every peer at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A timer's wait: an integer >= 0 that a Node timer can hold. */
+function timer_ms(check: OptionChecker, option: string, value: unknown): number {
+  const ms = check.int(option, value, 0)
+  check.must(ms <= MAX_TIMER_MS, option, `at most ${MAX_TIMER_MS} (the longest wait of a Node timer)`, ms)
+  return ms
+}
 
 function rate_limit_of(check: OptionChecker, value: unknown): WsRateLimit | undefined {
   if (value === undefined) return undefined
@@ -77,8 +89,8 @@ export function ws_settings(owner: string, options: WsOptions = {}): WsSettings 
   const deflate = check.bool('per_message_deflate', o.per_message_deflate ?? false)
   return {
     max_payload: check.int('max_payload', o.max_payload ?? MIB, 1),
-    idle_timeout_ms: check.int('idle_timeout_ms', o.idle_timeout_ms ?? 0, 0),
-    heartbeat_ms: check.int('heartbeat_ms', o.heartbeat_ms ?? 30_000, 0),
+    idle_timeout_ms: timer_ms(check, 'idle_timeout_ms', o.idle_timeout_ms ?? 0),
+    heartbeat_ms: timer_ms(check, 'heartbeat_ms', o.heartbeat_ms ?? 30_000),
     per_message_deflate: deflate,
     high_water_mark: check.int('high_water_mark', o.high_water_mark ?? MIB, 1),
     on_backpressure: backpressure,

@@ -29,6 +29,8 @@ const log = logger('ws')
 export class Rooms implements RoomMembership {
   readonly #rooms = new Map<string, Set<WebSocketConnection>>()
   #bus: RoomBus | undefined
+  /** Whether the bus in use has started: given again after a refused start, it is started again. */
+  #bus_started = false
   #bus_down = false
 
   /**
@@ -59,16 +61,19 @@ export class Rooms implements RoomMembership {
   /**
    * Carries broadcasts across instances through `bus` (closed with the App). A bus given before is closed first: left
    * running, it would deliver every remote broadcast a second time and hold its connection until the process ends.
-   * Giving the bus in use again changes nothing.
+   * Giving the bus in use again changes nothing once it has started; after its start failed (Redis down at startup), it
+   * starts it again.
    * @example
    * app.rooms.use_bus(new RedisRoomBus({ client: process.env.REDIS_URL }))
    */
   async use_bus(bus: RoomBus): Promise<void> {
     const before = this.#bus
-    if (before === bus) return
+    if (before === bus && this.#bus_started) return
     this.#bus = bus
-    await before?.close()
+    this.#bus_started = false
+    if (before !== bus) await before?.close()
     await bus.start((m) => void this.#deliver(m.room, m, m.except))
+    if (this.#bus === bus) this.#bus_started = true
   }
 
   /** @internal Closes the bus; the App calls it on close. */

@@ -113,6 +113,21 @@ t.test('RedisRoomBus across reconnects', async (t) => {
     t.same(rejections, [], 'no promise was left to reject unheard')
   })
 
+  t.test('a start given again (use_bus retried after a failed start) hands each message over once', async (t) => {
+    const heard: string[] = []
+    const here = new RedisRoomBus({ client: options })
+    const there = new RedisRoomBus({ client: options })
+    t.teardown(() => Promise.all([here.close(), there.close()]))
+    await here.start(() => {})
+    // A first start whose SUBSCRIBE timed out on the client side may still have gone through on the server.
+    await there.start((m) => heard.push(`first ${m.data.toString()}`))
+    await there.start((m) => heard.push(`again ${m.data.toString()}`))
+    await here.publish({ room: 'lobby', binary: false, except: undefined, data: Buffer.from('one') })
+    for (let i = 0; i < 20 && heard.length === 0; i++) await sleep(25)
+    await sleep(100)
+    t.same(heard, ['again one'])
+  })
+
   t.test('a subscription refused after a reconnect is logged and tried again until it is accepted', async (t) => {
     const out = capture_log(t)
     const admin = create_redis_client(options)

@@ -45,6 +45,18 @@ t.test('ws_settings', async (t) => {
     }
   })
 
+  t.test('refuses a heartbeat or idle timeout longer than a Node timer can wait', async (t) => {
+    // Node runs a longer timer after 1 ms: every connection was pinged and cut (1006) at once, or spun its idle check.
+    const too_long = 2 ** 31
+    for (const option of ['heartbeat_ms', 'idle_timeout_ms'] as const) {
+      t.throws(() => ws_settings('ws /x', { [option]: too_long }), {
+        code: ERR_WS_BAD_OPTION.code,
+        message: `ws /x: ${option} must be at most 2147483647 (the longest wait of a Node timer); got ${too_long}`,
+      })
+      t.equal(ws_settings('ws /x', { [option]: too_long - 1 })[option], too_long - 1)
+    }
+  })
+
   t.test('app.ws checks them at registration', async (t) => {
     const app = new App()
     t.throws(() => app.ws('/chat', () => {}, { max_payload: -5 }), {

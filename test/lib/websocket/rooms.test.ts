@@ -120,6 +120,27 @@ t.test('Rooms with a bus', async (t) => {
     t.equal(second.closed, true)
   })
 
+  t.test('use_bus given again after its start failed starts the bus again', async (t) => {
+    const rooms = new Rooms()
+    const a = member(rooms, 'lobby')
+    // Redis down at startup: the first start is refused, the caller retries with the same bus.
+    let refusals = 1
+    const bus = new MemoryBus()
+    const start = bus.start.bind(bus)
+    bus.start = (deliver) => {
+      if (refusals-- > 0) throw new Error('connection is closed')
+      start(deliver)
+    }
+    await t.rejects(rooms.use_bus(bus), { message: 'connection is closed' })
+    await rooms.use_bus(bus)
+    t.equal(bus.closed, false)
+    t.ok(bus.deliver, 'the retry started the bus')
+    bus.deliver?.({ room: 'lobby', data: Buffer.from('remote'), binary: false, except: undefined })
+    t.same(a.raw.texts(), ['remote'], 'other instances reach this one')
+    await rooms.close()
+    t.equal(bus.closed, true)
+  })
+
   t.test('keeps local delivery while the bus fails, logging the outage once and its end', async (t) => {
     const out = capture_log(t)
     const rooms = new Rooms()
