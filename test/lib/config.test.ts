@@ -101,10 +101,27 @@ t.test('resolve_config', async (t) => {
     })
   })
 
+  t.test('refuses a timeout longer than a Node timer can wait, which would fire after 1 ms', async (t) => {
+    const names = { close_timeout_ms: 'FW_CLOSE_TIMEOUT_MS', drain_ms: 'FW_DRAIN_MS' } as const
+    for (const [option, variable] of Object.entries(names)) {
+      t.equal(resolve_config({ [option]: 2 ** 31 - 1 }, {})[option as keyof typeof names], 2 ** 31 - 1, option)
+      t.throws(() => resolve_config({ [option]: 2 ** 31 }, {}), {
+        code: 'FW_ERR_CONFIG_BAD_VALUE',
+        message: `${variable} must be an integer from 0 to 2147483647; got 2147483648`,
+      })
+      t.throws(() => resolve_config({}, { [variable]: '2592000000' }), {
+        code: 'FW_ERR_CONFIG_BAD_VALUE',
+        message: `${variable} must be an integer from 0 to 2147483647; got "2592000000"`,
+      })
+    }
+  })
+
   t.test('reads drain_ms from the option and FW_DRAIN_MS', async (t) => {
     t.equal(resolve_config({ drain_ms: 5000 }, {}).drain_ms, 5000)
     t.equal(resolve_config({ drain_ms: 5000 }, { FW_DRAIN_MS: '15000' }).drain_ms, 15000)
-    t.throws(() => resolve_config({ drain_ms: -1 }, {}), { message: 'FW_DRAIN_MS must be an integer >= 0; got -1' })
+    t.throws(() => resolve_config({ drain_ms: -1 }, {}), {
+      message: 'FW_DRAIN_MS must be an integer from 0 to 2147483647; got -1',
+    })
   })
 
   t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {
@@ -145,7 +162,7 @@ t.test('resolve_config', async (t) => {
       [{}, { FW_TRUST_PROXY: '127.0.0.1,proxy.local' }, TRUST + '; got "127.0.0.1,proxy.local"'],
       [{}, { FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
       [{}, { FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
-      [{}, { FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer >= 0; got "soon"'],
+      [{}, { FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer from 0 to 2147483647; got "soon"'],
       [
         {},
         { FW_ACCESS_LOG: 'loud' },
