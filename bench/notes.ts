@@ -563,4 +563,14 @@ export const HISTORY = `## Measurements behind the method and the decisions
   logger 0.80x, 0.84x, 0.91x | 0.88x, 0.87x, 0.93x. Controls 0.97x | 0.98x. The 5 middleware scenario, over on Node 20
   in the run before (1.11x), is under the target in this one; param + query moved the other way (1.10x there): both sit
   at the target's edge, within a run's swing.
+- **What is left of \`app.metrics()\`'s cost: two 11-round probes, inconclusive.** Servers beside plain fw, Node 20 |
+  Node 24, CPU (interval) and bytes of plain fw's: (1) metrics 1.11x (0.95-1.15x) | 1.07x (0.99-1.18x), bytes 1.04x |
+  1.03x; metrics with \`default_metrics: false\` 1.05x (0.94-1.10x) | 1.00x (0.95-1.10x), bytes 1.04x | 1.02x; the bare
+  listener counting under a fixed label 1.03x | 1.01x, bytes 1.02x | 1.02x; an empty prepended \`request\` listener
+  1.04x | 1.02x, bytes 1.02x | 1.00x; controls 1.04x | 1.04x. (2) with prom-client's default Node metrics alone, a
+  \`gc\` PerformanceObserver alone and \`monitorEventLoopDelay\` alone as well: intervals of 0.8-1.6x on every row and
+  controls of 0.96x | 1.02x, so nothing there can be told apart. Bytes are steady: the default Node metrics allocate
+  nothing a request (1.00x); fw's counting costs about 1.02x bytes where the label is not noted and 1.04x | 1.02x with
+  it (a property added to Node's request object). The CPU the median run still shows (1.08-1.10x) is not resolved
+  by runs this noisy; a longer run of these probes, alone on the machine, is the next step.
 `
