@@ -573,4 +573,15 @@ export const HISTORY = `## Measurements behind the method and the decisions
   nothing a request (1.00x); fw's counting costs about 1.02x bytes where the label is not noted and 1.04x | 1.02x with
   it (a property added to Node's request object). The CPU the median run still shows (1.08-1.10x) is not resolved
   by runs this noisy; a longer run of these probes, alone on the machine, is the next step.
+- **The same probes at 25 rounds, alone on the machine, twice.** (1) Node 20 | Node 24, CPU and bytes of plain fw's:
+  metrics 1.08x (1.03-1.11x) | 1.06x (0.93-1.37x), bytes 1.05x | 1.03x; metrics with \`default_metrics: false\` 1.08x
+  (1.04-1.15x) | 1.08x (1.00-1.23x), bytes 1.05x | 1.02x; the bare listener under a fixed label 1.01x (0.94-1.07x) |
+  0.98x (0.90-1.19x), bytes 1.02x | 1.02x; controls 1.05x | 0.95x. The default Node metrics cost nothing here. (2) The
+  bare listener again, and beside it the same with the label stored as a property added to Node's request (1.12x |
+  1.01x, bytes 1.03x | 1.02x), in a WeakMap (1.12x | 1.10x, bytes 1.03x | 1.02x), and as a field declared by a subclass
+  of \`IncomingMessage\` (1.02x | 1.04x, bytes 1.04x | 1.02x): the bare listener read 1.11x (1.02-1.18x) | 1.03x this
+  time, with controls at 0.98x | 0.98x. So one process of the same code lands 1.01x in one run and 1.11x in the next:
+  a fw-against-fw comparison of a few percent is below what these runs can resolve, whatever the controls say. What
+  is steady is bytes: adding the label as a property costs 0.004x of them, and fw's metrics spend about 0.03x (some
+  220 B a request on Node 20) more than the bare listener, in code not yet found.
 `
