@@ -1,8 +1,9 @@
 // The JSON Schema of a route schema: native for fw types, through Standard JSON Schema for libraries that emit it (zod
 // 4).
 import { logger } from '../log/index.js'
+import { set_field } from '../log/values.js'
 import { Type, type JsonSchema } from '../validation/type.js'
-import { document_components } from '../validation/lazy.js'
+import { component_name, document_components } from '../validation/lazy.js'
 import type { AnySchema } from '../validation/route.js'
 
 const log = logger('openapi')
@@ -48,7 +49,7 @@ const COMPONENTS = '#/components/schemas/'
  */
 function hoist_definitions(schema: JsonSchema, where: string): JsonSchema {
   const components = document_components()
-  if (components === undefined || !has_local_ref(schema)) return schema
+  if (components === undefined || !has_ref(schema, '#', true)) return schema
   const { $defs, ...root } = schema
   const defs = Object.entries(($defs ?? {}) as Record<string, JsonSchema>)
   const root_base = component_name(where)
@@ -65,11 +66,6 @@ function hoist_definitions(schema: JsonSchema, where: string): JsonSchema {
   if (self === undefined) return out
   components.set(self, out)
   return { $ref: COMPONENTS + self }
-}
-
-/** A name OpenAPI allows as a component key (letters, digits, `.`, `-`, `_`). */
-function component_name(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]+/g, '_')
 }
 
 /** `base`, or `base_2`, `base_3`... : the first name free or already holding `schema`, reserved for it. */
@@ -101,20 +97,9 @@ function rewrite(value: unknown, map: (ref: string) => string | undefined): unkn
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(value)) {
     const ref = key === '$ref' && typeof v === 'string' ? map(v) : undefined
-    // defineProperty keeps a property named `__proto__` as data.
-    Object.defineProperty(out, key, {
-      value: ref ?? rewrite(v, map),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    })
+    set_field(out, key, ref ?? rewrite(v, map))
   }
   return out
-}
-
-/** Whether `value` holds a `$ref` that points into its own document (`#...`). */
-function has_local_ref(value: unknown): boolean {
-  return has_ref(value, '#', true)
 }
 
 /** Whether `value` holds the `$ref` `ref` (or, with `prefix`, one starting with it). */

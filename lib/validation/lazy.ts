@@ -57,6 +57,11 @@ let depth = 0
 /** A JSON Schema name: letters, digits, `.`, `-`, `_` (what OpenAPI allows as a component key). */
 const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/
 
+/** @internal `text` as a component name: each run of characters `COMPONENT_NAME` does not allow becomes `_`. */
+export function component_name(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, '_')
+}
+
 /**
  * The type `get()` returns, looked up when the schema is first used (by then the declaration that refers to itself is
  * initialised). Nesting is bounded by `max_depth`, so a hostile body fails with 400 `Depth` instead of exhausting the
