@@ -42,7 +42,7 @@ export function is_unsafe_path(path: string): boolean {
   return false
 }
 
-/** A header value as `Response.header` sets it; a name that is not a token or a value with CR/LF/NUL throws. */
+/** A header value as `Response.header` sets it; a name that is not a token or a value Node cannot write throws. */
 function checked_value(name: string, value: string | number): string {
   const v = typeof value === 'number' ? String(value) : value
   if (!HTTP_TOKEN.test(name) || typeof v !== 'string' || BAD_HEADER_VALUE.test(v)) throw ERR_RESPONSE_BAD_HEADER(name)

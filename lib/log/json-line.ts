@@ -25,8 +25,6 @@ export interface JsonRecord {
   /** The members whose value was an `Error` (a KV line shows their stack), or undefined for none. */
   errors: string[] | undefined
 }
-/** Bits of the members a line may lack: a pair takes the name of an absent `rid` or `mod` with nothing to move. */
-const OPTIONAL = OWN.rid! | OWN.mod!
 
 /**
  * The members of a line after pino's `level`: `msg`, `time` (epoch milliseconds), `logger` (its name), the context
@@ -55,9 +53,10 @@ export function json_record(
 }
 
 function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet<string> | undefined): void {
-  let bit = Object.hasOwn(OWN, key) ? OWN[key]! : 0
-  if ((bit & OPTIONAL) !== 0 && (out.moved & bit) === 0 && !Object.hasOwn(out.rec, key)) bit = 0
-  if (bit !== 0 && (out.moved & bit) === 0) {
+  const bit = Object.hasOwn(OWN, key) ? OWN[key]! : 0
+  // fw's member moves only when the line has it (pino writes `level` itself); a line without `rid` or `mod` lets the
+  // pair take the name with nothing to move.
+  if (bit !== 0 && (out.moved & bit) === 0 && (bit === 8 || Object.hasOwn(out.rec, key))) {
     out.moved |= bit
     const moved = `fw_${key}`
     // Only a pair can have written this name yet: it gives the name to fw's member (pino's level key for `level`).

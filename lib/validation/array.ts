@@ -78,8 +78,9 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
       const start = errors.length
       const out: unknown[] = new Array(list.length)
       for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) {
-        const v = item(list[i], path(at, i), errors)
-        if (v === undefined) fail(errors, path(at, i), ValidationErrorCode.Required, required_message)
+        const item_at = path(at, i)
+        const v = item(list[i], item_at, errors)
+        if (v === undefined) fail(errors, item_at, ValidationErrorCode.Required, required_message)
         out[i] = v
       }
       return errors.length > start ? INVALID : out

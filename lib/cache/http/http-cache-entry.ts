@@ -154,8 +154,8 @@ export function restore(res: Response, before: HeaderSnapshot): void {
 /** Answers from `entry`: its status, headers and body, with `Age` in seconds. */
 export function replay(res: Response, entry: CacheEntry, age_s: number): void {
   res.status(entry.status)
-  for (const [name, value] of Object.entries(entry.headers))
-    if (name !== VARIED && name !== LIFETIME) res.header(name, value)
+  // The entry's own records (`VARIED`, `LIFETIME`) start with `:`, which no header name can.
+  for (const [name, value] of Object.entries(entry.headers)) if (!name.startsWith(':')) res.header(name, value)
   res.header('age', age_s)
   // An empty `send()` writes no Content-Type; `send('')` would add text/plain that the original answer did not have.
   if (entry.body === '' && entry.headers['content-type'] === undefined) res.send()

@@ -144,16 +144,9 @@ function hmac_secret(secret: unknown, algorithms: readonly JwtAlgorithm[], weak_
   // A PEM key used as an HMAC secret lets anyone holding the public key sign tokens (the RS256/HS256 confusion); so does
   // a public JWK (or JWK set) pasted as JSON text, from an environment variable or a file read as bytes.
   check.must(!bytes!.includes('-----BEGIN'), 'secret', 'an HMAC secret, not a PEM key', secret, { secret: true })
-  const text = typeof secret === 'string' || secret instanceof Uint8Array
-  check.must(
-    !text || !jwk_text(bytes!),
-    'secret',
-    'an HMAC secret, not JWK text (give an oct JWK as an object)',
-    secret,
-    {
-      secret: true,
-    },
-  )
+  const as_text = typeof secret === 'string' || secret instanceof Uint8Array
+  const jwk = 'an HMAC secret, not JWK text (give an oct JWK as an object)'
+  check.must(!as_text || !jwk_text(bytes!), 'secret', jwk, secret, { secret: true })
   const alg = algorithms.reduce((a, b) => (HMAC_BYTES[b]! > HMAC_BYTES[a]! ? b : a))
   const need = HMAC_BYTES[alg]!
   if (bytes!.length < need) {
