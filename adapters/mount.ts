@@ -33,7 +33,7 @@ export async function mount(
   // Then nothing reads the caller either, so the chain does not note it.
   const access = app.config.access_log
   const lines = access !== false && log_level() !== 'off'
-  const bind = binder(app, ip, log, lines, note_routes ? instance.prefix : undefined)
+  const bind = binder(app, ip, log, lines, note_routes)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -93,16 +93,16 @@ type Bind = ReturnType<typeof binder>
 
 /**
  * Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. The
- * chain's end notes the caller when `users`, and, with a `label_prefix` (the instance's, when metrics count requests),
- * the label of the route at `url` (none: the not-found chain), computed once here rather than per request.
+ * chain's end notes the caller when `users`, and, with `labels` (metrics count requests), the label of the route at
+ * `url` (none: the not-found chain), computed once here rather than per request.
  */
-function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, users: boolean, label_prefix?: string) {
+function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, users: boolean, labels: boolean) {
   const services = app.services
   const echo_id = app.config.request_id
   // A route with a response check commits through it; the others commit directly (`check_responses` off costs nothing).
   return (run: Handler, on_error: ErrorMapperOf, check?: ResponseCheck, url?: string) => {
     const send: Commit = check === undefined ? commit : checked_commit(check)
-    const label = label_prefix === undefined ? undefined : route_template(url === undefined ? url : label_prefix + url)
+    const label = labels ? route_template(url) : undefined
     const note = notes(users, label)
     const serve = (req: Request, reply: FastifyReply) => {
       const freq = req.raw as FastifyRequest
