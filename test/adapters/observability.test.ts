@@ -198,6 +198,19 @@ t.test('App.metrics', async (t) => {
     socket.close()
   })
 
+  t.test("counts beside a request listener of the user's own, which still hears every request", async (t) => {
+    const heard: string[] = []
+    const app = build(t, (app) => {
+      app.fastify.server.on('request', (req: { url?: string }) => void heard.push(req.url ?? ''))
+      app.metrics()
+      app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+    })
+    t.equal((await app.inject('/users/1')).statusCode, 200)
+    const body = (await app.inject('/metrics')).body
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 1)
+    t.same(heard, ['/users/1', '/metrics'])
+  })
+
   t.test('counts the requests of an HTTP/2 app', async (t) => {
     const { port } = await listening(
       t,
