@@ -360,9 +360,19 @@ export class AppCore extends Router {
     let real_root: Promise<string> | undefined
     const not_found = (res: Response): void => void res.error(404, CODE_NOT_FOUND, 'File not found')
     const serve: Handler = async (req, res) => {
-      const rel = req.param('*') || index || ''
+      const wild = req.param('*')
+      const rel = wild || index || ''
       const target = resolve(root, '.' + sep + rel)
-      if (rel === '' || is_unsafe_path(rel) || !target.startsWith(root + sep) || /(^|[\\/])\./.test(rel))
+      // A trailing slash (which the router ignores, or an encoded one) asks for a folder, and `resolve` drops it: the
+      // file of that name is not what was asked for.
+      if (
+        rel === '' ||
+        (wild !== '' && req.path().endsWith('/')) ||
+        rel.endsWith('/') ||
+        is_unsafe_path(rel) ||
+        !target.startsWith(root + sep) ||
+        /(^|[\\/])\./.test(rel)
+      )
         return not_found(res)
       // A link inside the folder may point anywhere (an extracted upload, a deploy script's shortcut).
       real_root ??= realpath(root).catch(() => root)

@@ -523,4 +523,24 @@ t.test('App.static_dir', async (t) => {
       t.notMatch(r.body, /SECRET|OUTSIDE|alpha/, path)
     }
   })
+
+  t.test('a file asked for as a folder (a trailing slash) is not found, as the file system says', async (t) => {
+    for (const path of [
+      '/s/a.txt/',
+      '/s/sub/b.txt/',
+      '/plain/b.txt/',
+      '/s/link-in.txt/',
+      '/s/a.txt//',
+      '/s/a.txt%2F',
+    ]) {
+      const r = await send(port, { path })
+      t.same([r.status, r.body], [404, '{"ok":false,"error":"not_found","message":"File not found"}'], path)
+      t.equal(r.headers['cache-control'], undefined, path)
+    }
+    // The folder's own prefix with a slash is still its index.
+    t.same(
+      [(await send(port, { path: '/s/' })).status, (await send(port, { path: '/s/' })).body],
+      [200, '<h1>home</h1>'],
+    )
+  })
 })
