@@ -600,4 +600,9 @@ export const HISTORY = `## Measurements behind the method and the decisions
   1.022x | 1.024x (+162 B | +157 B a request: 7,663 B against 7,501 B on Node 20), controls 0.96x | 1.01x. Node 20
   under the 1.053x ceiling by the median, Node 24 on it. Given how far one process moves between runs (the probes
   above), this is one run's reading, not a settled figure. Tracing API 0.94x | 1.00x, compression 0.99x | 0.97x.
+- **WebSocket at 25 rounds, no change on its path since the last run.** Node 20 | Node 24: the echo, fw's speed per
+  CPU against the plugin's, 0.97x (0.96-0.98x) | 0.97x (0.96-0.98x), was 0.99x | 0.96x; controls 1.00x | 1.00x; bytes
+  0.99x | 1.06x; round trips 0.95x | 0.94x. The broadcast 1.02x (1.01-1.02x) | 1.02x (1.01-1.03x), controls 1.03x |
+  1.03x; bytes 0.96x | 0.98x. The echo stays about 3% behind its plugin on both Nodes, outside its controls; the
+  broadcast is level within them.
 `
