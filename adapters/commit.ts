@@ -4,6 +4,7 @@
 // it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, Server } from 'node:http'
+import type { Readable } from 'node:stream'
 import { basename, dirname } from 'node:path'
 import type * as FastifySend from '@fastify/send'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -40,7 +41,31 @@ export function commit(
   if (body_left_unread(reply.request)) reply.header('connection', 'close')
   if (res.kind === 'file') return send_file(reply, res.payload as string)
   if (res.streamed !== undefined) return send_streamed(reply, res.streamed, log)
-  return reply.send(res.payload)
+  // A 304 carries no body (Node sends none), and Fastify would give an empty one `Content-Length: 0`, which RFC 9110 8.6
+  // allows only when the 200 it stands for is empty too.
+  return reply.send(res.status_code === 304 ? undefined : res.payload)
+}
+
+/**
+ * The `onSend` hook of the HEAD route fw registers beside each GET route, in place of Fastify's automatic one, which
+ * gives a 204 or 304 without a body `Content-Length: 0` (RFC 9110 8.6 forbids it on a 204, and allows it on a 304 only
+ * for an empty representation): the GET route's answer without its body, with the length the body would have had.
+ */
+export function head_on_send(
+  _freq: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: null, payload: null) => void,
+): void {
+  const status = reply.statusCode
+  const length_allowed = status >= 200 && status !== 204 && status !== 304
+  if (payload === undefined || payload === null) {
+    if (length_allowed) reply.header('content-length', '0')
+  } else if (typeof (payload as Readable).resume === 'function') {
+    // A stream is drained unsent; its failure is nobody's to hear.
+    ;(payload as Readable).on('error', () => {}).resume()
+  } else if (length_allowed) reply.header('content-length', String(Buffer.byteLength(payload as string | Buffer)))
+  done(null, null)
 }
 
 /** How a route's answers are committed: `commit` itself, or `checked_commit` of its response check. */

@@ -11,7 +11,7 @@ import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
-import { checked_commit, commit, end_streams_on_close, pending, type Commit } from './commit.js'
+import { checked_commit, commit, end_streams_on_close, head_on_send, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
 import { note_route } from './observability.js'
 import { access_line, in_request_context, ip_of_request, ip_resolver, note_user } from './request-lines.js'
@@ -45,7 +45,12 @@ export async function mount(
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
     const handler = bind(r.run, r.on_error, r.check, r.url)
     const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler, config, errorHandler }
-    instance.route(r.method === 'GET' ? { ...route, exposeHeadRoute: !own_head.has(r.url) } : route)
+    if (r.method !== 'GET') instance.route(route)
+    else {
+      instance.route({ ...route, exposeHeadRoute: false })
+      // HEAD is the GET route's answer without its body, unless the app has its own HEAD route for the path.
+      if (!own_head.has(r.url)) instance.route({ ...route, method: 'HEAD', onSend: head_on_send })
+    }
   }
   await mount_ws(instance, app, compiled.ws, ip, log)
   end_streams_on_close(instance, app.config.close_timeout_ms)

@@ -31,6 +31,7 @@ t.test('App routes', async (t) => {
     app.get('/m', answer('get')).post('/m', answer('post')).put('/m', answer('put')).patch('/m', answer('patch'))
     app.del('/m', answer('del')).head('/m', answer('head')).options('/m', answer('options'))
     app.get('/h', answer('get')).head('/h', answer('head'))
+    app.get('/status/{code}', (req, res) => void res.status(Number(req.param('code'))).send())
     app.group('/api', (api) => {
       api.get('/', answer('api root'))
       api.group('/admin', (admin) =>
@@ -78,6 +79,19 @@ t.test('App routes', async (t) => {
   t.test('answers HEAD through the GET route without a body', async (t) => {
     const r = await app.inject({ method: 'HEAD', url: '/api/admin/stats' })
     t.same([r.statusCode, r.headers['x-route'], r.headers['content-length'], r.body], [200, 'stats', '10', ''])
+  })
+
+  t.test('answers HEAD without a Content-Length where GET has none: 204 and 304 (RFC 9110 8.6)', async (t) => {
+    for (const [code, length] of [
+      [204, undefined],
+      [304, undefined],
+      [200, '0'],
+    ] as const) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const r = await app.inject({ method, url: `/status/${code}` })
+        t.same([r.statusCode, r.headers['content-length'], r.body], [code, length, ''], `${method} ${code}`)
+      }
+    }
   })
 
   t.test('answers OPTIONS on a known path with 204 and Allow', async (t) => {
