@@ -31,12 +31,15 @@ function digits(text: string, i: number, n: number): number {
   return value
 }
 
-/** The length of `.fraction` (1-9 digits) at `i`, 0 when there is none, -1 when it is malformed. */
+/**
+ * The length of `.fraction` at `i`, 0 when there is none, -1 when it is malformed. RFC 3339 (`time-secfrac = "."
+ * 1*DIGIT`) sets no upper bound on the digits, so neither does this; at least one is needed.
+ */
 function fraction(text: string, i: number): number {
   if (text[i] !== '.') return 0
   let n = 1
-  while (n <= 10 && digits(text, i + n, 1) >= 0) n++
-  return n >= 2 && n <= 10 ? n : -1
+  while (digits(text, i + n, 1) >= 0) n++
+  return n >= 2 ? n : -1
 }
 
 /** Whether the offset at `i` ends `text`: `Z`, `z`, or `+hh:mm` / `-hh:mm` within 23:59. */

@@ -26,21 +26,28 @@ export interface LazyOptions {
 let components: Map<string, JsonSchema> | undefined
 
 /**
+ * The component name of each lazy type met while a document is built, keyed both by the type its getter returns and by
+ * the getter: every `field.lazy` of one type (and every copy `required()` or `describe()` makes) shares one component.
+ */
+let named: Map<unknown, string> | undefined
+
+/**
  * Runs `build` (which makes JSON Schemas) and returns what it returns with the JSON Schema of every lazy type met on
  * the way, by name, each built once even when it refers to itself. `reserved` names the document's own components,
- * which no other schema may take.
+ * which no other schema may take. A lazy type whose name another schema already has gets `<name>_2`, `<name>_3`...
  */
 export function with_components<T>(
   build: () => T,
   reserved: Readonly<Record<string, JsonSchema>> = {},
 ): { value: T; components: Record<string, JsonSchema> } {
-  const outer = components
+  const outer = { components, named }
   components = new Map(Object.entries(reserved))
+  named = new Map()
   try {
     const value = build()
     return { value, components: Object.fromEntries(components) }
   } finally {
-    components = outer
+    ;({ components, named } = outer)
   }
 }
 
@@ -121,14 +128,27 @@ export class LazyType<X extends Type<unknown, boolean>, R extends boolean> exten
     return lazy
   }
 
-  /** A reference to the named component; the OpenAPI document defines it once (see `docs/openapi.md`). */
+  /**
+   * A reference to the named component; the OpenAPI document defines it once (see `docs/openapi.md`), under `<name>_2`,
+   * `<name>_3`... when a different schema already has the name.
+   */
   protected value_schema(): JsonSchema {
-    const { name } = this.spec
-    if (components !== undefined && !components.has(name)) {
-      // Marked before the target is described, so its reference to itself stops here.
-      components.set(name, {})
-      components.set(name, this.spec.get().json_schema())
+    const { get, name } = this.spec
+    if (components === undefined || named === undefined) return { $ref: `#/components/schemas/${name}` }
+    let taken = named.get(get)
+    if (taken === undefined) {
+      const target = get()
+      taken = named.get(target)
+      if (taken === undefined) {
+        taken = name
+        for (let n = 2; components.has(taken); n++) taken = `${name}_${n}`
+        // Marked before the target is described, so its reference to itself stops here, through the same getter too
+        // (a function declaration that builds its type anew on each call).
+        named.set(target, taken).set(get, taken)
+        components.set(taken, {})
+        components.set(taken, target.json_schema())
+      } else named.set(get, taken)
     }
-    return { $ref: `#/components/schemas/${name}` }
+    return { $ref: `#/components/schemas/${taken}` }
   }
 }

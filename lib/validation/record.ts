@@ -6,6 +6,7 @@ import {
   Type,
   child_path,
   fail,
+  required_message_of,
   type Check,
   type CompileOptions,
   type JsonSchema,
@@ -21,7 +22,8 @@ export interface RecordSpec extends TypeSpec {
 
 /**
  * An object of any own keys, each value checked by `value`. The result has no prototype, so keys such as `__proto__`,
- * `constructor` or `toString` are plain data.
+ * `constructor` or `toString` are plain data. A `null` value fails with `Required` (`<field> value is required`, at the
+ * key's path) unless the value type is nullable or has a default.
  * @example
  * field.record(field.integer().min(0)) // { "apples": 3, "pears": 0 }
  */
@@ -39,6 +41,9 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
 
   protected compile_value(name: string, options: CompileOptions): Check {
     const value = this.spec.value.compile(`${name} value`, options)
+    // A `null` value of a type that is neither nullable nor defaulted is refused, as the JSON Schema's
+    // `additionalProperties` refuses it, instead of its key silently disappearing; an array refuses a `null` item alike.
+    const required_message = required_message_of(this.spec.value.spec, `${name} value`)
     const type_message = this.type_message(name, 'an object')
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -47,8 +52,11 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
       const out: Record<string, unknown> = Object.create(null)
       for (const key of Object.keys(raw)) {
         if (errors.length >= MAX_ERRORS) break
-        const v = value((raw as Record<string, unknown>)[key], child_path(at, key), errors)
+        const given = (raw as Record<string, unknown>)[key]
+        const key_at = child_path(at, key)
+        const v = value(given, key_at, errors)
         if (v !== undefined) out[key] = v
+        else if (given === null) fail(errors, key_at, ValidationErrorCode.Required, required_message)
       }
       return errors.length > start ? INVALID : out
     }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { validate } from '@readme/openapi-parser'
 import { z } from 'zod'
 import { adapt_ctx, middleware } from '../../../index.js'
-import { field, schema, ValidationFailed } from '../../../lib/validation/index.js'
+import { field, schema, ValidationFailed, type Type } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 
@@ -432,6 +432,87 @@ t.test('openapi_document: the references of a zod JSON Schema resolve in the doc
     },
     required: ['label', 'children'],
   })
+  const result = await validate(structuredClone(doc))
+  t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
+})
+
+t.test('openapi_document: two different recursive types given one name get distinct components', async (t) => {
+  interface Folder {
+    name: string
+    children?: Folder[]
+  }
+  interface Org {
+    title: string
+    reports?: Org[]
+  }
+  interface Failure {
+    reason?: string
+    causes?: Failure[]
+  }
+  const Folder: Type<Folder, true> = schema({
+    name: field.string().required(),
+    children: field.array(field.lazy(() => Folder, { name: 'Node' })),
+  })
+  const Org: Type<Org, true> = schema({
+    title: field.string().required(),
+    reports: field.array(field.lazy(() => Org, { name: 'Node' })),
+  })
+  // A name the document keeps for itself (docs/openapi.md) is a clash like any other.
+  const Failure: Type<Failure, true> = schema({
+    reason: field.string(),
+    causes: field.array(field.lazy(() => Failure, { name: 'Error' })),
+  })
+  // A function declaration as the getter, building its type anew on each call: one component all the same.
+  interface Tree {
+    label?: string
+    kids?: Tree[]
+  }
+  function tree(): Type<Tree, true> {
+    return schema({ label: field.string(), kids: field.array(field.lazy(tree, { name: 'Tree' })) })
+  }
+  const app = build(t, (app) => {
+    const ok = (_req: unknown, res: { json: (...a: unknown[]) => unknown }) => void res.json('ok', true)
+    app.post('/trees', { body: tree(), security: [] }, ok)
+    app.post('/folders', { body: Folder, security: [] }, ok)
+    app.post('/orgs', { body: Org, security: [] }, ok)
+    // The same types again, through other `field.lazy` calls (and a derived one): the components they already have.
+    const Both = schema({
+      folder: field.lazy(() => Folder, { name: 'Node' }).required(),
+      org: field.lazy(() => Org, { name: 'Node' }).describe('the org'),
+    })
+    app.post('/both', { body: Both, security: [] }, ok)
+    app.post('/failures', { body: Failure, security: [] }, ok)
+    app.openapi({ info: { title: 'Names', version: '1.0.0' } })
+  })
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  t.strictSame(body('/folders').properties.children.items, ref('Node'))
+  t.strictSame(body('/orgs').properties.reports.items, ref('Node_2'))
+  t.strictSame(body('/both').properties, { folder: ref('Node'), org: { ...ref('Node_2'), description: 'the org' } })
+  t.strictSame(doc.components.schemas.Node, {
+    type: 'object',
+    properties: { name: { type: 'string' }, children: { type: 'array', items: ref('Node') } },
+    required: ['name'],
+  })
+  t.strictSame(doc.components.schemas.Node_2, {
+    type: 'object',
+    properties: { title: { type: 'string' }, reports: { type: 'array', items: ref('Node_2') } },
+    required: ['title'],
+  })
+  t.strictSame(body('/trees').properties.kids.items, ref('Tree'))
+  t.strictSame(doc.components.schemas.Tree.properties.kids.items, ref('Tree'))
+  t.strictSame(body('/failures').properties.causes.items, ref('Error_2'))
+  t.strictSame(doc.components.schemas.Error_2, {
+    type: 'object',
+    properties: { reason: { type: 'string' }, causes: { type: 'array', items: ref('Error_2') } },
+  })
+  t.strictSame(doc.components.schemas.Error.required, ['ok', 'error'], "fw's own Error stays")
+  t.strictSame(
+    Object.keys(doc.components.schemas).sort(),
+    ['Error', 'Error_2', 'Node', 'Node_2', 'Tree', 'ValidationFailed'],
+    'one component per type, however often it is used',
+  )
   const result = await validate(structuredClone(doc))
   t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
 })

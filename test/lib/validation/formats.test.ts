@@ -26,6 +26,37 @@ t.test('is_date_time', async (t) => {
     t.notOk(is_date_time(bad), bad)
 })
 
+t.test('is_date_time takes any number of fractional-second digits, and at least one', async (t) => {
+  // RFC 3339 section 5.6: time-secfrac = "." 1*DIGIT.
+  for (const good of [
+    '2024-01-02T03:04:05.1Z',
+    '2024-01-02T03:04:05.123456789Z',
+    '2024-01-02T03:04:05.1234567891Z',
+    '2024-01-02T03:04:05.123456789123456789+01:00',
+  ])
+    t.equal(is_date_time(good), true, good)
+  t.equal(is_date_time(`2024-01-02T03:04:05.${'9'.repeat(1000)}z`), true, 'a fraction of 1,000 digits')
+  for (const bad of [
+    '2024-01-02T03:04:05.Z',
+    '2024-01-02T03:04:05.+01:00',
+    '2024-01-02T03:04:05.',
+    '2024-01-02T03:04:05.1234567891',
+    '2024-01-02T03:04:05.12345678x1Z',
+    '2024-01-02T03:04:05.1234567891Z ',
+    '2024-01-02T03:04:05.1234567891+24:00',
+  ])
+    t.equal(is_date_time(bad), false, bad)
+  // The handler gets the string as sent; `new Date` reads it, extra digits and all.
+  const at = '2024-01-02T03:04:05.1234567891Z'
+  const S = schema({ at: field.string().date_time().required() })
+  t.strictSame(S.validate({ at }), { ok: true, value: { at } })
+  t.equal(new Date(at).toISOString(), '2024-01-02T03:04:05.123Z')
+  t.strictSame(S.validate({ at: '2024-01-02T03:04:05.Z' }), {
+    ok: false,
+    errors: [{ field: 'at', code: 'Format', message: 'at must be a valid date-time' }],
+  })
+})
+
 t.test('StringField formats', async (t) => {
   const S = schema({ id: field.string().uuid(), site: field.string().uri('bad site'), at: field.string().date_time() })
   t.same(S.validate({ id: 'x', site: 'y', at: 'z' }), {

@@ -23,6 +23,34 @@ t.test('RecordType', async (t) => {
     t.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 
+  t.test('refuses a null value of a value type that is not nullable, as its JSON Schema does', async (t) => {
+    // A value is never missing: `null` in a `Record<string, number>` was dropped, while `additionalProperties` refuses it.
+    const Counts = schema({ counts: field.record(field.integer()) })
+    t.strictSame(Counts.validate({ counts: { a: 1, b: null } }), {
+      ok: false,
+      errors: [{ field: 'counts/b', code: 'Required', message: 'counts value is required' }],
+    })
+    t.strictSame(field.record(field.string()).validate({ x: null }), {
+      ok: false,
+      errors: [{ field: 'x', code: 'Required', message: 'value value is required' }],
+    })
+    t.strictSame(Stock.validate({ stock: { apples: null } }), {
+      ok: false,
+      errors: [{ field: 'stock/apples', code: 'Required', message: 'stock value is required' }],
+    })
+    const Maps = schema({
+      a: field.record(field.integer().nullable()),
+      b: field.record(field.integer().default(0)),
+      c: field.record(field.string()),
+    })
+    const r = Maps.validate({ a: { x: 1, y: null }, b: { x: 1, y: null }, c: { x: '' } })
+    t.same(r, { ok: true, value: { a: { x: 1, y: null }, b: { x: 1, y: 0 }, c: { x: '' } } })
+    t.same(r.ok && Object.keys(r.value.a!), ['x', 'y'])
+    // A JavaScript `undefined` (not JSON) is still left out, as JSON.stringify leaves it out.
+    const u = Counts.validate({ counts: { a: 1, b: undefined } })
+    t.same(u.ok && Object.keys(u.value.counts!), ['a'])
+  })
+
   t.test('describes itself as JSON Schema', async (t) => {
     t.same(field.record(field.string()).json_schema(), { type: 'object', additionalProperties: { type: 'string' } })
   })
