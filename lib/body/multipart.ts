@@ -85,20 +85,25 @@ export class Multipart implements AsyncIterable<Part> {
 
   /** The parts in arrival order; a body can be iterated once. */
   [Symbol.asyncIterator](): AsyncIterator<Part> {
-    if (this.#used) throw ERR_BODY_CONSUMED('multipart', 'its parts were already read')
+    this.#check_unused()
     this.#used = true
     return parts(start(this.#parser, this.#headers, this.#limits), this.#source())
   }
 
-  /** Reads every part: fields by name, files written under fresh names (never the client's) to a temporary folder. */
+  /**
+   * Reads every part: fields by name, files written under fresh names (never the client's) to a temporary folder. A
+   * failure (a limit, a malformed body, a file that cannot be written) stops the parser and rejects; the files already
+   * written go with the folder once the response is over.
+   */
   async save(): Promise<SavedForm> {
-    const fields = Object.create(null) as FormFields
-    const files: SavedFile[] = []
-    const parts = this[Symbol.asyncIterator]()
+    this.#check_unused()
+    // The folder first: when it cannot be made, no parser has started and the body is left as it was.
     const dir = await mkdtemp(join(tmpdir(), 'fw-upload-'))
     this.#after_response(() => rm(dir, { recursive: true, force: true }))
-    for (let r = await parts.next(); r.done !== true; r = await parts.next()) {
-      const part = r.value
+    const fields = Object.create(null) as FormFields
+    const files: SavedFile[] = []
+    // `for await` ends the parts on a throw too (a write failing), which unpipes and destroys the parser.
+    for await (const part of this) {
       if (part.kind === 'field') {
         add_field(fields, part.name, part.value)
         continue
@@ -109,6 +114,10 @@ export class Multipart implements AsyncIterable<Part> {
       files.push({ name: part.name, filename: part.filename, mime_type: part.mime_type, path, size: out.bytesWritten })
     }
     return { fields, files }
+  }
+
+  #check_unused(): void {
+    if (this.#used) throw ERR_BODY_CONSUMED('multipart', 'its parts were already read')
   }
 }
 
@@ -221,5 +230,7 @@ async function* parts({ bb, q }: { bb: Writable; q: PartQueue }, source: Readabl
     // Late parser errors after the consumer stopped are expected; they must not become unhandled.
     bb.on('error', () => {})
     if (q.open_file !== undefined && !q.open_file.readableEnded) q.open_file.destroy()
+    // Nothing feeds the parser any more: a consumer that stopped early (a `break`, a failed write) leaves it no work.
+    bb.destroy()
   }
 }
