@@ -111,9 +111,21 @@ export function is_empty(value: unknown): boolean {
   return value === undefined || value === null || value === ''
 }
 
-/** The child path of `key` under `at` (`items/2/qty`). */
+/**
+ * The child path of `key` under `at` (`items/2/qty`), a JSON Pointer's segments without its leading `/`: a key's `~`
+ * and `/` are written `~0` and `~1`, so the key `a/b` of a record is `a~1b`, never the nested `a/b`.
+ */
 export function child_path(at: string, key: string | number): string {
-  return at === '' ? String(key) : `${at}/${key}`
+  const k = typeof key === 'string' && (key.includes('/') || key.includes('~')) ? escape_segment(key) : key
+  return at === '' ? String(k) : `${at}/${k}`
+}
+
+const escape_segment = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')
+
+/** The keys of a path `child_path` built (`~1` and `~0` read back, in that order, as RFC 6901 says). */
+function path_keys(path: string): string[] {
+  if (path === '') return []
+  return path.split('/').map((s) => (s.includes('~') ? s.replaceAll('~1', '/').replaceAll('~0', '~') : s))
 }
 
 /**
@@ -268,7 +280,7 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
         const result = run_check<T>(this.#standard, value)
         if (result.ok) return { value: result.value }
         return {
-          issues: result.errors.map((e) => ({ message: e.message, path: e.field === '' ? [] : e.field.split('/') })),
+          issues: result.errors.map((e) => ({ message: e.message, path: path_keys(e.field) })),
         }
       },
     }

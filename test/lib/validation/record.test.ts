@@ -11,6 +11,18 @@ t.test('RecordType', async (t) => {
     })
   })
 
+  t.test("names a key holding '/' or '~' as a JSON Pointer does, apart from a nested path", async (t) => {
+    const Nested = schema({ stock: field.record(field.record(field.integer().min(0))) })
+    t.same(Nested.validate({ stock: { 'a/b': { c: -1 }, a: { 'b/c': -1 }, '~1': { x: -1 } } }), {
+      ok: false,
+      errors: [
+        { field: 'stock/a~1b/c', code: 'Min', message: 'stock value value must be at least 0' },
+        { field: 'stock/a/b~1c', code: 'Min', message: 'stock value value must be at least 0' },
+        { field: 'stock/~01/x', code: 'Min', message: 'stock value value must be at least 0' },
+      ],
+    })
+  })
+
   t.test('keeps __proto__ and constructor keys as plain data, never as a prototype', async (t) => {
     const input = JSON.parse('{"stock":{"__proto__":{"polluted":1},"constructor":2,"toString":3}}') as unknown
     const r = Stock.validate(input)

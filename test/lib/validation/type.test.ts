@@ -106,4 +106,14 @@ t.test("Type['~standard']", async (t) => {
       issues: [{ message: 'qty must be an integer', path: ['items', '0', 'qty'] }],
     })
   })
+
+  t.test("gives a key holding '/' or '~' whole in the issue's path", async (t) => {
+    const std = schema({ m: field.record(field.integer()) })['~standard']
+    t.same(std.validate({ m: { 'a/b': 'x', '~1': 'y' } }), {
+      issues: [
+        { message: 'm value must be an integer', path: ['m', 'a/b'] },
+        { message: 'm value must be an integer', path: ['m', '~1'] },
+      ],
+    })
+  })
 })
