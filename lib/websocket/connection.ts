@@ -16,6 +16,10 @@ export interface RawSocket {
   close(code?: number, reason?: string): void
   terminate(): void
   ping(): void
+  /** Stops reading from the peer (TCP backpressure); what was read already may still be emitted. */
+  pause(): void
+  /** Reads from the peer again. */
+  resume(): void
   on(event: 'message', fn: (data: Buffer | ArrayBuffer | Buffer[], is_binary: boolean) => void): unknown
   on(event: 'close', fn: (code: number, reason: Buffer) => void): unknown
   on(event: 'pong', fn: () => void): unknown
@@ -91,6 +95,14 @@ export class WebSocketConnection {
   #alive = true
   #last_seen = Date.now()
   #dropped = 0
+  /**
+   * Messages received while the route's handler is still awaiting before its first `on_message`, in order; undefined
+   * otherwise (always, for a handler that registers at once).
+   */
+  #held: WsMessage[] | undefined
+  /** The bytes held; past `max_payload` the socket is paused until the messages are taken or dropped. */
+  #held_bytes = 0
+  #paused = false
   /** The close code and reason once the connection has closed. */
   #ended: readonly [code: number, reason: string] | undefined
   #heartbeat: NodeJS.Timeout | undefined
@@ -162,10 +174,65 @@ export class WebSocketConnection {
     return true
   }
 
-  /** Calls `fn` with every message: text frames as strings, binary frames as Buffers. */
+  /**
+   * Calls `fn` with every message: text frames as strings, binary frames as Buffers. Registered after an await of the
+   * route's handler, it first gets what the client sent meanwhile, in order.
+   */
   on_message(fn: (message: WsMessage) => unknown): this {
-    this.#on_message.push(fn)
+    // The first handler gets the held messages from a microtask, once the code registering it has run to its end.
+    if (this.#on_message.push(fn) === 1 && this.#held !== undefined) queueMicrotask(() => this.#flush())
     return this
+  }
+
+  /**
+   * @internal Runs the route's handler (in the caller's context); a throw or a rejection fails the connection. While the
+   * promise it returns is pending and no `on_message` is registered, what the client sends is held here, up to
+   * `max_payload` bytes; past that the socket is paused, and TCP holds the rest.
+   */
+  run(handler: (ws: WebSocketConnection, req: Request) => unknown): void {
+    let r: unknown
+    try {
+      r = handler(this, this.request)
+    } catch (err) {
+      return this.fail(err)
+    }
+    if (!(r instanceof Promise)) return
+    if (this.#on_message.length === 0 && this.open) this.#held = []
+    r.then(
+      () => this.#settled(),
+      (err: unknown) => {
+        this.fail(err)
+        this.#settled()
+      },
+    )
+  }
+
+  /** The handler's promise settled: without a message handler, what was held is dropped and the socket read again. */
+  #settled(): void {
+    if (this.#on_message.length === 0) this.#release()
+  }
+
+  /** Gives the held messages to the message handlers, in order, then reads the socket again. */
+  #flush(): void {
+    const held = this.#held
+    if (held === undefined) return
+    for (const message of held) {
+      // A handler that closed the connection (or failed) gets nothing more, as when the messages arrive one by one.
+      if (!this.open) break
+      this.#enter_message(WebSocketConnection.#handle, this, message)
+    }
+    this.#release()
+  }
+
+  /** Drops what is held and reads the socket again if it was paused; the paused time does not count as idle. */
+  #release(): void {
+    if (this.#held === undefined) return
+    this.#held = undefined
+    this.#held_bytes = 0
+    if (!this.#paused) return
+    this.#paused = false
+    this.#last_seen = Date.now()
+    this.#raw.resume()
   }
 
   /**
@@ -182,10 +249,13 @@ export class WebSocketConnection {
   close(code: number = CLOSE.normal, reason = ''): void {
     if (this.#ended !== undefined || this.#raw.readyState > OPEN) return
     this.#raw.close(code, reason)
+    // Held messages are not handled after the close; reading again lets the peer's answer in.
+    this.#release()
   }
 
   /** Cuts the connection without a closing handshake. */
   terminate(): void {
+    this.#held = undefined
     this.#raw.terminate()
   }
 
@@ -215,7 +285,19 @@ export class WebSocketConnection {
     if (limit !== undefined && this.#over_rate(limit))
       return this.close(CLOSE.policy_violation, 'message rate limit exceeded')
     // toString() with no encoding is Buffer's UTF-8 fast path; naming 'utf8' looks the encoding up on every message.
-    this.#enter_message(WebSocketConnection.#handle, this, binary ? bytes : bytes.toString())
+    if (this.#held === undefined)
+      this.#enter_message(WebSocketConnection.#handle, this, binary ? bytes : bytes.toString())
+    // For a handler still awaiting: the message waits, in order, for its on_message.
+    else this.#hold(binary ? bytes : bytes.toString(), bytes.length)
+  }
+
+  #hold(message: WsMessage, size: number): void {
+    this.#held!.push(message)
+    this.#held_bytes += size
+    if (this.#paused || this.#held_bytes <= this.#settings.max_payload) return
+    // What ws has read already may still arrive, and is held too.
+    this.#paused = true
+    this.#raw.pause()
   }
 
   /** Calls the message handlers, one by one; #receive runs it in the connection's log context. */
@@ -243,6 +325,8 @@ export class WebSocketConnection {
    */
   #idle_after(ms: number): void {
     this.#idle = setTimeout(() => {
+      // Paused, the socket hears nothing from the client: the wait starts again once it reads (#release).
+      if (this.#paused) return this.#idle_after(this.#settings.idle_timeout_ms)
       const left = this.#last_seen + this.#settings.idle_timeout_ms - Date.now()
       if (left > 0) this.#idle_after(left)
       else this.close(CLOSE.normal, 'idle timeout')
@@ -251,14 +335,16 @@ export class WebSocketConnection {
 
   #beat(): void {
     // The previous ping went unanswered: the peer is gone without a close frame (a dead TCP connection).
-    if (!this.#alive) return this.#raw.terminate()
-    this.#alive = false
+    if (!this.#alive && !this.#paused) return this.#raw.terminate()
+    // Paused, ws reads no pong: the peer counts as alive, and has a whole interval to answer once read again.
+    this.#alive = this.#paused
     this.#raw.ping()
   }
 
   #gone(code: number, reason: string): void {
     if (this.#ended !== undefined) return
     this.#ended = [code, reason]
+    this.#held = undefined
     clearInterval(this.#heartbeat)
     clearTimeout(this.#idle)
     for (const room of this.#joined) this.#rooms.leave(this, room)

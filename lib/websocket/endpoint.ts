@@ -3,7 +3,7 @@ import type { Middleware } from '../compose.js'
 import type { StoredContext } from '../log/context.js'
 import { same_host } from '../origin.js'
 import type { Request } from '../request.js'
-import { dispatch, WebSocketConnection, type RawSocket } from './connection.js'
+import { WebSocketConnection, type RawSocket } from './connection.js'
 import { CLOSE, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
 import { ws_settings, type WsOptions, type WsSettings } from './options.js'
 import type { Rooms } from './rooms.js'
@@ -58,7 +58,8 @@ export class WsEndpoint {
 
   /**
    * Wraps an upgraded socket and runs the handler in the request's log context (`ctx`, the one its middleware ran in;
-   * by default one holding its id); a throw closes it with 1011.
+   * by default one holding its id); a throw closes it with 1011. Until an async handler registers `on_message`, the
+   * socket is paused and what the client sent meanwhile is held for it.
    */
   accept(raw: RawSocket, req: Request, rooms: Rooms, ctx?: StoredContext): WebSocketConnection {
     const conn = new WebSocketConnection(raw, req, this.settings, rooms, ctx)
@@ -66,7 +67,7 @@ export class WsEndpoint {
     conn.on_close(() => this.#forget(conn))
     if (this.#shutdown === 'draining') conn.close(CLOSE.going_away, SHUTTING_DOWN)
     else if (this.#shutdown === 'cut') conn.terminate()
-    conn.in_context(() => dispatch(conn, [this.#handler], conn, req))
+    conn.in_context(() => conn.run(this.#handler))
     return conn
   }
 

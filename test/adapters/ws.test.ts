@@ -285,6 +285,167 @@ t.test('WebSocketConnection messages', async (t) => {
   })
 })
 
+t.test('A handler that awaits before on_message', async (t) => {
+  /** The close codes the server side of a connection hears: `watch(ws)` in the handler, `heard()` once it closed. */
+  const server_closes = () => {
+    const closed = gate()
+    const codes: number[] = []
+    return {
+      watch: (ws: { on_close(fn: (code: number) => unknown): unknown }) =>
+        ws.on_close((code) => {
+          codes.push(code)
+          closed.open()
+        }),
+      heard: async (): Promise<number[]> => (await closed.promise, codes),
+    }
+  }
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+  t.test('gets the messages the client sent meanwhile, in order', async (t) => {
+    const { port } = await listening(t, (app) =>
+      app.ws('/chat', async (ws) => {
+        await sleep(50) // loading the user
+        ws.on_message((m) => ws.send(`echo ${String(m)}`))
+      }),
+    )
+    const c = await connect(port, '/chat')
+    for (const m of ['one', 'two', 'three']) c.ws.send(m)
+    t.same([await c.poll(1000), await c.poll(1000), await c.poll(1000)], ['echo one', 'echo two', 'echo three'])
+    c.ws.close()
+    t.equal((await c.closed).code, 1005)
+  })
+
+  t.test('delivers the held messages before one sent after on_message was registered', async (t) => {
+    const { port } = await listening(t, (app) =>
+      app.ws('/chat', async (ws) => {
+        await sleep(50)
+        ws.on_message((m) => ws.send(`echo ${String(m)}`))
+        ws.send('ready')
+      }),
+    )
+    const c = await connect(port, '/chat')
+    c.ws.send('a')
+    c.ws.send('b')
+    t.equal(await c.poll(1000), 'ready')
+    c.ws.send('c')
+    t.same([await c.poll(1000), await c.poll(1000), await c.poll(1000)], ['echo a', 'echo b', 'echo c'])
+    c.ws.close()
+    await c.closed
+  })
+
+  t.test(
+    'drops what arrives once a handler that registered no on_message resolved; the close still works',
+    async (t) => {
+      let resolved = false
+      const server = server_closes()
+      const { port } = await listening(t, (app) =>
+        app.ws('/ws', async (ws) => {
+          server.watch(ws)
+          await sleep(30)
+          ws.send('done')
+          resolved = true
+        }),
+      )
+      const c = await connect(port, '/ws')
+      c.ws.send('early')
+      t.equal(await c.poll(1000), 'done')
+      t.ok(resolved)
+      c.ws.send('late')
+      t.equal(await c.poll(100), undefined, 'nothing answered either message')
+      c.ws.close(1000, 'bye')
+      t.same(await c.closed, { code: 1000, reason: 'bye' })
+      t.same(await server.heard(), [1000])
+    },
+  )
+
+  t.test('keeps a connection paused longer than heartbeat_ms while its handler awaits', async (t) => {
+    const { port } = await listening(t, (app) =>
+      app.ws(
+        '/ws',
+        async (ws) => {
+          await sleep(200)
+          ws.on_message((m) => ws.send(`echo ${String(m)}`))
+        },
+        // Two 3-byte messages pass max_payload: the socket is paused, and reads no pong.
+        { heartbeat_ms: 20, max_payload: 4 },
+      ),
+    )
+    const c = await connect(port, '/ws')
+    c.ws.send('x-1')
+    c.ws.send('x-2')
+    t.same([await c.poll(1000), await c.poll(1000)], ['echo x-1', 'echo x-2'])
+    // Resumed, the heartbeat runs as before: the client answers its pings.
+    await sleep(100)
+    c.ws.send('y')
+    t.equal(await c.poll(1000), 'echo y')
+    c.ws.close()
+    t.equal((await c.closed).code, 1005)
+  })
+
+  t.test('hears a client close at once while a push-only handler awaits without on_message', async (t) => {
+    const server = server_closes()
+    const { port } = await listening(t, (app) =>
+      app.ws('/ws', async (ws) => {
+        server.watch(ws)
+        ws.send('first')
+        await new Promise(() => {})
+      }),
+    )
+    const c = await connect(port, '/ws')
+    t.equal(await c.poll(1000), 'first')
+    const started = Date.now()
+    c.ws.close(1000, 'bye')
+    t.same(await c.closed, { code: 1000, reason: 'bye' })
+    t.same(await server.heard(), [1000])
+    t.ok(Date.now() - started < 1000, 'nothing held, nothing paused: the close frame was read')
+  })
+
+  t.test('closes a paused connection at once when the App closes, handling nothing it held', async (t) => {
+    const held = gate()
+    let got = 0
+    const { app, port } = await listening(
+      t,
+      (app) =>
+        app.ws(
+          '/ws',
+          async (ws) => {
+            await held.promise
+            ws.on_message(() => void got++)
+          },
+          { max_payload: 4 },
+        ),
+      { close_timeout_ms: 5000 },
+    )
+    const c = await connect(port, '/ws')
+    c.ws.send('h-1')
+    c.ws.send('h-2')
+    await sleep(20)
+    const started = Date.now()
+    await app.close()
+    t.ok(Date.now() - started < 1000, 'the peer answered the 1001: the socket was read again')
+    t.same(await c.closed, { code: 1001, reason: 'server shutting down' })
+    held.open()
+    await sleep(10)
+    t.equal(got, 0)
+  })
+
+  t.test('closes with 1011 a handler that rejects before on_message, and handles nothing', async (t) => {
+    capture_log(t)
+    let got = 0
+    const { port } = await listening(t, (app) =>
+      app.ws('/ws', async (ws) => {
+        await sleep(30)
+        if (got === 0) throw new Error('no such user')
+        ws.on_message(() => void got++)
+      }),
+    )
+    const c = await connect(port, '/ws')
+    c.ws.send('early')
+    t.same(await c.closed, { code: 1011, reason: 'internal error' })
+    t.equal(got, 0)
+  })
+})
+
 t.test('App.close with open WebSockets', async (t) => {
   t.test('sends 1001 and waits for the peers to close', async (t) => {
     const { app, port } = await listening(t, (app) => app.ws('/ws', echo))

@@ -6,6 +6,7 @@ import { Request } from '../../../lib/request.js'
 import { Services } from '../../../lib/state.js'
 import { Rooms, WebSocketConnection, type WsOptions } from '../../../lib/websocket/index.js'
 import { ws_settings } from '../../../lib/websocket/options.js'
+import { gate } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { FakeSocket } from './fake-socket.js'
 
@@ -128,6 +129,188 @@ t.test('WebSocketConnection.on_message', async (t) => {
     await new Promise((resolve) => setImmediate(resolve))
     t.same(raw.closed_with, { code: 1011, reason: 'internal error' })
     t.match(out.text(), /\[error\] ws handler failed rid=rid-1 .*err="Error: async failure/)
+  })
+})
+
+t.test('WebSocketConnection.run: a handler that awaits before on_message', async (t) => {
+  /** A tick for microtasks and promise callbacks. */
+  const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+  /**
+   * A connection whose handler awaits `user` before its `on_message` (which collects into `got`), sent 4 bytes over
+   * its `max_payload` of 3, so it is paused.
+   */
+  const paused = (options: WsOptions = {}) => {
+    const user = gate()
+    const { raw, ws } = open({ max_payload: 3, ...options })
+    const got: unknown[] = []
+    ws.run(async (ws) => {
+      await user.promise
+      ws.on_message((m) => void got.push(m))
+    })
+    raw.message('ab')
+    raw.message('cd')
+    return { raw, ws, user, got }
+  }
+
+  t.test('does not pause for a synchronous handler, nor for one that registers before its first await', async (t) => {
+    for (const handler of [
+      (ws: WebSocketConnection) => void ws.on_message(() => {}),
+      async (ws: WebSocketConnection) => {
+        ws.on_message(() => {})
+        await settle()
+      },
+      () => {},
+    ]) {
+      const { raw, ws } = open()
+      ws.run(handler)
+      t.equal(raw.paused, false)
+    }
+  })
+
+  t.test(
+    'holds what arrives, unpaused, and gives it in order to the first on_message before any later message',
+    async (t) => {
+      const user = gate()
+      const { raw, ws } = open()
+      const got: unknown[] = []
+      ws.run(async (ws) => {
+        await user.promise
+        ws.on_message((m) => void got.push(m))
+        got.push('registered')
+        // Emitted before the held messages are delivered: it must not overtake them.
+        raw.message('late')
+      })
+      raw.message('a')
+      raw.message(Buffer.from([1]))
+      t.equal(raw.paused, false, 'what is held stays under max_payload: the socket reads on (a close, a pong)')
+      t.same(got, [])
+      user.open()
+      await settle()
+      t.same(got, ['registered', 'a', Buffer.from([1]), 'late'])
+      t.equal(raw.paused, false)
+      raw.message('b')
+      t.same(got.at(-1), 'b')
+    },
+  )
+
+  t.test('pauses once what it holds passes max_payload, and reads again when the messages are taken', async (t) => {
+    const { raw, user, got } = paused()
+    t.equal(raw.paused, true, '4 bytes held, over 3')
+    // What ws had read before the pause still arrives, and is held too.
+    raw.message('ef')
+    user.open()
+    await settle()
+    t.same(got, ['ab', 'cd', 'ef'])
+    t.equal(raw.paused, false)
+  })
+
+  t.test('applies the limits to a held message when it arrives, and drops the rest once closed', async (t) => {
+    const user = gate()
+    const { raw, ws } = open({ max_payload: 3 })
+    let got = 0
+    ws.run(async (ws) => {
+      await user.promise
+      ws.on_message(() => void got++)
+    })
+    raw.message('abc')
+    raw.message('abcd')
+    t.same(raw.closed_with, { code: 1009, reason: 'message too big' })
+    t.equal(raw.paused, false, 'reading again lets the close answer in')
+    user.open()
+    await settle()
+    t.equal(got, 0, 'nothing is delivered after the close')
+  })
+
+  t.test('resumes and drops what was held when the handler resolves without on_message', async (t) => {
+    const user = gate()
+    const { raw, ws } = open()
+    const got: unknown[] = []
+    ws.run(async () => {
+      await user.promise
+    })
+    raw.message('early')
+    user.open()
+    await settle()
+    t.equal(raw.paused, false)
+    ws.on_message((m) => void got.push(m))
+    await settle()
+    raw.message('next')
+    t.same(got, ['next'], 'a message handler registered later gets only what arrives then')
+  })
+
+  t.test('closes with 1011 and resumes when the handler rejects before on_message', async (t) => {
+    const out = capture_log(t)
+    const { raw, ws } = open({ max_payload: 3 })
+    ws.run(async () => {
+      await settle()
+      throw new Error('no such user')
+    })
+    raw.message('ab')
+    raw.message('cd')
+    t.equal(raw.paused, true)
+    await settle()
+    await settle()
+    t.same(raw.closed_with, { code: 1011, reason: 'internal error' })
+    t.equal(raw.paused, false)
+    t.match(out.text(), /\[error\] ws handler failed rid=rid-1 .*err="Error: no such user/)
+  })
+
+  t.test('leaves nothing pending when the server closes or cuts the connection while paused', async (t) => {
+    for (const end of ['close', 'terminate'] as const) {
+      const { raw, ws, user, got } = paused()
+      t.equal(raw.paused, true)
+      if (end === 'close') ws.close()
+      else ws.terminate()
+      // Closing, the socket reads the peer's answer again; a cut one is gone.
+      if (end === 'close') t.equal(raw.paused, false, 'close reads again')
+      user.open()
+      await settle()
+      t.same(got, [], end)
+    }
+  })
+
+  t.test('drops the held messages when the connection closes before their delivery', async (t) => {
+    const { raw, ws } = open()
+    let got = 0
+    ws.run(async (ws) => {
+      await settle()
+      ws.on_message(() => void got++)
+      raw.peer_closed(1006)
+    })
+    raw.message('held')
+    await settle()
+    await settle()
+    t.equal(got, 0)
+  })
+
+  t.test('the heartbeat counts a paused peer as alive, then cuts it as before once it reads again', async (t) => {
+    mock.timers.enable({ apis: ['setInterval', 'setTimeout'] })
+    t.teardown(() => mock.timers.reset())
+    const { raw, user } = paused({ heartbeat_ms: 1000 })
+    mock.timers.tick(5000)
+    t.equal(raw.terminated, false, 'no pong can be read while paused')
+    t.equal(raw.pings, 5)
+    user.open()
+    await settle()
+    t.equal(raw.paused, false)
+    mock.timers.tick(1000)
+    t.equal(raw.terminated, false, 'a whole interval to answer the first ping read after the pause')
+    mock.timers.tick(1000)
+    t.equal(raw.terminated, true)
+  })
+
+  t.test('the idle timeout does not count the paused time', async (t) => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 })
+    t.teardown(() => mock.timers.reset())
+    const { raw, user } = paused({ idle_timeout_ms: 1000 })
+    mock.timers.tick(3500)
+    t.equal(raw.closed_with, undefined)
+    user.open()
+    await settle()
+    mock.timers.tick(900)
+    t.equal(raw.closed_with, undefined)
+    mock.timers.tick(1100)
+    t.same(raw.closed_with, { code: 1000, reason: 'idle timeout' })
   })
 })
 

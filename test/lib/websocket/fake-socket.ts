@@ -10,6 +10,8 @@ export class FakeSocket extends EventEmitter implements RawSocket {
   closed_with: { code: number | undefined; reason: string | undefined } | undefined
   pings = 0
   terminated = false
+  /** Whether the connection paused its reading; the test may still emit messages, as ws does with what it had read. */
+  paused = false
 
   /** As ws: without options, a string goes as a text frame and bytes as a binary one. */
   send(data: string | Buffer, options?: { binary: boolean }): void {
@@ -28,6 +30,14 @@ export class FakeSocket extends EventEmitter implements RawSocket {
 
   ping(): void {
     this.pings++
+  }
+
+  pause(): void {
+    this.paused = true
+  }
+
+  resume(): void {
+    this.paused = false
   }
 
   /** The peer (or the network) closed the connection. */
