@@ -73,6 +73,20 @@ t.test('etag', async (t) => {
     t.equal(await again.text(), '')
   })
 
+  t.test('answers HEAD as GET: the 200 with its length, the 304 with none (RFC 9110 8.6)', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.use(etag())
+      app.get('/x', (_req, res) => void res.text('hello world'))
+    })
+    const head = (headers: Record<string, string> = {}) =>
+      fetch(`http://127.0.0.1:${port}/x`, { method: 'HEAD', headers })
+    const first = await head()
+    const tag = String(first.headers.get('etag'))
+    t.same([first.status, first.headers.get('content-length'), tag], [200, '11', etag_of('hello world')])
+    const again = await head({ 'if-none-match': tag })
+    t.same([again.status, again.headers.get('content-length'), again.headers.get('etag')], [304, null, tag])
+  })
+
   t.test('matches If-None-Match on a tag with a comma inside its quotes (RFC 9110 8.8.3 etagc)', async (t) => {
     const app = build(t, (app) => {
       app.use(etag())
