@@ -207,8 +207,11 @@ export class App extends AppCore {
    */
   async listen(port: number = this.config.port, cb?: (port: number) => void): Promise<number> {
     const starting = (async () => {
+      // A close() that began before, or while the app was getting ready (a SIGTERM at startup), wins: nothing listens
+      // after it. Checked before ready() too: a closed Fastify instance cannot be readied (avvio's
+      // AVV_ERR_ROOT_PLG_BOOTED when metrics(), shed_load() or app.fastify made it before the close).
+      if (this.#closing !== undefined) throw ERR_APP_CLOSED('listen')
       await this.ready()
-      // A close() that began while the app was getting ready (a SIGTERM at startup) wins: nothing listens after it.
       if (this.#closing !== undefined) throw ERR_APP_CLOSED('listen')
       const listening_text = (): string => FASTIFY_LISTENING as unknown as string
       await this.fastify.listen({ port, host: this.config.host, listenTextResolver: listening_text })

@@ -149,10 +149,15 @@ function trust_env(raw: string | undefined, fallback: string[] | boolean): strin
 /** The names of address ranges Fastify's `trustProxy` (proxy-addr) knows besides addresses and CIDRs. */
 const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
-/** A list of proxies must be addresses, CIDRs or proxy-addr's names (loopback, linklocal, uniquelocal). */
+/**
+ * A list of proxies must be addresses, CIDRs or proxy-addr's names (loopback, linklocal, uniquelocal), each read alike
+ * by fw (X-Real-IP) and by Fastify's proxy-addr. proxy-addr refuses a range of length 0 (`0.0.0.0/0`, `::/0`): accepted
+ * here, it made Fastify throw a TypeError when the server was built, at `listen`; `true` trusts every peer.
+ */
 function check_trust(list: string[] | boolean, raw: unknown): string[] | boolean {
   if (typeof list === 'boolean') return list
-  const known = (p: unknown): boolean => typeof p === 'string' && (TRUST_NAMES.has(p) || parse_range(p) !== undefined)
+  const known = (p: unknown): boolean =>
+    typeof p === 'string' && (TRUST_NAMES.has(p) || (parse_range(p) !== undefined && !/\/0+$/.test(p)))
   if (!Array.isArray(list) || !list.every(known)) {
     throw ERR_CONFIG_BAD_VALUE('FW_TRUST_PROXY', raw, 'true, false, or IP addresses and CIDRs separated by commas')
   }

@@ -163,6 +163,22 @@ t.test('App.close', async (t) => {
     t.equal(app.fastify.server.listening, false)
   })
 
+  t.test('refuses a listen() after it with FW_ERR_APP_CLOSED, its Fastify instance made or not', async (t) => {
+    // metrics(), shed_load(), tracing() and app.fastify make the instance before the app starts.
+    for (const made of [false, true]) {
+      const app = new App({ access_log: false, host: '127.0.0.1' })
+      app.get('/x', (_req, res) => void res.text('x'))
+      if (made) t.equal(app.fastify.server.listening, false)
+      await app.close()
+      await t.rejects(
+        app.listen(0),
+        { code: 'FW_ERR_APP_CLOSED', message: 'cannot listen: the app is closing or closed' },
+        `instance made before close: ${made}`,
+      )
+      t.equal(app.port(), 0)
+    }
+  })
+
   t.test('closes an app that never listened', async (t) => {
     const app = new App()
     let ran = false

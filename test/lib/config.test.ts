@@ -161,6 +161,10 @@ t.test('resolve_config', async (t) => {
       [{}, { FW_PORT: '65536' }, 'FW_PORT must be an integer from 0 to 65535; got "65536"'],
       [{}, { FW_TRUST_PROXY: '127.0.0.1,proxy.local' }, TRUST + '; got "127.0.0.1,proxy.local"'],
       [{}, { FW_TRUST_PROXY: '10.0.0.0/33' }, TRUST + '; got "10.0.0.0/33"'],
+      // Fastify's proxy-addr refuses a /0 range (listen failed later with a TypeError): `true` trusts every peer.
+      [{}, { FW_TRUST_PROXY: '0.0.0.0/0' }, TRUST + '; got "0.0.0.0/0"'],
+      [{}, { FW_TRUST_PROXY: '10.0.0.1,::/0' }, TRUST + '; got "10.0.0.1,::/0"'],
+      [{ trust_proxy: ['::ffff:10.0.0.1/0'] }, {}, TRUST + '; got ["::ffff:10.0.0.1/0"]'],
       [{}, { FW_BODY_LIMIT: '1mb' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1mb"'],
       [{}, { FW_CLOSE_TIMEOUT_MS: 'soon' }, 'FW_CLOSE_TIMEOUT_MS must be an integer from 0 to 2147483647; got "soon"'],
       [
