@@ -3,18 +3,22 @@
 import { sql, type Kysely } from 'kysely'
 import type { Tables } from './db.js'
 
-/** An article as the API shows it. */
-export interface ArticleView {
+/** An article as a list shows it: without its body (openapi.yml's MultipleArticlesResponse). */
+export interface ListedArticleView {
   slug: string
   title: string
   description: string
-  body: string
   tagList: string[]
   createdAt: string
   updatedAt: string
   favorited: boolean
   favoritesCount: number
   author: ProfileView
+}
+
+/** An article as the API shows it alone: with its body. */
+export interface ArticleView extends ListedArticleView {
+  body: string
 }
 
 /** A profile as the API shows it. */
@@ -88,8 +92,11 @@ function following(viewer: number | undefined, ref: 'a.author_id' | 'c.author_id
   return sql<number>`(case when exists (select 1 from follows fo2 where fo2.follower_id = ${viewer} and fo2.followee_id = ${sql.ref(ref)}) then 1 else 0 end)`
 }
 
-/** The rows of the articles `f` selects, newest first, with their counts and the viewer's flags, in one query. */
-function article_rows(db: Db, f: ArticleFilter, viewer: number | undefined) {
+/**
+ * The rows of the articles `f` selects, newest first, with their counts and the viewer's flags, in one query; their
+ * bodies only `with_body`.
+ */
+function article_rows(db: Db, f: ArticleFilter, viewer: number | undefined, with_body: boolean) {
   const favorited =
     viewer === undefined
       ? sql<number>`0`
@@ -100,7 +107,6 @@ function article_rows(db: Db, f: ArticleFilter, viewer: number | undefined) {
       'a.slug',
       'a.title',
       'a.description',
-      'a.body',
       'a.created_at',
       'a.updated_at',
       'u.username',
@@ -110,6 +116,7 @@ function article_rows(db: Db, f: ArticleFilter, viewer: number | undefined) {
       favorited.as('favorited'),
       following(viewer, 'a.author_id').as('following'),
     ])
+    .$if(with_body, (q) => q.select('a.body'))
     .orderBy('a.id', 'desc')
     .limit(f.limit)
     .offset(f.offset)
@@ -140,17 +147,34 @@ export async function list_articles(
   db: Db,
   f: ArticleFilter,
   viewer: number | undefined,
-): Promise<{ articles: ArticleView[]; count: number }> {
+): Promise<{ articles: ListedArticleView[]; count: number }> {
   const counted = await filtered(db, f)
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow()
-  const articles = await find_articles(db, f, viewer)
+  const articles = await find_articles(db, f, viewer, false)
   return { articles, count: Number(counted.n) }
 }
 
-/** The articles `f` selects, in 2 queries (rows, tags). */
-export async function find_articles(db: Db, f: ArticleFilter, viewer: number | undefined): Promise<ArticleView[]> {
-  const rows = await article_rows(db, f, viewer)
+/** The articles `f` selects, in 2 queries (rows, tags); with their bodies only `with_body`. */
+export async function find_articles(
+  db: Db,
+  f: ArticleFilter,
+  viewer: number | undefined,
+  with_body: true,
+): Promise<ArticleView[]>
+export async function find_articles(
+  db: Db,
+  f: ArticleFilter,
+  viewer: number | undefined,
+  with_body: boolean,
+): Promise<ListedArticleView[]>
+export async function find_articles(
+  db: Db,
+  f: ArticleFilter,
+  viewer: number | undefined,
+  with_body: boolean,
+): Promise<ListedArticleView[]> {
+  const rows = await article_rows(db, f, viewer, with_body)
   const tags = await tags_of(
     db,
     rows.map((r) => Number(r.id)),
@@ -159,7 +183,7 @@ export async function find_articles(db: Db, f: ArticleFilter, viewer: number | u
     slug: r.slug,
     title: r.title,
     description: r.description,
-    body: r.body,
+    ...(r.body === undefined ? {} : { body: r.body }),
     tagList: tags.get(Number(r.id)) ?? [],
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -175,7 +199,7 @@ export async function article_by_slug(
   slug: string,
   viewer: number | undefined,
 ): Promise<ArticleView | undefined> {
-  return (await find_articles(db, { slug, limit: 1, offset: 0 }, viewer))[0]
+  return (await find_articles(db, { slug, limit: 1, offset: 0 }, viewer, true))[0]
 }
 
 /** A profile by username with the viewer's `following` flag, or undefined: 1 query. */

@@ -16,18 +16,23 @@ const Profile = field.object({
   image: field.string().nullable(),
   following: field.boolean().required(),
 })
-const Article = field.object({
+/** An article's members around its body, which lists leave out (openapi.yml's MultipleArticlesResponse). */
+const ARTICLE_HEAD = {
   slug: field.string().required(),
   title: field.string().required(),
   description: field.string().required(),
-  body: field.string().required(),
+}
+const ARTICLE_TAIL = {
   tagList: field.array(field.string()).required(),
   createdAt: field.string().date_time().required(),
   updatedAt: field.string().date_time().required(),
   favorited: field.boolean().required(),
   favoritesCount: field.integer().required(),
   author: Profile.required(),
-})
+}
+const Article = field.object({ ...ARTICLE_HEAD, body: field.string().required(), ...ARTICLE_TAIL })
+/** An article in a list: without its body. */
+const ListedArticle = field.object({ ...ARTICLE_HEAD, ...ARTICLE_TAIL })
 const Comment = field.object({
   id: field.integer().required(),
   createdAt: field.string().date_time().required(),
@@ -196,7 +201,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     })
   }
 
-  const Many = { articles: field.array(Article.required()).required(), articlesCount: field.integer().required() }
+  const Many = { articles: field.array(ListedArticle.required()).required(), articlesCount: field.integer().required() }
   api.get(
     '/articles/feed',
     {
@@ -265,7 +270,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     },
     async (req, res) => {
       const me = tokens.required(req)
-      const id = await owned_article(db, req.valid('params').slug, me)
+      const { id } = await owned_article(db, req.valid('params').slug, me)
       await db.deleteFrom('articles').where('id', '=', id).execute()
       res.status(204).send()
     },

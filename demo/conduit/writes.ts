@@ -20,13 +20,17 @@ export function slugify(title: string): string {
   return base === '' ? 'article' : base
 }
 
+/** Slugs that are paths of their own under `/api/articles/`: `GET /api/articles/feed` is the feed, not an article. */
+const RESERVED_SLUGS = new Set(['feed'])
+
 /**
  * Runs `write(slug)` with the title's slug, and again with a random suffix while the database refuses the slug as
- * taken (the unique index decides, so two instances racing on one title still get two slugs).
+ * taken (the unique index decides, so two instances racing on one title still get two slugs). A reserved slug is
+ * taken from the start.
  */
 async function with_unique_slug<T>(title: string, write: (slug: string) => Promise<T>): Promise<T> {
   const base = slugify(title)
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = RESERVED_SLUGS.has(base) ? 1 : 0; ; attempt++) {
     const slug = attempt === 0 ? base : `${base}-${randomBytes(4).toString('hex')}`
     try {
       return await write(slug)
@@ -80,12 +84,16 @@ export function create_article(db: Db, author_id: number, a: NewArticleValues, n
   )
 }
 
-/** The article's id when `user_id` wrote it: 404 without such an article, 403 when another user wrote it. */
-export async function owned_article(db: Db, slug: string, user_id: number): Promise<number> {
-  const row = await db.selectFrom('articles').select(['id', 'author_id']).where('slug', '=', slug).executeTakeFirst()
+/** The article's id and title when `user_id` wrote it: 404 without such an article, 403 when another user wrote it. */
+export async function owned_article(db: Db, slug: string, user_id: number): Promise<{ id: number; title: string }> {
+  const row = await db
+    .selectFrom('articles')
+    .select(['id', 'author_id', 'title'])
+    .where('slug', '=', slug)
+    .executeTakeFirst()
   if (row === undefined) throw not_found('article')
   if (Number(row.author_id) !== user_id) throw forbidden('article')
-  return Number(row.id)
+  return { id: Number(row.id), title: row.title }
 }
 
 /** The id of the article with this slug; 404 without one. */
@@ -95,7 +103,10 @@ export async function article_id(db: Db, slug: string): Promise<number> {
   return Number(row.id)
 }
 
-/** Updates the author's article; a new title gives a new slug. Returns the slug. */
+/**
+ * Updates the author's article; a title with another slug gives a new slug. Returns the slug. A title whose slug is the
+ * current one's (the same title, as editors send on every save) keeps the slug, suffix included, so links still work.
+ */
 export async function update_article(
   db: Db,
   slug: string,
@@ -103,9 +114,9 @@ export async function update_article(
   change: Partial<Omit<NewArticleValues, 'tagList'>>,
   now = new Date(),
 ): Promise<string> {
-  const id = await owned_article(db, slug, user_id)
+  const { id, title } = await owned_article(db, slug, user_id)
   const values = { ...change, updated_at: now.toISOString() }
-  if (change.title === undefined) {
+  if (change.title === undefined || slugify(change.title) === slugify(title)) {
     await db.updateTable('articles').set(values).where('id', '=', id).execute()
     return slug
   }

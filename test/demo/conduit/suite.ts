@@ -187,6 +187,79 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     t.same((await call(app, 'GET', '/api/tags')).body, { tags: [] }, 'tags no article uses are not listed')
   })
 
+  t.test('an article titled "Feed" can be read: its slug is not the feed\'s path', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const other = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const other_slug = (other.body as { article: Obj }).article['slug'] as string
+    const renamed = await call(app, 'PUT', `/api/articles/${other_slug}`, { article: { title: 'feed!' } }, jake)
+    const renamed_slug = (renamed.body as { article: Obj }).article['slug'] as string
+    t.match(renamed_slug, /^feed-[0-9a-f]{8}$/, 'a new title')
+    const created = await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, title: 'Feed' } }, jake)
+    const slug = (created.body as { article: Obj }).article['slug'] as string
+    t.match(slug, /^feed-[0-9a-f]{8}$/, 'a new article')
+    for (const s of [renamed_slug, slug]) {
+      const read = await call(app, 'GET', `/api/articles/${s}`)
+      t.match([read.status, read.body], [200, { article: { slug: s } }], `GET /api/articles/${s}`)
+    }
+  })
+
+  t.test('an edit that sends the unchanged title keeps the slug, suffixed or not', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const second = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const slug = (second.body as { article: Obj }).article['slug'] as string
+    t.match(slug, /^how-to-train-your-dragon-[0-9a-f]{8}$/)
+    // The RealWorld editor sends title, description and body on every save.
+    const edit = await call(app, 'PUT', `/api/articles/${slug}`, { article: { ...ARTICLE, body: 'Edited.' } }, jake)
+    t.match([edit.status, edit.body], [200, { article: { slug, body: 'Edited.' } }])
+    t.equal((await call(app, 'GET', `/api/articles/${slug}`)).status, 200, 'the old link still works')
+    const retitled = await call(
+      app,
+      'PUT',
+      `/api/articles/${slug}`,
+      { article: { title: 'How to train your dragon!' } },
+      jake,
+    )
+    t.equal((retitled.body as { article: Obj }).article['slug'], slug, 'a title with the same slug keeps it')
+  })
+
+  t.test(
+    'lists of articles leave out the body (openapi.yml MultipleArticlesResponse); one article has it',
+    async (t) => {
+      const { app } = await fresh(t, kind, pg)
+      const jake = await register(app, 'jake')
+      const created = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+      const slug = (created.body as { article: Obj }).article['slug'] as string
+      await call(app, 'POST', '/api/profiles/jake/follow', undefined, jake)
+      for (const url of ['/api/articles', '/api/articles?author=jake', '/api/articles/feed']) {
+        const r = await call(app, 'GET', url, undefined, jake)
+        const listed = (r.body as { articles: Obj[] }).articles
+        t.same(
+          [r.status, listed.length, Object.keys(listed[0]!).sort()],
+          [
+            200,
+            1,
+            [
+              'author',
+              'createdAt',
+              'description',
+              'favorited',
+              'favoritesCount',
+              'slug',
+              'tagList',
+              'title',
+              'updatedAt',
+            ],
+          ],
+          url,
+        )
+      }
+      t.match((await call(app, 'GET', `/api/articles/${slug}`)).body, { article: { body: ARTICLE.body } })
+    },
+  )
+
   t.test('a page of 20 articles costs 3 queries, whatever it holds (no N+1)', async (t) => {
     const { app, c } = await fresh(t, kind, pg)
     const authors = []
