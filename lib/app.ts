@@ -269,7 +269,8 @@ export class AppCore extends Router {
   readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
   readonly #closers: Array<() => unknown> = []
   readonly #error_handlers = new Map<string, { prefix: string[]; fn: ErrorMapper }>()
-  #compiled: CompiledApp | undefined
+  /** The compiled app per mount prefix: a host may mount one App under several. */
+  readonly #compiled = new Map<string, CompiledApp>()
   #base: string[] = []
   readonly #secret_query: Set<string>
 
@@ -282,7 +283,7 @@ export class AppCore extends Router {
 
   /** @internal Adds a route; use `get`, `post`, ... */
   add_route(method: Method, path: string, handler: Handler, schema?: RouteSchema, group = ''): void {
-    if (this.#compiled) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
+    if (this.#compiled.size > 0) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
     const segs = parse_route(path)
@@ -307,7 +308,7 @@ export class AppCore extends Router {
 
   /** @internal Adds a WebSocket route; use `ws`. */
   add_ws(path: string, handler: WsHandler, options?: WsOptions): void {
-    if (this.#compiled) throw ERR_APP_LOCKED(`add route WS ${path}`)
+    if (this.#compiled.size > 0) throw ERR_APP_LOCKED(`add route WS ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
     this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
   }
@@ -320,7 +321,7 @@ export class AppCore extends Router {
 
   /** @internal Sets the error mapper of a prefix; use `on_error`. */
   add_error_handler(prefix: string, fn: ErrorMapper): void {
-    if (this.#compiled) throw ERR_APP_LOCKED('set on_error')
+    if (this.#compiled.size > 0) throw ERR_APP_LOCKED('set on_error')
     if (typeof fn !== 'function') throw ERR_APP_BAD_HANDLER('on_error', fn)
     if (this.#error_handlers.has(prefix)) throw ERR_APP_DUPLICATE_ON_ERROR(prefix)
     this.#error_handlers.set(prefix, { prefix: prefix_segments(prefix), fn })
@@ -328,7 +329,7 @@ export class AppCore extends Router {
 
   /** @internal Adds middleware; use `use`. */
   add_middleware(prefix: string, mw: Middleware): void {
-    if (this.#compiled) throw ERR_APP_LOCKED('add middleware')
+    if (this.#compiled.size > 0) throw ERR_APP_LOCKED('add middleware')
     if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
     // Run as (req, res, next), it would read the request as its context and fail on every request it covers.
     const unadapted = context_middleware_name(mw)
@@ -408,15 +409,16 @@ export class AppCore extends Router {
 
   /** Whether routes were compiled (the app started). */
   get started(): boolean {
-    return this.#compiled !== undefined
+    return this.#compiled.size > 0
   }
 
   /**
-   * @internal Compiles every route's chain once; the app is locked afterwards. `mount_prefix` is where a host mounted
-   * the app, so per-request prefix checks see the app's own paths.
+   * @internal Compiles every route's chain once per mount prefix; the app is locked afterwards. `mount_prefix` is where
+   * a host mounted the app, so per-request prefix checks see the app's own paths under each mount.
    */
   compile(mount_prefix = ''): CompiledApp {
-    if (this.#compiled) return this.#compiled
+    const done = this.#compiled.get(mount_prefix)
+    if (done !== undefined) return done
     this.#base = prefix_segments(mount_prefix)
     this.#error_of = this.#error_handler_of()
     // Decided here, once: with `check_responses` off no route carries a check, so its requests pay nothing for it.
@@ -430,8 +432,9 @@ export class AppCore extends Router {
       const r = this.#compile_route('GET', segs, not_found)
       return { url: r.url, middleware: r.middleware, endpoint, on_error: r.on_error }
     })
-    this.#compiled = { routes, ws, not_found, on_error: this.#error_of }
-    return this.#compiled
+    const compiled = { routes, ws, not_found, on_error: this.#error_of }
+    this.#compiled.set(mount_prefix, compiled)
+    return compiled
   }
 
   /**

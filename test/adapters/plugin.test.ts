@@ -292,3 +292,26 @@ t.test('fw_plugin runs prefix middleware on parameter routes reached with dot se
   const open = await send(port, { path: '/fw/users/..' })
   t.same([open.status, JSON.parse(open.body)], [200, { section: 'users', page: '..' }], 'other sections stay open')
 })
+
+t.test('fw_plugin: one App mounted under two prefixes runs its prefix middleware under each', async (t) => {
+  const app = new App({ access_log: false })
+  app.use('/admin', (_req, res) => void res.error(401, 'unauthorized', 'Sign in'))
+  app.get('/admin/{page}', (_req, res) => void res.text('admin page'))
+  app.get('/{section}/x', (req, res) => void res.text(`section ${req.param('section')}`))
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(fw_plugin, { app, prefix: '/a' })
+  await host.register(fw_plugin, { app, prefix: '/b' })
+  for (const mount of ['/a', '/b']) {
+    const answer = async (url: string) => {
+      const r = await host.inject({ url: mount + url })
+      return [r.statusCode, r.body]
+    }
+    const refused = [401, '{"ok":false,"error":"unauthorized","message":"Sign in"}']
+    t.same(await answer('/admin/p'), refused, `${mount}: a route under the prefix`)
+    // No route matches: the not-found chain decides the prefix per request, against the mount it came through.
+    t.same(await answer('/admin/zz/q'), refused, `${mount}: an unknown path under the prefix`)
+    t.same(await answer('/admin/x'), refused, `${mount}: a parameter route matched at the prefix`)
+    t.same(await answer('/docs/x'), [200, 'section docs'], `${mount}: a route outside it`)
+  }
+})
