@@ -95,11 +95,21 @@ export class RedisCacheStore implements CacheStore {
 
   /**
    * Removes every entry the predicate picks, and every stored text that is not an entry, and answers how many went. An
-   * entry replaced between the read and the removal stays (the removal compares the stored text first).
+   * entry replaced between the read and the removal stays (the removal compares the stored text first). An error the
+   * predicate throws stops the scan and comes out as it is: it is the caller's, not a Redis failure.
    */
   async eraseIf(pred: EntryPredicate): Promise<number> {
     const strip = this.key('').length
     let removed = 0
+    let failed: { error: unknown } | undefined
+    const picks = (key: string, entry: CacheEntry): boolean => {
+      try {
+        return pred(key, entry)
+      } catch (error) {
+        failed = { error }
+        throw error
+      }
+    }
     await this.#scan('eraseIf', async (keys) => {
       const texts = await this.#redis.client.mget(...keys)
       const picked: string[] = []
@@ -108,11 +118,13 @@ export class RedisCacheStore implements CacheStore {
         const text = texts[i]
         if (text === null || text === undefined) return
         const entry = parse_entry(text)
-        if (entry !== undefined && !pred(k.slice(strip), entry)) return
+        if (entry !== undefined && !picks(k.slice(strip), entry)) return
         picked.push(k)
         seen.push(text)
       })
       if (picked.length > 0) removed += Number(await DELETE_UNCHANGED.run(this.#redis.client, picked, seen))
+    }).catch((err: unknown) => {
+      throw failed === undefined ? err : failed.error
     })
     return removed
   }

@@ -45,13 +45,25 @@ export function create_redis_client(options: RedisOptions | string = {}): Redis 
 
 const CLIENT_EXPECTED = 'an ioredis client, connection options or a redis:// or rediss:// URL'
 
+/** Whether `value` is a plain object (an object literal or `Object.create(null)`), as connection options are. */
+function is_plain_object(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false
+  const proto = Object.getPrototypeOf(value) as unknown
+  return proto === Object.prototype || proto === null
+}
+
 /**
  * `create_redis_client` for an owner and option named in errors. A text must be a `redis://` or `rediss://` URL:
- * ioredis would read any other (`http://...`) as one, and a bad one is quoted without its password.
+ * ioredis would read any other (`http://...`) as one, and a bad one is quoted without its password. Options must be a
+ * plain object: a client of another kind (a `Cluster`, a `Redis` of another copy of ioredis) spread as options has no
+ * host or port of its own and would quietly become a client of localhost:6379.
  */
 function make_client(check: OptionChecker, option: string, options: RedisOptions | string): Redis {
   if (typeof options === 'string') check.url(option, options, ['redis:', 'rediss:'], CLIENT_EXPECTED)
-  else if (typeof options !== 'object' || options === null) check.fail(option, CLIENT_EXPECTED, options)
+  // An object that is not plain (a list, a client of another kind) may hold a password: described by its shape only.
+  else if (!is_plain_object(options)) {
+    check.fail(option, CLIENT_EXPECTED, options, { secret: typeof options === 'object' && options !== null })
+  }
   // The stores read replies in the RESP2 shapes ('legacy'), whatever protocol the connection speaks.
   const client =
     typeof options === 'string'

@@ -109,6 +109,19 @@ t.test('RedisCacheStore', async (t) => {
     t.equal(await redis.get('kpX:p:cache:a'), 'another keyPrefix', 'a key the unescaped glob would match stays')
   })
 
+  t.test('eraseIf lets an error of the predicate through as it is, not as Redis unavailable', async (t) => {
+    const store = fresh()
+    for (const k of ['a', 'b']) await store.put(k, entry(1))
+    const bug = new TypeError('predicate bug')
+    const err = await store
+      .eraseIf(() => {
+        throw bug
+      })
+      .catch((e: unknown) => e)
+    t.equal(err, bug, "the predicate's own error, not FW_ERR_REDIS_UNAVAILABLE (503, an outage)")
+    t.same((await redis.keys(store.key('*'))).sort(), [store.key('a'), store.key('b')], 'nothing was erased')
+  })
+
   t.test('eraseIf keeps an entry replaced between its read and its removal', async (t) => {
     const store = fresh()
     await store.put('k', entry(1, 'old'))

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Redis, ReplyError } from 'ioredis'
+import { Cluster, Redis, ReplyError } from 'ioredis'
 import { FwError } from '../../../lib/errors.js'
 import {
   create_redis_client,
@@ -149,6 +149,42 @@ t.test('every fw/redis store, the room bus and create_redis_client', async (t) =
       }
     }
   })
+
+  t.test(
+    'refuse a client of another kind (a Cluster, a foreign copy of ioredis) instead of reading it as options',
+    async (t) => {
+      // Spread as connection options, such an object has no host or port of its own: the store would quietly make a
+      // client of localhost:6379, not share the intended Redis, and never say so.
+      const cluster = new Cluster([{ host: '10.0.0.5', port: 6379 }], { lazyConnect: true })
+      t.teardown(() => cluster.disconnect())
+      class ForeignRedis {
+        options = { host: '10.0.0.5', port: 6379 }
+        status = 'ready'
+        get(): void {}
+      }
+      for (const [name, make] of makers) {
+        const option = name === 'create_redis_client' ? 'options' : 'client'
+        for (const [kind, client] of [
+          ['a Cluster', cluster],
+          ['a foreign Redis', new ForeignRedis()],
+        ] as const) {
+          let made: ReturnType<typeof make>
+          try {
+            made = make(client as unknown as string)
+          } catch (err) {
+            t.match(err, {
+              code: 'FW_ERR_REDIS_BAD_OPTION',
+              message: `${name}: ${option} must be an ioredis client, connection options or a redis:// or rediss:// URL; got an object`,
+            })
+            continue
+          }
+          t.fail(`${name} took ${kind} as connection options`)
+          if (made instanceof Redis) made.disconnect()
+          else await made.close()
+        }
+      }
+    },
+  )
 
   t.test('take a redis:// or rediss:// URL', async (t) => {
     for (const [name, make] of makers) {
