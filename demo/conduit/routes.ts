@@ -394,6 +394,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
 function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {}
-  for (const k of keys) if (o[k] !== undefined) out[k] = o[k]
+  // An empty value (`?tag=`, a form's blank field) filters for nothing, as an absent one.
+  for (const k of keys) if (o[k] !== undefined && o[k] !== '') out[k] = o[k]
   return out
 }

@@ -138,6 +138,10 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
       ],
       [2, [slug]],
     )
+    // An empty filter is no filter (a client's form sends `?tag=&author=` for the fields left blank).
+    for (const url of ['/api/articles?tag=', '/api/articles?author=&favorited=&tag=']) {
+      t.match((await call(app, 'GET', url)).body, { articlesCount: 2 }, url)
+    }
     const fav = await call(app, 'POST', `/api/articles/${slug}/favorite`, undefined, reader)
     t.match((fav.body as { article: Obj }).article, { favorited: true, favoritesCount: 1 })
     const by_fav = await call(app, 'GET', '/api/articles?favorited=reader', undefined, reader)
