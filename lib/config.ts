@@ -135,8 +135,10 @@ function check_int(name: string, n: number, min: number, max: number | undefined
 
 function trust_env(raw: string | undefined, fallback: string[] | boolean): string[] | boolean {
   if (raw === undefined || raw.trim() === '') return check_trust(fallback, fallback)
-  if (raw === 'true') return true
-  if (raw === 'false') return false
+  // Trimmed as every other variable is: `FW_TRUST_PROXY= true` from a .env file means true.
+  const word = raw.trim()
+  if (word === 'true') return true
+  if (word === 'false') return false
   return check_trust(
     raw
       .split(',')

@@ -127,6 +127,8 @@ t.test('resolve_config', async (t) => {
   t.test('reads FW_TRUST_PROXY true, false and proxy-addr names', async (t) => {
     t.equal(resolve_config({ trust_proxy: ['1.2.3.4'] }, { FW_TRUST_PROXY: 'false' }).trust_proxy, false)
     t.equal(resolve_config({}, { FW_TRUST_PROXY: 'true' }).trust_proxy, true)
+    t.equal(resolve_config({}, { FW_TRUST_PROXY: ' true ' }).trust_proxy, true, 'trimmed, as every variable')
+    t.equal(resolve_config({ trust_proxy: true }, { FW_TRUST_PROXY: 'false\n' }).trust_proxy, false)
     t.same(resolve_config({}, { FW_TRUST_PROXY: 'loopback,::1' }).trust_proxy, ['loopback', '::1'])
   })
 
