@@ -193,6 +193,9 @@ export class App extends AppCore {
    * listens there (the counter of `metrics()`) sees it too.
    */
   async inject(options: InjectOptions | string): Promise<LightMyRequestResponse> {
+    // A close() that began before the app got ready leaves nothing to serve, as for listen(): readying it now would
+    // start a server after its close (or fail in avvio, when metrics() or app.fastify made the instance first).
+    if (this.#closing !== undefined && this.#ready === undefined) throw ERR_APP_CLOSED('inject')
     await this.ready()
     const f = this.fastify
     // Once closing, Fastify's own inject refuses the request, as it always has.

@@ -179,6 +179,21 @@ t.test('App.close', async (t) => {
     }
   })
 
+  t.test('refuses an inject() after a close that came before the app was ready, as listen()', async (t) => {
+    // Without the refusal the app readied a new server after its close and served (200), or avvio threw.
+    for (const made of [false, true]) {
+      const app = new App({ access_log: false })
+      app.get('/x', (_req, res) => void res.text('x'))
+      if (made) t.equal(app.fastify.server.listening, false)
+      await app.close()
+      await t.rejects(
+        app.inject('/x'),
+        { code: 'FW_ERR_APP_CLOSED', message: 'cannot inject: the app is closing or closed' },
+        `instance made before close: ${made}`,
+      )
+    }
+  })
+
   t.test('closes an app that never listened', async (t) => {
     const app = new App()
     let ran = false
