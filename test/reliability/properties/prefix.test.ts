@@ -112,8 +112,10 @@ t.test('prefix middleware on /admin', async (t) => {
   await fc.assert(fc.asyncProperty(admin_path, check), { numRuns: 400 })
   await fc.assert(fc.asyncProperty(random_path, check), { numRuns: 400 })
   t.pass('no request reached an /admin route without the guard (800 generated paths)')
+  // The generators are random: over 23 runs of the suite the guard answered 98-158 of the 800 (about 125), so a bound
+  // of 100 failed one run in twenty by chance. 50 still fails a generator that stopped reaching the guard.
   t.ok(
-    (statuses.get(401) ?? 0) > 100 && (statuses.get(200) ?? 0) > 0,
+    (statuses.get(401) ?? 0) > 50 && (statuses.get(200) ?? 0) > 0,
     'the paths exercise both the guard and the routes',
   )
   t.comment(`answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`)
