@@ -283,7 +283,7 @@ export class AppCore extends Router {
 
   /** @internal Adds a route; use `get`, `post`, ... */
   add_route(method: Method, path: string, handler: Handler, schema?: RouteSchema, group = ''): void {
-    if (this.#compiled.size > 0) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
+    if (this.started) throw ERR_APP_LOCKED(`add route ${method} ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
     const segs = parse_route(path)
@@ -308,7 +308,7 @@ export class AppCore extends Router {
 
   /** @internal Adds a WebSocket route; use `ws`. */
   add_ws(path: string, handler: WsHandler, options?: WsOptions): void {
-    if (this.#compiled.size > 0) throw ERR_APP_LOCKED(`add route WS ${path}`)
+    if (this.started) throw ERR_APP_LOCKED(`add route WS ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
     this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
   }
@@ -321,7 +321,7 @@ export class AppCore extends Router {
 
   /** @internal Sets the error mapper of a prefix; use `on_error`. */
   add_error_handler(prefix: string, fn: ErrorMapper): void {
-    if (this.#compiled.size > 0) throw ERR_APP_LOCKED('set on_error')
+    if (this.started) throw ERR_APP_LOCKED('set on_error')
     if (typeof fn !== 'function') throw ERR_APP_BAD_HANDLER('on_error', fn)
     if (this.#error_handlers.has(prefix)) throw ERR_APP_DUPLICATE_ON_ERROR(prefix)
     this.#error_handlers.set(prefix, { prefix: prefix_segments(prefix), fn })
@@ -329,7 +329,7 @@ export class AppCore extends Router {
 
   /** @internal Adds middleware; use `use`. */
   add_middleware(prefix: string, mw: Middleware): void {
-    if (this.#compiled.size > 0) throw ERR_APP_LOCKED('add middleware')
+    if (this.started) throw ERR_APP_LOCKED('add middleware')
     if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
     // Run as (req, res, next), it would read the request as its context and fail on every request it covers.
     const unadapted = context_middleware_name(mw)
