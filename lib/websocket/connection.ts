@@ -102,7 +102,6 @@ export class WebSocketConnection {
   #held: WsMessage[] | undefined
   /** The bytes held; past `max_payload` the socket is paused until the messages are taken or dropped. */
   #held_bytes = 0
-  #paused = false
   /** The close code and reason once the connection has closed. */
   #ended: readonly [code: number, reason: string] | undefined
   #heartbeat: NodeJS.Timeout | undefined
@@ -196,20 +195,14 @@ export class WebSocketConnection {
     } catch (err) {
       return this.fail(err)
     }
-    if (!(r instanceof Promise)) return
-    if (this.#on_message.length === 0 && this.open) this.#held = []
-    r.then(
-      () => this.#settled(),
-      (err: unknown) => {
-        this.fail(err)
-        this.#settled()
-      },
-    )
-  }
-
-  /** The handler's promise settled: without a message handler, what was held is dropped and the socket read again. */
-  #settled(): void {
-    if (this.#on_message.length === 0) this.#release()
+    watch(this, r)
+    if (!(r instanceof Promise) || this.#on_message.length > 0 || !this.open) return
+    this.#held = []
+    // Settled (after a rejection's fail) without a message handler: what was held is dropped and the socket read again.
+    const settled = (): void => {
+      if (this.#on_message.length === 0) this.#release()
+    }
+    r.then(settled, settled)
   }
 
   /** Gives the held messages to the message handlers, in order, then reads the socket again. */
@@ -227,10 +220,10 @@ export class WebSocketConnection {
   /** Drops what is held and reads the socket again if it was paused; the paused time does not count as idle. */
   #release(): void {
     if (this.#held === undefined) return
+    const paused = this.#paused
     this.#held = undefined
     this.#held_bytes = 0
-    if (!this.#paused) return
-    this.#paused = false
+    if (!paused) return
     this.#last_seen = Date.now()
     this.#raw.resume()
   }
@@ -255,7 +248,6 @@ export class WebSocketConnection {
 
   /** Cuts the connection without a closing handshake. */
   terminate(): void {
-    this.#held = undefined
     this.#raw.terminate()
   }
 
@@ -292,12 +284,16 @@ export class WebSocketConnection {
   }
 
   #hold(message: WsMessage, size: number): void {
+    const paused = this.#paused
     this.#held!.push(message)
     this.#held_bytes += size
-    if (this.#paused || this.#held_bytes <= this.#settings.max_payload) return
-    // What ws has read already may still arrive, and is held too.
-    this.#paused = true
-    this.#raw.pause()
+    // What ws has read already may still arrive once paused, and is held too.
+    if (!paused && this.#paused) this.#raw.pause()
+  }
+
+  /** Whether the socket is paused: what is held has passed `max_payload` (`#release` resumes it). */
+  get #paused(): boolean {
+    return this.#held_bytes > this.#settings.max_payload
   }
 
   /** Calls the message handlers, one by one; #receive runs it in the connection's log context. */
