@@ -1,5 +1,6 @@
 // The App: the Fastify-independent core bound to its own Fastify instance, with the server lifecycle.
 import type { AddressInfo } from 'node:net'
+import { constants } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -280,13 +281,28 @@ export class App extends AppCore {
   }
 
   /**
-   * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully. The listening line goes through
+   * Listens and blocks until the app closes; SIGINT and SIGTERM close it gracefully, and a second one while it closes
+   * ends the process at once (exit code 128 + the signal's number, after an error line). The listening line goes through
    * the logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
    */
   async run(port: number = this.config.port, on_listening?: (url: string) => void): Promise<void> {
-    const stop = (): void => void this.close()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
+    let closing = false
+    const stop = (signal: NodeJS.Signals): void => {
+      if (!closing) {
+        closing = true
+        return void this.close()
+      }
+      // A second signal while closing asks to stop now (close-with-grace's rule). Left to the signal's default action,
+      // the process died without a word and its buffered log lines were lost: it exits with the code that action gives
+      // (128 + the signal's number), and the exit writes what the log buffered.
+      bound_logger('fw', request_context('', undefined, this.#log)).error(
+        'second {} while closing: exiting now, without waiting for in-flight requests or on_close hooks',
+        signal,
+      )
+      process.exit(128 + constants.signals[signal])
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
     try {
       await this.listen(port, () => {
         bound_logger('fw', request_context('', undefined, this.#log)).info('listening on {}', this.url())

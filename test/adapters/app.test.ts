@@ -1,13 +1,32 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import net from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { App } from '../../index.js'
 import { build, gate, listening, type Teardown } from '../helpers/build.js'
+import { start_child_server, type ChildServer } from '../helpers/child-server.js'
 import { send } from '../helpers/http.js'
 import { capture_log } from '../helpers/log.js'
 
 const RUN_APP = fileURLToPath(new URL('../helpers/run-app.ts', import.meta.url))
+
+/** Resolves once `server` has printed `text`. */
+async function until_output(server: ChildServer, text: string): Promise<void> {
+  while (!server.output().includes(text)) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+/** Resolves once nothing listens on `port` any more. */
+async function until_refused(port: number): Promise<void> {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1')
+      socket.once('connect', () => resolve(false)).once('error', () => resolve(true))
+    })
+    if (refused) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 /** Restores the FW_* variables a test changes. */
 function with_env(t: Teardown, vars: Record<string, string>): void {
@@ -236,6 +255,30 @@ t.test('App.run', async (t) => {
     t.equal(code, 0, err)
     t.match(out, /in flight\non_close ran\nstopped\n$/)
   })
+
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const) {
+    t.test(`a second ${signal} while closing exits at once with ${code}, saying why, its log written`, async (t) => {
+      const server = await start_child_server(t, 'test/helpers/run-app-stuck.ts')
+      void send(server.port, { path: '/stuck' }).catch(() => undefined)
+      await until_output(server, 'in flight')
+      server.child.kill(signal)
+      // The first signal has begun the close once the listener is gone (signals sent together may arrive as one).
+      await until_refused(server.port)
+      server.child.kill(signal)
+      const [exit_code, exit_signal] = await server.exited
+      t.same([exit_code, exit_signal], [code, null])
+      const out = server.output()
+      t.match(out, /\[orders\] \[warning\] buffered before the signal/)
+      t.match(
+        out,
+        `[fw] [error] second ${signal} while closing: exiting now, without waiting for in-flight requests or on_close hooks`,
+      )
+      t.notMatch(out, 'on_close ran')
+    })
+  }
 })
 
 t.test('App.run stopped by a signal while starting', async (t) => {
