@@ -45,9 +45,23 @@ export const UpdateUser = schema({
     .check(...filled('password')),
 })
 
+/**
+ * The check that text sent is not blank: whitespace alone is no description, body or comment. Unlike `trim()` (title,
+ * username), it keeps the text as sent.
+ */
+function not_blank(key: string): [(value: string) => boolean, string] {
+  return [(value) => value.trim() !== '', `${key} must not be empty`]
+}
+
 const title = field.string().trim().max_length(200)
-const description = field.string().max_length(1000)
-const body = field.string().max_length(100_000)
+const description = field
+  .string()
+  .max_length(1000)
+  .check(...not_blank('description'))
+const body = field
+  .string()
+  .max_length(100_000)
+  .check(...not_blank('body'))
 const tag_list = field
   .array(field.string().required().trim().max_length(40))
   .max_items(20)
@@ -72,7 +86,15 @@ export const UpdateArticle = schema({
 
 /** `POST /articles/{slug}/comments`. */
 export const NewComment = schema({
-  comment: field.object({ body: field.string().required().max_length(10_000) }).required(),
+  comment: field
+    .object({
+      body: field
+        .string()
+        .required()
+        .max_length(10_000)
+        .check(...not_blank('body')),
+    })
+    .required(),
 })
 
 const limit = field.integer().min(1).max(100).default(20)

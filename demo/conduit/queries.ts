@@ -202,17 +202,18 @@ export async function article_by_slug(
   return (await find_articles(db, { slug, limit: 1, offset: 0 }, viewer, true))[0]
 }
 
-/** A profile by username with the viewer's `following` flag, or undefined: 1 query. */
-export async function profile_by_name(
+/** A profile by username (or user id) with the viewer's `following` flag, or undefined: 1 query. */
+export async function profile_of(
   db: Db,
-  username: string,
+  who: string | number,
   viewer: number | undefined,
 ): Promise<(ProfileView & { id: number }) | undefined> {
-  const r = await db
+  const q = db
     .selectFrom('users as u')
     .select(['u.id', 'u.username', 'u.bio', 'u.image', following(viewer, 'u.id').as('following')])
-    .where('u.username', '=', username)
-    .executeTakeFirst()
+  const r = await (
+    typeof who === 'string' ? q.where('u.username', '=', who) : q.where('u.id', '=', who)
+  ).executeTakeFirst()
   if (r === undefined) return undefined
   return { id: Number(r.id), username: r.username, bio: r.bio, image: r.image, following: Boolean(Number(r.following)) }
 }

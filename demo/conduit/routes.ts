@@ -7,7 +7,7 @@ import type { Tokens } from './auth.js'
 import * as B from './bodies.js'
 import type { Db } from './db.js'
 import { forbidden, not_found, unauthorized, unprocessable } from './errors.js'
-import { all_tags, article_by_slug, comments_of, list_articles, profile_by_name } from './queries.js'
+import { all_tags, article_by_slug, comments_of, list_articles, profile_of } from './queries.js'
 import { article_id, create_article, owned_article, update_article } from './writes.js'
 
 const Profile = field.object({
@@ -166,7 +166,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       ...doc('GetProfileByUsername', 'Profile', 'A profile', ProfileOut, { refuses: [401, 404] }),
     },
     async (req, res) => {
-      const profile = await profile_by_name(db, req.valid('params').username, tokens.viewer(req))
+      const profile = await profile_of(db, req.valid('params').username, tokens.viewer(req))
       if (profile === undefined) throw not_found('profile')
       const { id: _, ...shown } = profile
       res.json({ profile: shown })
@@ -186,7 +186,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     }
     api.route(follow ? 'POST' : 'DELETE', '/profiles/{username}/follow', route, async (req, res) => {
       const me = tokens.required(req)
-      const profile = await profile_by_name(db, req.valid('params').username, me)
+      const profile = await profile_of(db, req.valid('params').username, me)
       if (profile === undefined) throw not_found('profile')
       if (follow) {
         await db
@@ -346,14 +346,9 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
         .values({ article_id: id, author_id: me, body, created_at: at, updated_at: at })
         .returning('id')
         .executeTakeFirstOrThrow()
-      const author = await db
-        .selectFrom('users')
-        .select(['username', 'bio', 'image'])
-        .where('id', '=', me)
-        .executeTakeFirstOrThrow()
-      res.json({
-        comment: { id: Number(row.id), createdAt: at, updatedAt: at, body, author: { ...author, following: false } },
-      })
+      // The author's own `following` flag, as the comment list gives it: a user may follow himself.
+      const { id: _, ...author } = (await profile_of(db, me, me))!
+      res.json({ comment: { id: Number(row.id), createdAt: at, updatedAt: at, body, author } })
     },
   )
 

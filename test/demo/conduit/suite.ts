@@ -191,6 +191,20 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     t.same((await call(app, 'GET', '/api/tags')).body, { tags: [] }, 'tags no article uses are not listed')
   })
 
+  t.test("a new comment's author has the following flag the comment list gives", async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const follow = await call(app, 'POST', '/api/profiles/jake/follow', undefined, jake)
+    t.match([follow.status, follow.body], [200, { profile: { username: 'jake', following: true } }])
+    const url = '/api/articles/how-to-train-your-dragon/comments'
+    const created = await call(app, 'POST', url, { comment: { body: 'Noted.' } }, jake)
+    const listed = await call(app, 'GET', url, undefined, jake)
+    const author = { username: 'jake', bio: null, image: null, following: true }
+    t.same((created.body as { comment: Obj }).comment['author'], author, 'in the answer to the comment')
+    t.same((listed.body as { comments: Obj[] }).comments[0]!['author'], author, 'in the list')
+  })
+
   t.test('an article titled "Feed" can be read: its slug is not the feed\'s path', async (t) => {
     const { app } = await fresh(t, kind, pg)
     const jake = await register(app, 'jake')
@@ -383,6 +397,33 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
         errors('tagList must not repeat a tag'),
       ],
       [
+        'a blank description',
+        'POST',
+        '/api/articles',
+        { article: { ...ARTICLE, description: ' \n\t' } },
+        jake,
+        422,
+        errors('description must not be empty'),
+      ],
+      [
+        'a blank body',
+        'POST',
+        '/api/articles',
+        { article: { ...ARTICLE, body: '   ' } },
+        jake,
+        422,
+        errors('body must not be empty'),
+      ],
+      [
+        'a blank comment',
+        'POST',
+        '/api/articles/how-to-train-your-dragon/comments',
+        { comment: { body: ' \n ' } },
+        jake,
+        422,
+        errors('body must not be empty'),
+      ],
+      [
         'a username with /',
         'POST',
         '/api/users',
@@ -429,6 +470,14 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
         errors('description must not be empty'),
       ],
       ['an empty body', 'PUT', `/api/articles/${slug}`, { article: { body: '' } }, errors('body must not be empty')],
+      [
+        'a blank description',
+        'PUT',
+        `/api/articles/${slug}`,
+        { article: { description: '  ' } },
+        errors('description must not be empty'),
+      ],
+      ['a blank body', 'PUT', `/api/articles/${slug}`, { article: { body: '\n' } }, errors('body must not be empty')],
     ]
     for (const [name, method, url, body, answer] of cases) {
       const r = await call(app, method, url, body, jake)
