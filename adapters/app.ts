@@ -49,6 +49,8 @@ export class App extends AppCore {
   #fastify: FastifyInstance | undefined
   #ready: Promise<void> | undefined
   #closing: Promise<void> | undefined
+  /** Whether the close has passed its drain and closes the Fastify instance, which then answers `inject()` itself. */
+  #stopping = false
   /** A `listen()` under way (settled, never rejecting), which `close()` waits for. */
   #starting: Promise<void> | undefined
   #closed: Promise<void>
@@ -199,8 +201,9 @@ export class App extends AppCore {
     if (this.#closing !== undefined && this.#ready === undefined) throw ERR_APP_CLOSED('inject')
     await this.ready()
     const f = this.fastify
-    // Once closing, Fastify's own inject refuses the request, as it always has.
-    if (this.#closing !== undefined) return f.inject(options)
+    // Once the drain is over, Fastify's own inject refuses the request, as it always has. While the app drains it still
+    // serves, and through the server's event, as the sockets' requests then.
+    if (this.#stopping) return f.inject(options)
     return inject_request((req, res) => f.server.emit('request', req, res), options)
   }
 
@@ -252,6 +255,7 @@ export class App extends AppCore {
       // Until a load balancer's probe has seen the 503, it still sends requests: closing the listener now would refuse
       // them.
       if (f?.server.listening && this.config.drain_ms > 0) await sleep(this.config.drain_ms)
+      this.#stopping = true
       if (f) {
         const cut = setTimeout(this.#cut_all, this.config.close_timeout_ms)
         cut.unref()

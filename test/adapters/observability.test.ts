@@ -198,6 +198,22 @@ t.test('App.metrics', async (t) => {
     socket.close()
   })
 
+  t.test('counts the requests inject sends while the app drains, as those of sockets then', async (t) => {
+    const app = build(
+      t,
+      (app) => {
+        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      },
+      { drain_ms: 300 },
+    )
+    const metrics = app.metrics()
+    await app.listen(0)
+    const closing = app.close()
+    t.equal((await app.inject('/users/1')).statusCode, 200, 'served while draining')
+    await closing
+    t.equal(series(await metrics.text(), 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 1)
+  })
+
   t.test("counts beside a request listener of the user's own, which still hears every request", async (t) => {
     const heard: string[] = []
     const app = build(t, (app) => {
