@@ -50,8 +50,13 @@ counted from the \`gc=mc\` lines of the same GC trace. Most scenarios show 0. Th
 leaves about 2 MiB of \`Buffer\` memory outside V8's heap (sixteen 64 KiB socket reads and the whole body), and V8's
 trace shows it starting a full collection for its allocation limit about once per young collection, while the heap's
 objects stay far below that limit. Each full collection marks the process's whole heap, so the upload's CPU per request
-follows the heap a process holds (in one run, a Fastify server given 6.5 MB more live objects cost 1.24x a plain
-one) and the count, which can drop to 0 for good: a full collection that happens to set a high limit (V8's growing
+was taken to follow the heap a process holds (in one run, a Fastify server given 6.5 MB more live objects cost 1.24x a
+plain one). Later probes on Node 24 (10-24 interleaved rounds, each beside plain Fastify) did not bear that out:
+Fastify holding 1.9 MB or 5.7 MB of extra small objects cost 1.05x and 0.95x; Fastify that had also loaded fw's package
+without using it, 1.12x and 1.07x (the index and middleware entries), then 1.08x and 0.98x (the index alone); Fastify
+with only fw's validation, OpenAPI and observability modules loaded, 1.00x; a second Fastify process, 0.96x and 0.99x;
+fw's own body server, 1.25x and 1.07x in the runs of the first two. The upload's CPU also follows the count,
+which can drop to 0 for good: a full collection that happens to set a high limit (V8's growing
 factor reaches 4) ends the cycle. fw's server reached that state after 10-15 s of uploads in probes, and cost
 0.35-0.47x Fastify's CPU per upload from then on. The row shows which state each round measured, so a ratio that comes from that
 swing, not from the framework, shows as such. It also marks the upload's bytes figure on Node 20 as unusable: there
