@@ -4,13 +4,14 @@ import { constants } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import inject_request from 'light-my-request'
+import type * as LightMyRequest from 'light-my-request'
 import { AppCore, ERR_APP_CLOSED } from '../lib/app.js'
 import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { app_middleware, compose, type CtxMiddleware, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
 import { request_context } from '../lib/log/context.js'
 import { flush } from '../lib/log/index.js'
+import { lazy } from '../lib/lazy.js'
 import { bound_logger, logf_in } from '../lib/log/logger.js'
 import {
   Health,
@@ -26,6 +27,9 @@ import { mount } from './mount.js'
 import { close_hook_failed, ip_resolver } from './request-lines.js'
 import { count_requests, shed_hook, trace_hooks } from './observability.js'
 import { create_server, FASTIFY_LISTENING } from './server.js'
+
+/** light-my-request, loaded by the first `inject()` (as Fastify's own inject does) rather than by `import 'fw'`. */
+const light_my_request = lazy<typeof LightMyRequest>('light-my-request')
 
 /** Options of `app.metrics`. */
 export interface AppMetricsOptions extends MetricsOptions {
@@ -204,7 +208,7 @@ export class App extends AppCore {
     // Once the drain is over, Fastify's own inject refuses the request, as it always has. While the app drains it still
     // serves, and through the server's event, as the sockets' requests then.
     if (this.#stopping) return f.inject(options)
-    return inject_request((req, res) => f.server.emit('request', req, res), options)
+    return light_my_request().inject((req, res) => f.server.emit('request', req, res), options)
   }
 
   /**

@@ -12,6 +12,7 @@ const OPTIONAL = [
   'glob',
   'ioredis',
   'jose',
+  'light-my-request',
   'mime',
   'negotiator',
   'prom-client',
