@@ -128,6 +128,16 @@ export function cors({
   const match = matcher(origins, credentials)
   const any = match === 'any'
   const reflect = check.bool('reflect_headers', reflect_headers)
+  // `*` is an HTTP token, but here it would only match a header or method literally named `*`: every preflight asking
+  // for a real one got 403 while the answer advertised `Access-Control-Allow-Headers: *`.
+  for (const [option, list] of [
+    ['methods', methods],
+    ['headers', headers],
+  ] as const) {
+    if (Array.isArray(list) && list.includes('*')) {
+      check.fail(option, 'names, not the wildcard (use reflect_headers for any header)', '*')
+    }
+  }
   const method_set = new Set(check.tokens('methods', methods).map((m) => m.toUpperCase()))
   const header_set = new Set(check.tokens('headers', headers).map((h) => h.toLowerCase()))
   const expose = check.tokens('expose_headers', expose_headers).join(', ')

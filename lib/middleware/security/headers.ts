@@ -107,6 +107,10 @@ export function security_header_list({
     ['X-Download-Options', 'noopen'],
     ['X-Permitted-Cross-Domain-Policies', 'none'],
   ]
+  // Only `true`, `false` or settings: `0` or `'no'` would otherwise turn HSTS on, pinning the host to HTTPS for months.
+  if (hsts !== true && hsts !== false && (typeof hsts !== 'object' || hsts === null || Array.isArray(hsts))) {
+    check.fail('hsts', 'a boolean or an object of settings', hsts)
+  }
   if (hsts !== false) list.push(['Strict-Transport-Security', hsts_value(hsts)])
   if (csp !== false) list.push(['Content-Security-Policy', check.header_value('csp', csp)])
   return apply_overrides(list, overrides)

@@ -345,6 +345,21 @@ t.test('cors', async (t) => {
     t.throws(() => cors({ origins: ['*', APP_ORIGIN] }), { code: 'FW_ERR_CORS_BAD_ORIGIN' })
   })
 
+  t.test('refuses at creation a "*" in headers or methods, which the allow-list would never match', async (t) => {
+    // A `*` entry would only match a header or method named `*`: `headers: ['*']` advertised
+    // `Access-Control-Allow-Headers: *` yet refused `x-foo` with 403, and `methods: ['*']` refused every preflight.
+    for (const option of ['headers', 'methods'] as const) {
+      t.throws(
+        () => cors({ origins: [APP_ORIGIN], [option]: ['Content-Type', '*'] }),
+        {
+          code: 'FW_ERR_SECURITY_BAD_OPTION',
+          message: `cors: ${option} must be names, not the wildcard (use reflect_headers for any header); got "*"`,
+        },
+        option,
+      )
+    }
+  })
+
   t.test('throws at creation for other bad options', async (t) => {
     t.throws(() => cors({ origins: [] }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',

@@ -215,6 +215,18 @@ t.test('security_headers', async (t) => {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message: 'security_headers: hsts.max_age must be an integer >= 0; got -5',
     })
+    // `hsts: 0` or `'no'` must not turn HSTS on (browsers then pin the host to HTTPS for 180 days), nor `null` throw a
+    // TypeError without the option's name.
+    for (const hsts of [0, 1, 'no', null, []]) {
+      t.throws(
+        () => security_headers({ hsts: hsts as unknown as boolean }),
+        {
+          code: 'FW_ERR_SECURITY_BAD_OPTION',
+          message: `security_headers: hsts must be a boolean or an object of settings; got ${JSON.stringify(hsts)}`,
+        },
+        JSON.stringify(hsts),
+      )
+    }
     t.throws(() => security_headers({ hsts: { preload: true } }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
       message:
