@@ -44,9 +44,9 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
 /**
  * Compresses buffered answers (text, JSON, sent strings and buffers) when the client accepts br, gzip or deflate, the
  * body reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no
- * `no-transform`. Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too). A compressed body no
- * smaller than the original is sent as it was. A strong `ETag` becomes weak whenever the client negotiated an encoding
- * for a compressible answer, its 304 included, so the 200 and the 304 carry the same tag.
+ * `no-transform`. Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too, and a 304 of no stated
+ * type). A compressed body no smaller than the original is sent as it was. A strong `ETag` becomes weak whenever the
+ * client negotiated an encoding for a compressible answer, its 304 included, so the 200 and the 304 carry the same tag.
  * Streamed answers (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed
  * after every chunk or event so nothing waits in the compressor; their size is unknown, so the threshold does not
  * apply. Files are streamed by the adapter and pass through. Place it before `http_cache`, so a cached entry is served
@@ -80,8 +80,11 @@ export function compression({
   const compressible_type = type_test()
   /** What the middleware does once the rest of the chain has answered. */
   const after = (req: Request, res: Response): void => {
-    const compressible = compressible_type(res.get_header('content-type'))
-    if (!compressible && res.status_code !== 304) return
+    const type = res.get_header('content-type')
+    const compressible = compressible_type(type)
+    // A 304 gets Vary unless its type says the 200 it stands for was never compressed: that 200 had no Vary, and a 304
+    // must not list one its 200 did not (RFC 9110 15.4.5; caches copy a 304's headers onto the stored answer).
+    if (!compressible && (res.status_code !== 304 || type !== undefined)) return
     res.header('Vary', 'Accept-Encoding')
     if (!compressible || !transformable(res)) return
     const chosen = choose(req.header('accept-encoding', 'identity'))

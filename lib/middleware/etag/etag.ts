@@ -77,8 +77,9 @@ export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
     const none_match = req.header('if-none-match')
     if (none_match !== '' && listed(none_match, tag, false)) {
       // No body at all rather than an empty one: an empty body would go out with `Content-Length: 0`, which a 304 must
-      // not claim (RFC 9110 8.6); the headers (ETag, Cache-Control, Vary) are kept.
-      res.discard_body().status(304)
+      // not claim (RFC 9110 8.6); the headers (ETag, Cache-Control, Vary) are kept. A Content-Length the handler set goes
+      // too: it counts the identity body, and the 200 this 304 stands for may have been compressed to fewer bytes.
+      res.discard_body().status(304).remove_header('content-length')
     }
   }
 }

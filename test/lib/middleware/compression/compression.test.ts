@@ -152,6 +152,21 @@ t.test('compression', async (t) => {
     t.equal(again.body, '')
   })
 
+  t.test('gives the 304 of a type it never compresses no Vary, as its 200 has none (RFC 9110 15.4.5)', async (t) => {
+    const app = app_with(t, (app) => app.use(etag()))
+    const h = { 'accept-encoding': 'gzip' }
+    const first = await app.inject({ url: '/png', headers: h })
+    t.same([first.statusCode, first.headers.vary], [200, undefined])
+    const again = await app.inject({ url: '/png', headers: { ...h, 'if-none-match': String(first.headers.etag) } })
+    t.same([again.statusCode, again.headers['content-type'], again.headers.vary], [304, 'image/png', undefined])
+    const own = build(t, (app) => {
+      app.use(compression())
+      app.get('/x', (_req, res) => void res.status(304).header('etag', '"v1"').send(''))
+    })
+    const typeless = await own.inject({ url: '/x', headers: h })
+    t.same([typeless.statusCode, typeless.headers.vary], [304, 'Accept-Encoding'], 'a 304 of unknown type keeps Vary')
+  })
+
   t.test('gives a 304 the same tag as its 200, compressed or not', async (t) => {
     const app = app_with(t, (app) => app.use(etag()))
     for (const accept of ['gzip', 'br;q=1, gzip;q=0.5', 'identity']) {

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { compression } from '../../../../lib/middleware/compression/compression.js'
 import { etag, etag_of } from '../../../../lib/middleware/etag/etag.js'
 import { build, listening } from '../../../helpers/build.js'
 
@@ -72,6 +73,32 @@ t.test('etag', async (t) => {
     t.equal(again.headers.get('cache-control'), 'max-age=60')
     t.equal(await again.text(), '')
   })
+
+  t.test(
+    "drops a handler's Content-Length from a 304: under compression it no longer says the 200's length",
+    async (t) => {
+      const body = 'hello world '.repeat(200)
+      const { port } = await listening(t, (app) => {
+        app.use(compression())
+        app.use(etag())
+        app.get('/x', (_req, res) => void res.header('content-length', String(body.length)).text(body))
+      })
+      const url = `http://127.0.0.1:${port}/x`
+      for (const method of ['GET', 'HEAD']) {
+        const first = await fetch(url, { method, headers: { 'accept-encoding': 'gzip' } })
+        t.same([first.status, first.headers.get('content-encoding')], [200, 'gzip'], method)
+        const again = await fetch(url, {
+          method,
+          headers: { 'accept-encoding': 'gzip', 'if-none-match': String(first.headers.get('etag')) },
+        })
+        t.same(
+          [again.status, again.headers.get('content-length'), again.headers.get('etag')],
+          [304, null, first.headers.get('etag')],
+          `${method}: the 200 had ${String(first.headers.get('content-length'))} bytes`,
+        )
+      }
+    },
+  )
 
   t.test('answers HEAD as GET: the 200 with its length, the 304 with none (RFC 9110 8.6)', async (t) => {
     const { port } = await listening(t, (app) => {
