@@ -4,7 +4,7 @@
 // it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, Server } from 'node:http'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { basename, dirname } from 'node:path'
 import type * as FastifySend from '@fastify/send'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -194,7 +194,9 @@ export function end_streams_on_close(instance: FastifyInstance, grace_ms: number
 export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogCore | undefined): FastifyReply {
   if (reply.request.method === 'HEAD') {
     discard_body(body)
-    return reply.send()
+    // An empty stream rather than no body: the GET's length is unknown (it goes out chunked), so the HEAD hook must not
+    // give this answer the `Content-Length: 0` of an empty one (RFC 9110 8.6).
+    return reply.send(Readable.from([]))
   }
   const id = reply.request.headers['last-event-id']
   const { sent: readable, sse } = open_body(body, typeof id === 'string' ? id : undefined)

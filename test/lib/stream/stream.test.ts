@@ -116,6 +116,9 @@ t.test('Response.stream', async (t) => {
   t.test('HEAD sends the headers and lets the source go unread', async (t) => {
     const r = await app.inject({ method: 'HEAD', url: '/gen' })
     t.same([r.statusCode, r.body, r.headers['content-type']], [200, '', 'text/csv'])
+    // The GET's length is unknown (it is sent chunked): a HEAD must not claim one (RFC 9110 8.6).
+    const get = await app.inject({ url: '/gen' })
+    t.same([get.headers['content-length'], r.headers['content-length']], [undefined, undefined])
   })
 
   t.test('refuses a source that cannot be streamed', async (t) => {
