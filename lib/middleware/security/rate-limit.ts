@@ -65,7 +65,9 @@ let instances = 0
  */
 export function sliding_count(hit: RateLimitResult, now_ms: number, window_ms: number): number {
   const elapsed = Math.min(Math.max(now_ms - hit.window_start_ms, 0), window_ms)
-  return hit.previous * (1 - elapsed / window_ms) + hit.current
+  // One division of whole numbers, so a weight that is a whole number is exact: `previous * (1 - elapsed / window_ms)`
+  // gave 15 * (1 - 2000 / 3000) = 5.000000000000001 and refused the request Retry-After had said would pass.
+  return (hit.previous * (window_ms - elapsed)) / window_ms + hit.current
 }
 
 /** Ms until one more request would pass, assuming no other hits until then. */
@@ -73,11 +75,12 @@ export function retry_after_ms(hit: RateLimitResult, now_ms: number, window_ms: 
   const end = hit.window_start_ms + window_ms
   if (hit.current + 1 <= max && hit.previous > 0) {
     // Still inside this window: wait until the previous window's weight has decayed enough.
-    const t = hit.window_start_ms + window_ms * (1 - (max - hit.current - 1) / hit.previous)
+    // As in sliding_count, one division, so a moment on a whole millisecond is exact, never a hair before it.
+    const t = hit.window_start_ms + (window_ms * (hit.previous - (max - hit.current - 1))) / hit.previous
     if (t < end) return Math.max(t - now_ms, 0)
   }
   // In the next window this window's hits become the decaying previous count.
-  const t = hit.current > 0 ? end + window_ms * Math.max(0, 1 - (max - 1) / hit.current) : end
+  const t = hit.current > 0 ? end + (window_ms * Math.max(0, hit.current - (max - 1))) / hit.current : end
   return Math.max(t - now_ms, 0)
 }
 

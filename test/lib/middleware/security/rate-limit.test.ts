@@ -10,6 +10,7 @@ import { ApiKey, Authz, JwtClaims } from '../../../../lib/middleware/auth/state.
 import { set_identity } from '../../../../lib/identity.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
+import { StoreUnavailable } from '../../../../lib/errors.js'
 import { api_key } from '../../../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import { session } from '../../../../lib/middleware/auth/session.js'
@@ -98,6 +99,22 @@ t.test('rate_limit', async (t) => {
     t.ok(reset > 1, `not the end of the fixed window (got ${reset})`)
     c.ms = 9_000 + reset * 1000
     t.equal((await app.inject({ url: '/data' })).statusCode, 200, 'the client that waited Reset seconds passes')
+  })
+
+  t.test('lets through the client that waits Retry-After when the wait lands exactly on the boundary', async (t) => {
+    // 15 hits in a 3 s window weigh 15 * (1 - 2/3) + 1 = 6 at 5 s, exactly the limit: in floating point
+    // 15 * (1 - 2000 / 3000) is 5.000000000000001, which refused the request Retry-After had promised to pass.
+    const c = clock(0)
+    const { app } = limited(t, { max_requests: 6, window_seconds: 3, now: c.now })
+    t.same(await statuses(app, 14), [...Array<number>(6).fill(200), ...Array<number>(8).fill(429)])
+    const refused = await app.inject({ url: '/data' })
+    t.equal(refused.statusCode, 429, 'the 15th hit')
+    t.equal(refused.headers['retry-after'], '5')
+    t.equal(refused.headers['x-ratelimit-reset'], '5')
+    c.ms = 5_000
+    const r = await app.inject({ url: '/data' })
+    t.equal(r.statusCode, 200, 'the client that waited Retry-After passes')
+    t.equal(r.headers['x-ratelimit-remaining'], '0')
   })
 
   t.test(
@@ -422,6 +439,27 @@ t.test('rate_limit', async (t) => {
     t.equal(r.statusCode, 500)
     t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
     t.equal(calls.n, 0)
+  })
+
+  t.test('follows fail_open when a synchronous store throws a StoreUnavailable, and only then', async (t) => {
+    const down: RateLimitStore = {
+      hit: () => {
+        throw new StoreUnavailable('test store: down')
+      },
+    }
+    const closed = limited(t, { max_requests: 1, window_seconds: 60, store: down })
+    const r = await closed.app.inject({ url: '/data' })
+    t.equal(r.statusCode, 503)
+    t.same(r.json(), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
+    t.equal(closed.calls.n, 0)
+    const open = limited(t, { max_requests: 1, window_seconds: 60, store: down, fail_open: true })
+    const o = await open.app.inject({ url: '/data' })
+    t.equal(o.statusCode, 200)
+    t.equal(o.headers['x-ratelimit-limit'], undefined, 'uncounted, without rate headers')
+    // Only the StoreUnavailable kind says "down for now": another error with status 503 is a bug of the store.
+    const other: RateLimitStore = { hit: () => Promise.reject(Object.assign(new Error('boom'), { status: 503 })) }
+    const broken = limited(t, { max_requests: 1, window_seconds: 60, store: other, fail_open: true })
+    t.equal((await broken.app.inject({ url: '/data' })).statusCode, 500)
   })
 
   t.test('throws at creation for bad IETF and allow options', async (t) => {
