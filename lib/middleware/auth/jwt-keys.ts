@@ -1,7 +1,7 @@
 // The keys `jwt` verifies with: an HMAC secret (text, bytes or an `oct` JWK), a public key (PEM or JWK), or a remote
 // JWKS.
 import { createPublicKey, KeyObject } from 'node:crypto'
-import type { createRemoteJWKSet } from 'jose'
+import type { createLocalJWKSet, createRemoteJWKSet } from 'jose'
 import { ERR_AUTH_BAD_OPTION, ERR_AUTH_JWKS_UNAVAILABLE, ERR_AUTH_WEAK_SECRET } from './errors.js'
 import { option_checker } from '../../options.js'
 
@@ -86,7 +86,7 @@ export interface JwtKeyOptions {
   jwks?: string
   /** Longest wait for the key set, in ms (default 2000); a slower endpoint counts as unavailable. */
   jwks_timeout_ms?: number
-  /** Least time between two fetches caused by an unknown `kid`, in ms (default 30000). */
+  /** Least time between two fetches caused by an unknown `kid`, a failed one included, in ms (default 30000). */
   jwks_cooldown_ms?: number
   /** How long a fetched key set is used before it is fetched again, in ms (default 600000). */
   jwks_max_age_ms?: number
@@ -176,6 +176,7 @@ function public_pem(value: unknown): KeyObject {
 }
 
 type RemoteSet = ReturnType<typeof createRemoteJWKSet>
+type LocalSet = ReturnType<typeof createLocalJWKSet>
 
 /**
  * The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. A token
@@ -190,18 +191,31 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
     cacheMaxAge: check.int('jwks_max_age_ms', o.jwks_max_age_ms ?? 600_000, 1),
   }
   // jose (ESM only) loads with the first token to check rather than with `import 'fw'`; one set for all requests.
-  let set: Promise<RemoteSet> | undefined
+  let set: Promise<{ remote: RemoteSet; local: typeof createLocalJWKSet }> | undefined
+  // jose starts its cooldown only when a fetch succeeds: while the endpoint fails, every unknown kid would fetch again.
+  // A failed fetch starts one too; until it ends, keys are looked up in the set already held, without fetching.
+  let failed_at = -Infinity
+  let held: LocalSet | undefined
   const pems = new WeakMap<object, string>()
   return async ({ header }) => {
     // Any error but JwksUnavailable answers 401 invalid_token.
     if (!algorithms.includes(header.alg as JwtAlgorithm)) throw new Error('Token algorithm not allowed')
+    const wanted = { alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) }
     let key: Awaited<ReturnType<RemoteSet>>
+    let jose: Awaited<typeof set>
     try {
-      set ??= import('jose').then((jose) => jose.createRemoteJWKSet(parsed, options))
-      key = await (await set)({ alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) })
+      set ??= import('jose').then((jose) => ({
+        remote: jose.createRemoteJWKSet(parsed, options),
+        local: jose.createLocalJWKSet,
+      }))
+      jose = await set
+      const cooling = held !== undefined && jose.remote.fresh && Date.now() < failed_at + options.cooldownDuration
+      key = await (cooling ? held! : jose.remote)(wanted)
     } catch (err) {
       const code = (err as { code?: unknown }).code
       if (code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err
+      const jwks = jose?.remote.jwks()
+      if (jwks !== undefined) [failed_at, held] = [Date.now(), jose!.local(jwks)]
       throw ERR_AUTH_JWKS_UNAVAILABLE(err instanceof Error ? err.message : String(err), { cause: err })
     }
     let pem = pems.get(key)

@@ -69,12 +69,16 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
   // fast-jwt checks `iss` and `aud` only when the token has them: a configured one must be there too.
   if (iss) required.add('iss')
   if (aud) required.add('aud')
+  const tolerance_ms = check.int('clock_tolerance', clock_tolerance, 0) * 1000
   // fast-jwt keys its cache by a SHA-256 of the whole token and bounds each entry by the token's exp and nbf.
   const common = {
     algorithms,
     ignoreExpiration: !check.bool('verify_exp', verify_exp),
-    clockTolerance: check.int('clock_tolerance', clock_tolerance, 0) * 1000,
+    clockTolerance: tolerance_ms,
     cache: check.int('cache_size', cache_size, 0),
+    // fast-jwt keeps a refusal for clockTolerance + errorCacheTTL ms: its default (-1) would keep one for the whole
+    // tolerance, so a token refused while the JWKS was down, or before its nbf, would stay refused. Keep none.
+    errorCacheTTL: () => -tolerance_ms - 1,
     ...(iss && { allowedIss: iss }),
     ...(aud && { allowedAud: aud }),
     ...(required.size > 0 && { requiredClaims: [...required] }),

@@ -212,6 +212,41 @@ t.test('jwt keys', async (t) => {
     t.equal(state.hits, 1, 'unknown kids within the cooldown cause no fetch')
   })
 
+  t.test('refetches at most once per cooldown for unknown kids while the JWKS endpoint fails', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const a = pair('ES256')
+    state.keys = [jwk(a.publicKey, 'a', 'ES256')]
+    const { app, calls } = app_with(t, { jwks: url, algorithms: ['ES256'], jwks_cooldown_ms: 100 })
+    const known = bearer(sign(a.privateKey, 'ES256', { sub: 'ada' }, 'a'))
+    t.equal((await app.inject({ url: '/p', headers: known })).statusCode, 200)
+    state.mode = 'error'
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const answers = []
+    for (let i = 0; i < 5; i++) {
+      const r = await app.inject({ url: '/p', headers: bearer(sign(a.privateKey, 'ES256', { i }, `ghost-${i}`)) })
+      answers.push([r.statusCode, r.json()])
+    }
+    t.same(answers[0], [503, UNAVAILABLE], 'the one refetch the cooldown allows fails')
+    t.same(answers.slice(1), Array(4).fill([401, INVALID]), 'then unknown kids are unknown until the cooldown ends')
+    t.equal(state.hits, 2, 'a failed refetch starts a cooldown too')
+    t.equal((await app.inject({ url: '/p', headers: known })).statusCode, 200, 'the cached set still serves')
+    t.equal(calls.n, 2)
+  })
+
+  t.test('does not keep a refusal for clock_tolerance once the JWKS endpoint is back', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const a = pair('RS256')
+    state.keys = [jwk(a.publicKey, 'a', 'RS256')]
+    state.mode = 'error'
+    const { app } = app_with(t, { jwks: url, clock_tolerance: 30 })
+    const token = bearer(sign(a.privateKey, 'RS256', { sub: 'ada' }, 'a'))
+    const down = await app.inject({ url: '/p', headers: token })
+    t.same([down.statusCode, down.json()], [503, UNAVAILABLE])
+    state.mode = 'ok'
+    const up = await app.inject({ url: '/p', headers: token })
+    t.same([up.statusCode, up.json()], [200, { ok: true, sub: 'ada' }])
+  })
+
   t.test('answers 401 to a forged alg (none, HS256, unknown, missing) before any JWKS fetch', async (t) => {
     const { state, url } = await jwks_server(t)
     const a = pair('RS256')

@@ -187,6 +187,17 @@ t.test('jwt', async (t) => {
     t.equal(await status({ sub: 'a', nbf: now_s + 600 }), 401)
   })
 
+  t.test('accepts a token once its nbf comes within clock_tolerance, though refused before', async (t) => {
+    const { app } = with_jwt(t, { clock_tolerance: 5 })
+    const nbf = Math.floor(Date.now() / 1000) + 7
+    const token = bearer(sign({ sub: 'ada', nbf }))
+    const early = await app.inject({ url: '/p', headers: token })
+    t.same([early.statusCode, early.json()], [401, INVALID])
+    await new Promise((resolve) => setTimeout(resolve, nbf * 1000 - 5000 - Date.now() + 50))
+    const r = await app.inject({ url: '/p', headers: token })
+    t.same([r.statusCode, r.json()], [200, { ok: true, sub: 'ada', roles: [], name: null }])
+  })
+
   t.test('checks issuer and audience when configured', async (t) => {
     const { app, calls } = with_jwt(t, { issuer: 'https://id.example', audience: ['api', 'admin'] })
     const answer = async (payload: object) => {
