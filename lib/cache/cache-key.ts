@@ -6,21 +6,37 @@ export type RequestHeaders = Readonly<Record<string, string | readonly string[] 
 
 interface QueryPair {
   raw: string
+  /** The name as the query parser reads it, which the pairs are sorted by. */
   name: string
-  value: string
 }
 
 const by_code_unit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * A query name as Fastify's parser (fast-querystring) reads it: `+` is a space, then percent-decoded, kept as it is when
+ * the decoding fails. `%70age` and `page` are one parameter to the handler, so their order must count as one name's.
+ */
+function parsed_name(name: string): string {
+  const spaced = name.includes('+') ? name.replace(/\+/g, ' ') : name
+  if (!spaced.includes('%')) return spaced
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    return spaced
+  }
+}
 
 function sorted_query(query: string): string {
   const pairs: QueryPair[] = []
   for (const raw of query.split('&')) {
     if (raw === '') continue
     const eq = raw.indexOf('=')
-    pairs.push(eq === -1 ? { raw, name: raw, value: '' } : { raw, name: raw.slice(0, eq), value: raw.slice(eq + 1) })
+    pairs.push({ raw, name: parsed_name(eq === -1 ? raw : raw.slice(0, eq)) })
   }
-  // Ties on name and value ("a" and "a=") fall back to the raw text, so any order of the same pairs gives one key.
-  pairs.sort((a, b) => by_code_unit(a.name, b.name) || by_code_unit(a.value, b.value) || by_code_unit(a.raw, b.raw))
+  // By name only, and stably: the values of a repeated name keep their order, since the handler sees them in it
+  // (`query_value` reads the first, `query()` lists them as sent). `?page=1&page=2` and `?page=2&page=1` are two
+  // requests; sorting by value too gave them one key, and one answered with the other's entry.
+  pairs.sort((a, b) => by_code_unit(a.name, b.name))
   return pairs
     .map((p) => p.raw)
     .join('&')
@@ -57,8 +73,9 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
  * The spec's `CacheKey.fromRequest(method, path, query, headers, include_headers = [])`, giving `<METHOD>
  * <path>?<sorted query>` and, when `include_headers` is not empty, ` |h:<name>=<value>;` per included header that the
  * request has. The `?` is always there, even for an empty query (`GET /a?`). The method is uppercased; `query` is the
- * raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted by name,
- * then value, then raw text (code-unit order), keep their raw encoding, and empty pairs are dropped. A space is written
+ * raw query string without the leading `?` (a further `?` is kept as data); its `&`-separated pairs are sorted by name
+ * as the query parser decodes it (code-unit order), pairs of one name keeping their order, each pair keeps its raw
+ * encoding, and empty pairs are dropped. A space is written
  * `%20` in path and query and a `?` in the path `%3F`, so the first `?` always ends the path and the headers always
  * start at ` |h:`. Included names are lowercased, deduplicated and sorted; lookup is case-insensitive; a list value is
  * joined with `, `; values are trimmed of spaces and tabs, with `%` written `%25` and `;` written `%3B`.

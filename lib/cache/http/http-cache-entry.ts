@@ -26,6 +26,16 @@ const VARIED = ':fw-vary-request'
  */
 const LIFETIME = ':fw-lifetime-s'
 
+/**
+ * The entry header present when the answer forbids its reuse once stale (`must-revalidate`, `proxy-revalidate`, or
+ * `s-maxage`, which carries proxy-revalidate for a shared cache: RFC 9111 4.2.4, 5.2.2.10). Like `VARIED`, never
+ * replayed.
+ */
+const NO_STALE = ':fw-no-stale'
+
+/** Directives after which a stale answer may not be reused without validation, which `http_cache` cannot do. */
+const NO_STALE_DIRECTIVES = ['must-revalidate', 'proxy-revalidate', 's-maxage']
+
 /** Directives that forbid storing (`no-store`, `private`) or reuse without revalidation (`no-cache`), argument or not. */
 const NOT_REUSABLE = ['no-store', 'private', 'no-cache']
 
@@ -49,11 +59,12 @@ function directives(value: string): Map<string, string> {
  * `http_cache` does not do): no `no-store`, `private` or `no-cache`, and a freshness lifetime, `s-maxage` before
  * `max-age` (RFC 9111 5.2.2.10), that is not 0 or invalid (RFC 9111 4.2.1 counts both as stale).
  */
-function reusable(cache_control: string): { lifetime: string | undefined } | undefined {
+function reusable(cache_control: string): { lifetime: string | undefined; no_stale: boolean } | undefined {
   const cc = directives(cache_control)
   if (NOT_REUSABLE.some((d) => cc.has(d))) return undefined
   const lifetime = cc.get('s-maxage') ?? cc.get('max-age')
-  return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime) ? { lifetime } : undefined
+  const no_stale = NO_STALE_DIRECTIVES.some((d) => cc.has(d))
+  return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime) ? { lifetime, no_stale } : undefined
 }
 
 /**
@@ -63,6 +74,14 @@ function reusable(cache_control: string): { lifetime: string | undefined } | und
 export function own_lifetime_ms(entry: CacheEntry): number | undefined {
   const seconds = entry.headers[LIFETIME]
   return seconds === undefined ? undefined : Number(seconds) * 1000
+}
+
+/**
+ * Whether `entry` may still answer once past its freshness (the policy's ttl, or its own shorter lifetime), after a
+ * failure or while offline: not when its answer said `must-revalidate`, `proxy-revalidate` or `s-maxage`.
+ */
+export function may_serve_stale(entry: CacheEntry): boolean {
+  return entry.headers[NO_STALE] === undefined
 }
 
 /** The request headers a `Vary` value names (lowercase, once each), or `*` when it names any. */
@@ -113,7 +132,10 @@ export function storable(
     if (typeof value === 'string' && before[name] !== value && !NOT_STORED.has(name)) set_own(headers, name, value)
   }
   // Only the Cache-Control the entry keeps (set by the chain after the cache) names the entry's own lifetime.
-  if (reuse.lifetime !== undefined && headers['cache-control'] !== undefined) headers[LIFETIME] = reuse.lifetime
+  if (headers['cache-control'] !== undefined) {
+    if (reuse.lifetime !== undefined) headers[LIFETIME] = reuse.lifetime
+    if (reuse.no_stale) headers[NO_STALE] = '1'
+  }
   if (varied.length > 0)
     headers[VARIED] = JSON.stringify(varied.map((name) => [name, request_header(request_headers, name) ?? null]))
   return new CacheEntry({ status: 200, body: res.payload, headers, created_at_ms })
@@ -154,7 +176,7 @@ export function restore(res: Response, before: HeaderSnapshot): void {
 /** Answers from `entry`: its status, headers and body, with `Age` in seconds. */
 export function replay(res: Response, entry: CacheEntry, age_s: number): void {
   res.status(entry.status)
-  // The entry's own records (`VARIED`, `LIFETIME`) start with `:`, which no header name can.
+  // The entry's own records (`VARIED`, `LIFETIME`, `NO_STALE`) start with `:`, which no header name can.
   for (const [name, value] of Object.entries(entry.headers)) if (!name.startsWith(':')) res.header(name, value)
   res.header('age', age_s)
   // An empty `send()` writes no Content-Type; `send('')` would add text/plain that the original answer did not have.

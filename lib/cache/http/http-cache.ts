@@ -8,7 +8,16 @@ import { contextFromProbeAndOutcome } from '../context-mapper.js'
 import type { Middleware, Next } from '../../compose.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
-import { age_seconds, matches, own_lifetime_ms, replay, restore, snapshot, storable } from './http-cache-entry.js'
+import {
+  age_seconds,
+  matches,
+  may_serve_stale,
+  own_lifetime_ms,
+  replay,
+  restore,
+  snapshot,
+  storable,
+} from './http-cache-entry.js'
 import {
   ALWAYS_ONLINE,
   cache_of,
@@ -88,14 +97,15 @@ class HttpCache {
       } catch (error) {
         return this.#bypass(x, { error })
       }
-      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer. Past the
-      // lifetime its answer gave itself (a max-age under the ttl), it answers only a failure, as a stale one: this is a
-      // miss. One stored for other values of the headers its Vary names is a miss too, whose answer replaces it.
+      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer, unless its
+      // answer forbids reuse once stale (must-revalidate), which makes it a miss. Past the lifetime its answer gave
+      // itself (a max-age under the ttl), it answers only a failure, as a stale one: this is a miss. One stored for
+      // other values of the headers its Vary names is a miss too, whose answer replaces it.
       if (entry !== undefined && matches(entry, headers)) {
-        const age = t - entry.created_at_ms
-        if (!this.#cache.policy.is_fresh(age)) return this.#serve(x, entry, 'stale')
-        const lifetime = own_lifetime_ms(entry)
-        if (lifetime === undefined || age < lifetime) return this.#serve(x, entry, 'hit')
+        if (this.#fresh(entry, t)) return this.#serve(x, entry, 'hit')
+        if (!this.#cache.policy.is_fresh(t - entry.created_at_ms) && may_serve_stale(entry)) {
+          return this.#serve(x, entry, 'stale')
+        }
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
@@ -105,6 +115,13 @@ class HttpCache {
       if (shared !== undefined && matches(shared, headers)) return this.#serve(x, shared, 'hit')
     }
     return this.#fetch(x, flight === undefined && method === 'GET', method === 'GET')
+  }
+
+  /** Whether `entry` is fresh at `now_ms`: inside the policy's ttl and the lifetime its answer gave itself. */
+  #fresh(entry: CacheEntry, now_ms: number): boolean {
+    const age = now_ms - entry.created_at_ms
+    const lifetime = own_lifetime_ms(entry)
+    return this.#cache.policy.is_fresh(age) && (lifetime === undefined || age < lifetime)
   }
 
   /**
@@ -165,13 +182,14 @@ class HttpCache {
 
   /**
    * The entry the policy allows after a failed request and whose Vary record matches it, or undefined (also when the
-   * store cannot answer).
+   * store cannot answer, and when the entry is stale and its answer forbids reuse once stale).
    */
   async #stale_entry(x: Exchange): Promise<CacheEntry | undefined> {
     try {
       const t = this.#now()
       const entry = await this.#cache.get(x.key, t, this.#context_at(t, RequestOutcome.NetworkError))
-      return entry !== undefined && matches(entry, x.headers) ? entry : undefined
+      if (entry === undefined || !matches(entry, x.headers)) return undefined
+      return may_serve_stale(entry) || this.#fresh(entry, t) ? entry : undefined
     } catch {
       return undefined
     }
@@ -227,7 +245,8 @@ class HttpCache {
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
  * and a miss runs the handler and stores a 200 that has no `Set-Cookie`, no `Vary: *`, and no `no-store`, `private`,
  * `no-cache` or zero `s-maxage` (else `max-age`). An entry is fresh for the policy's ttl, or for the answer's own
- * `s-maxage` (else `max-age`) when that is shorter; past it, it only stands in for a failure. An entry answers only
+ * `s-maxage` (else `max-age`) when that is shorter; past it, it only stands in for a failure or while offline, and
+ * never when its answer said `must-revalidate`, `proxy-revalidate` or `s-maxage` (RFC 9111 4.2.4). An entry answers only
  * requests whose values of the headers its answer's `Vary` names are those of the request that stored it; any other
  * is a miss. Every GET and HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names
  * them in `Vary`; other methods pass through untouched. HEAD answers from the GET entry but never stores.

@@ -141,6 +141,33 @@ t.test('http_cache', async (t) => {
     )
   })
 
+  t.test('keeps apart the orders of a repeated parameter, which give the handler different values', async (t) => {
+    // `query_value` reads the first of a repeated name, and `?page=2&%70age=1` repeats `page` under another spelling.
+    const handler: Handler = (req, res) => void res.text(`page=${req.query_value('page', '')}`)
+    const { app, calls, decisions } = cached(t, {}, handler)
+    for (const [url, body] of [
+      ['/data?page=1&page=2', 'page=1'],
+      ['/data?page=2&page=1', 'page=2'],
+      ['/data?page=2&%70age=1', 'page=2'],
+      ['/data?%70age=1&page=2', 'page=1'],
+    ] as const) {
+      const r = await app.inject({ url })
+      t.same([status_of(r), r.body], ['miss', body], url)
+    }
+    t.equal(status_of(await app.inject({ url: '/data?page=2&page=1' })), 'hit')
+    t.equal(calls(), 4)
+    t.same(
+      decisions.map(([, key]) => key),
+      [
+        'GET /data?page=1&page=2',
+        'GET /data?page=2&page=1',
+        'GET /data?page=2&%70age=1',
+        'GET /data?%70age=1&page=2',
+        'GET /data?page=2&page=1',
+      ],
+    )
+  })
+
   t.test('skips lookup and store for x-fw-cache: bypass', async (t) => {
     const { app, calls } = cached(t)
     await app.inject({ url: '/data' })
@@ -385,7 +412,11 @@ t.test('http_cache', async (t) => {
     })
   }
 
-  for (const value of ['max-age=5', 'public, max-age=60, s-maxage=5']) {
+  // s-maxage carries proxy-revalidate for a shared cache (RFC 9111 5.2.2.10): once stale, never an answer to a failure.
+  for (const [value, stale_on_failure] of [
+    ['max-age=5', true],
+    ['public, max-age=60, s-maxage=5', false],
+  ] as const) {
     t.test(
       `answers from an entry only within its own lifetime when it is shorter than the ttl (${value})`,
       async (t) => {
@@ -406,12 +437,59 @@ t.test('http_cache', async (t) => {
         t.same(await at(3), ['hit', '3', 1])
         t.same(await at(6), ['miss', undefined, 2])
         t.same(await at(8), ['hit', '2', 2])
-        // Past its own lifetime, within the ttl and the stale window: still the answer to a failure.
+        // Past its own lifetime, within the ttl and the stale window: still the answer to a failure, unless s-maxage.
         failing = true
-        t.same(await at(20), ['hit', '14', 2])
+        t.same(await at(20), stale_on_failure ? ['hit', '14', 2] : ['miss', undefined, undefined])
         t.equal(renders, 3)
       },
     )
+  }
+
+  for (const value of ['max-age=5, must-revalidate', 'Proxy-Revalidate, max-age=5', 'must-revalidate']) {
+    t.test(`never answers stale from an entry whose answer forbids it (${value}): not after a failure`, async (t) => {
+      // RFC 9111 4.2.4 and 5.2.2.2: once stale, such an answer is not reused without validation, which a failed
+      // handler cannot give: the failure is the answer. The entry stays, for when it is replaced.
+      let failing = false
+      const store = new LruMemoryStore()
+      const { app, clock, decisions } = cached(
+        t,
+        { policy: { ttl_ms: 10_000, stale_if_error_ms: 60_000 }, store },
+        (_req, res) => {
+          if (failing) return void res.error(503, 'unavailable', 'Down')
+          return void res.header('Cache-Control', value).json('ok', true)
+        },
+      )
+      t.same(status_of(await app.inject({ url: '/data' })), 'miss')
+      failing = true
+      clock.ms += 3_000
+      const fresh = await app.inject({ url: '/data' })
+      t.same([fresh.statusCode, status_of(fresh), fresh.body], [200, 'hit', '{"ok":true}'], 'fresh, it answers')
+      clock.ms += 17_000
+      const failed = await app.inject({ url: '/data' })
+      t.same(
+        [failed.statusCode, status_of(failed), failed.headers.age, failed.json().error],
+        [503, 'miss', undefined, 'unavailable'],
+      )
+      t.same(decisions.at(-1), ['miss', 'GET /data?', {}])
+      t.equal(store.get('GET /data?')?.body, '{"ok":true}')
+    })
+
+    t.test(`never answers stale from an entry whose answer forbids it (${value}): not while offline`, async (t) => {
+      const link = { online: true }
+      const policy = { ttl_ms: 10_000, stale_if_offline_ms: 60_000 }
+      const { app, clock, calls } = cached(t, { policy, probe: { isOnline: () => link.online } }, (_req, res) => {
+        return void res.header('Cache-Control', value).json('n', calls())
+      })
+      await app.inject({ url: '/data' })
+      link.online = false
+      clock.ms += 20_000
+      const offline = await app.inject({ url: '/data' })
+      t.same(
+        [offline.statusCode, status_of(offline), offline.headers.age, offline.body],
+        [200, 'miss', undefined, '{"n":2}'],
+      )
+      t.equal(calls(), 2)
+    })
   }
 
   t.test('keys on include_headers, so their values vary the entry', async (t) => {
