@@ -17,10 +17,17 @@ export function same_text(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b))
 }
 
-/** Demonstration mode: the record keeps the password as sent (the spec's in-memory demonstration). */
+/** A record `ScryptPasswords` wrote: at least 122 characters, so never a password demonstration mode kept (8 to 64). */
+const SCRYPT_RECORD = /^scrypt\$[0-9]+\$[0-9]+\$[0-9]+\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/
+
+/**
+ * Demonstration mode: the record keeps the password as sent (the spec's in-memory demonstration). A scrypt record (a
+ * production user in a database shared with a demonstration) is refused, else its hash would be its password.
+ */
 export const plain_passwords: PasswordHasher = {
   hash: (password) => Promise.resolve(password),
-  verify: (password, stored) => Promise.resolve(same_text(password, stored ?? '') && stored !== undefined),
+  verify: (password, stored) =>
+    Promise.resolve(same_text(password, stored ?? '') && stored !== undefined && !SCRYPT_RECORD.test(stored)),
 }
 
 /** scrypt's cost parameters. */

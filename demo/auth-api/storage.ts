@@ -51,9 +51,15 @@ export class SqlUsers implements Users {
   async reserve(email: string): Promise<boolean> {
     if (this.#reserved.has(email)) return false
     this.#reserved.add(email)
-    if ((await this.by_email(email)) === undefined) return true
-    this.#reserved.delete(email)
-    return false
+    let free = false
+    try {
+      free = (await this.by_email(email)) === undefined
+      return free
+    } finally {
+      // Also when the check throws (the database unreachable): a claim left behind would answer 409 for this email
+      // until a restart, with no user holding it.
+      if (!free) this.#reserved.delete(email)
+    }
   }
 
   release(email: string): void {

@@ -98,3 +98,49 @@ t.test('storage URL and refusals', async (t) => {
     message: 'auth_api: database must be sqlite:<path> or postgres://...; got "mysql://***@h/db"',
   })
 })
+
+t.test('SqlUsers: a failed duplicate check does not keep the email claimed', async (t) => {
+  const { s } = await storage(t)
+  const app = new App()
+  auth_api(app, { env: {}, mode: 'production', scrypt: { cost: 1024 }, users: s.users, tokens: s.tokens(60) })
+  t.teardown(() => app.close())
+  const body = { email: 'ada@example.com', password: 'correct horse', confirm: 'correct horse' }
+  // One transient database failure during the duplicate check (a dropped connection, a timeout).
+  const by_email = s.users.by_email.bind(s.users)
+  s.users.by_email = () => Promise.reject(new Error('connection reset'))
+  const failed = await app.inject({ method: 'POST', url: '/auth/register', payload: body })
+  t.equal(failed.statusCode, 500)
+  s.users.by_email = by_email
+  const retried = await app.inject({ method: 'POST', url: '/auth/register', payload: body })
+  t.same(
+    [retried.statusCode, retried.json()],
+    [201, { ok: true, user: { id: 1, email: 'ada@example.com', role: 'user' } }],
+  )
+  t.same(
+    (await s.users.list()).map((u) => u.email),
+    ['ada@example.com'],
+  )
+})
+
+t.test('demo mode over a database of production users does not take a stored hash as the password', async (t) => {
+  const { s } = await storage(t)
+  // The demo's choice when DATABASE_URL is set and FW_AUTH_MODE is not: demonstration mode over the same users.
+  const make = (mode: 'demo' | 'production'): App => {
+    const app = new App()
+    auth_api(app, { env: {}, mode, scrypt: { cost: 1024 }, users: s.users, tokens: s.tokens(60) })
+    t.teardown(() => app.close())
+    return app
+  }
+  const body = { email: 'root@example.com', password: 'correct horse', confirm: 'correct horse' }
+  t.equal((await make('production').inject({ method: 'POST', url: '/auth/register', payload: body })).statusCode, 201)
+  const hash = (await s.users.list())[0]!.password
+  const login = await make('demo').inject({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { email: body.email, password: hash },
+  })
+  t.same(
+    [login.statusCode, login.json()],
+    [401, { ok: false, error: 'invalid_credentials', message: 'invalid email or password' }],
+  )
+})
