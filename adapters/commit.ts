@@ -160,7 +160,10 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
     reply.callNotFound()
     return reply
   }
-  // Answered by the error handler (4xx bad_request); a 416 keeps the Content-Range that tells the file's length.
+  // Answered by the error handler (4xx bad_request); a 416 keeps the Content-Range that tells the file's length. The
+  // Cache-Control was meant for the file: on this error body it would let a shared cache keep the 412 or 416 and give
+  // it to every client, as the missing file's 404 above drops it.
+  reply.removeHeader('cache-control')
   if (error.headers !== undefined) reply.headers(error.headers)
   return reply.send(error)
 }

@@ -357,8 +357,10 @@ export class AppCore extends Router {
     const prefix = options.prefix ?? '/'
     const index = options.index ?? 'index.html'
     const cache = options.cache_control
-    // The folder as the file system resolves it, once: a file is served only when its own resolved path is inside.
+    // The folder as the file system resolves it: a file is served only when its own resolved path is inside. Kept
+    // between requests, and resolved again when a file seems outside: the folder may be a link a deploy switches.
     let real_root: Promise<string> | undefined
+    const resolve_root = (): Promise<string> => (real_root = realpath(root).catch(() => root))
     const not_found = (res: Response): void => void res.error(404, CODE_NOT_FOUND, 'File not found')
     const serve: Handler = async (req, res) => {
       const wild = req.param('*')
@@ -376,9 +378,9 @@ export class AppCore extends Router {
       )
         return not_found(res)
       // A link inside the folder may point anywhere (an extracted upload, a deploy script's shortcut).
-      real_root ??= realpath(root).catch(() => root)
-      const [inside, real] = [await real_root, await realpath(target).catch(() => undefined)]
-      if (real !== undefined && !real.startsWith(inside + sep)) return not_found(res)
+      const [inside, real] = [await (real_root ?? resolve_root()), await realpath(target).catch(() => undefined)]
+      if (real !== undefined && !real.startsWith(inside + sep) && !real.startsWith((await resolve_root()) + sep))
+        return not_found(res)
       if (cache !== undefined) res.header('Cache-Control', cache)
       res.file(target)
     }

@@ -1,3 +1,4 @@
+import { rename, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { App, Token, adapt_ctx, middleware, type CtxMiddleware, type Handler, type Middleware } from '../../index.js'
@@ -556,5 +557,24 @@ t.test('App.static_dir', async (t) => {
       [(await send(port, { path: '/s/' })).status, (await send(port, { path: '/s/' })).body],
       [200, '<h1>home</h1>'],
     )
+  })
+
+  t.test('a folder that is a symbolic link still serves its files after the link is switched (a deploy)', async (t) => {
+    const base = t.testdir({
+      releases: { one: { 'x.txt': 'one' }, two: { 'x.txt': 'two', 'y.txt': 'only two' } },
+      current: t.fixture('symlink', 'releases/one'),
+    })
+    const { port } = await listening(t, (app) => void app.static_dir(join(base, 'current')))
+    t.same([(await send(port, { path: '/x.txt' })).status, (await send(port, { path: '/x.txt' })).body], [200, 'one'])
+    // Switched as deploy tools do it: a new link renamed over the old one.
+    await symlink('releases/two', join(base, 'next'))
+    await rename(join(base, 'next'), join(base, 'current'))
+    for (const [path, body] of [
+      ['/x.txt', 'two'],
+      ['/y.txt', 'only two'],
+    ] as const) {
+      const r = await send(port, { path })
+      t.same([r.status, r.body], [200, body], path)
+    }
   })
 })

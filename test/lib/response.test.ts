@@ -432,6 +432,23 @@ t.test('Response over HTTP', async (t) => {
     t.equal(r.headers['cache-control'], undefined)
   })
 
+  t.test('a 412 or 416 error answer does not keep the Cache-Control meant for the file', async (t) => {
+    const failed = await app.inject({ url: '/file/note.txt', headers: { 'if-match': '"other"' } })
+    t.same(
+      [failed.statusCode, failed.headers['cache-control'], failed.json()],
+      [412, undefined, { ok: false, error: 'bad_request', message: 'Precondition Failed' }],
+    )
+    const past = await app.inject({ url: '/file/note.txt', headers: { range: 'bytes=50-60' } })
+    t.same(
+      [past.statusCode, past.headers['cache-control'], past.headers['content-range'], past.json()],
+      [416, undefined, 'bytes */9', { ok: false, error: 'bad_request', message: 'Range Not Satisfiable' }],
+    )
+    // A 304 stands for the file itself: it keeps the Cache-Control (RFC 9110 15.4.5).
+    const etag = String((await get('/file/note.txt')).headers.etag)
+    const same = await app.inject({ url: '/file/note.txt', headers: { 'if-none-match': etag } })
+    t.same([same.statusCode, same.headers['cache-control']], [304, 'public, max-age=60'])
+  })
+
   t.test('answers 404 for a folder', async (t) => {
     const r = await app.inject({ url: '/file/%2E' })
     t.equal(r.statusCode, 404)
