@@ -12,6 +12,10 @@ const SAME_SITE: readonly SameSite[] = ['Strict', 'Lax', 'None']
 // A path a Set-Cookie line can carry whole: `;` would start another attribute, spaces and NUL split or end the line.
 const COOKIE_PATH = /^\/[^;\s\0]*$/
 
+// The name prefixes RFC 6265bis (5.7) makes browsers enforce, matched case-insensitively as it says.
+const PREFIXED = /^__(?:secure|host)-/i
+const HOST_PREFIXED = /^__host-/i
+
 /** A cookie's name and attributes, checked. */
 export interface CookieSettings {
   readonly name: string
@@ -54,10 +58,11 @@ export function check_cookie(check: OptionChecker, o: CookieOptionValues): Cooki
   )
   const secure = check.bool('secure', o.secure)
   const same_site = check.one_of('same_site', o.same_site, SAME_SITE)
-  // Browsers refuse these cookies without Secure; failing at startup beats a cookie that silently never sticks.
+  // Browsers refuse these cookies without Secure; failing at startup beats a cookie that silently never sticks (and
+  // `res.cookie` refusing it on every request). RFC 6265bis matches the prefixes case-insensitively.
   check.must(secure || same_site !== 'None', 'secure', 'true when same_site is None', secure)
-  check.must(secure || !/^__(Host|Secure)-/.test(name), 'secure', `true for a cookie named ${name}`, secure)
-  check.must(!name.startsWith('__Host-') || path === '/', 'cookie_path', '/ for a __Host- cookie', path)
+  check.must(secure || !PREFIXED.test(name), 'secure', `true for a cookie named ${name}`, secure)
+  check.must(!HOST_PREFIXED.test(name) || path === '/', 'cookie_path', '/ for a __Host- cookie', path)
   return { name, path: path as string, secure, http_only: check.bool('http_only', o.http_only), same_site }
 }
 
@@ -89,11 +94,25 @@ export const ERR_RESPONSE_BAD_COOKIE = defineError(
 
 const SAME_SITE_VALUE = { Strict: 'strict', Lax: 'lax', None: 'none' } as const
 
+/** Throws for the cookies RFC 6265bis tells browsers to ignore, given attributes short of `secure`, path `/`, no domain. */
+function refuse_dropped(name: string, a: CookieAttributes): void {
+  if (PREFIXED.test(name)) {
+    if (HOST_PREFIXED.test(name))
+      throw ERR_RESPONSE_BAD_COOKIE(name, 'a __Host- cookie needs secure: true, path "/" and no domain')
+    if (a.secure !== true) throw ERR_RESPONSE_BAD_COOKIE(name, 'a __Secure- cookie needs secure: true')
+  }
+  if (a.same_site === 'None' && a.secure !== true)
+    throw ERR_RESPONSE_BAD_COOKIE(name, 'same_site None needs secure: true')
+}
+
 /** The `Set-Cookie` line for a cookie; the value is percent-encoded where the cookie grammar needs it. */
 export function set_cookie_line(name: string, value: string, a: CookieAttributes): string {
   // Any other value (`'lax'`, `'bogus'` from JavaScript) is refused, not left out for the browser's default.
   if (a.same_site !== undefined && !Object.hasOwn(SAME_SITE_VALUE, a.same_site))
     throw ERR_RESPONSE_BAD_COOKIE(name, `cookie sameSite is invalid: ${String(a.same_site)}`)
+  // A cookie the browser would drop without a word (RFC 6265bis 5.7: prefixes, SameSite=None without Secure) is refused
+  // here, where the mistake is made, as `check_cookie` refuses it in middleware options.
+  if (a.secure !== true || a.domain !== undefined || a.path !== '/') refuse_dropped(name, a)
   // The serializer skips attributes left undefined, which exactOptionalPropertyTypes cannot say of its type.
   const cookie: { [K in keyof SetCookie]: SetCookie[K] | undefined } = {
     name,

@@ -39,10 +39,15 @@ export function router_path(segs: readonly Segment[]): string {
   return segs.map((s) => (s.kind === 'static' ? '/' + s.value : s.kind === 'param' ? '/:' + s.name : '/*')).join('')
 }
 
-/** Joins a group prefix and a path: `/api` + `/health` is `/api/health`; `/api` + `/` is `/api`. */
+/**
+ * Joins a group prefix and a path: `/api` + `/health` is `/api/health`; `/api` + `/` is `/api`. A prefix's trailing
+ * slash is dropped (`/api/` + `/health` is `/api/health`): the prefix passes `parse_route`, so a doubled slash here would
+ * refuse every route of the group with a path the user never wrote.
+ */
 export function join_path(prefix: string, path: string): string {
   if (prefix === '' || prefix === '/') return path
-  return path === '/' ? prefix : prefix + path
+  const base = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
+  return path === '/' ? base : base + path
 }
 
 /** A prefix as lowercase segments; `/` (or '') is the empty list, which matches everything. */

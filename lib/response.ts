@@ -183,8 +183,11 @@ export class Response {
 
   /** A response header already set (lowercase lookup); `Set-Cookie` gives the list joined by `, `. */
   get_header(name: string): string | undefined {
-    const v = this.#headers[name.toLowerCase()]
-    return v === undefined ? undefined : typeof v === 'string' ? v : v.join(', ')
+    const key = name.toLowerCase()
+    // Own members only: `constructor` (a valid header name) would otherwise find Object.prototype's and throw.
+    if (!Object.hasOwn(this.#headers, key)) return undefined
+    const v = this.#headers[key]!
+    return typeof v === 'string' ? v : v.join(', ')
   }
 
   /** Removes a header. */

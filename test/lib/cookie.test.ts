@@ -50,4 +50,14 @@ t.test('check_cookie', async (t) => {
       'owner: cookie_path must be / for a __Host- cookie; got "/app"',
     )
   })
+
+  t.test('matches the prefixes case-insensitively, as RFC 6265bis and res.cookie do', async (t) => {
+    bad(t, { cookie_name: '__secure-sid' }, 'owner: secure must be true for a cookie named __secure-sid; got false')
+    bad(t, { cookie_name: '__HOST-sid' }, 'owner: secure must be true for a cookie named __HOST-sid; got false')
+    bad(
+      t,
+      { cookie_name: '__host-sid', secure: true, cookie_path: '/app' },
+      'owner: cookie_path must be / for a __Host- cookie; got "/app"',
+    )
+  })
 })

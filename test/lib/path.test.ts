@@ -52,6 +52,13 @@ t.test('join_path', async (t) => {
     t.equal(join_path('/api', '/health'), '/api/health')
     t.equal(join_path('/api', '/'), '/api')
   })
+
+  t.test('drops the trailing slash of a group prefix (group("/api/") threw on its first route)', async (t) => {
+    t.equal(join_path('/api/', '/health'), '/api/health')
+    t.equal(join_path('/api/', '/'), '/api')
+    t.equal(join_path('/api/v1/', '/users/{id}'), '/api/v1/users/{id}')
+    t.same(parse_route(join_path('/api/', '/health')), parse_route('/api/health'))
+  })
 })
 
 t.test('prefix_segments', async (t) => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
+import type { CookieAttributes } from '../../lib/cookie.js'
 import { json } from '../../lib/json.js'
 import {
   CheckedHeaders,
@@ -97,6 +98,23 @@ t.test('Response.header', async (t) => {
     t.same(res.headers(), { 'x-thing': 'b', 'x-count': '3' })
     res.remove_header('X-Thing')
     t.equal(res.get_header('x-thing'), undefined)
+  })
+
+  t.test('finds no header in Object.prototype (get_header threw a TypeError)', async (t) => {
+    const res = new Response()
+    const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty']
+    t.same(
+      names.map((n) => res.get_header(n)),
+      [undefined, undefined, undefined, undefined],
+    )
+    res.header('constructor', 'b')
+    t.equal(res.get_header('Constructor'), 'b')
+    t.equal(res.reset().get_header('constructor'), undefined)
+    const app = build(t, (app) =>
+      app.get('/proto', (_req, res) => void res.json('v', res.get_header('constructor') ?? null)),
+    )
+    const r = await app.inject({ url: '/proto' })
+    t.same([r.statusCode, r.json()], [200, { v: null }])
   })
 
   t.test('accumulates Set-Cookie', async (t) => {
@@ -232,6 +250,42 @@ t.test('Response.cookie', async (t) => {
     t.throws(() => new Response().cookie('a', 'x', { max_age: 1.5 }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
     t.throws(() => new Response().cookie('a', 'x', { domain: 'a\r\nb' }), { code: 'FW_ERR_RESPONSE_BAD_COOKIE' })
   })
+
+  t.test(
+    'throws FW_ERR_RESPONSE_BAD_COOKIE for a cookie browsers reject (RFC 6265bis prefixes, SameSite=None)',
+    async (t) => {
+      const refused: Array<[string, CookieAttributes, string]> = [
+        ['__Secure-id', {}, 'a __Secure- cookie needs secure: true'],
+        ['__secure-id', { path: '/' }, 'a __Secure- cookie needs secure: true'],
+        ['__Host-sid', { path: '/' }, 'a __Host- cookie needs secure: true, path "/" and no domain'],
+        ['__Host-sid', { secure: true }, 'a __Host- cookie needs secure: true, path "/" and no domain'],
+        ['__HOST-sid', { secure: true, path: '/x' }, 'a __Host- cookie needs secure: true, path "/" and no domain'],
+        [
+          '__Host-sid',
+          { secure: true, path: '/', domain: 'example.com' },
+          'a __Host- cookie needs secure: true, path "/" and no domain',
+        ],
+        ['a', { same_site: 'None' }, 'same_site None needs secure: true'],
+      ]
+      for (const [name, attributes, reason] of refused) {
+        t.throws(() => new Response().cookie(name, 'v', attributes), {
+          code: 'FW_ERR_RESPONSE_BAD_COOKIE',
+          message: `res.cookie(${JSON.stringify(name)}) cannot be written: ${reason}`,
+        })
+      }
+      const res = new Response()
+        .cookie('__Secure-id', 'v', { secure: true })
+        .cookie('__Host-sid', 'v', { secure: true, path: '/' })
+        .cookie('a', 'v', { same_site: 'None', secure: true })
+        .cookie('__Hosted', 'v')
+      t.same(res.headers()['set-cookie'], [
+        '__Secure-id=v; Secure',
+        '__Host-sid=v; Path=/; Secure',
+        'a=v; Secure; SameSite=None',
+        '__Hosted=v',
+      ])
+    },
+  )
 
   t.test(
     'throws FW_ERR_RESPONSE_BAD_COOKIE for a same_site other than Strict, Lax or None, never drops it',
