@@ -1,7 +1,7 @@
 // JSON lines: the record fw hands pino (`msg`, `time`, `logger`, the context, the pairs) and the indented form.
 import { paint_json } from './colors.js'
 import type { LogContext } from './log-context.js'
-import { json_safe, set_field } from './values.js'
+import { escape_raw, json_safe, set_field } from './values.js'
 
 /**
  * fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. The
@@ -71,8 +71,11 @@ function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet
   set_field(out.rec, name, raw_keys?.has(key) === true ? value : json_safe(value))
 }
 
-/** One record as indented JSON, newline included, coloured when `color` is set. */
+/**
+ * One record as indented JSON, newline included, coloured when `color` is set. It is read on a terminal, so control
+ * characters JSON leaves raw are escaped (`escape_raw`).
+ */
 export function pretty_line(severity: number, rec: Record<string, unknown>, color: boolean): string {
-  const text = `${JSON.stringify(rec, null, 2)}\n`
+  const text = `${escape_raw(JSON.stringify(rec, null, 2))}\n`
   return color ? paint_json(text, severity) : text
 }

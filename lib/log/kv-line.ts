@@ -2,10 +2,11 @@
 // ...`.
 import { paint_label } from './colors.js'
 import { LABELS } from './levels.js'
-import { field_text, text_of } from './values.js'
+import { escape_raw, field_text, text_of } from './values.js'
 
 // A message is written bare unless quoting is needed to keep the line one line and its `key=value` tail unambiguous.
-const MESSAGE_NEEDS_QUOTES = /["=\p{Cc}]/u
+// U+2028 and U+2029 are the Unicode line and paragraph separators: editors and log viewers break lines there.
+const MESSAGE_NEEDS_QUOTES = /["=\p{Cc}\u2028\u2029]/u
 const VALUE_NEEDS_QUOTES = /[\s="\p{Cc}]/u
 const BAD_KEY_CHARS = /[\s="\p{Cc}]/gu
 
@@ -36,7 +37,7 @@ function two(n: number): string {
  * A message as the line shows it: bare, or as a JSON string when it is empty or holds `"`, `=` or a control character.
  */
 export function kv_message(msg: string): string {
-  return msg === '' || MESSAGE_NEEDS_QUOTES.test(msg) ? JSON.stringify(msg) : msg
+  return msg === '' || MESSAGE_NEEDS_QUOTES.test(msg) ? quoted(msg) : msg
 }
 
 /**
@@ -46,7 +47,15 @@ export function kv_message(msg: string): string {
 export function kv_value(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return `${value}`
   const text = field_text(value)
-  return text === '' || VALUE_NEEDS_QUOTES.test(text) ? JSON.stringify(text) : text
+  return text === '' || VALUE_NEEDS_QUOTES.test(text) ? quoted(text) : text
+}
+
+/**
+ * `text` as a JSON string in which every control character and line separator is an escape, so a quoted message or
+ * value can neither drive the terminal nor start a line. Only quoted text pays the extra scan.
+ */
+function quoted(text: string): string {
+  return escape_raw(JSON.stringify(text))
 }
 
 /**

@@ -1,4 +1,5 @@
 // Redaction for request logging: secret headers and query parameters replaced by `[redacted]` in a copy.
+import { set_field } from './values.js'
 
 /** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]'
@@ -30,8 +31,10 @@ export function redact_headers<H extends Headers>(headers: H, names?: readonly s
 /** A copy of `map` with the value of each name in `secret` (lowercase) that has one reading `[redacted]`. */
 function redact_map<H extends Headers>(map: H, secret: ReadonlySet<string>): H {
   const out: Headers = {}
+  // set_field: a query parameter named `__proto__` (a parser's null-prototype object holds it) stays a key of the copy
+  // instead of becoming its prototype.
   for (const [name, value] of Object.entries(map)) {
-    out[name] = value !== undefined && secret.has(name.toLowerCase()) ? REDACTED : value
+    set_field(out, name, value !== undefined && secret.has(name.toLowerCase()) ? REDACTED : value)
   }
   return out as H
 }

@@ -10,12 +10,29 @@ export const MAX_VALUE_CHARS = 8192
 const MAX_DEPTH = 6
 const MAX_ITEMS = 100
 
-/** Cuts text longer than `MAX_VALUE_CHARS` (never inside a surrogate pair) and says how much was cut. */
+/** The mark `cap` ends a cut text with. */
+const CUT_MARK = /^\.\.\.\[truncated \d+ chars\]$/
+
+/**
+ * Cuts text longer than `MAX_VALUE_CHARS` (never inside a surrogate pair) and says how much was cut. Text `cap` cut
+ * already is returned as it is: a KV line renders values that were capped when the record was made, and cutting the
+ * mark would replace the count of what was cut with the count of the mark's own characters.
+ */
 export function cap(text: string): string {
   if (text.length <= MAX_VALUE_CHARS) return text
+  if (CUT_MARK.test(text.slice(MAX_VALUE_CHARS)) || CUT_MARK.test(text.slice(MAX_VALUE_CHARS - 1))) return text
   const code = text.charCodeAt(MAX_VALUE_CHARS - 1)
   const end = code >= 0xd800 && code <= 0xdbff ? MAX_VALUE_CHARS - 1 : MAX_VALUE_CHARS
   return `${text.slice(0, end)}...[truncated ${text.length - end} chars]`
+}
+
+// What JSON.stringify leaves raw in a string but a terminal or a viewer may act on: DEL, the C1 controls (U+009B is
+// CSI, U+0085 is NEL, next line) and the Unicode line and paragraph separators.
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029]/gu
+
+/** JSON text with each character of `RAW_IN_JSON` written as a `\uXXXX` escape: the same JSON, safe to read on a terminal. */
+export function escape_raw(json: string): string {
+  return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /**

@@ -85,4 +85,16 @@ t.test('pretty_line', async (t) => {
     t.equal(line.split('\n')[1], '  \x1b[36m"level"\x1b[0m: \x1b[32m"info"\x1b[0m,')
     t.equal(line.split('\n')[2], '  \x1b[36m"msg"\x1b[0m: \x1b[32m"hi"\x1b[0m,')
   })
+
+  t.test(
+    'escapes C1 controls, DEL and the line separators, which JSON.stringify leaves raw, in a string',
+    async (t) => {
+      // Indented JSON is read on a terminal: U+009B (CSI) would drive it, U+0085 (NEL) would start a line there.
+      const rec = { level: 'info', msg: 'a\u009b2Jb', time: T0, logger: 'fw', v: 'c\u0085d\u007f\u2028e' }
+      t.equal(
+        pretty_line(2, rec, false),
+        `{\n  "level": "info",\n  "msg": "a\\u009b2Jb",\n  "time": ${T0},\n  "logger": "fw",\n  "v": "c\\u0085d\\u007f\\u2028e"\n}\n`,
+      )
+    },
+  )
 })

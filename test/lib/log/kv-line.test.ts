@@ -160,3 +160,29 @@ t.test('kv_record_line', async (t) => {
     ])
   })
 })
+
+t.test('log injection', async (t) => {
+  t.test('escapes C1 controls and DEL, which JSON.stringify leaves raw, in a quoted message or value', async (t) => {
+    // U+009B is CSI and U+0085 is NEL (next line) on a terminal that reads C1 controls from UTF-8.
+    t.equal(kv_message('\u009b31mred\u0085fake'), '"\\u009b31mred\\u0085fake"')
+    t.equal(kv_value('a\u009bb\u007fc'), '"a\\u009bb\\u007fc"')
+    t.equal(
+      kv_line(2, 'fw', 'x\u0085y', T0, undefined, ['v', 'p\u009b2Jq'], false),
+      '03:04:05.678 [fw] [info] "x\\u0085y" v="p\\u009b2Jq"\n',
+    )
+  })
+
+  t.test('escapes the Unicode line and paragraph separators in a message or value', async (t) => {
+    t.equal(kv_message('one\u2028two'), '"one\\u2028two"')
+    t.equal(kv_value('one\u2029two'), '"one\\u2029two"')
+  })
+})
+
+t.test('a long value', async (t) => {
+  t.test('says how much of the value was cut, as a JSON line does, not how much of its cut copy', async (t) => {
+    t.equal(
+      kv_line(2, 'fw', 'm', T0, undefined, ['v', 'x'.repeat(10_000)], false),
+      `03:04:05.678 [fw] [info] m v="${'x'.repeat(8192)}...[truncated 1808 chars]"\n`,
+    )
+  })
+})

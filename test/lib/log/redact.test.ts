@@ -78,4 +78,18 @@ t.test('redact_query', async (t) => {
     )
     t.same(redact_query({ token: 't', api_key: 'k' }, ['token']), { token: '[redacted]', api_key: 'k' })
   })
+
+  t.test('copies a parameter named __proto__ as a key, leaving the copy an ordinary object', async (t) => {
+    // fast-querystring (Fastify's parser), like node:querystring, makes `?__proto__=a&__proto__=b&api_key=k` into this null-prototype object.
+    const query: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>
+    query['__proto__'] = ['a', 'b']
+    query.api_key = 'k'
+    const copy = redact_query(query)
+    t.same(Object.entries(copy), [
+      ['__proto__', ['a', 'b']],
+      ['api_key', '[redacted]'],
+    ])
+    t.equal(Object.getPrototypeOf(copy), Object.prototype)
+    t.equal(JSON.stringify(copy), '{"__proto__":["a","b"],"api_key":"[redacted]"}')
+  })
 })

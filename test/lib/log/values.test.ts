@@ -25,6 +25,15 @@ t.test('cap', async (t) => {
     const text = `${'c'.repeat(8191)}😀tail`
     t.equal(cap(text), `${'c'.repeat(8191)}...[truncated 6 chars]`)
   })
+
+  t.test('leaves text it cut already as it is, so the count stays that of the original', async (t) => {
+    const once = cap('b'.repeat(10_000))
+    t.equal(cap(once), once)
+    const pair = cap(`${'c'.repeat(8191)}😀tail`)
+    t.equal(cap(pair), pair)
+    const longer = `${'d'.repeat(8192)}...[truncated 5 chars] and more`
+    t.equal(cap(longer), `${'d'.repeat(8192)}...[truncated 31 chars]`)
+  })
 })
 
 t.test('format_message', async (t) => {
