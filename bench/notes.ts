@@ -649,4 +649,11 @@ export const HISTORY = `## Measurements behind the method and the decisions
   0.95x | 0.98x, full collections 5.2 against 29.6 | 25.3 against 24.9 per 1,000; its bytes figure on Node 24 read
   18.6 KB for one Fastify process and 15.1 KB for the other, so it does not settle the upload either. The download
   1.04x | 1.05x; SSE fan-out 3.75x Fastify's speed.
+- **HTTP at 25 rounds, after this round's fixes** (the log's KV escaping and the facades' \`get_header\` among them).
+  Node 20 | Node 24, fw / Fastify CPU: JSON hello 1.02x (0.89-1.08x) | 1.09x (0.96-1.24x); param + query 1.01x
+  (0.95-1.28x) | 0.99x (0.87-1.24x); POST echo 1.02x (0.95-1.08x) | 1.10x (1.02-1.21x); 5 middleware 1.02x
+  (0.96-1.15x) | 1.06x (0.94-1.17x); bytes 1.05-1.10x | 1.03-1.10x; controls 0.92x | 1.02x. The logged scenarios
+  0.77x, 0.93x, 0.95x | 0.88x, 0.98x, 1.06x of Fastify's logger (0.77-0.85x | 0.85-0.92x in the last run), bytes
+  0.40-0.45x as before. Every target met by the median; the intervals are about twice the last run's, the machine
+  noisier in this one.
 `
