@@ -1,4 +1,5 @@
 // Cache keys: one deterministic string per request, from method, path, sorted query and the chosen headers.
+import { query_decode } from '../http-token.js'
 import { HeaderUtil } from './header-util.js'
 
 /** Request headers as Node gives them: a value, a list of values, or undefined. */
@@ -6,32 +7,18 @@ export type RequestHeaders = Readonly<Record<string, string | readonly string[] 
 
 interface QueryPair {
   raw: string
-  /** The name as the query parser reads it, which the pairs are sorted by. */
+  /** The name as the query parser reads it (`%70age` is `page`), which the pairs are sorted by. */
   name: string
 }
 
 const by_code_unit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
-/**
- * A query name as Fastify's parser (fast-querystring) reads it: `+` is a space, then percent-decoded, kept as it is when
- * the decoding fails. `%70age` and `page` are one parameter to the handler, so their order must count as one name's.
- */
-function parsed_name(name: string): string {
-  const spaced = name.includes('+') ? name.replace(/\+/g, ' ') : name
-  if (!spaced.includes('%')) return spaced
-  try {
-    return decodeURIComponent(spaced)
-  } catch {
-    return spaced
-  }
-}
 
 function sorted_query(query: string): string {
   const pairs: QueryPair[] = []
   for (const raw of query.split('&')) {
     if (raw === '') continue
     const eq = raw.indexOf('=')
-    pairs.push({ raw, name: parsed_name(eq === -1 ? raw : raw.slice(0, eq)) })
+    pairs.push({ raw, name: query_decode(eq === -1 ? raw : raw.slice(0, eq)) })
   }
   // By name only, and stably: the values of a repeated name keep their order, since the handler sees them in it
   // (`query_value` reads the first, `query()` lists them as sent). `?page=1&page=2` and `?page=2&page=1` are two

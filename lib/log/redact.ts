@@ -1,4 +1,5 @@
 // Redaction for request logging: secret headers and query parameters replaced by `[redacted]` in a copy.
+import { query_decode } from '../http-token.js'
 import { set_field } from './values.js'
 
 /** What a redacted value is replaced with. */
@@ -71,7 +72,7 @@ export function redact_query<Q extends string | Record<string, string | string[]
     .map((part) => {
       const eq = part.indexOf('=')
       const key = eq === -1 ? part : part.slice(0, eq)
-      return eq !== -1 && secret.has(decode(key).toLowerCase()) ? `${key}=${REDACTED}` : part
+      return eq !== -1 && secret.has(query_decode(key).toLowerCase()) ? `${key}=${REDACTED}` : part
     })
   return (head + params.join('&')) as Q
 }
@@ -80,12 +81,4 @@ export function redact_query<Q extends string | Record<string, string | string[]
 function names_any(text: string, names: ReadonlySet<string>): boolean {
   for (const name of names) if (text.includes(name)) return true
   return false
-}
-
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '))
-  } catch {
-    return text
-  }
 }
