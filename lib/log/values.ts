@@ -10,8 +10,11 @@ export const MAX_VALUE_CHARS = 8192
 const MAX_DEPTH = 6
 const MAX_ITEMS = 100
 
-/** The mark `cap` ends a cut text with. */
-const CUT_MARK = /^\.\.\.\[truncated \d+ chars\]$/
+/**
+ * What follows the character before `cap`'s usual cut in a text it cut: that character, then the mark (the cut falls
+ * one earlier, right there, when it keeps a surrogate pair whole).
+ */
+const CUT_MARK = /^[\s\S]?\.\.\.\[truncated \d+ chars\]$/
 
 /**
  * Cuts text longer than `MAX_VALUE_CHARS` (never inside a surrogate pair) and says how much was cut. Text `cap` cut
@@ -20,7 +23,7 @@ const CUT_MARK = /^\.\.\.\[truncated \d+ chars\]$/
  */
 export function cap(text: string): string {
   if (text.length <= MAX_VALUE_CHARS) return text
-  if (CUT_MARK.test(text.slice(MAX_VALUE_CHARS)) || CUT_MARK.test(text.slice(MAX_VALUE_CHARS - 1))) return text
+  if (CUT_MARK.test(text.slice(MAX_VALUE_CHARS - 1))) return text
   const code = text.charCodeAt(MAX_VALUE_CHARS - 1)
   const end = code >= 0xd800 && code <= 0xdbff ? MAX_VALUE_CHARS - 1 : MAX_VALUE_CHARS
   return `${text.slice(0, end)}...[truncated ${text.length - end} chars]`
