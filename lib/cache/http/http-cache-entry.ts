@@ -68,12 +68,12 @@ function reusable(cache_control: string): { lifetime: string | undefined; no_sta
 }
 
 /**
- * The freshness lifetime the stored answer gave itself, in ms (`s-maxage`, else `max-age`), or undefined when it named
- * none: an entry older than this is not served fresh, whatever the policy's ttl.
+ * Whether an entry `age_ms` old is inside the freshness lifetime its stored answer gave itself (`s-maxage`, else
+ * `max-age`), true when it named none: an entry older than that is not served fresh, whatever the policy's ttl.
  */
-export function own_lifetime_ms(entry: CacheEntry): number | undefined {
+export function within_own_lifetime(entry: CacheEntry, age_ms: number): boolean {
   const seconds = entry.headers[LIFETIME]
-  return seconds === undefined ? undefined : Number(seconds) * 1000
+  return seconds === undefined || age_ms < Number(seconds) * 1000
 }
 
 /**

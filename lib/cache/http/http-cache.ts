@@ -12,11 +12,11 @@ import {
   age_seconds,
   matches,
   may_serve_stale,
-  own_lifetime_ms,
   replay,
   restore,
   snapshot,
   storable,
+  within_own_lifetime,
 } from './http-cache-entry.js'
 import {
   ALWAYS_ONLINE,
@@ -102,10 +102,10 @@ class HttpCache {
       // itself (a max-age under the ttl), it answers only a failure, as a stale one: this is a miss. One stored for
       // other values of the headers its Vary names is a miss too, whose answer replaces it.
       if (entry !== undefined && matches(entry, headers)) {
-        if (this.#fresh(entry, t)) return this.#serve(x, entry, 'hit')
-        if (!this.#cache.policy.is_fresh(t - entry.created_at_ms) && may_serve_stale(entry)) {
-          return this.#serve(x, entry, 'stale')
-        }
+        const age = t - entry.created_at_ms
+        if (!this.#cache.policy.is_fresh(age)) {
+          if (may_serve_stale(entry)) return this.#serve(x, entry, 'stale')
+        } else if (within_own_lifetime(entry, age)) return this.#serve(x, entry, 'hit')
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
@@ -120,8 +120,7 @@ class HttpCache {
   /** Whether `entry` is fresh at `now_ms`: inside the policy's ttl and the lifetime its answer gave itself. */
   #fresh(entry: CacheEntry, now_ms: number): boolean {
     const age = now_ms - entry.created_at_ms
-    const lifetime = own_lifetime_ms(entry)
-    return this.#cache.policy.is_fresh(age) && (lifetime === undefined || age < lifetime)
+    return this.#cache.policy.is_fresh(age) && within_own_lifetime(entry, age)
   }
 
   /**
