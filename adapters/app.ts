@@ -294,6 +294,7 @@ export class App extends AppCore {
    * the logger (`[fw] [info] listening on http://127.0.0.1:8080`), and to `on_listening` with the URL when given.
    */
   async run(port: number = this.config.port, on_listening?: (url: string) => void): Promise<void> {
+    const log = bound_logger('fw', request_context('', undefined, this.#log))
     let closing = false
     const stop = (signal: NodeJS.Signals): void => {
       if (!closing) {
@@ -303,7 +304,7 @@ export class App extends AppCore {
       // A second signal while closing asks to stop now (close-with-grace's rule). Left to the signal's default action,
       // the process died without a word and its buffered log lines were lost: it exits with the code that action gives
       // (128 + the signal's number), and the exit writes what the log buffered.
-      bound_logger('fw', request_context('', undefined, this.#log)).error(
+      log.error(
         'second {} while closing: exiting now, without waiting for in-flight requests or on_close hooks',
         signal,
       )
@@ -313,7 +314,7 @@ export class App extends AppCore {
     process.on('SIGTERM', stop)
     try {
       await this.listen(port, () => {
-        bound_logger('fw', request_context('', undefined, this.#log)).info('listening on {}', this.url())
+        log.info('listening on {}', this.url())
         on_listening?.(this.url())
       }).catch((err: unknown) => {
         // A signal during startup closed the app before it listened: that is a clean stop, not a failure.
