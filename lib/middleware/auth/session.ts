@@ -175,8 +175,10 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
     if (c.rolling || resign) c.cookie.write(ctx.res, s.id)
     return
   }
-  if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
   await c.store.save(s, c.ttl)
+  // After a regenerate the old record goes only once the new one is saved: a store failing the save (503) leaves the
+  // caller the session it had. The old record never held what this request added, so it is safe while it remains.
+  if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
   c.cookie.write(ctx.res, s.id)
 }
 

@@ -8,6 +8,7 @@ import {
   type ISessionStore,
   type SessionRecord,
 } from '../../../../lib/middleware/auth/session-store.js'
+import { StoreUnavailable } from '../../../../lib/errors.js'
 import { throws_coded } from './build.js'
 
 const SECRET = 'session-test-secret-0123456789abcdef'
@@ -141,6 +142,29 @@ t.test('session', async (t) => {
     t.same(store.load(fresh.id!), { id: fresh.id, data: { n: '1', user: 'ada' } })
     const again = await app.inject({ url: '/count', headers: { cookie: `sid=${old.value}` } })
     t.equal(again.body, 'n=1', 'the old cookie no longer works')
+  })
+
+  t.test('a regenerate whose save fails keeps the old session: 503, no cookie, the old id still works', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const old = cookie_of(first)
+    const save = store.save.bind(store)
+    store.save = (record, ttl) => {
+      if (record.id !== old.id) throw new StoreUnavailable('save: store down')
+      return save(record, ttl)
+    }
+    const r = await app.inject({ url: '/login', headers: { cookie: `sid=${old.value}` } })
+    t.equal(r.statusCode, 503)
+    t.equal(r.json().error, 'session_store_unavailable')
+    t.equal(r.headers['set-cookie'], undefined)
+    t.same(
+      store.load(old.id!),
+      { id: old.id, data: { n: '1' } },
+      'the old record is not deleted before the new one is saved',
+    )
+    t.equal(store.size, 1)
+    const again = await app.inject({ url: '/count', headers: { cookie: `sid=${old.value}` } })
+    t.equal(again.body, 'n=2', 'the old cookie still works')
   })
 
   t.test('destroy removes the session and clears the cookie', async (t) => {
