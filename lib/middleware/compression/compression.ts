@@ -35,9 +35,12 @@ export interface CompressionOptions {
   brotli_quality?: number
 }
 
-/** Types worth compressing: text, JSON, JavaScript, XML and SVG. Images, video, archives are compressed already. */
+/**
+ * Types worth compressing: text, JSON (newline-delimited too), JavaScript, XML and SVG, past any leading whitespace.
+ * Images, video, archives are compressed already.
+ */
 const COMPRESSIBLE =
-  /^(?:text\/|application\/(?:json|javascript|ecmascript|xml|x-www-form-urlencoded|[\w.-]+\+(?:json|xml))|image\/svg\+xml)/i
+  /^[\t ]*(?:text\/|application\/(?:json|javascript|ecmascript|xml|x-www-form-urlencoded|(?:x-)?ndjson|[\w.-]+\+(?:json|xml))|image\/svg\+xml)/i
 
 const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
 
@@ -46,7 +49,8 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
  * body reaches `threshold`, its type is compressible, it has no `Content-Encoding` yet and `Cache-Control` has no
  * `no-transform`. Every answer of a compressible type gets `Vary: Accept-Encoding` (a 304 too, and a 304 of no stated
  * type). A compressed body no smaller than the original is sent as it was. A strong `ETag` becomes weak whenever the
- * client negotiated an encoding for a compressible answer, its 304 included, so the 200 and the 304 carry the same tag.
+ * client negotiated an encoding for a compressible answer, its 304 included, so the 200 and the 304 carry the same tag;
+ * a partial answer (206) is never compressed and keeps its strong tag.
  * Streamed answers (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed
  * after every chunk or event so nothing waits in the compressor; their size is unknown, so the threshold does not
  * apply. Files are streamed by the adapter and pass through. Place it before `http_cache`, so a cached entry is served
@@ -90,9 +94,11 @@ export function compression({
     const chosen = choose(req.header('accept-encoding', 'identity'))
     if (chosen === undefined) return
     // The tag follows the negotiation, not the body: a 304 has no body to tell whether its 200 was compressed, and both
-    // must carry the same tag (a body under the threshold gets a weak tag too, which is never wrong).
+    // must carry the same tag (a body under the threshold gets a weak tag too, which is never wrong). A partial answer
+    // keeps its strong tag: it is a part of the identity representation, never compressed, and If-Range compares
+    // strongly.
     const etag = res.get_header('etag')
-    if (etag !== undefined && etag.startsWith('"')) res.header('ETag', `W/${etag}`)
+    if (etag !== undefined && etag.startsWith('"') && !partial(res)) res.header('ETag', `W/${etag}`)
     if (!compressible_body(res)) return
     const streamed = res.streamed
     const body =
@@ -167,13 +173,18 @@ function transformable(res: Response): boolean {
   return !/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(res.get_header('cache-control') ?? '')
 }
 
+/** A part of a representation: a 206, or any answer with `Content-Range`. */
+function partial(res: Response): boolean {
+  return res.status_code === 206 || res.get_header('content-range') !== undefined
+}
+
 /**
  * A buffered or streamed body that may be compressed: not a file, not the empty body of a 204 or 304, and not a part
- * of a representation (a 206, or any answer with `Content-Range`), whose range would then describe other bytes.
+ * of a representation, whose range would then describe other bytes.
  */
 function compressible_body(res: Response): boolean {
   if (res.kind === 'none' || res.kind === 'file' || (res.payload === undefined && res.streamed === undefined))
     return false
   const status = res.status_code
-  return status !== 204 && status !== 304 && status !== 206 && res.get_header('content-range') === undefined
+  return status !== 204 && status !== 304 && !partial(res)
 }

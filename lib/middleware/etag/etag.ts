@@ -36,8 +36,12 @@ function opaque(tag: string): string {
   return tag.trim().replace(/^W\//, '')
 }
 
-/** An entity tag in a list header: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). */
-const ENTITY_TAG = /(?:W\/)?"[^"]*"/g
+/**
+ * An entity tag in a list header: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). A lowercase `w/`
+ * is matched too, so it is not skipped over to leave its quoted part looking like a strong tag: the weak prefix is
+ * case-sensitive `W/`, and a `w/"x"` names no tag (as `fresh`, behind @fastify/send, has it).
+ */
+const ENTITY_TAG = /(?:[Ww]\/)?"[^"]*"/g
 
 /**
  * Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side.
@@ -46,7 +50,9 @@ function listed(header: string, tag: string, strong: boolean): boolean {
   if (header.trim() === '*') return true
   if (strong && tag.startsWith('W/')) return false
   const wanted = opaque(tag)
-  return (header.match(ENTITY_TAG) ?? []).some((t) => (!strong || !t.startsWith('W/')) && opaque(t) === wanted)
+  return (header.match(ENTITY_TAG) ?? []).some(
+    (t) => !t.startsWith('w/') && (!strong || !t.startsWith('W/')) && opaque(t) === wanted,
+  )
 }
 
 /**

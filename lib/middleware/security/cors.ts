@@ -32,7 +32,10 @@ export interface CorsOptions {
   reflect_headers?: boolean
   /** Send `Access-Control-Allow-Credentials: true` (cookies, HTTP auth); never with `*` (default false). */
   allow_credentials?: boolean
-  /** Methods a preflight may ask for (default GET POST PUT PATCH DELETE OPTIONS). */
+  /**
+   * Methods a preflight may ask for (default GET POST PUT PATCH DELETE OPTIONS). A preflight for GET, HEAD or POST
+   * passes the method check whatever this says, as browsers let those through (Fetch's CORS-safelisted methods).
+   */
   methods?: readonly string[]
   /** Request headers a preflight may ask for (default Content-Type Authorization); compared case-insensitively. */
   headers?: readonly string[]
@@ -91,13 +94,24 @@ function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx:
   return (origin) => exact.has(origin) || patterns.some((p) => p.test(origin))
 }
 
-/** Why a preflight from an allowed origin is refused, if it is: a method or a request header that is not allowed. */
+/**
+ * The CORS-safelisted methods (Fetch standard), as browsers send them (normalised to upper case): the CORS-preflight
+ * check lets them through whatever `Access-Control-Allow-Methods` says. Such a preflight only happens for another
+ * reason (a custom header), and the same request without it needs no preflight, so refusing the method protects nothing.
+ */
+const SAFELISTED_METHODS = new Set(['GET', 'HEAD', 'POST'])
+
+/**
+ * Why a preflight from an allowed origin is refused, if it is: a method that is neither allowed nor CORS-safelisted, or
+ * a request header that is not allowed.
+ */
 function preflight_refusal(
   req: Request,
   methods: ReadonlySet<string>,
   headers: ReadonlySet<string> | undefined,
 ): string | undefined {
-  if (!methods.has(req.header('access-control-request-method'))) return 'CORS method not allowed'
+  const method = req.header('access-control-request-method')
+  if (!methods.has(method) && !SAFELISTED_METHODS.has(method)) return 'CORS method not allowed'
   for (const h of req.header('access-control-request-headers').split(',')) {
     const name = h.trim().toLowerCase()
     // Reflecting still refuses what is not a header name, so nothing odd is echoed into the answer.

@@ -8,7 +8,7 @@ import type { Response } from '../../response.js'
 import { Identity, SessionRef } from '../../identity.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
 import { check_cookie } from '../../cookie.js'
-import { same_host } from '../../origin.js'
+import { is_exact_origin, same_host } from '../../origin.js'
 import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 
@@ -43,7 +43,10 @@ export interface CsrfOptions {
   secure?: boolean
   /** SameSite attribute of the cookie (default `Lax`). */
   same_site?: 'Strict' | 'Lax' | 'None'
-  /** Origins besides the request's own host allowed to send unsafe requests (exact strings; default none). */
+  /**
+   * Origins besides the request's own host allowed to send unsafe requests, written as browsers send `Origin`
+   * (`https://admin.example.com`: lowercase, no path or trailing slash, no default port); default none.
+   */
   trusted_origins?: readonly string[]
 }
 
@@ -112,12 +115,18 @@ export function csrf({
   const cookie = check_cookie(check, { cookie_name, cookie_path, secure, http_only: false, same_site })
   check.token('header_name', header_name)
   check.token('field_name', field_name)
-  check.must(
-    Array.isArray(trusted_origins) && trusted_origins.every((o) => typeof o === 'string'),
-    'trusted_origins',
-    'a list of origins',
-    trusted_origins,
-  )
+  check.must(Array.isArray(trusted_origins), 'trusted_origins', 'a list of origins', trusted_origins)
+  // The test cors uses for its exact origins: an entry written otherwise (no scheme, a path or trailing slash, `*`,
+  // upper case, a default port) would never equal an Origin header, and would silently trust nothing.
+  for (const o of trusted_origins as unknown[]) {
+    if (!is_exact_origin(o)) {
+      check.fail(
+        'trusted_origins',
+        'a list of exact origins (scheme://host[:port], lowercase, no path nor default port)',
+        o,
+      )
+    }
+  }
   const attributes = { path: cookie.path, secure: cookie.secure, same_site: cookie.same_site }
   const trusted = new Set(trusted_origins)
   const issue = (res: Response, binding: string): string => {

@@ -37,8 +37,9 @@ export interface SecurityHeadersOptions {
    */
   overrides?: Readonly<Record<string, string | false>>
   /**
-   * Adds a fresh `'nonce-<random>'` to the `script-src` and `style-src` of `csp` on every request, stored as
-   * `req.state(CspNonce)` for pages to put in `<script nonce="...">` (default false).
+   * Adds a fresh `'nonce-<random>'` to the `script-src` and `style-src` of `csp` (and to its `script-src-elem` and
+   * `style-src-elem`, when it has them) on every request, stored as `req.state(CspNonce)` for pages to put in
+   * `<script nonce="...">` (default false).
    */
   csp_nonce?: boolean
 }
@@ -116,23 +117,34 @@ export function security_header_list({
   return apply_overrides(list, overrides)
 }
 
+/** Where a nonce goes in a built policy: a NUL, which a checked header value never holds. */
+const NONCE_MARK = '\0'
+
 /**
- * The CSP with `'nonce-<n>'` added to script-src and style-src; one missing is made from default-src, and left out when
- * there is none either: the policy did not restrict those resources, and a directive of the nonce alone would block
- * every script or stylesheet (same-origin files included) that does not carry it.
+ * The CSP cut where `'nonce-<n>'` goes, so a request only joins the pieces with its nonce. The nonce goes into
+ * script-src and style-src; one missing is made from default-src, and left out when there is none either: the policy
+ * did not restrict those resources, and a directive of the nonce alone would block every script or stylesheet
+ * (same-origin files included) that does not carry it. It goes into script-src-elem and style-src-elem (CSP3) where
+ * the policy has them: a browser checks those first for `<script>` and `<style>`/`<link>` elements, so a nonce only
+ * in script-src would still block the page's nonced scripts; absent, they fall back to the nonced script-src and
+ * style-src. The -attr directives take none: a nonce does not apply to attributes.
  */
-function with_nonce(csp: string, nonce: string): string {
+function nonce_template(csp: string): string[] {
   const parts = csp
     .split(';')
     .map((p) => p.trim())
     .filter((p) => p !== '')
-  const fallback = parts.find((p) => p.toLowerCase().startsWith('default-src '))?.slice(12)
-  for (const name of ['script-src', 'style-src']) {
-    const i = parts.findIndex((p) => p.toLowerCase() === name || p.toLowerCase().startsWith(name + ' '))
-    if (i !== -1) parts[i] += ` 'nonce-${nonce}'`
-    else if (fallback !== undefined) parts.push(`${name} ${fallback} 'nonce-${nonce}'`.replace(/\s+/g, ' '))
+  const index_of = (name: string): number =>
+    parts.findIndex((p) => p.toLowerCase() === name || (p.toLowerCase().startsWith(name) && /\s/.test(p[name.length]!)))
+  const d = index_of('default-src')
+  const fallback = d === -1 ? undefined : parts[d]!.slice(12)
+  for (const name of ['script-src', 'style-src', 'script-src-elem', 'style-src-elem']) {
+    const i = index_of(name)
+    if (i !== -1) parts[i] += ` ${NONCE_MARK}`
+    else if (fallback !== undefined && !name.endsWith('-elem'))
+      parts.push(`${name} ${fallback} ${NONCE_MARK}`.replace(/\s+/g, ' '))
   }
-  return parts.join(csp.includes('; ') ? '; ' : ';')
+  return parts.join(csp.includes('; ') ? '; ' : ';').split(NONCE_MARK)
 }
 
 /** Takes the header `name` (lowercase) out of `list`, if there. */
@@ -154,6 +166,7 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
   const nonce = check.bool('csp_nonce', options.csp_nonce ?? false)
   const csp = nonce ? take(list, 'content-security-policy') : undefined
   if (nonce && csp === undefined) check.fail('csp_nonce', 'used with a csp', true)
+  const csp_pieces = csp === undefined ? undefined : nonce_template(csp[1])
   // Checked once here, so each response only copies them; HSTS as well, for the HTTPS requests that get it.
   const fixed = new CheckedHeaders(list)
   const https_only = hsts === undefined ? undefined : new CheckedHeaders([hsts])
@@ -163,7 +176,7 @@ export function security_headers(options: SecurityHeadersOptions = {}): CtxMiddl
     if (csp !== undefined) {
       const value = randomBytes(16).toString('base64')
       req.set_state(CspNonce, new CspNonce(value))
-      res.header(csp[0], with_nonce(csp[1], value))
+      res.header(csp[0], csp_pieces!.join(`'nonce-${value}'`))
     }
     return next()
   }

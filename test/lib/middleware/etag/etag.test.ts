@@ -57,6 +57,24 @@ t.test('etag', async (t) => {
     t.equal((await put({ 'if-match': '*' })).statusCode, 412, '* needs the resource to exist')
   })
 
+  t.test(
+    'reads the weak prefix as case-sensitive W/ (RFC 9110 8.8.3): w/"x" names no tag, as fresh has it',
+    async (t) => {
+      const app = build(t, (app) => {
+        app.use(etag({ current: () => '"v1"' }))
+        app.get('/x', (_req, res) => void res.header('etag', '"v1"').text('x'))
+        app.put('/x', (_req, res) => void res.json('saved', true))
+      })
+      const get = (inm: string) => app.inject({ url: '/x', headers: { 'if-none-match': inm } })
+      t.equal((await get('w/"v1"')).statusCode, 200, 'If-None-Match: w/"v1" is not a weak "v1"')
+      t.equal((await get('"v0", w/"v1"')).statusCode, 200, 'nor inside a list')
+      t.equal((await get('"v0", W/"v1"')).statusCode, 304, 'W/"v1" still is')
+      const put = (im: string) => app.inject({ method: 'PUT', url: '/x', headers: { 'if-match': im }, payload: '{}' })
+      t.equal((await put('w/"v1"')).statusCode, 412, 'If-Match: w/"v1" is not the strong "v1"')
+      t.equal((await put('"v1"')).statusCode, 200)
+    },
+  )
+
   t.test('sends no Content-Length: 0 on a 304 to a GET (RFC 9110 8.6)', async (t) => {
     const { port } = await listening(t, (app) => {
       app.use(etag())

@@ -140,6 +140,25 @@ t.test('cors', async (t) => {
     t.equal(ok.headers['access-control-allow-methods'], 'GET, POST')
   })
 
+  t.test('passes the method check of a preflight for a CORS-safelisted method (GET, HEAD, POST)', async (t) => {
+    // Fetch's CORS-preflight check lets a safelisted method through whatever Access-Control-Allow-Methods says: the
+    // same POST without the custom header needs no preflight at all, so refusing it protects nothing.
+    const { app, calls } = with_cors(t, { origins: [APP_ORIGIN], methods: ['PUT'] })
+    for (const method of ['GET', 'HEAD', 'POST']) {
+      const r = await app.inject(preflight(APP_ORIGIN, method, 'content-type'))
+      t.equal(r.statusCode, 204, method)
+      t.equal(r.headers['access-control-allow-origin'], APP_ORIGIN, method)
+      t.equal(r.headers['access-control-allow-methods'], 'PUT', method)
+    }
+    t.equal(calls.n, 0)
+    // Only the method check changes: the other methods, headers and origins are refused as before.
+    for (const method of ['DELETE', 'PATCH', 'post']) {
+      t.equal((await app.inject(preflight(APP_ORIGIN, method))).json().message, 'CORS method not allowed', method)
+    }
+    t.equal((await app.inject(preflight(APP_ORIGIN, 'POST', 'x-secret'))).json().message, 'CORS header not allowed')
+    t.equal((await app.inject(preflight('https://evil.example', 'POST'))).json().message, 'CORS origin not allowed')
+  })
+
   t.test('refuses a preflight asking for a header that is not allowed', async (t) => {
     const { app } = with_cors(t, { origins: [APP_ORIGIN] })
     const r = await app.inject(preflight(APP_ORIGIN, 'POST', 'content-type, x-secret'))

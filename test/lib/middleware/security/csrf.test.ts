@@ -248,6 +248,25 @@ t.test('csrf', async (t) => {
     t.equal(r.statusCode, 200)
   })
 
+  t.test('refuses at creation a trusted origin no Origin header could ever equal', async (t) => {
+    for (const o of [
+      'example.com',
+      'https://admin.example/',
+      'https://admin.example/path',
+      'https://Admin.example',
+      'https://admin.example:443',
+      'https://*.example.com',
+      '*',
+      '',
+    ]) {
+      t.throws(() => csrf({ trusted_origins: [o] }), {
+        code: 'FW_ERR_SECURITY_BAD_OPTION',
+        message: `csrf: trusted_origins must be a list of exact origins (scheme://host[:port], lowercase, no path nor default port); got ${JSON.stringify(o)}`,
+      })
+    }
+    t.doesNotThrow(() => csrf({ trusted_origins: ['https://admin.example', 'http://localhost:5173'] }))
+  })
+
   t.test('sets the cookie attributes from the options', async (t) => {
     const { app } = with_csrf(t, { cookie_name: '__Host-csrf', secure: true, same_site: 'Strict' })
     const r = await app.inject({ url: '/token' })

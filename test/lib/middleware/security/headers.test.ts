@@ -192,6 +192,28 @@ t.test('security_headers', async (t) => {
     )
   })
 
+  t.test('adds the nonce to script-src-elem and style-src-elem too (CSP3: checked first for elements)', async (t) => {
+    const csp =
+      "default-src 'self'; script-src 'self'; script-src-elem 'self' https://cdn.example; Style-Src-Elem 'self'; " +
+      "script-src-attr 'none'"
+    const { app } = build(t, [adapt_ctx(security_headers({ csp, csp_nonce: true }))])
+    app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
+    const r = await app.inject({ url: '/page' })
+    const n = `'nonce-${r.body}'`
+    t.equal(
+      r.headers['content-security-policy'],
+      `default-src 'self'; script-src 'self' ${n}; script-src-elem 'self' https://cdn.example ${n}; ` +
+        `Style-Src-Elem 'self' ${n}; script-src-attr 'none'; style-src 'self' ${n}`,
+      'a nonce on an attribute directive would mean nothing, and -elem directives absent fall back to the nonced ones',
+    )
+    const only_elem = build(t, [
+      adapt_ctx(security_headers({ csp: "script-src-elem 'self';object-src 'none'", csp_nonce: true })),
+    ]).app
+    only_elem.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
+    const o = await only_elem.inject({ url: '/page' })
+    t.equal(o.headers['content-security-policy'], `script-src-elem 'self' 'nonce-${o.body}';object-src 'none'`)
+  })
+
   t.test('merges the nonce into the default CSP', async (t) => {
     const { app } = build(t, [adapt_ctx(security_headers({ csp_nonce: true }))])
     app.get('/page', (req, res) => void res.text(req.state(CspNonce)!.value))
