@@ -88,6 +88,7 @@ function mapper_failed(err: unknown, thrown: unknown, res: Response): FailureLin
  * Headers that describe the body or its caching: an error answer must not inherit them from a half-written response.
  */
 const BODY_HEADERS = [
+  'content-type',
   'set-cookie',
   'cache-control',
   'etag',

@@ -32,6 +32,22 @@ export type IpResolver = (req: HostRequest) => string
 
 const default_ip: IpResolver = (req) => req.ip
 
+/**
+ * A cookie's value as `req.cookie` gives it: one pair of surrounding double quotes dropped (RFC 6265 4.1.1 allows a
+ * quoted value, which the `cookie` package's `parseCookie` keeps), then percent-decoded where it decodes.
+ */
+function cookie_value(v: string): string {
+  if (v.length > 1 && v.charCodeAt(0) === 0x22 && v.charCodeAt(v.length - 1) === 0x22) v = v.slice(1, -1)
+  if (!v.includes('%')) return v
+  try {
+    return decodeURIComponent(v)
+  } catch {
+    return v
+  }
+}
+
+const COOKIE_PARSING = { decode: cookie_value }
+
 /** The context that context middleware (`fw.middleware.auth`, `fw.middleware.security`) receives. */
 export interface Ctx {
   readonly req: Request
@@ -217,11 +233,11 @@ export class Request<P extends string = string, V extends Valid = Valid> {
     return this.raw.protocol?.toLowerCase() === 'https' ? 'https' : 'http'
   }
 
-  /** A cookie's value, or undefined. */
+  /** A cookie's value, percent-decoded, without the double quotes around a quoted one; undefined when absent. */
   cookie(name: string): string | undefined {
     if (this.#cookies === undefined) {
       const h = this.raw.headers.cookie
-      this.#cookies = h ? parseCookie(h) : {}
+      this.#cookies = h ? parseCookie(h, COOKIE_PARSING) : {}
     }
     // Own names only: a cookie named `toString` or `constructor` must not find Object.prototype's function.
     return Object.hasOwn(this.#cookies, name) ? this.#cookies[name] : undefined

@@ -35,6 +35,15 @@ export { HTTP_TOKEN }
 
 export const CODE_BAD_PATH = httpCode('bad_path')
 
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * A JSON media type, as `json()` keeps one set before it: `application/json` or a `+json` suffix (RFC 6839:
+ * `application/problem+json`, `application/vnd.api+json`), any case, parameters allowed.
+ */
+const JSON_MEDIA_TYPE =
+  /^(?:application\/json|[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+\+json)[ \t]*(?:;|$)/i
+
 /** True when a file path has a `..` segment (either slash), a NUL byte, or is empty. */
 export function is_unsafe_path(path: string): boolean {
   if (path.length === 0 || path.includes('\0')) return true
@@ -220,26 +229,33 @@ export class Response {
   }
 
   /**
-   * A JSON body: one value, or alternating key/value arguments kept in order.
+   * A JSON body: one value, or alternating key/value arguments kept in order. Sent as `application/json;
+   * charset=utf-8`, unless a JSON content type was set before (`application/json` or a `+json` suffix, such as
+   * `application/problem+json`): that one is kept.
    * @example
    * res.json({ ok: true }); res.json('ok', true, 'count', 2)
+   * res.status(409).header('content-type', 'application/problem+json').json('title', 'Conflict')
    */
   json(value: unknown): this
   json<const A extends unknown[]>(...pairs: A & KeyValues<A>): this
   json(...args: unknown[]): this {
     const value = args.length === 1 ? args[0] : pairs_to_object(args)
-    this.#content_type('application/json; charset=utf-8')
+    // Only `set-cookie` holds a list, so a content type set is a string.
+    const type = this.#headers['content-type'] as string | undefined
+    if (type === undefined || !JSON_MEDIA_TYPE.test(type)) this.#content_type(JSON_TYPE)
     return this.#body('json', JSON.stringify(value) ?? 'null')
   }
 
   /**
    * The conventional error body. With three arguments `{ok:false, error:code, message}`; with two `{ok:false,
-   * error:message}` (the reference authentication API's variant).
+   * error:message}` (the reference authentication API's variant). Always `application/json; charset=utf-8`: the body
+   * is fw's, not the one a JSON content type set before described.
    */
   error(status: number, code: string, message: string, details?: unknown): this
   error(status: number, message: string): this
   error(status: number, code: string, message?: string, details?: unknown): this {
     this.status(status)
+    this.#content_type(JSON_TYPE)
     this.json(error_body(code, message, details))
     // After the body: setting a body clears the refusal, so any later body replaces this answer's count too.
     if (status === 401 || status === 403) this.#refused = code

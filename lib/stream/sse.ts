@@ -20,7 +20,10 @@ export interface SseEvent {
 
 /** What a producer writes to. Each write resolves when the stream can take more (backpressure). */
 export interface SseSink {
-  /** Sends an event; does nothing once the stream is closed. */
+  /**
+   * Sends an event; does nothing once the stream is closed. A bad event rejects (`FW_ERR_STREAM_BAD_EVENT`, or the
+   * TypeError of data JSON cannot write); it never throws.
+   */
   send(event: SseEvent): Promise<void>
   /** Sends a comment line (`: text`), which clients ignore; used to keep proxies from closing an idle connection. */
   comment(text: string): Promise<void>
@@ -111,7 +114,16 @@ class SseStream extends Readable {
     const comment = (text: string): Promise<void> => this.#write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`)
     const is_closed = (): boolean => this.#over || this.destroyed
     const sink: SseSink = {
-      send: (event) => this.#write(format_event(event)),
+      send: (event) => {
+        // A refused event (FW_ERR_STREAM_BAD_EVENT, data JSON cannot write) rejects, as the Promise send returns says.
+        let text: string
+        try {
+          text = format_event(event)
+        } catch (err) {
+          return Promise.reject(err as Error)
+        }
+        return this.#write(text)
+      },
       comment,
       signal: this.#abort.signal,
       get closed() {

@@ -30,6 +30,39 @@ t.test('Response.json', async (t) => {
     t.equal(new Response().json().body_text(), '{}')
   })
 
+  t.test(
+    'keeps a JSON content type set before it (application/json or a +json suffix) and replaces any other',
+    async (t) => {
+      const type_after = (type: string) =>
+        new Response().header('Content-Type', type).json('ok', true).get_header('content-type')
+      const kept = [
+        'application/problem+json',
+        'application/vnd.api+json',
+        'application/merge-patch+json',
+        'application/json',
+        'Application/JSON; charset=utf-8',
+        'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"',
+        'application/problem+json ;charset=utf-8',
+      ]
+      for (const type of kept) t.equal(type_after(type), type, type)
+      const replaced = ['text/html', 'text/plain; charset=utf-8', 'application/jsonx', 'application/json-seq']
+      for (const type of [
+        ...replaced,
+        'application/+json',
+        'application/x+jsonp',
+        'json',
+        'application/json, text/html',
+      ])
+        t.equal(type_after(type), 'application/json; charset=utf-8', type)
+      t.equal(new Response().json(1).get_header('content-type'), 'application/json; charset=utf-8')
+    },
+  )
+
+  t.test("error() answers fw's application/json even under a JSON type set before it", async (t) => {
+    const res = new Response().header('content-type', 'application/vnd.api+json').error(404, 'not_found', 'Not found')
+    t.equal(res.get_header('content-type'), 'application/json; charset=utf-8')
+  })
+
   t.test('makes an odd count or a non-string key a type error and a coded error at run time', async (t) => {
     // @ts-expect-error the value of the last key is missing
     t.throws(() => new Response().json('k', 1, 'odd'), { code: 'FW_ERR_JSON_ODD_PAIRS' })
@@ -350,6 +383,18 @@ t.test('Response over HTTP', async (t) => {
       res.header('x-injected', 'a\r\nSet-Cookie: evil=1')
       res.text('never')
     })
+    app.get(
+      '/problem',
+      (_req, res) =>
+        void res
+          .status(409)
+          .header('content-type', 'application/problem+json')
+          .json('type', 'about:blank', 'title', 'Conflict'),
+    )
+    app.get('/problem-then-throw', (_req, res) => {
+      res.header('content-type', 'application/vnd.api+json').json('data', null)
+      throw new Error('after the body')
+    })
     app.get('/text', (_req, res) => void res.status(202).text('plain'))
     app.get('/buf', (_req, res) => void res.send(Buffer.from([0, 1, 2])))
     app.get('/nothing', (_req, res) => void res.status(204))
@@ -363,6 +408,23 @@ t.test('Response over HTTP', async (t) => {
     app.get('/missing-page', (_req, res) => void res.status(404).file(join(dir, 'page.html')))
   })
   const get = (url: string) => app.inject({ method: 'GET', url })
+
+  t.test(
+    'sends a +json content type the handler set before json(); a failure after it answers application/json',
+    async (t) => {
+      const r = await get('/problem')
+      t.same(
+        [r.statusCode, r.headers['content-type'], r.json()],
+        // Fastify adds the charset to a string body's JSON type that has none.
+        [409, 'application/problem+json; charset=utf-8', { type: 'about:blank', title: 'Conflict' }],
+      )
+      const failed = await get('/problem-then-throw')
+      t.same(
+        [failed.statusCode, failed.headers['content-type'], failed.json()],
+        [500, 'application/json; charset=utf-8', INTERNAL],
+      )
+    },
+  )
 
   t.test('sends each Set-Cookie as its own header', async (t) => {
     const r = await get('/cookies')

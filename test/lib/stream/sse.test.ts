@@ -82,3 +82,25 @@ t.test('a client reading slowly makes send() wait; a heartbeat meanwhile loses n
   t.equal(body.split(`data: ${data}\n\n`).length - 1, 20)
   t.match(body, /: heartbeat\n\n/)
 })
+
+t.test('send() refuses a bad id, event, retry or data with a rejected promise, not a throw', async (t) => {
+  const refused: unknown[] = []
+  const { stream } = stream_of(async (sink) => {
+    const bad = [
+      { data: 'x', id: 'a\nb' },
+      { data: 'x', event: 'a\rdata: evil' },
+      { data: 'x', retry: -1 },
+      { data: 1n },
+    ]
+    // A caller that handles the refusal with .catch(), as the Promise the sink's type promises allows.
+    for (const event of bad) await sink.send(event).catch((err: unknown) => void refused.push(err))
+    await sink.send({ data: 'after' })
+  })
+  t.same(await chunks_of(stream), ['data: after\n\n'], 'nothing of the refused events went out, and the stream went on')
+  t.match(refused, [
+    { code: 'FW_ERR_STREAM_BAD_EVENT' },
+    { code: 'FW_ERR_STREAM_BAD_EVENT' },
+    { code: 'FW_ERR_STREAM_BAD_EVENT' },
+    TypeError,
+  ])
+})

@@ -80,6 +80,14 @@ t.test('session', async (t) => {
     t.equal(store.size, 1)
   })
 
+  t.test('reads a signed cookie sent in double quotes (a quoted cookie-value, RFC 6265 4.1.1)', async (t) => {
+    const { app } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid="${cookie_of(first).value}"` } })
+    t.same(r.json(), { id: cookie_of(first).id, is_new: false, data: { n: '1' } })
+    t.equal(r.headers['set-cookie'], undefined, 'the same session, not a new one')
+  })
+
   t.test('sets no cookie and saves nothing when a loaded session did not change', async (t) => {
     const { app, store } = build(t)
     const first = await app.inject({ url: '/count' })

@@ -42,6 +42,14 @@ t.test('csrf', async (t) => {
     t.same(r.json(), { token })
   })
 
+  t.test('reads a cookie sent in double quotes (a quoted cookie-value, RFC 6265 4.1.1)', async (t) => {
+    const { app } = with_csrf(t)
+    const token = await token_of(app)
+    const r = await app.inject({ url: '/token', headers: { cookie: `csrf_token="${token}"` } })
+    t.equal(r.headers['set-cookie'], undefined)
+    t.same(r.json(), { token })
+  })
+
   t.test('replaces a malformed cookie on a safe request', async (t) => {
     const { app } = with_csrf(t)
     const r = await app.inject({ url: '/token', headers: { cookie: 'csrf_token=short' } })
