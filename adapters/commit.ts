@@ -2,6 +2,7 @@
 // answer (the Response's stream or SSE producer) becomes a Readable that Fastify pipes to the socket: Fastify destroys
 // it when the client goes away, answers an error before the first byte through the error handler (500 JSON), and after
 // it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
+import type { Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, Server } from 'node:http'
 import { Readable } from 'node:stream'
@@ -14,7 +15,7 @@ import { lazy } from '../lib/lazy.js'
 import type { LogCore } from '../lib/log/core.js'
 import { logf_in } from '../lib/log/logger.js'
 import { observed, report } from '../lib/observability/events.js'
-import type { Response } from '../lib/response.js'
+import { CODE_PRECONDITION_FAILED, CODE_RANGE_NOT_SATISFIABLE, type Response } from '../lib/response.js'
 import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
 import {
   MISMATCH_LOGGER,
@@ -141,7 +142,7 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
   const own_status = reply.statusCode !== 200
   const sent = await file_sender()
     .send(
-      own_status ? plain_request(reply.request.raw) : reply.request.raw,
+      own_status ? plain_request(reply.request.raw) : strict_request(reply.request.raw, st),
       encodeURI(basename(path)),
       own_status ? { ...options, ...PLAIN_FILE } : options,
     )
@@ -160,11 +161,14 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
     reply.callNotFound()
     return reply
   }
-  // Answered by the error handler (4xx bad_request); a 416 keeps the Content-Range that tells the file's length. The
-  // Cache-Control was meant for the file: on this error body it would let a shared cache keep the 412 or 416 and give
-  // it to every client, as the missing file's 404 above drops it.
+  // The Cache-Control was meant for the file: on this error body it would let a shared cache keep the 412 or 416 and
+  // give it to every client, as the missing file's 404 above drops it. A 416 keeps the Content-Range that tells the
+  // file's length. The 412 has the `etag` middleware's code; any other refusal goes to the error handler (4xx
+  // bad_request).
   reply.removeHeader('cache-control')
   if (error.headers !== undefined) reply.headers(error.headers)
+  if (error.status === 412) return send_error(reply, 412, CODE_PRECONDITION_FAILED, 'Precondition failed')
+  if (error.status === 416) return send_error(reply, 416, CODE_RANGE_NOT_SATISFIABLE, 'Range not satisfiable')
   return reply.send(error)
 }
 
@@ -174,6 +178,44 @@ const PLAIN_FILE = { etag: false, lastModified: false, acceptRanges: false }
 /** The request as `send` reads it (method and headers) without its conditional and Range headers. */
 function plain_request(raw: IncomingMessage): IncomingMessage {
   return { method: raw.method, headers: {} } as IncomingMessage
+}
+
+/**
+ * The request as `send` reads it, with the preconditions it evaluates more leniently than RFC 9110 13 adjusted; the
+ * request itself when it has neither If-Match nor a Range with If-Range. `send`'s ETag is always weak
+ * (`W/"size-mtime"`), and If-Match and If-Range compare entity tags strongly (13.1.1, 13.1.5), so no tag they list
+ * matches it: If-Match other than `*` fails (412), and an If-Range tag sends the whole file. An If-Range date applies the
+ * Range only when it is the Last-Modified (`send` takes any later date too). With If-Match, If-Unmodified-Since is not
+ * evaluated (13.2.2).
+ */
+function strict_request(raw: IncomingMessage, st: Stats): IncomingMessage {
+  const h = raw.headers
+  // As `send`, an empty If-Match is no precondition.
+  const if_match = h['if-match']
+  const stale_range = h.range !== undefined && h['if-range'] !== undefined && !range_fresh(h['if-range'], st)
+  if (!if_match && !stale_range) return raw
+  const headers = { ...h }
+  if (if_match) {
+    delete headers['if-unmodified-since']
+    if (if_match.trim() !== '*') headers['if-match'] = NO_TAG
+  }
+  if (stale_range) {
+    delete headers.range
+    delete headers['if-range']
+  }
+  return { method: raw.method, headers } as IncomingMessage
+}
+
+/** An If-Match `send` finds in no file's answer: the empty tag (its tags always hold the size and mtime). */
+const NO_TAG = '""'
+
+/** Whether an If-Range lets the Range apply: a date equal to the file's Last-Modified (whole seconds), never a tag. */
+function range_fresh(if_range: string | string[], st: Stats): boolean {
+  return (
+    typeof if_range === 'string' &&
+    !if_range.includes('"') &&
+    Date.parse(if_range) === Math.floor(st.mtimeMs / 1000) * 1000
+  )
 }
 
 /** An error `send` answers with (an http-errors error): its status, and headers such as a 416's Content-Range. */

@@ -34,6 +34,10 @@ export type BodyKind = 'none' | 'text' | 'json' | 'send' | 'file' | 'stream' | '
 export { HTTP_TOKEN }
 
 export const CODE_BAD_PATH = httpCode('bad_path')
+/** A file's precondition failed (If-Match, If-Unmodified-Since): `file()`'s 412, the `etag` middleware's too. */
+export const CODE_PRECONDITION_FAILED = httpCode('precondition_failed')
+/** A file's `Range` asks for no byte it has: `file()`'s 416, whose `Content-Range` gives the file's length. */
+export const CODE_RANGE_NOT_SATISFIABLE = httpCode('range_not_satisfiable')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 

@@ -482,7 +482,7 @@ t.test('Response over HTTP', async (t) => {
     const failed = await app.inject({ url: '/plain-file', headers: { 'if-match': '"other"' } })
     t.same(
       [failed.statusCode, failed.json()],
-      [412, { ok: false, error: 'bad_request', message: 'Precondition Failed' }],
+      [412, { ok: false, error: 'precondition_failed', message: 'Precondition failed' }],
     )
   })
 
@@ -494,7 +494,7 @@ t.test('Response over HTTP', async (t) => {
       const past = await app.inject({ url: '/plain-file', headers: { range: 'bytes=50-60' } })
       t.same(
         [past.statusCode, past.headers['content-range'], past.json()],
-        [416, 'bytes */9', { ok: false, error: 'bad_request', message: 'Range Not Satisfiable' }],
+        [416, 'bytes */9', { ok: false, error: 'range_not_satisfiable', message: 'Range not satisfiable' }],
       )
     },
   )
@@ -552,12 +552,12 @@ t.test('Response over HTTP', async (t) => {
     const failed = await app.inject({ url: '/file/note.txt', headers: { 'if-match': '"other"' } })
     t.same(
       [failed.statusCode, failed.headers['cache-control'], failed.json()],
-      [412, undefined, { ok: false, error: 'bad_request', message: 'Precondition Failed' }],
+      [412, undefined, { ok: false, error: 'precondition_failed', message: 'Precondition failed' }],
     )
     const past = await app.inject({ url: '/file/note.txt', headers: { range: 'bytes=50-60' } })
     t.same(
       [past.statusCode, past.headers['cache-control'], past.headers['content-range'], past.json()],
-      [416, undefined, 'bytes */9', { ok: false, error: 'bad_request', message: 'Range Not Satisfiable' }],
+      [416, undefined, 'bytes */9', { ok: false, error: 'range_not_satisfiable', message: 'Range not satisfiable' }],
     )
     // A 304 stands for the file itself: it keeps the Cache-Control (RFC 9110 15.4.5).
     const etag = String((await get('/file/note.txt')).headers.etag)

@@ -2,14 +2,14 @@
 // fails.
 import { hash } from 'node:crypto'
 import type { Middleware } from '../../compose.js'
-import { httpCode } from '../../errors.js'
 import type { Request } from '../../request.js'
+import { CODE_PRECONDITION_FAILED } from '../../response.js'
 import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from '../security/errors.js'
 
 const check = option_checker(ERR_SECURITY_BAD_OPTION, 'etag')
 
-export const CODE_PRECONDITION_FAILED = httpCode('precondition_failed')
+export { CODE_PRECONDITION_FAILED }
 
 /** Options of `etag`. */
 export interface EtagOptions {
