@@ -173,12 +173,64 @@ export function restore(res: Response, before: HeaderSnapshot): void {
   }
 }
 
-/** Answers from `entry`: its status, headers and body, with `Age` in seconds. */
-export function replay(res: Response, entry: CacheEntry, age_s: number): void {
+/**
+ * Whether `body` takes more than `max` bytes in UTF-8. A UTF-16 unit takes 1 to 3 bytes, so the bytes are counted
+ * only when the length leaves it in doubt.
+ */
+export function larger_than(body: string, max: number): boolean {
+  if (body.length > max) return true
+  return body.length * 3 > max && Buffer.byteLength(body) > max
+}
+
+/** An entity tag in `If-None-Match`: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). */
+const ENTITY_TAG = /(?:W\/)?"[^"]*"/g
+
+/** A tag without its weakness, for the weak comparison of RFC 9110 8.8.3.2. */
+function opaque(tag: string): string {
+  return tag.startsWith('W/') ? tag.slice(2) : tag
+}
+
+/** The three forms of an HTTP-date (RFC 9110 5.6.7): IMF-fixdate, then the obsolete RFC 850 and asctime forms. */
+const HTTP_DATE =
+  /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}))$/
+
+/** The time an HTTP-date names, in ms; NaN for anything else (`Date.parse` alone takes `1` for 2001). */
+function http_date(value: string | undefined): number {
+  const form = value === undefined ? null : HTTP_DATE.exec(value)
+  if (form === null) return NaN
+  // asctime names no zone, and is GMT: without one, `Date.parse` would read it in the local zone.
+  return Date.parse(form[1] === undefined ? form[0] : `${form[1]} GMT`)
+}
+
+/**
+ * Whether a GET or HEAD request with `request_headers`, answered from `entry`, gets a 304 (RFC 9110 13.1.2, 13.1.3,
+ * 13.2.2; RFC 9111 4.3.2): its `If-None-Match` is `*` or lists the entry's `ETag` (weak comparison); without an
+ * `If-None-Match`, its `If-Modified-Since` is a date at or after the entry's `Last-Modified`. A value that is not an
+ * HTTP-date is ignored.
+ */
+export function not_modified(entry: CacheEntry, request_headers: RequestHeaders): boolean {
+  const none_match = request_header(request_headers, 'if-none-match')
+  if (none_match !== undefined) {
+    if (none_match === '*') return true
+    const tag = entry.headers['etag']?.trim()
+    if (tag === undefined) return false
+    const wanted = opaque(tag)
+    return (none_match.match(ENTITY_TAG) ?? []).some((t) => opaque(t) === wanted)
+  }
+  const since = http_date(request_header(request_headers, 'if-modified-since'))
+  return http_date(entry.headers['last-modified']?.trim()) <= since
+}
+
+/**
+ * Answers from `entry`: its status, headers and body, with `Age` in seconds; or, `bodiless`, a 304 with the same
+ * headers and no body (no Content-Length either, as `etag` answers one: RFC 9110 8.6, 15.4.5).
+ */
+export function replay(res: Response, entry: CacheEntry, age_s: number, bodiless = false): void {
   res.status(entry.status)
   // The entry's own records (`VARIED`, `LIFETIME`, `NO_STALE`) start with `:`, which no header name can.
   for (const [name, value] of Object.entries(entry.headers)) if (!name.startsWith(':')) res.header(name, value)
   res.header('age', age_s)
+  if (bodiless) return void res.discard_body().status(304).remove_header('content-length')
   // An empty `send()` writes no Content-Type; `send('')` would add text/plain that the original answer did not have.
   if (entry.body === '' && entry.headers['content-type'] === undefined) res.send()
   else res.send(entry.body)

@@ -62,12 +62,19 @@ export interface HttpCacheOptions {
    * refreshed (at most once per its `min_interval_ms`, never awaited) as requests arrive. Default: always online.
    */
   probe?: HttpCacheProbe
+  /**
+   * The largest body stored, in UTF-8 bytes (default 1 MiB, 1,048,576). A larger answer goes to the client as it is
+   * and is not stored (a `bypass`, as a streamed answer is).
+   */
+  max_body_bytes?: number
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
 }
 
 /** The checks of `http_cache`'s options, each throwing `FW_ERR_CACHE_BAD_OPTION` as `http_cache: <option> ...`. */
 export const check = option_checker(ERR_CACHE_BAD_OPTION, 'http_cache')
+/** The default of `max_body_bytes`: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576
 /** The probe when none is given: the upstream is always reachable, so only failures of the handler serve stale. */
 export const ALWAYS_ONLINE: HttpCacheProbe = { isOnline: () => true }
 /**

@@ -10,8 +10,10 @@ import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import {
   age_seconds,
+  larger_than,
   matches,
   may_serve_stale,
+  not_modified,
   replay,
   restore,
   snapshot,
@@ -21,6 +23,7 @@ import {
 import {
   ALWAYS_ONLINE,
   cache_of,
+  DEFAULT_MAX_BODY_BYTES,
   check,
   header_names,
   personal_headers,
@@ -40,6 +43,12 @@ interface Exchange {
   readonly key: string
   /** The request's headers, which an entry's `Vary` record must match. */
   readonly headers: RequestHeaders
+}
+
+/** What a handler run gave: the entry to store, if any, and whether its body was too large to store. */
+interface Ran {
+  readonly entry: CacheEntry | undefined
+  readonly oversized?: boolean
 }
 
 /**
@@ -63,6 +72,8 @@ class HttpCache {
   readonly #on_decision: HttpCacheOptions['on_decision']
   /** The `Vary` of every answer: the request headers the key includes, so a shared cache downstream keys as this one. */
   readonly #vary: string
+  /** The largest body, in UTF-8 bytes, that is stored; a larger answer goes out as it is, a bypass. */
+  readonly #max_body_bytes: number
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
   readonly #flights = new Map<string, Promise<CacheEntry | undefined>>()
 
@@ -78,6 +89,7 @@ class HttpCache {
       check.fail('probe', 'an object with isOnline(now_ms), such as a NetworkProbe', this.#probe)
     }
     this.#on_decision = options.on_decision === undefined ? undefined : check.fn('on_decision', options.on_decision)
+    this.#max_body_bytes = check.int('max_body_bytes', options.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES)
   }
 
   /** Answers one request: from the cache, through the handler, or past the cache (other methods, bypasses). */
@@ -156,7 +168,9 @@ class HttpCache {
 
   #serve(x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): void {
     const age_s = age_seconds(entry, this.#now())
-    replay(x.res, entry, age_s)
+    // Two property reads on a request with neither validator: the hit path stays as it was.
+    const conditional = x.headers['if-none-match'] !== undefined || x.headers['if-modified-since'] !== undefined
+    replay(x.res, entry, age_s, conditional && not_modified(entry, x.headers))
     this.#decide(x, decision, { age_s, ...failure })
   }
 
@@ -196,9 +210,10 @@ class HttpCache {
 
   /**
    * Runs the rest of the chain. A failure that becomes a 5xx is answered stale when the policy allows (undefined is
-   * returned); other failures pass through; a success gives the entry to store, if the answer may be stored.
+   * returned); other failures pass through; a success gives the entry to store, if the answer may be stored, or says
+   * that its body is over `max_body_bytes`.
    */
-  async #run(x: Exchange, store: boolean): Promise<{ entry: CacheEntry | undefined } | undefined> {
+  async #run(x: Exchange, store: boolean): Promise<Ran | undefined> {
     const before = snapshot(x.res)
     let failure: { error?: unknown } | undefined
     try {
@@ -207,7 +222,12 @@ class HttpCache {
     } catch (error) {
       failure = { error }
     }
-    if (failure === undefined) return { entry: store ? storable(x.res, before, this.#now(), x.headers) : undefined }
+    if (failure === undefined) {
+      const entry = store ? storable(x.res, before, this.#now(), x.headers) : undefined
+      if (entry !== undefined && larger_than(entry.body, this.#max_body_bytes))
+        return { entry: undefined, oversized: true }
+      return { entry }
+    }
     const stale = server_failure(failure) ? await this.#stale_entry(x) : undefined
     if (stale !== undefined) {
       restore(x.res, before)
@@ -223,7 +243,7 @@ class HttpCache {
   async #fetch(x: Exchange, lead: boolean, store: boolean): Promise<void> {
     let settle: ((entry: CacheEntry | undefined) => void) | undefined
     if (lead) this.#flights.set(x.key, new Promise((resolve) => (settle = resolve)))
-    let ran: { entry: CacheEntry | undefined } | undefined
+    let ran: Ran | undefined
     try {
       ran = await this.#run(x, store)
     } finally {
@@ -233,8 +253,8 @@ class HttpCache {
       }
     }
     if (ran === undefined) return
-    // A streamed answer is never stored: the cache stood aside.
-    if (x.res.streamed !== undefined) return this.#decide(x, 'bypass')
+    // A streamed answer is never stored, nor one over max_body_bytes: the cache stood aside.
+    if (x.res.streamed !== undefined || ran.oversized === true) return this.#decide(x, 'bypass')
     this.#decide(x, 'miss', ran.entry === undefined ? {} : await this.#put(x.key, ran.entry))
   }
 }
@@ -248,7 +268,10 @@ class HttpCache {
  * never when its answer said `must-revalidate`, `proxy-revalidate` or `s-maxage` (RFC 9111 4.2.4). An entry answers only
  * requests whose values of the headers its answer's `Vary` names are those of the request that stored it; any other
  * is a miss. Every GET and HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names
- * them in `Vary`; other methods pass through untouched. HEAD answers from the GET entry but never stores.
+ * them in `Vary`; other methods pass through untouched. HEAD answers from the GET entry but never stores. An answer from
+ * an entry is a 304 without a body when the request's `If-None-Match` is `*` or lists the entry's `ETag` (weak
+ * comparison), or, without one, its `If-Modified-Since` is at or after the entry's `Last-Modified`. A body over
+ * `max_body_bytes` (1 MiB) is not stored: the answer passes through, a `bypass`, as a streamed one does.
  * `x-fw-cache: bypass` on the request skips lookup and store, and so does a request with `Authorization`, `Cookie`, `X-Api-Key` or a header of
  * `credential_headers` unless `include_headers` names it or `cache_credentialed` is set. A hit runs none of the
  * middleware after this one: mount access control before it. When the handler answers 5xx or throws an error that

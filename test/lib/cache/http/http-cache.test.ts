@@ -14,7 +14,7 @@ import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../..
 import { arrivals } from '../../../helpers/arrivals.js'
 import { build, gate } from '../../../helpers/build.js'
 
-const { adapt_ctx, http_cache } = fw.middleware.app
+const { adapt_ctx, etag, http_cache } = fw.middleware.app
 
 const T0 = 1_700_000_000_000
 
@@ -809,6 +809,188 @@ t.test('http_cache', async (t) => {
     t.same([r.statusCode, status_of(r), r.body], [500, 'miss', 'down'])
   })
 
+  // RFC 9110 13.1.2, 13.2.2 and RFC 9111 4.3.2: a cache answers a conditional GET or HEAD from a stored answer.
+  t.test('answers 304 on a hit when etag is mounted before it: etag tags the replayed answer', async (t) => {
+    // etag outside the cache: the entry holds no ETag, etag hashes the replayed body on every hit and answers 304.
+    const { app, calls } = cached(t, {}, undefined, [etag()])
+    const miss = await app.inject({ url: '/data' })
+    const tag = miss.headers.etag as string
+    const hit = await app.inject({ url: '/data', headers: { 'if-none-match': tag } })
+    t.same([hit.statusCode, status_of(hit), hit.headers.etag, hit.body, calls()], [304, 'hit', tag, '', 1])
+  })
+
+  t.test(
+    'answers 304 without a body on a hit whose If-None-Match names the ETag of the entry (etag after it)',
+    async (t) => {
+      const { app, calls, decisions } = cached(
+        t,
+        { include_headers: ['accept'] },
+        cache_control('max-age=60'),
+        [],
+        [etag()],
+      )
+      const miss = await app.inject({ url: '/data' })
+      const tag = miss.headers.etag as string
+      t.match(tag, /^"/)
+      for (const inm of [tag, `W/${tag}`, `"other", ${tag}`, '*', ` ${tag} `]) {
+        const hit = await app.inject({ url: '/data', headers: { 'if-none-match': inm } })
+        t.same(
+          [hit.statusCode, status_of(hit), hit.body, hit.headers['content-length']],
+          [304, 'hit', '', undefined],
+          inm,
+        )
+        t.same(
+          [hit.headers.etag, hit.headers['cache-control'], hit.headers.vary, hit.headers.age],
+          [tag, 'max-age=60', 'accept', '0'],
+          inm,
+        )
+        t.ok(hit.headers.date, 'Date, as on every answer')
+      }
+      const other = await app.inject({ url: '/data', headers: { 'if-none-match': '"other"' } })
+      t.same([other.statusCode, status_of(other), other.body], [200, 'hit', '{"ok":true}'])
+      const head = await app.inject({ method: 'HEAD', url: '/data', headers: { 'if-none-match': tag } })
+      t.same([head.statusCode, status_of(head), head.body], [304, 'hit', ''])
+      t.equal(calls(), 1)
+      t.equal(decisions.at(-1)?.[0], 'hit')
+    },
+  )
+
+  t.test('compares a weak ETag of the entry weakly, and leaves other methods to the handler', async (t) => {
+    const { app, calls } = cached(t, {}, (_req, res) => void res.header('ETag', 'W/"v1"').json('n', calls()))
+    await app.inject({ url: '/data' })
+    for (const inm of ['"v1"', 'W/"v1"', 'W/"a", W/"v1"']) {
+      const hit = await app.inject({ url: '/data', headers: { 'if-none-match': inm } })
+      t.same([hit.statusCode, status_of(hit), hit.headers.etag, hit.body], [304, 'hit', 'W/"v1"', ''], inm)
+    }
+    for (const inm of ['"v2"', 'W/"v1', 'v1', '']) {
+      const hit = await app.inject({ url: '/data', headers: { 'if-none-match': inm } })
+      t.same([hit.statusCode, status_of(hit), hit.body], [200, 'hit', '{"n":1}'], inm)
+    }
+    const post = await app.inject({ method: 'POST', url: '/data', headers: { 'if-none-match': '"v1"' } })
+    t.same([post.statusCode, post.body], [200, '{"posted":2}'])
+  })
+
+  t.test(
+    'answers 304 on a hit whose If-Modified-Since is at or after the Last-Modified of the entry, unless If-None-Match',
+    async (t) => {
+      const modified = 'Tue, 14 Nov 2023 22:13:20 GMT'
+      const { app, calls } = cached(t, {}, (_req, res) => {
+        return void res.header('Last-Modified', modified).header('ETag', '"v1"').json('n', calls())
+      })
+      await app.inject({ url: '/data' })
+      const at = async (headers: Record<string, string>) => {
+        const r = await app.inject({ url: '/data', headers })
+        return [r.statusCode, status_of(r), r.body]
+      }
+      const not_modified = [304, 'hit', '']
+      const full = [200, 'hit', '{"n":1}']
+      t.same(await at({ 'if-modified-since': modified }), not_modified, 'at')
+      t.same(await at({ 'if-modified-since': 'Wed, 15 Nov 2023 00:00:00 GMT' }), not_modified, 'after')
+      t.same(await at({ 'if-modified-since': 'Tue, 14 Nov 2023 22:13:19 GMT' }), full, 'before')
+      t.same(await at({ 'if-modified-since': 'Tuesday, 14-Nov-23 22:13:20 GMT' }), not_modified, 'RFC 850 form')
+      t.same(await at({ 'if-modified-since': 'Tue Nov 14 22:13:20 2023' }), not_modified, 'asctime form')
+      t.same(await at({ 'if-modified-since': 'Tue Nov 14 22:13:19 2023' }), full, 'asctime form, before')
+      for (const value of ['yesterday', '2030', '1', `${modified}, ${modified}`]) {
+        t.same(await at({ 'if-modified-since': value }), full, `not an HTTP-date: ignored (${value})`)
+      }
+      t.same(await at({ 'if-modified-since': modified, 'if-none-match': '"v0"' }), full, 'If-None-Match decides')
+      t.same(await at({ 'if-modified-since': 'Mon, 01 Jan 2001 00:00:00 GMT', 'if-none-match': '"v1"' }), not_modified)
+      t.equal(calls(), 1)
+    },
+  )
+
+  t.test('answers 304 from a stale entry standing in for a failed handler, as from a fresh one', async (t) => {
+    const handler = failing_after_first((res) => void res.status(503).text('down'))
+    const { app, clock, decisions } = cached(t, { policy: { ttl_ms: 1_000 } }, (req, res) => {
+      res.header('ETag', '"v1"')
+      return handler(req, res)
+    })
+    await app.inject({ url: '/data' })
+    clock.ms += 5_000
+    const r = await app.inject({ url: '/data', headers: { 'if-none-match': '"v1"' } })
+    t.same([r.statusCode, status_of(r), r.headers.etag, r.headers.age, r.body], [304, 'hit', '"v1"', '5', ''])
+    t.equal(decisions.at(-1)?.[0], 'stale')
+  })
+
+  t.test('answers a full 200 to If-Modified-Since from an entry without Last-Modified', async (t) => {
+    const { app } = cached(t)
+    await app.inject({ url: '/data' })
+    const r = await app.inject({ url: '/data', headers: { 'if-modified-since': 'Wed, 15 Nov 2023 00:00:00 GMT' } })
+    t.same([r.statusCode, status_of(r), r.body], [200, 'hit', '{"n":1}'])
+  })
+
+  t.test('ignores the Cache-Control of a request: no-cache or max-age=0 from a client is a hit', async (t) => {
+    const { app, calls } = cached(t)
+    await app.inject({ url: '/data' })
+    for (const cc of ['no-cache', 'max-age=0', 'no-store']) {
+      const r = await app.inject({ url: '/data', headers: { 'cache-control': cc, pragma: 'no-cache' } })
+      t.same([r.statusCode, status_of(r), r.body], [200, 'hit', '{"n":1}'], cc)
+    }
+    t.equal(calls(), 1)
+  })
+
+  t.test('passes an answer larger than max_body_bytes through untouched and does not store it', async (t) => {
+    const big = 'x'.repeat(3 * 1024 * 1024)
+    const store = new LruMemoryStore()
+    const { app, calls, decisions } = cached(t, { store }, (_req, res) => void res.text(calls() === 1 ? big : 'small'))
+    const first = await app.inject({ url: '/data' })
+    t.same([first.statusCode, status_of(first), first.body.length], [200, 'bypass', big.length])
+    t.equal(store.size, 0, 'the 50 MB answer is not in the store')
+    const second = await app.inject({ url: '/data' })
+    t.same([status_of(second), second.body.length, calls()], ['miss', 5, 2])
+    t.same(
+      decisions.map(([d]) => d),
+      ['bypass', 'miss'],
+    )
+  })
+
+  t.test('counts max_body_bytes in UTF-8 bytes, the limit itself included', async (t) => {
+    for (const [body, stored] of [
+      ['é'.repeat(5), true], // 10 bytes
+      ['é'.repeat(5) + 'x', false], // 11 bytes, 6 characters
+      ['x'.repeat(10), true],
+      ['😀😀x', true], // 9 bytes, 5 UTF-16 units
+      ['😀😀xx', true],
+      ['😀😀xxx', false],
+    ] as const) {
+      const store = new LruMemoryStore()
+      const { app } = cached(t, { store, max_body_bytes: 10 }, (_req, res) => void res.text(body))
+      const r = await app.inject({ url: '/data' })
+      t.same([r.body, status_of(r), store.size], [body, stored ? 'miss' : 'bypass', stored ? 1 : 0], body)
+    }
+  })
+
+  t.test('stores no larger answer than 1 MiB by default', async (t) => {
+    for (const [n, stored] of [
+      [1_048_576, true],
+      [1_048_577, false],
+    ] as const) {
+      const store = new LruMemoryStore()
+      const { app } = cached(t, { store }, (_req, res) => void res.text('x'.repeat(n)))
+      await app.inject({ url: '/data' })
+      t.equal(store.size, stored ? 1 : 0, String(n))
+    }
+  })
+
+  t.test('never stores a streamed answer, whatever its size, and calls it a bypass', async (t) => {
+    const store = new LruMemoryStore()
+    const { app, calls } = cached(t, { store }, (_req, res) => {
+      const n = calls()
+      return void res.stream(
+        (async function* () {
+          yield `n=${n}`
+        })(),
+        'text/plain',
+      )
+    })
+    const first = await app.inject({ url: '/data' })
+    const second = await app.inject({ url: '/data' })
+    t.same(
+      [first.body, status_of(first), second.body, status_of(second), store.size],
+      ['n=1', 'bypass', 'n=2', 'bypass', 0],
+    )
+  })
+
   t.test('uses a given Cache', async (t) => {
     const cache = new Cache(new CachePolicy({ ttl_ms: 5_000 }), new LruMemoryStore({ max_entries: 2 }))
     const { app } = cached(t, { cache })
@@ -832,6 +1014,10 @@ t.test('http_cache', async (t) => {
         'http_cache: include_headers must be a list of header names; got ["bad name"]',
       ],
       [{ now: 0 }, 'http_cache: now must be a function; got 0'],
+      [{ max_body_bytes: -1 }, 'http_cache: max_body_bytes must be an integer >= 0; got -1'],
+      [{ max_body_bytes: 1.5 }, 'http_cache: max_body_bytes must be an integer >= 0; got 1.5'],
+      [{ max_body_bytes: '1mb' }, 'http_cache: max_body_bytes must be an integer >= 0; got "1mb"'],
+      [{ max_body_bytes: Infinity }, 'http_cache: max_body_bytes must be an integer >= 0; got Infinity'],
       [{ on_decision: 'log' }, 'http_cache: on_decision must be a function; got "log"'],
       [{ cache_credentialed: 'yes' }, 'http_cache: cache_credentialed must be a boolean; got "yes"'],
       [
