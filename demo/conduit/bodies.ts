@@ -34,7 +34,10 @@ function filled(key: string): [(values: Readonly<Record<string, unknown>>) => bo
   return [(values) => values[key] !== '', `${key} must not be empty`]
 }
 
-/** `PUT /user`: every field optional, at least one given (openapi.yml's UpdateUserRequest); bio and image may be `''`. */
+/**
+ * `PUT /user`: every field optional, at least one given (openapi.yml's UpdateUserRequest); bio and image may be `''`,
+ * or `null` (as clients that read a `null` back send it), which clears them as `''` does: either answers `''` after.
+ */
 export const UpdateUser = schema({
   user: field
     .object({ email, username, password, bio, image })

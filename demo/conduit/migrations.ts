@@ -1,4 +1,5 @@
 // The conduit schema's versioned migrations, run by the demos' shared migration runner (demo/storage/migrations.ts).
+import { sql } from 'kysely'
 import { id_column, type Migration } from '../storage/migrations.js'
 
 export { migrate, type Migration } from '../storage/migrations.js'
@@ -66,6 +67,16 @@ export const CONDUIT_MIGRATIONS: readonly Migration[] = [
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute()
       await db.schema.createIndex('comments_article').on('comments').column('article_id').execute()
+    },
+  },
+  {
+    version: 2,
+    name: 'tag names in byte order on PostgreSQL, as on SQLite',
+    async up(db, dialect) {
+      // SQLite compares text with BINARY (UTF-8 bytes, so code points); PostgreSQL with the database's collation, often
+      // a language's (en_US: `a` < `B` < `b` < `é` < `Z`). "C" is byte order there too, so GET /api/tags and a tagList
+      // list the same tags in the same order on both. Equality is unchanged (both collations are deterministic).
+      if (dialect === 'postgres') await sql`alter table tags alter column name type text collate "C"`.execute(db)
     },
   },
 ]

@@ -21,12 +21,20 @@ export interface ArticleView extends ListedArticleView {
   body: string
 }
 
-/** A profile as the API shows it. */
+/** A profile as the API shows it: `bio` and `image` always strings, `''` when not set (openapi.yml's Profile). */
 export interface ProfileView {
   username: string
-  bio: string | null
-  image: string | null
+  bio: string
+  image: string
   following: boolean
+}
+
+/**
+ * The profile of a user's row: `bio` and `image` are `''` when the column is NULL (a user who never set them, or
+ * cleared them with `null`), as openapi.yml's Profile and User require a string.
+ */
+export function profile_view(r: { username: string; bio: string | null; image: string | null; following: unknown }) {
+  return { username: r.username, bio: r.bio ?? '', image: r.image ?? '', following: Boolean(Number(r.following)) }
 }
 
 /** The filters and page of a list of articles. */
@@ -189,7 +197,7 @@ export async function find_articles(
     updatedAt: r.updated_at,
     favorited: Boolean(Number(r.favorited)),
     favoritesCount: Number(r.favorites_count),
-    author: { username: r.username, bio: r.bio, image: r.image, following: Boolean(Number(r.following)) },
+    author: profile_view(r),
   }))
 }
 
@@ -215,7 +223,7 @@ export async function profile_of(
     typeof who === 'string' ? q.where('u.username', '=', who) : q.where('u.id', '=', who)
   ).executeTakeFirst()
   if (r === undefined) return undefined
-  return { id: Number(r.id), username: r.username, bio: r.bio, image: r.image, following: Boolean(Number(r.following)) }
+  return { id: Number(r.id), ...profile_view(r) }
 }
 
 /** A comment as the API shows it. */
@@ -250,7 +258,7 @@ export async function comments_of(db: Db, article_id: number, viewer: number | u
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     body: r.body,
-    author: { username: r.username, bio: r.bio, image: r.image, following: Boolean(Number(r.following)) },
+    author: profile_view(r),
   }))
 }
 

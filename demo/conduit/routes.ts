@@ -7,13 +7,18 @@ import type { Tokens } from './auth.js'
 import * as B from './bodies.js'
 import type { Db } from './db.js'
 import { forbidden, not_found, unauthorized, unprocessable } from './errors.js'
-import { all_tags, article_by_slug, comments_of, list_articles, profile_of } from './queries.js'
+import { all_tags, article_by_slug, comments_of, list_articles, profile_of, profile_view } from './queries.js'
 import { article_id, create_article, owned_article, update_article } from './writes.js'
 
+/**
+ * `bio` and `image` of a user or profile: always sent, a string, `''` when not set (openapi.yml requires them, type
+ * string). Not `required()` here: fw's required string refuses `''`, which is this field's value for a new user.
+ */
+const profile_text = () => field.string().describe("Always present; '' when not set")
 const Profile = field.object({
   username: field.string().required(),
-  bio: field.string().nullable(),
-  image: field.string().nullable(),
+  bio: profile_text(),
+  image: profile_text(),
   following: field.boolean().required(),
 })
 /** An article's members around its body, which lists leave out (openapi.yml's MultipleArticlesResponse). */
@@ -44,8 +49,8 @@ const User = field.object({
   email: field.string().required(),
   token: field.string().required(),
   username: field.string().required(),
-  bio: field.string().nullable(),
-  image: field.string().nullable(),
+  bio: profile_text(),
+  image: profile_text(),
 })
 /** The RealWorld GenericErrorModel, the body of every refusal: `{"errors": {"body": ["..."]}}` (a 503 adds its `code`). */
 const GenericError = field.object({
@@ -100,7 +105,8 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       .where('id', '=', id)
       .executeTakeFirst()
     if (u === undefined) throw unauthorized()
-    return { user: { email: u.email, token: tokens.sign(id), username: u.username, bio: u.bio, image: u.image } }
+    const { bio, image } = profile_view({ ...u, following: 0 })
+    return { user: { email: u.email, token: tokens.sign(id), username: u.username, bio, image } }
   }
   async function article_answer(slug: string, viewer: number | undefined) {
     const article = await article_by_slug(db, slug, viewer)

@@ -69,6 +69,20 @@ t.test('conduit OpenAPI document', async (t) => {
   t.equal(docs.statusCode, 200)
   const valid = await validate(structuredClone(doc) as never)
   t.equal(valid.valid, true, valid.valid ? 'the document is valid OpenAPI' : JSON.stringify(valid.errors))
+  // openapi.yml's User and Profile: bio and image are strings (`''` when not set), never null.
+  const generated_doc = (await dereference(structuredClone(doc) as never)) as unknown as Spec
+  const body_of = (path: string, method: string) =>
+    generated_doc.paths[path]![method]!.responses['200']!.content!['application/json']!.schema as {
+      properties: Record<string, { properties: Record<string, unknown> }>
+    }
+  for (const [path, method, key] of [
+    ['/api/user', 'get', 'user'],
+    ['/api/profiles/{username}', 'get', 'profile'],
+  ] as const) {
+    const props = body_of(path, method).properties[key]!.properties
+    t.match([props['bio'], props['image']], [{ type: 'string' }, { type: 'string' }], `${method} ${path}: bio, image`)
+    t.notOk(JSON.stringify([props['bio'], props['image']]).includes('null'), `${method} ${path}: not nullable`)
+  }
   if (SPEC === undefined) return
   const spec = (await dereference(SPEC)) as unknown as Spec
   const model = (spec.components as { schemas: Record<string, Json> }).schemas['GenericErrorModel']!

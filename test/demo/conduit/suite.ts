@@ -1,6 +1,7 @@
 // The conduit API suite, run on SQLite (api-sqlite.test.ts) and on PostgreSQL (api-postgres.test.ts): every route, its
 // refusals, the query count of a page of articles, and the bad inputs of the issue with nothing half-written.
 import { createSigner } from 'fast-jwt'
+import pg_client from 'pg'
 import type { Test } from 'tap'
 import { call, conduit_app, errors, fresh_database, register, TEST_SECRET } from '../../helpers/conduit.js'
 import type { PostgresServer } from '../../helpers/postgres-server.js'
@@ -25,6 +26,24 @@ async function counts(c: Awaited<ReturnType<typeof conduit_app>>['c']): Promise<
   return out
 }
 
+/**
+ * A fresh database whose default collation is not byte order where the engine has one: on PostgreSQL an ICU `en-US`
+ * database, as a server initialised with `en_US.UTF-8` (a usual default) sorts; SQLite's is always BINARY.
+ */
+async function collated_database(t: Test, kind: Kind, pg: PostgresServer | undefined): Promise<string> {
+  if (kind === 'sqlite') return fresh_database(t, kind)
+  const name = `conduit_icu_${process.pid}_${++collated}`
+  const client = new pg_client.Client({ connectionString: pg!.url() })
+  await client.connect()
+  try {
+    await client.query(`create database ${name} template template0 locale_provider icu icu_locale 'en-US'`)
+  } finally {
+    await client.end()
+  }
+  return pg!.url(name)
+}
+let collated = 0
+
 const ARTICLE = { title: 'How to train your dragon', description: 'Ever wonder how?', body: 'Very carefully.' }
 
 export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
@@ -37,7 +56,7 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     const user = (r.body as { user: Obj }).user
     t.same(
       { ...user, token: typeof user['token'] },
-      { email: 'jake@example.com', token: 'string', username: 'jake', bio: null, image: null },
+      { email: 'jake@example.com', token: 'string', username: 'jake', bio: '', image: '' },
     )
     const again = await call(app, 'POST', '/api/users', {
       user: { username: 'jake', email: 'other@example.com', password: 'jakejake' },
@@ -81,7 +100,7 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     const jake = await register(app, 'jake')
     await register(app, 'celeb')
     const p = await call(app, 'GET', '/api/profiles/celeb', undefined, jake)
-    t.same([p.status, p.body], [200, { profile: { username: 'celeb', bio: null, image: null, following: false } }])
+    t.same([p.status, p.body], [200, { profile: { username: 'celeb', bio: '', image: '', following: false } }])
     const f = await call(app, 'POST', '/api/profiles/celeb/follow', { user: { email: 'x' } }, jake)
     t.same([f.status, (f.body as { profile: Obj }).profile['following']], [200, true])
     const twice = await call(app, 'POST', '/api/profiles/celeb/follow', undefined, jake)
@@ -200,7 +219,7 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     const url = '/api/articles/how-to-train-your-dragon/comments'
     const created = await call(app, 'POST', url, { comment: { body: 'Noted.' } }, jake)
     const listed = await call(app, 'GET', url, undefined, jake)
-    const author = { username: 'jake', bio: null, image: null, following: true }
+    const author = { username: 'jake', bio: '', image: '', following: true }
     t.same((created.body as { comment: Obj }).comment['author'], author, 'in the answer to the comment')
     t.same((listed.body as { comments: Obj[] }).comments[0]!['author'], author, 'in the list')
   })
@@ -486,7 +505,7 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     const me = (await call(app, 'GET', '/api/user', undefined, jake)).body as { user: Obj }
     t.same(
       { ...me.user, token: undefined },
-      { email: 'jake@example.com', token: undefined, username: 'jake', bio: null, image: null },
+      { email: 'jake@example.com', token: undefined, username: 'jake', bio: '', image: '' },
     )
     const login = await call(app, 'POST', '/api/users/login', {
       user: { email: 'jake@example.com', password: 'password-jake' },
@@ -495,11 +514,94 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     const a = await call(app, 'GET', `/api/articles/${slug}`)
     t.match((a.body as { article: Obj }).article, { ...ARTICLE, slug, updatedAt })
     const cleared = await call(app, 'PUT', '/api/user', { user: { bio: '', image: null } }, jake)
-    t.match(
-      [cleared.status, (cleared.body as { user: Obj }).user],
-      [200, { bio: '', image: null }],
-      'bio may be emptied',
-    )
+    t.match([cleared.status, (cleared.body as { user: Obj }).user], [200, { bio: '', image: '' }], 'bio may be emptied')
+  })
+
+  t.test('bio and image are strings everywhere (openapi.yml: required, type string), "" when not set', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const reader = await register(app, 'reader')
+    await call(app, 'POST', '/api/profiles/jake/follow', undefined, reader)
+    const created = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const slug = (created.body as { article: Obj }).article['slug'] as string
+    await call(app, 'POST', `/api/articles/${slug}/comments`, { comment: { body: 'Noted.' } }, jake)
+    /** bio and image of jake in every answer that shows him. */
+    const seen = async (): Promise<Record<string, unknown>> => {
+      const pick = (o: unknown): unknown => {
+        const x = o as Obj
+        return { bio: x['bio'], image: x['image'], keys: ['bio', 'image'].filter((k) => k in x) }
+      }
+      const login = await call(app, 'POST', '/api/users/login', {
+        user: { email: 'jake@example.com', password: 'password-jake' },
+      })
+      const comment = await call(app, 'POST', `/api/articles/${slug}/comments`, { comment: { body: 'Again.' } }, jake)
+      return {
+        'GET /user': pick(((await call(app, 'GET', '/api/user', undefined, jake)).body as { user: Obj }).user),
+        'POST /users/login': pick((login.body as { user: Obj }).user),
+        'GET /profiles/jake': pick(((await call(app, 'GET', '/api/profiles/jake')).body as { profile: Obj }).profile),
+        'POST /profiles/jake/follow': pick(
+          ((await call(app, 'POST', '/api/profiles/jake/follow', undefined, reader)).body as { profile: Obj }).profile,
+        ),
+        'GET /articles/{slug}': pick(
+          ((await call(app, 'GET', `/api/articles/${slug}`)).body as { article: Obj }).article['author'],
+        ),
+        'GET /articles': pick(
+          ((await call(app, 'GET', '/api/articles')).body as { articles: Obj[] }).articles[0]!['author'],
+        ),
+        'GET /articles/feed': pick(
+          ((await call(app, 'GET', '/api/articles/feed', undefined, reader)).body as { articles: Obj[] }).articles[0]![
+            'author'
+          ],
+        ),
+        'POST /articles/{slug}/comments': pick((comment.body as { comment: Obj }).comment['author']),
+        'GET /articles/{slug}/comments': pick(
+          ((await call(app, 'GET', `/api/articles/${slug}/comments`)).body as { comments: Obj[] }).comments[0]![
+            'author'
+          ],
+        ),
+      }
+    }
+    const everywhere = (bio: string, image: string) =>
+      Object.fromEntries(
+        [
+          'GET /user',
+          'POST /users/login',
+          'GET /profiles/jake',
+          'POST /profiles/jake/follow',
+          'GET /articles/{slug}',
+          'GET /articles',
+          'GET /articles/feed',
+          'POST /articles/{slug}/comments',
+          'GET /articles/{slug}/comments',
+        ].map((where) => [where, { bio, image, keys: ['bio', 'image'] }]),
+      )
+    t.same(await seen(), everywhere('', ''), 'a new user who set neither')
+    const set = await call(app, 'PUT', '/api/user', { user: { bio: 'Rides', image: 'https://i.example/j.png' } }, jake)
+    t.match((set.body as { user: Obj }).user, { bio: 'Rides', image: 'https://i.example/j.png' })
+    t.same(await seen(), everywhere('Rides', 'https://i.example/j.png'), 'once set')
+    const cleared = await call(app, 'PUT', '/api/user', { user: { bio: null, image: null } }, jake)
+    t.match([cleared.status, (cleared.body as { user: Obj }).user], [200, { bio: '', image: '' }], 'null clears')
+    t.same(await seen(), everywhere('', ''), 'once cleared with null')
+    await call(app, 'PUT', '/api/user', { user: { bio: 'Again', image: 'x' } }, jake)
+    const emptied = await call(app, 'PUT', '/api/user', { user: { bio: '', image: '' } }, jake)
+    t.match([emptied.status, (emptied.body as { user: Obj }).user], [200, { bio: '', image: '' }], '"" clears')
+    t.same(await seen(), everywhere('', ''), 'once cleared with ""')
+    const registered = await call(app, 'POST', '/api/users', {
+      user: { username: 'newbie', email: 'newbie@example.com', password: 'newbienewbie' },
+    })
+    t.match((registered.body as { user: Obj }).user, { bio: '', image: '' }, 'POST /users')
+  })
+
+  t.test('tags are ordered by code point on both databases, mixed case and accents included', async (t) => {
+    const { app } = await conduit_app(t, await collated_database(t, kind, pg))
+    const jake = await register(app, 'jake')
+    const tags = ['b', 'É', 'Zebra', 'a', 'é', 'B', 'zebra', 'e', 'Ab', 'ab', '_x', '1']
+    const sorted = ['1', 'Ab', 'B', 'Zebra', '_x', 'a', 'ab', 'b', 'e', 'zebra', 'É', 'é']
+    const created = await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, tagList: tags } }, jake)
+    t.same((created.body as { article: Obj }).article['tagList'], sorted, "an article's tagList")
+    t.same((await call(app, 'GET', '/api/tags')).body, { tags: sorted }, 'GET /api/tags')
+    const listed = await call(app, 'GET', '/api/articles')
+    t.same((listed.body as { articles: Obj[] }).articles[0]!['tagList'], sorted, 'GET /api/articles')
   })
 
   t.test('SQL metacharacters in every field are stored and matched verbatim (parameters only)', async (t) => {
