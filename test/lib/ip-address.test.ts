@@ -9,6 +9,15 @@ t.test('parse_ip', async (t) => {
     t.equal(parse_ip('0x7f.0.0.1'), undefined)
     t.equal(parse_ip(''), undefined)
   })
+
+  t.test('reads IPv4-compatible IPv6 (::1.2.3.4, RFC 4291 2.5.5.1) as the IPv6 address it is', async (t) => {
+    t.equal(parse_ip('::1.2.3.4')?.toString(), '::102:304')
+    t.equal(parse_ip('::0.0.0.1')?.toString(), '::1')
+    t.equal(parse_ip('::ffff:1.2.3.4')?.toString(), '1.2.3.4', 'only IPv4-mapped is IPv4')
+    t.equal(parse_ip('::FFFF:1.2.3.4')?.toString(), '1.2.3.4')
+    t.equal(in_range(parse_ip('::1.2.3.4')!, parse_range('1.2.3.4')!), false)
+    t.equal(in_range(parse_ip('::1.2.3.4')!, parse_range('::102:304')!), true)
+  })
 })
 
 t.test('parse_range', async (t) => {
@@ -21,6 +30,8 @@ t.test('parse_range', async (t) => {
   t.test('turns IPv4-mapped ranges of /96 and longer into IPv4 ranges', async (t) => {
     t.same(parse_range('::ffff:10.0.0.0/104')?.map(String), ['10.0.0.0', '8'])
     t.same(parse_range('::ffff:0:0/96')?.map(String), ['0.0.0.0', '0'])
+    t.same(parse_range('::1.2.3.4')?.map(String), ['::102:304', '128'], 'IPv4-compatible is not IPv4-mapped')
+    t.same(parse_range('::1.2.3.0/120')?.map(String), ['::102:300', '120'])
   })
 
   t.test('refuses prefixes out of range and malformed text', async (t) => {
@@ -44,6 +55,7 @@ t.test('ip_key', async (t) => {
     t.equal(ip_key('2001:db8:a:b:1:2:3:4'), '2001:db8:a:b::/64')
     t.equal(ip_key('2001:0db8:000a:000b::9'), '2001:db8:a:b::/64')
     t.equal(ip_key('::1'), '0:0:0:0::/64')
+    t.equal(ip_key('::1.2.3.4'), '0:0:0:0::/64', 'IPv4-compatible IPv6 is IPv6, not 1.2.3.4')
     t.equal(ip_key('not:an:address'), 'not:an:address')
   })
 })

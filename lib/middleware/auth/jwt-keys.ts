@@ -86,7 +86,10 @@ export interface JwtKeyOptions {
   jwks?: string
   /** Longest wait for the key set, in ms (default 2000); a slower endpoint counts as unavailable. */
   jwks_timeout_ms?: number
-  /** Least time between two fetches caused by an unknown `kid`, a failed one included, in ms (default 30000). */
+  /**
+   * Least time between two fetches caused by an unknown `kid`, a failed one included, in ms (default 30000); after a
+   * failed fetch with no key set held, tokens are refused at once until it ends.
+   */
   jwks_cooldown_ms?: number
   /** How long a fetched key set is used before it is fetched again, in ms (default 600000). */
   jwks_max_age_ms?: number
@@ -192,8 +195,10 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
   }
   // jose (ESM only) loads with the first token to check rather than with `import 'fw'`; one set for all requests.
   let set: Promise<{ remote: RemoteSet; local: typeof createLocalJWKSet }> | undefined
-  // jose starts its cooldown only when a fetch succeeds: while the endpoint fails, every unknown kid would fetch again.
-  // A failed fetch starts one too; until it ends, keys are looked up in the set already held, without fetching.
+  // jose starts its cooldown only when a fetch succeeds: while the endpoint fails, every unknown kid would fetch again,
+  // and with no usable set (none loaded yet, or the one held past jwks_max_age_ms) every token would. A failed fetch
+  // starts a cooldown too; until it ends nothing is fetched: keys are looked up in the set held while it is fresh, and
+  // without one the token is refused as a failed fetch refuses it. Requests during one fetch share it (jose's).
   let failed_at = -Infinity
   let held: LocalSet | undefined
   const pems = new WeakMap<object, string>()
@@ -202,20 +207,28 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
     if (!algorithms.includes(header.alg as JwtAlgorithm)) throw new Error('Token algorithm not allowed')
     const wanted = { alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) }
     let key: Awaited<ReturnType<RemoteSet>>
-    let jose: Awaited<typeof set>
+    let jose: NonNullable<Awaited<typeof set>>
     try {
       set ??= import('jose').then((jose) => ({
         remote: jose.createRemoteJWKSet(parsed, options),
         local: jose.createLocalJWKSet,
       }))
       jose = await set
-      const cooling = held !== undefined && jose.remote.fresh && Date.now() < failed_at + options.cooldownDuration
+    } catch (err) {
+      throw ERR_AUTH_JWKS_UNAVAILABLE(err instanceof Error ? err.message : String(err), { cause: err })
+    }
+    const cooling = Date.now() < failed_at + options.cooldownDuration
+    // Outside the try below: a refusal during the cooldown must not restart it.
+    if (cooling && (held === undefined || !jose.remote.fresh))
+      throw ERR_AUTH_JWKS_UNAVAILABLE('a fetch failed, cooling down')
+    try {
       key = await (cooling ? held! : jose.remote)(wanted)
     } catch (err) {
       const code = (err as { code?: unknown }).code
       if (code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err
-      const jwks = jose?.remote.jwks()
-      if (jwks !== undefined) [failed_at, held] = [Date.now(), jose!.local(jwks)]
+      failed_at = Date.now()
+      const jwks = jose.remote.jwks()
+      if (jwks !== undefined) held = jose.local(jwks)
       throw ERR_AUTH_JWKS_UNAVAILABLE(err instanceof Error ? err.message : String(err), { cause: err })
     }
     let pem = pems.get(key)

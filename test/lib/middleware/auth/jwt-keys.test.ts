@@ -233,16 +233,73 @@ t.test('jwt keys', async (t) => {
     t.equal(calls.n, 2)
   })
 
+  t.test(
+    'fetches a JWKS down from the start at most once per cooldown, concurrent requests sharing one fetch',
+    async (t) => {
+      const { state, url } = await jwks_server(t)
+      const a = pair('RS256')
+      state.keys = [jwk(a.publicKey, 'a', 'RS256')]
+      state.mode = 'hang'
+      const { app, calls } = app_with(t, { jwks: url, jwks_timeout_ms: 100, jwks_cooldown_ms: 400 })
+      const token = (i: number) => bearer(sign(a.privateKey, 'RS256', { sub: 'ada', i }, 'a'))
+      const answer = async (i: number) => {
+        const r = await app.inject({ url: '/p', headers: token(i) })
+        return [r.statusCode, r.json()]
+      }
+      const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+      const at_once = await Promise.all([0, 1, 2, 3, 4].map(answer))
+      t.same(at_once, Array(5).fill([503, UNAVAILABLE]), 'five requests during the first fetch wait for it')
+      t.equal(state.hits, 1, 'and share it')
+      state.mode = 'error'
+      const cooling = []
+      for (let i = 0; i < 5; i++) cooling.push(await answer(i))
+      t.same(cooling, Array(5).fill([503, UNAVAILABLE]), 'refused at once during the cooldown')
+      t.equal(state.hits, 1, 'without a fetch')
+      await wait(450)
+      t.same(await answer(0), [503, UNAVAILABLE], 'after the cooldown the next request fetches again, and fails')
+      t.equal(state.hits, 2)
+      t.same(await answer(1), [503, UNAVAILABLE], 'which starts another cooldown')
+      t.equal(state.hits, 2)
+      state.mode = 'ok'
+      t.same(await answer(2), [503, UNAVAILABLE], 'a recovered endpoint is not asked before the cooldown ends')
+      t.equal(state.hits, 2)
+      await wait(450)
+      t.same(await answer(3), [200, { ok: true, sub: 'ada' }], 'then it is')
+      t.same(await answer(4), [200, { ok: true, sub: 'ada' }], 'and its set is cached')
+      t.equal(state.hits, 3)
+      t.equal(calls.n, 2)
+    },
+  )
+
+  t.test('fetches an expired JWKS at most once per cooldown while its endpoint fails', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const a = pair('RS256')
+    state.keys = [jwk(a.publicKey, 'a', 'RS256')]
+    const { app } = app_with(t, { jwks: url, jwks_max_age_ms: 100, jwks_cooldown_ms: 400 })
+    const token = (i: number) => bearer(sign(a.privateKey, 'RS256', { sub: 'ada', i }, 'a'))
+    t.equal((await app.inject({ url: '/p', headers: token(0) })).statusCode, 200)
+    state.mode = 'error'
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const answers = []
+    for (let i = 1; i < 6; i++) {
+      const r = await app.inject({ url: '/p', headers: token(i) })
+      answers.push([r.statusCode, r.json()])
+    }
+    t.same(answers, Array(5).fill([503, UNAVAILABLE]), 'an expired set is not used')
+    t.equal(state.hits, 2, 'one failed refetch, then none until the cooldown ends')
+  })
+
   t.test('does not keep a refusal for clock_tolerance once the JWKS endpoint is back', async (t) => {
     const { state, url } = await jwks_server(t)
     const a = pair('RS256')
     state.keys = [jwk(a.publicKey, 'a', 'RS256')]
     state.mode = 'error'
-    const { app } = app_with(t, { jwks: url, clock_tolerance: 30 })
+    const { app } = app_with(t, { jwks: url, clock_tolerance: 30, jwks_cooldown_ms: 100 })
     const token = bearer(sign(a.privateKey, 'RS256', { sub: 'ada' }, 'a'))
     const down = await app.inject({ url: '/p', headers: token })
     t.same([down.statusCode, down.json()], [503, UNAVAILABLE])
     state.mode = 'ok'
+    await new Promise((resolve) => setTimeout(resolve, 150))
     const up = await app.inject({ url: '/p', headers: token })
     t.same([up.statusCode, up.json()], [200, { ok: true, sub: 'ada' }])
   })

@@ -79,6 +79,15 @@ t.test('ip_filter', async (t) => {
     t.equal(await status(allow, '::ffff:127.0.0.1'), 200)
   })
 
+  t.test('does not read IPv4-compatible IPv6 (::1.2.3.4) as IPv4', async (t) => {
+    const allow = with_filter(t, { allow: ['1.2.3.4'] }, { trust_proxy: ['127.0.0.1'] })
+    t.equal(await status(allow, '127.0.0.1', { 'x-forwarded-for': '::1.2.3.4' }), 'ip_not_allowed')
+    t.equal(await status(allow, '127.0.0.1', { 'x-forwarded-for': '::ffff:1.2.3.4' }), 200)
+    const deny = with_filter(t, { deny: ['::1.2.3.4'] }, { trust_proxy: ['127.0.0.1'] })
+    t.equal(await status(deny, '127.0.0.1', { 'x-forwarded-for': '1.2.3.4' }), 200)
+    t.equal(await status(deny, '127.0.0.1', { 'x-forwarded-for': '::102:304' }), 'ip_denied')
+  })
+
   t.test('denies before it allows', async (t) => {
     const app = with_filter(t, { allow: ['10.0.0.0/8'], deny: ['10.0.0.5'] })
     t.equal(await status(app, '10.0.0.5'), 'ip_denied')
