@@ -42,9 +42,12 @@ export function commit(
   if (body_left_unread(reply.request)) reply.header('connection', 'close')
   if (res.kind === 'file') return send_file(reply, res.payload as string)
   if (res.streamed !== undefined) return send_streamed(reply, res.streamed, log)
+  if (res.status_code !== 304) return reply.send(res.payload)
   // A 304 carries no body (Node sends none), and Fastify would give an empty one `Content-Length: 0`, which RFC 9110 8.6
-  // allows only when the 200 it stands for is empty too.
-  return reply.send(res.status_code === 304 ? undefined : res.payload)
+  // allows only when the 200 it stands for is empty too. Nor a Content-Type: representation metadata a 304 should not
+  // carry (RFC 9110 15.4.5), and the client's stored answer has its own (Express drops it too).
+  reply.removeHeader('content-type')
+  return reply.send(undefined)
 }
 
 /**

@@ -216,7 +216,7 @@ t.test('compression', async (t) => {
     const first = await app.inject({ url: '/png', headers: h })
     t.same([first.statusCode, first.headers.vary], [200, undefined])
     const again = await app.inject({ url: '/png', headers: { ...h, 'if-none-match': String(first.headers.etag) } })
-    t.same([again.statusCode, again.headers['content-type'], again.headers.vary], [304, 'image/png', undefined])
+    t.same([again.statusCode, again.headers['content-type'], again.headers.vary], [304, undefined, undefined])
     const own = build(t, (app) => {
       app.use(compression())
       app.get('/x', (_req, res) => void res.status(304).header('etag', '"v1"').send(''))

@@ -89,6 +89,8 @@ t.test('etag', async (t) => {
     t.equal(again.headers.get('content-length'), null, 'a 304 must not say its 200 had 0 bytes')
     t.equal(again.headers.get('etag'), tag)
     t.equal(again.headers.get('cache-control'), 'max-age=60')
+    t.equal(first.headers.get('content-type'), 'text/plain; charset=utf-8')
+    t.equal(again.headers.get('content-type'), null, 'no representation metadata on a 304 (RFC 9110 15.4.5)')
     t.equal(await again.text(), '')
   })
 
