@@ -118,7 +118,10 @@ export function csrf({
   check.must(Array.isArray(trusted_origins), 'trusted_origins', 'a list of origins', trusted_origins)
   // The test cors uses for its exact origins: an entry written otherwise (no scheme, a path or trailing slash, `*`,
   // upper case, a default port) would never equal an Origin header, and would silently trust nothing.
+  // `null` is an exact origin to cors, but here it would trust every opaque origin: a sandboxed iframe or a data: page
+  // on any site sends it.
   for (const o of trusted_origins as unknown[]) {
+    if (o === 'null') check.fail('trusted_origins', "real origins: 'null' is the origin of any sandboxed page", o)
     if (!is_exact_origin(o)) {
       check.fail(
         'trusted_origins',

@@ -272,6 +272,10 @@ t.test('csrf', async (t) => {
         message: `csrf: trusted_origins must be a list of exact origins (scheme://host[:port], lowercase, no path nor default port); got ${JSON.stringify(o)}`,
       })
     }
+    t.throws(() => csrf({ trusted_origins: ['https://admin.example', 'null'] }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: `csrf: trusted_origins must be real origins: 'null' is the origin of any sandboxed page; got "null"`,
+    })
     t.doesNotThrow(() => csrf({ trusted_origins: ['https://admin.example', 'http://localhost:5173'] }))
   })
 
