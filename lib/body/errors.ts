@@ -23,8 +23,8 @@ export const ERR_BODY_MALFORMED = defineError(
 )
 export const ERR_BODY_WRONG_TYPE = defineError(
   'FW_ERR_BODY_WRONG_TYPE',
-  (reader: string, expected: string, got: string) =>
-    `req.${reader}() expects ${expected}; got content type ${JSON.stringify(got)}`,
+  (reader: string, expected: string, got: string, what = 'content type') =>
+    `req.${reader}() expects ${expected}; got ${what} ${JSON.stringify(got)}`,
   415,
 )
 export const ERR_BODY_CONSUMED = defineError(
@@ -58,6 +58,21 @@ export function over_limit(what: BodyLimitName, limit: number): FwError {
   return err
 }
 
+/**
+ * The error of a reader that decodes the body (`body`, `json`, `form`, `multipart`) given one with a `Content-Encoding`
+ * (gzip...): fw does not decompress request bodies, and reading the compressed bytes as text would be silently wrong.
+ */
+export function encoded_body(reader: string, encoding: string): FwError {
+  const err = ERR_BODY_WRONG_TYPE(
+    reader,
+    'a body without Content-Encoding (req.bytes() and req.stream() give it as sent)',
+    encoding,
+    'content encoding',
+  )
+  public_messages.set(err, 'Unsupported content encoding')
+  return err
+}
+
 const public_messages = new WeakMap<FwError, string>()
 
 /** An HTTP answer: status, `error` code and message. */
@@ -85,7 +100,11 @@ export function body_error_answer(err: unknown): BodyAnswer | undefined {
     case ERR_BODY_MALFORMED.code:
       return { status: 400, code: CODE_MALFORMED_BODY, message: 'Malformed request body' }
     case ERR_BODY_WRONG_TYPE.code:
-      return { status: 415, code: CODE_UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported content type' }
+      return {
+        status: 415,
+        code: CODE_UNSUPPORTED_MEDIA_TYPE,
+        message: public_messages.get(err as FwError) ?? 'Unsupported content type',
+      }
     default:
       return undefined
   }

@@ -2,7 +2,7 @@
 // handler asks (routes marked with `stream_body`). The readers of `Request` go through it.
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
-import { ERR_BODY_CONSUMED, ERR_BODY_WRONG_TYPE } from './errors.js'
+import { encoded_body, ERR_BODY_CONSUMED, ERR_BODY_WRONG_TYPE } from './errors.js'
 import { parse_form, type FormFields } from './form.js'
 import { DEFAULT_FORM_LIMITS, resolve_form_limits, type FormLimits, type ResolvedFormLimits } from './limits.js'
 import { Multipart, type MultipartParserFactory } from './multipart.js'
@@ -32,6 +32,13 @@ export function media_type(content_type: string | undefined): string {
   if (content_type === undefined) return ''
   const semi = content_type.indexOf(';')
   return (semi === -1 ? content_type : content_type.slice(0, semi)).trim().toLowerCase()
+}
+
+/** A `Content-Encoding` the decoding readers refuse (any but `identity`), or undefined; no allocation without one. */
+function content_encoding(headers: IncomingHttpHeaders): string | undefined {
+  const enc = headers['content-encoding']
+  if (enc === undefined || enc === '' || enc.trim().toLowerCase() === 'identity') return undefined
+  return enc
 }
 
 /**
@@ -84,7 +91,10 @@ export class RequestBody {
     return this.#stream !== undefined && !this.#stream.readableEnded
   }
 
-  /** The whole body. */
+  /**
+   * The whole body. `bytes` gives it as sent; the readers that decode it (`body`, `json`, `form`, `multipart`) refuse one
+   * with a `Content-Encoding` (415).
+   */
   bytes(reader = 'bytes'): Buffer {
     if (this.#streamed) throw ERR_BODY_CONSUMED(reader, `req.${this.#taken_by}() already read it as a stream`)
     if (this.#buffer === undefined) {
@@ -93,8 +103,15 @@ export class RequestBody {
         'this route streams its body (stream_body): read it with req.stream() or req.multipart()',
       )
     }
+    if (reader !== 'bytes') this.#check_decodable(reader)
     this.#taken_by ??= reader
     return this.#buffer
+  }
+
+  /** Throws `FW_ERR_BODY_WRONG_TYPE` (415) when the body has a `Content-Encoding` that `reader` cannot decode. */
+  #check_decodable(reader: string): void {
+    const enc = content_encoding(this.#headers)
+    if (enc !== undefined) throw encoded_body(reader, enc)
   }
 
   /** The body as a stream, counted against the route's limit; once only, and not after a buffered reader. */
@@ -117,6 +134,7 @@ export class RequestBody {
   multipart(limits?: FormLimits): Multipart {
     const type = media_type(this.#headers['content-type'])
     if (type !== 'multipart/form-data') throw ERR_BODY_WRONG_TYPE('multipart', 'multipart/form-data', type)
+    this.#check_decodable('multipart')
     const parser = this.#options.multipart_parser
     if (parser === undefined) throw ERR_BODY_CONSUMED('multipart', 'the host parsed this body before fw')
     const resolved = resolve_form_limits(limits, this.#limits)

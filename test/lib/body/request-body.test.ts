@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
 import { stream_body } from '../../../lib/body/index.js'
 import type { Handler } from '../../../lib/compose.js'
@@ -387,5 +388,55 @@ t.test('form limits', async (t) => {
       code: 'FW_ERR_BODY_BAD_OPTION',
       message: 'form_limits: files must be an integer >= 0; got -1',
     })
+  })
+})
+
+t.test('Content-Encoding', async (t) => {
+  const app = build(t, (app) => {
+    app.use('/s', stream_body())
+    app.post('/json', (req, res) => res.json('is_object', req.json().is_object()))
+    app.post('/body', (req, res) => res.json('text', req.body()))
+    app.post('/form', (req, res) => res.json('form', req.form()))
+    app.post('/save', async (req, res) => res.json('files', (await req.multipart().save()).files.length))
+    app.post('/s/save', async (req, res) => res.json('files', (await req.multipart().save()).files.length))
+    app.post('/bytes', (req, res) => res.json('bytes', gunzipSync(req.bytes()).toString()))
+    app.post('/s/stream', async (req, res) => {
+      const chunks: Buffer[] = []
+      for await (const chunk of req.stream()) chunks.push(chunk as Buffer)
+      res.json('bytes', gunzipSync(Buffer.concat(chunks)).toString())
+    })
+  })
+  const UNSUPPORTED = { ok: false, error: 'unsupported_media_type', message: 'Unsupported content encoding' }
+
+  t.test('the decoding readers answer 415 for a gzip body rather than reading its compressed bytes', async (t) => {
+    const json = gzipSync('{"a":1}')
+    const form = gzipSync('a=1')
+    const mp = gzipSync(multipart_body([{ name: 'f', filename: 'f.txt', content: 'hello' }]))
+    const cases: Array<[string, string, Buffer]> = [
+      ['/json', 'application/json', json],
+      ['/body', 'text/plain', json],
+      ['/form', 'application/x-www-form-urlencoded', form],
+      ['/save', MULTIPART_HEADERS['content-type'], mp],
+      ['/s/save', MULTIPART_HEADERS['content-type'], mp],
+    ]
+    for (const [url, type, payload] of cases) {
+      const headers = { 'content-type': type, 'content-encoding': 'gzip' }
+      const r = await app.inject({ method: 'POST', url, headers, payload })
+      t.same([r.statusCode, r.json()], [415, UNSUPPORTED], url)
+    }
+  })
+
+  t.test('req.bytes() and req.stream() give the encoded bytes as sent', async (t) => {
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
+    for (const url of ['/bytes', '/s/stream']) {
+      const r = await app.inject({ method: 'POST', url, headers, payload: gzipSync('{"a":1}') })
+      t.same([r.statusCode, r.json()], [200, { bytes: '{"a":1}' }], url)
+    }
+  })
+
+  t.test('identity is no encoding', async (t) => {
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'Identity' }
+    const r = await app.inject({ method: 'POST', url: '/json', headers, payload: '{"a":1}' })
+    t.same([r.statusCode, r.json()], [200, { is_object: true }])
   })
 })
