@@ -29,7 +29,8 @@ export async function mount_ws(
   }
   // A host app that registered @fastify/websocket itself keeps its server and options; fw then drains in a hook of its
   // own.
-  if (instance.hasDecorator('websocketServer')) instance.addHook('preClose', drain)
+  const hosted = instance.hasDecorator('websocketServer')
+  if (hosted) instance.addHook('preClose', drain)
   // @fastify/websocket (and ws) load only for an app that has WebSocket routes.
   else
     await instance.register((await import('@fastify/websocket')).default, {
@@ -57,6 +58,7 @@ export async function mount_ws(
     const accept: Handler = (req) => void passed.add(req)
     const chain = compose([...r.middleware, r.endpoint.gate((req) => (req.raw as FastifyRequest).ws)], accept)
     const deflate = r.endpoint.settings.per_message_deflate
+    const max_payload = r.endpoint.settings.max_payload
     const upgrade = async (req: Request, reply: FastifyReply): Promise<unknown> => {
       const freq = req.raw as FastifyRequest
       const res = new Response()
@@ -81,9 +83,34 @@ export async function mount_ws(
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
         const a = accepted.get(freq.raw)!
+        limit_payload(socket, max_payload)
+        // The host's plugin closes every socket of `clients` without a code (1005) in its preClose, which runs before
+        // fw's: fw's sockets are left out of it, and get their 1001 from the drain.
+        if (hosted) instance.websocketServer.clients.delete(socket)
         // Messages run in the context the upgrade's middleware ran in: its id, request and App's log core.
         r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms, context_of(freq, log))
       },
     })
+  }
+}
+
+/** The parts of a `ws` socket that hold its payload limit (internals: ws has no per-connection limit of its own). */
+interface PayloadLimited {
+  _receiver?: { _maxPayload?: unknown }
+  _extensions?: Record<string, { _maxPayload?: unknown } | undefined>
+}
+
+/**
+ * ws applies one `maxPayload` per server: the largest route's (or the host's). A route's own, lower, is put on the
+ * connection's frame reader and inflater too, so a frame announcing more is refused with 1009 from its header, before
+ * its bytes are read and buffered: a connection to a route never holds more than that route's `max_payload`. Should ws
+ * rename these, the route's limit still holds, checked once the whole message has arrived.
+ */
+function limit_payload(socket: WebSocket, max: number): void {
+  const ws = socket as unknown as PayloadLimited
+  for (const part of [ws._receiver, ws._extensions?.['permessage-deflate']]) {
+    if (part === undefined || typeof part._maxPayload !== 'number') continue
+    // 0 is ws's "no limit"; a host's lower limit stays.
+    if (part._maxPayload === 0 || part._maxPayload > max) part._maxPayload = max
   }
 }

@@ -172,6 +172,24 @@ t.test('WebSocketConnection messages', async (t) => {
     ok.ws.close()
   })
 
+  t.test("refuses a frame over its route's max_payload from its header, under a larger route's limit", async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.ws('/small', echo, { max_payload: 16 })
+      app.ws('/large', echo, { max_payload: 16 * 1024 * 1024 })
+    })
+    const c = await connect(port, '/small')
+    t.teardown(() => c.ws.terminate())
+    // A masked binary frame announcing 8 MiB, of which only a few bytes are sent: the server must not wait for (and
+    // buffer) the rest before refusing it.
+    const header = Buffer.alloc(14)
+    header[0] = 0x82
+    header[1] = 0x80 | 127
+    header.writeBigUInt64BE(BigInt(8 * 1024 * 1024), 2)
+    ;(c.ws as unknown as { _socket: Socket })._socket.write(Buffer.concat([header, Buffer.alloc(64)]))
+    const late = new Promise((resolve) => setTimeout(() => resolve('still waiting for the payload'), 1000).unref())
+    t.match(await Promise.race([c.closed, late]), { code: 1009 })
+  })
+
   t.test('closes a text frame of invalid UTF-8 with 1007', async (t) => {
     let got = 0
     const { port } = await listening(t, (app) => app.ws('/ws', (ws) => void ws.on_message(() => void got++)))
@@ -548,6 +566,25 @@ t.test('App.ws mounted in a host Fastify app', async (t) => {
         t.equal(await c.next(), 'lobby')
         c.ws.close()
         await c.closed
+      },
+    )
+    t.test(
+      host_has_plugin
+        ? "closing the host sends 1001 to fw's sockets, not the plugin's code-less close"
+        : 'closing the host sends 1001 to open sockets',
+      async (t) => {
+        const host = Fastify()
+        if (host_has_plugin) await host.register(fastifyWebsocket)
+        const app = new fw.App({ access_log: false })
+        let server_side: number | undefined
+        app.ws('/ws', (ws) => void ws.on_close((code) => (server_side = code)))
+        await host.register(fw_plugin, { app, prefix: '/fw' })
+        await host.listen({ port: 0, host: '127.0.0.1' })
+        const port = (host.server.address() as AddressInfo).port
+        const c = await connect(port, '/fw/ws')
+        await host.close()
+        t.same(await c.closed, { code: 1001, reason: 'server shutting down' })
+        t.equal(server_side, 1001)
       },
     )
   }
