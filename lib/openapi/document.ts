@@ -176,14 +176,16 @@ function operation(route: RouteInfo, docs: readonly MiddlewareDoc[], operation_i
 
 function path_parameters(route: RouteInfo, params: AnySchema | undefined): Json[] {
   const described = params === undefined ? {} : properties(params, `${route.method} ${route.path} params`).props
-  const names = [...route.path.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!)
-  if (route.path.endsWith('/*')) names.push('wildcard')
+  // Each documented name with the key its value has in `params`: the wildcard is `{wildcard}` in the document, `*` in
+  // the request (`req.param('*')`), so a params schema describes it under `*`.
+  const names = [...route.path.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [m[1]!, m[1]!] as const)
+  if (route.path.endsWith('/*')) names.push(['wildcard', '*'])
   // Own properties only: a parameter named `constructor` must not find Object.prototype's.
-  return names.map((name) => ({
+  return names.map(([name, key]) => ({
     name,
     in: 'path',
     required: true,
-    schema: (Object.hasOwn(described, name) ? described[name] : undefined) ?? { type: 'string' },
+    schema: (Object.hasOwn(described, key) ? described[key] : undefined) ?? { type: 'string' },
   }))
 }
 

@@ -40,6 +40,10 @@ export class EnumType<V extends Literal, R extends boolean> extends Type<V, R> {
     return new EnumType<V, false>({ ...base_spec(message), values: [...values] })
   }
 
+  protected override get blank_is_missing(): boolean {
+    return !this.spec.values.includes('')
+  }
+
   protected compile_value(name: string, options: CompileOptions): Check {
     return choice_check(this.spec.values, this.type_message(name, `one of ${this.spec.values.join(', ')}`), options)
   }
@@ -67,6 +71,10 @@ export class LiteralType<V extends Literal, R extends boolean> extends Type<V, R
   /** The one value. */
   get value(): V {
     return this.spec.values[0] as V
+  }
+
+  protected override get blank_is_missing(): boolean {
+    return !this.spec.values.includes('')
   }
 
   protected compile_value(name: string, options: CompileOptions): Check {

@@ -115,6 +115,10 @@ export class Field<K extends FieldKind, R extends boolean> extends Type<KindValu
     return true
   }
 
+  protected override get blank_is_missing(): boolean {
+    return this.spec.kind !== 'string'
+  }
+
   protected compile_value(name: string, options: CompileOptions): Check {
     const { accepts, noun, coerce } = KINDS[this.spec.kind]
     const message = this.type_message(name, noun)

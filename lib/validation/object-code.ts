@@ -160,6 +160,8 @@ function scalar(
     : required
       ? `${src.error(path, ValidationErrorCode.Required, required_message_of(field.spec, key))}; ${v} = INVALID`
       : `${v} = undefined`
+  // In a coerced part an empty value (`?page=`) of a number or boolean is missing, as `Type.slot` has it.
+  if (plan.coerce !== undefined) src.add(`if (${v} === "") ${v} = undefined`)
   src.add(
     `if (${v} === undefined${nullable ? '' : ` || ${v} === null`}) { ${missing} }`,
     `else${nullable ? ` if (${v} !== null)` : ''} {`,

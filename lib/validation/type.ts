@@ -203,6 +203,14 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
     return false
   }
 
+  /**
+   * Whether, in a coerced part (query, params, headers), `''` counts as missing: an empty `?page=` names no number,
+   * boolean or enum value, so it is treated as absent (default, left out, or `Required`) rather than as a wrong type.
+   */
+  protected get blank_is_missing(): boolean {
+    return false
+  }
+
   /** @internal Compiles the type under its field name: presence first, then the value check, then its rules. */
   slot(name: string, options: CompileOptions): Slot {
     const { required, nullable, has_default, default_value } = this.spec
@@ -225,7 +233,10 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
       }
       return v
     }
-    return { check, rules: rule_plans(this.spec, name) }
+    const rules = rule_plans(this.spec, name)
+    // Only coerced parts pay for the blank test; a body's check is the one above.
+    if (!(options.coerce && this.blank_is_missing)) return { check, rules }
+    return { check: (raw, at, errors) => check(raw === '' ? undefined : raw, at, errors), rules }
   }
 
   /**

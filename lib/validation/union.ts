@@ -83,6 +83,14 @@ export class UnionType<O extends Schema<Shape, boolean>, R extends boolean> exte
   }
 
   protected value_schema(): JsonSchema {
-    return { oneOf: this.spec.options.map((o) => o.json_schema()), discriminator: { propertyName: this.spec.key } }
+    const { key } = this.spec
+    // The check refuses an object without its tag, whatever the literal's own presence: every option requires it.
+    const options = this.spec.options.map((o) => {
+      const s = o.json_schema()
+      const required = (s['required'] ?? []) as string[]
+      if (s['type'] === 'object' && !required.includes(key)) s['required'] = [key, ...required]
+      return s
+    })
+    return { oneOf: options, discriminator: { propertyName: key } }
   }
 }

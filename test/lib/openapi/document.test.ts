@@ -322,6 +322,7 @@ t.test('openapi_document: operation ids and path parameters', async (t) => {
     app.get('/users/id', ok)
     app.get('/users/by', { operation_id: 'get_users_id_2' }, ok)
     app.get('/x/{constructor}', ok)
+    app.get('/docs-of/*', { params: schema({ '*': field.string().required().max_length(200) }) }, ok)
     app.openapi({ info: { title: 'Ids', version: '1.0.0' }, security: [] })
   })
   const doc = (await app.inject({ url: '/openapi.json' })).json()
@@ -344,6 +345,13 @@ t.test('openapi_document: operation ids and path parameters', async (t) => {
   t.test('a path parameter named like an Object property is a string like any other', async (t) => {
     t.same(doc.paths['/x/{constructor}'].get.parameters, [
       { name: 'constructor', in: 'path', required: true, schema: { type: 'string' } },
+    ])
+  })
+
+  t.test('the wildcard parameter is typed by the params schema field that validates it, `*`', async (t) => {
+    t.same((await app.inject({ url: `/docs-of/${'a'.repeat(201)}` })).statusCode, 400)
+    t.same(doc.paths['/docs-of/{wildcard}'].get.parameters, [
+      { name: 'wildcard', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } },
     ])
   })
 })

@@ -162,6 +162,12 @@ t.test('Route schemas', async (t) => {
     ])
   })
 
+  t.test('an empty query value (a form left blank: `?page=&on=`) is missing: defaults apply', async (t) => {
+    const r = await app.inject({ url: '/things/42?page=&on=' })
+    t.equal(r.statusCode, 200, r.body)
+    t.same(r.json().query, { page: 1 })
+  })
+
   t.test(
     'the same query key 10,000 times is an array where the schema wants one, and refused where it does not',
     async (t) => {

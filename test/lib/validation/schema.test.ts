@@ -288,4 +288,40 @@ t.test('Schema nested', async (t) => {
       )
     },
   )
+
+  t.test(
+    'an empty query value (`?page=`) of a number, boolean or enum counts as missing, not as a wrong type',
+    async (t) => {
+      const Q = schema({
+        page: field.integer().min(1).default(1),
+        ratio: field.number(),
+        on: field.boolean(),
+        sort: field.enum(['new', 'old']).default('new'),
+        n: field.integer().required(),
+      })
+      t.same(Q.validate({ page: '', ratio: '', on: '', sort: '', n: '' }, { coerce: true }), {
+        ok: false,
+        errors: [{ field: 'n', code: 'Required', message: 'n is required' }],
+      })
+      t.same(Q.validate({ page: '', ratio: '', on: '', sort: '', n: '3' }, { coerce: true }), {
+        ok: true,
+        value: { page: 1, sort: 'new', n: 3 },
+      })
+      t.same(
+        schema({ ids: field.array(field.integer()) }).validate({ ids: ['1', ''] }, { coerce: true }),
+        { ok: false, errors: [{ field: 'ids/1', code: 'Required', message: 'ids item is required' }] },
+        'an empty item of a repeated key is a missing item',
+      )
+      t.same(
+        schema({ e: field.enum(['', 'a']) }).validate({ e: '' }, { coerce: true }),
+        { ok: true, value: { e: '' } },
+        'an enum that lists the empty string keeps it',
+      )
+      t.same(
+        Q.validate({ n: '' }),
+        { ok: false, errors: [{ field: 'n', code: 'Type', message: 'n must be an integer' }] },
+        'bodies are not coerced: "" is a string',
+      )
+    },
+  )
 })

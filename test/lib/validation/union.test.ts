@@ -51,4 +51,20 @@ t.test('UnionType', async (t) => {
     t.same(s['discriminator'], { propertyName: 'type' })
     t.equal((s['oneOf'] as unknown[]).length, 2)
   })
+
+  t.test(
+    'its JSON Schema requires the tag in every option, as the check does, even when the literal is optional',
+    async (t) => {
+      const U = field.union('type', [
+        field.object({ type: field.literal('a'), x: field.integer() }),
+        field.object({ type: field.literal('b').required(), y: field.integer().required() }),
+      ])
+      t.same(U.validate({}), {
+        ok: false,
+        errors: [{ field: 'type', code: 'Enum', message: 'type must be one of a, b' }],
+      })
+      const options = (U.json_schema()['oneOf'] as Record<string, unknown>[]).map((o) => o['required'])
+      t.same(options, [['type'], ['type', 'y']])
+    },
+  )
 })
