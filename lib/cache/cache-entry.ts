@@ -12,7 +12,8 @@ export interface CacheEntryInit {
 }
 
 function checked_headers(headers: unknown): Readonly<HeaderMap> {
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+  // A Map or a fetch `Headers` keeps its values out of its own properties: read as an object it would be empty, silently.
+  if (typeof headers !== 'object' || headers === null || Symbol.iterator in headers) {
     throw ERR_CACHE_BAD_ENTRY('headers', 'an object of string values', headers)
   }
   const source = headers as Record<string, unknown>

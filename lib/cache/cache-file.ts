@@ -8,11 +8,14 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { threadId } from 'node:worker_threads'
 import { CacheEntry } from './cache-entry.js'
 import { ERR_CACHE_FILE_CORRUPT, ERR_CACHE_FILE_UNREADABLE, ERR_CACHE_FILE_UNWRITABLE } from './errors.js'
@@ -236,8 +239,12 @@ export class CacheFile {
     this.#writing = undefined
   }
 
+  /**
+   * A temporary name no other writer holds: pid, thread and sequence alone repeat across pid namespaces (node as pid 1
+   * in two containers on one volume, or a container restarted after a kill -9), so a random part follows them.
+   */
   #temp(): string {
-    return `${this.path}.${process.pid}.${threadId}.${++temp_seq}.tmp`
+    return `${this.path}.${process.pid}.${threadId}.${++temp_seq}.${randomBytes(4).toString('hex')}.tmp`
   }
 
   /** Keeps the failure for `flush`, and warns once while writing keeps failing (ENOSPC, EACCES, EROFS...). */
@@ -281,13 +288,29 @@ export class CacheFile {
     }
   }
 
-  /** Removes temporary files that a killed process left beside the cache file (its pid no longer runs). */
+  /**
+   * Removes temporary files that a killed process left beside the cache file: its pid no longer runs, or it had this
+   * pid and thread and wrote the file before this thread started (a restarted container, where node is pid 1 again).
+   */
   #remove_stale_temps(): void {
     const prefix = basename(this.path) + '.'
+    const dir = dirname(this.path)
     try {
-      for (const name of readdirSync(dirname(this.path))) {
-        const m = name.startsWith(prefix) ? /^(\d+)\.\d+\.\d+\.tmp$/.exec(name.slice(prefix.length)) : null
-        if (m && Number(m[1]) !== process.pid && !pid_alive(Number(m[1]))) unlinkSync(join(dirname(this.path), name))
+      for (const name of readdirSync(dir)) {
+        const m = name.startsWith(prefix)
+          ? /^(\d+)\.(\d+)\.\d+(?:\.[0-9a-f]+)?\.tmp$/.exec(name.slice(prefix.length))
+          : null
+        if (!m) continue
+        const pid = Number(m[1])
+        try {
+          const dead =
+            pid === process.pid
+              ? Number(m[2]) === threadId && statSync(join(dir, name)).mtimeMs < performance.timeOrigin
+              : !pid_alive(pid)
+          if (dead) unlinkSync(join(dir, name))
+        } catch {
+          // Renamed or removed by its writer meanwhile: one file gone from under us must not keep the others.
+        }
       }
     } catch {
       // Leftover temporary files cost only disk space; failing to list or remove them must not stop the cache.

@@ -19,15 +19,19 @@ export interface CachePolicyOptions {
   allow_stale_if_offline?: boolean
 }
 
-/** An age as the windows read it: a negative age (an entry from a clock that runs ahead) counts as 0; NaN stays NaN. */
-function clamp(age_ms: number): number {
-  return age_ms < 0 ? 0 : age_ms
+/**
+ * An age as the windows read it: a negative age (an entry stamped ahead of `now_ms`: a clock that went back, or a writer
+ * whose clock runs ahead) counts by its size, so small skew is tolerated but a clock set back by a day does not keep an
+ * entry fresh for that day; NaN stays NaN.
+ */
+function age_size(age_ms: number): number {
+  return Math.abs(age_ms)
 }
 
 /**
  * The spec's `CachePolicy`. Every window is half-open and measured from the entry's creation: an age is inside a window
- * of `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts as 0; a NaN age is inside
- * no window. Windows must be integers >= 0 and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
+ * of `w` ms when `0 <= age < w`, so `age == ttl_ms` is no longer fresh. A negative age counts by its size (`-w < age`
+ * is inside); a NaN age is inside no window. Windows must be integers >= 0 and the flags booleans, or construction throws `FW_ERR_CACHE_BAD_OPTION`.
  * @example
  * const policy = new CachePolicy({ ttl_ms: 30_000, stale_if_offline_ms: 3_600_000 })
  * policy.is_fresh(29_999) // true
@@ -64,16 +68,16 @@ export class CachePolicy {
 
   /** True when `age_ms` is inside the ttl window. */
   is_fresh(age_ms: number): boolean {
-    return clamp(age_ms) < this.ttl_ms
+    return age_size(age_ms) < this.ttl_ms
   }
 
   /** True when reuse after a network error is enabled and `age_ms` is inside `stale_if_error_ms`. */
   allow_stale_error(age_ms: number): boolean {
-    return this.allow_stale_if_error && clamp(age_ms) < this.stale_if_error_ms
+    return this.allow_stale_if_error && age_size(age_ms) < this.stale_if_error_ms
   }
 
   /** True when reuse while offline is enabled and `age_ms` is inside `stale_if_offline_ms`. */
   allow_stale_offline(age_ms: number): boolean {
-    return this.allow_stale_if_offline && clamp(age_ms) < this.stale_if_offline_ms
+    return this.allow_stale_if_offline && age_size(age_ms) < this.stale_if_offline_ms
   }
 }

@@ -52,14 +52,16 @@ export class Cache<S extends CacheStore = CacheStore> {
   }
 
   /**
-   * Removes every entry no rule can serve any more (age >= `policy.max_useful_age_ms`, or an unreadable creation time)
+   * Removes every entry no rule can serve any more (age >= `policy.max_useful_age_ms` or <= its negative, or an unreadable
+   * creation time)
    * and returns how many; 0 on a store without `eraseIf`. Throws `FW_ERR_CACHE_BAD_TIME` on a non-finite `now_ms`.
    */
   prune(now_ms: number): PruneAnswer<S> {
     check_now('Cache.prune', now_ms)
     const max = this.policy.max_useful_age_ms
-    // Written as "not younger than max" so an entry whose age is NaN goes too: nothing could ever serve it.
-    return (this.store.eraseIf?.((_key, e) => !(now_ms - e.created_at_ms < max)) ?? 0) as PruneAnswer<S>
+    // Written as "not younger than max" so an entry whose age is NaN goes too: nothing could ever serve it. An age is
+    // taken by its size, as the policy reads it: an entry stamped more than max ahead (a clock that went back) goes too.
+    return (this.store.eraseIf?.((_key, e) => !(Math.abs(now_ms - e.created_at_ms) < max)) ?? 0) as PruneAnswer<S>
   }
 
   #allows(entry: CacheEntry, now_ms: number, ctx: CacheContext): boolean {

@@ -47,3 +47,13 @@ t.test('CacheEntry', async (t) => {
     }
   })
 })
+
+t.test('CacheEntry refuses headers held in a Map or a fetch Headers object instead of dropping them', async (t) => {
+  // Their values are not own properties: read as a plain object they were an empty header map, silently.
+  for (const headers of [new Map([['content-type', 'text/plain']]), new Headers({ 'content-type': 'text/plain' })]) {
+    t.throws(() => new CacheEntry({ headers: headers as never, created_at_ms: 0 }), {
+      code: ERR_CACHE_BAD_ENTRY.code,
+      message: /headers must be an object of string values/,
+    })
+  }
+})

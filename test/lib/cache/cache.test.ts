@@ -105,10 +105,22 @@ t.test('Cache.get', async (t) => {
     t.equal(cache_with(499, error_longer).get('k', 10_000, both)?.body, 'b')
   })
 
-  t.test('serves an entry from the future (clock skew) as fresh and never one aged NaN', async (t) => {
-    t.equal(cache_with(-5000).get('k', 10_000)?.body, 'b')
+  t.test('serves an entry slightly from the future (clock skew) as fresh and never one aged NaN', async (t) => {
+    t.equal(cache_with(-99).get('k', 10_000)?.body, 'b')
     t.equal(cache_with(0).get('k', NaN, both), undefined)
   })
+
+  t.test(
+    'serves no entry stamped further ahead than the window, so a clock that went back makes none immortal',
+    async (t) => {
+      // Written while the clock ran a day ahead, then NTP set it back: it used to be fresh for the whole day to come.
+      t.equal(cache_with(-86_400_000).get('k', 10_000), undefined)
+      t.equal(cache_with(-86_400_000).get('k', 10_000, both), undefined)
+      t.equal(cache_with(-100).get('k', 10_000), undefined, 'ttl_ms ahead is outside the ttl, as ttl_ms old is')
+      t.equal(cache_with(-999).get('k', 10_000, CacheContext.Offline())?.body, 'b', 'inside the offline window')
+      t.equal(cache_with(0).get('k', -Infinity, both), undefined, 'a now_ms of -Infinity serves nothing')
+    },
+  )
 
   t.test('keeps a stale entry in the store, so a later offline get can still use it', async (t) => {
     const cache = cache_with(200)
@@ -160,12 +172,23 @@ t.test('Cache.prune', async (t) => {
     const store = new LruMemoryStore()
     const cache = new Cache(policy, store)
     for (const age of [0, 100, 999, 1000, 5000]) cache.put(`age ${age}`, { created_at_ms: 10_000 - age })
-    cache.put('future', { created_at_ms: 20_000 })
+    cache.put('future', { created_at_ms: 10_999 })
     t.equal(cache.prune(10_000), 2)
     t.same(
       ['age 0', 'age 100', 'age 999', 'age 1000', 'age 5000', 'future'].map((k) => store.get(k) !== undefined),
       [true, true, true, false, false, true],
     )
+  })
+
+  t.test('removes an entry stamped further ahead than the largest useful age (a clock that went back)', async (t) => {
+    const store = new LruMemoryStore()
+    const cache = new Cache(policy, store)
+    cache.put('a day ahead', { created_at_ms: 10_000 + 86_400_000 })
+    cache.put('1000 ms ahead', { created_at_ms: 11_000 })
+    cache.put('999 ms ahead', { created_at_ms: 10_999 })
+    t.equal(cache.prune(10_000), 2)
+    t.equal(store.get('999 ms ahead') !== undefined, true)
+    t.equal(store.size, 1)
   })
 
   t.test('uses only the enabled stale windows', async (t) => {

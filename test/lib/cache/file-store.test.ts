@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { threadId } from 'node:worker_threads'
 import t from 'tap'
 import type { Test } from 'tap'
 import { parse_cache_file } from '../../../lib/cache/cache-file.js'
@@ -189,6 +190,50 @@ t.test('FileStore faults', async (t) => {
     const store = new FileStore({ file_path: join(t.testdir(), 'no', 'such', 'c.json') })
     t.equal(store.get('k'), undefined)
     t.equal(store.size, 0)
+    t.same(await warnings(), [])
+  })
+
+  t.test(
+    'removes temporary files an earlier process with this pid left (a restarted container) and never collides with them',
+    async (t) => {
+      // Node as pid 1 in a container killed mid-write (OOM, kill -9) and restarted: the new process has the same pid and
+      // thread id. Its leftovers were kept for good, as if they were its own, and its own write of the same number
+      // failed with EEXIST.
+      const dir = t.testdir({ 'c.json': '{"version":1,"entries":{}}' })
+      const file = join(dir, 'c.json')
+      const hour_ago = new Date(Date.now() - 3_600_000)
+      for (let n = 1; n <= 3000; n++) {
+        const temp = `${file}.${process.pid}.${threadId}.${n}.tmp`
+        writeFileSync(temp, '{"version":1,"entr')
+        utimesSync(temp, hour_ago, hour_ago)
+      }
+      const warnings = capture_warnings(t)
+      const store = new FileStore({ file_path: file })
+      t.equal(store.size, 0)
+      t.same(
+        readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+        [],
+        'the leftovers are gone',
+      )
+      for (let i = 0; i < 5; i++) {
+        store.put(`k${i}`, entry(`v${i}`))
+        await store.flush()
+      }
+      t.same(Object.keys(on_disk(file)).sort(), ['k0', 'k1', 'k2', 'k3', 'k4'])
+      t.same(await warnings(), [])
+    },
+  )
+
+  t.test('never writes through a temporary file whose name another writer holds', async (t) => {
+    // Two containers on one volume both run node as pid 1, thread 0: their temporary names were the same sequence.
+    const file = join(t.testdir(), 'c.json')
+    const store = new FileStore({ file_path: file })
+    t.equal(store.size, 0)
+    for (let n = 1; n <= 3000; n++) writeFileSync(`${file}.${process.pid}.${threadId}.${n}.tmp`, 'another writer')
+    const warnings = capture_warnings(t)
+    store.put('k', entry('v'))
+    await store.flush()
+    t.same(on_disk(file), { k: 'v' })
     t.same(await warnings(), [])
   })
 
