@@ -9,13 +9,27 @@ const NAME = 'RedisRateLimitStore'
 
 /**
  * One hit, atomically. KEYS[1]: the key's hash (s = window start, c = current count, p = previous count). ARGV: the
- * current window's start, the previous window's start, ms until the counts stop mattering. The same steps as
- * `MemoryRateLimitStore.hit`: a hit in the stored window counts on; in the next window the stored count becomes the
- * previous one; further on, both restart. Starts are compared as the strings JavaScript printed, never as Lua numbers,
- * which would round them.
+ * current window's start, the previous window's start, ms until the counts stop mattering, the next window's start.
+ * The same steps as `MemoryRateLimitStore.hit`: a hit in the stored window counts on; in the next window the stored
+ * count becomes the previous one; further on, both restart. A hit older than the stored window (an instance whose
+ * clock is behind another's) never moves it back, which would wipe the counts of the instances ahead: one window
+ * behind, it counts in that window (the stored previous one) and answers that count, with no window before it;
+ * further behind, it counts in the stored window. Starts are stored and matched as the strings JavaScript printed,
+ * never printed by Lua, which would round them; only their order is read as numbers (exact below 2^53).
  */
 const HIT = new LuaScript(`
 local h = redis.call('HMGET', KEYS[1], 's', 'c', 'p')
+if h[1] == ARGV[4] then
+  local previous = tonumber(h[3]) + 1
+  redis.call('HSET', KEYS[1], 'p', previous)
+  return {previous, 0}
+end
+local stored = h[1] and tonumber(h[1])
+if stored and stored > tonumber(ARGV[1]) then
+  local current = tonumber(h[2]) + 1
+  redis.call('HSET', KEYS[1], 'c', current)
+  return {current, tonumber(h[3])}
+end
 local current, previous = 1, 0
 if h[1] == ARGV[1] then
   current = tonumber(h[2]) + 1
@@ -34,11 +48,12 @@ function is_counts(v: unknown): v is [number, number] {
 
 /**
  * Counts shared by every instance that uses the same Redis and prefix, with exactly the results of
- * `MemoryRateLimitStore` for the same hits and clock readings, so `rate_limit` sends the same headers. One EVALSHA per
- * hit: Redis runs the script atomically, so N concurrent hits from any number of processes get N distinct counts. The
- * time is the caller's `now_ms` (not Redis TIME), so instances should keep their clocks in sync. A key expires when it
- * can no longer change a result (after the window following its last hit). While Redis cannot answer, `hit` rejects
- * with `FW_ERR_REDIS_UNAVAILABLE`; `rate_limit` then follows its `fail_open` option.
+ * `MemoryRateLimitStore` for the same hits and clock readings (but for a hit behind the stored window, see `HIT`), so
+ * `rate_limit` sends the same headers. One EVALSHA per hit: Redis runs the script atomically, so N concurrent hits from
+ * any number of processes get N distinct counts. The time is the caller's `now_ms` (not Redis TIME), so instances
+ * should keep their clocks in sync; a hit from one behind the others never restarts the counts they made. A key
+ * expires when it can no longer change a result (after the window following its last hit). While Redis cannot
+ * answer, `hit` rejects with `FW_ERR_REDIS_UNAVAILABLE`; `rate_limit` then follows its `fail_open` option.
  * @example
  * const store = new RedisRateLimitStore({ client: redis })
  * app.use(fw.middleware.app.rate_limit({ max_requests: 100, window_seconds: 60, store, namespace: 'api' }))
@@ -59,7 +74,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hit(key: string, now_ms: number, window_ms: number): Promise<RateLimitResult> {
     const start = window_start(now_ms, window_ms)
     const expire_ms = Math.max(1, Math.ceil(start + 2 * window_ms - now_ms))
-    const args = [String(start), String(start - window_ms), String(expire_ms)]
+    const args = [String(start), String(start - window_ms), String(expire_ms), String(start + window_ms)]
     const reply = await this.#redis.run('hit', (r) => HIT.run(r, [this.key(key)], args))
     if (!is_counts(reply))
       throw ERR_REDIS_COMMAND_FAILED(NAME, 'hit', `unexpected script reply ${JSON.stringify(reply)}`)

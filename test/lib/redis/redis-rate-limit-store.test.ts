@@ -7,14 +7,18 @@ import { free_port, start_redis } from '../../helpers/redis-server.js'
 import { client } from './setup.js'
 
 /**
- * A repeatable sequence of hits (key, clock reading): steps of 0 to 700 ms over a 1000 ms window, sometimes backwards.
+ * A repeatable sequence of hits (key, clock reading): steps of 0 to 700 ms over a 1000 ms window, sometimes backwards
+ * but never out of the latest window (a hit behind it is where the stores differ: the Redis one never moves a window
+ * back, as its hits come from several clocks).
  */
 function hits(n: number): Array<[string, number]> {
   let seed = 7
   const rand = (m: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % m)
   let now = 1_700_000_000_123
+  let latest = now
   return Array.from({ length: n }, () => {
-    now += rand(10) === 0 ? -rand(1500) : rand(701)
+    now = rand(10) === 0 ? Math.max(now - rand(1500), latest - (latest % 1000)) : now + rand(701)
+    latest = Math.max(latest, now)
     return [`k${rand(3)}`, now]
   })
 }
@@ -61,8 +65,9 @@ t.test('RedisRateLimitStore.hit', async (t) => {
     t.same(
       await store.hit('a', 35_000, 10_000),
       { current: 1, previous: 0, window_start_ms: 30_000 },
-      'a clock gone back restarts',
+      'a clock a window behind counts in its own window',
     )
+    t.same(await store.hit('a', 40_001, 10_000), { current: 2, previous: 1, window_start_ms: 40_000 }, 'kept')
   })
 
   t.test(
@@ -141,6 +146,43 @@ t.test('RedisRateLimitStore.hit', async (t) => {
     t.equal(rs.filter((r) => r.statusCode === 200).length, 20)
     t.equal(rs.filter((r) => r.statusCode === 429).length, 30)
   })
+
+  t.test('keeps the counts of an instance whose clock is ahead when one behind hits across a boundary', async (t) => {
+    const store = fresh()
+    for (let i = 0; i < 3; i++) await store.hit('k', 15_000, 10_000)
+    t.same(await store.hit('k', 20_100, 10_000), { current: 1, previous: 3, window_start_ms: 20_000 }, 'ahead')
+    t.same(
+      await store.hit('k', 19_900, 10_000),
+      { current: 4, previous: 0, window_start_ms: 10_000 },
+      'behind: counted in its own window, which the store keeps as the previous one',
+    )
+    t.same(await store.hit('k', 20_200, 10_000), { current: 2, previous: 4, window_start_ms: 20_000 }, 'ahead again')
+    t.same(
+      await store.hit('k', 5_000, 10_000),
+      { current: 3, previous: 4, window_start_ms: 0 },
+      'further behind: counted in the newest window, nothing restarts',
+    )
+    t.same(await redis.hgetall(store.key('k')), { s: '20000', c: '3', p: '4' })
+  })
+
+  t.test(
+    'does not let requests through two instances with clocks 2 s apart pass the limit at a boundary',
+    async (t) => {
+      const store = fresh()
+      const clock = { ms: 1_009_000 }
+      const common = { max_requests: 10, window_seconds: 10, store, namespace: 'api' }
+      const ahead = limited(t, { ...common, now: () => clock.ms })
+      const behind = limited(t, { ...common, now: () => clock.ms - 2000 })
+      const statuses = async (n: number) => {
+        const out: number[] = []
+        for (let i = 0; i < n; i++) out.push((await (i % 2 ? behind : ahead).inject({ url: '/data' })).statusCode)
+        return out
+      }
+      t.same(await statuses(10), Array(10).fill(200), 'the quota, used in one window by both')
+      clock.ms = 1_010_500
+      t.same(await statuses(20), Array(20).fill(429), 'the instance behind still in that window, the other past it')
+    },
+  )
 
   t.test('throws at creation for a bad prefix', async (t) => {
     t.throws(() => new RedisRateLimitStore({ client: redis, prefix: 'a\nb' }), {
