@@ -60,12 +60,15 @@ export function count_requests(server: EventEmitter, metrics: Metrics): void {
 type RequestListener = (this: unknown, req: IncomingMessage, res: ServerResponse) => void
 
 /**
- * Answers 503 with `Retry-After` before any route while `monitor` says the process is overloaded; `skip` paths pass.
+ * Answers 503 with `Retry-After` before any route while `monitor` says the process is overloaded; the routes at `skip`
+ * paths pass, whatever form of the path the router matched them by (`/health/`, `//health`).
  */
 export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: ReadonlySet<string>): void {
   f.addHook('onRequest', (freq, reply, done) => {
-    if (!monitor.overloaded() || skip.has(freq.url.split('?', 1)[0]!)) return done()
-    note_route(freq, route_template(freq.routeOptions.url))
+    if (!monitor.overloaded()) return done()
+    const url = freq.routeOptions.url
+    if (url !== undefined && skip.has(url)) return done()
+    note_route(freq, route_template(url))
     void reply
       .code(503)
       .header('retry-after', String(monitor.retry_after_s))

@@ -82,6 +82,8 @@ export class Health {
     res.header('cache-control', 'no-store')
     if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
     const checks = await this.results()
+    // close() may have started while the checks ran: a closing process is never ready.
+    if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
     const ok = Object.values(checks).every((r) => r === 'ok')
     if (ok) return void res.json('ok', true, 'status', 'ready', 'checks', checks)
     res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'failing', 'checks', checks)

@@ -2,6 +2,16 @@
 // prom-client hashes a label set on every inc() and observe(), bound children included, which cost more per request
 // than the rest of the metrics together.
 
+// Read as CommonJS, not imported: see lib/http-error.ts (an ESM import of node:http loads undici on Node 24).
+const { METHODS } = process.getBuiltinModule('node:http')
+
+/**
+ * The `method` label of a request whose method Node's HTTP/1 parser does not know: over HTTP/2 a client may send any
+ * token, and each would otherwise be a series of its own (OpenTelemetry's semantic conventions name it `_OTHER` too).
+ */
+export const OTHER_METHOD = '_OTHER'
+const KNOWN_METHODS = new Set(METHODS)
+
 /** The labels of one series, in the order the exposition lists them. */
 export interface HttpLabels {
   method: string
@@ -43,7 +53,10 @@ export class HttpSeries {
     this.#bounds = bounds
   }
 
-  /** Counts one answer of `route` to `method` with `status`, which took `seconds`. */
+  /**
+   * Counts one answer of `route` to `method` (`OTHER_METHOD` when Node does not know it) with `status`, which took
+   * `seconds`.
+   */
   record(method: string, route: string, status: number, seconds: number): void {
     const series = this.#series(method, route, status)
     series.count++
@@ -65,6 +78,8 @@ export class HttpSeries {
       const found = of_route.by.get(`${method} ${status}`)
       if (found !== undefined) return (of_route.last = found)
     }
+    // Checked only on a miss: a known method finds its series above from its second request on.
+    if (method !== OTHER_METHOD && !KNOWN_METHODS.has(method)) return this.#series(OTHER_METHOD, route, status)
     const status_label = String(status)
     const series: HttpSeriesTotals = {
       labels: { method, route, status: status_label },

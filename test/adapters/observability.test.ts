@@ -252,6 +252,34 @@ t.test('App.metrics', async (t) => {
     t.equal(series(body, 'fw_http_requests_in_flight'), 1)
   })
 
+  t.test('counts a method Node does not know, which an HTTP/2 client may send, as one _OTHER series', async (t) => {
+    const { port } = await listening(
+      t,
+      (app) => {
+        app.metrics()
+        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      },
+      { http2: true },
+    )
+    const session = connect(`http://127.0.0.1:${port}`)
+    t.teardown(() => session.close())
+    const send = (method: string, path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const stream = session.request({ ':method': method, ':path': path })
+        let text = ''
+        stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        stream.on('end', () => resolve(text)).on('error', reject)
+      })
+    for (let i = 0; i < 20; i++) await send(`X${i}`, `/users/${i}`)
+    const body = await send('GET', '/metrics')
+    const lines = body.split('\n').filter((l) => l.startsWith('fw_http_requests_total{'))
+    t.same(
+      lines,
+      ['fw_http_requests_total{method="_OTHER",route="(unmatched)",status="404"} 20'],
+      'a flood of random methods is one series',
+    )
+  })
+
   t.test('serves the metrics behind their own middleware', async (t) => {
     const app = build(t, (app) =>
       app.metrics({
@@ -347,6 +375,30 @@ t.test('App.health', async (t) => {
     t.equal((await slow).body, 'done')
     await closing
   })
+  t.test('answers 503 draining to a probe whose checks were still running when close() started', async (t) => {
+    const hold = gate()
+    let checking!: () => void
+    const started = new Promise<void>((resolve) => (checking = resolve))
+    const app = build(t, (app) =>
+      app.health({
+        checks: {
+          slow: async () => {
+            checking()
+            await hold.promise
+          },
+        },
+      }),
+    )
+    const probe = app.inject('/ready')
+    await started
+    const closing = app.close()
+    hold.open()
+    const r = await probe
+    t.equal(r.statusCode, 503, 'the load balancer must not read ready from a process that is closing')
+    t.same(r.json(), { ok: false, error: 'not_ready', status: 'draining' })
+    await closing
+  })
+
   t.test('rejects a bad timeout', async (t) => {
     const app = build(t)
     t.throws(() => app.health({ timeout_ms: 0 }), { code: 'FW_ERR_OBSERVABILITY_BAD_OPTION' })
@@ -368,6 +420,21 @@ t.test('App.shed_load', async (t) => {
     t.equal(r.headers['retry-after'], '7')
     t.same(r.json(), { ok: false, error: 'overloaded', message: 'Server overloaded, retry later' })
     t.equal((await app.inject('/health')).statusCode, 200)
+  })
+
+  t.test('never sheds the health probes, whatever form of their path the router matched', async (t) => {
+    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const app = build(t, (app) => {
+      app.health()
+      app.shed_load({}, monitor)
+      app.get('/x', (_req, res) => void res.text('x'))
+    })
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    const urls = ['/health', '/health/', '//health', '/ready/', '/ready?probe=1', '/x/']
+    t.same(
+      await Promise.all(urls.map(async (url) => (await app.inject(url)).statusCode)),
+      [200, 200, 200, 200, 200, 503],
+    )
   })
 
   t.test('never sheds the health probes, whichever of health() and shed_load() came first', async (t) => {

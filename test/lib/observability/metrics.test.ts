@@ -111,6 +111,25 @@ t.test('Metrics', async (t) => {
     t.teardown(() => metrics.close())
     t.equal(http_part(await metrics.text()), await reference([]))
   })
+
+  t.test('counts a method Node does not know (any token over HTTP/2) as _OTHER, one series for all', async (t) => {
+    const traffic: Answer[] = [
+      ['RND1', '(unmatched)', 404, 0.001],
+      ['GET', '(unmatched)', 404, 0.001],
+      ['RND2', '(unmatched)', 404, 0.002],
+      ['get', '/users/{id}', 404, 0.001],
+      ['PROPFIND', '(unmatched)', 404, 0.001],
+      ['RND3', '(unmatched)', 404, 0.003],
+    ]
+    const metrics = fed(traffic)
+    t.teardown(() => metrics.close())
+    const other = (m: string): string => (['GET', 'PROPFIND'].includes(m) ? m : '_OTHER')
+    t.equal(
+      http_part(await metrics.text()),
+      await reference(traffic.map(([method, ...rest]) => [other(method), ...rest])),
+      "Node's methods keep their name; the others are one _OTHER series per route and status",
+    )
+  })
 })
 
 /**
