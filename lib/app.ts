@@ -22,6 +22,7 @@ import {
   join_path,
   parse_route,
   prefix_segments,
+  route_shape,
   router_path,
   routed_under,
   under_prefix,
@@ -54,6 +55,12 @@ export const ERR_APP_UNADAPTED_MIDDLEWARE = defineError(
   'FW_ERR_APP_UNADAPTED_MIDDLEWARE',
   (name: string) =>
     `use() got the context middleware ${JSON.stringify(name)} (ctx, next); wrap it for the App: use(adapt_ctx(mw))`,
+)
+
+export const ERR_APP_DUPLICATE_ROUTE = defineError(
+  'FW_ERR_APP_DUPLICATE_ROUTE',
+  (route: string, before: string) =>
+    `${route} conflicts with ${before}, registered before: the same method on the same path`,
 )
 
 export const CODE_NOT_FOUND = httpCode('not_found')
@@ -265,6 +272,8 @@ export class AppCore extends Router {
   /** WebSocket rooms: `app.rooms.broadcast(room, message)`, `app.rooms.members(room)`. */
   readonly rooms = new Rooms()
   readonly #routes: RouteDef[] = []
+  /** Each route by method and shape (`GET /users/:`): a second one there would only fail in Fastify, at listen. */
+  readonly #route_keys = new Map<string, RouteDef>()
   readonly #mws: MwDef[] = []
   readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
   readonly #closers: Array<() => unknown> = []
@@ -287,9 +296,14 @@ export class AppCore extends Router {
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
     const segs = parse_route(path)
+    const key = `${method} ${route_shape(segs)}`
+    const before = this.#route_keys.get(key)
+    if (before !== undefined) throw ERR_APP_DUPLICATE_ROUTE(`${method} ${path}`, `${before.method} ${before.path}`)
     const mapped = (req: Request): boolean => this.#error_of(req, segs) !== undefined
     const run = schema === undefined ? handler : validated(schema, handler, `${method} ${path}`, mapped)
-    this.#routes.push({ method, path, segs, handler: run, schema, group })
+    const def = { method, path, segs, handler: run, schema, group }
+    this.#routes.push(def)
+    this.#route_keys.set(key, def)
   }
 
   /**
@@ -397,14 +411,25 @@ export class AppCore extends Router {
 
   /**
    * @internal Runs the close hooks, last registered first. One that throws or rejects goes to `failed`, and the rest
-   * still run: a store whose quit failed must not keep the others open.
+   * still run: a store whose quit failed must not keep the others open. Each is waited for at most `close_timeout_ms`:
+   * one that never settles (a quit to a server that stopped answering) held `close()` and `wait()` forever.
    */
   async run_closers(failed: (err: unknown) => void): Promise<void> {
+    const ms = this.config.close_timeout_ms
     for (const fn of this.#closers.splice(0).reverse()) {
+      let timer: NodeJS.Timeout | undefined
       try {
-        await fn()
+        const done = fn()
+        if (typeof (done as { then?: unknown } | null | undefined)?.then === 'function') {
+          const late = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`on_close hook did not finish within ${ms} ms`)), ms)
+          })
+          await Promise.race([done, late])
+        }
       } catch (err) {
         failed(err)
+      } finally {
+        clearTimeout(timer)
       }
     }
   }
@@ -494,11 +519,14 @@ export class AppCore extends Router {
     return options === undefined ? guard : with_route_options(guard, options)
   }
 
-  /** OPTIONS on a known path runs the chain, then answers 204 with `Allow`. */
+  /**
+   * OPTIONS on a known path runs the chain, then answers 204 with `Allow`. Paths are grouped by shape: `GET /users/{id}`
+   * and `DELETE /users/{user_id}` are one path, which one OPTIONS route answers (two would conflict in the router).
+   */
   #auto_options(): CompiledRoute[] {
     const by_path = new Map<string, { segs: Segment[]; methods: Set<string> }>()
     for (const r of this.#routes) {
-      const key = router_path(r.segs)
+      const key = route_shape(r.segs)
       const e = by_path.get(key) ?? { segs: r.segs, methods: new Set<string>() }
       e.methods.add(r.method)
       if (r.method === 'GET') e.methods.add('HEAD')

@@ -46,8 +46,11 @@ export function compose(mws: readonly Middleware[], handler: Handler): Handler {
   return function chain(req, res) {
     // A chain that ran to its end synchronously gives `done`: answering it as sync saves the caller a promise and a
     // tick.
-    const r = new ChainRun(mws, handler, req, res).dispatch(0)
-    return r === done ? undefined : r
+    const run = new ChainRun(mws, handler, req, res)
+    const r = run.dispatch(0)
+    // An async middleware that calls next() without awaiting it resolves before the handler has answered: the chain
+    // still ends with the handler (then its answer is the one sent, and its failure is this chain's).
+    return r === done ? undefined : r.then(() => run.handler_running())
   }
 }
 
@@ -61,6 +64,8 @@ class ChainRun {
   #index = -1
   /** What the last `next()` of a synchronous middleware gave: the rest of the chain, which its caller waits for. */
   #downstream: Promise<void> | undefined = undefined
+  /** The handler's promise while it runs, for a chain whose middleware did not wait for it. */
+  #running: Promise<void> | undefined = undefined
   readonly #mws: readonly Middleware[]
   readonly #handler: Handler
   readonly #req: Request
@@ -80,7 +85,15 @@ class ChainRun {
     try {
       if (i === this.#mws.length) {
         const r = this.#handler(this.#req, this.#res)
-        return r instanceof Promise ? r : done
+        if (!(r instanceof Promise)) return done
+        // Noted as settled when it is: what it gives is then the middleware's to see. Its failure is never an unhandled
+        // rejection that ends the process, even when no middleware waited for it.
+        this.#running = r
+        r.then(
+          () => void (this.#running = undefined),
+          () => void (this.#running = undefined),
+        )
+        return r
       }
       this.#downstream = undefined
       const r = this.#mws[i]!(this.#req, this.#res, this.#next.bind(this, i + 1))
@@ -92,6 +105,11 @@ class ChainRun {
     } catch (err) {
       return Promise.reject(err)
     }
+  }
+
+  /** The handler's promise while it still runs after the first middleware returned; else undefined. */
+  handler_running(): Promise<void> | undefined {
+    return this.#running
   }
 
   #next(i: number): Promise<void> {

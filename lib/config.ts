@@ -129,7 +129,9 @@ function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 
 function check_int(name: string, n: number, min: number, max: number | undefined, raw: unknown = n): number {
   const expected = max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`
-  if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) throw ERR_CONFIG_BAD_VALUE(name, raw, expected)
+  // A safe integer: past 2^53 the digits are not read exactly (99999999999999999999 became 1e20).
+  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
+    throw ERR_CONFIG_BAD_VALUE(name, raw, expected)
   return n
 }
 

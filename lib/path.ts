@@ -25,12 +25,25 @@ export function parse_route(path: string): Segment[] {
       return
     }
     const m = PARAM.exec(part)
-    if (m) segs.push({ kind: 'param', name: m[1]! })
-    else if (/[{}*:]/.test(part)) throw ERR_APP_BAD_PATH(path, `bad segment ${JSON.stringify(part)}`)
+    if (m) {
+      // A second `{id}` silently took the place of the first in `req.param('id')`.
+      if (segs.some((s) => s.kind === 'param' && s.name === m[1]))
+        throw ERR_APP_BAD_PATH(path, `the parameter {${m[1]}} appears twice`)
+      segs.push({ kind: 'param', name: m[1]! })
+    } else if (/[{}*:]/.test(part)) throw ERR_APP_BAD_PATH(path, `bad segment ${JSON.stringify(part)}`)
     else if (part === '') throw ERR_APP_BAD_PATH(path, 'empty segment')
     else segs.push({ kind: 'static', value: part })
   })
   return segs
+}
+
+/**
+ * The shape of a route path, which two routes of one method cannot share: its router form with parameter names left out
+ * (`/users/{id}` and `/users/{name}` both match every `/users/x`).
+ */
+export function route_shape(segs: readonly Segment[]): string {
+  if (segs.length === 0) return '/'
+  return segs.map((s) => (s.kind === 'static' ? '/' + s.value : s.kind === 'param' ? '/:' : '/*')).join('')
 }
 
 /** The router's form of a route path: `{id}` becomes `:id`. */

@@ -168,6 +168,27 @@ t.test('App.close', async (t) => {
     t.match(out.text(), /\[fw\] \[error\] close hook failed err=.*redis quit failed/)
   })
 
+  t.test(
+    'resolves when an on_close hook hangs: each is waited for at most close_timeout_ms, then logged',
+    async (t) => {
+      const out = capture_log(t)
+      const ran: string[] = []
+      const app = new App({ access_log: false, close_timeout_ms: 100 })
+      app.on_close(() => void ran.push('first registered'))
+      app.on_close(() => new Promise(() => {}))
+      await app.listen(0)
+      const started = performance.now()
+      const result = await Promise.race([
+        app.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(resolve, 2000, 'hung')),
+      ])
+      t.equal(result, 'closed')
+      t.ok(performance.now() - started < 1500, 'close did not wait past the hook timeout')
+      t.same(ran, ['first registered'], 'the hooks after the hanging one ran')
+      t.match(out.text(), /\[fw\] \[error\] close hook failed err=.*on_close hook did not finish within 100 ms/)
+    },
+  )
+
   t.test('wins over a listen() still starting: nothing listens after it, and listen says why', async (t) => {
     const app = new App({ access_log: false, host: '127.0.0.1' })
     app.get('/x', (_req, res) => void res.text('x'))

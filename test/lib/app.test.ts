@@ -152,6 +152,38 @@ t.test('App.route', async (t) => {
   })
 })
 
+t.test('conflicting routes', async (t) => {
+  t.test('are refused at registration, naming both, whatever their parameter names', async (t) => {
+    const app = new App({ access_log: false })
+    app.get('/users/{id}', () => {})
+    t.throws(() => app.get('/users/{name}', () => {}), {
+      code: 'FW_ERR_APP_DUPLICATE_ROUTE',
+      message: 'GET /users/{name} conflicts with GET /users/{id}, registered before: the same method on the same path',
+    })
+    app.get('/files', () => {})
+    t.throws(() => app.get('/files/', () => {}), { code: 'FW_ERR_APP_DUPLICATE_ROUTE' }, 'a trailing slash is ignored')
+    app.group('/api', (api) => api.get('/x', () => {}))
+    t.throws(() => app.get('/api/x', () => {}), { code: 'FW_ERR_APP_DUPLICATE_ROUTE' }, 'through a group')
+    app.static_dir('.', { prefix: '/static' })
+    t.throws(() => app.static_dir('.', { prefix: '/static' }), { code: 'FW_ERR_APP_DUPLICATE_ROUTE' })
+    t.equal(app.started, false)
+  })
+
+  t.test('other methods on one path may name its parameters differently, and OPTIONS answers for all', async (t) => {
+    const app = build(t, (app) => {
+      app.get('/users/{id}', (req, res) => void res.text(`get ${req.param('id')}`))
+      app.del('/users/{user_id}', (req, res) => void res.text(`del ${req.param('user_id')}`))
+    })
+    const got = await app.inject({ url: '/users/7' })
+    t.same([got.statusCode, got.body], [200, 'get 7'])
+    const deleted = await app.inject({ method: 'DELETE', url: '/users/8' })
+    t.same([deleted.statusCode, deleted.body], [200, 'del 8'])
+    const options = await app.inject({ method: 'OPTIONS', url: '/users/9' })
+    t.equal(options.statusCode, 204)
+    t.equal(options.headers.allow, 'GET, HEAD, DELETE, OPTIONS')
+  })
+})
+
 t.test('App.use with context middleware', async (t) => {
   const { auth, security } = middleware
   const SECRET = 's'.repeat(64)

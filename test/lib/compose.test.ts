@@ -84,6 +84,40 @@ t.test('compose', async (t) => {
     t.same(log, ['a', 'b', 'c', 'handler', 'inner after', 'chain done'])
   })
 
+  t.test('waits for the rest of the chain behind async middleware that call next() without awaiting it', async (t) => {
+    const log: string[] = []
+    const { req, res } = facades()
+    const careless: Middleware = async (_req, _res, next) => {
+      log.push('careless')
+      void next()
+    }
+    const handler = async (): Promise<void> => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      log.push('handler')
+    }
+    await compose([careless, tracer(log, 'b')], handler)(req, res)
+    log.push('chain done')
+    t.same(log, ['careless', 'b before', 'handler', 'b after', 'chain done'])
+  })
+
+  t.test('rejects with the error of a handler behind async middleware that did not await next()', async (t) => {
+    const { req, res } = facades()
+    const careless: Middleware = async (_req, _res, next) => {
+      void next()
+    }
+    const handler = async (): Promise<void> => {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      throw new Error('late failure')
+    }
+    let unhandled: unknown
+    const note = (err: unknown): void => void (unhandled = err)
+    process.on('unhandledRejection', note)
+    t.teardown(() => void process.off('unhandledRejection', note))
+    await t.rejects(Promise.resolve(compose([careless], handler)(req, res)), { message: 'late failure' })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    t.equal(unhandled, undefined, 'no unhandled rejection')
+  })
+
   t.test('ends the chain when a middleware does not call next', async (t) => {
     const log: string[] = []
     const { req, res } = facades()

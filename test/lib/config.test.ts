@@ -184,6 +184,13 @@ t.test('resolve_config', async (t) => {
       [{}, { FW_BODY_LIMIT: '0b11' }, 'FW_BODY_LIMIT must be an integer >= 0; got "0b11"'],
       [{}, { FW_BODY_LIMIT: '1e6' }, 'FW_BODY_LIMIT must be an integer >= 0; got "1e6"'],
       [{}, { FW_MAX_CONNECTIONS: '1_000' }, 'FW_MAX_CONNECTIONS must be an integer >= 0; got "1_000"'],
+      // Past 2^53 digits are not read exactly: 99999999999999999999 was taken as 1e20.
+      [
+        {},
+        { FW_BODY_LIMIT: '99999999999999999999' },
+        'FW_BODY_LIMIT must be an integer >= 0; got "99999999999999999999"',
+      ],
+      [{ body_limit: 2 ** 60 }, {}, 'FW_BODY_LIMIT must be an integer >= 0; got 1152921504606847000'],
     ])
     const c = resolve_config(
       { port: 3000, body_limit: 10, trust_proxy: ['1.2.3.4'] },

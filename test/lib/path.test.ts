@@ -31,6 +31,7 @@ t.test('parse_route', async (t) => {
       ['/a/{1x}', 'invalid route path "/a/{1x}": bad segment "{1x}"'],
       ['/a/x*', 'invalid route path "/a/x*": bad segment "x*"'],
       ['/a//b', 'invalid route path "/a//b": empty segment'],
+      ['/a/{id}/b/{id}', 'invalid route path "/a/{id}/b/{id}": the parameter {id} appears twice'],
     ]
     for (const [path, message] of cases) {
       t.throws(() => parse_route(path), { code: ERR_APP_BAD_PATH.code, message }, path)
