@@ -272,8 +272,11 @@ export class AppCore extends Router {
   /** WebSocket rooms: `app.rooms.broadcast(room, message)`, `app.rooms.members(room)`. */
   readonly rooms = new Rooms()
   readonly #routes: RouteDef[] = []
-  /** Each route by method and shape (`GET /users/:`): a second one there would only fail in Fastify, at listen. */
-  readonly #route_keys = new Map<string, RouteDef>()
+  /**
+   * Each route by method and shape (`GET /users/:`), as `GET /users/{id}` or `WS /chat`: a second one there would only
+   * fail in Fastify, at listen. A WebSocket route is a GET route there.
+   */
+  readonly #route_keys = new Map<string, string>()
   readonly #mws: MwDef[] = []
   readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
   readonly #closers: Array<() => unknown> = []
@@ -296,14 +299,18 @@ export class AppCore extends Router {
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
     const segs = parse_route(path)
-    const key = `${method} ${route_shape(segs)}`
-    const before = this.#route_keys.get(key)
-    if (before !== undefined) throw ERR_APP_DUPLICATE_ROUTE(`${method} ${path}`, `${before.method} ${before.path}`)
+    this.#claim(method, segs, `${method} ${path}`)
     const mapped = (req: Request): boolean => this.#error_of(req, segs) !== undefined
     const run = schema === undefined ? handler : validated(schema, handler, `${method} ${path}`, mapped)
-    const def = { method, path, segs, handler: run, schema, group }
-    this.#routes.push(def)
-    this.#route_keys.set(key, def)
+    this.#routes.push({ method, path, segs, handler: run, schema, group })
+  }
+
+  /** Takes `method` on the shape of `segs` for `label`, or throws `FW_ERR_APP_DUPLICATE_ROUTE` naming its holder. */
+  #claim(method: string, segs: readonly Segment[], label: string): void {
+    const key = `${method} ${route_shape(segs)}`
+    const before = this.#route_keys.get(key)
+    if (before !== undefined) throw ERR_APP_DUPLICATE_ROUTE(label, before)
+    this.#route_keys.set(key, label)
   }
 
   /**
@@ -324,7 +331,9 @@ export class AppCore extends Router {
   add_ws(path: string, handler: WsHandler, options?: WsOptions): void {
     if (this.started) throw ERR_APP_LOCKED(`add route WS ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
-    this.#ws.push({ segs: parse_route(path), endpoint: new WsEndpoint(path, handler, options) })
+    const segs = parse_route(path)
+    this.#claim('GET', segs, `WS ${path}`)
+    this.#ws.push({ segs, endpoint: new WsEndpoint(path, handler, options) })
   }
 
   /**

@@ -166,6 +166,16 @@ t.test('conflicting routes', async (t) => {
     t.throws(() => app.get('/api/x', () => {}), { code: 'FW_ERR_APP_DUPLICATE_ROUTE' }, 'through a group')
     app.static_dir('.', { prefix: '/static' })
     t.throws(() => app.static_dir('.', { prefix: '/static' }), { code: 'FW_ERR_APP_DUPLICATE_ROUTE' })
+    app.get('/chat', () => {})
+    t.throws(() => app.ws('/chat/', () => {}), {
+      code: 'FW_ERR_APP_DUPLICATE_ROUTE',
+      message: 'WS /chat/ conflicts with GET /chat, registered before: the same method on the same path',
+    })
+    app.ws('/live/{room}', () => {})
+    t.throws(() => app.get('/live/{name}', () => {}), {
+      code: 'FW_ERR_APP_DUPLICATE_ROUTE',
+      message: 'GET /live/{name} conflicts with WS /live/{room}, registered before: the same method on the same path',
+    })
     t.equal(app.started, false)
   })
 
