@@ -25,7 +25,15 @@ import {
 import { serve_openapi, type OpenApiOptions } from '../lib/openapi/index.js'
 import { mount } from './mount.js'
 import { close_hook_failed, ip_resolver } from './request-lines.js'
-import { count_requests, shed_hook, trace_hooks } from './observability.js'
+import {
+  count_requests,
+  count_when_embedded,
+  drain_when_embedded,
+  shed_hook,
+  shed_when_embedded,
+  trace_hooks,
+  trace_when_embedded,
+} from './observability.js'
 import { create_server, FASTIFY_LISTENING } from './server.js'
 
 /** light-my-request, loaded by the first `inject()` (as Fastify's own inject does) rather than by `import 'fw'`. */
@@ -139,6 +147,8 @@ export class App extends AppCore {
       ),
     )
     count_requests(this.fastify.server, metrics)
+    // Mounted into a host (fw_plugin), the App's own server hears nothing: the plugin counts there instead.
+    count_when_embedded(this, metrics)
     this.#note_routes = true
     this.on_close(() => metrics.close())
     return metrics
@@ -156,6 +166,7 @@ export class App extends AppCore {
     this.#unshed.add(health.path).add(health.ready_path)
     this.get(health.path, health.live)
     this.get(health.ready_path, health.ready)
+    drain_when_embedded(this, health)
     return health
   }
 
@@ -167,6 +178,7 @@ export class App extends AppCore {
    */
   shed_load(options: LoadOptions, monitor: LoadMonitor = new LoadMonitor(options)): LoadMonitor {
     shed_hook(this.fastify, monitor, this.#unshed)
+    shed_when_embedded(this, monitor, this.#unshed)
     this.on_close(() => monitor.stop())
     return monitor.start()
   }
@@ -182,6 +194,7 @@ export class App extends AppCore {
   tracing(tracing: HttpTracing = new HttpTracing()): HttpTracing {
     const ip = ip_resolver(this.config.trust_proxy)
     trace_hooks(this.fastify, tracing, (freq) => ip(freq), this.secret_query)
+    trace_when_embedded(this, tracing, (freq) => ip(freq), this.secret_query)
     return tracing
   }
 

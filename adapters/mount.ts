@@ -13,7 +13,7 @@ import type { ResponseCheck } from '../lib/validation/response-check.js'
 import { bind_body, body_config, body_route, use_body_parser } from './body.js'
 import { checked_commit, commit, end_streams_on_close, head_on_send, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
-import { note_route } from './observability.js'
+import { note_route, prefixed } from './observability.js'
 import { access_line, in_request_context, ip_of_request, ip_resolver, note_user } from './request-lines.js'
 import { mount_ws } from './ws.js'
 
@@ -33,7 +33,7 @@ export async function mount(
   // Then nothing reads the caller either, so the chain does not note it.
   const access = app.config.access_log
   const lines = access !== false && log_level() !== 'off'
-  const bind = binder(app, ip, log, lines, note_routes)
+  const bind = binder(app, ip, log, lines, note_routes ? instance.prefix : undefined)
 
   // Bodies stay raw bytes: Request.body() decodes and Request.json() parses lazily, so bad JSON reaches the handler.
   use_body_parser(instance, app.config)
@@ -98,16 +98,17 @@ type Bind = ReturnType<typeof binder>
 
 /**
  * Turns a compiled chain into a Fastify handler that builds the facades, runs the chain and commits the response. The
- * chain's end notes the caller when `users`, and, with `labels` (metrics count requests), the label of the route at
- * `url` (none: the not-found chain), computed once here rather than per request.
+ * chain's end notes the caller when `users`, and, with `labels` (metrics count requests: the prefix the routes are
+ * mounted under, '' standalone), the label of the route at `url` as clients send it, the prefix included (none: the
+ * not-found chain), computed once here rather than per request.
  */
-function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, users: boolean, labels: boolean) {
+function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, users: boolean, labels: string | undefined) {
   const services = app.services
   const echo_id = app.config.request_id
   // A route with a response check commits through it; the others commit directly (`check_responses` off costs nothing).
   return (run: Handler, on_error: ErrorMapperOf, check?: ResponseCheck, url?: string) => {
     const send: Commit = check === undefined ? commit : checked_commit(check)
-    const label = labels ? route_template(url) : undefined
+    const label = labels === undefined ? undefined : route_template(prefixed(labels, url))
     const note = notes(users, label)
     const serve = (req: Request, reply: FastifyReply) => {
       const freq = req.raw as FastifyRequest

@@ -25,16 +25,16 @@ export function note_route(freq: FastifyRequest, label: string): void {
   ;(freq.raw as Noted)[ROUTE] = label
 }
 
+/** Counts one request in a `Metrics`: started now, then finished or aborted when its answer closes. */
+export type RequestCounter = (req: IncomingMessage, res: ServerResponse) => void
+
 /**
- * Counts every request `server` receives (a route's, a 404, an early refusal, a malformed URL) in `metrics`, under the
- * route template `note_route` noted, on the server's `request` event before Fastify's own listener: no
- * Fastify hook, whose runner alone costs a request about 280 B and a few percent of its CPU (bench/notes.ts), and one
- * listener on the answer, its `close`, which every response emits once, after its `finish` or without one when the
- * client left first. `App.inject` sends its requests through the same event. WebSocket upgrades are not requests of
- * this event, and are not counted.
+ * The per-request work of the counter: `started` now, and one listener on the answer, its `close`, which every
+ * response emits once, after its `finish` or without one when the client left first; the answer is then counted under
+ * the route template `note_route` noted.
  */
-export function count_requests(server: EventEmitter, metrics: Metrics): void {
-  const count = (req: IncomingMessage, res: ServerResponse): void => {
+export function request_counter(metrics: Metrics): RequestCounter {
+  return (req, res) => {
     metrics.started()
     const start = performance.now()
     res.on('close', () => {
@@ -45,6 +45,17 @@ export function count_requests(server: EventEmitter, metrics: Metrics): void {
       metrics.finished(req.method!, (req as Noted)[ROUTE] ?? UNMATCHED_ROUTE, res.statusCode, seconds)
     })
   }
+}
+
+/**
+ * Counts every request `server` receives (a route's, a 404, an early refusal, a malformed URL) in `metrics`, under the
+ * route template `note_route` noted, on the server's `request` event before Fastify's own listener: no
+ * Fastify hook, whose runner alone costs a request about 280 B and a few percent of its CPU (bench/notes.ts).
+ * `App.inject` sends its requests through the same event. WebSocket upgrades are not requests of this event, and are
+ * not counted.
+ */
+export function count_requests(server: EventEmitter, metrics: Metrics): void {
+  const count = request_counter(metrics)
   // The counter wraps the server's one listener (Fastify's) rather than joining it: with two listeners Node's emit
   // copies the listener array for every request (65 B a request, by allocation profile).
   const listeners = server.listeners('request') as RequestListener[]
@@ -58,6 +69,76 @@ export function count_requests(server: EventEmitter, metrics: Metrics): void {
 }
 
 type RequestListener = (this: unknown, req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * What an App's `metrics()`, `shed_load()`, `tracing()` and `health()` ask of a host that mounts it with `fw_plugin`,
+ * where the App's own server never receives a request: the counters to run on each request fw's routes and 404s get,
+ * and what to install on the plugin's context (its hooks: shedding, spans, readiness draining when the host closes).
+ */
+interface Embedding {
+  counters: RequestCounter[]
+  installs: Array<(instance: FastifyInstance) => void>
+}
+const embeddings = new WeakMap<object, Embedding>()
+
+function embedding(app: object): Embedding {
+  let e = embeddings.get(app)
+  if (e === undefined) embeddings.set(app, (e = { counters: [], installs: [] }))
+  return e
+}
+
+/** Has `fw_plugin` count the requests of `app` in `metrics` wherever it mounts it (`app.metrics`). */
+export function count_when_embedded(app: object, metrics: Metrics): void {
+  embedding(app).counters.push(request_counter(metrics))
+}
+
+/**
+ * Has `fw_plugin` shed the requests of `app` by `monitor` wherever it mounts it (`app.shed_load`), but those of the
+ * App's paths in `skip` (read when it mounts), which it then matches under the prefix.
+ */
+export function shed_when_embedded(app: object, monitor: LoadMonitor, skip: ReadonlySet<string>): void {
+  embedding(app).installs.push((instance) => {
+    shed_hook(instance, monitor, new Set([...skip].map((path) => prefixed(instance.prefix, path))))
+  })
+}
+
+/** Has `fw_plugin` trace the requests of `app` wherever it mounts it (`app.tracing`); see `trace_hooks`. */
+export function trace_when_embedded(
+  app: object,
+  tracing: HttpTracing,
+  client_ip: (freq: FastifyRequest) => string,
+  secret_query?: ReadonlySet<string>,
+): void {
+  embedding(app).installs.push((instance) => trace_hooks(instance, tracing, client_ip, secret_query))
+}
+
+/** Has `fw_plugin` turn readiness to `draining` when the host starts closing (its `preClose`), as `App.close` does. */
+export function drain_when_embedded(app: object, health: { drain(): void }): void {
+  embedding(app).installs.push((instance) => instance.addHook('preClose', (done) => (health.drain(), done())))
+}
+
+/** The counter of `app`'s requests when mounted, if `metrics()` was called on it (all of them, if several were). */
+export function embedded_counter(app: object): RequestCounter | undefined {
+  const counters = embeddings.get(app)?.counters ?? []
+  if (counters.length <= 1) return counters[0]
+  return (req, res) => {
+    for (const count of counters) count(req, res)
+  }
+}
+
+/** Installs on `instance`, the plugin's context, what `app`'s shedding, tracing and health asked for. */
+export function install_embedded(instance: FastifyInstance, app: object): void {
+  for (const install of embeddings.get(app)?.installs ?? []) install(instance)
+}
+
+/**
+ * The path of the App's `path` mounted under `prefix` ('' standalone), as Fastify's `routeOptions.url` names it and
+ * clients send it: `/fw` for `/` under `/fw`. Undefined (no route) stays undefined.
+ */
+export function prefixed<P extends string | undefined>(prefix: string, path: P): P {
+  if (path === undefined || prefix === '') return path
+  return (path === '/' ? prefix : prefix + path) as P
+}
 
 /**
  * Answers 503 with `Retry-After` before any route while `monitor` says the process is overloaded; the routes at `skip`

@@ -7,6 +7,7 @@ import { route_options_of, SECURITY_HEADERS_KIND } from '../lib/compose.js'
 import { logger } from '../lib/log/index.js'
 import { security_header_list } from '../lib/middleware/security/headers.js'
 import { mount } from './mount.js'
+import { embedded_counter, install_embedded } from './observability.js'
 import { close_hook_failed, embedded_id, request_id, sequential_ids } from './request-lines.js'
 
 /** Options of the fw plugin. */
@@ -26,12 +27,19 @@ export const fw_plugin: FastifyPluginAsync<FwPluginOptions> = async (instance, o
   // The host's genReqId and requestIdHeader made the id: fw's routes keep a well-formed incoming x-request-id, as the
   // standalone App does, and never echo a malformed one the host took as it came.
   const draw = app.config.request_id ? request_id : sequential_ids()
+  // With app.metrics(), the request is counted here, in the plugin's context: fw's routes and its 404s under the prefix
+  // are, the host's other requests are not. A request routed again is counted once, on its second pass.
+  const count = embedded_counter(app)
   instance.addHook('onRequest', (freq, reply, done) => {
     freq.id = embedded_id(freq, draw)
     if (!restore_url(freq.raw) && reroute(instance, freq, reply)) return
+    count?.(freq.raw, reply.raw)
     done()
   })
-  await mount(instance, app)
+  // After the hook above: a request is counted, and routed again under its canonical path, before it may be shed or get
+  // a span.
+  install_embedded(instance, app)
+  await mount(instance, app, undefined, count !== undefined)
   warn_on_overridden_headers(instance, app)
   instance.addHook('onClose', async () => app.run_closers(close_hook_failed(undefined)))
 }

@@ -3,6 +3,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
+import { LoadMonitor } from '../../lib/observability/index.js'
 import { capture_log } from '../helpers/log.js'
 import { send } from '../helpers/http.js'
 import { multipart_body, MULTIPART_HEADERS } from '../helpers/multipart.js'
@@ -314,4 +315,98 @@ t.test('fw_plugin: one App mounted under two prefixes runs its prefix middleware
     t.same(await answer('/admin/x'), refused, `${mount}: a parameter route matched at the prefix`)
     t.same(await answer('/docs/x'), [200, 'section docs'], `${mount}: a route outside it`)
   }
+})
+
+/** The value of one series in Prometheus text, or undefined. */
+function series(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  return line === undefined ? undefined : Number(line.slice(name.length + 1))
+}
+
+t.test("fw_plugin: app.metrics() counts fw's requests in the host, under the prefixed template", async (t) => {
+  const app = new App({ access_log: false })
+  app.metrics()
+  app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+  app.post('/upload', (_req, res) => void res.json('ok', true))
+  const host = Fastify()
+  host.get('/legacy', async () => ({ legacy: true }))
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+
+  for (let i = 0; i < 3; i++) t.equal((await host.inject(`/fw/users/${i}?q=${i}`)).statusCode, 200)
+  t.equal((await host.inject('/fw/users/9/')).statusCode, 200, 'routed again under its canonical path: counted once')
+  t.equal((await host.inject('/fw/nope')).statusCode, 404)
+  t.equal((await host.inject('/legacy')).statusCode, 200)
+  t.equal((await host.inject('/elsewhere')).statusCode, 404)
+  t.equal((await host.inject({ method: 'POST', url: '/fw/upload', payload: 'x'.repeat(2e6) })).statusCode, 413)
+  const r = await host.inject('/fw/metrics')
+  t.equal(r.statusCode, 200)
+  t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="/fw/users/{id}",status="200"}'), 4)
+  t.equal(series(r.body, 'fw_http_request_duration_seconds_count{method="GET",route="/fw/users/{id}",status="200"}'), 4)
+  t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="(unmatched)",status="404"}'), 1, "fw's 404 only")
+  t.equal(series(r.body, 'fw_http_requests_total{method="POST",route="/fw/upload",status="413"}'), 1)
+  t.equal(series(r.body, 'fw_http_requests_in_flight'), 1, 'the scrape itself is in flight')
+  t.notMatch(r.body, /legacy|elsewhere/, "the host's own routes and 404s are the host's")
+  t.equal(r.body.split('\n').filter((l) => l.startsWith('fw_http_requests_total{')).length, 3, 'no other series')
+  const again = (await host.inject('/fw/metrics')).body
+  t.equal(series(again, 'fw_http_requests_total{method="GET",route="/fw/metrics",status="200"}'), 1, 'the scrape')
+  t.equal(series(again, 'fw_http_requests_in_flight'), 1, 'only the scrape')
+})
+
+t.test(
+  "fw_plugin: app.shed_load() sheds fw's requests in the host, never its health probes nor the host's",
+  async (t) => {
+    const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+    const app = new App({ access_log: false })
+    app.metrics()
+    app.shed_load({}, monitor)
+    app.health()
+    app.get('/x/{id}', (_req, res) => void res.text('x'))
+    const host = Fastify()
+    host.get('/legacy', async () => ({ legacy: true }))
+    await host.register(fw_plugin, { app, prefix: '/fw' })
+    t.teardown(() => host.close())
+
+    t.equal((await host.inject('/fw/x/1')).statusCode, 200)
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    const shed = await host.inject('/fw/x/1')
+    t.same([shed.statusCode, shed.headers['retry-after'], shed.json().error], [503, '7', 'overloaded'])
+    const urls = ['/fw/health', '/fw/health/', '/fw//ready', '/fw/ready?probe=1', '/legacy', '/fw/x/2/']
+    t.same(
+      await Promise.all(urls.map(async (url) => (await host.inject(url)).statusCode)),
+      [200, 200, 200, 200, 200, 503],
+    )
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 0, rss_bytes: 0 })
+    const body = (await host.inject('/fw/metrics')).body
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="/fw/x/{id}",status="503"}'), 2, 'labelled as sent')
+    t.equal(series(body, 'fw_http_requests_total{method="GET",route="/fw/health",status="200"}'), 2)
+  },
+)
+
+t.test('fw_plugin: app.health() readiness answers 503 draining once the host starts closing', async (t) => {
+  let checking!: () => void
+  const started = new Promise<void>((resolve) => (checking = resolve))
+  let release!: () => void
+  const hold = new Promise<void>((resolve) => (release = resolve))
+  const app = new App({ access_log: false })
+  app.health({
+    checks: {
+      slow: async () => {
+        checking()
+        await hold
+      },
+    },
+  })
+  const host = Fastify()
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  await host.ready()
+  // A probe whose checks run when the host starts closing: no request reaches a closing host (its 503 comes first).
+  const probe = host.inject('/fw/ready')
+  await started
+  const closing = host.close()
+  for (let i = 0; i < 10; i++) await new Promise(setImmediate)
+  release()
+  const r = await probe
+  t.same([r.statusCode, r.json()], [503, { ok: false, error: 'not_ready', status: 'draining' }])
+  await closing
 })

@@ -3,7 +3,10 @@ import { propagation, trace } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { request } from 'node:http'
+import Fastify from 'fastify'
 import t from 'tap'
+import { fw_plugin } from '../../adapters/plugin.js'
+import { App } from '../../index.js'
 import { info } from '../../lib/log/index.js'
 import { in_span } from '../../lib/observability/index.js'
 import { http_cache } from '../../lib/cache/http/http-cache.js'
@@ -229,6 +232,29 @@ t.test('App.tracing', async (t) => {
     const spans = exporter.getFinishedSpans()
     t.equal(spans.length, 1)
     t.equal(spans[0]!.attributes['http.response.status_code'], 499)
+  })
+
+  t.test("traces fw's requests in a host that mounts the App with fw_plugin, and only those", async (t) => {
+    const out = capture_log(t)
+    const app = new App({ access_log: false })
+    app.tracing()
+    app.get('/users/{id}', (_req, res) => {
+      info('loading user')
+      res.json('ok', true)
+    })
+    const host = Fastify()
+    host.get('/legacy', async () => ({ legacy: true }))
+    await host.register(fw_plugin, { app, prefix: '/fw' })
+    t.teardown(() => host.close())
+    await host.inject({ url: '/fw/users/42/?x=1', headers: { traceparent: `00-${TRACE}-${PARENT}-01` } })
+    await host.inject('/legacy')
+    const spans = exporter.getFinishedSpans()
+    t.equal(spans.length, 1, "one span, of fw's request, routed again under its canonical path")
+    t.equal(spans[0]!.name, 'GET /fw/users/{id}')
+    t.match(spans[0]!.attributes, { 'http.route': '/fw/users/{id}', 'url.path': '/fw/users/42/', 'url.query': 'x=1' })
+    t.equal(spans[0]!.spanContext().traceId, TRACE)
+    const line = out.lines().find((l) => l.includes('loading user'))!
+    t.match(Object.fromEntries(parse_kv(line).pairs), { trace_id: TRACE, span_id: spans[0]!.spanContext().spanId })
   })
 
   t.test('decides when the app starts: with no SDK by then, nothing is traced and answers are unchanged', async (t) => {
