@@ -3,9 +3,15 @@
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import { CODE_NOT_READY, ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
+import { logger, type Logger } from '../log/index.js'
 import { option_checker } from '../options.js'
 
 const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'health')
+/** Where `results()` called without a logger writes its failures. */
+const health_log = logger('health')
+
+/** The longest wait of a Node timer: a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * A readiness check: resolves (any value) when the dependency is fine; throws, rejects or hangs past the timeout when
@@ -23,12 +29,21 @@ export interface HealthOptions {
   ready_path?: string
   /** Readiness checks by name. */
   checks?: Record<string, HealthCheck>
-  /** How long one check may take before it counts as failed (default 2000 ms). */
+  /** How long one check may take before it counts as failed (default 2000 ms, at most 2147483647). */
   timeout_ms?: number
 }
 
-/** What a readiness check gave: `ok`, `timeout`, or the failure's message. */
-export type CheckResult = 'ok' | 'timeout' | string
+/**
+ * What a readiness check gave: `ok`, `failing` (it threw or rejected) or `timeout`. Never the failure's message, which
+ * may name internal hosts and addresses: that goes to the log.
+ */
+export type CheckResult = 'ok' | 'failing' | 'timeout'
+
+/** One check's result, with what a failing one threw, for the log only. */
+interface Outcome {
+  readonly result: CheckResult
+  readonly error?: unknown
+}
 
 /**
  * The probes' answers. `drain()` (called by `App.close()`) turns readiness to 503 at once, so a load balancer stops
@@ -44,7 +59,7 @@ export class Health {
   #draining = false
 
   constructor({ path = '/health', ready_path = '/ready', checks = {}, timeout_ms = 2000 }: HealthOptions = {}) {
-    check.int('timeout_ms', timeout_ms, 1)
+    check.int('timeout_ms', timeout_ms, 1, MAX_TIMER_MS)
     for (const [name, fn] of Object.entries(checks)) check.fn(`checks.${name}`, fn)
     this.path = path
     this.ready_path = ready_path
@@ -62,11 +77,20 @@ export class Health {
     return this.#draining
   }
 
-  /** Runs every check at once, each bounded by the timeout. */
-  async results(): Promise<Record<string, CheckResult>> {
+  /**
+   * Runs every check at once, each bounded by the timeout. A failure or timeout is logged at warn to `log` (the
+   * readiness handler passes `req.log`) with the check's name and, for a failure, what it threw.
+   */
+  async results(log: Logger = health_log): Promise<Record<string, CheckResult>> {
     const out: Record<string, CheckResult> = {}
     await Promise.all(
-      this.#checks.map(async ([name, check]) => void (out[name] = await bounded(check, this.#timeout_ms))),
+      this.#checks.map(async ([name, check]) => {
+        const { result, error } = await bounded(check, this.#timeout_ms)
+        if (result === 'failing') log.logf('warn', 'readiness check failed', 'check', name, 'err', error)
+        else if (result === 'timeout')
+          log.logf('warn', 'readiness check timed out', 'check', name, 'timeout_ms', this.#timeout_ms)
+        out[name] = result
+      }),
     )
     return out
   }
@@ -78,10 +102,10 @@ export class Health {
   /**
    * The readiness handler: 200 with each check's result, or 503 `not_ready` with them (and `draining` when closing).
    */
-  readonly ready = async (_req: Request, res: Response): Promise<void> => {
+  readonly ready = async (req: Request, res: Response): Promise<void> => {
     res.header('cache-control', 'no-store')
     if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
-    const checks = await this.results()
+    const checks = await this.results(req.log)
     // close() may have started while the checks ran: a closing process is never ready.
     if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
     const ok = Object.values(checks).every((r) => r === 'ok')
@@ -90,19 +114,25 @@ export class Health {
   }
 }
 
-/** Runs one check, turning a throw or rejection into its message and a hang into `timeout`. */
-async function bounded(check: HealthCheck, timeout_ms: number): Promise<CheckResult> {
+const OK: Outcome = { result: 'ok' }
+const TIMEOUT: Outcome = { result: 'timeout' }
+
+/**
+ * Runs one check: a throw or rejection is `failing` (whatever its message, `'ok'` included) with what was thrown kept
+ * apart, a hang past the timeout is `timeout`.
+ */
+async function bounded(check: HealthCheck, timeout_ms: number): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<CheckResult>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeout_ms)))
+  const timeout = new Promise<Outcome>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), timeout_ms)))
   try {
     return await Promise.race([
       Promise.resolve()
         .then(check)
-        .then(() => 'ok' as const),
+        .then(() => OK),
       timeout,
     ])
-  } catch (err) {
-    return err instanceof Error ? err.message || err.name : String(err)
+  } catch (error) {
+    return { result: 'failing', error }
   } finally {
     clearTimeout(timer)
   }

@@ -6,6 +6,16 @@ import { option_checker } from '../options.js'
 
 const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'load')
 
+/** The longest wait of a Node timer: a longer one (or `Infinity`) fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+/** The largest `retry_after_s` (about 68 years): a finite whole number, as `Retry-After` needs. */
+const MAX_RETRY_AFTER_S = 2 ** 31 - 1
+/**
+ * The event-loop histogram's sampling tick, in ms. Each sample is the time between two ticks, so an idle loop reads
+ * about this much: `start()` subtracts it, and the reading is the delay beyond the tick.
+ */
+const RESOLUTION_MS = 10
+
 /** One sample of the process's load. */
 export interface LoadReading {
   event_loop_delay_ms: number
@@ -15,7 +25,10 @@ export interface LoadReading {
 
 /** Thresholds of `LoadMonitor`; an omitted one is not watched. */
 export interface LoadOptions {
-  /** Largest event-loop delay (the interval's maximum) in ms. */
+  /**
+   * Largest event-loop delay in ms: the interval's worst delay beyond the 10 ms sampling tick (an idle loop reads about
+   * 0, not 10), measured to about a millisecond.
+   */
   max_event_loop_delay_ms?: number
   /** Largest heap in use, in bytes. */
   max_heap_bytes?: number
@@ -23,9 +36,9 @@ export interface LoadOptions {
   max_rss_bytes?: number
   /** Back to normal only once every reading is under its threshold times this (default 0.8): the hysteresis. */
   recover_ratio?: number
-  /** How often to sample (default 1000 ms). */
+  /** How often to sample (default 1000 ms): an integer from 1 to 2147483647, the longest wait of a Node timer. */
   sample_interval_ms?: number
-  /** The `Retry-After` of a refused request, in seconds (default 10). */
+  /** The `Retry-After` of a refused request, in seconds (default 10): an integer from 1 to 2147483647. */
   retry_after_s?: number
 }
 
@@ -52,6 +65,7 @@ export class LoadMonitor {
     retry_after_s = 10,
   }: LoadOptions = {}) {
     const positive = (name: string, v: number): number => {
+      // Infinity is allowed: the default, "not watched".
       check.must(typeof v === 'number' && v > 0, name, 'a number > 0', v)
       return v
     }
@@ -60,10 +74,11 @@ export class LoadMonitor {
       positive('max_heap_bytes', max_heap_bytes),
       positive('max_rss_bytes', max_rss_bytes),
     ]
-    check.must(recover_ratio > 0 && recover_ratio <= 1, 'recover_ratio', 'a number > 0 and <= 1', recover_ratio)
+    const ratio_ok = typeof recover_ratio === 'number' && recover_ratio > 0 && recover_ratio <= 1
+    check.must(ratio_ok, 'recover_ratio', 'a number > 0 and <= 1', recover_ratio)
     this.#recover = recover_ratio
-    this.#interval_ms = positive('sample_interval_ms', sample_interval_ms)
-    this.retry_after_s = Math.ceil(positive('retry_after_s', retry_after_s))
+    this.#interval_ms = check.int('sample_interval_ms', sample_interval_ms, 1, MAX_TIMER_MS)
+    this.retry_after_s = check.int('retry_after_s', retry_after_s, 1, MAX_RETRY_AFTER_S)
   }
 
   /** Whether new requests are refused now. */
@@ -85,11 +100,13 @@ export class LoadMonitor {
   /** Samples every `sample_interval_ms` (the timer never keeps the process alive); returns this. */
   start(): this {
     if (this.#timer !== undefined) return this
-    const h = (this.#histogram = monitorEventLoopDelay({ resolution: 10 }))
+    const h = (this.#histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS }))
     h.enable()
     this.#timer = setInterval(() => {
       const mem = process.memoryUsage()
-      this.sample({ event_loop_delay_ms: h.max / 1e6, heap_used_bytes: mem.heapUsed, rss_bytes: mem.rss })
+      // Each histogram sample is the whole time between two ticks, the tick included; an empty interval's max is 0.
+      const delay_ms = Math.max(0, h.max / 1e6 - RESOLUTION_MS)
+      this.sample({ event_loop_delay_ms: delay_ms, heap_used_bytes: mem.heapUsed, rss_bytes: mem.rss })
       h.reset()
     }, this.#interval_ms)
     this.#timer.unref()

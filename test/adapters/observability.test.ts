@@ -353,7 +353,7 @@ t.test('App.health', async (t) => {
       ok: false,
       error: 'not_ready',
       status: 'failing',
-      checks: { hangs: 'timeout', fails: 'db down', fine: 'ok' },
+      checks: { hangs: 'timeout', fails: 'failing', fine: 'ok' },
     })
   })
 

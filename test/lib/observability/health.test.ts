@@ -1,5 +1,7 @@
 import t from 'tap'
 import { Health, redis_ping } from '../../../lib/observability/index.js'
+import { build } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
 
 t.test('redis_ping', async (t) => {
   t.test('passes when the client answers PONG', async (t) => {
@@ -33,14 +35,86 @@ t.test('Health options', async (t) => {
   t.test('refuses a bad timeout or check at creation, naming the option', async (t) => {
     t.throws(() => new Health({ timeout_ms: 0 }), {
       code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
-      message: 'health: timeout_ms must be an integer >= 1; got 0',
+      message: 'health: timeout_ms must be an integer from 1 to 2147483647; got 0',
     })
     t.throws(() => new Health({ timeout_ms: 1.5 }), {
-      message: 'health: timeout_ms must be an integer >= 1; got 1.5',
+      message: 'health: timeout_ms must be an integer from 1 to 2147483647; got 1.5',
     })
     t.throws(() => new Health({ checks: { db: 'select 1' as unknown as () => void } }), {
       code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
       message: 'health: checks.db must be a function; got "select 1"',
     })
+  })
+})
+
+t.test('Health readiness results', async (t) => {
+  t.test('a check failing with the message "ok" or "timeout" is failing, not passing or timed out', async (t) => {
+    const health = new Health({
+      checks: {
+        thrown: () => {
+          throw new Error('ok')
+        },
+        rejected: async () => Promise.reject(new Error('ok')),
+        thrown_string: () => {
+          throw 'ok'
+        },
+        says_timeout: async () => Promise.reject(new Error('timeout')),
+        fine: () => 'ok',
+      },
+    })
+    t.same(await health.results(), {
+      thrown: 'failing',
+      rejected: 'failing',
+      thrown_string: 'failing',
+      says_timeout: 'failing',
+      fine: 'ok',
+    })
+    const app = build(t, (app) => app.health({ checks: { db: () => Promise.reject(new Error('ok')) } }))
+    const r = await app.inject('/ready')
+    t.equal(r.statusCode, 503, 'a failing check never reads as ready')
+    t.same(r.json(), { ok: false, error: 'not_ready', status: 'failing', checks: { db: 'failing' } })
+  })
+
+  t.test('the body says which check failed and how, never its message; the log has the message at warn', async (t) => {
+    const out = capture_log(t)
+    const app = build(t, (app) =>
+      app.health({
+        timeout_ms: 30,
+        checks: {
+          db: async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.5:5432')),
+          cache: () => new Promise(() => {}),
+          fine: () => 1,
+        },
+      }),
+    )
+    const r = await app.inject('/ready')
+    t.equal(r.statusCode, 503)
+    t.same(r.json(), {
+      ok: false,
+      error: 'not_ready',
+      status: 'failing',
+      checks: { db: 'failing', cache: 'timeout', fine: 'ok' },
+    })
+    t.notMatch(r.body, /10\.0\.0\.5|ECONNREFUSED/, 'no internal address in the public body')
+    const lines = out.lines()
+    const db = lines.find((l) => l.includes('check=db'))
+    t.match(db, /\[warning\] readiness check failed .*check=db.*ECONNREFUSED 10\.0\.0\.5:5432/)
+    const cache = lines.find((l) => l.includes('check=cache'))
+    t.match(cache, /\[warning\] readiness check timed out .*check=cache.*timeout_ms=30/)
+    t.notOk(
+      lines.some((l) => l.includes('check=fine')),
+      'a passing check logs nothing',
+    )
+  })
+})
+
+t.test('Health timeout bound', async (t) => {
+  t.test('refuses a timeout longer than a Node timer can wait (it would fire after 1 ms)', async (t) => {
+    t.throws(() => new Health({ timeout_ms: 2 ** 31 }), {
+      code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+      message: 'health: timeout_ms must be an integer from 1 to 2147483647; got 2147483648',
+    })
+    t.throws(() => new Health({ timeout_ms: Infinity }), { code: 'FW_ERR_OBSERVABILITY_BAD_OPTION' })
+    t.doesNotThrow(() => new Health({ timeout_ms: 2 ** 31 - 1 }))
   })
 })

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { LoadMonitor } from '../../../lib/observability/load.js'
 
@@ -25,5 +26,62 @@ t.test('LoadMonitor', async (t) => {
       code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
       message: 'load: recover_ratio must be a number > 0 and <= 1; got 2',
     })
+  })
+})
+
+t.test('LoadMonitor option bounds', async (t) => {
+  t.test('refuses a Retry-After that is not a whole number of seconds from 1', async (t) => {
+    for (const v of [Infinity, NaN, 0, 1.5, -1]) {
+      t.throws(() => new LoadMonitor({ retry_after_s: v }), {
+        code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+        message: `load: retry_after_s must be an integer from 1 to ${2 ** 31 - 1}; got ${v}`,
+      })
+    }
+    t.equal(new LoadMonitor({ retry_after_s: 30 }).retry_after_s, 30)
+  })
+
+  t.test('refuses a sample interval a Node timer cannot wait (Infinity or 2^31 became a 1 ms timer)', async (t) => {
+    for (const v of [Infinity, 2 ** 31, 0, 0.5, NaN]) {
+      t.throws(() => new LoadMonitor({ sample_interval_ms: v }), {
+        code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+        message: `load: sample_interval_ms must be an integer from 1 to ${2 ** 31 - 1}; got ${v}`,
+      })
+    }
+    t.doesNotThrow(() => new LoadMonitor({ sample_interval_ms: 2 ** 31 - 1 }))
+  })
+
+  t.test('refuses a recover_ratio or threshold that is not a number', async (t) => {
+    t.throws(() => new LoadMonitor({ recover_ratio: '0.5' as unknown as number }), {
+      code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+      message: 'load: recover_ratio must be a number > 0 and <= 1; got "0.5"',
+    })
+    t.throws(() => new LoadMonitor({ max_rss_bytes: '2e9' as unknown as number }), {
+      message: 'load: max_rss_bytes must be a number > 0; got "2e9"',
+    })
+  })
+})
+
+t.test('LoadMonitor sampling', async (t) => {
+  t.test('an idle loop reads under a 12 ms threshold: the 10 ms sampling tick is not counted as delay', async (t) => {
+    const m = new LoadMonitor({ max_event_loop_delay_ms: 12, sample_interval_ms: 40 })
+    const seen: boolean[] = []
+    const sample = m.sample.bind(m)
+    m.sample = (r) => {
+      const over = sample(r)
+      seen.push(over)
+      return over
+    }
+    m.start()
+    t.teardown(() => m.stop())
+    // A block right after a sample can fall before the histogram's first tick and go unseen: block a few times.
+    for (let i = 0; i < 10 && !seen.includes(true); i++) {
+      const until = Date.now() + 40
+      while (Date.now() < until); // blocks the loop for 40 ms
+      await sleep(60)
+    }
+    t.ok(seen.includes(true), 'a 40 ms block passes the threshold')
+    const on = seen.indexOf(true)
+    for (let i = 0; i < 100 && !seen.slice(on).includes(false); i++) await sleep(20)
+    t.ok(seen.slice(on).includes(false), 'shedding stops once the loop is idle again')
   })
 })
