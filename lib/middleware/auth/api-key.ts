@@ -27,7 +27,8 @@ export interface ApiKeyOptions {
   required?: boolean
   /**
    * Accepted keys; when given, a key must be one of them (and pass `validate` too, when given). With none, `validate`
-   * is required (fail closed).
+   * is required (fail closed). A key with surrounding whitespace is refused (no header can carry it), unless `extract`
+   * is given.
    */
   allowed_keys?: Iterable<string>
   /** Reads the key instead of `header` and `query_param`; '' or undefined means no key. */
@@ -40,6 +41,9 @@ export interface ApiKeyOptions {
    */
   label?: (key: string) => string | undefined
 }
+
+/** Whitespace a header value cannot begin or end with (RFC 9110 5.5: it is not part of the value). */
+const PADDED = /^[ \t\r\n]|[ \t\r\n]$/
 
 // One-shot hashing (`crypto.hash`): the same digests as createHash().update().digest(), without a Hash object per key
 // (in a loop on Node 20: 1.3 against 1.9 µs as bytes, 0.5 against 1.2 µs as text).
@@ -89,6 +93,12 @@ export function api_key({
   check.must(extract === undefined || query_param === '', 'query_param', expected, query_param)
   const refuse_missing = check.bool('required', required)
   const keys = check.names('allowed_keys', allowed_keys, { allow_empty: true, secret: true })
+  // HTTP strips a header value's surrounding whitespace, so a key with some (a file's trailing newline, the space of
+  // `a, b`.split(',')) would never match: every caller would get 403. `extract` reads keys its own way.
+  const padded = extract === undefined && keys.some((k) => PADDED.test(k))
+  check.must(!padded, 'allowed_keys', 'keys without surrounding whitespace (a header value never carries it)', keys, {
+    secret: true,
+  })
   const custom = check.optional_fn('validate', validate, { secret: true })
   if (keys.length === 0 && custom === undefined) throw ERR_AUTH_NO_API_KEYS()
   const read =

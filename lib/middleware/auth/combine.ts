@@ -67,6 +67,21 @@ async function attempt(mw: CtxMiddleware, missing: string | undefined, ctx: Ctx,
   return { answer: trial, missing: code !== undefined && (code === missing || code.startsWith('missing_')) }
 }
 
+/**
+ * A 401 must carry `WWW-Authenticate` (RFC 9110 15.5.2). When no credential came, every refusal is a "missing" one, and
+ * the answer names the challenge of each alternative (an API key's refusal has none, a JWT's is `Bearer`), in the
+ * authenticators' order, each once, as one list.
+ */
+function challenge_all(res: Response, refusals: readonly Refusal[]): void {
+  if (res.status_code !== 401) return
+  const list: string[] = []
+  for (const { answer } of refusals) {
+    const c = answer.status_code === 401 ? answer.get_header('www-authenticate') : undefined
+    if (c !== undefined && c !== '' && !list.includes(c)) list.push(c)
+  }
+  if (list.length > 0) res.header('WWW-Authenticate', list.join(', '))
+}
+
 /** The docs of the authenticators; one without any counts as a scheme-less requirement. */
 function docs_of(mws: readonly CtxMiddleware[]): MiddlewareDoc[] {
   return mws.map((mw) => doc_of(mw) ?? {})
@@ -107,9 +122,9 @@ function combined_options(name: string, mws: readonly CtxMiddleware[]) {
  * Lets the caller in when any one of the authenticators accepts, tried in order: the first that accepts sets the
  * request's state (`Identity`, `ApiKey`, `JwtClaims`...) and the chain goes on. When none accepts, the answer is a
  * refusal of a credential that was there but bad, the first such, else the first authenticator's refusal (its 401 and
- * code). What a refused authenticator stored goes with its refusal. In OpenAPI each authenticator is an alternative
- * (several security requirement objects). No authenticator, or one that is not context middleware, throws
- * `FW_ERR_AUTH_BAD_COMBINATION` at startup.
+ * code, with the challenges of every alternative: a 401 needs one). What a refused authenticator stored goes with its
+ * refusal. In OpenAPI each authenticator is an alternative (several security requirement objects). No authenticator,
+ * or one that is not context middleware, throws `FW_ERR_AUTH_BAD_COMBINATION` at startup.
  * @example
  * const caller = auth.any_of(auth.api_key({ allowed_keys: [key] }), auth.jwt({ secret }))
  * app.use('/reports', adapt_ctx(caller))
@@ -132,6 +147,7 @@ export function any_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
     }
     const chosen = refusals.find((r) => !r.missing) ?? refusals[0]!
     ctx.res.adopt(chosen.answer)
+    if (chosen.missing) challenge_all(ctx.res, refusals)
   }
   const doc = combined_doc(
     docs,

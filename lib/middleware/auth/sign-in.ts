@@ -27,7 +27,9 @@ export interface SignInUser {
  * })
  */
 export function sign_in(req: Request, res: Response, user: SignInUser): Identity {
-  const identity = new Identity({ ...user, kind: 'session' })
+  // Only what the session keeps: a user record's other fields (a `claims` column) must not make this request's caller
+  // differ from the next ones'.
+  const identity = new Identity({ kind: 'session', id: user.id, roles: user.roles ?? [], perms: user.perms ?? [] })
   const s = start_session(req)
   s.regenerate()
   s.set(SIGNED_IN_KEY, JSON.stringify({ id: identity.id, roles: identity.roles, perms: identity.perms }))

@@ -166,6 +166,21 @@ t.test('api_key', async (t) => {
     t.same(r.json(), MISSING)
   })
 
+  t.test('refuses at creation an allowed key with surrounding whitespace, which no header can carry', async (t) => {
+    // A key read from a file keeps its trailing newline, one from `a, b`.split(',') its space; HTTP strips a header
+    // value's surrounding whitespace, so such a key was never matched and every caller got 403.
+    for (const key of [KEY + '\n', ' ' + KEY, KEY + ' ', '\t' + KEY]) {
+      throws_coded(
+        t,
+        () => api_key({ allowed_keys: [KEY, key] }),
+        'FW_ERR_AUTH_BAD_OPTION',
+        /^api_key: allowed_keys must be keys without surrounding whitespace \(a header value never carries it\); got a list of 2 items$/,
+      )
+    }
+    t.doesNotThrow(() => api_key({ allowed_keys: ['a key with inner spaces'] }), 'inner whitespace is part of a key')
+    t.doesNotThrow(() => api_key({ allowed_keys: [' k '], extract: () => ' k ' }), 'extract reads keys its own way')
+  })
+
   t.test('refuses bad options at creation', async (t) => {
     const bad = (options: unknown, code: string, message: RegExp) =>
       throws_coded(t, () => api_key(options as ApiKeyOptions), code, message)

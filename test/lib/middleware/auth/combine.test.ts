@@ -40,17 +40,43 @@ t.test('auth.any_of', async (t) => {
     t.equal(calls.n, 3)
   })
 
-  t.test('answers the first refusal when no credential came, with its headers only', async (t) => {
+  t.test('answers the first refusal when no credential came', async (t) => {
     const { app, calls } = build(t, [any_of(keys(), bearer())])
     const r = await app.inject({ url: '/p' })
     t.equal(r.statusCode, 401)
     t.same(r.json(), error_body('missing_api_key', 'API key required'))
-    t.equal(r.headers['www-authenticate'], undefined, "the jwt refusal's challenge is not kept")
+    t.equal(r.headers['www-authenticate'], 'Bearer', "the jwt refusal's challenge, as a 401 needs one")
     const swapped = await build(t, [any_of(bearer(), keys())]).app.inject({ url: '/p' })
     t.same([swapped.statusCode, swapped.json()], [401, error_body('missing_token', 'Missing bearer token')])
     t.equal(swapped.headers['www-authenticate'], 'Bearer')
     t.equal(calls.n, 0)
   })
+
+  t.test(
+    'answers a 401 for no credential with the challenge of every alternative, in order (RFC 9110 15.5.2)',
+    async (t) => {
+      // A 401 must carry WWW-Authenticate; the API key's refusal has none, the JWT's says `Bearer`.
+      const basic: CtxMiddleware = (ctx, next) =>
+        ctx.req.header('x-user') === ''
+          ? void ctx.res.header('WWW-Authenticate', 'Basic realm="fw"').error(401, 'missing_basic', 'No user')
+          : next()
+      const r = await build(t, [any_of(keys(), bearer())]).app.inject({ url: '/p' })
+      t.same([r.statusCode, r.json()], [401, error_body('missing_api_key', 'API key required')])
+      t.equal(r.headers['www-authenticate'], 'Bearer')
+      const several = await build(t, [any_of(keys(), basic, bearer(), bearer())]).app.inject({ url: '/p' })
+      t.equal(several.headers['www-authenticate'], 'Basic realm="fw", Bearer', 'in order, each once')
+      const bad_key = await build(t, [any_of(keys(), bearer())]).app.inject({
+        url: '/p',
+        headers: { 'x-api-key': 'x' },
+      })
+      t.same([bad_key.statusCode, bad_key.headers['www-authenticate']], [403, undefined], 'a 403 needs none')
+      const bad_jwt = await build(t, [any_of(basic, bearer())]).app.inject({
+        url: '/p',
+        headers: { authorization: 'Bearer not.a.token' },
+      })
+      t.equal(bad_jwt.headers['www-authenticate'], 'Bearer error="invalid_token"', 'a bad credential: its own only')
+    },
+  )
 
   t.test('prefers the refusal of a credential that came but was bad over a missing one', async (t) => {
     const { app, calls } = build(t, [any_of(keys(), bearer())])

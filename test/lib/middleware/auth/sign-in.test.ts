@@ -68,6 +68,25 @@ t.test('auth.sign_in', async (t) => {
     t.same((await app.inject({ url: '/me', headers: { cookie: sid } })).json(), { id: null })
   })
 
+  t.test('takes only id, roles and perms of a user record, as the session keeps them', async (t) => {
+    // A database row passed as it is: its other fields must not make this request's caller differ from the next ones'.
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    app.use(adapt_ctx(session({ secret: SECRET })))
+    app.post('/login', (req, res) => {
+      const row = { id: 'ada', roles: ['admin'], email: 'ada@example.com', claims: { roles: [] } }
+      const identity = sign_in(req, res, row)
+      res.json('claims', identity.claims === undefined, 'same', req.state(Identity) === identity)
+    })
+    app.use('/admin', adapt_ctx(rbac_context()))
+    app.use('/admin', adapt_ctx(require_role('admin')))
+    app.get('/admin', (req, res) => res.json('claims', req.state(Identity)!.claims === undefined))
+    const login = await app.inject({ method: 'POST', url: '/login' })
+    t.same(login.json(), { claims: true, same: true })
+    const later = await app.inject({ url: '/admin', headers: { cookie: sid_of(login.headers) } })
+    t.same([later.statusCode, later.json()], [200, { claims: true }])
+  })
+
   t.test('refuses an empty id (500, the handler threw) and a route without session', async (t) => {
     const app = app_with_login(t)
     const r = await app.inject({ method: 'POST', url: '/login?user=' })
