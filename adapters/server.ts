@@ -20,9 +20,8 @@ export interface OwnedServer {
 
 /** Builds the Fastify instance of an App configured with `c`. */
 export function create_server(c: AppConfig): OwnedServer {
-  const checks = { connectionsCheckingInterval: connections_check_ms(c) }
   // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
-  const node_options = c.https === undefined ? { http: checks } : { https: { ...c.https, allowHTTP1: true, ...checks } }
+  const node_options = c.https === undefined ? {} : { https: { ...c.https, allowHTTP1: true } }
   const h2c = c.http2 && c.https === undefined
   const f = Fastify({
     ...(node_options as object),
@@ -58,14 +57,34 @@ export function create_server(c: AppConfig): OwnedServer {
   }) as unknown as FastifyInstance
   // The instance's own logger (Fastify's child of the one given), which writes its app-level lines such as listening.
   f.log = without_listening_line(f.log as pino.Logger)
-  const server = f.server as Server & { headersTimeout?: number }
-  server.headersTimeout = c.headers_timeout_ms
+  set_request_timeouts(f.server as unknown as TimedServer, c)
+  const server = f.server as Server
   if (c.max_connections > 0) server.maxConnections = c.max_connections
   return {
     fastify: f,
     cut_all: connection_cutter(f.server as unknown as TlsServer, c.https !== undefined),
     close_idle: h2c ? session_closer(f.server as unknown as Server) : () => {},
   }
+}
+
+/** The timeouts Node's HTTP/1.1 server (and the HTTP/1.1 fallback of an HTTP/2 server over TLS) checks. */
+type TimedServer = Server & { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number }
+
+/**
+ * Sets the request timeouts on `server`, before it listens (Node starts the timer that checks them on `listening`, at
+ * the interval set then: one timer per server, whatever the number of requests).
+ *
+ * - A headers timeout above the request timeout is lowered to it: Node's check swaps the two when the headers one is
+ *   the larger (its `createServer` refuses them so; Fastify sets the request timeout after it), so with the defaults
+ *   (60 s of headers) and `request_timeout_ms: 1000`, headers got 1 s and a stalled body 60 s instead of 1 s.
+ * - They are set here for every server: the HTTP/2 server over TLS sets its own for its HTTP/1.1 fallback (a check
+ *   every 30 s, 300 s per request) whatever options it is given, and Fastify sets none of them on an HTTP/2 server.
+ */
+function set_request_timeouts(server: TimedServer, c: AppConfig): void {
+  const request = c.request_timeout_ms
+  server.requestTimeout = request
+  server.headersTimeout = request > 0 && c.headers_timeout_ms > request ? request : c.headers_timeout_ms
+  server.connectionsCheckingInterval = connections_check_ms(c)
 }
 
 /**

@@ -4,6 +4,7 @@ import { connect } from 'node:http2'
 import type { Server } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import net from 'node:net'
+import tls from 'node:tls'
 import { generate } from 'selfsigned'
 import t from 'tap'
 import { App } from '../../index.js'
@@ -212,21 +213,38 @@ t.test('AppOptions server options', async (t) => {
   })
 })
 
+/** Opens a connection to 127.0.0.1:`port` and calls `ready` once it can be written to. */
+type Open = (port: number, ready: () => void) => net.Socket
+
+const plain: Open = (port, ready) => net.connect(port, '127.0.0.1', ready)
+
 /**
- * Opens a raw connection, writes `head`, then one byte of `trickle` every 100 ms (a client too slow to finish its
- * request); resolves once the server closed it, with what it answered and when.
+ * Opens a raw connection, writes `head`, then one byte of `trickle` every `every_ms` (a client too slow to finish its
+ * request; an empty `trickle` sends nothing more); resolves once the server closed it, with what it answered and when
+ * (or after 5 s, when the client gives up).
  */
-function trickle(port: number, head: string, trickle: string): Promise<{ answer: string; ms: number }> {
+function trickle(
+  port: number,
+  head: string,
+  trickle: string,
+  every_ms = 100,
+  open: Open = plain,
+): Promise<{ answer: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
-    const s = net.connect(port, '127.0.0.1', () => s.write(head))
     let i = 0
-    const timer = setInterval(() => s.writable && s.write(trickle[i++ % trickle.length]!), 100)
+    let timer: NodeJS.Timeout | undefined
+    const s = open(port, () => {
+      s.write(head)
+      if (trickle !== '') timer = setInterval(() => s.writable && s.write(trickle[i++ % trickle.length]!), every_ms)
+    })
     let answer = ''
     s.setEncoding('utf8').on('data', (d: string) => (answer += d))
     s.on('error', reject)
+    const give_up = setTimeout(() => s.destroy(), 5000)
     s.on('close', () => {
       clearInterval(timer)
+      clearTimeout(give_up)
       resolve({ answer, ms: performance.now() - started })
     })
   })
@@ -236,6 +254,8 @@ t.test('AppOptions server timeouts', async (t) => {
   const TIMEOUT = { ok: false, error: 'request_timeout', message: 'Request timeout' }
   const options = { headers_timeout_ms: 500, request_timeout_ms: 1000 }
   const body_of = (answer: string): unknown => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+  const stalled_post = 'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\na'
+  const echo = (app: App): void => void app.post('/x', (req, res) => void res.text(req.body()))
 
   t.test('checks the timeouts every tenth of the smaller one, at most every second', async (t) => {
     t.equal(connections_check_ms(options), 50)
@@ -243,6 +263,21 @@ t.test('AppOptions server timeouts', async (t) => {
     t.equal(connections_check_ms({ headers_timeout_ms: 2000, request_timeout_ms: 0 }), 200)
     t.equal(connections_check_ms({ headers_timeout_ms: 0, request_timeout_ms: 0 }), 1000)
   })
+
+  t.test(
+    'lowers a headers timeout above the request timeout to it, on HTTP/1.1 and HTTP/2 over TLS alike',
+    async (t) => {
+      const timeouts = (app: App): number[] => {
+        const s = app.fastify.server as Server & { connectionsCheckingInterval: number }
+        return [s.requestTimeout, s.headersTimeout, s.connectionsCheckingInterval]
+      }
+      const h1 = new App({ request_timeout_ms: 1000 })
+      const h2 = new App({ request_timeout_ms: 1000, https: await cert('localhost'), http2: true })
+      t.teardown(() => Promise.all([h1.close(), h2.close()]))
+      t.same(timeouts(h1), [1000, 1000, 100])
+      t.same(timeouts(h2), [1000, 1000, 100])
+    },
+  )
 
   t.test('cuts a client sending its headers too slowly within headers_timeout_ms plus 1 s', async (t) => {
     const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), options)
@@ -252,12 +287,57 @@ t.test('AppOptions server timeouts', async (t) => {
     t.ok(r.ms >= 450 && r.ms < 1500, `cut after ${r.ms.toFixed(0)} ms`)
   })
 
+  t.test('answers 408 to a slowloris sending its headers a byte a second after headers_timeout_ms', async (t) => {
+    const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), {
+      headers_timeout_ms: 2000,
+    })
+    const r = await trickle(port, 'G', 'ET /x HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaa', 1000)
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+    t.ok(r.ms >= 1950 && r.ms < 3000, `cut after ${r.ms.toFixed(0)} ms`)
+  })
+
   t.test('cuts a client sending its body too slowly within request_timeout_ms plus 1 s', async (t) => {
-    const { port } = await listening(t, (app) => app.post('/x', (req, res) => void res.text(req.body())), options)
+    const { port } = await listening(t, echo, options)
     const head = 'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n'
     const r = await trickle(port, head, 'a')
     t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
     t.same(body_of(r.answer), TIMEOUT)
     t.ok(r.ms >= 950 && r.ms < 2000, `cut after ${r.ms.toFixed(0)} ms`)
+  })
+
+  t.test('answers 408 to a body that stops after its first byte, headers_timeout_ms left at its default', async (t) => {
+    // Node swaps a headers timeout above the request timeout with it: this body was cut after the 60 s of headers.
+    const { port } = await listening(t, echo, { request_timeout_ms: 1000 })
+    const r = await trickle(port, stalled_post, '')
+    t.ok(r.ms >= 950 && r.ms < 2000, `cut after ${r.ms.toFixed(0)} ms`)
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+  })
+
+  t.test('answers 408 to a stalled body on the HTTP/1.1 fallback of HTTP/2 over TLS', async (t) => {
+    // That server checked every 30 s with a request timeout of 300 s, whatever the options.
+    const ca = await cert('localhost')
+    const { port } = await listening(t, echo, { request_timeout_ms: 1000, https: ca, http2: true })
+    const open: Open = (port, ready) =>
+      tls.connect(
+        { host: '127.0.0.1', port, ca: ca.cert, ALPNProtocols: ['http/1.1'], checkServerIdentity: () => undefined },
+        ready,
+      )
+    const r = await trickle(port, stalled_post, '', 0, open)
+    t.ok(r.ms >= 950 && r.ms < 2000, `cut after ${r.ms.toFixed(0)} ms`)
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.same(body_of(r.answer), TIMEOUT)
+  })
+
+  t.test('closes an idle keep-alive connection about keep_alive_timeout_ms plus 1 s after its answer', async (t) => {
+    const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), {
+      keep_alive_timeout_ms: 1000,
+    })
+    const r = await trickle(port, 'GET /x HTTP/1.1\r\nHost: x\r\n\r\n', '')
+    t.match(r.answer, /^HTTP\/1\.1 200 OK\r\n/)
+    t.match(r.answer, /\r\nKeep-Alive: timeout=1\r\n/i)
+    t.notMatch(r.answer, /408/, 'closed without another answer')
+    t.ok(r.ms >= 950 && r.ms < 3000, `closed after ${r.ms.toFixed(0)} ms`)
   })
 })
