@@ -17,7 +17,7 @@ import type { LogCore } from '../lib/log/core.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error, type Commit } from './commit.js'
-import { log_failure } from './request-lines.js'
+import { client_gone, log_failure } from './request-lines.js'
 
 const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
@@ -49,6 +49,12 @@ export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse
       return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
+    // The client reset the connection, or Node cut it for its request timeout (after its own 408), while the body was
+    // read: nobody is left to answer, and the server did not fail.
+    if (err.code === 'ECONNRESET' && freq.raw.socket?.destroyed !== false) {
+      client_gone(freq, log)
+      return send_error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
+    }
     log_failure(freq, log, 'request failed', err)
     return send_error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
   }

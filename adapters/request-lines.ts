@@ -189,6 +189,11 @@ export function log_failure(freq: FastifyRequest, log: LogCore | undefined, mess
   logf_in(context_of(freq, log), 'fastify', 'error', message, ['err', err])
 }
 
+/** Logs, at info, a request whose client went away before its body was read (a reset, or Node's request timeout). */
+export function client_gone(freq: FastifyRequest, log: LogCore | undefined): void {
+  logf_in(context_of(freq, log), 'fastify', 'info', 'client went away before its body was read', [])
+}
+
 /**
  * A Fastify handler that runs `serve(req, reply)` in the request's own log context, so every line logged while serving
  * it carries its id and goes through its App's log core (`log`); the context names the request itself, since two

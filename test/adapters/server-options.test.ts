@@ -315,6 +315,23 @@ t.test('AppOptions server timeouts', async (t) => {
     t.same(body_of(r.answer), TIMEOUT)
   })
 
+  t.test('logs a body cut by the request timeout as the client gone, not as a failure of the server', async (t) => {
+    const out = capture_log(t)
+    const { port } = await listening(t, echo, { request_timeout_ms: 1000, access_log: 'info' })
+    const r = await trickle(port, stalled_post, '')
+    t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const lines = out.lines()
+    t.notOk(
+      lines.some((l) => l.includes('[error]')),
+      'no error line: ' + lines.filter((l) => l.includes('[error]')).join(' | '),
+    )
+    t.ok(
+      lines.some((l) => l.includes('[info]') && l.includes('client went away before its body was read')),
+      lines.join(' | '),
+    )
+  })
+
   t.test('answers 408 to a stalled body on the HTTP/1.1 fallback of HTTP/2 over TLS', async (t) => {
     // That server checked every 30 s with a request timeout of 300 s, whatever the options.
     const ca = await cert('localhost')
