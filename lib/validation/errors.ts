@@ -20,3 +20,13 @@ export const ERR_VALIDATION_UNKNOWN_FIELD = defineError(
   (field: string, other: string) =>
     `field ${JSON.stringify(field)} must equal ${JSON.stringify(other)}, which the schema does not declare`,
 )
+
+/**
+ * A field of a route's `query`, `params` or `headers` fw schema that no request can give: an object, a record or a
+ * union (or an array of them), where the part holds only text (the query string is not parsed into nested objects).
+ */
+export const ERR_VALIDATION_FLAT_PART = defineError(
+  'FW_ERR_VALIDATION_FLAT_PART',
+  (where: string, part: string, field: string, kind: string, why: string) =>
+    `${where}: ${part} field ${JSON.stringify(field)} is ${kind}, which ${why}; declare strings, numbers, booleans, enums or arrays of them`,
+)

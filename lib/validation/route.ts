@@ -3,9 +3,12 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Handler } from '../compose.js'
 import type { Request } from '../request.js'
 import type { Response } from '../response.js'
+import { ArrayType } from './array.js'
+import { RecordType } from './record.js'
 import { Schema, type Infer } from './schema.js'
 import { Type, run_check, type Check } from './type.js'
-import { ERR_VALIDATION_BAD_OPTION } from './errors.js'
+import { UnionType } from './union.js'
+import { ERR_VALIDATION_BAD_OPTION, ERR_VALIDATION_FLAT_PART } from './errors.js'
 import { option_checker } from '../options.js'
 import { validation_body, ValidationFailed } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
@@ -108,23 +111,50 @@ const read_headers = (req: Request): unknown => req.raw.headers
 
 /**
  * What the check of `part` reads. Header names arrive lowercased (Node), and compare case-insensitively: a field an fw
- * schema names `X-Count` reads the `x-count` header, under its declared name.
+ * schema names `X-Count` reads the `x-count` header, under its declared name. A header an fw schema declares as an array
+ * is a comma-separated list (RFC 9110 list syntax, OpenAPI's `simple` style): Node has already joined a repeated header
+ * with `", "`, so its values are split on commas, trimmed of spaces and tabs, and empty ones ignored.
  */
 function reader(part: InputPart, schema: AnySchema): (req: Request) => unknown {
   if (part !== 'headers') return part === 'body' ? read_body : part === 'query' ? read_query : read_params
-  const spelled = schema instanceof Schema ? Object.keys(schema.shape).filter((n) => n !== n.toLowerCase()) : []
-  if (spelled.length === 0) return read_headers
+  const shape = schema instanceof Schema ? (schema.shape as Record<string, Type<unknown, boolean>>) : {}
+  const spelled = Object.keys(shape).filter((n) => n !== n.toLowerCase())
+  const lists = Object.keys(shape).filter((n) => shape[n] instanceof ArrayType)
+  if (spelled.length === 0 && lists.length === 0) return read_headers
   return (req) => {
     const headers = req.raw.headers
     const view: Record<string, unknown> = { ...headers }
+    for (const name of lists) {
+      const lower = name.toLowerCase()
+      // A list of no element (`X-Tag: ,`) names no value: the field is missing, as an empty query value is.
+      if (Object.hasOwn(headers, lower)) view[lower] = list_items(headers[lower])
+    }
     for (const name of spelled) {
       const lower = name.toLowerCase()
       if (!Object.hasOwn(headers, lower)) continue
-      view[name] = headers[lower]
+      view[name] = view[lower]
       delete view[lower]
     }
     return view
   }
+}
+
+/**
+ * The elements of a list header, joined by Node or sent as one comma-separated value: `"a, b,,c"` is `a`, `b`, `c`.
+ * Quoted strings are not parsed: a comma inside quotes separates too, as OpenAPI's `simple` style has it.
+ */
+function list_items(value: string | string[] | undefined): string[] | undefined {
+  const items: string[] = []
+  for (const line of typeof value === 'string' ? [value] : (value ?? []))
+    for (const item of line.split(',')) {
+      // Optional whitespace (RFC 9110): spaces and tabs, trimmed by index rather than by a backtracking pattern.
+      let start = 0
+      let end = item.length
+      while (start < end && (item[start] === ' ' || item[start] === '\t')) start++
+      while (end > start && (item[end - 1] === ' ' || item[end - 1] === '\t')) end--
+      if (end > start) items.push(item.slice(start, end))
+    }
+  return items.length === 0 ? undefined : items
 }
 
 /**
@@ -147,17 +177,47 @@ function is_standard(value: unknown): value is StandardSchemaV1 {
   return typeof std === 'object' && std !== null && typeof std.validate === 'function'
 }
 
+/** The parts whose values are text: a query string's keys are flat, a path parameter and a header one string each. */
+const FLAT_PARTS = ['query', 'params', 'headers'] as const
+const WHY_FLAT: Readonly<Record<(typeof FLAT_PARTS)[number], string>> = {
+  query: 'no query string gives (it is flat: `?a[b]=1` is the key "a[b]")',
+  params: 'no path parameter gives (it is one string)',
+  headers: 'no header gives (it is one string)',
+}
+
+/**
+ * What a field of a text part is when no text can give it, else `undefined`: an object (`field.object`), a record or a
+ * union, or an array of one of them. A `field.lazy` is not resolved here (it may refer to a type not declared yet).
+ */
+function nested_kind(type: Type<unknown, boolean>, item = false): string | undefined {
+  const of = item ? 'an array of ' : ''
+  if (type instanceof Schema) return item ? `${of}objects` : 'an object'
+  if (type instanceof RecordType) return item ? `${of}records` : 'a record'
+  if (type instanceof UnionType) return item ? `${of}unions` : 'a union'
+  if (type instanceof ArrayType && !item) return nested_kind(type.spec.item, true)
+  return undefined
+}
+
 const A_SCHEMA = 'an fw schema or a Standard Schema (a value whose "~standard" has a validate function)'
 
 /**
  * Refuses, at registration, a part or an answer of `schema` that no validator or document could read (a plain JSON
- * Schema object, a string), naming the route `where` and the key.
+ * Schema object, a string), naming the route `where` and the key; and a field of a query, params or headers schema
+ * that no request could give (an object: the query string is not parsed into nested objects).
  */
 function check_schema(schema: RouteSchema, where: string): void {
   const check = option_checker(ERR_VALIDATION_BAD_OPTION, where)
   for (const part of PARTS) {
     const s = schema[part]
     if (s !== undefined && !is_schema(s)) check.fail(part, A_SCHEMA, s)
+  }
+  for (const part of FLAT_PARTS) {
+    const s = schema[part]
+    if (!(s instanceof Schema)) continue
+    for (const [name, type] of Object.entries(s.shape as Record<string, Type<unknown, boolean>>)) {
+      const kind = nested_kind(type)
+      if (kind !== undefined) throw ERR_VALIDATION_FLAT_PART(where, part, name, kind, WHY_FLAT[part])
+    }
   }
   for (const [status, entry] of Object.entries(schema.responses ?? {})) {
     if (entry === false) continue

@@ -48,9 +48,36 @@ export class StringField<R extends boolean> extends Field<'string', R> {
 
   /**
    * Fails with `Format` unless the value is an absolute URI with a scheme (`https://example.com/x`, `urn:isbn:0451`).
+   * Any scheme is a URI, `javascript:` too: give `schemes` (compared case-insensitively) to accept only those, as a
+   * link a page will render must (default message `<field> must be a valid uri (scheme http or https)`).
+   * @example
+   * field.string().uri({ schemes: ['http', 'https'] }) // refuses javascript:alert(1), data:..., ftp://...
    */
-  uri(message?: string): StringField<R> {
-    return this.#format('uri', is_uri, message)
+  uri(options?: string | { readonly schemes?: readonly string[]; readonly message?: string }): StringField<R> {
+    if (typeof options !== 'object' || options.schemes === undefined)
+      return this.#format('uri', is_uri, typeof options === 'object' ? options.message : options)
+    const schemes = options.schemes as unknown
+    if (
+      !Array.isArray(schemes) ||
+      schemes.length === 0 ||
+      !schemes.every((s) => typeof s === 'string' && SCHEME.test(s))
+    )
+      throw ERR_VALIDATION_BAD_LIMIT(
+        `uri({ schemes: ${JSON.stringify(schemes)} })`,
+        'expected a list of one or more schemes (letters, then letters, digits, +, - or ., without the colon)',
+      )
+    const allowed = new Set((schemes as string[]).map((s) => s.toLowerCase()))
+    const names = [...allowed]
+    const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`
+    return this.with_rule<StringField<R>>({
+      code: ValidationErrorCode.Format,
+      message: options.message,
+      default_message: (name) => `${name} must be a valid uri (scheme ${listed})`,
+      test: (value: string) => is_uri(value) && allowed.has(value.slice(0, value.indexOf(':')).toLowerCase()),
+      references: undefined,
+      // The same restriction for clients: a pattern matching the scheme in either case (JSON Schema has no flags).
+      keywords: { format: 'uri', pattern: `^(?:${names.map(any_case).join('|')}):` },
+    })
   }
 
   /** Fails with `Format` unless the value is an RFC 3339 date-time (`2026-11-25T02:30:00Z`, `...+01:00`). */
@@ -102,7 +129,9 @@ export class StringField<R extends boolean> extends Field<'string', R> {
   }
 
   #min(min: number, message: string | undefined, default_message: (name: string) => string): StringField<R> {
-    const test = (value: string): boolean => code_point_length(value) >= min
+    // A code point is one or two UTF-16 units: below `min` units, or from `2 * min`, the length alone decides.
+    const test = (value: string): boolean =>
+      value.length >= min && (value.length >= 2 * min || code_point_length(value) >= min)
     const keywords = { minLength: min }
     return this.with_rule<StringField<R>>({
       code: ValidationErrorCode.MinLength,
@@ -127,4 +156,17 @@ export class StringField<R extends boolean> extends Field<'string', R> {
       keywords,
     })
   }
+}
+
+/** A URI scheme as RFC 3986 writes it (`http`, `urn`, `git+ssh`). */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/
+
+/**
+ * A lowercase scheme as a pattern matching it in any case: `http` is `[Hh][Tt][Tt][Pp]`; `+`, `-` and `.` each stand in
+ * a class of their own (`[+]`), which reads the same with or without the `u` flag.
+ */
+function any_case(scheme: string): string {
+  return [...scheme]
+    .map((c) => (c >= 'a' && c <= 'z' ? `[${c.toUpperCase()}${c}]` : c >= '0' && c <= '9' ? c : `[${c}]`))
+    .join('')
 }

@@ -76,3 +76,37 @@ t.test('StringField formats', async (t) => {
     },
   })
 })
+
+t.test('StringField.uri({ schemes }) accepts only the listed schemes, in any case', async (t) => {
+  const Link = schema({ href: field.string().uri({ schemes: ['http', 'https'] }) })
+  for (const good of ['https://example.com/a', 'HTTP://example.com', 'Https://example.com:8443/x?y#z'])
+    t.same(Link.validate({ href: good }), { ok: true, value: { href: good } }, good)
+  const refused = { field: 'href', code: 'Format', message: 'href must be a valid uri (scheme http or https)' }
+  for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'ftp://example.com', 'https//x'])
+    t.same(Link.validate({ href: bad }), { ok: false, errors: [refused] }, bad)
+  t.same(
+    field
+      .string()
+      .uri({ schemes: ['https'], message: 'https only' })
+      .validate('http://a.example'),
+    {
+      ok: false,
+      errors: [{ field: '', code: 'Format', message: 'https only' }],
+    },
+  )
+  t.same(Link.json_schema().properties, {
+    href: { type: 'string', format: 'uri', pattern: '^(?:[Hh][Tt][Tt][Pp]|[Hh][Tt][Tt][Pp][Ss]):' },
+  })
+  const pattern = field
+    .string()
+    .uri({ schemes: ['git+ssh', 'x-1.a'] })
+    .json_schema()['pattern'] as string
+  t.equal(pattern, '^(?:[Gg][Ii][Tt][+][Ss][Ss][Hh]|[Xx][-]1[.][Aa]):')
+  t.ok(
+    new RegExp(pattern, 'u').test('GIT+SSH://host/x') && !new RegExp(pattern, 'u').test('gitXssh:'),
+    'a valid u-mode pattern',
+  )
+  t.same(field.string().uri().validate('javascript:alert(1)').ok, true, 'without schemes any scheme is a uri')
+  for (const schemes of [[], ['http:'], ['1http'], 'http'])
+    t.throws(() => field.string().uri({ schemes: schemes as string[] }), { code: 'FW_ERR_VALIDATION_BAD_LIMIT' })
+})

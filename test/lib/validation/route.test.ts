@@ -200,6 +200,35 @@ t.test('Route schemas', async (t) => {
     t.same(missing.json().errors, [{ field: 'headers/X-Count', code: 'Required', message: 'X-Count is required' }])
   })
 
+  t.test('a header array field is its comma-separated values, repeated or not, as the document says', async (t) => {
+    const app = build(t, (app) =>
+      app.get(
+        '/lists',
+        {
+          headers: schema({
+            'x-tag': field.array(field.string()),
+            'X-Ids': field.array(field.integer()).max_items(3),
+            'x-one': field.string(),
+          }),
+        },
+        (req, res) => void res.json(req.valid('headers')),
+      ),
+    )
+    const get = async (headers: Record<string, string | string[]>) =>
+      (await app.inject({ url: '/lists', headers })).json()
+    // Node joins a repeated header with ", " before any validator sees it; OpenAPI's `simple` style is a comma list.
+    t.same(await get({ 'x-tag': ['a', 'b'] }), { 'x-tag': ['a', 'b'] })
+    t.same(await get({ 'x-tag': 'a,b , c' }), { 'x-tag': ['a', 'b', 'c'] })
+    t.same(await get({ 'x-tag': 'a, ,b,' }), { 'x-tag': ['a', 'b'] }, 'empty elements are ignored (RFC 9110 5.6.1)')
+    t.same(await get({ 'x-ids': '1, 2' }), { 'X-Ids': [1, 2] }, 'items are coerced; a declared spelling is kept')
+    t.same((await get({ 'x-ids': ['1', '2, 3', '4'] })).errors, [
+      { field: 'headers/X-Ids', code: 'MaxLength', message: 'X-Ids must have at most 3 items' },
+    ])
+    t.same(await get({ 'x-one': 'a, b' }), { 'x-one': 'a, b' }, 'a header that is not an array stays whole')
+    t.same(await get({ 'x-tag': ' , ' }), {}, 'a list of no element is missing')
+    t.same(await get({}), {})
+  })
+
   t.test('a default array is new for each request: a handler changing it changes no later request', async (t) => {
     t.same((await app.inject({ url: '/defaults' })).json(), { tag: ['seen'] })
     t.same((await app.inject({ url: '/defaults' })).json(), { tag: ['seen'] })
@@ -318,6 +347,54 @@ t.test('Route schemas from Standard Schema libraries', async (t) => {
       },
     )
   })
+
+  t.test(
+    'a query, params or headers field that is an object is refused with FW_ERR_VALIDATION_FLAT_PART',
+    async (t) => {
+      const app = build(t)
+      const Filter = field.object({ a: field.string() })
+      const QUERY = 'no query string gives (it is flat: `?a[b]=1` is the key "a[b]")'
+      const ONE = (what: string) => `no ${what} gives (it is one string)`
+      const cases: Array<[string, Record<string, unknown>, string]> = [
+        ['query', { query: schema({ filter: Filter }) }, `query field "filter" is an object, which ${QUERY}`],
+        [
+          'params',
+          { params: schema({ id: Filter.required() }) },
+          `params field "id" is an object, which ${ONE('path parameter')}`,
+        ],
+        [
+          'headers',
+          { headers: schema({ 'x-meta': field.record(field.string()) }) },
+          `headers field "x-meta" is a record, which ${ONE('header')}`,
+        ],
+        [
+          'union',
+          { query: schema({ u: field.union('k', [field.object({ k: field.literal('a') })]) }) },
+          `query field "u" is a union, which ${QUERY}`,
+        ],
+        [
+          'items',
+          { query: schema({ f: field.array(Filter).default([]) }) },
+          `query field "f" is an array of objects, which ${QUERY}`,
+        ],
+      ]
+      for (const [name, route, why] of cases)
+        t.throws(() => app.route('GET', `/${name}/{id}`, route, (_req, res) => res.json('ok', true)), {
+          code: 'FW_ERR_VALIDATION_FLAT_PART',
+          message: `GET /${name}/{id}: ${why}; declare strings, numbers, booleans, enums or arrays of them`,
+        })
+      t.throws(
+        () =>
+          app.get('/doc', { query: schema({ filter: Filter }), validate: false }, (_req, res) => res.json('ok', true)),
+        { code: 'FW_ERR_VALIDATION_FLAT_PART' },
+        'a route that only documents is refused too: the document would describe an object parameter',
+      )
+      // A whole part may still be a record: the query string is an object of flat keys.
+      t.doesNotThrow(() =>
+        app.get('/flat', { query: field.record(field.string()) }, (_req, res) => res.json('ok', true)),
+      )
+    },
+  )
 
   t.test('a schema that only documents (validate: false) is checked too', async (t) => {
     const app = build(t)

@@ -76,6 +76,31 @@ t.test('StringField.min_length', async (t) => {
     t.same(one(f, 'ab😀'), { ok: true, value: { v: 'ab😀' } })
   })
 
+  t.test('reads no code point when the UTF-16 length decides, and counts them when it does not', async (t) => {
+    const f = field.string().min_length(3)
+    const iterator = Object.getOwnPropertyDescriptor(String.prototype, Symbol.iterator)!
+    let walked = 0
+    Object.defineProperty(String.prototype, Symbol.iterator, {
+      ...iterator,
+      value: function (this: string) {
+        walked++
+        return (iterator.value as (this: string) => Iterator<string>).call(this)
+      },
+    })
+    try {
+      t.same(one(f, 'x'.repeat(100_000)).ok, true, 'at least 2 * min units are at least min code points')
+      t.same(one(f, 'ab').ok, false, 'fewer than min units are fewer than min code points')
+      t.equal(walked, 0)
+      // Between min and 2 * min units, only the count tells: 4 units are 2 emoji or 4 letters.
+      t.same(one(f, '😀😀').ok, false)
+      t.same(one(f, '😀ab').ok, true)
+      t.same(one(f, '😀😀😀').ok, true)
+      t.same(one(f, '\ud800\ud800a').ok, true, 'a lone surrogate is one code point')
+    } finally {
+      Object.defineProperty(String.prototype, Symbol.iterator, iterator)
+    }
+  })
+
   t.test('uses the given message', async (t) => {
     t.same(one(field.string().min_length(2, 'too short'), 'a'), {
       ok: false,
