@@ -30,7 +30,7 @@ export function serve_openapi(app: AppCore, options: OpenApiOptions): void {
     res.header('Content-Type', 'application/json; charset=utf-8').send(body)
   })
   if (docs === false) return
-  const h = docs_handlers(docs, path, `${options.info.title} ${options.info.version}`)
+  const h = docs_handlers(docs, path, `${options.info.title} ${options.info.version}`, options.servers)
   app.route('GET', docs, { hide: true }, h.page)
   app.route('GET', `${docs}/init.js`, { hide: true }, h.init)
   app.route('GET', `${docs}/{file}`, { hide: true }, h.asset)

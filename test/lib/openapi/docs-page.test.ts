@@ -87,3 +87,47 @@ t.test('docs_handlers under a host prefix', async (t) => {
     t.same(Object.keys((await host.inject({ url: '/fw/api/spec.json' })).json().paths), ['/x'])
   })
 })
+
+t.test('docs page security headers', async (t) => {
+  const app = build(t, (app) => {
+    app.get('/x', (_req, res) => void res.json('ok', true))
+    app.openapi({
+      info: { title: 'T', version: '1' },
+      servers: [
+        { url: '/' },
+        { url: 'https://api.example.com/v1' },
+        { url: 'https://{tenant}.example.org' },
+        { url: 'https://a;script-src/' },
+      ],
+    })
+  })
+
+  t.test(
+    'the page carries a CSP that runs only its own script files and is framed by its own origin only',
+    async (t) => {
+      const r = await app.inject({ url: '/docs' })
+      const csp = String(r.headers['content-security-policy'])
+      const directive = (name: string) => csp.split(/;\s*/).find((d) => d.startsWith(`${name} `))
+      t.equal(directive('script-src'), "script-src 'self'", 'no inline script, no CDN')
+      t.equal(directive('object-src'), "object-src 'none'")
+      t.equal(directive('base-uri'), "base-uri 'none'")
+      t.equal(directive('frame-ancestors'), "frame-ancestors 'self'")
+      t.match(directive('default-src'), "default-src 'none'")
+      t.equal(r.headers['x-content-type-options'], 'nosniff')
+    },
+  )
+
+  t.test("'Try it out' may reach the document's servers: the page's origin and each server's", async (t) => {
+    const csp = String((await app.inject({ url: '/docs' })).headers['content-security-policy'])
+    t.match(csp, "connect-src 'self' https://api.example.com https:;")
+  })
+
+  t.test('the page script and the Swagger UI files are sent with nosniff', async (t) => {
+    for (const url of ['/docs/init.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
+      const r = await app.inject({ url })
+      t.equal(r.statusCode, 200, url)
+      t.equal(r.headers['x-content-type-options'], 'nosniff', url)
+      t.match(r.headers['content-type'], /; charset=utf-8$/, url)
+    }
+  })
+})
