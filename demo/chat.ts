@@ -24,6 +24,8 @@ const CSP =
   "form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
 const NAME = /^[A-Za-z0-9_-]{1,24}$/
+/** The names the room itself speaks as: `server` (welcome lines) and `guest-<n>` (whoever has no name). */
+const RESERVED_NAME = /^(server|guest-\d+)$/i
 const CODE_INVALID_NAME = httpCode('invalid_name')
 const MAX_TEXT = 1000
 
@@ -38,7 +40,9 @@ export interface ChatOptions {
 /** POST /chat/name documents its body; the handler answers 400 invalid_name itself, so the schema only documents. */
 const NAME_DOC = {
   summary: "Set the session's display name",
-  body: schema({ name: field.string().required().describe('1-24 letters, digits, _ or -') }),
+  body: schema({
+    name: field.string().required().describe('1-24 letters, digits, _ or -; not server or guest-<n>'),
+  }),
   validate: false,
   responses: { 200: { description: 'The name now in force' }, 400: { description: 'invalid_name' } },
 } as const
@@ -73,6 +77,7 @@ export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void
   r.post('/chat/name', NAME_DOC, (req, res) => {
     const name = req.json().value('name', '').trim()
     if (!NAME.test(name)) return void res.error(400, CODE_INVALID_NAME, 'name must be 1-24 letters, digits, _ or -')
+    if (RESERVED_NAME.test(name)) return void res.error(400, CODE_INVALID_NAME, 'name is reserved')
     req.state(Session)!.set('user', name)
     res.json('ok', true, 'name', name)
   })

@@ -2,8 +2,9 @@
 /* global document, location, fetch, WebSocket */
 'use strict'
 
-// The page is `<base>/chat`; the WebSocket routes live next to it, under the same base.
-const base = location.pathname.replace(/\/chat\/?$/, '')
+// The page is `<base>/chat`; the WebSocket routes live next to it, under the same base. Runs of slashes (the router
+// serves `//chat` and `/chat//` too) are folded first: a base of `/` would make `//chat/name`, another host's URL.
+const base = location.pathname.replace(/\/{2,}/g, '/').replace(/\/chat\/?$/, '')
 const $ = (id) => document.getElementById(id)
 let socket
 

@@ -1,5 +1,6 @@
 // The chat demo over real sockets: who a message is from (guest, session name, token subject), rooms kept apart, the
 // auth-required route refusing an upgrade without a token, and the name route's bad input.
+import { runInNewContext } from 'node:vm'
 import t from 'tap'
 import { setup_chat } from '../../demo/chat.js'
 import { sign_dev_token } from '../../lib/middleware/app/index.js'
@@ -12,6 +13,43 @@ const options = { session_secret: 'chat-test-session-secret-0123456789', jwt_sec
 /** The next chat message, parsed. */
 const next = async (c: Client): Promise<Record<string, string>> =>
   JSON.parse(String(await c.next())) as Record<string, string>
+
+/**
+ * Runs the page's inline script, as served, against a stand-in DOM at `pathname`; submits the join and name forms and
+ * answers the URLs the page opened a socket to and fetched.
+ */
+async function page_urls(html: string, pathname: string): Promise<{ socket: string; fetched: string }> {
+  const script = /<script>([\s\S]*)<\/script>/.exec(html)![1]!
+  const listeners = new Map<string, (e: unknown) => unknown>()
+  const element = (id: string) => ({
+    value: id === 'room' ? 'lobby' : '',
+    textContent: '',
+    addEventListener: (_type: string, fn: (e: unknown) => unknown) => listeners.set(id, fn),
+    replaceChildren: () => {},
+    append: () => {},
+  })
+  const elements = new Map<string, ReturnType<typeof element>>()
+  const urls = { socket: '', fetched: '' }
+  class FakeSocket {
+    static OPEN = 1
+    constructor(url: string) {
+      urls.socket = url
+    }
+    addEventListener(): void {}
+  }
+  runInNewContext(script, {
+    location: { pathname, protocol: 'http:', host: 'h' },
+    document: { getElementById: (id: string) => elements.get(id) ?? elements.set(id, element(id)).get(id) },
+    WebSocket: FakeSocket,
+    fetch: async (url: string) => {
+      urls.fetched = url
+      return { ok: true, json: async () => ({ name: 'x' }) }
+    },
+  })
+  listeners.get('join-form')!({ preventDefault: () => {} })
+  await listeners.get('name-form')!({ preventDefault: () => {} })
+  return urls
+}
 
 t.test('chat demo', async (t) => {
   const { port } = await listening(t, (app) => setup_chat(app, app, options))
@@ -92,6 +130,30 @@ t.test('chat demo', async (t) => {
       t.same(await r.json(), { ok: false, error: 'invalid_name', message: 'name must be 1-24 letters, digits, _ or -' })
     }
   })
+
+  t.test("refuses the server's name and guest-<n>, so nobody posts as the server or as another guest", async (t) => {
+    for (const name of ['server', 'Server', 'guest-1', 'GUEST-12']) {
+      const r = await fetch(`http://127.0.0.1:${port}/chat/name`, { method: 'POST', body: JSON.stringify({ name }) })
+      t.equal(r.status, 400, name)
+      t.same(await r.json(), { ok: false, error: 'invalid_name', message: 'name is reserved' }, name)
+    }
+    const ok = await fetch(`http://127.0.0.1:${port}/chat/name`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'guest' }),
+    })
+    t.equal(ok.status, 200, 'guest alone is a name like any other')
+  })
+
+  t.test(
+    'the page reached with doubled slashes still calls its own routes, never a protocol-relative URL',
+    async (t) => {
+      const html = await (await fetch(`http://127.0.0.1:${port}/chat`)).text()
+      for (const pathname of ['/chat', '/chat/', '//chat', '/chat//', '//chat//']) {
+        t.same(await page_urls(html, pathname), { socket: 'ws://h/ws/chat/lobby', fetched: '/chat/name' }, pathname)
+        t.equal((await fetch(`http://127.0.0.1:${port}${pathname}`)).status, 200, `${pathname} serves the page`)
+      }
+    },
+  )
 
   t.test('serves the page with a CSP allowing its own origin only', async (t) => {
     const r = await fetch(`http://127.0.0.1:${port}/chat`)
