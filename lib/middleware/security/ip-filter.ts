@@ -21,7 +21,9 @@ export interface IpFilterOptions {
 function ranges(list: string, entries: unknown): IpRange[] {
   if (!Array.isArray(entries)) return check.fail(list, 'a list of addresses and CIDRs', entries)
   return entries.map((e: unknown) => {
-    const r = typeof e === 'string' ? parse_range(e.trim()) : undefined
+    // A zone id (`fe80::1%eth0`) names an interface of this host, and addresses are compared without it: the entry
+    // would match that address on every interface, so it is refused rather than silently widened.
+    const r = typeof e === 'string' && !e.includes('%') ? parse_range(e.trim()) : undefined
     if (r === undefined) throw ERR_IP_FILTER_BAD_ADDRESS(list, e)
     return r
   })

@@ -12,7 +12,7 @@ export type RateLimitKey = 'ip' | 'user' | 'api_key'
 /** The counting keys, for option checks. */
 export const RATE_LIMIT_KEYS: readonly RateLimitKey[] = ['ip', 'user', 'api_key']
 
-/** Computes the counting key of a request; a `key_fn` returning undefined falls back to the client address. */
+/** Computes the counting key of a request; a `key_fn` returning undefined or '' falls back to the client address. */
 export type KeyFn = (ctx: Ctx) => string | undefined
 
 /** `ip:<address>`, with IPv6 grouped by /64. */
@@ -49,7 +49,8 @@ export function counting_key(
   if (key_fn !== undefined)
     return (ctx) => {
       const k = key_fn(ctx)
-      return k === undefined ? ip_counting_key(ctx.req) : 'fn:' + k
+      // '' too: `req.header(name)` gives it for a missing header, and one `fn:` key would be one bucket for everyone.
+      return k === undefined || k === '' ? ip_counting_key(ctx.req) : 'fn:' + k
     }
   const by_req =
     kind === 'ip' ? ip_counting_key : kind === 'user' ? user_counting_key : api_key_counting_key(api_key_header)

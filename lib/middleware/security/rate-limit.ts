@@ -24,7 +24,7 @@ export interface RateLimitOptions {
    * the ip).
    */
   key?: RateLimitKey
-  /** A custom key; undefined from it falls back to the ip. Overrides `key`. */
+  /** A custom key; undefined or '' from it falls back to the ip. Overrides `key`. */
   key_fn?: KeyFn
   /** Header read for `key: 'api_key'` (default `x-api-key`). */
   api_key_header?: string
@@ -151,14 +151,27 @@ export function rate_limit({
   const decide = (ctx: Ctx, next: Next, hit: RateLimitResult, now_ms: number): void | Promise<void> => {
     const { res } = ctx
     const count = sliding_count(hit, now_ms, window_ms)
-    res.header('X-RateLimit-Limit', limit)
     const remaining = Math.max(0, Math.floor(max - count))
-    res.header('X-RateLimit-Remaining', String(remaining))
     const reset = reset_seconds(hit, now_ms, window_ms, max, remaining)
-    res.header('X-RateLimit-Reset', String(reset))
-    if (ietf) res.header('RateLimit-Policy', policy_field).header('RateLimit', `"${policy}";r=${remaining};t=${reset}`)
+    // Another limit on this request (a global one before a prefix one) may already have written headers: the headers
+    // describe the limit with the fewest requests left (on a tie, the later Reset), so a client trusting them is
+    // refused by neither.
+    const shown = res.get_header('X-RateLimit-Remaining')
+    if (
+      shown === undefined ||
+      remaining < Number(shown) ||
+      (remaining === Number(shown) && reset >= Number(res.get_header('X-RateLimit-Reset')))
+    ) {
+      res.header('X-RateLimit-Limit', limit)
+      res.header('X-RateLimit-Remaining', String(remaining))
+      res.header('X-RateLimit-Reset', String(reset))
+      if (ietf)
+        res.header('RateLimit-Policy', policy_field).header('RateLimit', `"${policy}";r=${remaining};t=${reset}`)
+      else if (shown !== undefined) res.remove_header('RateLimit-Policy').remove_header('RateLimit')
+    }
     if (count <= max) return next()
-    res.header('Retry-After', String(reset))
+    // The Reset shown: this limit's, or another one's that has no request left either.
+    res.header('Retry-After', res.get_header('X-RateLimit-Reset') ?? String(reset))
     if (observed()) report({ kind: 'rate_limit_refused', namespace })
     res.error(429, CODE_RATE_LIMIT_EXCEEDED, 'Too many requests, retry later')
   }

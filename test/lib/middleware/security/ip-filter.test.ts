@@ -157,6 +157,20 @@ t.test('ip_filter', async (t) => {
     })
   })
 
+  t.test('refuses an entry with an IPv6 zone id, which it could not honour', async (t) => {
+    // A zone names an interface of this host: `fe80::1%eth0` allowed `fe80::1` on every interface.
+    for (const entry of ['fe80::1%eth0', 'fe80::%eth0/64', 'fe80::1%1']) {
+      t.throws(
+        () => ip_filter({ allow: [entry] }),
+        {
+          code: 'FW_ERR_IP_FILTER_BAD_ADDRESS',
+          message: `ip_filter: allow entry ${JSON.stringify(entry)} is not an IPv4/IPv6 address or CIDR`,
+        },
+        entry,
+      )
+    }
+  })
+
   t.test('throws at creation without any list', async (t) => {
     t.throws(() => ip_filter({}), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',

@@ -362,9 +362,58 @@ t.test('rate_limit', async (t) => {
     app.post('/auth/login', (_req, res) => void res.json('ok', true))
     const login = async () => await app.inject({ method: 'POST', url: '/auth/login' })
     const r1 = await login()
-    t.equal(r1.headers['x-ratelimit-limit'], '2', 'the inner limit writes the headers last')
+    t.equal(r1.headers['x-ratelimit-limit'], '2', 'the inner limit has fewer requests left: its headers')
     t.same([r1.statusCode, (await login()).statusCode, (await login()).statusCode], [200, 200, 429])
     t.same(await statuses(app, 2), [200, 429], 'the three logins counted against the global limit too')
+  })
+
+  t.test('a key_fn answering an empty string falls back to the address, not to one bucket for everyone', async (t) => {
+    // req.header gives '' for a missing header: without the fallback, every client without it shared the key `fn:`.
+    const { app } = limited(t, {
+      max_requests: 1,
+      window_seconds: 60,
+      now: () => 0,
+      key_fn: ({ req }) => req.header('x-tenant'),
+    })
+    t.same(await statuses(app, 2, {}, '10.0.0.1'), [200, 429])
+    t.same(await statuses(app, 1, {}, '10.0.0.2'), [200], 'another address without the header has its own count')
+    t.same(await statuses(app, 2, { 'x-tenant': 'a' }, '10.0.0.1'), [200, 429])
+  })
+
+  t.test('with two limits on a request, the headers describe the one with fewer requests left', async (t) => {
+    const { app } = build(t, [
+      adapt_ctx(rate_limit({ max_requests: 3, window_seconds: 60, now: () => 0, ietf_headers: true })),
+    ])
+    app.use('/auth', adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 10, now: () => 0 })))
+    app.post('/auth/login', (_req, res) => void res.json('ok', true))
+    const login = async () => await app.inject({ method: 'POST', url: '/auth/login' })
+    t.same(await statuses(app, 1), [200])
+    const r1 = await login()
+    t.equal(r1.statusCode, 200)
+    t.same(
+      [r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-remaining'], r1.headers['x-ratelimit-reset']],
+      ['3', '1', '120'],
+      'the global limit has 1 left, the /auth one 4: a client trusting Remaining 4 would be refused',
+    )
+    t.equal(r1.headers['ratelimit'], '"default";r=1;t=120', 'its IETF fields stay with it')
+    const r2 = await login()
+    t.same([r2.statusCode, r2.headers['x-ratelimit-limit'], r2.headers['x-ratelimit-remaining']], [200, '3', '0'])
+    const r3 = await login()
+    t.same([r3.statusCode, r3.headers['x-ratelimit-limit']], [429, '3'], 'the global limit refuses')
+    t.equal(r3.headers['retry-after'], r3.headers['x-ratelimit-reset'])
+  })
+
+  t.test('with two limits, the stricter inner one still writes its headers and refuses', async (t) => {
+    const { app } = build(t, [
+      adapt_ctx(rate_limit({ max_requests: 100, window_seconds: 60, now: () => 0, ietf_headers: true })),
+    ])
+    app.use('/auth', adapt_ctx(rate_limit({ max_requests: 1, window_seconds: 60, now: () => 0 })))
+    app.post('/auth/login', (_req, res) => void res.json('ok', true))
+    const r1 = await app.inject({ method: 'POST', url: '/auth/login' })
+    t.same([r1.statusCode, r1.headers['x-ratelimit-limit'], r1.headers['x-ratelimit-remaining']], [200, '1', '0'])
+    t.equal(r1.headers['ratelimit'], undefined, "the global limit's IETF fields would contradict the X- ones")
+    const r2 = await app.inject({ method: 'POST', url: '/auth/login' })
+    t.same([r2.statusCode, r2.headers['x-ratelimit-limit'], r2.headers['retry-after']], [429, '1', '120'])
   })
 
   t.test(
