@@ -238,9 +238,15 @@ export function end_streams_on_close(instance: FastifyInstance, grace_ms: number
   instance.addHook('preClose', () => streams.end_all(grace_ms))
 }
 
-/** Sends a streamed body; a HEAD request gets the headers only and the source is let go unread. */
+/**
+ * Sends a streamed body; a HEAD request gets the headers only and the source is let go unread, as it is for a client
+ * already gone.
+ */
 export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogCore | undefined): FastifyReply {
-  if (reply.request.method === 'HEAD') {
+  // A client can leave before the answer is sent (a middleware still at work after `next()`): its connection's 'close'
+  // came already, so an SSE answer would stay among the open ones for good (app.close() waiting close_timeout_ms for
+  // it), its producer started for nobody. Nothing is opened for it.
+  if (reply.request.method === 'HEAD' || connection_gone(reply)) {
     discard_body(body)
     // An empty stream rather than no body: the GET's length is unknown (it goes out chunked), so the HEAD hook must not
     // give this answer the `Content-Length: 0` of an empty one (RFC 9110 8.6).
@@ -257,4 +263,10 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogC
       .get(reply.server.server as Server)
       ?.add(sse, new Promise((resolve) => reply.raw.once('close', resolve)))
   return reply.send(readable)
+}
+
+/** Whether the client of `reply` went away already: an HTTP/1 response is destroyed, an HTTP/2 one's stream is. */
+function connection_gone(reply: FastifyReply): boolean {
+  const raw = reply.raw as { destroyed?: boolean; stream?: { destroyed?: boolean } }
+  return raw.destroyed === true || raw.stream?.destroyed === true
 }

@@ -205,7 +205,10 @@ class SseStream extends Readable {
   }
 
   #fail(err: unknown): void {
-    if (this.destroyed) return
+    // Once the stream is over (ended by the server closing, or its client gone), a rejection is the producer stopping
+    // on its signal (a timer or fetch given it rejects with an AbortError): it must not cut the end already queued for
+    // a client still reading the last events.
+    if (this.#over || this.destroyed) return
     this.destroy(err instanceof Error ? err : new Error(String(err)))
   }
 

@@ -1,8 +1,10 @@
 import http from 'node:http'
 import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { end_sse, OpenStreams, sse_readable, type SseSink } from '../../../lib/stream/index.js'
 import { listening } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
 
 const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -65,6 +67,81 @@ t.test('app.close() ends each open SSE answer instead of cutting it', async (t) 
     'each producer saw its signal fire and its sink closed',
   )
   t.ok(took < 10_000, `close() did not wait for close_timeout_ms (${took.toFixed(0)} ms of 20000)`)
+})
+
+t.test('app.close() sends every queued event to a slow client when the producer rejects on its signal', async (t) => {
+  const log = capture_log(t)
+  let sent = 0
+  let rejected = false
+  const { app, port } = await listening(t, (app) => {
+    app.get('/events', (_req, res) =>
+      res.sse(async (sink: SseSink) => {
+        // Events of 1 MiB, so the socket stops taking them and some wait in the answer.
+        const data = 'x'.repeat(1024 * 1024)
+        for (let n = 1; ; n++) {
+          await sink.send({ data, id: String(n) })
+          sent = n
+          // The documented way to wait: a timer given the signal, which rejects (AbortError) when the App closes.
+          await sleep(5, undefined, { signal: sink.signal }).catch((err: unknown) => {
+            rejected = true
+            throw err
+          })
+        }
+      }),
+    )
+  })
+  let resume!: () => void
+  const answer = new Promise<{ complete: boolean; events: number }>((resolve) => {
+    http.get({ host: '127.0.0.1', port, path: '/events', agent: false }, (res) => {
+      res.pause()
+      resume = () => void res.resume()
+      let events = 0
+      res.setEncoding('latin1').on('data', (chunk: string) => (events += chunk.split('\n\n').length - 1))
+      res.on('error', () => {})
+      res.on('close', () => resolve({ complete: res.complete, events }))
+    })
+  })
+  // The client reads nothing until the producer is held back by it.
+  for (let last = -1; last !== sent; await tick(100)) last = sent
+  const closing = app.close()
+  for (let i = 0; i < 250 && !rejected; i++) await tick(2)
+  resume()
+  await closing
+  t.same(await answer, { complete: true, events: sent }, 'the client read every event sent and a whole body')
+  t.notMatch(log.text(), /stream failed/, 'the rejection the shutdown caused is not logged')
+})
+
+t.test('an SSE answer whose client left before it was sent starts nothing and does not hold app.close()', async (t) => {
+  const log = capture_log(t)
+  let started = 0
+  const { app, port } = await listening(
+    t,
+    (app) => {
+      // A middleware still at work after next() (a session saved): the client leaves meanwhile.
+      app.use(async (_req, _res, next) => {
+        await next()
+        await tick(100)
+      })
+      app.get('/events', (_req, res) =>
+        res.sse(async (sink: SseSink) => {
+          started++
+          await new Promise((resolve) => sink.signal.addEventListener('abort', resolve, { once: true }))
+        }),
+      )
+    },
+    { close_timeout_ms: 20_000 },
+  )
+  const req = http.get({ host: '127.0.0.1', port, path: '/events', agent: false })
+  req.on('error', () => {})
+  await tick(30)
+  req.destroy()
+  await tick(150)
+  const began = performance.now()
+  await app.close()
+  const took = performance.now() - began
+  t.ok(took < 5_000, `close() did not wait for close_timeout_ms (${took.toFixed(0)} ms of 20000)`)
+  t.equal(started, 0, 'the producer never ran for a client already gone')
+  t.notMatch(log.text(), /stream failed|request failed/)
 })
 
 t.test('OpenStreams', async (t) => {
