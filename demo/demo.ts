@@ -20,6 +20,28 @@ export function dev_secret(name: string, fallback: string): string {
 }
 
 /**
+ * Ends a demo whose `app.run()` failed: a port in use or not allowed is said in one line with `hint` (how to pick
+ * another), exit code 1; the app closes first, so its `on_close` hooks run (the files demo removes its folder). Any other
+ * error is thrown again.
+ * @example
+ * await app.run(8080).catch((err) => listen_failure(app, err, 'pick another with --port N'))
+ */
+export async function listen_failure(app: App, err: unknown, hint: string): Promise<never> {
+  const { code, address, port } = (err ?? {}) as { code?: unknown; address?: unknown; port?: unknown }
+  const where = `port ${String(port)} of ${String(address)}`
+  const why =
+    code === 'EADDRINUSE'
+      ? `${where} is already in use`
+      : code === 'EACCES'
+        ? `${where} is not allowed to this user (ports below 1024 need privileges)`
+        : undefined
+  if (why === undefined) throw err
+  process.stderr.write(`error: ${why}: ${hint}\n`)
+  await app.close()
+  process.exit(1)
+}
+
+/**
  * The OpenAPI options of a demo's app: its title, the license, and `security: []` for the routes that declare no
  * security of their own (every route that checks credentials says so, through its middleware or its `security` key).
  */

@@ -1,7 +1,7 @@
 // `npm start`: every demo on one App, each under its own prefix so their routes never collide.
 import { App } from '../index.js'
 import { compression, etag } from '../lib/middleware/app/index.js'
-import { demo_openapi } from './demo.js'
+import { demo_openapi, listen_failure } from './demo.js'
 import { demos } from './registry.js'
 
 /** Where each demo lives in the showcase ('' = at the root). Demos not listed mount under `/<name>`. */
@@ -50,5 +50,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const prefix = SHOWCASE_PREFIXES[demo.name] ?? `/${demo.name}`
     console.log(`  ${demo.name.padEnd(14)} ${(prefix || '/').padEnd(10)} ${demo.description}`)
   }
-  await app.run()
+  await app.run().catch((err: unknown) => listen_failure(app, err, 'pick another with FW_PORT=N npm start'))
 }

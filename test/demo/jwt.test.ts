@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import { DEV_JWT_SECRET, setup_jwt } from '../../demo/jwt.js'
 import { demos } from '../../demo/registry.js'
@@ -69,4 +70,22 @@ t.test('jwt demo', async (t) => {
       roles_count: 0,
     })
   })
+})
+
+t.test('the token command of README.md and docs/auth.md signs with the development secret of the demos', async (t) => {
+  // `TOKEN=$(npx tsx -e "... sign_dev_token('<secret>', ...)")`, for the jwt and rbac demos run with FW_JWT_SECRET unset.
+  const commands = ['README.md', 'docs/auth.md'].flatMap((page) => {
+    const text = readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8')
+    return [...text.matchAll(/TOKEN=\$\(npx tsx -e "[^"]*?sign_dev_token\('([^']*)'/g)].map((m) => [page, m[1]!])
+  })
+  t.same(
+    commands.map(([page]) => page),
+    ['README.md', 'docs/auth.md'],
+  )
+  const app = mounted(t, (r) => setup_jwt(r, { secret: DEV_JWT_SECRET }), '')
+  for (const [page, secret] of commands) {
+    const headers = bearer({ sub: 'ada', roles: ['admin'], perms: ['products:write'] }, secret)
+    const r = await app.inject({ url: '/secure', headers })
+    t.same([r.statusCode, r.json()], [200, { ok: true, sub: 'ada', roles_count: 1 }], page!)
+  }
 })
