@@ -48,9 +48,7 @@ export function compose(mws: readonly Middleware[], handler: Handler): Handler {
     // tick.
     const run = new ChainRun(mws, handler, req, res)
     const r = run.dispatch(0)
-    // An async middleware that calls next() without awaiting it resolves before the handler has answered: the chain
-    // still ends with the handler (then its answer is the one sent, and its failure is this chain's).
-    return r === done ? undefined : r.then(() => run.handler_running())
+    return r === done ? undefined : run.ended(r)
   }
 }
 
@@ -107,9 +105,14 @@ class ChainRun {
     }
   }
 
-  /** The handler's promise while it still runs after the first middleware returned; else undefined. */
-  handler_running(): Promise<void> | undefined {
-    return this.#running
+  /**
+   * The end of a chain that went async, `first` being its first middleware's promise. An async middleware that calls
+   * next() without awaiting it resolves before the handler has answered: the chain still ends with the handler (then
+   * its answer is the one sent, and its failure is this chain's). A method, not a closure in `compose`'s chain, so a
+   * chain that ends synchronously allocates no context for it.
+   */
+  ended(first: Promise<void>): Promise<void> {
+    return first.then(() => this.#running)
   }
 
   #next(i: number): Promise<void> {
