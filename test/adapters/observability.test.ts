@@ -1,7 +1,7 @@
 // app.metrics, app.health and app.shed_load through real requests: labels by template, probes, draining, shedding.
 import { request } from 'node:http'
 import { connect } from 'node:http2'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import WebSocket from 'ws'
 import { createSigner } from 'fast-jwt'
 import { adapt_ctx } from '../../lib/compose.js'
@@ -228,48 +228,16 @@ t.test('App.metrics', async (t) => {
   })
 
   t.test('counts the requests of an HTTP/2 app', async (t) => {
-    const { port } = await listening(
-      t,
-      (app) => {
-        app.metrics()
-        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
-      },
-      { http2: true },
-    )
-    const session = connect(`http://127.0.0.1:${port}`)
-    t.teardown(() => session.close())
-    const get = (path: string) =>
-      new Promise<string>((resolve, reject) => {
-        const stream = session.request({ ':path': path })
-        let text = ''
-        stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-        stream.on('end', () => resolve(text)).on('error', reject)
-      })
-    await get('/users/1')
-    await get('/users/2')
-    const body = await get('/metrics')
+    const send = await h2_metrics_app(t)
+    await send('GET', '/users/1')
+    await send('GET', '/users/2')
+    const body = await send('GET', '/metrics')
     t.equal(series(body, 'fw_http_requests_total{method="GET",route="/users/{id}",status="200"}'), 2)
     t.equal(series(body, 'fw_http_requests_in_flight'), 1)
   })
 
   t.test('counts a method Node does not know, which an HTTP/2 client may send, as one _OTHER series', async (t) => {
-    const { port } = await listening(
-      t,
-      (app) => {
-        app.metrics()
-        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
-      },
-      { http2: true },
-    )
-    const session = connect(`http://127.0.0.1:${port}`)
-    t.teardown(() => session.close())
-    const send = (method: string, path: string) =>
-      new Promise<string>((resolve, reject) => {
-        const stream = session.request({ ':method': method, ':path': path })
-        let text = ''
-        stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-        stream.on('end', () => resolve(text)).on('error', reject)
-      })
+    const send = await h2_metrics_app(t)
     for (let i = 0; i < 20; i++) await send(`X${i}`, `/users/${i}`)
     const body = await send('GET', '/metrics')
     const lines = body.split('\n').filter((l) => l.startsWith('fw_http_requests_total{'))
@@ -451,3 +419,24 @@ t.test('App.shed_load', async (t) => {
     )
   })
 })
+
+/** An HTTP/2 app with metrics and a `/users/{id}` route, and a function sending a request on one session to it. */
+async function h2_metrics_app(t: Test): Promise<(method: string, path: string) => Promise<string>> {
+  const { port } = await listening(
+    t,
+    (app) => {
+      app.metrics()
+      app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+    },
+    { http2: true },
+  )
+  const session = connect(`http://127.0.0.1:${port}`)
+  t.teardown(() => session.close())
+  return (method, path) =>
+    new Promise<string>((resolve, reject) => {
+      const stream = session.request({ ':method': method, ':path': path })
+      let text = ''
+      stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+      stream.on('end', () => resolve(text)).on('error', reject)
+    })
+}
