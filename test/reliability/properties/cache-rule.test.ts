@@ -13,7 +13,8 @@ interface Policy {
 }
 
 /**
- * The spec's table, written from its words: an age is inside a window w when 0 <= age < w (an age below 0 counts as 0).
+ * The spec's table, written from its words: an age is inside a window w when 0 <= age < w. An age below 0 (an entry
+ * stamped ahead of now: clock skew) is fw's reading, in docs/decisions.md: it counts by its size, inside when -w < age.
  */
 function reference(
   stored: boolean,
@@ -21,7 +22,7 @@ function reference(
   ctx: { offline: boolean; network_error: boolean },
   p: Policy,
 ): boolean {
-  const inside = (w: number): boolean => Math.max(age, 0) < w
+  const inside = (w: number): boolean => Math.abs(age) < w
   if (!stored) return false // 1
   if (inside(p.ttl_ms)) return true // 2
   if (ctx.offline && p.allow_stale_if_offline && inside(p.stale_if_offline_ms)) return true // 3
