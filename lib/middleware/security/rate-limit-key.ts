@@ -6,6 +6,9 @@ import { key_digest } from '../auth/api-key.js'
 import { ApiKey } from '../auth/state.js'
 import { ip_key } from '../../ip-address.js'
 
+/** The longest `key_fn` value kept as it is in a counting key; a longer one is kept by its digest. */
+const LONG_KEY = 48
+
 /** The spec's counting keys. */
 export type RateLimitKey = 'ip' | 'user' | 'api_key'
 
@@ -50,7 +53,10 @@ export function counting_key(
     return (ctx) => {
       const k = key_fn(ctx)
       // '' too: `req.header(name)` gives it for a missing header, and one `fn:` key would be one bucket for everyone.
-      return k === undefined || k === '' ? ip_counting_key(ctx.req) : 'fn:' + k
+      if (k === undefined || k === '') return ip_counting_key(ctx.req)
+      // A long value (a header the client chose) is kept by its digest: the store holds up to max_keys keys, each
+      // otherwise as large as the client made it.
+      return 'fn:' + (k.length > LONG_KEY ? key_digest(k) : k)
     }
   const by_req =
     kind === 'ip' ? ip_counting_key : kind === 'user' ? user_counting_key : api_key_counting_key(api_key_header)

@@ -380,6 +380,31 @@ t.test('rate_limit', async (t) => {
     t.same(await statuses(app, 2, { 'x-tenant': 'a' }, '10.0.0.1'), [200, 429])
   })
 
+  t.test(
+    'keys a long key_fn value by its digest, so a client-chosen header cannot make its key any size',
+    async (t) => {
+      const inner = new MemoryRateLimitStore()
+      const keys: string[] = []
+      const store: RateLimitStore = { hit: (key, now, window) => (keys.push(key), inner.hit(key, now, window)) }
+      const { app } = limited(t, {
+        max_requests: 1,
+        window_seconds: 60,
+        now: () => 0,
+        store,
+        key_fn: ({ req }) => req.header('x-tenant'),
+      })
+      const long = 'a'.repeat(8000)
+      t.same(await statuses(app, 2, { 'x-tenant': long }), [200, 429], 'one client, one count')
+      t.same(await statuses(app, 1, { 'x-tenant': long + 'b' }), [200], 'another value, another count')
+      t.same(await statuses(app, 1, { 'x-tenant': 'short' }), [200])
+      t.ok(
+        keys.every((k) => k.length <= 64),
+        `key lengths ${keys.map((k) => k.length).join(', ')}`,
+      )
+      t.match(keys.at(-1), /fn:short$/, 'a short value is kept as it is')
+    },
+  )
+
   t.test('with two limits on a request, the headers describe the one with fewer requests left', async (t) => {
     const { app } = build(t, [
       adapt_ctx(rate_limit({ max_requests: 3, window_seconds: 60, now: () => 0, ietf_headers: true })),
