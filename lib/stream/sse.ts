@@ -63,7 +63,8 @@ export function format_event(e: SseEvent): string {
   if (e.event !== undefined) out += `event: ${check_field('event', e.event)}\n`
   if (e.id !== undefined) out += `id: ${check_field('id', e.id)}\n`
   if (e.retry !== undefined) {
-    if (!Number.isInteger(e.retry) || e.retry < 0) throw ERR_STREAM_BAD_EVENT('retry', e.retry)
+    // A safe integer: past 2^53 JavaScript writes `1e+21`, which no client reads as a number of milliseconds.
+    if (!Number.isSafeInteger(e.retry) || e.retry < 0) throw ERR_STREAM_BAD_EVENT('retry', e.retry)
     out += `retry: ${e.retry}\n`
   }
   const data = typeof e.data === 'string' ? e.data : (JSON.stringify(e.data) ?? 'null')

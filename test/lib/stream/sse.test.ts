@@ -90,6 +90,7 @@ t.test('send() refuses a bad id, event, retry or data with a rejected promise, n
       { data: 'x', id: 'a\nb' },
       { data: 'x', event: 'a\rdata: evil' },
       { data: 'x', retry: -1 },
+      { data: 'x', retry: 1e21 },
       { data: 1n },
     ]
     // A caller that handles the refusal with .catch(), as the Promise the sink's type promises allows.
@@ -101,6 +102,7 @@ t.test('send() refuses a bad id, event, retry or data with a rejected promise, n
     { code: 'FW_ERR_STREAM_BAD_EVENT' },
     { code: 'FW_ERR_STREAM_BAD_EVENT' },
     { code: 'FW_ERR_STREAM_BAD_EVENT' },
+    { code: 'FW_ERR_STREAM_BAD_EVENT', message: /retry must be an integer >= 0; got 1e\+21/ },
     TypeError,
   ])
 })
