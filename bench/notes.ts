@@ -666,8 +666,8 @@ export const HISTORY = `## Measurements behind the method and the decisions
   the same server file built from each, beside Fastify and a second Fastify process): three runs of 15, 25 and 25
   rounds gave JSON hello 1.158x | 1.114x | 1.057x for the new tree against 1.120x | 1.160x | 1.052x for the old, 5
   middleware 1.044x | 1.172x | 1.069x against 1.057x | 1.035x | 1.086x (the third after the chain's end became a method
-  rather than a closure, which allocated a context on every chain), bytes within 40 B of 7,500 (0.5%); the second
-  Fastify 0.94-1.01x. Both trees land on both sides of the ceiling from run to run: this run's misses are the run's, not
-  a cost the round added. The body run: the upload 0.67x (0.58-0.76x) | 1.07x (1.00-1.15x), met on Node 24 by the
+  rather than a closure, whose capture can make V8 allocate a context on every chain; not profiled), bytes within
+  40 B of 7,500 (0.5%); the second Fastify 0.94-1.01x. Both trees land on both sides of the ceiling from run to run:
+  this run's misses are the run's, not a cost the round added. The body run: the upload 0.67x (0.58-0.76x) | 1.07x (1.00-1.15x), met on Node 24 by the
   median this time (1.12x in the last run), controls 1.08x | 1.01x; the download 0.97x | 0.97x; SSE fan-out 3.50x.
 `
