@@ -4,6 +4,7 @@ import { defineError } from './errors.js'
 import type { LogConfig } from './log/core.js'
 import { known_level, type LogLevel } from './log/levels.js'
 import { parse_range } from './ip-address.js'
+import { MAX_TIMER_MS } from './options.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
   'FW_ERR_CONFIG_BAD_VALUE',
@@ -113,13 +114,6 @@ function env_text(env: NodeJS.ProcessEnv, name: string): string | undefined {
 /** Decimal digits, with an optional minus so that `-1` is refused as out of range rather than as garbage. */
 const DECIMAL = /^-?[0-9]+$/
 
-/**
- * The longest wait a Node timer holds (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms, so a
- * `close_timeout_ms` past it cut every in-flight request the moment `close()` began, and a `drain_ms` past it drained
- * nothing. (Node's own server timeouts are not timers of this kind: a socket's is capped, the others are polled.)
- */
-const MAX_TIMER_MS = 2 ** 31 - 1
-
 function int_env(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max?: number): number {
   const text = env_text(env, name)
   if (text === undefined) return check_int(name, fallback, min, max)
@@ -228,6 +222,9 @@ export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv 
     host: host_of(env, options.host),
     trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
+    // Timers: a `close_timeout_ms` past MAX_TIMER_MS cut every in-flight request the moment `close()` began, and such a
+    // `drain_ms` drained nothing. (Node's server timeouts are not timers of this kind: a socket's is capped, the others
+    // are polled.)
     close_timeout_ms: int_env(env, 'FW_CLOSE_TIMEOUT_MS', options.close_timeout_ms ?? 10_000, 0, MAX_TIMER_MS),
     drain_ms: int_env(env, 'FW_DRAIN_MS', options.drain_ms ?? 0, 0, MAX_TIMER_MS),
     request_id: bool_option('request_id', options.request_id, true),

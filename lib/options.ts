@@ -4,6 +4,12 @@ import { defineError, type ErrorFactory } from './errors.js'
 import { BAD_HEADER_VALUE, HEADER_VALUE_RULE, HTTP_TOKEN } from './http-token.js'
 
 /**
+ * The longest wait a Node timer holds (2^31 - 1 ms, about 24.8 days): a longer one, or `Infinity`, fires after 1 ms.
+ * Options that become a timer's wait (a close timeout, a heartbeat, a probe's timeout, a sampling interval) stop here.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
  * A value named by its type and size only: `a string of 12 characters`, `a Buffer of 32 bytes`, `a list of 2 items`,
  * `an object`. How secrets, and objects (which may hold credentials), appear in messages.
  */

@@ -4,14 +4,11 @@ import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import { CODE_NOT_READY, ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
 import { logger, type Logger } from '../log/index.js'
-import { option_checker } from '../options.js'
+import { MAX_TIMER_MS, option_checker } from '../options.js'
 
 const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'health')
 /** Where `results()` called without a logger writes its failures. */
 const health_log = logger('health')
-
-/** The longest wait of a Node timer: a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * A readiness check: resolves (any value) when the dependency is fine; throws, rejects or hangs past the timeout when

@@ -2,12 +2,10 @@
 // (503 with Retry-After) until every reading is back under a lower mark, so it does not flap at the edge.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
-import { option_checker } from '../options.js'
+import { MAX_TIMER_MS, option_checker } from '../options.js'
 
 const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'load')
 
-/** The longest wait of a Node timer: a longer one (or `Infinity`) fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 /** The largest `retry_after_s` (about 68 years): a finite whole number, as `Retry-After` needs. */
 const MAX_RETRY_AFTER_S = 2 ** 31 - 1
 /**

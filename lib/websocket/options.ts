@@ -1,5 +1,5 @@
 // The options of a WebSocket route, checked once at registration, with their defaults.
-import { option_checker, type OptionChecker } from '../options.js'
+import { MAX_TIMER_MS, option_checker, type OptionChecker } from '../options.js'
 import { is_exact_origin } from '../origin.js'
 import { ERR_WS_BAD_OPTION } from './errors.js'
 
@@ -50,8 +50,6 @@ export interface WsSettings {
 }
 
 const MIB = 1024 * 1024
-/** The longest wait a Node timer holds: a longer one fires after 1 ms (a ping every ms, cutting every peer at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A timer's wait: an integer >= 0 that a Node timer can hold. */
 function timer_ms(check: OptionChecker, option: string, value: unknown): number {
