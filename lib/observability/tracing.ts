@@ -6,6 +6,7 @@ import { lazy } from '../lazy.js'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
 import { redact_query } from '../log/redact.js'
+import { UNMATCHED_ROUTE } from './route.js'
 
 /** @opentelemetry/api, loaded by the first traced request, span or `HttpTracing` rather than by `import 'fw'`. */
 const api = lazy<typeof OtelApi>('@opentelemetry/api')
@@ -118,7 +119,8 @@ export interface ServerRequestInfo {
 }
 
 /**
- * One server span per request, named `METHOD /route/{template}`, child of the caller's trace when the registered
+ * One server span per request, named `METHOD /route/{template}` (`METHOD` alone, without `http.route`, when no route
+ * matched), child of the caller's trace when the registered
  * propagator (W3C `traceparent` with the SDK's default) finds one; a malformed or all-zero `traceparent` starts a new
  * trace.
  * @example
@@ -149,17 +151,21 @@ export class HttpTracing {
     const parent = api().propagation.extract(api().context.active(), r.headers)
     // A span leaves the process for a tracing backend: secret parameters never go with it.
     const [path, query] = split_target(redact_query(r.target, r.secret_query))
+    const matched = r.route !== UNMATCHED_ROUTE
     const attributes: Record<string, string> = {
       'http.request.method': r.method,
-      'http.route': r.route,
       'url.path': path,
       'url.scheme': r.scheme,
       'client.address': r.client_ip,
     }
+    // A request no route matched has no route to name (OpenTelemetry's HTTP conventions): its span is named by its
+    // method alone, and a scan of random paths still makes one name.
+    if (matched) attributes['http.route'] = r.route
     if (query !== undefined) attributes['url.query'] = query
     const ua = r.headers['user-agent']
     if (typeof ua === 'string') attributes['user_agent.original'] = ua
-    return this.#tracer.startSpan(`${r.method} ${r.route}`, { kind: api().SpanKind.SERVER, attributes }, parent)
+    const name = matched ? `${r.method} ${r.route}` : r.method
+    return this.#tracer.startSpan(name, { kind: api().SpanKind.SERVER, attributes }, parent)
   }
 
   /**

@@ -58,6 +58,16 @@ t.test('App.tracing', async (t) => {
     })
   })
 
+  t.test('names the span of a request no route matched by its method alone, without http.route', async (t) => {
+    const app = traced(t)
+    const r = await app.inject('/nowhere/42')
+    t.equal(r.statusCode, 404)
+    const [span] = exporter.getFinishedSpans()
+    t.equal(span!.name, 'GET', 'OpenTelemetry: {method} when there is no route')
+    t.equal(span!.attributes['http.route'], undefined, 'no route to name')
+    t.match(span!.attributes, { 'url.path': '/nowhere/42', 'http.response.status_code': 404 })
+  })
+
   t.test('keeps secret query parameters out of url.query, as the access line does', async (t) => {
     const app = traced(t)
     await app.inject('/users/42?api_key=s3cr3t&page=2&ACCESS_TOKEN=tok&api%5Fkey=s2')
