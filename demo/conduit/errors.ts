@@ -35,6 +35,16 @@ export const not_found = (what: string): ConduitError => new ConduitError(404, [
 /** 422 with the given messages. */
 export const unprocessable = (...messages: string[]): ConduitError => new ConduitError(422, messages)
 
+/**
+ * Whether `err` is a foreign key violation: a row written for an article (a favourite, a comment) that another request
+ * deleted between the lookup and the insert.
+ */
+export function foreign_key_violation(err: unknown): boolean {
+  const code = code_of(err)
+  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return true
+  return code === 'SQLITE_CONSTRAINT' && err instanceof Error && /FOREIGN KEY constraint failed/.test(err.message)
+}
+
 const UNAVAILABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

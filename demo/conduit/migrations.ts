@@ -79,4 +79,12 @@ export const CONDUIT_MIGRATIONS: readonly Migration[] = [
       if (dialect === 'postgres') await sql`alter table tags alter column name type text collate "C"`.execute(db)
     },
   },
+  {
+    version: 3,
+    name: 'articles listed newest first from an index',
+    async up(db) {
+      // Lists order by (created_at desc, id desc): the index gives a page without sorting every article.
+      await db.schema.createIndex('articles_created').on('articles').columns(['created_at', 'id']).execute()
+    },
+  },
 ]

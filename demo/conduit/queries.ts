@@ -101,14 +101,17 @@ function following(viewer: number | undefined, ref: 'a.author_id' | 'c.author_id
 }
 
 /**
- * The rows of the articles `f` selects, newest first, with their counts and the viewer's flags, in one query; their
- * bodies only `with_body`.
+ * The rows of the articles `f` selects, newest first (by `created_at`, then id), with their counts and the viewer's
+ * flags, in one query; their bodies only `with_body`.
  */
 function article_rows(db: Db, f: ArticleFilter, viewer: number | undefined, with_body: boolean) {
   const favorited =
     viewer === undefined
       ? sql<number>`0`
       : sql<number>`(case when exists (select 1 from favorites f2 where f2.article_id = a.id and f2.user_id = ${viewer}) then 1 else 0 end)`
+  // Newest by `createdAt`, the order a client sees: ids follow the order of the inserts, which concurrent writers
+  // (PostgreSQL's pool, several instances) commit in another order than their timestamps. The id breaks ties (two
+  // articles of one millisecond), so pages never swap or repeat an article.
   return filtered(db, f)
     .select([
       'a.id',
@@ -125,6 +128,7 @@ function article_rows(db: Db, f: ArticleFilter, viewer: number | undefined, with
       following(viewer, 'a.author_id').as('following'),
     ])
     .$if(with_body, (q) => q.select('a.body'))
+    .orderBy('a.created_at', 'desc')
     .orderBy('a.id', 'desc')
     .limit(f.limit)
     .offset(f.offset)

@@ -6,7 +6,7 @@ import type { PasswordHasher } from '../auth-api/passwords.js'
 import type { Tokens } from './auth.js'
 import * as B from './bodies.js'
 import type { Db } from './db.js'
-import { forbidden, not_found, unauthorized, unprocessable } from './errors.js'
+import { foreign_key_violation, forbidden, not_found, unauthorized, unprocessable } from './errors.js'
 import { all_tags, article_by_slug, comments_of, list_articles, profile_of, profile_view } from './queries.js'
 import { article_id, create_article, owned_article, update_article } from './writes.js'
 
@@ -298,11 +298,13 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       const { slug } = req.valid('params')
       const id = await article_id(db, slug)
       if (favorite) {
-        await db
-          .insertInto('favorites')
-          .values({ user_id: me, article_id: id })
-          .onConflict((oc) => oc.columns(['user_id', 'article_id']).doNothing())
-          .execute()
+        await gone_as_404(
+          db
+            .insertInto('favorites')
+            .values({ user_id: me, article_id: id })
+            .onConflict((oc) => oc.columns(['user_id', 'article_id']).doNothing())
+            .execute(),
+        )
       } else {
         await db.deleteFrom('favorites').where('user_id', '=', me).where('article_id', '=', id).execute()
       }
@@ -347,11 +349,13 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       const id = await article_id(db, req.valid('params').slug)
       const at = new Date().toISOString()
       const { body } = req.valid('body').comment
-      const row = await db
-        .insertInto('comments')
-        .values({ article_id: id, author_id: me, body, created_at: at, updated_at: at })
-        .returning('id')
-        .executeTakeFirstOrThrow()
+      const row = await gone_as_404(
+        db
+          .insertInto('comments')
+          .values({ article_id: id, author_id: me, body, created_at: at, updated_at: at })
+          .returning('id')
+          .executeTakeFirstOrThrow(),
+      )
       // The author's own `following` flag, as the comment list gives it: a user may follow himself.
       const { id: _, ...author } = (await profile_of(db, me, me))!
       res.json({ comment: { id: Number(row.id), createdAt: at, updatedAt: at, body, author } })
@@ -391,6 +395,19 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       res.json({ tags: await all_tags(db) })
     },
   )
+}
+
+/**
+ * The write's result; 404 `article not found` when the database refuses it for a foreign key: the article was deleted
+ * by another request between the handler's lookup and this insert (it answered 500).
+ */
+async function gone_as_404<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write
+  } catch (err) {
+    if (foreign_key_violation(err)) throw not_found('article')
+    throw err
+  }
 }
 
 function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {

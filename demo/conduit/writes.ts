@@ -51,7 +51,9 @@ export interface NewArticleValues {
 /** Creates an article and its tags in one transaction; returns its slug. */
 export function create_article(db: Db, author_id: number, a: NewArticleValues, now = new Date()): Promise<string> {
   const at = now.toISOString()
-  const tags = a.tagList ?? []
+  // Sorted, so every transaction inserts (and locks) new tags in one order: two articles sent at once with the same new
+  // tags in other orders would otherwise each wait for the other's tag, and PostgreSQL would abort one (deadlock).
+  const tags = [...(a.tagList ?? [])].sort()
   return with_unique_slug(a.title, (slug) =>
     db.transaction().execute(async (trx) => {
       const { id } = await trx

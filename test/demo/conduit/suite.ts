@@ -633,6 +633,82 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     t.match(await counts(c), { users: 1, articles: 1, comments: 1, tags: 1 })
   })
 
+  t.test('lists are newest first by createdAt, and paging by 1 gives each article once', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const tokens = [await register(app, 'jake'), await register(app, 'anne')]
+    // Created at once: on PostgreSQL the inserts commit in another order than their timestamps, and some share one.
+    const n = 12
+    await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        call(app, 'POST', '/api/articles', { article: { ...ARTICLE, title: `fast ${i}` } }, tokens[i % 2]),
+      ),
+    )
+    const paged: Obj[] = []
+    for (let i = 0; i < n; i++) {
+      const r = await call(app, 'GET', `/api/articles?limit=1&offset=${i}`)
+      t.match(r.body, { articlesCount: n, articles: { length: 1 } }, `offset ${i}`)
+      paged.push(...(r.body as { articles: Obj[] }).articles)
+    }
+    t.equal(new Set(paged.map((a) => a['slug'])).size, n, 'each article on exactly one page')
+    const times = paged.map((a) => a['createdAt'] as string)
+    t.same(times, [...times].sort().reverse(), 'newest first by createdAt')
+    const whole = (await call(app, 'GET', `/api/articles?limit=${n}`)).body as { articles: Obj[] }
+    t.same(
+      whole.articles.map((a) => a['slug']),
+      paged.map((a) => a['slug']),
+      'pages of 1 in the order of one page',
+    )
+  })
+
+  t.test('a favourite or comment racing the deletion of its article answers 404, never 500', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const reader = await register(app, 'reader')
+    const answers: string[] = []
+    for (let i = 0; i < 15; i++) {
+      const r = await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, title: `race ${i}` } }, jake)
+      const slug = (r.body as { article: Obj }).article['slug'] as string
+      const [fav, comment, del] = await Promise.all([
+        call(app, 'POST', `/api/articles/${slug}/favorite`, undefined, reader),
+        call(app, 'POST', `/api/articles/${slug}/comments`, { comment: { body: 'First!' } }, reader),
+        call(app, 'DELETE', `/api/articles/${slug}`, undefined, jake),
+      ])
+      t.equal(del!.status, 204)
+      for (const [what, x] of [
+        ['favourite', fav!],
+        ['comment', comment!],
+      ] as const) {
+        if (x.status !== 200) answers.push(`${what} ${x.status} ${JSON.stringify(x.body)}`)
+      }
+    }
+    const refused = errors('article not found')
+    t.same(
+      answers.filter((a) => !a.endsWith(` 404 ${JSON.stringify(refused)}`)),
+      [],
+      'each answer is 200 or 404 article not found',
+    )
+  })
+
+  t.test('articles sent at once with the same new tags in other orders are all created', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const failed: string[] = []
+    // On PostgreSQL each transaction waits for the other's uncommitted tag: a deadlock when they insert in other orders.
+    for (let round = 0; round < 25; round++) {
+      const tags = Array.from({ length: 20 }, (_, i) => `r${round}-${i}`)
+      const rotated = (k: number) => [...tags.slice(k), ...tags.slice(0, k)]
+      const orders = [0, 7, 14].flatMap((k) => [rotated(k), rotated(k).reverse()])
+      const rs = await Promise.all(
+        orders.map((tagList, k) =>
+          call(app, 'POST', '/api/articles', { article: { ...ARTICLE, title: `${round} ${k}`, tagList } }, jake),
+        ),
+      )
+      for (const r of rs) if (r.status !== 201) failed.push(`round ${round}: ${r.status} ${JSON.stringify(r.body)}`)
+    }
+    t.same(failed, [])
+    t.match(await counts(c), { articles: 150, tags: 500, article_tags: 3000 })
+  })
+
   t.test('two identical registrations at once create one user; the other answers 422', async (t) => {
     const { app, c } = await fresh(t, kind, pg)
     const user = { user: { username: 'twin', email: 'twin@example.com', password: 'twinstwins' } }
