@@ -92,19 +92,40 @@ export function classify(route: readonly Segment[], prefix: readonly string[]): 
 }
 
 /**
- * The canonical segments of a request path: query dropped, percent-decoded once, `.` and empty segments removed, `..`
- * resolved, backslashes treated as slashes, lowercased. Prefix checks use this form.
+ * The canonical segments of a request path: the path read as the router reads the request target (an absolute-form
+ * `http://host/p` from its path, a target not starting with `/` from its second character, ended at `?` or `#`),
+ * percent-decoded once, `.` and empty segments removed, `..` resolved, backslashes treated as slashes, lowercased. Prefix
+ * checks use this form.
  */
 export function canonical_segments(url: string): string[] {
-  const q = url.indexOf('?')
-  let path = q === -1 ? url : url.slice(0, q)
+  let start = 0
+  if (url.charCodeAt(0) !== 47) {
+    // The router routes `http://host/admin` at `/admin`, and `*%2Fadmin` as if its `*` were the leading `/`.
+    const scheme = url.indexOf('://')
+    if (scheme !== -1 && /^https?$/i.test(url.slice(0, scheme))) {
+      const slash = url.indexOf('/', scheme + 3)
+      const query = url.indexOf('?', scheme + 3)
+      start = slash === -1 || (query !== -1 && query < slash) ? url.length : slash
+    } else start = 1
+  }
+  let end = url.length
+  const q = url.indexOf('?', start)
+  if (q !== -1) end = q
+  const h = url.indexOf('#', start)
+  if (h !== -1 && h < end) end = h
+  let path = start === 0 && end === url.length ? url : url.slice(start, end)
   try {
     path = decodeURIComponent(path)
   } catch {
     // Malformed escapes stay as sent; the router rejects them anyway.
   }
+  return resolve_segments(path.split(/[\\/]/))
+}
+
+/** Path segments with empty and `.` ones dropped, `..` resolved, lowercased. */
+function resolve_segments(parts: readonly string[]): string[] {
   const out: string[] = []
-  for (const seg of path.split(/[\\/]/)) {
+  for (const seg of parts) {
     if (seg === '' || seg === '.') continue
     if (seg === '..') out.pop()
     else out.push(seg.toLowerCase())
@@ -127,9 +148,19 @@ export function under_prefix(segs: readonly string[], prefix: readonly string[])
  * segments and the router's decoded parameters (the wildcard's split at slashes and backslashes), compared
  * case-insensitively. The router takes `.` and `..` segments as they come, so `/admin/..` reaches `/{section}/{page}`
  * with section `admin` while its canonical path is `/`: prefix middleware decided per request runs when either form is
- * under its prefix.
+ * under its prefix. The path is also read as a handler resolving it reads it (`/files/*` with `*` the decoded `/admin/x`,
+ * `/{a}/x/*` with `a/x/../../admin`): a host's router may read the target otherwise than the canonical path does (a `;`
+ * delimiter), and its parameters are what the handler sees.
  */
 export function routed_under(
+  route: readonly Segment[],
+  prefix: readonly string[],
+  req: { param(name: string): string },
+): boolean {
+  return matched_under(route, prefix, req) || resolved_under(route, prefix, req)
+}
+
+function matched_under(
   route: readonly Segment[],
   prefix: readonly string[],
   req: { param(name: string): string },
@@ -149,6 +180,29 @@ export function routed_under(
     if (seg.toLowerCase() !== prefix[i] && !PARAM.test(prefix[i]!)) return false
   }
   return true
+}
+
+/** A parameter that changes the path once resolved: it holds a slash or backslash, or is `.` or `..`. */
+const RESOLVES = /[\\/]|^\.\.?$/
+
+/**
+ * Whether the route's path rebuilt from its parameters, resolved as `canonical_segments` resolves a path, is under the
+ * prefix. Rebuilt only on a route with a wildcard or with a parameter that resolution changes.
+ */
+function resolved_under(
+  route: readonly Segment[],
+  prefix: readonly string[],
+  req: { param(name: string): string },
+): boolean {
+  let changes = false
+  for (const s of route)
+    if (s.kind === 'wildcard' || (s.kind === 'param' && RESOLVES.test(req.param(s.name)))) changes = true
+  if (!changes) return false
+  const parts: string[] = []
+  for (const s of route)
+    if (s.kind === 'static') parts.push(s.value)
+    else parts.push(...req.param(s.kind === 'param' ? s.name : '*').split(/[\\/]/))
+  return under_prefix(resolve_segments(parts), prefix)
 }
 
 /**

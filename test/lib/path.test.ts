@@ -110,6 +110,20 @@ t.test('canonical_segments', async (t) => {
     },
   )
 
+  t.test(
+    'reads the target as the router does: absolute form, a first character other than /, a fragment',
+    async (t) => {
+      t.same(canonical_segments('http://x/%2Fadmin/y'), ['admin', 'y'])
+      t.same(canonical_segments('HTTPS://x:8443/admin?q=/..'), ['admin'])
+      t.same(canonical_segments('http://x?/admin'), [])
+      t.same(canonical_segments('http://x'), [])
+      t.same(canonical_segments('*%2Fadmin/y'), ['admin', 'y'])
+      t.same(canonical_segments('ftp://x/admin'), ['tp:', 'x', 'admin'])
+      t.same(canonical_segments('/%2Fadmin/y#/../..'), ['admin', 'y'])
+      t.same(canonical_segments('/admin#x?y'), ['admin'])
+    },
+  )
+
   t.test('keeps a malformed escape as sent', async (t) => {
     t.same(canonical_segments('/api/%zz'), ['api', '%zz'])
   })
@@ -140,7 +154,17 @@ t.test('routed_under', async (t) => {
     const route = parse_route('/files/*')
     t.ok(routed_under(route, ['files', 'admin'], params({ '*': 'admin/..' })))
     t.ok(routed_under(route, ['files', 'admin'], params({ '*': 'ADMIN\\x' })))
-    t.notOk(routed_under(route, ['files', 'admin'], params({ '*': '/admin' })), 'an empty segment first is not admin')
+    t.ok(routed_under(route, ['files', 'admin'], params({ '*': '/admin' })), 'an empty segment first resolves away')
     t.notOk(routed_under(route, ['docs'], params({ '*': 'x' })), 'a static segment settles it')
+  })
+  t.test('also reads the path rebuilt from its parameters and resolved, as a handler resolving it would', async (t) => {
+    const wild = parse_route('/{section}/x/*')
+    t.ok(routed_under(wild, ['admin'], params({ section: 'v', '*': '../../admin/y' })))
+    t.ok(routed_under(wild, ['admin'], params({ section: '.', '*': '../ADMIN' })))
+    t.notOk(routed_under(wild, ['admin'], params({ section: 'v', '*': '../admin' })), '/v/admin')
+    const three = parse_route('/{a}/{b}/{c}')
+    t.ok(routed_under(three, ['admin'], params({ a: 'x', b: '..', c: 'admin' })))
+    t.ok(routed_under(three, ['admin', 'y'], params({ a: '/', b: 'admin/y', c: 'z' })))
+    t.notOk(routed_under(three, ['admin'], params({ a: 'x', b: 'y', c: 'admin' })), 'no parameter to resolve')
   })
 })
