@@ -32,6 +32,11 @@ export function parse_route(path: string): Segment[] {
       segs.push({ kind: 'param', name: m[1]! })
     } else if (/[{}*:]/.test(part)) throw ERR_APP_BAD_PATH(path, `bad segment ${JSON.stringify(part)}`)
     else if (part === '') throw ERR_APP_BAD_PATH(path, 'empty segment')
+    // A route is judged against prefixes by its literal segments, a request by its resolved path: `/./admin/x` would
+    // serve `/admin/x` without an `/admin` guard.
+    else if (part === '.' || part === '..')
+      throw ERR_APP_BAD_PATH(path, `a "${part}" segment, which a request path resolves away`)
+    else if (part.includes('\\')) throw ERR_APP_BAD_PATH(path, 'a backslash, which prefix matching reads as a slash')
     else segs.push({ kind: 'static', value: part })
   })
   return segs

@@ -32,6 +32,9 @@ t.test('parse_route', async (t) => {
       ['/a/x*', 'invalid route path "/a/x*": bad segment "x*"'],
       ['/a//b', 'invalid route path "/a//b": empty segment'],
       ['/a/{id}/b/{id}', 'invalid route path "/a/{id}/b/{id}": the parameter {id} appears twice'],
+      ['/./admin/x', 'invalid route path "/./admin/x": a "." segment, which a request path resolves away'],
+      ['/x/../admin', 'invalid route path "/x/../admin": a ".." segment, which a request path resolves away'],
+      ['/a\\b', 'invalid route path "/a\\\\b": a backslash, which prefix matching reads as a slash'],
     ]
     for (const [path, message] of cases) {
       t.throws(() => parse_route(path), { code: ERR_APP_BAD_PATH.code, message }, path)
