@@ -1,5 +1,6 @@
 // The HTTP text rules modules share without loading each other: the token grammar (apart from the Response, so that
-// option checkers can use it without loading the Response) and query-string decoding (cache keys and log redaction).
+// option checkers can use it without loading the Response), query-string decoding (cache keys and log redaction) and
+// entity-tag lists (the etag middleware and http_cache).
 
 /** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
 export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -25,4 +26,29 @@ export function query_decode(text: string): string {
   } catch {
     return spaced
   }
+}
+
+/** The opaque part of a tag, for the weak comparison RFC 9110 8.8.3.2 asks of If-None-Match. */
+function opaque(tag: string): string {
+  return tag.trim().replace(/^W\//, '')
+}
+
+/**
+ * An entity tag in a list header: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). A lowercase `w/`
+ * is matched too, so it is not skipped over to leave its quoted part looking like a strong tag: the weak prefix is
+ * case-sensitive `W/`, and a `w/"x"` names no tag (as `fresh`, behind @fastify/send, has it).
+ */
+const ENTITY_TAG = /(?:[Ww]\/)?"[^"]*"/g
+
+/**
+ * Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side
+ * (If-Match, RFC 9110 13.1.1), else the comparison is weak (If-None-Match, 13.1.2).
+ */
+export function tag_listed(header: string, tag: string, strong: boolean): boolean {
+  if (header.trim() === '*') return true
+  if (strong && tag.startsWith('W/')) return false
+  const wanted = opaque(tag)
+  return (header.match(ENTITY_TAG) ?? []).some(
+    (t) => !t.startsWith('w/') && (!strong || !t.startsWith('W/')) && opaque(t) === wanted,
+  )
 }

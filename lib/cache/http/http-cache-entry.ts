@@ -3,6 +3,7 @@
 import { CacheEntry } from '../cache-entry.js'
 import { request_header, type RequestHeaders } from '../cache-key.js'
 import { set_own, type HeaderMap } from '../header-util.js'
+import { tag_listed } from '../../http-token.js'
 import type { BodyKind, Response } from '../../response.js'
 
 /** The response headers as they were at one moment (names lowercase; `set-cookie` as a list). */
@@ -182,14 +183,6 @@ export function larger_than(body: string, max: number): boolean {
   return body.length * 3 > max && Buffer.byteLength(body) > max
 }
 
-/** An entity tag in `If-None-Match`: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). */
-const ENTITY_TAG = /(?:W\/)?"[^"]*"/g
-
-/** A tag without its weakness, for the weak comparison of RFC 9110 8.8.3.2. */
-function opaque(tag: string): string {
-  return tag.startsWith('W/') ? tag.slice(2) : tag
-}
-
 /** The three forms of an HTTP-date (RFC 9110 5.6.7): IMF-fixdate, then the obsolete RFC 850 and asctime forms. */
 const HTTP_DATE =
   /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}))$/
@@ -211,11 +204,9 @@ function http_date(value: string | undefined): number {
 export function not_modified(entry: CacheEntry, request_headers: RequestHeaders): boolean {
   const none_match = request_header(request_headers, 'if-none-match')
   if (none_match !== undefined) {
-    if (none_match === '*') return true
-    const tag = entry.headers['etag']?.trim()
-    if (tag === undefined) return false
-    const wanted = opaque(tag)
-    return (none_match.match(ENTITY_TAG) ?? []).some((t) => opaque(t) === wanted)
+    const tag = entry.headers['etag']
+    // The comparison the etag middleware makes (weak); `*` names any entry, one without a tag too.
+    return tag === undefined ? none_match.trim() === '*' : tag_listed(none_match, tag, false)
   }
   const since = http_date(request_header(request_headers, 'if-modified-since'))
   return http_date(entry.headers['last-modified']?.trim()) <= since

@@ -2,6 +2,7 @@
 // fails.
 import { hash } from 'node:crypto'
 import type { Middleware } from '../../compose.js'
+import { tag_listed } from '../../http-token.js'
 import type { Request } from '../../request.js'
 import { CODE_PRECONDITION_FAILED } from '../../response.js'
 import { option_checker } from '../../options.js'
@@ -31,30 +32,6 @@ export function etag_of(body: string | Buffer, weak = false): string {
   return weak ? `W/${tag}` : tag
 }
 
-/** The opaque part of a tag, for the weak comparison RFC 9110 asks of If-None-Match. */
-function opaque(tag: string): string {
-  return tag.trim().replace(/^W\//, '')
-}
-
-/**
- * An entity tag in a list header: quoted, and its quotes may hold a comma (RFC 9110 8.8.3 `etagc`). A lowercase `w/`
- * is matched too, so it is not skipped over to leave its quoted part looking like a strong tag: the weak prefix is
- * case-sensitive `W/`, and a `w/"x"` names no tag (as `fresh`, behind @fastify/send, has it).
- */
-const ENTITY_TAG = /(?:[Ww]\/)?"[^"]*"/g
-
-/**
- * Whether a list header (`If-None-Match`, `If-Match`) names `tag` or is `*`; `strong` refuses weak tags on either side.
- */
-function listed(header: string, tag: string, strong: boolean): boolean {
-  if (header.trim() === '*') return true
-  if (strong && tag.startsWith('W/')) return false
-  const wanted = opaque(tag)
-  return (header.match(ENTITY_TAG) ?? []).some(
-    (t) => !t.startsWith('w/') && (!strong || !t.startsWith('W/')) && opaque(t) === wanted,
-  )
-}
-
 /**
  * Tags each 200 answer to GET or HEAD with a buffered body (unless it has an `ETag` already) and answers 304 without a
  * body when `If-None-Match` lists it; with `current`, an unsafe request whose `If-Match` does not list the resource's
@@ -72,7 +49,7 @@ export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
     if (current !== undefined && !SAFE.has(method) && if_match !== '') {
       const tag = await current(req)
       // RFC 9110 13.1.1: `*` needs the resource to exist; a listed tag must match strongly.
-      if (tag === undefined || !listed(if_match, tag, true))
+      if (tag === undefined || !tag_listed(if_match, tag, true))
         return void res.error(412, CODE_PRECONDITION_FAILED, 'Precondition failed')
     }
     await next()
@@ -81,7 +58,7 @@ export function etag({ weak = false, current }: EtagOptions = {}): Middleware {
     const tag = res.get_header('etag') ?? etag_of(res.payload, weak)
     res.header('ETag', tag)
     const none_match = req.header('if-none-match')
-    if (none_match !== '' && listed(none_match, tag, false)) {
+    if (none_match !== '' && tag_listed(none_match, tag, false)) {
       // No body at all rather than an empty one: an empty body would go out with `Content-Length: 0`, which a 304 must
       // not claim (RFC 9110 8.6); the headers (ETag, Cache-Control, Vary) are kept. A Content-Length the handler set goes
       // too: it counts the identity body, and the 200 this 304 stands for may have been compressed to fewer bytes.
