@@ -17,6 +17,7 @@ import { resolve_config, secret_query_params, type AppConfig, type AppOptions } 
 import { ERR_APP_DUPLICATE_ON_ERROR, type ErrorMapper } from './error-answer.js'
 import { defineError, httpCode } from './errors.js'
 import { SECRET_QUERY } from './log/redact.js'
+import { within } from './maybe-promise.js'
 import {
   classify,
   join_path,
@@ -62,6 +63,9 @@ export const ERR_APP_DUPLICATE_ROUTE = defineError(
   (route: string, before: string) =>
     `${route} conflicts with ${before}, registered before: the same method on the same path`,
 )
+
+/** What `within` gives for a close hook still running at `close_timeout_ms`. */
+const LATE = Symbol('late')
 
 export const CODE_NOT_FOUND = httpCode('not_found')
 
@@ -426,19 +430,13 @@ export class AppCore extends Router {
   async run_closers(failed: (err: unknown) => void): Promise<void> {
     const ms = this.config.close_timeout_ms
     for (const fn of this.#closers.splice(0).reverse()) {
-      let timer: NodeJS.Timeout | undefined
       try {
         const done = fn()
-        if (typeof (done as { then?: unknown } | null | undefined)?.then === 'function') {
-          const late = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`on_close hook did not finish within ${ms} ms`)), ms)
-          })
-          await Promise.race([done, late])
-        }
+        if (typeof (done as { then?: unknown } | null | undefined)?.then !== 'function') continue
+        if ((await within(done as PromiseLike<unknown>, ms, LATE)) === LATE)
+          failed(new Error(`on_close hook did not finish within ${ms} ms`))
       } catch (err) {
         failed(err)
-      } finally {
-        clearTimeout(timer)
       }
     }
   }

@@ -20,3 +20,19 @@ export function when<T, R>(
 ): R | Promise<Awaited<R>> {
   return value instanceof Promise ? (value.then(next, fail) as Promise<Awaited<R>>) : next(value)
 }
+
+/**
+ * What `work` gives, or `late` once `ms` have passed without it settling; the timer is cleared either way, and a
+ * rejection of `work` in time rejects. For work that may never settle: a health check, a close hook, a probe.
+ * @example
+ * if ((await within(store.quit(), 2000, LATE)) === LATE) log('quit did not finish')
+ */
+export async function within<T, L>(work: T | PromiseLike<T>, ms: number, late: L): Promise<Awaited<T> | L> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<L>((resolve) => (timer = setTimeout(resolve, ms, late)))
+  try {
+    return await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}

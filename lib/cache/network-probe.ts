@@ -1,5 +1,6 @@
 // The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per
 // interval.
+import { within } from '../maybe-promise.js'
 import { option_checker } from '../options.js'
 import { check_now, ERR_CACHE_BAD_OPTION } from './errors.js'
 
@@ -86,16 +87,12 @@ export class NetworkProbe implements OnlineState {
 
   async #run(): Promise<boolean> {
     let online: boolean
-    let timer: NodeJS.Timeout | undefined
-    // A check that never settles (a health URL that drops packets) would hold every refresh, and the state, for ever.
-    const timed_out = new Promise<false>((resolve) => (timer = setTimeout(resolve, this.timeout_ms, false)))
     try {
-      online = Boolean(await Promise.race([this.#check(), timed_out]))
+      // A check that never settles (a health URL that drops packets) would hold every refresh, and the state, for ever.
+      online = Boolean(await within(this.#check(), this.timeout_ms, false))
     } catch {
       // A check that cannot even run (DNS failure, refused socket) is the plainest sign of being offline.
       online = false
-    } finally {
-      clearTimeout(timer)
     }
     this.#online = online
     return online

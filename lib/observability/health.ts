@@ -4,6 +4,7 @@ import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import { CODE_NOT_READY, ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
 import { logger, type Logger } from '../log/index.js'
+import { within } from '../maybe-promise.js'
 import { MAX_TIMER_MS, option_checker } from '../options.js'
 
 const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'health')
@@ -101,10 +102,10 @@ export class Health {
    */
   readonly ready = async (req: Request, res: Response): Promise<void> => {
     res.header('cache-control', 'no-store')
-    if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
-    const checks = await this.results(req.log)
-    // close() may have started while the checks ran: a closing process is never ready.
-    if (this.#draining) return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
+    // Before the checks, and after them: close() may have started while they ran, and a closing process is never ready.
+    const checks = this.#draining ? undefined : await this.results(req.log)
+    if (checks === undefined || this.#draining)
+      return void res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'draining')
     const ok = Object.values(checks).every((r) => r === 'ok')
     if (ok) return void res.json('ok', true, 'status', 'ready', 'checks', checks)
     res.status(503).json('ok', false, 'error', CODE_NOT_READY, 'status', 'failing', 'checks', checks)
@@ -119,19 +120,16 @@ const TIMEOUT: Outcome = { result: 'timeout' }
  * apart, a hang past the timeout is `timeout`.
  */
 async function bounded(check: HealthCheck, timeout_ms: number): Promise<Outcome> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<Outcome>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), timeout_ms)))
   try {
-    return await Promise.race([
+    return await within(
       Promise.resolve()
         .then(check)
         .then(() => OK),
-      timeout,
-    ])
+      timeout_ms,
+      TIMEOUT,
+    )
   } catch (error) {
     return { result: 'failing', error }
-  } finally {
-    clearTimeout(timer)
   }
 }
 

@@ -2,6 +2,7 @@
 // each connection until close_timeout_ms and then cut it; with it, each stream gets its end first and its client sees a
 // complete answer, as a WebSocket gets its 1001 close.
 import type { Readable } from 'node:stream'
+import { within } from '../maybe-promise.js'
 import { end_sse } from './sse.js'
 
 /** The open SSE answers of one server, ended together when it closes. */
@@ -31,9 +32,6 @@ export class OpenStreams {
     if (this.#open.size === 0) return
     const sent = [...this.#open.values()]
     for (const stream of this.#open.keys()) end_sse(stream)
-    let timer: NodeJS.Timeout | undefined
-    const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace_ms)))
-    await Promise.race([Promise.all(sent), cut])
-    clearTimeout(timer)
+    await within(Promise.all(sent), grace_ms, undefined)
   }
 }

@@ -1,6 +1,7 @@
 // A WebSocket route: its handler, options and open connections; accepting an upgraded socket and draining on close.
 import type { Middleware } from '../compose.js'
 import type { StoredContext } from '../log/context.js'
+import { within } from '../maybe-promise.js'
 import { same_host } from '../origin.js'
 import type { Request } from '../request.js'
 import { WebSocketConnection, type RawSocket } from './connection.js'
@@ -84,10 +85,7 @@ export class WsEndpoint {
     if (this.#open.size === 0) return
     const closed = new Promise<void>((resolve) => (this.#emptied = resolve))
     for (const c of this.#open) c.close(CLOSE.going_away, SHUTTING_DOWN)
-    let timer: NodeJS.Timeout | undefined
-    const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace_ms)))
-    await Promise.race([closed, cut])
-    clearTimeout(timer)
+    await within(closed, grace_ms, undefined)
     this.#shutdown = 'cut'
     for (const c of this.#open) c.terminate()
     // A cut socket reports its close on a later tick: wait for it, so on_close handlers have run when close() resolves.

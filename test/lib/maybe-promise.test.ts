@@ -1,5 +1,5 @@
 import t from 'tap'
-import { when } from '../../lib/maybe-promise.js'
+import { when, within } from '../../lib/maybe-promise.js'
 
 t.test('when', async (t) => {
   t.test('continues at once with a value, allocating no promise', async (t) => {
@@ -32,4 +32,12 @@ t.test('when', async (t) => {
     t.equal(await failed, 'failed: down')
     await t.rejects(when(Promise.reject(new Error('down')), () => 'value') as Promise<string>, { message: 'down' })
   })
+})
+
+t.test('within', async (t) => {
+  const LATE = Symbol('late')
+  t.equal(await within(Promise.resolve(7), 1000, LATE), 7, 'the value, in time')
+  t.equal(await within(3, 1000, LATE), 3, 'a plain value')
+  t.equal(await within(new Promise(() => {}), 10, LATE), LATE, 'late once the time has passed')
+  await t.rejects(within(Promise.reject(new Error('down')), 1000, LATE), { message: 'down' }, 'a rejection in time')
 })
