@@ -16,22 +16,15 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import semver from 'semver'
 import { node_binaries } from '../../bench/wrk.js'
 import { ROOT } from '../helpers/import-graph.js'
+import { ENTRIES, FW, installed, pack } from './packing.js'
 
 const run = promisify(execFile)
-const require = createRequire(import.meta.url)
-const fw = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  name: string
-  engines: { node: string }
-  exports: Record<string, unknown>
-  peerDependencies: Record<string, string>
-}
 const problems: string[] = []
 
 /** The @types/node releases the published declarations must compile against, installed under these aliases. */
@@ -53,23 +46,15 @@ async function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJ
   }
 }
 
-/** The version of an installed package of this repository (the consumer installs the same ones from the cache). */
-function installed(name: string): string {
-  return (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version
-}
-
 const out = mkdtempSync(join(tmpdir(), 'fw-pack-'))
 try {
-  const packed = JSON.parse(await sh('npm', ['pack', '--json', '--pack-destination', out])) as Array<{
-    filename: string
-    files: Array<{ path: string }>
-  }>
-  const tarball = join(out, packed[0]!.filename)
-  const files = packed[0]!.files.map((f) => f.path)
+  console.log(`$ npm pack --json --pack-destination ${out}`)
+  const { filename, files } = await pack(out)
+  const tarball = join(out, filename)
   if (!files.includes('LICENSE')) problems.push('the tarball has no LICENSE')
   const maps = files.filter((f) => f.endsWith('.map'))
   if (maps.length > 0) problems.push(`the tarball ships ${maps.length} source maps without their sources (${maps[0]})`)
-  console.log(`${files.length} files in ${packed[0]!.filename}`)
+  console.log(`${files.length} files in ${filename}`)
 
   await sh('npx', ['publint', '--strict'])
   // fw is ESM only (no `require` condition): the esm-only profile leaves out the CommonJS resolutions.
@@ -77,7 +62,6 @@ try {
 
   const consumer = join(out, 'consumer')
   await sh('mkdir', ['-p', consumer])
-  const entries = Object.keys(fw.exports).map((e) => fw.name + e.slice(1))
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'fw-consumer', private: true, type: 'module' }))
   writeFileSync(
     join(consumer, 'tsconfig.json'),
@@ -96,15 +80,15 @@ try {
   )
   writeFileSync(
     join(consumer, 'index.ts'),
-    entries.map((e, i) => `import * as e${i} from '${e}'\n`).join('') +
-      `export const entries = [${entries.map((_, i) => `e${i}`).join(', ')}]\n`,
+    ENTRIES.map((e, i) => `import * as e${i} from '${e}'\n`).join('') +
+      `export const entries = [${ENTRIES.map((_, i) => `e${i}`).join(', ')}]\n`,
   )
   // Each entry loads, and gives what `fw` exports under the same namespace (test/package/load-entries.mjs).
   copyFileSync(join(ROOT, 'test', 'package', 'load-entries.mjs'), join(consumer, 'load-entries.mjs'))
 
   const node24 = (await node_binaries()).at(-1)!
   const env = { ...process.env, PATH: `${dirname(node24.path)}:${process.env.PATH ?? ''}` }
-  const peers = Object.keys(fw.peerDependencies).map((p) => `${p}@${installed(p)}`)
+  const peers = Object.keys(FW.peerDependencies).map((p) => `${p}@${installed(p)}`)
   await sh(
     'npm',
     [
@@ -128,9 +112,9 @@ try {
   }
   for (const [path, p] of Object.entries(lock.packages)) {
     const wants = p.engines?.node
-    if (path !== '' && wants !== undefined && !semver.subset(fw.engines.node, wants)) {
+    if (path !== '' && wants !== undefined && !semver.subset(FW.engines.node, wants)) {
       problems.push(
-        `${path.replace(/^.*node_modules\//, '')}@${p.version} needs Node ${wants}, narrower than fw's ${fw.engines.node}`,
+        `${path.replace(/^.*node_modules\//, '')}@${p.version} needs Node ${wants}, narrower than fw's ${FW.engines.node}`,
       )
     }
   }
@@ -153,7 +137,7 @@ try {
     }
   }
   for (const node of await node_binaries())
-    await sh(node.path, [join(consumer, 'load-entries.mjs'), fw.name, ...entries], { cwd: consumer })
+    await sh(node.path, [join(consumer, 'load-entries.mjs'), FW.name, ...ENTRIES], { cwd: consumer })
 } finally {
   rmSync(out, { recursive: true, force: true })
 }

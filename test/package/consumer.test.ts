@@ -19,7 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { builtinModules, createRequire } from 'node:module'
+import { builtinModules } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
@@ -27,19 +27,11 @@ import t from 'tap'
 import { build_package } from '../../build.js'
 import { doc_blocks, type DocBlock } from '../helpers/doc-blocks.js'
 import { ROOT } from '../helpers/import-graph.js'
+import { ENTRIES, FW, installed, pack, type Packed } from './packing.js'
 
 const run = promisify(execFile)
-const require = createRequire(import.meta.url)
 // Build, pack and install take about 20 s; the type check of every block about 15 s more.
 t.setTimeout(240_000)
-
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  name: string
-  exports: Record<string, { types: string; default: string }>
-  dependencies: Record<string, string>
-  peerDependencies: Record<string, string>
-}
-const entries = Object.keys(pkg.exports).map((e) => pkg.name + e.slice(1))
 
 /** What `npx tsc -p .` (tsconfig.json, which emits into dist/ with source maps) leaves in dist/ beside the build. */
 const STRAYS = [
@@ -54,10 +46,6 @@ const STRAYS = [
   'lib/app.js',
 ]
 
-/** The version of a package installed in this repository: the consumer installs the same one, from the cache. */
-const installed = (name: string): string =>
-  (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version
-
 const out = mkdtempSync(join(tmpdir(), 'fw-consumer-'))
 t.teardown(() => rmSync(out, { recursive: true, force: true }))
 const consumer = join(out, 'consumer')
@@ -71,16 +59,15 @@ for (const f of planted) {
   mkdirSync(dirname(join(dist, f)), { recursive: true })
   writeFileSync(join(dist, f), '// stray\n')
 }
-let packed: { filename: string; files: Array<{ path: string }> }
+let packed: Packed
 try {
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: ROOT, maxBuffer: 1 << 26 })
-  packed = (JSON.parse(stdout) as (typeof packed)[])[0]!
+  packed = await pack(out)
 } finally {
   for (const f of planted) rmSync(join(dist, f))
   for (const d of ['test', 'bench', 'demo']) if (readdirSync(join(dist, d)).length === 0) rmdirSync(join(dist, d))
 }
 const tarball = join(out, packed.filename)
-const files = packed.files.map((f) => f.path)
+const files = packed.files
 
 writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'fw-consumer', private: true, type: 'module' }))
 await run(
@@ -92,7 +79,7 @@ await run(
     '--no-audit',
     '--no-fund',
     tarball,
-    ...Object.keys(pkg.peerDependencies).map((p) => `${p}@${installed(p)}`),
+    ...Object.keys(FW.peerDependencies).map((p) => `${p}@${installed(p)}`),
     `typescript@${installed('typescript')}`,
     `@types/node@${installed('@types/node')}`,
   ],
@@ -142,7 +129,7 @@ function value_imports(codes: readonly string[]): Map<string, Set<string>> {
 }
 
 t.test('the tarball holds the build and nothing else', async (t) => {
-  const targets = new Set(Object.values(pkg.exports).map((e) => e.default.replace(/^\.\//, '')))
+  const targets = new Set(Object.values(FW.exports).map((e) => e.default.replace(/^\.\//, '')))
   const expected = (f: string): boolean =>
     ['LICENSE', 'README.md', 'package.json'].includes(f) ||
     targets.has(f) ||
@@ -162,8 +149,8 @@ t.test('the tarball holds the build and nothing else', async (t) => {
 })
 
 t.test('the declarations import only packed files and declared packages', async (t) => {
-  const root = join(consumer, 'node_modules', pkg.name)
-  const declared = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)])
+  const root = join(consumer, 'node_modules', FW.name)
+  const declared = new Set([...Object.keys(FW.dependencies), ...Object.keys(FW.peerDependencies)])
   const builtins = new Set(builtinModules)
   const wrong: string[] = []
   for (const f of files.filter((f) => f.endsWith('.d.ts'))) {
@@ -246,7 +233,7 @@ t.test('every block and inline import of the pages type-checks against the insta
 t.test('a plain .mjs file imports every value the pages import', async (t) => {
   const by_entry = value_imports([...blocks.map((b) => b.code), ...inline_imports()])
   t.same(
-    [...by_entry.keys()].filter((e) => !entries.includes(e)),
+    [...by_entry.keys()].filter((e) => !ENTRIES.includes(e)),
     [],
     'every entry the pages import is exported',
   )
@@ -272,7 +259,7 @@ t.test('a plain .mjs file imports every value the pages import', async (t) => {
     env: { ...process.env, FW_ACCESS_LOG: 'false', NODE_ENV: 'production' },
   })
   t.equal(stdout, '{"ok":true,"hello":"ada"}')
-  t.ok(lines.length >= entries.length - 1, lines.join('\n'))
+  t.ok(lines.length >= ENTRIES.length - 1, lines.join('\n'))
 })
 
 t.test("require('fw') from CommonJS", async (t) => {
