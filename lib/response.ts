@@ -260,7 +260,7 @@ export class Response {
   error(status: number, code: string, message?: string, details?: unknown): this {
     this.status(status)
     this.#content_type(JSON_TYPE)
-    this.json(error_body(code, message, details))
+    this.#body('json', JSON.stringify(error_body(code, message, details)))
     // After the body: setting a body clears the refusal, so any later body replaces this answer's count too.
     if (status === 401 || status === 403) this.#refused = code
     return this
