@@ -20,12 +20,13 @@ export interface CachePolicyOptions {
 }
 
 /**
- * An age as the windows read it: a negative age (an entry stamped ahead of `now_ms`: a clock that went back, or a writer
- * whose clock runs ahead) counts by its size, so small skew is tolerated but a clock set back by a day does not keep an
- * entry fresh for that day; NaN stays NaN.
+ * Whether an age is inside a window of `window_ms`, the one reading of ages the policy and `Cache.prune` share: a
+ * negative age (an entry stamped ahead of now: a clock that went back, or a writer whose clock runs ahead) counts by
+ * its size, so small skew is tolerated but a clock set back by a day does not keep an entry fresh for that day; a NaN
+ * age is inside no window.
  */
-function age_size(age_ms: number): number {
-  return Math.abs(age_ms)
+export function inside_window(age_ms: number, window_ms: number): boolean {
+  return Math.abs(age_ms) < window_ms
 }
 
 /**
@@ -68,16 +69,16 @@ export class CachePolicy {
 
   /** True when `age_ms` is inside the ttl window. */
   is_fresh(age_ms: number): boolean {
-    return age_size(age_ms) < this.ttl_ms
+    return inside_window(age_ms, this.ttl_ms)
   }
 
   /** True when reuse after a network error is enabled and `age_ms` is inside `stale_if_error_ms`. */
   allow_stale_error(age_ms: number): boolean {
-    return this.allow_stale_if_error && age_size(age_ms) < this.stale_if_error_ms
+    return this.allow_stale_if_error && inside_window(age_ms, this.stale_if_error_ms)
   }
 
   /** True when reuse while offline is enabled and `age_ms` is inside `stale_if_offline_ms`. */
   allow_stale_offline(age_ms: number): boolean {
-    return this.allow_stale_if_offline && age_size(age_ms) < this.stale_if_offline_ms
+    return this.allow_stale_if_offline && inside_window(age_ms, this.stale_if_offline_ms)
   }
 }

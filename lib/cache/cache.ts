@@ -1,7 +1,7 @@
 // The Cache facade: a policy over a shared store, applying the spec's decision rule on every get.
 import { CacheContext } from './cache-context.js'
 import { CacheEntry, type CacheEntryInit } from './cache-entry.js'
-import { CachePolicy, type CachePolicyOptions } from './cache-policy.js'
+import { CachePolicy, inside_window, type CachePolicyOptions } from './cache-policy.js'
 import type { CacheStore, EntryPredicate, StoreAnswer } from './cache-store.js'
 import { when } from '../maybe-promise.js'
 import { option_checker } from '../options.js'
@@ -59,9 +59,9 @@ export class Cache<S extends CacheStore = CacheStore> {
   prune(now_ms: number): PruneAnswer<S> {
     check_now('Cache.prune', now_ms)
     const max = this.policy.max_useful_age_ms
-    // Written as "not younger than max" so an entry whose age is NaN goes too: nothing could ever serve it. An age is
-    // taken by its size, as the policy reads it: an entry stamped more than max ahead (a clock that went back) goes too.
-    return (this.store.eraseIf?.((_key, e) => !(Math.abs(now_ms - e.created_at_ms) < max)) ?? 0) as PruneAnswer<S>
+    // Ages are read as the policy reads them: an entry stamped more than max ahead (a clock that went back) goes, and
+    // so does one whose age is NaN (nothing could ever serve it).
+    return (this.store.eraseIf?.((_key, e) => !inside_window(now_ms - e.created_at_ms, max)) ?? 0) as PruneAnswer<S>
   }
 
   #allows(entry: CacheEntry, now_ms: number, ctx: CacheContext): boolean {
