@@ -87,8 +87,10 @@ class ChainRun {
         // Noted as settled when it is: what it gives is then the middleware's to see. Its failure is never an unhandled
         // rejection that ends the process, even when no middleware waited for it.
         this.#running = r
-        const settled = (): void => void (this.#running = undefined)
-        r.then(settled, settled)
+        r.then(
+          () => void (this.#running = undefined),
+          () => void (this.#running = undefined),
+        )
         return r
       }
       this.#downstream = undefined
