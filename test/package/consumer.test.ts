@@ -1,11 +1,13 @@
 // fw as a user meets it: built and packed once, installed from the tarball into a fresh project (from the local npm
-// cache, offline: the packages are there from this repository's own install), and used as the pages show it. The
-// tarball holds the build and nothing else, even when dist/ holds more (what `npx tsc -p .` writes there: tests,
-// bench, demo, source maps); every ```ts block of README.md and docs/*.md, and every import the pages write inline,
+// cache where it can: the packages are there from this repository's own install, and npm asks the registry only for
+// the metadata a cold cache lacks, as after `npm ci` on a fresh machine), and used as the pages show it. The
+// tarball holds the build and the pages and nothing else, built by its `prepack` script even when dist/ held more
+// (what `npx tsc -p .` writes there: tests, bench, demo, source maps, its own entries); every ```ts block of README.md and docs/*.md, and every import the pages write inline,
 // type-checks against the installed package under strict NodeNext with skipLibCheck off; the declarations import only
 // packed files and declared packages; a plain .mjs file imports every value binding the pages import; and
 // `require('fw')` from CommonJS works where Node loads ES modules with require(), else fails with ERR_REQUIRE_ESM.
-// The checks that need the network (other TypeScript and @types/node releases, Node 24) are `npm run check:package`.
+// The checks that need more of the network (other TypeScript and @types/node releases, Node 24) are
+// `npm run check:package`.
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import {
@@ -21,10 +23,9 @@ import {
 } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, posix } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { build_package } from '../../build.js'
 import { doc_blocks, type DocBlock } from '../helpers/doc-blocks.js'
 import { ROOT } from '../helpers/import-graph.js'
 import { ENTRIES, FW, installed, pack, type Packed } from './packing.js'
@@ -33,7 +34,10 @@ const run = promisify(execFile)
 // Build, pack and install take about 20 s; the type check of every block about 15 s more.
 t.setTimeout(240_000)
 
-/** What `npx tsc -p .` (tsconfig.json, which emits into dist/ with source maps) leaves in dist/ beside the build. */
+/**
+ * What `npx tsc -p .` (tsconfig.json, which emits into dist/ with source maps) leaves in dist/: tests, bench, demo,
+ * source maps, and its own unbundled entries over the build's (`index.js` importing `./lib/app.js`, never packed).
+ */
 const STRAYS = [
   'test/index.test.js',
   'test/index.test.js.map',
@@ -45,26 +49,42 @@ const STRAYS = [
   'lib/app.js.map',
   'lib/app.js',
 ]
+const TSC_ENTRY = "export * from './lib/app.js' // tsc's entry\n"
 
 const out = mkdtempSync(join(tmpdir(), 'fw-consumer-'))
 t.teardown(() => rmSync(out, { recursive: true, force: true }))
 const consumer = join(out, 'consumer')
 mkdirSync(join(consumer, 'src'), { recursive: true })
-
-// Build, then pack with the strays in dist/ (removed again after the pack).
-build_package()
 const dist = join(ROOT, 'dist')
-const planted = STRAYS.filter((f) => !existsSync(join(dist, f)))
-for (const f of planted) {
-  mkdirSync(dirname(join(dist, f)), { recursive: true })
-  writeFileSync(join(dist, f), '// stray\n')
+
+/** Writes the strays into dist/ (tsc's entry over `index.js` when `entry`); gives back those it created. */
+function plant(entry: boolean): string[] {
+  const planted = STRAYS.filter((f) => !existsSync(join(dist, f)))
+  for (const f of planted) {
+    mkdirSync(dirname(join(dist, f)), { recursive: true })
+    writeFileSync(join(dist, f), '// stray\n')
+  }
+  if (entry) writeFileSync(join(dist, 'index.js'), TSC_ENTRY)
+  return planted
 }
-let packed: Packed
+
+/** Removes what `plant` created. */
+function unplant(planted: readonly string[]): void {
+  for (const f of planted) rmSync(join(dist, f), { force: true })
+  for (const d of ['test', 'bench', 'demo'])
+    if (existsSync(join(dist, d)) && readdirSync(join(dist, d)).length === 0) rmdirSync(join(dist, d))
+}
+
+// Packed the way a publisher packs after a stray `npx tsc -p .`: the `prepack` build starts from an empty dist/.
+plant(true)
+const packed: Packed = await pack(out)
+// `files` alone, on the build as it stands with the strays beside it (no script runs, nothing is written).
+const planted = plant(false)
+let listed: Packed
 try {
-  packed = await pack(out)
+  listed = await pack(out, { scripts: false })
 } finally {
-  for (const f of planted) rmSync(join(dist, f))
-  for (const d of ['test', 'bench', 'demo']) if (readdirSync(join(dist, d)).length === 0) rmdirSync(join(dist, d))
+  unplant(planted)
 }
 const tarball = join(out, packed.filename)
 const files = packed.files
@@ -74,7 +94,7 @@ await run(
   'npm',
   [
     'install',
-    '--offline',
+    '--prefer-offline',
     '--ignore-scripts',
     '--no-audit',
     '--no-fund',
@@ -128,24 +148,48 @@ function value_imports(codes: readonly string[]): Map<string, Set<string>> {
   return by_entry
 }
 
-t.test('the tarball holds the build and nothing else', async (t) => {
+t.test('the tarball holds the build and its pages, nothing else', async (t) => {
   const targets = new Set(Object.values(FW.exports).map((e) => e.default.replace(/^\.\//, '')))
   const expected = (f: string): boolean =>
-    ['LICENSE', 'README.md', 'package.json'].includes(f) ||
+    ['LICENSE', 'README.md', 'package.json', 'docs/performance-chart.svg'].includes(f) ||
     targets.has(f) ||
+    /^docs\/[^/]+\.md$/.test(f) ||
     /^dist\/chunks\/[^/]+\.js$/.test(f) ||
     /^dist\/(index|(lib|adapters)\/.+)\.d\.ts$/.test(f)
-  t.same(
-    files.filter((f) => !expected(f)),
-    [],
-    'no test, bench, demo, build script or source map',
-  )
-  t.same(
-    [...targets].filter((f) => !files.includes(f)),
-    [],
-    'every exports entry is packed',
-  )
+  for (const [what, list] of [
+    ['packed after a stray tsc', files],
+    ['listed beside the strays, no build', listed.files],
+  ] as const) {
+    t.same(
+      list.filter((f) => !expected(f)),
+      [],
+      `${what}: no test, bench, demo, build script or source map`,
+    )
+    t.same(
+      [...targets].filter((f) => !list.includes(f)),
+      [],
+      `${what}: every exports entry is packed`,
+    )
+  }
   t.ok(files.includes('LICENSE'))
+  t.ok(files.includes('docs/errors.md'))
+  const entry = readFileSync(join(consumer, 'node_modules', FW.name, 'dist', 'index.js'), 'utf8')
+  t.not(entry, TSC_ENTRY, "the prepack build replaced tsc's entry")
+  t.match(entry, /\bexport\b/)
+})
+
+t.test('every relative link of the packed pages leads to a packed file', async (t) => {
+  const broken: string[] = []
+  for (const page of files.filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(join(ROOT, page), 'utf8')
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1]!.split('#')[0]!
+      if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue
+      const resolved = posix.normalize(posix.join(posix.dirname(page), target))
+      if (!files.includes(resolved)) broken.push(`${page}: ${m[1]!}`)
+    }
+  }
+  t.same(broken, [])
 })
 
 t.test('the declarations import only packed files and declared packages', async (t) => {

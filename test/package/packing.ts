@@ -33,9 +33,13 @@ export interface Packed {
   files: string[]
 }
 
-/** Packs fw as npm would publish it, into `dest`. */
-export async function pack(dest: string): Promise<Packed> {
-  const { stdout } = await promisify(execFile)('npm', ['pack', '--json', '--pack-destination', dest], {
+/**
+ * Packs fw as npm would publish it, into `dest`: its `prepack` script builds `dist/` first. `{ scripts: false }` packs
+ * `dist/` as it stands and only lists the files (`--dry-run --ignore-scripts`), writing nothing.
+ */
+export async function pack(dest: string, { scripts = true } = {}): Promise<Packed> {
+  const flags = scripts ? [] : ['--dry-run', '--ignore-scripts']
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--json', ...flags, '--pack-destination', dest], {
     cwd: ROOT,
     maxBuffer: 1 << 26,
   })
