@@ -1,5 +1,7 @@
 // Request bodies on Fastify: one content-type parser that hands fw a RequestBody, read whole under the route's limit,
 // or left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
+import type { EventEmitter } from 'node:events'
+import type { Readable } from 'node:stream'
 import type * as FastifyBusboy from '@fastify/busboy'
 import type { BusboyHeaders } from '@fastify/busboy'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
@@ -13,12 +15,34 @@ import { RequestBody, type RequestBodyOptions } from '../lib/body/request-body.j
 /** `@fastify/busboy`, loaded by the first multipart body rather than by `import 'fw'`. */
 const busboy = lazy<typeof FastifyBusboy>('@fastify/busboy')
 
-/** fw's multipart parser: `@fastify/busboy` with the reader's limits. */
-export const busboy_parser: MultipartParserFactory = (headers, limits) =>
-  busboy().Busboy({
+/**
+ * fw's multipart parser: `@fastify/busboy` with the reader's limits, failing (`error`, answered 400 `malformed_body`)
+ * on a part it would skip without a word rather than let the request answer as if the part had not been sent.
+ */
+export const busboy_parser: MultipartParserFactory = (headers, limits) => {
+  const bb = busboy().Busboy({
     headers: headers as BusboyHeaders,
     limits: { fields: limits.fields, fieldSize: limits.field_size, files: limits.files, fileSize: limits.file_size },
   })
+  // busboy's part splitter (Dicer, its multipart type's `parser`): busboy emits no event for the parts it skips.
+  ;(bb as unknown as { _parser?: { parser?: EventEmitter } })._parser?.parser?.on('part', on_part)
+  return bb
+}
+
+/**
+ * Busboy skips a part, emitting nothing, when its headers have no `Content-Disposition: form-data` with a plain name,
+ * and so when that header lies past its limits on a part's headers (80 KiB, 2000 lines), whose rest it drops. Its own
+ * `header` listener, which runs first, reads the part it keeps (a `data` listener) and only resumes the one it skips. A
+ * part skipped over `fields`, `files` or `parts` was already reported by its limit event, which the reader keeps.
+ */
+function on_part(this: EventEmitter, part: Readable): void {
+  part.once('header', () => {
+    if (part.listenerCount('data') === 0) this.emit('error', new Error(SKIPPED_PART))
+  })
+}
+
+const SKIPPED_PART =
+  'a part without a form-data Content-Disposition naming it, or whose headers pass 81920 bytes or 2000 lines'
 
 /** How a route takes its bodies, built once when it is mounted: the reader's options, and whether it streams them. */
 export interface BodyRoute extends RequestBodyOptions {

@@ -14,14 +14,28 @@ export function add_field(form: FormFields, name: string, value: string): void {
 
 /**
  * Parses a urlencoded body. The object has no prototype, so `__proto__`, `constructor` and `toString` are plain field
- * names; more than `max_fields` fields throws `FW_ERR_BODY_OVER_LIMIT` (413).
+ * names; more than `max_fields` fields throws `FW_ERR_BODY_OVER_LIMIT` (413), counted before the body is decoded.
  */
 export function parse_form(text: string, max_fields: number): FormFields {
+  if (too_many_fields(text, max_fields)) throw over_limit('fields', max_fields)
   const form = Object.create(null) as FormFields
-  let n = 0
-  for (const [name, value] of new URLSearchParams(text)) {
-    if (++n > max_fields) throw over_limit('fields', max_fields)
-    add_field(form, name, value)
-  }
+  for (const [name, value] of new URLSearchParams(text)) add_field(form, name, value)
   return form
+}
+
+/**
+ * Whether `text` has more than `max` fields as URLSearchParams counts them (the non-empty runs between `&`), found
+ * without decoding anything and stopping at the first field over `max`: a 1 MiB `a&a&...` costs microseconds, not
+ * the tens of milliseconds of parsing it whole.
+ */
+function too_many_fields(text: string, max: number): boolean {
+  let n = 0
+  let start = 0
+  for (;;) {
+    const amp = text.indexOf('&', start)
+    const end = amp === -1 ? text.length : amp
+    if (end > start && ++n > max) return true
+    if (amp === -1) return false
+    start = amp + 1
+  }
 }

@@ -6,7 +6,7 @@ import { stream_body } from '../../../lib/body/index.js'
 import type { Handler } from '../../../lib/compose.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
-import { private_tmpdir, multipart_body, MULTIPART_HEADERS } from '../../helpers/multipart.js'
+import { BOUNDARY, private_tmpdir, multipart_body, MULTIPART_HEADERS } from '../../helpers/multipart.js'
 
 private_tmpdir()
 
@@ -304,6 +304,37 @@ t.test('Request.multipart', async (t) => {
     for (const url of ['/parts', '/s/save', '/save']) {
       const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload: truncated })
       t.same([r.statusCode, r.json()], [400, MALFORMED], url)
+    }
+  })
+
+  t.test('answers 400 malformed_body for a part whose headers pass the parser limits, never skipping it', async (t) => {
+    const MALFORMED = { ok: false, error: 'malformed_body', message: 'Malformed request body' }
+    /** A body of the field a=1, then a part with `head` before its Content-Disposition, then the field c=3. */
+    const body = (head: string, disposition = 'Content-Disposition: form-data; name="b"\r\n'): Buffer =>
+      Buffer.concat([
+        multipart_body([{ name: 'a', value: '1' }], { end: false }),
+        Buffer.from(`--${BOUNDARY}\r\n${head}${disposition}\r\n2\r\n`),
+        multipart_body([{ name: 'c', value: '3' }]),
+      ])
+    const refused: Array<[string, Buffer]> = [
+      ['header bytes over 80 KiB', body(`X-Pad: ${'p'.repeat(81 * 1024)}\r\n`)],
+      ['2000 header lines before the disposition', body('X-Line: 1\r\n'.repeat(2000))],
+      [
+        'a file part past the limit',
+        body('X-Line: 1\r\n'.repeat(2000), 'Content-Disposition: form-data; name="b"; filename="b.txt"\r\n'),
+      ],
+      ['no Content-Disposition at all', body('Content-Type: text/plain\r\n', '')],
+      ['a disposition other than form-data', body('', 'Content-Disposition: attachment; name="b"\r\n')],
+    ]
+    for (const [what, payload] of refused)
+      for (const url of ['/parts', '/save', '/s/save']) {
+        const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload })
+        t.same([r.statusCode, r.json()], [400, MALFORMED], `${what} ${url}`)
+      }
+    // Just within the limits: 1999 lines and the disposition (2000 lines), 79 KiB of header bytes.
+    for (const payload of [body('X-Line: 1\r\n'.repeat(1999)), body(`X-Pad: ${'p'.repeat(79 * 1024)}\r\n`)]) {
+      const r = await app.inject({ method: 'POST', url: '/parts', headers: MULTIPART_HEADERS, payload })
+      t.same([r.statusCode, r.json()], [200, { parts: ['a=1', 'b=2', 'c=3'] }])
     }
   })
 
