@@ -79,7 +79,12 @@ function check_field(name: string, value: string): string {
   return value
 }
 
-/** The Readable of an SSE answer, running `producer` at once. */
+/**
+ * The Readable of an SSE answer, running `producer` at once. Its first chunk goes out once the producer's synchronous
+ * part and the microtasks it queued have run (the events written meanwhile, or an empty chunk): that write sends the
+ * answer's status and headers, so a client sees them before the first event. A producer failing before then leaves
+ * nothing written (the answer is still the 500).
+ */
 export function sse_readable(
   producer: SseProducer,
   last_event_id: string | undefined,
@@ -104,6 +109,8 @@ class SseStream extends Readable {
   readonly #stop_heartbeat: () => void
   readonly #flush_soon: () => void
   #over = false
+  /** Whether a chunk was pushed: the first one, even empty, makes the socket write the answer's head. */
+  #opened = false
   #queued = ''
   #flush_pending = false
   /** Resolves every writer waiting for the consumer; undefined while it keeps up. */
@@ -138,7 +145,11 @@ class SseStream extends Readable {
     }
     this.#stop_heartbeat = heartbeat_ms > 0 ? every(() => void comment('heartbeat'), heartbeat_ms) : () => {}
     Promise.resolve()
-      .then(() => producer(sink))
+      .then(() => {
+        const result = producer(sink)
+        this.#flush_later()
+        return result
+      })
       .then(
         () => this.#end(),
         (err: unknown) => this.#fail(err),
@@ -171,12 +182,19 @@ class SseStream extends Readable {
     this.#queued += text
     if (this.#drained === undefined) {
       if (this.#queued.length >= BATCH_CHARS) this.#flush()
-      else if (!this.#flush_pending) {
-        this.#flush_pending = true
-        process.nextTick(this.#flush_soon)
-      }
+      else this.#flush_later()
     }
     return this.#waiting()
+  }
+
+  /**
+   * Flushes on the next tick. Scheduled from a microtask (the producer's start, its writes), that tick comes only once
+   * the microtasks queued meanwhile (a producer's `await` of something already settled) have run too.
+   */
+  #flush_later(): void {
+    if (this.#flush_pending) return
+    this.#flush_pending = true
+    process.nextTick(this.#flush_soon)
   }
 
   /** What a writer waits on: the consumer's next read while it is behind, else nothing. */
@@ -184,11 +202,15 @@ class SseStream extends Readable {
     return this.#drained?.promise ?? done
   }
 
-  /** Pushes what is queued; a consumer that is behind makes the next writes wait for its next read. */
+  /**
+   * Pushes what is queued, or an empty chunk for the answer's head if nothing was pushed yet; a consumer that is behind
+   * makes the next writes wait for its next read.
+   */
   #flush(): void {
-    if (this.#queued === '' || this.destroyed) return
+    if ((this.#queued === '' && this.#opened) || this.#over || this.destroyed) return
     const text = this.#queued
     this.#queued = ''
+    this.#opened = true
     if (!this.push(text) && this.#drained === undefined) {
       let resolve!: () => void
       const promise = new Promise<void>((r) => (resolve = r))

@@ -106,3 +106,33 @@ t.test('send() refuses a bad id, event, retry or data with a rejected promise, n
     TypeError,
   ])
 })
+
+t.test('the first chunk goes out when the producer first waits: empty if it has no event yet', async (t) => {
+  const held = gate()
+  const { stream } = stream_of(async (sink) => {
+    // Microtasks alone (something already settled) do not let the first chunk out.
+    await null
+    await Promise.resolve()
+    await held.promise
+    await sink.send({ data: 'first' })
+  })
+  const chunks: string[] = []
+  stream.on('data', (c: string) => chunks.push(c))
+  await settle()
+  t.same(chunks, [''], 'an empty chunk, which makes the socket write the status and headers')
+  held.open()
+  await once(stream, 'end')
+  t.same(chunks, ['', 'data: first\n\n'])
+})
+
+t.test('a producer failing or ending before it waits on anything pushes no empty chunk', async (t) => {
+  const failing = stream_of(async () => {
+    await null
+    throw new Error('before any wait')
+  }).stream
+  const chunks: string[] = []
+  failing.on('data', (c: string) => chunks.push(c))
+  const [err] = (await once(failing, 'error')) as [Error]
+  t.same([err.message, chunks], ['before any wait', []])
+  t.same(await chunks_of(stream_of(() => {}).stream), [], 'a producer done at once: an empty body, no empty chunk')
+})

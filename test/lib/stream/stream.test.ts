@@ -1,8 +1,11 @@
 import { createReadStream } from 'node:fs'
 import http from 'node:http'
+import { connect, type IncomingHttpHeaders as Http2Headers } from 'node:http2'
 import { Readable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
 import t from 'tap'
 import { http_cache } from '../../../lib/middleware/app/index.js'
+import { compression } from '../../../lib/middleware/compression/compression.js'
 import { format_event, sse_readable, type SseSink } from '../../../lib/stream/index.js'
 import { build, gate, listening } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
@@ -389,4 +392,176 @@ t.test('Response.sse on a real socket', async (t) => {
     await tick()
     t.ok(timers() <= before, `timers ${before} -> ${timers()}`)
   })
+})
+
+/**
+ * A GET on its own connection: `head` resolves with the status and headers as soon as they arrive (or rejects after
+ * `wait_ms`), `answer` once the response is over with its body (gunzipped when gzip was asked) and whether it ended
+ * whole.
+ */
+function sse_get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  wait_ms = 2000,
+): {
+  head: Promise<{ status: number; headers: http.IncomingHttpHeaders }>
+  answer: Promise<{ body: string; complete: boolean }>
+} {
+  let got_head!: (head: { status: number; headers: http.IncomingHttpHeaders }) => void
+  let no_head!: (err: Error) => void
+  const head = new Promise<{ status: number; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    got_head = resolve
+    no_head = reject
+  })
+  const timer = setTimeout(() => no_head(new Error(`no status line and headers within ${wait_ms} ms`)), wait_ms)
+  const answer = new Promise<{ body: string; complete: boolean }>((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+      clearTimeout(timer)
+      got_head({ status: res.statusCode ?? 0, headers: res.headers })
+      let body = ''
+      const text = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res
+      text.on('data', (c: Buffer) => (body += c.toString()))
+      text.on('error', () => undefined)
+      res.on('error', () => undefined)
+      // A whole answer is read once the gunzip has given its last bytes; a cut one ends the gunzip never.
+      res.on('close', () =>
+        res.complete && !text.readableEnded
+          ? text.once('end', () => resolve({ body, complete: true }))
+          : resolve({ body, complete: res.complete }),
+      )
+    })
+    req.on('error', () => resolve({ body: '', complete: false }))
+  })
+  return { head, answer }
+}
+
+t.test('Response.sse sends its status and headers before the first event', async (t) => {
+  const held = { plain: gate(), gzip: gate(), fails: gate() }
+  const { port } = await listening(t, (app) => {
+    app.use((_req, res, next) => {
+      res.header('access-control-allow-origin', '*')
+      return next()
+    })
+    app.use('/gzip', compression())
+    app.get('/plain', (_req, res) =>
+      res.sse(async (sink) => {
+        await held.plain.promise
+        await sink.send({ data: 'first' })
+      }),
+    )
+    app.get('/gzip/events', (_req, res) =>
+      res.sse(async (sink) => {
+        await held.gzip.promise
+        await sink.send({ data: 'first' })
+      }),
+    )
+    app.get('/fails', (_req, res) =>
+      res.sse(async () => {
+        await held.fails.promise
+        throw new Error('late producer failure')
+      }),
+    )
+    app.get('/empty', (_req, res) => res.sse(() => {}))
+    app.get('/empty-later', (_req, res) => res.sse(() => tick(5)))
+  })
+
+  t.test('the head arrives while the producer waits for its first event', async (t) => {
+    const client = sse_get(port, '/plain')
+    const head = await client.head.finally(() => held.plain.open())
+    t.same(
+      [
+        head.status,
+        head.headers['content-type'],
+        head.headers['cache-control'],
+        head.headers['x-accel-buffering'],
+        head.headers['access-control-allow-origin'],
+      ],
+      [200, 'text/event-stream; charset=utf-8', 'no-cache', 'no', '*'],
+    )
+    t.same(await client.answer, { body: 'data: first\n\n', complete: true })
+  })
+
+  t.test('so does a compressed answer', async (t) => {
+    const client = sse_get(port, '/gzip/events', { 'accept-encoding': 'gzip' })
+    const head = await client.head.finally(() => held.gzip.open())
+    t.same(
+      [head.status, head.headers['content-type'], head.headers['content-encoding'], head.headers.vary],
+      [200, 'text/event-stream; charset=utf-8', 'gzip', 'Accept-Encoding'],
+    )
+    t.same(await client.answer, { body: 'data: first\n\n', complete: true })
+  })
+
+  t.test('a producer failing after the head, before any event, cuts the stream and is logged', async (t) => {
+    const log = capture_log(t)
+    const client = sse_get(port, '/fails')
+    const head = await client.head.finally(() => held.fails.open())
+    t.equal(head.status, 200)
+    t.same(await client.answer, { body: '', complete: false })
+    for (let i = 0; i < 250 && !log.text().includes('late producer failure'); i++) await tick()
+    t.match(log.text(), /stream failed after the first byte.*late producer failure/s)
+  })
+
+  t.test('a producer that ends without an event sends an empty, whole answer', async (t) => {
+    for (const path of ['/empty', '/empty-later']) {
+      const client = sse_get(port, path)
+      t.equal((await client.head).status, 200, path)
+      t.same(await client.answer, { body: '', complete: true }, path)
+    }
+  })
+})
+
+t.test('Response.sse still answers 500 JSON for a producer failing before it waits on anything', async (t) => {
+  const app = build(t, (app) => {
+    app.get('/async-throw', (_req, res) =>
+      res.sse(async () => {
+        throw new Error('at once')
+      }),
+    )
+    app.get('/after-microtasks', (_req, res) =>
+      res.sse(async () => {
+        await null
+        await Promise.resolve()
+        throw new Error('after microtasks')
+      }),
+    )
+    app.get('/handler-throws', (_req, res) => {
+      res.sse(() => {})
+      throw new Error('the handler failed after res.sse()')
+    })
+  })
+  for (const url of ['/async-throw', '/after-microtasks', '/handler-throws']) {
+    capture_log(t)
+    const r = await app.inject({ url })
+    t.same([r.statusCode, r.headers['content-type'], r.json()], [500, 'application/json; charset=utf-8', INTERNAL], url)
+  }
+})
+
+t.test('Response.sse sends its head before the first event over cleartext HTTP/2 too', async (t) => {
+  const held = gate()
+  const { port } = await listening(
+    t,
+    (app) =>
+      app.get('/events', (_req, res) =>
+        res.sse(async (sink) => {
+          await held.promise
+          await sink.send({ data: 'first' })
+        }),
+      ),
+    { http2: true, access_log: false },
+  )
+  const session = connect(`http://127.0.0.1:${port}`)
+  session.on('error', () => {})
+  t.teardown(() => session.close())
+  const s = session.request({ ':path': '/events' })
+  let body = ''
+  s.setEncoding('utf8').on('data', (c: string) => (body += c))
+  const ended = new Promise((resolve) => s.on('close', resolve))
+  const head = await Promise.race([
+    new Promise<Http2Headers>((resolve) => s.once('response', resolve)),
+    tick(2000).then(() => undefined),
+  ]).finally(() => held.open())
+  t.same([head?.[':status'], head?.['content-type']], [200, 'text/event-stream; charset=utf-8'])
+  await ended
+  t.equal(body, 'data: first\n\n')
 })
