@@ -7,6 +7,7 @@ import { set_identity } from '../../identity.js'
 import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { option_checker } from '../../options.js'
+import { BAD_HEADER_VALUE } from '../../http-token.js'
 import { ApiKey } from './state.js'
 
 const check = option_checker(ERR_AUTH_BAD_OPTION, 'api_key')
@@ -42,6 +43,20 @@ export interface ApiKeyOptions {
   label?: (key: string) => string | undefined
 }
 
+/** An auth-param value as a quoted-string (RFC 9110 5.6.4): its quotes and backslashes escaped. */
+const quoted = (s: string): string => '"' + s.replace(/["\\]/g, '\\$&') + '"'
+
+/**
+ * The `WWW-Authenticate` challenge of a missing key (a 401 must carry one, RFC 9110 15.5.2). No scheme is registered for
+ * API keys: `ApiKey`, its auth-params naming where the key is read, the header as configured and the query parameter
+ * (as a URL carries it when a header cannot: a control byte, a character above U+00FF); with `extract`, none.
+ */
+function challenge_of(header: string, query_param: string, extracted: boolean): string {
+  if (extracted) return 'ApiKey'
+  const query = BAD_HEADER_VALUE.test(query_param) ? encodeURIComponent(query_param) : query_param
+  return `ApiKey header=${quoted(header)}` + (query === '' ? '' : `, query=${quoted(query)}`)
+}
+
 /** Whitespace a header value cannot begin or end with (RFC 9110 5.5: it is not part of the value). */
 const PADDED = /^[ \t\r\n]|[ \t\r\n]$/
 
@@ -69,7 +84,8 @@ function key_set(keys: readonly string[]): (key: string) => string | undefined {
 }
 
 /**
- * API key authentication. A missing (or empty) key answers 401 `missing_api_key`, a refused one 403 `invalid_api_key`;
+ * API key authentication. A missing (or empty) key answers 401 `missing_api_key` with `WWW-Authenticate: ApiKey
+ * header="<header>"` (and `query="<query_param>"` when one is read), a refused one 403 `invalid_api_key`;
  * an accepted key is stored as `ApiKey`, the caller as an `Identity` of kind `api_key` (its `label`, else a digest of
  * the key), and the chain goes on. A key is accepted when it is in `allowed_keys` (when a
  * list is given) and `validate` returns true for it (when given): both checks must pass, so `validate` can revoke a
@@ -107,6 +123,9 @@ export function api_key({
   // Without a list every key goes on to `validate`, its id made when it is accepted.
   const listed = keys.length === 0 ? () => '' : key_set(keys)
   const labelled = check.optional_fn('label', label)
+  const challenge = challenge_of(name, query_param, extract !== undefined)
+  const refuse_no_key = (ctx: Ctx): void =>
+    void ctx.res.header('WWW-Authenticate', challenge).error(401, CODE_MISSING_API_KEY, 'API key required')
   const accept = (ctx: Ctx, key: string, id: string, next: Next): Promise<void> => {
     ctx.req.set_state(ApiKey, new ApiKey(key))
     set_identity(ctx.req, ctx.res, { kind: 'api_key', id: labelled?.(key) || id || key_digest(key) })
@@ -119,7 +138,7 @@ export function api_key({
   const mw = documented(
     function api_key(ctx: Ctx, next: Next) {
       const key = read(ctx) ?? ''
-      if (key === '') return refuse_missing ? void ctx.res.error(401, CODE_MISSING_API_KEY, 'API key required') : next()
+      if (key === '') return refuse_missing ? refuse_no_key(ctx) : next()
       const id = listed(key)
       if (id === undefined) return void refuse(ctx)
       return custom === undefined ? accept(ctx, key, id, next) : validated(custom, accept, ctx, key, id, next)

@@ -69,8 +69,8 @@ async function attempt(mw: CtxMiddleware, missing: string | undefined, ctx: Ctx,
 
 /**
  * A 401 must carry `WWW-Authenticate` (RFC 9110 15.5.2). When no credential came, every refusal is a "missing" one, and
- * the answer names the challenge of each alternative (an API key's refusal has none, a JWT's is `Bearer`), in the
- * authenticators' order, each once, as one list.
+ * the answer names the challenge of each alternative (an API key's is `ApiKey header="x-api-key"`, a JWT's `Bearer`), in
+ * the authenticators' order, each once, as one list.
  */
 function challenge_all(res: Response, refusals: readonly Refusal[]): void {
   if (res.status_code !== 401) return

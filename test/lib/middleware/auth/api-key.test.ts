@@ -31,6 +31,40 @@ t.test('api_key', async (t) => {
     t.equal(calls.n, 0)
   })
 
+  t.test('answers 401 missing_api_key with a challenge naming where it reads the key (RFC 9110 15.5.2)', async (t) => {
+    const challenge = async (options: ApiKeyOptions, headers: Record<string, string> = {}) => {
+      const r = await with_key(t, { allowed_keys: [KEY], ...options }).app.inject({ url: '/p', headers })
+      return [r.statusCode, r.json().error, r.headers['www-authenticate']]
+    }
+    t.same(await challenge({}), [401, 'missing_api_key', 'ApiKey header="x-api-key"'])
+    t.same(await challenge({}, { 'x-api-key': '' }), [401, 'missing_api_key', 'ApiKey header="x-api-key"'])
+    t.same(await challenge({ header: 'X-Partner-Key' }), [401, 'missing_api_key', 'ApiKey header="X-Partner-Key"'])
+    t.same(await challenge({ query_param: 'api_key' }), [
+      401,
+      'missing_api_key',
+      'ApiKey header="x-api-key", query="api_key"',
+    ])
+    t.same(
+      await challenge({ query_param: 'k"\\ é' }),
+      [401, 'missing_api_key', 'ApiKey header="x-api-key", query="k\\"\\\\ é"'],
+      'a quoted-string: quote and backslash escaped',
+    )
+    t.same(
+      await challenge({ query_param: 'ключ\n' }),
+      [401, 'missing_api_key', 'ApiKey header="x-api-key", query="%D0%BA%D0%BB%D1%8E%D1%87%0A"'],
+      'a name no header can carry is given as a URL carries it',
+    )
+    const { app } = with_key(t, { allowed_keys: [KEY], query_param: 'ключ\n' })
+    const followed = await app.inject({ url: `/p?%D0%BA%D0%BB%D1%8E%D1%87%0A=${KEY}` })
+    t.same([followed.statusCode, followed.json()], [200, { ok: true, key: KEY }], 'and read back so')
+    t.same(await challenge({ extract: () => undefined }), [401, 'missing_api_key', 'ApiKey'], 'no place to name')
+    t.same(await challenge({}, { 'x-api-key': 'wrong' }), [403, 'invalid_api_key', undefined], 'a 403 needs none')
+    const open = await with_key(t, { allowed_keys: [KEY], required: false }).app.inject({ url: '/p' })
+    t.same([open.statusCode, open.headers['www-authenticate']], [200, undefined])
+    const ok = await with_key(t).app.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.same([ok.statusCode, ok.headers['www-authenticate']], [200, undefined])
+  })
+
   t.test('counts an empty key as missing', async (t) => {
     const { app, calls } = with_key(t)
     const r = await app.inject({ url: '/p', headers: { 'x-api-key': '' } })

@@ -45,26 +45,34 @@ t.test('auth.any_of', async (t) => {
     const r = await app.inject({ url: '/p' })
     t.equal(r.statusCode, 401)
     t.same(r.json(), error_body('missing_api_key', 'API key required'))
-    t.equal(r.headers['www-authenticate'], 'Bearer', "the jwt refusal's challenge, as a 401 needs one")
+    t.equal(
+      r.headers['www-authenticate'],
+      'ApiKey header="x-api-key", Bearer',
+      'the challenge of each, as a 401 needs one',
+    )
     const swapped = await build(t, [any_of(bearer(), keys())]).app.inject({ url: '/p' })
     t.same([swapped.statusCode, swapped.json()], [401, error_body('missing_token', 'Missing bearer token')])
-    t.equal(swapped.headers['www-authenticate'], 'Bearer')
+    t.equal(swapped.headers['www-authenticate'], 'Bearer, ApiKey header="x-api-key"')
     t.equal(calls.n, 0)
   })
 
   t.test(
     'answers a 401 for no credential with the challenge of every alternative, in order (RFC 9110 15.5.2)',
     async (t) => {
-      // A 401 must carry WWW-Authenticate; the API key's refusal has none, the JWT's says `Bearer`.
+      // A 401 must carry WWW-Authenticate; the API key's refusal names its header, the JWT's says `Bearer`.
       const basic: CtxMiddleware = (ctx, next) =>
         ctx.req.header('x-user') === ''
           ? void ctx.res.header('WWW-Authenticate', 'Basic realm="fw"').error(401, 'missing_basic', 'No user')
           : next()
       const r = await build(t, [any_of(keys(), bearer())]).app.inject({ url: '/p' })
       t.same([r.statusCode, r.json()], [401, error_body('missing_api_key', 'API key required')])
-      t.equal(r.headers['www-authenticate'], 'Bearer')
+      t.equal(r.headers['www-authenticate'], 'ApiKey header="x-api-key", Bearer')
       const several = await build(t, [any_of(keys(), basic, bearer(), bearer())]).app.inject({ url: '/p' })
-      t.equal(several.headers['www-authenticate'], 'Basic realm="fw", Bearer', 'in order, each once')
+      t.equal(
+        several.headers['www-authenticate'],
+        'ApiKey header="x-api-key", Basic realm="fw", Bearer',
+        'in order, each once',
+      )
       const bad_key = await build(t, [any_of(keys(), bearer())]).app.inject({
         url: '/p',
         headers: { 'x-api-key': 'x' },
@@ -176,6 +184,28 @@ t.test('auth.all_of', async (t) => {
     const jwt_only = await app.inject({ url: '/p', headers: { authorization: token({ sub: 'ada' }) } })
     t.same([jwt_only.statusCode, jwt_only.json()], [401, error_body('missing_api_key', 'API key required')])
     t.equal(calls.n, 1)
+  })
+
+  t.test("answers a 401 with the refusing authenticator's challenge (RFC 9110 15.5.2)", async (t) => {
+    const key_first = build(t, [all_of(keys(), bearer())]).app
+    const none = await key_first.inject({ url: '/p' })
+    t.same(
+      [none.statusCode, none.json(), none.headers['www-authenticate']],
+      [401, error_body('missing_api_key', 'API key required'), 'ApiKey header="x-api-key"'],
+    )
+    const key_only = await key_first.inject({ url: '/p', headers: { 'x-api-key': KEY } })
+    t.same(
+      [key_only.statusCode, key_only.json(), key_only.headers['www-authenticate']],
+      [401, error_body('missing_token', 'Missing bearer token'), 'Bearer'],
+    )
+    const jwt_first = build(t, [all_of(bearer(), keys())]).app
+    const jwt_only = await jwt_first.inject({ url: '/p', headers: { authorization: token({ sub: 'ada' }) } })
+    t.same(
+      [jwt_only.statusCode, jwt_only.json(), jwt_only.headers['www-authenticate']],
+      [401, error_body('missing_api_key', 'API key required'), 'ApiKey header="x-api-key"'],
+    )
+    const bad_key = await key_first.inject({ url: '/p', headers: { 'x-api-key': 'wrong' } })
+    t.same([bad_key.statusCode, bad_key.headers['www-authenticate']], [403, undefined], 'a 403 needs none')
   })
 
   t.test('refused by a later authenticator, leaves none of the state of those that accepted before it', async (t) => {
