@@ -3,13 +3,13 @@
 import type { EventEmitter } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Span } from '@opentelemetry/api'
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { error_body } from '../lib/http-error.js'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
 import type { Metrics } from '../lib/observability/metrics.js'
 import { route_template, UNMATCHED_ROUTE } from '../lib/observability/route.js'
-import { attach_span, type HttpTracing } from '../lib/observability/tracing.js'
+import { attach_span, span_of, type HttpTracing } from '../lib/observability/tracing.js'
 import { request_owner } from './request-lines.js'
 
 /** Where fw notes, on the raw request, the route label of its answer (a template, or `UNMATCHED_ROUTE`). */
@@ -150,6 +150,7 @@ export function shed_hook(f: FastifyInstance, monitor: LoadMonitor, skip: Readon
     const url = freq.routeOptions.url
     if (url !== undefined && skip.has(url)) return done()
     note_route(freq, route_template(url))
+    trace_refused(f, freq, reply)
     void reply
       .code(503)
       .header('retry-after', String(monitor.retry_after_s))
@@ -172,19 +173,37 @@ export function trace_hooks(
   secret_query?: ReadonlySet<string>,
 ): void {
   const install = async (instance: FastifyInstance): Promise<void> => {
-    if (tracing.recording()) instance.addHook('onRequest', start_span(tracing, client_ip, secret_query))
+    if (!tracing.recording()) return
+    const start = span_starter(tracing, client_ip, secret_query)
+    starters.set(f, start)
+    instance.addHook('onRequest', (freq, reply, done) => (start(freq, reply), done()))
   }
   // Loaded when the app starts, before the routes its mount registers; not encapsulated, so the hook is f's own.
   void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
 }
 
-/** The onRequest hook that starts a request's span, keyed by the owner its log context names, never by request id. */
-function start_span(
+type SpanStarter = (freq: FastifyRequest, reply: FastifyReply) => void
+
+/** The span starter of each instance `trace_hooks` traces, for `trace_refused`. */
+const starters = new WeakMap<FastifyInstance, SpanStarter>()
+
+/**
+ * Starts the span of `freq`, which `f` refuses (load shedding) before every route, when `f` traces it and its tracing
+ * hook has not run yet: Fastify runs onRequest hooks in the order they were added, which is the order `shed_load()` and
+ * `tracing()` were called. Read only on the refusal, so a request served pays nothing for it.
+ */
+export function trace_refused(f: FastifyInstance, freq: FastifyRequest, reply: FastifyReply): void {
+  const start = starters.get(f)
+  if (start !== undefined && span_of(request_owner(freq)) === undefined) start(freq, reply)
+}
+
+/** What starts a request's span, keyed by the owner its log context names, never by request id. */
+function span_starter(
   tracing: HttpTracing,
   client_ip: (freq: FastifyRequest) => string,
   secret_query: ReadonlySet<string> | undefined,
-): onRequestHookHandler {
-  return (freq, reply, done) => {
+): SpanStarter {
+  return (freq, reply) => {
     const span = tracing.start({
       method: freq.method,
       target: freq.url,
@@ -200,7 +219,6 @@ function start_span(
     const res = reply.raw
     res.once('finish', () => finish(tracing, span, reply.statusCode))
     res.once('close', () => finish(tracing, span, 499))
-    done()
   }
 }
 

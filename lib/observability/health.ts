@@ -10,6 +10,8 @@ import { MAX_TIMER_MS, option_checker } from '../options.js'
 const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'health')
 /** Where `results()` called without a logger writes its failures. */
 const health_log = logger('health')
+/** How often a check that keeps failing is logged again, in ms. */
+const REPEAT_LOG_MS = 60_000
 
 /**
  * A readiness check: resolves (any value) when the dependency is fine; throws, rejects or hangs past the timeout when
@@ -29,6 +31,8 @@ export interface HealthOptions {
   checks?: Record<string, HealthCheck>
   /** How long one check may take before it counts as failed (default 2000 ms, at most 2147483647). */
   timeout_ms?: number
+  /** The clock in ms (default `Date.now`), which spaces the lines of a check that keeps failing; tests pass a fake one. */
+  now?: () => number
 }
 
 /**
@@ -43,6 +47,13 @@ interface Outcome {
   readonly error?: unknown
 }
 
+/** What the log was last told of a check: its result, since when, and when a line about it was last written. */
+interface Logged {
+  result: CheckResult
+  since: number
+  logged_at: number
+}
+
 /**
  * The probes' answers. `drain()` (called by `App.close()`) turns readiness to 503 at once, so a load balancer stops
  * sending traffic while in-flight requests finish.
@@ -54,15 +65,24 @@ export class Health {
   readonly ready_path: string
   readonly #checks: ReadonlyArray<readonly [string, HealthCheck]>
   readonly #timeout_ms: number
+  readonly #now: () => number
+  readonly #logged = new Map<string, Logged>()
   #draining = false
 
-  constructor({ path = '/health', ready_path = '/ready', checks = {}, timeout_ms = 2000 }: HealthOptions = {}) {
+  constructor({
+    path = '/health',
+    ready_path = '/ready',
+    checks = {},
+    timeout_ms = 2000,
+    now = Date.now,
+  }: HealthOptions = {}) {
     check.int('timeout_ms', timeout_ms, 1, MAX_TIMER_MS)
     for (const [name, fn] of Object.entries(checks)) check.fn(`checks.${name}`, fn)
     this.path = path
     this.ready_path = ready_path
     this.#checks = Object.entries(checks)
     this.#timeout_ms = timeout_ms
+    this.#now = check.fn('now', now)
   }
 
   /** Marks the app as closing: readiness answers 503 `draining` from now on. */
@@ -76,21 +96,36 @@ export class Health {
   }
 
   /**
-   * Runs every check at once, each bounded by the timeout. A failure or timeout is logged at warn to `log` (the
-   * readiness handler passes `req.log`) with the check's name and, for a failure, what it threw.
+   * Runs every check at once, each bounded by the timeout. A check's changes are logged to `log` (the readiness handler
+   * passes `req.log`) with its name: at warn when it starts failing (with what it threw) or timing out, and once a
+   * minute while it keeps doing so; at info when it passes again. A probe every few seconds logs nothing new.
    */
   async results(log: Logger = health_log): Promise<Record<string, CheckResult>> {
     const out: Record<string, CheckResult> = {}
     await Promise.all(
       this.#checks.map(async ([name, check]) => {
-        const { result, error } = await bounded(check, this.#timeout_ms)
-        if (result === 'failing') log.logf('warn', 'readiness check failed', 'check', name, 'err', error)
-        else if (result === 'timeout')
-          log.logf('warn', 'readiness check timed out', 'check', name, 'timeout_ms', this.#timeout_ms)
-        out[name] = result
+        const outcome = await bounded(check, this.#timeout_ms)
+        this.#log(log, name, outcome)
+        out[name] = outcome.result
       }),
     )
     return out
+  }
+
+  /** Logs `outcome` of the check `name` when it differs from what was last logged, or a minute after it while failing. */
+  #log(log: Logger, name: string, { result, error }: Outcome): void {
+    const last = this.#logged.get(name)
+    if (result === 'ok' && last === undefined) return
+    const now = this.#now()
+    if (result === 'ok') {
+      this.#logged.delete(name)
+      return void log.logf('info', 'readiness check recovered', 'check', name, 'failed_ms', now - last!.since)
+    }
+    if (last?.result === result && now - last.logged_at < REPEAT_LOG_MS) return
+    if (last?.result === result) last.logged_at = now
+    else this.#logged.set(name, { result, since: last?.since ?? now, logged_at: now })
+    if (result === 'failing') log.logf('warn', 'readiness check failed', 'check', name, 'err', error)
+    else log.logf('warn', 'readiness check timed out', 'check', name, 'timeout_ms', this.#timeout_ms)
   }
 
   /** The liveness handler: 200 `{ok: true, status: 'live'}`. */

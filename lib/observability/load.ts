@@ -1,6 +1,5 @@
 // Load shedding: event-loop delay, heap and RSS sampled on an interval; past a threshold the process refuses new work
 // (503 with Retry-After) until every reading is back under a lower mark, so it does not flap at the edge.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { ERR_OBSERVABILITY_BAD_OPTION } from './errors.js'
 import { MAX_TIMER_MS, option_checker } from '../options.js'
 
@@ -9,8 +8,8 @@ const check = option_checker(ERR_OBSERVABILITY_BAD_OPTION, 'load')
 /** The largest `retry_after_s` (about 68 years): a finite whole number, as `Retry-After` needs. */
 const MAX_RETRY_AFTER_S = 2 ** 31 - 1
 /**
- * The event-loop histogram's sampling tick, in ms. Each sample is the time between two ticks, so an idle loop reads
- * about this much: `start()` subtracts it, and the reading is the delay beyond the tick.
+ * The event-loop tick, in ms. Each gap is the time between two ticks, so an idle loop reads about this much: `LoopDelay`
+ * subtracts it, and the reading is the delay beyond the tick.
  */
 const RESOLUTION_MS = 10
 
@@ -52,7 +51,7 @@ export class LoadMonitor {
   readonly #interval_ms: number
   #over = false
   #timer: NodeJS.Timeout | undefined
-  #histogram: IntervalHistogram | undefined
+  #ticker: NodeJS.Timeout | undefined
 
   constructor({
     max_event_loop_delay_ms = Infinity,
@@ -95,26 +94,57 @@ export class LoadMonitor {
     return this.#over
   }
 
-  /** Samples every `sample_interval_ms` (the timer never keeps the process alive); returns this. */
+  /**
+   * Samples every `sample_interval_ms`, the event-loop delay measured by a `LoopDelay` ticked every 10 ms (neither timer
+   * keeps the process alive); returns this.
+   */
   start(): this {
     if (this.#timer !== undefined) return this
-    const h = (this.#histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS }))
-    h.enable()
+    const delay = new LoopDelay(performance.now())
+    this.#ticker = setInterval(() => delay.tick(performance.now()), RESOLUTION_MS).unref()
     this.#timer = setInterval(() => {
+      const event_loop_delay_ms = delay.take(performance.now())
       const mem = process.memoryUsage()
-      // Each histogram sample is the whole time between two ticks, the tick included; an empty interval's max is 0.
-      const delay_ms = Math.max(0, h.max / 1e6 - RESOLUTION_MS)
-      this.sample({ event_loop_delay_ms: delay_ms, heap_used_bytes: mem.heapUsed, rss_bytes: mem.rss })
-      h.reset()
-    }, this.#interval_ms)
-    this.#timer.unref()
+      this.sample({ event_loop_delay_ms, heap_used_bytes: mem.heapUsed, rss_bytes: mem.rss })
+    }, this.#interval_ms).unref()
     return this
   }
 
   /** Stops sampling. */
   stop(): void {
     clearInterval(this.#timer)
-    this.#histogram?.disable()
-    this.#timer = undefined
+    clearInterval(this.#ticker)
+    this.#timer = this.#ticker = undefined
+  }
+}
+
+/**
+ * The event loop's worst delay between two readings, from the times of a timer's ticks (ms, any monotonic clock): a
+ * blocked loop runs its next tick late, and that gap, less the 10 ms tick, is the delay. The time of the last tick is
+ * never dropped and a reading is a tick too, so a block is counted once whenever it starts: right after a reading
+ * (Node's event-loop histogram forgets its last tick on `reset()`, and missed a block before its next one) or across
+ * one (in the reading it ends in).
+ */
+export class LoopDelay {
+  #last: number
+  #worst = 0
+
+  constructor(now: number) {
+    this.#last = now
+  }
+
+  /** A tick of the loop at `now`. */
+  tick(now: number): void {
+    const gap = now - this.#last
+    this.#last = now
+    if (gap > this.#worst) this.#worst = gap
+  }
+
+  /** The worst delay beyond the tick since the last reading, `now` counted as a tick; starts the next reading. */
+  take(now: number): number {
+    this.tick(now)
+    const worst = this.#worst
+    this.#worst = 0
+    return Math.max(0, worst - RESOLUTION_MS)
   }
 }

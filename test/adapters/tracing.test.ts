@@ -8,7 +8,7 @@ import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
 import { info } from '../../lib/log/index.js'
-import { in_span } from '../../lib/observability/index.js'
+import { in_span, LoadMonitor } from '../../lib/observability/index.js'
 import { http_cache } from '../../lib/cache/http/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
 import { build, gate, listening } from '../helpers/build.js'
@@ -242,6 +242,28 @@ t.test('App.tracing', async (t) => {
     const spans = exporter.getFinishedSpans()
     t.equal(spans.length, 1)
     t.equal(spans[0]!.attributes['http.response.status_code'], 499)
+  })
+
+  t.test('makes one span for a shed request, tracing() called before shed_load() or after', async (t) => {
+    for (const tracing_first of [true, false]) {
+      exporter.reset()
+      const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+      const app = build(t, (app) => {
+        if (tracing_first) app.tracing()
+        app.shed_load({}, monitor)
+        if (!tracing_first) app.tracing()
+        app.get('/users/{id}', (_req, res) => res.json('ok', true))
+      })
+      monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+      const r = await app.inject('/users/42')
+      t.equal(r.statusCode, 503)
+      t.equal(r.json().error, 'overloaded')
+      const spans = exporter.getFinishedSpans()
+      t.equal(spans.length, 1, `one span, tracing() ${tracing_first ? 'first' : 'last'}`)
+      t.equal(spans[0]?.name, 'GET /users/{id}', 'named by the route it was sent to, as metrics count it')
+      t.match(spans[0]?.attributes, { 'http.route': '/users/{id}', 'http.response.status_code': 503 })
+      t.equal(spans[0]?.status.code, 2, 'a 503 marks the span as an error')
+    }
   })
 
   t.test("traces fw's requests in a host that mounts the App with fw_plugin, and only those", async (t) => {

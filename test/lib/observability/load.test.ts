@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { LoadMonitor } from '../../../lib/observability/load.js'
+import { LoadMonitor, LoopDelay } from '../../../lib/observability/load.js'
 
 const reading = (delay: number) => ({ event_loop_delay_ms: delay, heap_used_bytes: 0, rss_bytes: 0 })
 
@@ -73,7 +73,7 @@ t.test('LoadMonitor sampling', async (t) => {
     }
     m.start()
     t.teardown(() => m.stop())
-    // A block right after a sample can fall before the histogram's first tick and go unseen: block a few times.
+    // Blocks until a sample sees it (each one should: see 'counts a block that starts just after a reading').
     for (let i = 0; i < 10 && !seen.includes(true); i++) {
       const until = Date.now() + 40
       while (Date.now() < until); // blocks the loop for 40 ms
@@ -85,3 +85,71 @@ t.test('LoadMonitor sampling', async (t) => {
     t.ok(seen.slice(on).includes(false), 'shedding stops once the loop is idle again')
   })
 })
+
+t.test('LoadMonitor sampling around a reading', async (t) => {
+  t.test('counts a block that starts just after a reading, before the next tick of the loop', async (t) => {
+    const m = new LoadMonitor({ max_event_loop_delay_ms: 20, sample_interval_ms: 50 })
+    // What each reading after a block said; a block starts only after a reading that was under the threshold.
+    const after_block: boolean[] = []
+    let blocked = false
+    const sample = m.sample.bind(m)
+    m.sample = (r) => {
+      const over = sample(r)
+      if (blocked) after_block.push(over)
+      blocked = !blocked && !over
+      // Right after the reading, before any timer of the next turn of the loop: a 40 ms block.
+      if (blocked) setImmediate(() => block(40))
+      return over
+    }
+    m.start()
+    t.teardown(() => m.stop())
+    for (let i = 0; i < 200 && after_block.length < 5; i++) await sleep(20)
+    t.same(after_block, [true, true, true, true, true], 'every 40 ms block passes a 20 ms threshold')
+  })
+})
+
+t.test('LoopDelay', async (t) => {
+  /** Ticks every 10 ms from `from` (excluded) to `to` (included), as an idle loop runs the timer. */
+  const idle = (d: LoopDelay, from: number, to: number) => {
+    for (let now = from + 10; now <= to; now += 10) d.tick(now)
+  }
+
+  t.test('reads an idle loop as 0: the tick itself is no delay', async (t) => {
+    const d = new LoopDelay(0)
+    idle(d, 0, 1000)
+    t.equal(d.take(1000), 0)
+    idle(d, 1000, 2000)
+    t.equal(d.take(2003), 0, 'a reading between two ticks is no delay either')
+  })
+
+  t.test('counts a block that starts 1 ms after a reading, before the next tick', async (t) => {
+    const d = new LoopDelay(0)
+    idle(d, 0, 1000)
+    t.equal(d.take(1000), 0)
+    // Blocked from 1001 to 1041: the tick due at 1010 runs at 1041.
+    d.tick(1041)
+    idle(d, 1041, 2000)
+    t.equal(d.take(2001), 31, 'the 41 ms gap less the 10 ms tick')
+    idle(d, 2001, 3000)
+    t.equal(d.take(3001), 0, 'and only in that reading')
+  })
+
+  t.test('counts a block across a reading once, in the reading it ends in, whichever timer runs first', async (t) => {
+    for (const tick_first of [false, true]) {
+      const d = new LoopDelay(0)
+      idle(d, 0, 990)
+      // Blocked from 995 to 1035: the reading due at 1000 and the tick due at 1000 both run at 1035.
+      if (tick_first) d.tick(1035)
+      t.equal(d.take(1035), 35, `the tick ${tick_first ? 'before' : 'after'} the reading`)
+      if (!tick_first) d.tick(1035)
+      idle(d, 1035, 2000)
+      t.equal(d.take(2005), 0, 'not counted again in the next reading')
+    }
+  })
+})
+
+/** Blocks the event loop for `ms`. */
+function block(ms: number): void {
+  const until = performance.now() + ms
+  while (performance.now() < until);
+}
