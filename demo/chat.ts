@@ -27,7 +27,22 @@ const NAME = /^[A-Za-z0-9_-]{1,24}$/
 /** The names the room itself speaks as: `server` (welcome lines) and `guest-<n>` (whoever has no name). */
 const RESERVED_NAME = /^(server|guest-\d+)$/i
 const CODE_INVALID_NAME = httpCode('invalid_name')
+/** The longest message text, in code points (characters as a person counts them, an emoji being one). */
 const MAX_TEXT = 1000
+
+/**
+ * `text` cut to its first `max` code points, never between the two halves of a surrogate pair (an emoji), which would
+ * leave a lone surrogate. A text of `max` UTF-16 units or fewer is returned as is, with no scan.
+ */
+function cut_text(text: string, max: number): string {
+  if (text.length <= max) return text
+  let end = 0
+  for (let n = 0; n < max && end < text.length; n++) {
+    const unit = text.charCodeAt(end)
+    end += unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1
+  }
+  return text.slice(0, end)
+}
 
 /** Options of `setup_chat`. */
 export interface ChatOptions {
@@ -65,10 +80,19 @@ export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void
   // A bearer token is checked when one is sent (a bad one is refused with 401); without one the client is a guest.
   const optional_bearer: Middleware = (req, res, next) =>
     req.header('authorization') === '' ? next() : bearer(req, res, next)
+  // A token's subject is a name as one set with POST /chat/name is: the room's own names are refused the same way,
+  // before any socket exists, or a token for `server` would post as the server.
+  const own_subject: Middleware = (req, res, next) => {
+    const subject = req.state(JwtClaims)?.subject
+    if (subject && RESERVED_NAME.test(subject)) return void res.error(400, CODE_INVALID_NAME, 'name is reserved')
+    return next()
+  }
   r.use('/chat', sessions)
   r.use('/ws/chat', sessions)
   r.use('/ws/chat', optional_bearer)
+  r.use('/ws/chat', own_subject)
   r.use('/ws/private', bearer)
+  r.use('/ws/private', own_subject)
   const page = adapt_ctx(security_headers({ csp: CSP }))
   r.get(
     '/chat',
@@ -89,7 +113,7 @@ export function setup_chat(app: App, r: Router, options: ChatOptions = {}): void
     ws.send(json.o('room', room, 'from', 'server', 'text', `welcome, ${from}`, 'at', new Date().toISOString()))
     ws.on_message((m) => {
       if (typeof m !== 'string' || m.trim() === '') return
-      const text = m.slice(0, MAX_TEXT)
+      const text = cut_text(m, MAX_TEXT)
       app.rooms.broadcast(room, json.o('room', room, 'from', from, 'text', text, 'at', new Date().toISOString()))
     })
   }

@@ -1,11 +1,8 @@
 // `npm run demo -- <name> [--port N]`: starts one demo on 127.0.0.1 and prints its address.
 import { pathToFileURL } from 'node:url'
-import { App } from '../index.js'
+import { App, FwError } from '../index.js'
 import { demo_openapi, listen_failure } from './demo.js'
 import { demos } from './registry.js'
-
-/** The port when `--port` is not given. */
-const DEFAULT_PORT = 8080
 
 /** The options with a value a demo reads from the command line itself, besides `--port`. */
 const DEMO_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -13,14 +10,19 @@ const DEMO_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'auth-api': ['--database'],
 }
 
-/** What the command line asks: a demo on a port, the usage, or an error to show with it. */
-export type DemoArgs = { name: string; port: number } | { help: true } | { error: string }
+/**
+ * What the command line asks: a demo (on `port` when `--port` was given, else where the App's rule says: `FW_PORT`,
+ * else 8080), the usage, or an error to show with it.
+ */
+export type DemoArgs = { name: string; port?: number } | { help: true } | { error: string }
 
 /**
  * Reads `<name> [--port N]` in any order (`--port=N` too), plus the options the named demo reads itself
- * (`--database <url>` for `conduit` and `auth-api`); `-h` or `--help` asks for the usage.
+ * (`--database <url>` for `conduit` and `auth-api`); `-h` or `--help` asks for the usage. Without `--port` the result
+ * has no port: the App's `FW_PORT`, else 8080, applies, so the flag wins over the environment.
  * @example
  * parse_demo_args(['http-api', '--port', '0'], ['http-api']) // { name: 'http-api', port: 0 }
+ * parse_demo_args(['http-api'], ['http-api']) // { name: 'http-api' }
  */
 export function parse_demo_args(args: readonly string[], names: readonly string[]): DemoArgs {
   if (args.includes('--help') || args.includes('-h')) return { help: true }
@@ -45,7 +47,7 @@ export function parse_demo_args(args: readonly string[], names: readonly string[
     if (!DEMO_OPTIONS[name]?.includes(option)) return { error: `unknown option '${option}' for demo '${name}'` }
     if (value === undefined) return { error: `${option} needs a value` }
   }
-  if (port === undefined) return { name, port: DEFAULT_PORT }
+  if (port === undefined) return { name }
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535)
     return { error: `--port needs a port number from 0 to 65535${port === '' ? '' : `, got '${port}'`}` }
   return { name, port: Number(port) }
@@ -55,7 +57,18 @@ export function parse_demo_args(args: readonly string[], names: readonly string[
 function usage(): string {
   const width = Math.max(...Object.keys(demos).map((n) => n.length))
   const lines = Object.values(demos).map((d) => `  ${d.name.padEnd(width)}  ${d.description}`)
-  return `usage: npm run demo -- <name> [--port N]   (port 0: any free port; default ${DEFAULT_PORT})\n\n${lines.join('\n')}\n`
+  return `usage: npm run demo -- <name> [--port N]   (port 0: any free port; default FW_PORT, else 8080)\n\n${lines.join('\n')}\n`
+}
+
+/** The demo's App on 127.0.0.1; a bad `FW_*` variable (`FW_PORT=http`) is said in one line, exit code 2. */
+function new_app(): App {
+  try {
+    return new App({ host: '127.0.0.1' })
+  } catch (err) {
+    if (!(err instanceof FwError) || err.code !== 'FW_ERR_CONFIG_BAD_VALUE') throw err
+    process.stderr.write(`error: ${err.message}\n`)
+    process.exit(2)
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -69,7 +82,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.exit(2)
   }
   const demo = demos[parsed.name]!
-  const app = new App({ host: '127.0.0.1' })
+  const app = new_app()
   await demo.setup(app, app)
   app.openapi(demo_openapi(`fw demo ${demo.name}`))
   // The contract's line, on stdout whatever the log format: tools wait for it.

@@ -239,7 +239,10 @@ export interface CommentView {
   author: ProfileView
 }
 
-/** The comments of an article, oldest first, with their authors: 1 query. */
+/**
+ * The comments of an article, oldest first (by `created_at`, then id, as articles are listed), with their authors:
+ * 1 query.
+ */
 export async function comments_of(db: Db, article_id: number, viewer: number | undefined): Promise<CommentView[]> {
   const rows = await db
     .selectFrom('comments as c')
@@ -255,6 +258,9 @@ export async function comments_of(db: Db, article_id: number, viewer: number | u
       following(viewer, 'c.author_id').as('following'),
     ])
     .where('c.article_id', '=', article_id)
+    // By `createdAt`, the order a client sees: ids follow the order of the inserts, which PostgreSQL's pool commits in
+    // another order than the handlers read the clock. The id orders comments of one millisecond.
+    .orderBy('c.created_at')
     .orderBy('c.id')
     .execute()
   return rows.map((r) => ({
@@ -266,7 +272,11 @@ export async function comments_of(db: Db, article_id: number, viewer: number | u
   }))
 }
 
-/** The tags in use, by name. */
+/**
+ * Every tag in use, by name: openapi.yml's GetTags has no page or limit. One query (`tags` semi-joined to
+ * `article_tags`, whose `article_tags_tag` index finds a tag's uses), linear in the tags, which are at most 20 per
+ * article written, and are listed whole.
+ */
 export async function all_tags(db: Db): Promise<string[]> {
   const rows = await db
     .selectFrom('tags as t')
@@ -279,7 +289,6 @@ export async function all_tags(db: Db): Promise<string[]> {
       ),
     )
     .orderBy('t.name')
-    .limit(500)
     .execute()
   return rows.map((r) => r.name)
 }

@@ -10,6 +10,9 @@ import { connect, refused, type Client } from '../helpers/ws.js'
 const JWT_SECRET = 'chat-test-jwt-secret-0123456789-0123456789'
 const options = { session_secret: 'chat-test-session-secret-0123456789', jwt_secret: JWT_SECRET }
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
 /** The next chat message, parsed. */
 const next = async (c: Client): Promise<Record<string, string>> =>
   JSON.parse(String(await c.next())) as Record<string, string>
@@ -142,6 +145,40 @@ t.test('chat demo', async (t) => {
       body: JSON.stringify({ name: 'guest' }),
     })
     t.equal(ok.status, 200, 'guest alone is a name like any other')
+  })
+
+  t.test("refuses a token whose subject is the server's name or guest-<n>: nobody posts as the server", async (t) => {
+    for (const sub of ['server', 'Server', 'guest-1']) {
+      for (const path of ['/ws/chat/lobby', '/ws/private/lobby']) {
+        const r = await refused(port, path, { authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub })}` })
+        t.same(
+          [r.status, JSON.parse(r.body)],
+          [400, { ok: false, error: 'invalid_name', message: 'name is reserved' }],
+          `${sub} on ${path}`,
+        )
+      }
+    }
+    const ok = await connect(port, '/ws/chat/lobby', {
+      authorization: `Bearer ${sign_dev_token(JWT_SECRET, { sub: 'servers' })}`,
+    })
+    t.match(await next(ok), { from: 'server', text: 'welcome, servers' }, 'a name that only starts like it is fine')
+    ok.ws.close()
+  })
+
+  t.test('cuts a long message at 1,000 characters (code points), never inside a surrogate pair', async (t) => {
+    const a = await connect(port, '/ws/chat/cut')
+    await next(a)
+    // 999 letters then emoji (2 UTF-16 units each): a cut at 1,000 units would keep the first emoji's high half alone.
+    a.ws.send('x'.repeat(999) + '\u{1F600}'.repeat(5))
+    const text = (await next(a)).text!
+    t.equal(text, 'x'.repeat(999) + '\u{1F600}', '1,000 code points: 999 letters and a whole emoji')
+    t.notMatch(text, LONE_SURROGATE, 'no lone surrogate')
+    a.ws.send('\u{1F600}'.repeat(1001))
+    t.equal((await next(a)).text, '\u{1F600}'.repeat(1000), '1,000 emoji (2,000 UTF-16 units)')
+    const short = 'é\u{1F600}'.repeat(10)
+    a.ws.send(short)
+    t.equal((await next(a)).text, short, 'a short message is kept whole')
+    a.ws.close()
   })
 
   t.test(

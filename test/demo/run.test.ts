@@ -82,6 +82,33 @@ t.test('npm run demo takes --port before the name, and --port=N', async (t) => {
   t.equal(joined.code, 'listened', joined.err)
 })
 
+/** A port of 127.0.0.1 free a moment ago. */
+async function free_port(): Promise<number> {
+  const server: Server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+t.test('npm run demo listens on FW_PORT without --port; --port wins over it', async (t) => {
+  const port = await free_port()
+  const from_env = await run('demo/run.ts', ['http-api'], { FW_PORT: String(port) })
+  t.equal(from_env.code, 'listened', from_env.err)
+  t.match(from_env.out, `listening on http://127.0.0.1:${port}`, 'the port FW_PORT names')
+  const held = await held_port(t)
+  const flag = await run('demo/run.ts', ['http-api', '--port', '0'], { FW_PORT: String(held) })
+  t.equal(flag.code, 'listened', flag.err)
+  t.notMatch(flag.out, `:${held}`, '--port 0 (any free port), not the held FW_PORT')
+  const in_use = await run('demo/run.ts', ['http-api'], { FW_PORT: String(held) })
+  t.equal(in_use.code, 1)
+  t.match(in_use.err, new RegExp(`port ${held} of 127\\.0\\.0\\.1 is already in use`))
+  const bad = await run('demo/run.ts', ['http-api'], { FW_PORT: 'http' })
+  t.equal(bad.code, 2)
+  t.match(bad.err, /^error: FW_PORT must be an integer from 0 to 65535; got "http"\n/)
+  t.notMatch(bad.err, NO_STACK)
+})
+
 t.test('a port in use is said in one line with what to do, exit 1', async (t) => {
   const port = await held_port(t)
   const [demo, showcase] = await Promise.all([
@@ -99,7 +126,8 @@ t.test('a port in use is said in one line with what to do, exit 1', async (t) =>
 t.test('parse_demo_args', async (t) => {
   const names = ['http-api', 'conduit', 'auth-api']
   t.test('reads the name and --port in any order', async (t) => {
-    t.same(parse_demo_args(['http-api'], names), { name: 'http-api', port: 8080 })
+    // Without --port the App's rule picks it: FW_PORT, else 8080.
+    t.same(parse_demo_args(['http-api'], names), { name: 'http-api' })
     t.same(parse_demo_args(['http-api', '--port', '0'], names), { name: 'http-api', port: 0 })
     t.same(parse_demo_args(['--port', '8081', 'http-api'], names), { name: 'http-api', port: 8081 })
     t.same(parse_demo_args(['--port=65535', 'http-api'], names), { name: 'http-api', port: 65535 })
@@ -110,7 +138,7 @@ t.test('parse_demo_args', async (t) => {
       name: 'conduit',
       port: 3000,
     })
-    t.same(parse_demo_args(['--database', 'sqlite:/tmp/a.sqlite', 'auth-api'], names), { name: 'auth-api', port: 8080 })
+    t.same(parse_demo_args(['--database', 'sqlite:/tmp/a.sqlite', 'auth-api'], names), { name: 'auth-api' })
     t.same(parse_demo_args(['conduit', '--database'], names), { error: '--database needs a value' })
     t.same(parse_demo_args(['http-api', '--database', 'sqlite:x'], names), {
       error: "unknown option '--database' for demo 'http-api'",

@@ -660,6 +660,76 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     )
   })
 
+  t.test('comments are oldest first by createdAt, then by id, whatever order their ids came in', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const created = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const slug = (created.body as { article: Obj }).article['slug'] as string
+    const url = `/api/articles/${slug}/comments`
+    const { id: article_id } = await c.db.kysely
+      .selectFrom('articles')
+      .select('id')
+      .where('slug', '=', slug)
+      .executeTakeFirstOrThrow()
+    const { id: author_id } = await c.db.kysely
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', 'jake')
+      .executeTakeFirstOrThrow()
+    // Ids in insert order, timestamps not: as on PostgreSQL when the pool's connections commit in another order than
+    // the handlers read the clock. Two share one millisecond: the id orders them.
+    const at = (s: number) => `2030-01-01T12:00:0${s}.000Z`
+    for (const [body, second] of [
+      ['third', 3],
+      ['first', 1],
+      ['second a', 2],
+      ['second b', 2],
+    ] as const) {
+      await c.db.kysely
+        .insertInto('comments')
+        .values({ article_id, author_id, body, created_at: at(second), updated_at: at(second) })
+        .execute()
+    }
+    const listed = (await call(app, 'GET', url)).body as { comments: Obj[] }
+    t.same(
+      listed.comments.map((x) => [x['body'], x['createdAt']]),
+      [
+        ['first', at(1)],
+        ['second a', at(2)],
+        ['second b', at(2)],
+        ['third', at(3)],
+      ],
+      'by createdAt, then by id',
+    )
+    const [a, b] = listed.comments.slice(1, 3).map((x) => x['id'] as number)
+    t.ok(a! < b!, 'one millisecond: the lower id first')
+    // Comments sent at once, through the API: listed in the order of their createdAt.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(app, 'POST', url, { comment: { body: `fast ${i}` } }, jake)),
+    )
+    const fast = ((await call(app, 'GET', url)).body as { comments: Obj[] }).comments.slice(4)
+    const times = fast.map((x) => x['createdAt'] as string)
+    t.same([fast.length, times], [12, [...times].sort()], 'oldest first by createdAt')
+  })
+
+  t.test('GET /api/tags lists every tag in use, past 500 (openapi.yml sets no limit)', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    // 26 articles of 20 tags each (the most an article takes): 520 tags, t000 to t519.
+    const name = (i: number) => `t${String(i).padStart(3, '0')}`
+    const statuses: number[] = []
+    for (let a = 0; a < 26; a++) {
+      const tagList = Array.from({ length: 20 }, (_, i) => name(a * 20 + i))
+      const r = await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, title: `a${a}`, tagList } }, jake)
+      statuses.push(r.status)
+    }
+    t.same(statuses, Array(26).fill(201), 'every article created')
+    const before = c.db.queries.count
+    const r = await call(app, 'GET', '/api/tags')
+    t.equal(c.db.queries.count - before, 1, 'one query')
+    t.same([r.status, r.body], [200, { tags: Array.from({ length: 520 }, (_, i) => name(i)) }], 'all 520 tags, by name')
+  })
+
   t.test('a favourite or comment racing the deletion of its article answers 404, never 500', async (t) => {
     const { app } = await fresh(t, kind, pg)
     const jake = await register(app, 'jake')
