@@ -1,12 +1,13 @@
 // The Fastify instance an App owns: its options from the App's configuration, the logger Fastify writes through (no
 // child per request, no listening line of its own), and how its connections are cut or ended when the App closes.
 import type { Server, Socket } from 'node:net'
-import type { Http2Session } from 'node:http2'
+import { constants as h2, type Http2Session, type ServerHttp2Stream } from 'node:http2'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type pino from 'pino'
 import { connections_check_ms, type AppConfig } from '../lib/config.js'
 import { level as log_level, pino_logger } from '../lib/log/index.js'
-import { client_error, framework_error } from './error-answers.js'
+import { error_body } from '../lib/http-error.js'
+import { client_error, client_error_answer, framework_error } from './error-answers.js'
 import { request_id, sequential_ids } from './request-lines.js'
 
 /** A new Fastify instance for an App, with what its `close()` needs to end the instance's connections. */
@@ -58,6 +59,7 @@ export function create_server(c: AppConfig): OwnedServer {
   // The instance's own logger (Fastify's child of the one given), which writes its app-level lines such as listening.
   f.log = without_listening_line(f.log as pino.Logger)
   set_request_timeouts(f.server as unknown as TimedServer, c)
+  if (c.http2 && c.request_timeout_ms > 0) bound_streams(f.server as unknown as Server, c.request_timeout_ms)
   const server = f.server as Server
   if (c.max_connections > 0) server.maxConnections = c.max_connections
   return {
@@ -85,6 +87,59 @@ function set_request_timeouts(server: TimedServer, c: AppConfig): void {
   server.requestTimeout = request
   server.headersTimeout = request > 0 && c.headers_timeout_ms > request ? request : c.headers_timeout_ms
   server.connectionsCheckingInterval = connections_check_ms(c)
+}
+
+/** The timer bounding an HTTP/2 stream's request, on the stream while its body is being received. */
+const DEADLINE = Symbol('fw request deadline')
+type BoundedStream = ServerHttp2Stream & { [DEADLINE]?: NodeJS.Timeout }
+
+/** The 408 an HTTP/2 stream gets, in the shape and words of the HTTP/1.1 one (`client_error`), built once. */
+const H2_TIMEOUT = (() => {
+  const a = client_error_answer('ERR_HTTP_REQUEST_TIMEOUT')
+  const body = JSON.stringify(error_body(a.code, a.message))
+  const headers = {
+    ':status': a.status,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  }
+  return { headers, body }
+})()
+
+/**
+ * Bounds each HTTP/2 request by `ms` (`request_timeout_ms`), as Node bounds an HTTP/1.1 one: Node's checks cover only
+ * HTTP/1.1 connections, and an HTTP/2 stream whose body stalled was held until Fastify's session timeout (72 s of
+ * silence on the whole session, which any other stream keeps off). A stream whose request is whole with its headers
+ * (GET, HEAD) gets no timer; one with a body gets one, cleared when the body has been read to its end or the stream
+ * closes. Headers need no bound of their own: a stream is opened only once its headers have all arrived.
+ */
+function bound_streams(server: Server, ms: number): void {
+  server.on('stream', (stream: BoundedStream) => {
+    if (stream.endAfterHeaders) return
+    stream[DEADLINE] = setTimeout(request_timed_out, ms, stream)
+    stream.once('end', clear_deadline)
+    stream.once('close', clear_deadline)
+  })
+}
+
+function clear_deadline(this: BoundedStream): void {
+  clearTimeout(this[DEADLINE])
+}
+
+/**
+ * `stream`'s request was not received within its bound: it gets the 408 of HTTP/1.1 when nothing was answered yet, the
+ * client then being asked to stop sending (RST_STREAM NO_ERROR after the answer, RFC 9113 section 8.1), else it is reset
+ * (NGHTTP2_CANCEL). Only this stream ends; the session and its other streams go on. A request received whole but not
+ * yet read by its handler is left alone, as Node leaves an HTTP/1.1 one.
+ */
+function request_timed_out(stream: BoundedStream): void {
+  if (stream.destroyed || stream.closed || stream.state.remoteClose === 1) return
+  if (stream.headersSent) {
+    stream.close(h2.NGHTTP2_CANCEL)
+    return
+  }
+  stream.respond(H2_TIMEOUT.headers)
+  stream.end(H2_TIMEOUT.body)
+  stream.close(h2.NGHTTP2_NO_ERROR)
 }
 
 /**

@@ -204,14 +204,20 @@ function host_of(env: NodeJS.ProcessEnv, option: unknown): string {
   return option
 }
 
+/** The shortest interval between two checks of the request timeouts (see `connections_check_ms`). */
+const MIN_CONNECTIONS_CHECK_MS = 50
+
 /**
  * How often Node's HTTP server checks `headers_timeout_ms` and `request_timeout_ms` (its `connectionsCheckingInterval`,
  * 30 s by default, so a 2 s timeout acted after up to 30 s): a tenth of the smaller timeout, at most 1 s, so each acts
- * within its value plus 1 s (and within 10% of a short one).
+ * within its value plus 1 s (and within 10% of a short one), and at least 50 ms: each check walks every open
+ * connection, and `headers_timeout_ms: 5` had it do so every millisecond. A timeout under 500 ms acts within its value
+ * plus 50 ms.
  */
 export function connections_check_ms(config: Pick<AppConfig, 'headers_timeout_ms' | 'request_timeout_ms'>): number {
   const set = [config.headers_timeout_ms, config.request_timeout_ms].filter((ms) => ms > 0)
-  return set.length === 0 ? 1000 : Math.min(1000, Math.ceil(Math.min(...set) / 10))
+  if (set.length === 0) return 1000
+  return Math.min(1000, Math.max(MIN_CONNECTIONS_CHECK_MS, Math.ceil(Math.min(...set) / 10)))
 }
 
 /** Applies environment and defaults to options; a bad value throws `FW_ERR_CONFIG_BAD_VALUE` at startup. */

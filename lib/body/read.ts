@@ -36,7 +36,9 @@ class WholeBody {
     this.#done = done
     this.#on_data = (chunk) => this.#data(chunk)
     this.#on_end = () =>
-      this.#finish(null, this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size))
+      cut_short(source)
+        ? this.#finish(aborted_error(), undefined)
+        : this.#finish(null, this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size))
     this.#on_error = (err) => this.#finish(err, undefined)
   }
 
@@ -62,6 +64,19 @@ class WholeBody {
 
 const ignore = (): void => {}
 
+/** What a body read fails with when its client went away before sending all of it, as Node fails an HTTP/1.1 one. */
+export const aborted_error = (): Error => Object.assign(new Error('aborted'), { code: 'ECONNRESET' })
+
+/**
+ * Whether `source`, a request whose body has ended, was cut short rather than sent whole. Node's HTTP/2 compatibility
+ * layer ends a request's body cleanly when its stream closes, reset by the client (`aborted`) or ended by the server
+ * (its request timeout: the stream is destroyed before the body's end), where an HTTP/1.1 request fails with ECONNRESET.
+ */
+export function cut_short(source: Readable): boolean {
+  const r = source as { aborted?: boolean; stream?: { destroyed?: boolean } }
+  return r.aborted === true || r.stream?.destroyed === true
+}
+
 /** `source` passed through, failing with `FW_ERR_BODY_TOO_LARGE` once more than `limit` bytes have gone by. */
 export function limited(source: Readable, limit: number): Readable {
   let size = 0
@@ -70,6 +85,9 @@ export function limited(source: Readable, limit: number): Readable {
       size += chunk.length
       cb(size > limit ? ERR_BODY_TOO_LARGE(limit) : null, chunk)
     },
+    flush(cb) {
+      cb(cut_short(source) ? aborted_error() : null)
+    },
   })
   // The client going away (ECONNRESET, aborted) fails the reader rather than leaving it waiting; one already gone
   // before the handler asked emits nothing more, so it fails at once. The counter may fail while nobody listens (a
@@ -77,8 +95,7 @@ export function limited(source: Readable, limit: number): Readable {
   // or its own listener, and the event without one must not end the process.
   counter.on('error', ignore)
   const on_error = (err: Error): void => void counter.destroy(err)
-  if (source.destroyed && !source.readableEnded)
-    return counter.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
+  if (source.destroyed && !source.readableEnded) return counter.destroy(aborted_error())
   // Kept after the counter closes: a request decides to emit its 'error' a tick before it does, and a listener removed
   // in between would leave that emit with none (destroying a closed counter does nothing).
   source.on('error', on_error)

@@ -1,15 +1,15 @@
 // AppOptions for the server: HTTPS (and reloading its certificate), HTTP/2 with HTTP/1.1 fallback, timeouts, limits.
 import { request as h1 } from 'node:https'
-import { connect } from 'node:http2'
+import { connect, constants as h2, type ClientHttp2Session } from 'node:http2'
 import type { Server } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import net from 'node:net'
 import tls from 'node:tls'
 import { generate } from 'selfsigned'
 import t from 'tap'
-import { App } from '../../index.js'
+import { App, stream_body } from '../../index.js'
 import { connections_check_ms } from '../../lib/config.js'
-import { listening } from '../helpers/build.js'
+import { listening, type Teardown } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
 
@@ -264,6 +264,17 @@ t.test('AppOptions server timeouts', async (t) => {
     t.equal(connections_check_ms({ headers_timeout_ms: 0, request_timeout_ms: 0 }), 1000)
   })
 
+  t.test('checks them at most every 50 ms, however small a timeout is', async (t) => {
+    // Each check walks every open connection: `headers_timeout_ms: 5` checked them every millisecond.
+    t.equal(connections_check_ms({ headers_timeout_ms: 5, request_timeout_ms: 0 }), 50)
+    t.equal(connections_check_ms({ headers_timeout_ms: 1, request_timeout_ms: 1 }), 50)
+    t.equal(connections_check_ms({ headers_timeout_ms: 60_000, request_timeout_ms: 499 }), 50)
+    const app = new App({ headers_timeout_ms: 5 })
+    t.teardown(() => app.close())
+    const s = app.fastify.server as Server & { connectionsCheckingInterval: number }
+    t.same([s.headersTimeout, s.connectionsCheckingInterval], [5, 50])
+  })
+
   t.test(
     'lowers a headers timeout above the request timeout to it, on HTTP/1.1 and HTTP/2 over TLS alike',
     async (t) => {
@@ -346,6 +357,148 @@ t.test('AppOptions server timeouts', async (t) => {
     t.match(r.answer, /^HTTP\/1\.1 408 Request Timeout\r\n/)
     t.same(body_of(r.answer), TIMEOUT)
   })
+
+  for (const secure of [true, false]) {
+    const kind = secure ? 'HTTP/2 over TLS' : 'h2c'
+    /** A session to an App listening with `request_timeout_ms: 300`, with a route answering after 600 ms. */
+    const h2_session = async (t: Teardown, setup: (app: App) => void): Promise<ClientHttp2Session> => {
+      const ca = await cert('localhost')
+      const { port } = await listening(
+        t,
+        (app) => {
+          setup(app)
+          app.post('/late', async (req, res) => {
+            await new Promise((resolve) => setTimeout(resolve, 600))
+            res.text(`late ${String(req.body())}`)
+          })
+        },
+        { request_timeout_ms: 300, http2: true, ...(secure ? { https: ca } : {}) },
+      )
+      const session = secure
+        ? connect(`https://127.0.0.1:${port}`, { ca: ca.cert, checkServerIdentity: () => undefined })
+        : connect(`http://127.0.0.1:${port}`)
+      session.on('error', () => {})
+      t.teardown(() => session.destroy())
+      return session
+    }
+    /** Opens a POST stream declaring 100 bytes of body, sends `sent` of it and nothing more. */
+    const stalled = (session: ClientHttp2Session, path: string, sent: string) => {
+      const started = performance.now()
+      const s = session.request({
+        ':method': 'POST',
+        ':path': path,
+        'content-type': 'text/plain',
+        'content-length': '100',
+      })
+      s.write(sent)
+      let status = 0
+      let body = ''
+      s.on('response', (h) => (status = Number(h[':status'])))
+      s.on('data', (d: Buffer) => (body += d.toString()))
+      s.on('error', () => {})
+      const give_up = setTimeout(() => s.close(h2.NGHTTP2_NO_ERROR), 5000)
+      return new Promise<{ status: number; body: string; rst: number; ms: number }>((resolve) =>
+        s.on('close', () => {
+          clearTimeout(give_up)
+          resolve({ status, body, rst: s.rstCode ?? -1, ms: performance.now() - started })
+        }),
+      )
+    }
+    /** A well-behaved POST sending its whole body at once. */
+    const post = (session: ClientHttp2Session, path: string, body: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = session.request({ ':method': 'POST', ':path': path, 'content-type': 'text/plain' })
+        let text = ''
+        s.on('response', (h) => (text += `${String(h[':status'])} `))
+        s.on('data', (d: Buffer) => (text += d.toString()))
+        s.on('end', () => resolve(text))
+        s.on('error', reject)
+        s.end(body)
+      })
+
+    t.test(`answers 408 to an ${kind} stream whose body stalls, other streams of its session unaffected`, async (t) => {
+      const session = await h2_session(t, echo)
+      const [cut, fine] = await Promise.all([stalled(session, '/x', 'a'), post(session, '/late', 'ok')])
+      t.equal(cut.status, 408, 'the stalled stream is answered 408')
+      t.same(JSON.parse(cut.body), TIMEOUT)
+      t.ok(cut.ms >= 250 && cut.ms < 1300, `answered after ${cut.ms.toFixed(0)} ms`)
+      t.equal(fine, '200 late ok', 'the stream whose body was received completes after request_timeout_ms')
+      t.equal(await post(session, '/x', 'again'), '200 again', 'the session serves new streams')
+    })
+
+    t.test(`resets an ${kind} stream answered before its stalled body arrived (NGHTTP2_CANCEL)`, async (t) => {
+      const session = await h2_session(t, (app) => {
+        app.use('/raw', stream_body())
+        app.post(
+          '/raw',
+          (_req, res) =>
+            void res.stream(
+              (async function* () {
+                yield 'started'
+                await new Promise(() => {})
+              })(),
+            ),
+        )
+      })
+      const [cut, fine] = await Promise.all([stalled(session, '/raw', 'a'), post(session, '/late', 'ok')])
+      t.same([cut.status, cut.body, cut.rst], [200, 'started', h2.NGHTTP2_CANCEL], 'answered, then reset')
+      t.ok(cut.ms >= 250 && cut.ms < 1300, `reset after ${cut.ms.toFixed(0)} ms`)
+      t.equal(fine, '200 late ok', 'the other stream completes')
+    })
+
+    t.test(`never hands a handler the part of an ${kind} body that came before its stream was cut`, async (t) => {
+      // Node's HTTP/2 compatibility layer ends a request's body cleanly when its stream closes, where an HTTP/1.1
+      // request fails with ECONNRESET: a body cut short must fail the same way, not read as a whole body of 1 byte.
+      const out = capture_log(t)
+      const seen: string[] = []
+      const session = await h2_session(t, (app) => {
+        app.post('/whole', (req, res) => void (seen.push(`whole ${String(req.body())}`), res.text('ok')))
+        app.use('/streamed', stream_body())
+        app.post('/streamed', async (req, res) => {
+          let text = ''
+          try {
+            for await (const chunk of req.stream()) text += String(chunk)
+            seen.push(`streamed ${text}`)
+          } catch (err) {
+            seen.push(`streamed ${String((err as NodeJS.ErrnoException).code)}`)
+          }
+          res.text('ok')
+        })
+      })
+      const reset = (path: string): Promise<void> => {
+        const s = session.request({
+          ':method': 'POST',
+          ':path': path,
+          'content-type': 'text/plain',
+          'content-length': '100',
+        })
+        s.on('error', () => {})
+        s.write('a')
+        setTimeout(() => s.close(h2.NGHTTP2_CANCEL), 100)
+        return new Promise((resolve) => s.on('close', resolve))
+      }
+      await Promise.all([reset('/whole'), reset('/streamed')])
+      const timed_out = await Promise.all([stalled(session, '/whole', 'b'), stalled(session, '/streamed', 'b')])
+      t.same(
+        timed_out.map((r) => r.status),
+        [408, 408],
+      )
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      t.same(seen, ['streamed ECONNRESET', 'streamed ECONNRESET'], 'no handler took a partial body as whole')
+      t.equal(await post(session, '/whole', 'fine'), '200 ok', 'a whole body still reaches the handler')
+      t.same(seen.at(-1), 'whole fine')
+      const lines = out.lines()
+      t.same(
+        lines.filter((l) => l.includes('[error]')),
+        [],
+        'a stream cut short is the client gone, not a failure of the server',
+      )
+      t.ok(
+        lines.some((l) => l.includes('client went away before its body was read')),
+        lines.join(' | '),
+      )
+    })
+  }
 
   t.test('closes an idle keep-alive connection about keep_alive_timeout_ms plus 1 s after its answer', async (t) => {
     const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), {
