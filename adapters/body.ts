@@ -17,28 +17,49 @@ const busboy = lazy<typeof FastifyBusboy>('@fastify/busboy')
 
 /**
  * fw's multipart parser: `@fastify/busboy` with the reader's limits, failing (`error`, answered 400 `malformed_body`)
- * on a part it would skip without a word rather than let the request answer as if the part had not been sent.
+ * on a part it would skip without a word, or keep with some of its headers dropped, rather than let the request answer
+ * as if the part or the header had not been sent.
  */
 export const busboy_parser: MultipartParserFactory = (headers, limits) => {
   const bb = busboy().Busboy({
     headers: headers as BusboyHeaders,
-    limits: { fields: limits.fields, fieldSize: limits.field_size, files: limits.files, fileSize: limits.file_size },
+    limits: {
+      fields: limits.fields,
+      fieldSize: limits.field_size,
+      files: limits.files,
+      fileSize: limits.file_size,
+      // One pair past fw's bound, so that a part passing it shows as one with more than `HEADER_PAIRS`.
+      headerPairs: HEADER_PAIRS + 1,
+    },
   })
   // busboy's part splitter (Dicer, its multipart type's `parser`): busboy emits no event for the parts it skips.
   ;(bb as unknown as { _parser?: { parser?: EventEmitter } })._parser?.parser?.on('part', on_part)
   return bb
 }
 
+/** The header lines (pairs) of one part fw takes; busboy drops those past its bound (2000 by default) silently. */
+const HEADER_PAIRS = 2000
+
 /**
  * Busboy skips a part, emitting nothing, when its headers have no `Content-Disposition: form-data` with a plain name,
- * and so when that header lies past its limits on a part's headers (80 KiB, 2000 lines), whose rest it drops. Its own
- * `header` listener, which runs first, reads the part it keeps (a `data` listener) and only resumes the one it skips. A
- * part skipped over `fields`, `files` or `parts` was already reported by its limit event, which the reader keeps.
+ * and so when that header lies past its limits on a part's headers (80 KiB, `headerPairs` lines), whose rest it drops.
+ * Its own `header` listener, which runs first, reads the part it keeps (a `data` listener) and only resumes the one it
+ * skips. A part skipped over `fields`, `files` or `parts` was already reported by its limit event, which the reader
+ * keeps. A part it keeps with more than `HEADER_PAIRS` lines lost those past its bound (a `Content-Type`): refused too.
+ * One whose headers pass 80 KiB after its disposition is kept with those bytes dropped, undetected: busboy's header
+ * parser clears its `maxed` flag before it emits the header.
  */
 function on_part(this: EventEmitter, part: Readable): void {
-  part.once('header', () => {
-    if (part.listenerCount('data') === 0) this.emit('error', new Error(SKIPPED_PART))
+  part.once('header', (header: Record<string, string[]>) => {
+    if (part.listenerCount('data') === 0 || pairs(header) > HEADER_PAIRS) this.emit('error', new Error(SKIPPED_PART))
   })
+}
+
+/** The header lines busboy parsed into `header` (folded lines belong to the line they continue). */
+function pairs(header: Record<string, string[]>): number {
+  let n = 0
+  for (const name in header) n += header[name]!.length
+  return n
 }
 
 const SKIPPED_PART =

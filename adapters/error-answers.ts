@@ -17,6 +17,7 @@ import type { LogCore } from '../lib/log/core.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error, type Commit } from './commit.js'
+import { trace_refused } from './observability.js'
 import { client_gone, log_failure } from './request-lines.js'
 
 const CODE_TOO_LARGE = httpCode('payload_too_large')
@@ -60,10 +61,15 @@ export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse
   }
 }
 
-/** Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. */
+/**
+ * Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. No
+ * hook runs for them, so with `app.tracing()` their span (no route: no `http.route`) is started here; `freq.server` is
+ * the root instance, whose requests `tracing()` traces. A host that mounts the App answers them with its own handler.
+ */
 export function framework_error(echo_id: boolean) {
   return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): void => {
     if (echo_id) reply.header('x-request-id', freq.id)
+    trace_refused(freq.server, freq, reply)
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400
     void send_error(reply, status, CODE_BAD_REQUEST, status === 400 ? 'Bad Request' : err.message)
   }

@@ -190,7 +190,8 @@ const starters = new WeakMap<FastifyInstance, SpanStarter>()
 /**
  * Starts the span of `freq`, which `f` refuses (load shedding) before every route, when `f` traces it and its tracing
  * hook has not run yet: Fastify runs onRequest hooks in the order they were added, which is the order `shed_load()` and
- * `tracing()` were called. Read only on the refusal, so a request served pays nothing for it.
+ * `tracing()` were called. A URL the router refuses (`framework_error`) runs no hook at all. Read only on the refusal,
+ * so a request served pays nothing for it.
  */
 export function trace_refused(f: FastifyInstance, freq: FastifyRequest, reply: FastifyReply): void {
   const start = starters.get(f)

@@ -266,6 +266,30 @@ t.test('App.tracing', async (t) => {
     }
   })
 
+  t.test('makes one span, without http.route, for a malformed URL the router refuses with 400', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.tracing()
+      app.get('/users/{id}', (_req, res) => res.json('ok', true))
+    })
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const client = request({ host: '127.0.0.1', port, path: '/users/%zz?x=1' }, (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => (body += c))
+        res.on('end', () => resolve({ status: res.statusCode!, body }))
+      })
+      client.on('error', reject).end()
+    })
+    t.same([answer.status, JSON.parse(answer.body)], [400, { ok: false, error: 'bad_request', message: 'Bad Request' }])
+    for (let i = 0; i < 200 && exporter.getFinishedSpans().length === 0; i++) await new Promise(setImmediate)
+    const spans = exporter.getFinishedSpans()
+    t.equal(spans.length, 1, 'one span')
+    t.equal(spans[0]?.name, 'GET', 'no route to name')
+    t.equal(spans[0]?.attributes['http.route'], undefined)
+    t.match(spans[0]?.attributes, { 'url.path': '/users/%zz', 'url.query': 'x=1', 'http.response.status_code': 400 })
+    t.not(spans[0]?.status.code, 2, 'a 400 is the client’s, not an error of the server')
+  })
+
   t.test("traces fw's requests in a host that mounts the App with fw_plugin, and only those", async (t) => {
     const out = capture_log(t)
     const app = new App({ access_log: false })

@@ -338,6 +338,31 @@ t.test('Request.multipart', async (t) => {
     }
   })
 
+  t.test('answers 400 malformed_body for a part whose headers pass 2000 lines after its disposition', async (t) => {
+    const MALFORMED = { ok: false, error: 'malformed_body', message: 'Malformed request body' }
+    /** A body of the field a=1, then the file b.png with `lines` header lines between its disposition and its type. */
+    const body = (lines: number): Buffer =>
+      Buffer.concat([
+        multipart_body([{ name: 'a', value: '1' }], { end: false }),
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="b"; filename="b.png"\r\n` +
+            `${'X-Line: 1\r\n'.repeat(lines)}Content-Type: image/png\r\n\r\n2\r\n`,
+        ),
+        multipart_body([{ name: 'c', value: '3' }]),
+      ])
+    // The disposition, 1999 lines and the type: 2001 lines, the type past the parser's bound.
+    for (const lines of [1999, 2000, 5000])
+      for (const url of ['/parts', '/save', '/s/save']) {
+        const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload: body(lines) })
+        t.same([r.statusCode, r.json()], [400, MALFORMED], `${lines} lines ${url}`)
+      }
+    // Just within: the disposition, 1998 lines and the type (2000 lines), all kept.
+    for (const url of ['/save', '/s/save']) {
+      const r = await app.inject({ method: 'POST', url, headers: MULTIPART_HEADERS, payload: body(1998) })
+      t.same([r.statusCode, r.json()], [200, { fields: { a: '1', c: '3' }, files: [['b', 'b.png', 'image/png', 1]] }])
+    }
+  })
+
   t.test('iterates fields and files, skipping a file left unread', async (t) => {
     const payload = multipart_body([
       { name: 'a', value: '1' },
