@@ -113,13 +113,15 @@ const read_headers = (req: Request): unknown => req.raw.headers
  * What the check of `part` reads. Header names arrive lowercased (Node), and compare case-insensitively: a field an fw
  * schema names `X-Count` reads the `x-count` header, under its declared name. A header an fw schema declares as an array
  * is a comma-separated list (RFC 9110 list syntax, OpenAPI's `simple` style): Node has already joined a repeated header
- * with `", "`, so its values are split on commas, trimmed of spaces and tabs, and empty ones ignored.
+ * with `", "`, so its values are split on commas, trimmed of spaces and tabs, and empty ones ignored. A path parameter
+ * an fw schema declares as an array is a comma-separated list too (`params_reader`).
  */
 function reader(part: InputPart, schema: AnySchema): (req: Request) => unknown {
-  if (part !== 'headers') return part === 'body' ? read_body : part === 'query' ? read_query : read_params
-  const shape = schema instanceof Schema ? (schema.shape as Record<string, Type<unknown, boolean>>) : {}
+  if (part === 'params') return params_reader(schema)
+  if (part !== 'headers') return part === 'body' ? read_body : read_query
+  const shape = shape_of(schema)
   const spelled = Object.keys(shape).filter((n) => n !== n.toLowerCase())
-  const lists = Object.keys(shape).filter((n) => shape[n] instanceof ArrayType)
+  const lists = array_fields(shape)
   if (spelled.length === 0 && lists.length === 0) return read_headers
   return (req) => {
     const headers = req.raw.headers
@@ -134,6 +136,34 @@ function reader(part: InputPart, schema: AnySchema): (req: Request) => unknown {
       if (!Object.hasOwn(headers, lower)) continue
       view[name] = view[lower]
       delete view[lower]
+    }
+    return view
+  }
+}
+
+/** The fields of an fw schema (none for a Standard Schema, which reads the parts as they come). */
+const shape_of = (schema: AnySchema): Record<string, Type<unknown, boolean>> =>
+  schema instanceof Schema ? (schema.shape as Record<string, Type<unknown, boolean>>) : {}
+
+/** The names of the fields declared as arrays. */
+const array_fields = (shape: Record<string, Type<unknown, boolean>>): string[] =>
+  Object.keys(shape).filter((n) => shape[n] instanceof ArrayType)
+
+/**
+ * What the check of `params` reads: the router's parameters, a field an fw schema declares as an array split on its
+ * commas (OpenAPI's default style for a path parameter, `simple`: `/items/1,2` is `['1', '2']`), empty items ignored.
+ * The router has decoded the value, so a comma sent as `%2C` separates items too: an item cannot hold a comma.
+ */
+function params_reader(schema: AnySchema): (req: Request) => unknown {
+  const lists = array_fields(shape_of(schema))
+  if (lists.length === 0) return read_params
+  return (req) => {
+    const view: Record<string, unknown> = { ...(req.raw.params as Record<string, unknown>) }
+    for (const name of lists) {
+      const value = view[name]
+      if (typeof value !== 'string') continue
+      const items = value.split(',').filter((item) => item !== '')
+      view[name] = items.length === 0 ? undefined : items
     }
     return view
   }
