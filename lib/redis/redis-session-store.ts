@@ -1,20 +1,25 @@
 // Sessions in Redis: one string key per session holding its values as JSON, expired by Redis after the ttl.
-import { randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ISessionStore, SessionRecord } from '../middleware/auth/session-store.js'
 import { ERR_REDIS_BAD_OPTION, ERR_REDIS_UNAVAILABLE } from './errors.js'
+import { logger } from '../log/index.js'
 import { LuaScript } from './lua-script.js'
 import { option_checker } from '../options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisSessionStore'
 const check = option_checker(ERR_REDIS_BAD_OPTION, NAME)
+const log = logger('session')
 
 /**
  * Options of `RedisSessionStore`: the connection, and the per-session lock that serializes requests across instances.
  */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
-  /** Longest a request holds a session's lock; a crashed holder frees it after this (default 30000 ms). */
+  /**
+   * How long a session's lock lasts without renewal (default 30000 ms): the holder renews it every third of this while
+   * its request runs, and the lock of a crashed holder expires after it.
+   */
   lock_ttl_ms?: number
   /**
    * Longest a request waits for a session another instance holds; then 503 `session_store_unavailable` (default 5000
@@ -27,6 +32,27 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
 const UNLOCK = new LuaScript(
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
 )
+
+// Extends the lock only when this holder still owns it: 1 when extended, 0 when the token is gone.
+const RENEW = new LuaScript(
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0",
+)
+
+/** How a session id appears in a log line: a digest, since the id itself is a bearer credential. */
+function sid_digest(sid: string): string {
+  return 'sid:' + hash('sha256', sid, 'base64url').slice(0, 12)
+}
+
+/** One request's hold of a session's lock, renewed by `timer` until released. */
+interface Hold {
+  readonly sid: string
+  /** Until when the lock surely lasts: the send time of the last SET or renewal that succeeded, plus lock_ttl_ms. */
+  valid_until: number
+  /** The lock may belong to another now: its token was gone, or it went unrenewed past valid_until. */
+  lost: boolean
+  released: boolean
+  timer: NodeJS.Timeout | undefined
+}
 
 /** The values of a stored session, or undefined when the stored text is not an object of strings. */
 function parse_data(text: string): Record<string, string> | undefined {
@@ -58,6 +84,10 @@ export class RedisSessionStore implements ISessionStore {
   readonly #redis: RedisConnection
   readonly #lock_ttl_ms: number
   readonly #lock_wait_ms: number
+  /** The holds of this store's requests, by session id (the latest one per id). */
+  readonly #holds = new Map<string, Hold>()
+  /** Per session id, how many unreleased holds lost their lock: saves and destroys of the id are refused meanwhile. */
+  readonly #lost = new Map<string, number>()
 
   constructor({ lock_ttl_ms = 30_000, lock_wait_ms = 5_000, ...options }: RedisSessionStoreOptions = {}) {
     this.#lock_ttl_ms = check.int('lock_ttl_ms', lock_ttl_ms, 1)
@@ -77,8 +107,12 @@ export class RedisSessionStore implements ISessionStore {
     return data === undefined ? undefined : { id: sid, data }
   }
 
-  /** Writes the session's values, replacing any earlier ones, to expire `ttl_seconds` from now. One SET with PX. */
+  /**
+   * Writes the session's values, replacing any earlier ones, to expire `ttl_seconds` from now. One SET with PX. Rejects
+   * with `FW_ERR_REDIS_UNAVAILABLE` instead when this store's request holding the session lost its lock.
+   */
   async save(session: SessionRecord, ttl_seconds: number): Promise<void> {
+    if (this.#holds.size + this.#lost.size !== 0) this.#check_held(session.id, 'save')
     const text = JSON.stringify(session.data)
     await this.#redis.run('save', (r) =>
       r.set(this.key(session.id), text, 'PX', Math.max(1, Math.round(ttl_seconds * 1000))),
@@ -94,23 +128,25 @@ export class RedisSessionStore implements ISessionStore {
    * Holds the session for one request across every instance: `SET <prefix>sess-lock:<id> <token> NX PX lock_ttl_ms`,
    * retried until `lock_wait_ms`. Resolves to the release function (a compare-and-delete script). Rejects with
    * `FW_ERR_REDIS_UNAVAILABLE` when the wait runs out, so the request gets 503 rather than overwriting another's
-   * update.
+   * update. While held, the lock is extended every third of `lock_ttl_ms` by a compare-and-PEXPIRE script (an unref-ed
+   * timer, stopped by the release); a lock found taken, or left unrenewed past its expiry, is logged and makes this
+   * store refuse the session's save and destroy until the release.
    */
   async lock(sid: string): Promise<() => Promise<void>> {
     const key = `${this.#redis.prefix}sess-lock:${sid}`
     const token = randomBytes(16).toString('base64url')
     const deadline = Date.now() + this.#lock_wait_ms
-    const release = async (): Promise<void> => {
-      await this.#redis.run('unlock', (r) => UNLOCK.run(r, [key], [token]))
-    }
+    const unlock = (): Promise<unknown> => this.#redis.run('unlock', (r) => UNLOCK.run(r, [key], [token]))
+    let sent: number
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       let got: string | null
+      sent = Date.now()
       try {
         got = await this.#redis.run('lock', (r) => r.set(key, token, 'PX', this.#lock_ttl_ms, 'NX'))
       } catch (err) {
         // A timed-out SET may still run later (Redis paused, or the command queued for the reconnect): the release
         // follows it on the same connection, so a lock nobody holds never blocks the session for lock_ttl_ms.
-        release().catch(() => undefined)
+        unlock().catch(() => undefined)
         throw err
       }
       if (got === 'OK') break
@@ -118,11 +154,74 @@ export class RedisSessionStore implements ISessionStore {
         throw ERR_REDIS_UNAVAILABLE(NAME, 'lock', `session held elsewhere beyond lock_wait_ms`)
       await sleep(pause)
     }
-    return release
+    const hold: Hold = { sid, valid_until: sent + this.#lock_ttl_ms, lost: false, released: false, timer: undefined }
+    // An unreleased hold of this id here means that request's lock expired (this SET NX got it): it is lost.
+    const before = this.#holds.get(sid)
+    if (before !== undefined) this.#lose(before, 'taken by another request of this instance')
+    this.#holds.set(sid, hold)
+    hold.timer = setTimeout(() => void this.#renew(hold, key, token), Math.max(1, Math.floor(this.#lock_ttl_ms / 3)))
+    hold.timer.unref()
+    return async (): Promise<void> => {
+      if (hold.released) return
+      hold.released = true
+      clearTimeout(hold.timer)
+      if (this.#holds.get(sid) === hold) this.#holds.delete(sid)
+      if (hold.lost) this.#forget_lost(sid)
+      const freed = await unlock()
+      if (freed === 0 && !hold.lost)
+        log.logf('warn', 'session lock lost before its release', 'session', sid_digest(sid))
+    }
   }
 
-  /** Forgets the session. One DEL. */
+  /** Extends a held lock, then schedules the next renewal; stops when released or once the lock is lost. */
+  async #renew(hold: Hold, key: string, token: string): Promise<void> {
+    const sent = Date.now()
+    let extended: unknown
+    try {
+      extended = await this.#redis.run('renew', (r) => RENEW.run(r, [key], [token, String(this.#lock_ttl_ms)]))
+    } catch (err) {
+      if (hold.released || hold.lost) return
+      log.logf('warn', 'session lock not renewed', 'session', sid_digest(hold.sid), 'err', err)
+      if (Date.now() >= hold.valid_until) this.#lose(hold, 'not renewed before it expired')
+      else hold.timer!.refresh()
+      return
+    }
+    if (hold.released || hold.lost) return
+    if (extended === 1) {
+      hold.valid_until = sent + this.#lock_ttl_ms
+      hold.timer!.refresh()
+    } else this.#lose(hold, 'its token is gone')
+  }
+
+  /** Marks a hold's lock lost: logged, renewals stopped, and the session's writes refused until its release. */
+  #lose(hold: Hold, why: string): void {
+    if (hold.lost || hold.released) return
+    hold.lost = true
+    clearTimeout(hold.timer)
+    this.#lost.set(hold.sid, (this.#lost.get(hold.sid) ?? 0) + 1)
+    log.logf('warn', "session lock lost, its request's save is refused", 'session', sid_digest(hold.sid), 'why', why)
+  }
+
+  /** Counts a released lost hold out. */
+  #forget_lost(sid: string): void {
+    const n = this.#lost.get(sid)! - 1
+    if (n === 0) this.#lost.delete(sid)
+    else this.#lost.set(sid, n)
+  }
+
+  /**
+   * Throws `FW_ERR_REDIS_UNAVAILABLE` when a request of this store holding `sid` lost its lock, or its lock may have
+   * expired unrenewed (Redis slow or the event loop blocked): another instance may have written the session since.
+   */
+  #check_held(sid: string, operation: string): void {
+    const hold = this.#holds.get(sid)
+    if (hold !== undefined && !hold.lost && Date.now() >= hold.valid_until) this.#lose(hold, 'expired unrenewed')
+    if (this.#lost.has(sid)) throw ERR_REDIS_UNAVAILABLE(NAME, operation, 'session lock lost; another may hold it')
+  }
+
+  /** Forgets the session. One DEL. Refused as `save` is when the request's lock was lost. */
   async destroy(sid: string): Promise<void> {
+    if (this.#holds.size + this.#lost.size !== 0) this.#check_held(sid, 'destroy')
     await this.#redis.run('destroy', (r) => r.del(this.key(sid)))
   }
 

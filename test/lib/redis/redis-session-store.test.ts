@@ -1,14 +1,16 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
-import { App, adapt_ctx } from '../../../index.js'
+import { App, adapt_ctx, type Request, type Response } from '../../../index.js'
 import { session } from '../../../lib/middleware/auth/session.js'
 import { Session } from '../../../lib/middleware/auth/session-state.js'
 import { RedisSessionStore } from '../../../lib/redis/index.js'
+import { capture_log } from '../../helpers/log.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
 import { client } from './setup.js'
 
 const SECRET = 'redis-session-secret-0123456789abcdef'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const UNAVAILABLE = { ok: false, error: 'session_store_unavailable', message: 'Session store unavailable, retry later' }
 
 t.test('RedisSessionStore', async (t) => {
   const server = await start_redis(t)
@@ -184,6 +186,177 @@ t.test('RedisSessionStore', async (t) => {
       message:
         'RedisSessionStore: client must be an ioredis client, connection options or a redis:// or rediss:// URL; got 42',
     })
+  })
+})
+
+t.test('RedisSessionStore lock renewal', async (t) => {
+  const server = await start_redis(t)
+  const redis = client(t, server.port)
+  const TTL = 300
+  /** A cookie naming `id`, signed with SECRET. */
+  const cookie_of = (id: string) => `sid=${id}.${createHmac('sha256', SECRET).update(id).digest('base64url')}`
+  /** How many timers keep the process alive. */
+  const ref_timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+
+  t.test('keeps the lock while the holder works past lock_ttl_ms', async (t) => {
+    const a = new RedisSessionStore({ client: redis, prefix: 'renew:', lock_ttl_ms: TTL })
+    const b = new RedisSessionStore({ client: redis, prefix: 'renew:', lock_ttl_ms: TTL, lock_wait_ms: 100 })
+    const release = await a.lock('r1')
+    await sleep(1000)
+    await t.rejects(b.lock('r1'), {
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      message: /session held elsewhere beyond lock_wait_ms/,
+    })
+    const pttl = await redis.pttl('renew:sess-lock:r1')
+    t.ok(pttl > 0 && pttl <= TTL, `PTTL ${pttl}: still held, never longer than lock_ttl_ms`)
+    await a.save({ id: 'r1', data: { n: '1' } }, 60)
+    await release()
+    t.equal(await redis.exists('renew:sess-lock:r1'), 0)
+    await (
+      await b.lock('r1')
+    )()
+  })
+
+  t.test('does not lose an update when a handler holds the session past lock_ttl_ms', async (t) => {
+    const apps = [0, 1].map(() => {
+      const app = new App({ access_log: false })
+      const store = new RedisSessionStore({ client: redis, prefix: 'slow:', lock_ttl_ms: TTL, lock_wait_ms: 3000 })
+      app.use(adapt_ctx(session({ secret: SECRET, store })))
+      const inc = (ms: number) => async (req: Request, res: Response) => {
+        const s = req.state(Session)!
+        const n = Number(s.get('n') ?? '0')
+        await sleep(ms)
+        s.set('n', String(n + 1))
+        res.text(String(n + 1))
+      }
+      app.get('/slow', inc(1000))
+      app.get('/inc', inc(0))
+      t.teardown(() => app.close())
+      return app
+    })
+    const first = await apps[0]!.inject({ url: '/inc' })
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!
+    const slow = apps[0]!.inject({ url: '/slow', headers: { cookie } })
+    await sleep(50)
+    const fast = apps[1]!.inject({ url: '/inc', headers: { cookie } })
+    const [rs, rf] = await Promise.all([slow, fast])
+    t.same([rs.statusCode, rs.body, rf.statusCode, rf.body], [200, '2', 200, '3'], 'the second waited for the first')
+    const id = cookie.split('=')[1]!.split('.')[0]!
+    t.equal(await redis.get(`slow:sess:${id}`), JSON.stringify({ n: '3' }))
+  })
+
+  t.test('stops renewing at release, with a timer that never holds the process', async (t) => {
+    const store = new RedisSessionStore({ client: redis, prefix: 'stop:', lock_ttl_ms: TTL })
+    const before = ref_timers()
+    const release = await store.lock('s1')
+    t.equal(ref_timers(), before, 'the renewal timer is unref-ed')
+    const token = (await redis.get('stop:sess-lock:s1'))!
+    await sleep(2 * TTL)
+    t.equal(await redis.get('stop:sess-lock:s1'), token, 'renewed meanwhile')
+    await release()
+    t.equal(await redis.exists('stop:sess-lock:s1'), 0, 'released')
+    // The holder's token put back by hand: a renewal still running would keep it past its expiry.
+    await redis.set('stop:sess-lock:s1', token, 'PX', TTL)
+    await sleep(2 * TTL)
+    t.equal(await redis.exists('stop:sess-lock:s1'), 0, 'nothing renews it after the release')
+  })
+
+  t.test('makes a stolen lock visible: logged, left to its new holder, and the later save refused', async (t) => {
+    const out = capture_log(t)
+    const store = new RedisSessionStore({ client: redis, prefix: 'stolen:', lock_ttl_ms: TTL })
+    const sid = 'S'.repeat(32)
+    await store.save({ id: sid, data: { n: '1' } }, 60)
+    const release = await store.lock(sid)
+    await redis.set(`stolen:sess-lock:${sid}`, 'thief', 'PX', 5000)
+    await sleep(TTL)
+    t.match(out.text(), /\[session\] \[warning\] session lock lost, its request's save is refused session=sid:\S+/)
+    t.notMatch(out.text(), sid, 'the session id is not logged')
+    t.equal(await redis.get(`stolen:sess-lock:${sid}`), 'thief')
+    t.ok((await redis.pttl(`stolen:sess-lock:${sid}`)) > 4000, "the new holder's lock is not extended")
+    const lost = { code: 'FW_ERR_REDIS_UNAVAILABLE', status: 503 }
+    await t.rejects(store.save({ id: sid, data: { n: '2' } }, 60), {
+      ...lost,
+      message: /^RedisSessionStore\.save: Redis is unavailable \(session lock lost/,
+    })
+    await t.rejects(store.destroy(sid), { ...lost, message: /^RedisSessionStore\.destroy: / })
+    t.same(await store.load(sid), { id: sid, data: { n: '1' } }, 'nothing written')
+    await release()
+    t.equal(await redis.get(`stolen:sess-lock:${sid}`), 'thief', "the release leaves the new holder's lock")
+    await store.save({ id: sid, data: { n: '3' } }, 60)
+    t.same(await store.load(sid), { id: sid, data: { n: '3' } }, 'a save outside the lost hold goes through')
+  })
+
+  t.test('refuses the save of a request of this instance whose lock another request of it took', async (t) => {
+    const out = capture_log(t)
+    const store = new RedisSessionStore({ client: redis, prefix: 'twice:', lock_ttl_ms: TTL })
+    const first = await store.lock('w1')
+    await redis.del('twice:sess-lock:w1')
+    const second = await store.lock('w1')
+    t.match(out.text(), /session lock lost, .* why="?taken by another request of this instance/)
+    const lost = { code: 'FW_ERR_REDIS_UNAVAILABLE', message: /session lock lost/ }
+    await t.rejects(store.save({ id: 'w1', data: { n: '1' } }, 60), lost)
+    await second()
+    await t.rejects(store.save({ id: 'w1', data: { n: '1' } }, 60), lost, 'still refused while the first holds')
+    await first()
+    await store.save({ id: 'w1', data: { n: '2' } }, 60)
+    t.same(await store.load('w1'), { id: 'w1', data: { n: '2' } })
+  })
+
+  t.test('answers 503 instead of saving when the lock was taken during the handler', async (t) => {
+    capture_log(t)
+    const store = new RedisSessionStore({ client: redis, prefix: 'taken:', lock_ttl_ms: TTL })
+    const app = new App({ access_log: false })
+    app.use(adapt_ctx(session({ secret: SECRET, store })))
+    app.get('/x', async (req, res) => {
+      const s = req.state(Session)!
+      await redis.set(`taken:sess-lock:${s.id}`, 'other', 'PX', 5000)
+      await sleep(TTL)
+      s.set('n', '2')
+      res.header('set-cookie', 'theme=dark').text('saved?')
+    })
+    t.teardown(() => app.close())
+    const id = 'T'.repeat(32)
+    await store.save({ id, data: { n: '1' } }, 60)
+    const r = await app.inject({ url: '/x', headers: { cookie: cookie_of(id) } })
+    t.same([r.statusCode, r.body, r.headers['set-cookie']], [503, JSON.stringify(UNAVAILABLE), undefined])
+    t.same(await store.load(id), { id, data: { n: '1' } })
+  })
+
+  t.test('counts the lock lost when Redis cannot renew it before lock_ttl_ms', async (t) => {
+    const out = capture_log(t)
+    const admin = client(t, server.port, 5000)
+    const store = new RedisSessionStore({ client: client(t, server.port, 100), prefix: 'pause:', lock_ttl_ms: TTL })
+    const release = await store.lock('p1')
+    await admin.call('DEBUG', 'SLEEP', '0.6')
+    await sleep(50)
+    t.match(out.text(), /\[warning\] session lock not renewed session=sid:\S+ err=.*Redis is unavailable/)
+    t.match(out.text(), /\[warning\] session lock lost/)
+    await t.rejects(store.save({ id: 'p1', data: { n: '1' } }, 60), { message: /session lock lost/ })
+    await release()
+  })
+
+  t.test('refuses the save after the event loop was blocked past lock_ttl_ms, before any renewal ran', async (t) => {
+    const out = capture_log(t)
+    const store = new RedisSessionStore({ client: redis, prefix: 'blocked:', lock_ttl_ms: TTL })
+    const release = await store.lock('b1')
+    for (const until = Date.now() + TTL + 50; Date.now() < until;);
+    await t.rejects(store.save({ id: 'b1', data: { n: '1' } }, 60), { message: /session lock lost/ })
+    t.match(out.text(), /session lock lost, .* why="?expired unrenewed/)
+    await release()
+    t.equal(await store.load('b1'), undefined)
+  })
+
+  t.test('lets a lock whose holder went away expire after lock_ttl_ms', async (t) => {
+    capture_log(t)
+    const own = client(t, server.port)
+    const holder = new RedisSessionStore({ client: own, prefix: 'gone:', lock_ttl_ms: TTL })
+    await holder.lock('g1')
+    own.disconnect()
+    const other = new RedisSessionStore({ client: redis, prefix: 'gone:', lock_ttl_ms: TTL, lock_wait_ms: 2000 })
+    const started = Date.now()
+    const release = await other.lock('g1')
+    t.ok(Date.now() - started < 2 * TTL, `taken after ${Date.now() - started} ms`)
+    await release()
   })
 })
 
