@@ -670,4 +670,13 @@ export const HISTORY = `## Measurements behind the method and the decisions
   40 B of 7,500 (0.5%); the second Fastify 0.94-1.01x. Both trees land on both sides of the ceiling from run to run:
   this run's misses are the run's, not a cost the round added. The body run: the upload 0.67x (0.58-0.76x) | 1.07x (1.00-1.15x), met on Node 24 by the
   median this time (1.12x in the last run), controls 1.08x | 1.01x; the download 0.97x | 0.97x; SSE fan-out 3.50x.
+- **Observability and WebSocket at 25 rounds, not re-run since two rounds before** (on their paths since then: the
+  metrics counter's per-request function factored out for \`fw_plugin\`, unchanged; a WebSocket route's
+  \`max_payload\` written into ws's own limit at the upgrade; Node 24 is now 24.22.3, was 24.21). Node 20 | Node 24:
+  \`app.metrics()\` 1.06x (1.04-1.14x) | 1.05x (0.96-1.15x) of plain fw's CPU, was 1.06x | 1.06x; bytes 1.02x | 1.02x,
+  was 1.03x | 1.02x; plain fw's second process 1.02x | 1.00x; the tracing API without an SDK, which installs nothing
+  and so is a second plain server, 1.01x | 1.04x (0.95-1.13x): Node 24's metrics row sits inside that spread. Compression 1.02x |
+  0.93x of @fastify/compress. The WebSocket echo, fw's speed per CPU, 0.95x (0.93-0.96x) | 0.97x (0.95-1.00x), was
+  0.97x | 0.96x, bytes 0.99x | 1.04x, controls 0.99x | 1.01x; the broadcast 1.02x | 1.00x, controls 1.05x | 1.04x. The
+  echo stays 3-5% behind its plugin, whose bare socket fw's handlers run on.
 `
