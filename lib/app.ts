@@ -64,6 +64,20 @@ export const ERR_APP_DUPLICATE_ROUTE = defineError(
     `${route} conflicts with ${before}, registered before: the same method on the same path`,
 )
 
+/**
+ * A warning, not thrown: a `body_limit` middleware above the App's `body_limit` option, which it cannot raise (the
+ * smallest applicable limit wins), so its route reads no more than the App option allows.
+ */
+export const ERR_APP_BODY_LIMIT_IGNORED = defineError(
+  'FW_ERR_APP_BODY_LIMIT_IGNORED',
+  (route: string, max: number, app: number) =>
+    `${route}: body_limit({ max_bytes: ${max} }) is above the App's body_limit (${app}) and cannot raise it: ` +
+    `raise the App's body_limit option (FW_BODY_LIMIT) to the most any route takes`,
+)
+
+/** The body-limit middleware already warned about (`ERR_APP_BODY_LIMIT_IGNORED`): once each, not once per route. */
+const warned_limits = new WeakSet<object>()
+
 /** What `within` gives for a close hook still running at `close_timeout_ms`. */
 const LATE = Symbol('late')
 
@@ -500,6 +514,11 @@ export class AppCore extends Router {
       const o = route_options_of(m.mw)
       options.push(o)
       if (o?.body_limit !== undefined && o.body_limit < body_limit) body_limit = o.body_limit
+      if (o?.body_limit !== undefined && o.body_limit > this.config.body_limit && !warned_limits.has(m.mw)) {
+        warned_limits.add(m.mw)
+        const route = `${method} ${router_path(segs)}`
+        process.emitWarning(ERR_APP_BODY_LIMIT_IGNORED(route, o.body_limit, this.config.body_limit))
+      }
       if (o?.stream_body === true) stream_body = true
     }
     check_middleware_order(`${method} ${router_path(segs)}`, options)

@@ -100,6 +100,36 @@ t.test('body_limit', async (t) => {
     t.same([await post('/big', 500), await post('/big', 501)], [200, 413])
   })
 
+  t.test('warns, once per middleware, when a limit above the App option cannot raise it', async (t) => {
+    const seen: Array<Error & { code?: string }> = []
+    const listener = (w: Error): void => void seen.push(w)
+    process.on('warning', listener)
+    t.teardown(() => void process.off('warning', listener))
+    const app = new App({ access_log: false, body_limit: 1000 })
+    app.use('/up', adapt_ctx(body_limit({ max_bytes: 5000 })))
+    app.use('/api', adapt_ctx(body_limit({ max_bytes: 1000 })))
+    app.post('/up/a', (_req, res) => void res.json('ok', true))
+    app.post('/up/b', (_req, res) => void res.json('ok', true))
+    app.post('/api/c', (_req, res) => void res.json('ok', true))
+    t.teardown(() => app.close())
+    const post = async (url: string, n: number) =>
+      (await app.inject({ method: 'POST', url, payload: 'a'.repeat(n), headers: { 'content-type': 'text/plain' } }))
+        .statusCode
+    t.same([await post('/up/a', 1000), await post('/up/a', 1001)], [200, 413], 'the App option still bounds it')
+    await new Promise((resolve) => setImmediate(resolve))
+    t.same(
+      seen.map((w) => [w.code, w.message]),
+      [
+        [
+          'FW_ERR_APP_BODY_LIMIT_IGNORED',
+          "POST /up/a: body_limit({ max_bytes: 5000 }) is above the App's body_limit (1000) and cannot raise it: " +
+            "raise the App's body_limit option (FW_BODY_LIMIT) to the most any route takes",
+        ],
+      ],
+      'one warning for the middleware, naming the first route it covers; none for a limit at the App option',
+    )
+  })
+
   t.test('refuses a Content-Length over the limit itself where the adapter reads no body', async (t) => {
     const { app, seen } = limited(t, 100)
     const r = await app.inject({
