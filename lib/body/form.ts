@@ -30,7 +30,8 @@ export function parse_form(text: string, max_fields: number): FormFields {
  */
 function too_many_fields(text: string, max: number): boolean {
   let n = 0
-  let start = 0
+  // URLSearchParams drops one leading `?`, as from a URL's search.
+  let start = text.startsWith('?') ? 1 : 0
   for (;;) {
     const amp = text.indexOf('&', start)
     const end = amp === -1 ? text.length : amp

@@ -38,6 +38,10 @@ t.test('parse_form decodes as URLSearchParams does', async (t) => {
     'é=ü&%F0%9F%98%80=😀',
     'a=1;b=2',
     '\uFEFFa=1',
+    '?',
+    '?a=1',
+    '??a',
+    '?&',
     'a=\r\n&b=\u0000',
   ]
   for (const text of cases) t.same(parse_form(text, 1000), reference(text).form, JSON.stringify(text))
@@ -47,6 +51,7 @@ t.test('parse_form matches URLSearchParams on any body, and refuses exactly the 
   const piece = fc.oneof(
     fc.constantFrom(
       '&',
+      '?',
       '=',
       '+',
       '%',
@@ -84,6 +89,9 @@ t.test('a body of exactly the limit passes; one field more is refused', async (t
   t.same(parse_form('a=1&&b=2&a=3&', 3), reference('a=1&&b=2&a=3&').form)
   t.throws(() => parse_form('a=1&&b=2&a=3&c', 3), OVER)
   t.throws(() => parse_form('a&b&c&d', 3), OVER)
+  // URLSearchParams drops a leading `?`: a body of it alone has no field, even under a limit of 0.
+  t.same(parse_form('?', 0), reference('?').form)
+  t.throws(() => parse_form('??', 0), { code: 'FW_ERR_BODY_OVER_LIMIT' })
 })
 
 t.test('refuses a body over the field limit before parsing it', async (t) => {
