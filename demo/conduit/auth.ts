@@ -1,16 +1,19 @@
-// Who is calling: HS256 JWTs signed with CONDUIT_JWT_SECRET, read from `Authorization: Token <jwt>` (or `Bearer <jwt>`).
+// Who is calling: HS256 JWTs signed with CONDUIT_JWT_SECRET, read from `Authorization: Token <jwt>` (or `Bearer <jwt>`),
+// the scheme in any case.
 import { createSigner, createVerifier } from 'fast-jwt'
 import type { Request } from '../../index.js'
 import { ERR_CONDUIT_BAD_OPTION, unauthorized } from './errors.js'
 
-const PREFIXES = ['Token ', 'Bearer ']
+/** The schemes taken, lowercase: RFC 9110 makes a scheme's name case-insensitive (`token <jwt>` is `Token <jwt>`). */
+const SCHEMES = ['token', 'bearer']
 
-/** The token of the Authorization header, after the RealWorld `Token ` prefix or the usual `Bearer `. */
+/** The token of the Authorization header, after the RealWorld `Token ` scheme or the usual `Bearer ` (any case). */
 export function token_of(req: Request): string | undefined {
   const header = req.header('authorization')
   if (header === '') return undefined
-  const prefix = PREFIXES.find((p) => header.startsWith(p))
-  return prefix === undefined ? '' : header.slice(prefix.length).trim()
+  const space = header.indexOf(' ')
+  if (space === -1 || !SCHEMES.includes(header.slice(0, space).toLowerCase())) return ''
+  return header.slice(space + 1).trim()
 }
 
 /**

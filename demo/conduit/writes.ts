@@ -7,12 +7,35 @@ import { forbidden, not_found, unique_violation } from './errors.js'
 
 type Db = Kysely<Tables>
 
-/** The slug of a title: lowercase ASCII words joined by `-` (accents dropped), at most 80 characters. */
+/**
+ * Latin letters NFKD leaves whole (no accent to drop): spelled out in ASCII, so `Straße` is `strasse`, not `stra-e`.
+ * Keys are lowercase: the title is lowercased first.
+ */
+const SPELLED: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ħ: 'h',
+  ı: 'i',
+  ŧ: 't',
+}
+
+/**
+ * The slug of a title: lowercase ASCII words joined by `-` (accents dropped, letters such as `ß` and `ø` spelled out,
+ * apostrophes inside a word removed: `Don't` is `dont`), at most 80 characters.
+ */
 export function slugify(title: string): string {
   const base = title
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .replace(/[ßæœøłđðþħıŧ]/g, (c) => SPELLED[c]!)
+    .replace(/([a-z0-9])['’ʼ]+(?=[a-z0-9])/g, '$1')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 80)

@@ -241,6 +241,50 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     }
   })
 
+  t.test('a slug keeps the letters of a title: ß, æ, ø, ł, þ spelled out, apostrophes inside words', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const slugs: Record<string, string> = {}
+    for (const title of [
+      'Straße nach Øresund',
+      'Æsir and Œuvres',
+      'Łódź, Đakovo, Þingvellir',
+      "Don't panic: it’s fine",
+      'Crème brûlée — “quoted” & 100% good!?',
+    ]) {
+      const r = await call(app, 'POST', '/api/articles', { article: { ...ARTICLE, title } }, jake)
+      slugs[title] = (r.body as { article: Obj }).article['slug'] as string
+    }
+    t.same(slugs, {
+      'Straße nach Øresund': 'strasse-nach-oresund',
+      'Æsir and Œuvres': 'aesir-and-oeuvres',
+      'Łódź, Đakovo, Þingvellir': 'lodz-dakovo-thingvellir',
+      "Don't panic: it’s fine": 'dont-panic-its-fine',
+      'Crème brûlée — “quoted” & 100% good!?': 'creme-brulee-quoted-100-good',
+    })
+    const read = await call(app, 'GET', '/api/articles/strasse-nach-oresund')
+    t.match([read.status, read.body], [200, { article: { title: 'Straße nach Øresund' } }])
+  })
+
+  t.test('the Authorization scheme is case-insensitive (RFC 9110): token, TOKEN, bearer', async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const statuses: Record<string, unknown> = {}
+    for (const scheme of ['Token', 'token', 'TOKEN', 'Bearer', 'bearer']) {
+      const r = await app.inject({ url: '/api/user', headers: { authorization: `${scheme} ${jake}` } })
+      statuses[scheme] = [r.statusCode, (JSON.parse(r.body) as { user?: Obj }).user?.['username']]
+    }
+    t.same(statuses, {
+      Token: [200, 'jake'],
+      token: [200, 'jake'],
+      TOKEN: [200, 'jake'],
+      Bearer: [200, 'jake'],
+      bearer: [200, 'jake'],
+    })
+    const other = await app.inject({ url: '/api/user', headers: { authorization: `Basic ${jake}` } })
+    t.same([other.statusCode, JSON.parse(other.body)], [401, errors('unauthorized')], 'another scheme is refused')
+  })
+
   t.test('an edit that sends the unchanged title keeps the slug, suffixed or not', async (t) => {
     const { app } = await fresh(t, kind, pg)
     const jake = await register(app, 'jake')
