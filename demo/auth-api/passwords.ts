@@ -11,9 +11,24 @@ export interface PasswordHasher {
   verify(password: string, stored: string | undefined): Promise<boolean>
 }
 
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u
+/** Never a byte of UTF-8: marks text encoded as its UTF-16 code units. */
+const UTF16_MARK = Buffer.from([0xff])
+
+/**
+ * The bytes a password is hashed and compared as: its UTF-8, one encoding per text. UTF-8 turns every unpaired
+ * surrogate into U+FFFD, which made `'\ud800'` and `'\udbff'` one password; text holding one is encoded as 0xFF and
+ * its UTF-16 code units instead, which no well-formed text's UTF-8 can equal (and whose stored hashes stay valid).
+ */
+export function password_bytes(password: string): Buffer {
+  return UNPAIRED_SURROGATE.test(password)
+    ? Buffer.concat([UTF16_MARK, Buffer.from(password, 'utf16le')])
+    : Buffer.from(password, 'utf8')
+}
+
 /** Equality of two texts in time that depends on neither: their SHA-256 digests, compared with `timingSafeEqual`. */
 export function same_text(a: string, b: string): boolean {
-  const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest()
+  const digest = (s: string): Buffer => createHash('sha256').update(password_bytes(s)).digest()
   return timingSafeEqual(digest(a), digest(b))
 }
 
@@ -47,7 +62,9 @@ function derive(password: string, salt: Buffer, o: ScryptOptions): Promise<Buffe
   // 128 * N * r bytes are needed; twice that leaves room above node's 32 MiB default for costs beyond 16384.
   const maxmem = 256 * (o.N ?? 16384) * (o.r ?? 8)
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, { ...o, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password_bytes(password), salt, KEY_LENGTH, { ...o, maxmem }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   )
 }
 

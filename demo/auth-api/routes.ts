@@ -18,6 +18,14 @@ export function bearer_token(req: Request): string | undefined {
   return header.startsWith(BEARER) && header.length > BEARER.length ? header.slice(BEARER.length) : undefined
 }
 
+/**
+ * Answers of these routes carry a token or a user's record: no cache may keep them (RFC 6749 5.1 for the token), so a
+ * browser's disk cache or a proxy does not hand them out after the user has gone.
+ */
+function no_store(res: Response): void {
+  res.header('Cache-Control', 'no-store')
+}
+
 /** The current user, or undefined after answering 401 `unauthorized` (the handler must then return). */
 async function current_user(auth: AuthService, req: Request, res: Response): Promise<PublicUser | undefined> {
   const token = bearer_token(req)
@@ -77,7 +85,7 @@ export const AUTH_ROUTES = {
     responses: {
       200: Ok({ user: UserOut.required() }),
       401: { description: 'unauthorized' },
-      403: { description: 'admin_role_required' },
+      403: { description: 'admin role required' },
     },
   },
 } satisfies Record<string, RouteSchema>
@@ -85,23 +93,27 @@ export const AUTH_ROUTES = {
 function routes(auth: AuthService): Record<'register' | 'login' | 'me' | 'admin', Handler> {
   return {
     async register(req, res) {
+      no_store(res)
       const out = await auth.register(req.json().raw, req.ip())
       if (out.kind === 'invalid') return void res.status(400).json(validation_body(out.errors))
       if (out.kind === 'taken') return void res.error(409, EMAIL_TAKEN, 'email already registered')
       res.status(201).json('ok', true, 'user', out.user)
     },
     async login(req, res) {
+      no_store(res)
       const out = await auth.login(req.json().raw, req.ip())
       if (out.kind === 'invalid') return void res.status(400).json(validation_body(out.errors))
       if (out.kind === 'refused') return void res.error(401, INVALID_CREDENTIALS, 'invalid email or password')
       res.json({ ok: true, ...out.issued })
     },
     async me(req, res) {
+      no_store(res)
       const user = await current_user(auth, req, res)
       if (user === undefined) return
       res.json('ok', true, 'user', user)
     },
     async admin(req, res) {
+      no_store(res)
       const user = await current_user(auth, req, res)
       if (user === undefined) return
       if (user.role !== 'admin') return void res.error(403, ADMIN_ROLE_REQUIRED)

@@ -73,4 +73,11 @@ t.test('same_text', async (t) => {
     t.equal(same_text('', ''), true)
     t.equal(same_text('é', 'e\u0301'), false, 'no normalisation')
   })
+
+  t.test('tells apart texts that differ only in unpaired surrogates', async (t) => {
+    t.equal(same_text('a\ud800', 'a\udbff'), false)
+    t.equal(same_text('a\ud800', 'a\ufffd'), false)
+    t.equal(same_text('a\ud800', 'a\ud800'), true)
+    t.equal(same_text('\ud83d\ude00', '😀'), true, 'a pair is one code point, as in UTF-8')
+  })
 })

@@ -317,6 +317,33 @@ for (const mode of ['demo', 'production'] as const) {
       }
     })
 
+    t.test('marks the token and user answers Cache-Control: no-store (RFC 6749 5.1)', async (t) => {
+      const a = api(t, mode, { admins: ['ada@example.com'] })
+      const created = await a.post('/auth/register', ADA)
+      t.equal(created.headers['cache-control'], 'no-store', 'register')
+      const login = await a.post('/auth/login', { email: ADA.email, password: PASSWORD })
+      t.equal(login.statusCode, 200)
+      t.equal(login.headers['cache-control'], 'no-store', 'login')
+      const token = (login.json() as { token: string }).token
+      for (const url of ['/auth/me', '/auth/admin']) {
+        const r = await a.get(url, token)
+        t.equal(r.statusCode, 200, url)
+        t.equal(r.headers['cache-control'], 'no-store', url)
+      }
+    })
+
+    t.test('refuses a password that differs only in unpaired surrogates', async (t) => {
+      // Encoded as UTF-8, every unpaired surrogate becomes U+FFFD, so these would all be one password.
+      const a = api(t, mode)
+      const lone = '\ud800'.repeat(8)
+      t.equal((await a.post('/auth/register', { ...ADA, password: lone, confirm: lone })).statusCode, 201)
+      for (const other of ['\udbff'.repeat(8), '\ufffd'.repeat(8), '\udc00'.repeat(8)]) {
+        const r = await a.post('/auth/login', { email: ADA.email, password: other })
+        t.same([r.statusCode, r.json().error], [401, 'invalid_credentials'], JSON.stringify(other))
+      }
+      t.equal((await a.post('/auth/login', { email: ADA.email, password: lone })).statusCode, 200)
+    })
+
     t.test('GET /auth/admin answers 401 without a user, 403 for a user and 200 for an admin', async (t) => {
       const a = api(t, mode, { admins: [' Root@Example.com'] })
       t.same((await a.get('/auth/admin')).json(), { ok: false, error: 'unauthorized' })
@@ -371,5 +398,9 @@ t.test('auth_api OpenAPI document', async (t) => {
     t.notOk(doc.paths['/auth/admin'].get.parameters)
     t.strictSame(doc.paths['/auth/register'].post.security, [])
     t.strictSame(doc.paths['/auth/login'].post.security, [])
+  })
+
+  t.test("names the 403 answer by the spec's text, admin role required", async (t) => {
+    t.equal(doc.paths['/auth/admin'].get.responses['403'].description, 'admin role required')
   })
 })
