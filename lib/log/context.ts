@@ -15,6 +15,9 @@ const store = new AsyncLocalStorage<StoredContext>()
  */
 export const HOOKED_CONTEXT = '_propagate' in AsyncLocalStorage.prototype
 
+/** `state.beneath` while the store under a synchronous context is unchanged. */
+const KEPT: unique symbol = Symbol('kept')
+
 /**
  * The one mutable state of this module, for the whole process. The life of each member:
  * - `sync`: the context of the synchronous call running now when it is not the store's: a request entered without
@@ -30,6 +33,10 @@ export const HOOKED_CONTEXT = '_propagate' in AsyncLocalStorage.prototype
  * - `learned`: false until request code writes a line once requests are served (see `line_context`); then true for good.
  * - `follow`: whether an entered request's context is kept for its async work, the one member `enter_request` reads;
  *   derived from the three above each time one of them changes.
+ * - `beneath`: the store's context under a synchronous context (`sync`) when `set_context` or `clear_context` first
+ *   changed it there, else `KEPT`; set and restored with `sync`, and the store is put back to it when that call
+ *   returns: the store beneath belongs to whatever runs the call (a connection, whose next request runs outside this
+ *   one; an interval's next tick), never to the call.
  */
 const state = {
   sync: undefined as StoredContext | undefined,
@@ -39,6 +46,7 @@ const state = {
   served: false,
   learned: false,
   follow: !HOOKED_CONTEXT,
+  beneath: KEPT as StoredContext | undefined | typeof KEPT,
 }
 
 function update_follow(): void {
@@ -138,14 +146,28 @@ function with_sync<A, B, R>(
 ): R {
   const outer = state.sync
   const outer_given = state.given
+  const outer_beneath = state.beneath
   state.sync = ctx
   state.given = lines_given
+  state.beneath = KEPT
   try {
     return fn(a, b)
   } finally {
     state.sync = outer
     state.given = outer_given
+    if (state.beneath !== KEPT) store.enterWith(state.beneath as StoredContext)
+    state.beneath = outer_beneath
   }
+}
+
+/**
+ * Makes `ctx` the store's context for the current flow and what it starts from now on. Under a synchronous context
+ * (`sync`) the store is not the call's own: what it held is kept in `beneath`, and `with_sync` puts it back.
+ */
+function enter_store(ctx: StoredContext): void {
+  if (state.sync !== undefined && state.beneath === KEPT) state.beneath = store.getStore()
+  state.sync = undefined
+  store.enterWith(ctx)
 }
 
 /** `fn(...args)`: lets a call of any arity go through the two-argument entries. */
@@ -160,9 +182,7 @@ function apply<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
  */
 export function set_context(ctx: LogContextInit): void {
   follow_context()
-  const init = fresh(ctx)
-  state.sync = undefined
-  store.enterWith(init)
+  enter_store(fresh(ctx))
 }
 
 /**
@@ -180,8 +200,7 @@ export function context(): LogContext {
 /** Empties the current flow's context; call it when a request ends if the flow goes on to other work. */
 export function clear_context(): void {
   follow_context()
-  state.sync = undefined
-  store.enterWith(EMPTY)
+  enter_store(EMPTY)
 }
 
 /**

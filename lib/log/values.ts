@@ -92,9 +92,9 @@ function error_text(e: Error, depth: number): string {
 
 /**
  * A copy of any value that `JSON.stringify` renders faithfully and never throws on: strings capped, `undefined` as null
- * (members whose value is undefined are left out), non-finite numbers and bigints as strings, errors as `{type,
- * message, stack, ...own fields, cause}`, cycles as `"[Circular]"`, objects beyond 6 levels as `"[Object]"`, at most
- * 100 items or keys per level.
+ * (members whose value is undefined are left out), non-finite numbers and bigints as strings, errors as `{type (the
+ * class name), message, stack, ...own fields, cause}`, cycles as `"[Circular]"`, objects beyond 6 levels as
+ * `"[Object]"`, at most 100 items or keys per level.
  */
 export function json_safe(value: unknown, depth = 0, parents: object[] = []): unknown {
   switch (typeof value) {
@@ -155,13 +155,22 @@ function entries_safe(
 }
 
 function error_safe(e: Error, depth: number, parents: object[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: e.name, message: cap(String(e.message)) }
+  const out: Record<string, unknown> = { type: class_name(e), message: cap(String(e.message)) }
   if (typeof e.stack === 'string') out.stack = cap(e.stack)
   for (const [k, v] of Object.entries(e))
     if (!Object.hasOwn(out, k)) set_field(out, k, json_safe(v, depth + 1, parents))
   if (e.cause !== undefined) out.cause = json_safe(e.cause, depth + 1, parents)
   if (e instanceof AggregateError) out.errors = json_safe(e.errors, depth + 1, parents)
   return out
+}
+
+/**
+ * An error's class name, as pino's error serializer gives `type`: `DbError` for `class DbError extends Error {}`, whose
+ * inherited `name` is `Error`; the `name` when its constructor is not a named function.
+ */
+function class_name(e: Error): string {
+  const ctor: unknown = e.constructor
+  return typeof ctor === 'function' && ctor.name !== '' ? ctor.name : String(e.name)
 }
 
 /** Sets a field as data, so a `__proto__` key is kept as a key instead of replacing the prototype. */

@@ -114,6 +114,20 @@ t.test('PinoLine', async (t) => {
     }
   })
 
+  t.test('names an error of an application class by that class, not by the name it inherits', async (t) => {
+    // The common subclass sets no `name` of its own: its name is `Error`, its class (what pino writes) `DbError`.
+    class DbError extends Error {}
+    class HttpError extends Error {
+      override name = 'HttpFailure'
+    }
+    for (const options of [{}, { redact: ['password'] }]) {
+      const { core, out } = memory_core('json', options)
+      core.write(4, 'db', 'failed', ['err', new DbError('timeout'), 'http', new HttpError('502')])
+      const rec = JSON.parse(out.lines()[0]!) as Record<string, { type: string }>
+      t.same([rec.err!.type, rec.http!.type], ['DbError', 'HttpError'])
+    }
+  })
+
   t.test('adds pino base bindings when the user asks for them', async (t) => {
     const { core, out } = memory_core('json', { base: { service: 'shop' } })
     core.write(2, 'fw', 'up', undefined)
