@@ -50,11 +50,12 @@ t.test('a context set or cleared inside with_request_id ends with it', async (t)
   )
   t.equal(tick.runInAsyncScope(current_context), undefined, 'the next tick runs without the job context')
   t.same(await later, { request_id: 'job-1', module: 'jobs', fields: {} }, 'the work the job started keeps it')
-  tick.runInAsyncScope(() => set_context({ request_id: 'outer' }))
-  tick.runInAsyncScope(() => with_request_id('job-2', () => clear_context()))
-  t.equal(
-    tick.runInAsyncScope(() => current_context()?.request_id),
-    'outer',
-    'the context around it is kept',
-  )
+  // In one call of the resource: on Node 24 a context entered in one call does not outlast it (each call switches to
+  // the frame the resource captured), so a context set in a call before would be gone whatever fw does.
+  const around = tick.runInAsyncScope(() => {
+    set_context({ request_id: 'outer' })
+    with_request_id('job-2', () => clear_context())
+    return current_context()?.request_id
+  })
+  t.equal(around, 'outer', 'the context around it is kept')
 })
