@@ -77,18 +77,29 @@ export function text_of(value: unknown): string {
 }
 
 /**
- * A field value as KV text, capped: an `Error` shows its stack (and its causes'), anything else as `text_of` gives it.
+ * A field value as KV text, capped: an `Error` shows its stack (and its causes'; an `AggregateError` its errors, the
+ * first 10), anything else as `text_of` gives it.
  */
 export function field_text(value: unknown): string {
   return cap(value instanceof Error ? error_text(value, 0) : text_of(value))
 }
 
+/** The errors of an `AggregateError` shown in a KV field; the rest are counted. */
+const SHOWN_ERRORS = 10
+
 function error_text(e: Error, depth: number): string {
-  const own = typeof e.stack === 'string' && e.stack !== '' ? e.stack : `${e.name}: ${e.message}`
+  let text = typeof e.stack === 'string' && e.stack !== '' ? e.stack : `${e.name}: ${e.message}`
+  if (depth >= 3) return text
+  const inner = e instanceof AggregateError && Array.isArray(e.errors) ? (e.errors as unknown[]) : []
+  for (let i = 0; i < inner.length && i < SHOWN_ERRORS; i++) text += `\nerror ${i}: ${nested_text(inner[i], depth)}`
+  if (inner.length > SHOWN_ERRORS) text += `\n... ${inner.length - SHOWN_ERRORS} more errors`
   const cause: unknown = e.cause
-  if (cause === undefined || depth >= 3) return own
-  return `${own}\ncaused by: ${cause instanceof Error ? error_text(cause, depth + 1) : text_of(cause)}`
+  return cause === undefined ? text : `${text}\ncaused by: ${nested_text(cause, depth)}`
 }
+
+/** A cause or an aggregated error one level down: an `Error` with its own stack and causes, else its text. */
+const nested_text = (value: unknown, depth: number): string =>
+  value instanceof Error ? error_text(value, depth + 1) : text_of(value)
 
 /**
  * A copy of any value that `JSON.stringify` renders faithfully and never throws on: strings capped, `undefined` as null

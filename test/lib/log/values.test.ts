@@ -99,6 +99,25 @@ t.test('field_text', async (t) => {
     )
   })
 
+  t.test("shows an AggregateError's errors after its own stack, as JSON lines keep them", async (t) => {
+    const one = new Error('primary down')
+    const two = new TypeError('replica refused')
+    const agg = new AggregateError([one, two, 'a reason'], 'every replica failed')
+    t.equal(field_text(agg), `${agg.stack}\nerror 0: ${one.stack}\nerror 1: ${two.stack}\nerror 2: a reason`)
+    const many = new AggregateError(
+      Array.from({ length: 12 }, (_, i) => `r${i}`),
+      'many',
+    )
+    t.equal(
+      field_text(many)
+        .split('\n')
+        .filter((l) => l.startsWith('error ')).length,
+      10,
+      'the first 10 of them',
+    )
+    t.match(field_text(many), /\n\.\.\. 2 more errors$/)
+  })
+
   t.test('caps long values', async (t) => {
     t.equal(field_text('e'.repeat(8200)), `${'e'.repeat(8192)}...[truncated 8 chars]`)
   })
