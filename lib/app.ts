@@ -504,6 +504,8 @@ export class AppCore extends Router {
   #compile_route(method: Method, segs: Segment[], handler: Handler, check?: ResponseCheck): CompiledRoute {
     const chain: Middleware[] = []
     const options: Array<RouteOptions | undefined> = []
+    const url = router_path(segs)
+    const label = `${method} ${url}`
     let body_limit = this.config.body_limit
     let stream_body = false
     const placed = this.#mws.map((m) => ({ ...m, depth: m.prefix.length, c: classify(segs, m.prefix) }))
@@ -513,19 +515,20 @@ export class AppCore extends Router {
       chain.push(m.sure ? m.mw : this.#guard(m, segs))
       const o = route_options_of(m.mw)
       options.push(o)
-      if (o?.body_limit !== undefined && o.body_limit < body_limit) body_limit = o.body_limit
-      if (o?.body_limit !== undefined && o.body_limit > this.config.body_limit && !warned_limits.has(m.mw)) {
-        warned_limits.add(m.mw)
-        const route = `${method} ${router_path(segs)}`
-        process.emitWarning(ERR_APP_BODY_LIMIT_IGNORED(route, o.body_limit, this.config.body_limit))
+      if (o?.body_limit !== undefined) {
+        body_limit = Math.min(body_limit, o.body_limit)
+        if (o.body_limit > this.config.body_limit && !warned_limits.has(m.mw)) {
+          warned_limits.add(m.mw)
+          process.emitWarning(ERR_APP_BODY_LIMIT_IGNORED(label, o.body_limit, this.config.body_limit))
+        }
       }
       if (o?.stream_body === true) stream_body = true
     }
-    check_middleware_order(`${method} ${router_path(segs)}`, options)
+    check_middleware_order(label, options)
     const run = compose(chain, handler)
     const error_of = this.#error_of
     const on_error: ErrorMapperOf = (req) => error_of(req, segs)
-    return { method, url: router_path(segs), run, middleware: chain, body_limit, stream_body, check, on_error }
+    return { method, url, run, middleware: chain, body_limit, stream_body, check, on_error }
   }
 
   /**
