@@ -121,9 +121,9 @@ export class Health {
       this.#logged.delete(name)
       return void log.logf('info', 'readiness check recovered', 'check', name, 'failed_ms', now - last!.since)
     }
-    if (last?.result === result && now - last.logged_at < REPEAT_LOG_MS) return
-    if (last?.result === result) last.logged_at = now
-    else this.#logged.set(name, { result, since: last?.since ?? now, logged_at: now })
+    if (last?.result !== result) this.#logged.set(name, { result, since: last?.since ?? now, logged_at: now })
+    else if (now - last.logged_at < REPEAT_LOG_MS) return
+    else last.logged_at = now
     if (result === 'failing') log.logf('warn', 'readiness check failed', 'check', name, 'err', error)
     else log.logf('warn', 'readiness check timed out', 'check', name, 'timeout_ms', this.#timeout_ms)
   }
