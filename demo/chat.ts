@@ -36,10 +36,12 @@ const MAX_TEXT = 1000
  */
 function cut_text(text: string, max: number): string {
   if (text.length <= max) return text
+  // A string iterates by code points, as `code_point_length` counts them: a pair is one step of two units.
   let end = 0
-  for (let n = 0; n < max && end < text.length; n++) {
-    const unit = text.charCodeAt(end)
-    end += unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1
+  let n = 0
+  for (const ch of text) {
+    if (n++ === max) break
+    end += ch.length
   }
   return text.slice(0, end)
 }
