@@ -244,7 +244,7 @@ export class LogCore {
       this.#destination = destination!
       this.#async = async
       this.#color = color_wanted(sink!.is_tty)
-      flush_on_signals(this, this.#async ? () => sink!.flush_sync() : undefined)
+      flush_on_signals(this, this.#async ? sink : undefined)
     }
     this.#over.format = format
     this.#over.pino = pino
@@ -280,7 +280,7 @@ export class LogCore {
     this.#sink = sink
     this.#line = undefined
     this.#color = color_wanted(sink.is_tty)
-    flush_on_signals(this, this.#async ? () => sink.flush_sync() : undefined)
+    flush_on_signals(this, this.#async ? sink : undefined)
     return sink
   }
 

@@ -5,6 +5,7 @@ import { dirname } from 'node:path'
 import { isatty } from 'node:tty'
 import pino from 'pino'
 import { ERR_LOG_BAD_DESTINATION, ERR_LOG_OPEN_FAILED } from './errors.js'
+import { within } from '../maybe-promise.js'
 
 /** The part of a writable stream a destination needs: `write`, and optionally `on`/`off` for errors and `isTTY`. */
 export interface WritableLike {
@@ -36,6 +37,12 @@ export interface Sink {
    * Writes buffered lines now, blocking; for exit paths (a write already under way in the background lands on its own).
    */
   flush_sync(): void
+  /**
+   * For a process about to end: waits (`ms` at most) until every line written so far has reached the destination, a
+   * write under way in the background included; lines written meanwhile are held back, then written blocking, as every
+   * later line is. Never rejects.
+   */
+  settle(ms: number): Promise<void>
   /** Flushes and releases what the sink opened (a file it opened is closed; a given descriptor or stream is not). */
   close(): void
 }
@@ -83,6 +90,14 @@ function report_failure(err: NodeJS.ErrnoException, fd: number): void {
   }
 }
 
+const EMPTY = Buffer.alloc(0)
+const LATE = Symbol('late')
+/** The held lines of a sink whose process is ending: each line is written before `write` returns. */
+const WRITE_NOW: Buffer[] = []
+const EAGAIN_TRIES = 100
+const EAGAIN_PAUSE_MS = 10
+const PAUSE = new Int32Array(new SharedArrayBuffer(4))
+
 /** sonic-boom in buffer mode: its typings only know string mode. */
 type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: Buffer): boolean }
 
@@ -95,12 +110,16 @@ class FdSink implements Sink {
   readonly #boom: Boom
   readonly #async: boolean
   readonly #owned: boolean
+  readonly #fd: number
   #failed = false
+  /** Lines written while `settle` waits for the ones before them; `WRITE_NOW` once it has. */
+  #held: Buffer[] | undefined
 
   constructor(fd: number, async: boolean, owned: boolean) {
     this.is_tty = isatty(fd)
     this.#async = async
     this.#owned = owned
+    this.#fd = fd
     // pino.destination flushes async buffers on exit and turns EPIPE into silent drops; the listener keeps other errors
     // from crashing. Buffer mode appends each line in constant time, where string mode re-measures the whole pending
     // chunk per line.
@@ -113,8 +132,14 @@ class FdSink implements Sink {
 
   write(line: string): void {
     if (this.#failed) return
+    if (this.#held === undefined) this.#write(Buffer.from(line))
+    else if (this.#held === WRITE_NOW) this.#write_now(Buffer.from(line))
+    else this.#held.push(Buffer.from(line))
+  }
+
+  #write(chunk: Buffer): void {
     try {
-      this.#boom.write(Buffer.from(line))
+      this.#boom.write(chunk)
     } catch {
       this.#failed = true
     }
@@ -139,8 +164,46 @@ class FdSink implements Sink {
       this.#boom.on('drain', done)
       this.#boom.on('error', done)
       // An empty write queues behind every pending line, so the next drain means all of them are written.
-      this.write('')
+      this.#write(EMPTY)
     })
+  }
+
+  async settle(ms: number): Promise<void> {
+    if (!this.#async || this.#held !== undefined) return
+    // sonic-boom's synchronous flush writes its buffer at once and leaves a write under way in the thread pool to land
+    // on its own: after it (out of order), or never when a signal then ends the process. So new lines are held back
+    // until the boom has drained, then written blocking, as every later line is: the process is ending.
+    const held: Buffer[] = (this.#held = [])
+    const write_held = (): void => {
+      this.#held = WRITE_NOW
+      if (held.length !== 0) this.#write_now(Buffer.concat(held))
+    }
+    // Something may end the process meanwhile: the boom's own exit hook writes its buffer first, then the held lines.
+    process.once('exit', write_held)
+    try {
+      if ((await within(this.flush(), ms, LATE)) === LATE) this.flush_sync()
+    } finally {
+      process.off('exit', write_held)
+      write_held()
+    }
+  }
+
+  /** Writes `chunk` to the descriptor before returning, waiting out a full pipe (EAGAIN) as sonic-boom does. */
+  #write_now(chunk: Buffer): void {
+    if (this.#failed) return
+    try {
+      for (let at = 0, tries = 0; at < chunk.length;) {
+        try {
+          at += writeSync(this.#fd, chunk, at)
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++tries > EAGAIN_TRIES) throw err
+          Atomics.wait(PAUSE, 0, 0, EAGAIN_PAUSE_MS)
+        }
+      }
+    } catch (err) {
+      report_failure(err as NodeJS.ErrnoException, this.#fd)
+      this.#failed = true
+    }
   }
 
   flush_sync(): void {
@@ -195,34 +258,45 @@ class StreamSink implements Sink {
     // A stream offers no synchronous flush; what it buffers is its own to write.
   }
 
+  async settle(ms: number): Promise<void> {
+    await within(this.flush(), ms, undefined)
+  }
+
   close(): void {
     this.#stream.off?.('error', this.#on_error)
   }
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
-/** The flush of each core in async mode (the process-wide one, and an App's own destination). */
-const signal_flushes = new Map<object, () => void>()
+/** How long a signal that ends the process waits for the lines logged before it. */
+const SETTLE_MS = 1000
+/** The sink of each core in async mode (the process-wide one, and an App's own destination). */
+const signal_sinks = new Map<object, Sink>()
 
 function on_signal(signal: NodeJS.Signals): void {
-  const flushes = [...signal_flushes.values()]
+  const sinks = [...signal_sinks.values()]
   // One shot: fw stops listening before the other listeners run (it listens first), so a library that ends the process
   // only when it is alone (signal-exit) sees itself alone, and no listener waits for the other.
   for (const s of SIGNALS) process.off(s, on_signal)
-  signal_flushes.clear()
-  for (const flush of flushes) flush()
-  // When no program handler listens, fw must not swallow the signal: raise it again for its usual effect.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+  signal_sinks.clear()
+  // A program handler ends the process as it likes, maybe at once: what is buffered is written now.
+  if (process.listenerCount(signal) !== 0) {
+    for (const sink of sinks) sink.flush_sync()
+    return
+  }
+  // Nobody else listens, and fw must not swallow the signal: once the lines logged before it are written (a second at
+  // most), it is raised again for its usual effect.
+  void Promise.all(sinks.map((sink) => sink.settle(SETTLE_MS))).then(() => process.kill(process.pid, signal))
 }
 
 /**
- * While `owner`'s `flush` is set, the first SIGTERM or SIGINT writes buffered lines, then ends the process as it would
- * have.
+ * While `owner`'s async `sink` is set, the first SIGTERM or SIGINT writes its buffered lines, then ends the process as
+ * it would have.
  */
-export function flush_on_signals(owner: object, flush: (() => void) | undefined): void {
-  const before = signal_flushes.size
-  if (flush === undefined) signal_flushes.delete(owner)
-  else signal_flushes.set(owner, flush)
-  if (before === 0 && signal_flushes.size !== 0) for (const s of SIGNALS) process.prependListener(s, on_signal)
-  if (before !== 0 && signal_flushes.size === 0) for (const s of SIGNALS) process.off(s, on_signal)
+export function flush_on_signals(owner: object, sink: Sink | undefined): void {
+  const before = signal_sinks.size
+  if (sink === undefined) signal_sinks.delete(owner)
+  else signal_sinks.set(owner, sink)
+  if (before === 0 && signal_sinks.size !== 0) for (const s of SIGNALS) process.prependListener(s, on_signal)
+  if (before !== 0 && signal_sinks.size === 0) for (const s of SIGNALS) process.off(s, on_signal)
 }

@@ -7,6 +7,7 @@ import { App } from '../../index.js'
 import { build, gate, listening, type Teardown } from '../helpers/build.js'
 import { start_child_server, type ChildServer } from '../helpers/child-server.js'
 import { send } from '../helpers/http.js'
+import { plain_node } from '../helpers/plain-node.js'
 import { capture_log } from '../helpers/log.js'
 
 const RUN_APP = fileURLToPath(new URL('../helpers/run-app.ts', import.meta.url))
@@ -246,7 +247,7 @@ t.test('App.close', async (t) => {
 
 t.test('App.run', async (t) => {
   t.test('stops gracefully on SIGTERM, answering the in-flight request, and exits 0', async (t) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', RUN_APP], {
+    const child = spawn(...plain_node(['--import', 'tsx', RUN_APP]), {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: { ...process.env, FW_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

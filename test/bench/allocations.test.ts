@@ -5,6 +5,7 @@ import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { between, GC_TRACE_FLAGS, server_output } from '../../bench/allocations.js'
+import { plain_node } from '../helpers/plain-node.js'
 
 /** One GC line as Node 20 and 24 write it with both flags (abridged: the fields read stay in place). */
 const line = (kind: 's' | 'mc', allocated: number): string =>
@@ -30,15 +31,14 @@ t.test('server_output counts bytes, collections and full collections', async (t)
 t.test("a real Node process's full collections are counted, and its scavenges are not", async (t) => {
   // Two forced full collections (gc() is a mark-compact) and the young-generation ones a short burst of garbage makes.
   const child = spawn(
-    process.execPath,
-    [
+    ...plain_node([
       ...GC_TRACE_FLAGS,
       '--expose-gc',
       '-e',
       "process.stdout.write('listening 1\\n'); let a = []; for (let i = 0; i < 3e5; i++) a.push({ i }); a = null; gc(); gc()",
-    ],
+    ]),
     // Without the test runner's preloads, whose loading collects on its own.
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   // 'close', not 'exit': this process ends at once, and its stdout must be read to the end first.
   const exited = once(child, 'close').then(([code]) => code as number | null)

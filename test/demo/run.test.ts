@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { parse_demo_args } from '../../demo/run.js'
+import { plain_node } from '../helpers/plain-node.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -17,9 +18,9 @@ interface Ran {
 
 /** Runs `fixture` with `args`; a child that listens is stopped at once, and says so. */
 async function run(fixture: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, ...args], {
+  const child = spawn(...plain_node(['--import', 'tsx', fixture, ...args]), {
     cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', FW_ACCESS_LOG: 'false', ...env },
+    env: { ...process.env, FW_ACCESS_LOG: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

@@ -10,7 +10,7 @@ import { buildSync } from 'esbuild'
 import { generate } from 'selfsigned'
 import t from 'tap'
 import type { Teardown } from '../helpers/build.js'
-import { plain_env } from '../helpers/child-bundle.js'
+import { plain_node } from '../helpers/plain-node.js'
 import { doc_blocks, write_blocks, type DocBlock } from '../helpers/doc-blocks.js'
 import { start_redis } from '../helpers/redis-server.js'
 import { LISTENING } from './free-port.js'
@@ -31,10 +31,7 @@ typing.catch(() => {}) // awaited by its test
 /** Starts the type check of every block; resolves with their errors. */
 async function type_check(): Promise<string[]> {
   const script = fileURLToPath(new URL('../helpers/doc-types.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--import', 'tsx', script, dir], {
-    env: plain_env(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(...plain_node(['--import', 'tsx', script, dir]), { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
   const [code] = (await once(child, 'exit')) as [number | null]
@@ -66,8 +63,8 @@ t.teardown(() => running.forEach((child) => child.kill('SIGKILL')))
 
 /** What a run ended with: `ok`, or why not with the block's output. */
 async function run(file: string, setting: Record<string, string>): Promise<string> {
-  const env = { ...plain_env(), FW_PORT: '0', FW_HOST: '127.0.0.1', FW_ACCESS_LOG: 'false', ...setting }
-  const child = spawn(process.execPath, [file], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = { ...process.env, FW_PORT: '0', FW_HOST: '127.0.0.1', FW_ACCESS_LOG: 'false', ...setting }
+  const child = spawn(...plain_node([file]), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
   running.add(child)

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import type { Teardown } from './build.js'
+import { plain_node } from './plain-node.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -33,10 +34,11 @@ export async function start_child_server(
   fixture: string,
   options: ChildServerOptions = {},
 ): Promise<ChildServer> {
-  const command = [...(options.wrapper ?? []), process.execPath, '--import', 'tsx', fixture, ...(options.args ?? [])]
+  const node = plain_node(['--import', 'tsx', fixture, ...(options.args ?? [])])
+  const command = [...(options.wrapper ?? []), node[0], ...node[1]]
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', FW_PORT: '0', FW_HOST: '127.0.0.1', ...options.env },
+    env: { ...process.env, FW_PORT: '0', FW_HOST: '127.0.0.1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>

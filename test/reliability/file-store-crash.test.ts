@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { parse_cache_file } from '../../lib/cache/cache-file.js'
-import { bundle, plain_env } from '../helpers/child-bundle.js'
+import { bundle } from '../helpers/child-bundle.js'
+import { plain_node } from '../helpers/plain-node.js'
 import { body_of } from './fixtures/counter-body.js'
 
 const ROUNDS = Number(process.env.FW_CRASH_ROUNDS ?? 10)
@@ -19,7 +20,7 @@ t.setTimeout(30_000 + ROUNDS * 6000)
  * last value it acknowledged.
  */
 async function crash_once(script: string, file: string, delay_ms: number): Promise<number> {
-  const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'], env: plain_env() })
+  const child = spawn(...plain_node([script, file]), { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   child.stdout.setEncoding('utf8')
   const first = new Promise<void>((resolve) =>

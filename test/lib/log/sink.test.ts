@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { MemoryStream } from './capture.js'
+import { plain_node } from '../../helpers/plain-node.js'
 import { ERR_LOG_BAD_DESTINATION, ERR_LOG_OPEN_FAILED } from '../../../lib/log/errors.js'
 import { check_destination, open_sink, type LogDestination } from '../../../lib/log/sink.js'
 
@@ -145,9 +146,13 @@ interface Ended {
   stderr: string
 }
 
-function run_child(args: string[], close_stdout = false): Promise<Ended> {
+function run_child(args: string[], close_stdout = false, env: NodeJS.ProcessEnv = {}): Promise<Ended> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    // A plain program: the runner's loader would listen for SIGTERM in it.
+    const child = spawn(...plain_node(['--import', 'tsx', CHILD, ...args]), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    })
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
     // Reading the first lines and then closing the pipe is what `cmd | head -1` does to a logging process.
@@ -157,8 +162,17 @@ function run_child(args: string[], close_stdout = false): Promise<Ended> {
   })
 }
 
-function line_count(file: string): number {
-  return readFileSync(file, 'utf8').split('\n').length - 1
+/** The `i` of each line of the file, in the file's order (the child logs `i=0` to `i=N-1`). */
+function line_numbers(file: string): number[] {
+  const lines = readFileSync(file, 'utf8').split('\n')
+  lines.pop()
+  return lines.map((line) => Number(/ i=(\d+) /.exec(line)?.[1] ?? NaN))
+}
+
+/** Where `numbers` first differs from 0 to `n - 1`, or -1: a lost line and a line out of order both show. */
+function first_gap(numbers: number[], n: number): number {
+  for (let i = 0; i < Math.max(n, numbers.length); i++) if (numbers[i] !== i) return i
+  return -1
 }
 
 t.test('async mode in a child process', async (t) => {
@@ -183,13 +197,45 @@ t.test('async mode in a child process', async (t) => {
       { code: 3, signal: null, stderr: 'own handler\n' },
     ],
   ]
+  // On process.exit() (and so under a program's own handler that calls it) a write under way in the thread pool lands
+  // as Node's exit drains the pool, after the lines written at exit: every line is there, and only the ending that
+  // waits for that write promises their order (docs/log.md).
+  const check = (t: Test, file: string, mode: string): void => {
+    const numbers = line_numbers(file)
+    const ordered = mode !== 'process-exit' && mode !== 'SIGTERM-handled'
+    t.equal(numbers.length, N)
+    t.equal(first_gap(ordered ? numbers : numbers.sort((a, b) => a - b), N), -1, ordered ? 'in order' : 'every line')
+  }
   for (const [mode, title, expected] of cases) {
     t.test(title, async (t) => {
       const file = join(t.testdir(), `${mode}.log`)
       t.same(await run_child([mode, file, String(N)]), expected)
-      t.equal(line_count(file), N)
+      check(t, file, mode)
     })
   }
+
+  // The thread pool busy (one thread, held by a PBKDF2) keeps the first background write under way while the process is
+  // asked to end: a signal must wait for that write before the rest follows and the process ends.
+  const busy = { UV_THREADPOOL_SIZE: '1', FW_TEST_BUSY_POOL: '400000' }
+  for (const [mode, title, expected] of cases.filter(([mode]) => mode !== 'exit')) {
+    t.test(`${title}, while a background write waits for the thread pool`, async (t) => {
+      const file = join(t.testdir(), `${mode}.log`)
+      t.same(await run_child([mode, file, String(N)], false, busy), expected)
+      check(t, file, mode)
+    })
+  }
+
+  t.test('writes the lines logged while the ones before a signal are written after them, in order', async (t) => {
+    const file = join(t.testdir(), 'logging.log')
+    t.same(await run_child(['SIGTERM-logging', file, String(N)], false, busy), cases[2]![2])
+    const lines = readFileSync(file, 'utf8').split('\n')
+    lines.pop()
+    const before = lines.slice(0, N).map((line) => Number(/ i=(\d+) /.exec(line)?.[1] ?? NaN))
+    const after = lines.slice(N).map((line) => Number(/ j=(\d+)$/.exec(line)?.[1] ?? NaN))
+    t.equal(first_gap(before, N), -1, 'every line before the signal, in order, first')
+    t.ok(after.length > 0, `${after.length} lines logged after the signal`)
+    t.equal(first_gap(after, after.length), -1, 'then the later ones, in order')
+  })
 })
 
 t.test('a closed stdout pipe (EPIPE)', async (t) => {
