@@ -8,7 +8,7 @@ import { documented, type SecurityScheme } from '../../openapi/middleware-doc.js
 import { ERR_AUTH_BAD_OPTION, ERR_AUTH_NO_API_KEYS } from './errors.js'
 import { option_checker } from '../../options.js'
 import { BAD_HEADER_VALUE } from '../../http-token.js'
-import { ApiKey } from './state.js'
+import { ApiKey, AuthChallenge } from './state.js'
 
 const check = option_checker(ERR_AUTH_BAD_OPTION, 'api_key')
 
@@ -124,6 +124,7 @@ export function api_key({
   const listed = keys.length === 0 ? () => '' : key_set(keys)
   const labelled = check.optional_fn('label', label)
   const challenge = challenge_of(name, query_param, extract !== undefined)
+  const anonymous = new AuthChallenge(challenge)
   const refuse_no_key = (ctx: Ctx): void =>
     void ctx.res.header('WWW-Authenticate', challenge).error(401, CODE_MISSING_API_KEY, 'API key required')
   const accept = (ctx: Ctx, key: string, id: string, next: Next): Promise<void> => {
@@ -138,7 +139,11 @@ export function api_key({
   const mw = documented(
     function api_key(ctx: Ctx, next: Next) {
       const key = read(ctx) ?? ''
-      if (key === '') return refuse_missing ? refuse_no_key(ctx) : next()
+      if (key === '') {
+        if (refuse_missing) return refuse_no_key(ctx)
+        ctx.req.set_state(AuthChallenge, anonymous)
+        return next()
+      }
       const id = listed(key)
       if (id === undefined) return void refuse(ctx)
       return custom === undefined ? accept(ctx, key, id, next) : validated(custom, accept, ctx, key, id, next)

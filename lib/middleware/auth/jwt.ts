@@ -10,7 +10,7 @@ import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 import { key_config, type JwtKeyOptions } from './jwt-keys.js'
 import { option_checker } from '../../options.js'
-import { JwtClaims, claim_list } from './state.js'
+import { AuthChallenge, JwtClaims, claim_list } from './state.js'
 
 const check = option_checker(ERR_AUTH_BAD_OPTION, 'jwt')
 
@@ -119,6 +119,9 @@ function deep_freeze(value: object): void {
   for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) deep_freeze(v)
 }
 
+/** What a 401 after a token without a subject (`rbac_context` wants a caller) challenges with. */
+const NO_SUBJECT = new AuthChallenge('Bearer error="invalid_token", error_description="the token names no subject"')
+
 /** The 401 answers; RFC 6750 asks for `WWW-Authenticate` on each. */
 function refuse(res: Response, code: string, message: string): void {
   const challenge = code === CODE_MISSING_TOKEN ? 'Bearer' : 'Bearer error="invalid_token"'
@@ -187,8 +190,9 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
     if (sub !== undefined && typeof sub !== 'string') return refuse(ctx.res, CODE_INVALID_TOKEN, 'Invalid token')
     const roles = claim_list(payload, roles_key)
     ctx.req.set_state(JwtClaims, new JwtClaims(sub ?? '', roles, payload))
-    // A token without a subject names no one: it is verified, but sets no Identity.
-    if (sub !== undefined && sub !== '') {
+    // A token without a subject names no one: it is verified, but sets no Identity, and a later 401 says why.
+    if (sub === undefined || sub === '') ctx.req.set_state(AuthChallenge, NO_SUBJECT)
+    else {
       const perms = claim_list(payload, 'perms')
       set_identity(ctx.req, ctx.res, { kind: 'jwt', id: sub, roles, perms, claims: payload })
     }

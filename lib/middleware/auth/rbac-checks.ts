@@ -4,7 +4,7 @@ import { httpCode } from '../../errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { option_checker } from '../../options.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
-import { Authz } from './state.js'
+import { Authz, refuse_unauthenticated } from './state.js'
 
 export const CODE_MISSING_AUTHZ = httpCode('missing_authz')
 export const CODE_FORBIDDEN = httpCode('forbidden')
@@ -13,7 +13,8 @@ export const CODE_FORBIDDEN = httpCode('forbidden')
 function guard(name: string, message: string, allows: (authz: Authz) => boolean): CtxMiddleware {
   const mw: CtxMiddleware = ({ req, res }, next) => {
     const authz = req.state(Authz)
-    if (authz === undefined) return void res.error(401, CODE_MISSING_AUTHZ, 'Authorization context missing')
+    if (authz === undefined)
+      return refuse_unauthenticated(req, res, CODE_MISSING_AUTHZ, 'Authorization context missing')
     return allows(authz) ? next() : void res.error(403, CODE_FORBIDDEN, message)
   }
   return context_middleware(documented(mw, { responses: { 401: [CODE_MISSING_AUTHZ], 403: [CODE_FORBIDDEN] } }), name)

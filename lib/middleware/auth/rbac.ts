@@ -6,7 +6,7 @@ import { documented } from '../../openapi/middleware-doc.js'
 import { option_checker } from '../../options.js'
 import { PermissionResolver } from './permission-resolver.js'
 import { Identity } from '../../identity.js'
-import { Authz, claim_list } from './state.js'
+import { Authz, claim_list, refuse_unauthenticated } from './state.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
 
 const check = option_checker(ERR_AUTH_BAD_OPTION, 'rbac_context')
@@ -55,7 +55,9 @@ export function rbac_context({
     function rbac_context(ctx: Ctx, next: Next) {
       const who = ctx.req.state(Identity)
       if (who === undefined) {
-        return refuse_anonymous ? void ctx.res.error(401, CODE_MISSING_AUTH, 'Authentication required') : next()
+        return refuse_anonymous
+          ? refuse_unauthenticated(ctx.req, ctx.res, CODE_MISSING_AUTH, 'Authentication required')
+          : next()
       }
       // Claims (a JWT's payload) are read by this middleware's keys, as they always were; other credentials carry
       // their roles and permissions in the Identity itself.

@@ -1,4 +1,6 @@
 // The request state the authentication middleware stores; each class is its own key: `req.state(JwtClaims)`.
+import type { Request } from '../../request.js'
+import type { Response } from '../../response.js'
 
 /**
  * Stored by `api_key` when a key is accepted.
@@ -26,6 +28,27 @@ export class JwtClaims {
     /** The whole verified payload. */
     readonly payload: Readonly<Record<string, unknown>>,
   ) {}
+}
+
+/**
+ * Left by an authenticator that let the caller through without an identity (`api_key({ required: false })` without a
+ * key, `jwt` for a token without `sub`): the `WWW-Authenticate` challenge a later 401 of `rbac_context` or a role or
+ * permission check answers with (a 401 must carry one, RFC 9110 15.5.2). A custom authenticator may leave its own.
+ * @example
+ * if (!token) req.set_state(AuthChallenge, new AuthChallenge('Bearer realm="partners"'))
+ */
+export class AuthChallenge {
+  constructor(
+    /** The challenge, as `WWW-Authenticate` carries it. */
+    readonly value: string,
+  ) {}
+}
+
+/** A 401 `code` answered with the challenge an authenticator before it left, when one did. */
+export function refuse_unauthenticated(req: Request, res: Response, code: string, message: string): void {
+  const challenge = req.state(AuthChallenge)
+  if (challenge !== undefined) res.header('WWW-Authenticate', challenge.value)
+  res.error(401, code, message)
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
 import type { CtxMiddleware } from '../../../../index.js'
+import { api_key } from '../../../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import {
   require_all_perms,
@@ -41,8 +42,22 @@ t.test('require_role', async (t) => {
     const r = await app.inject({ url: '/p', headers: { authorization: `Bearer ${sign(CALLER)}` } })
     t.equal(r.statusCode, 401)
     t.same(r.json(), error_body('missing_authz', 'Authorization context missing'))
+    t.equal(r.headers['www-authenticate'], undefined, 'no authenticator left a challenge')
     t.equal(calls.n, 0)
   })
+
+  t.test(
+    'answers 401 missing_authz with the challenge an authenticator that let the caller through left',
+    async (t) => {
+      const optional_key = api_key({ allowed_keys: ['k-0123456789'], required: false })
+      const { app, calls } = build(t, [optional_key, rbac_context({ require_auth: false }), require_perm('a:b')])
+      const r = await app.inject({ url: '/p' })
+      t.equal(r.statusCode, 401)
+      t.same(r.json(), error_body('missing_authz', 'Authorization context missing'))
+      t.equal(r.headers['www-authenticate'], 'ApiKey header="x-api-key"')
+      t.equal(calls.n, 0)
+    },
+  )
 
   t.test('refuses an empty role name at creation', async (t) => {
     throws_coded(

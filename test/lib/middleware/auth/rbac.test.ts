@@ -1,10 +1,11 @@
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
 import type { CtxMiddleware } from '../../../../index.js'
+import { api_key } from '../../../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import { PermissionResolver } from '../../../../lib/middleware/auth/permission-resolver.js'
 import { rbac_context, type RbacOptions } from '../../../../lib/middleware/auth/rbac.js'
-import { Authz } from '../../../../lib/middleware/auth/state.js'
+import { AuthChallenge, Authz } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'
 
 const SECRET = 'rbac-test-secret-0123456789-0123456789'
@@ -54,7 +55,34 @@ t.test('rbac_context', async (t) => {
     const r = await app.inject({ url: '/p', headers: bearer({ sub: 'a' }) })
     t.equal(r.statusCode, 401)
     t.same(r.json(), error_body('missing_auth', 'Authentication required'))
+    t.equal(r.headers['www-authenticate'], undefined, 'no authenticator left a challenge')
     t.equal(calls.n, 0)
+  })
+
+  t.test('answers 401 missing_auth with the challenge an authenticator that let the caller through left', async (t) => {
+    const optional_key = api_key({ allowed_keys: ['k-0123456789'], required: false, query_param: 'key' })
+    const keyed = with_rbac(t, {}, [optional_key])
+    const r1 = await keyed.app.inject({ url: '/p' })
+    t.equal(r1.statusCode, 401)
+    t.same(r1.json(), error_body('missing_auth', 'Authentication required'))
+    t.equal(r1.headers['www-authenticate'], 'ApiKey header="x-api-key", query="key"')
+    t.equal(keyed.calls.n, 0)
+    // A verified token without `sub` names no one.
+    const r2 = await with_rbac(t).app.inject({ url: '/p', headers: bearer({ roles: ['admin'] }) })
+    t.equal(r2.statusCode, 401)
+    t.same(r2.json(), error_body('missing_auth', 'Authentication required'))
+    t.equal(
+      r2.headers['www-authenticate'],
+      'Bearer error="invalid_token", error_description="the token names no subject"',
+    )
+    // A custom authenticator may leave its own.
+    const custom: CtxMiddleware = ({ req }, next) => {
+      req.set_state(AuthChallenge, new AuthChallenge('Basic realm="ops"'))
+      return next()
+    }
+    const r3 = await with_rbac(t, {}, [custom]).app.inject({ url: '/p' })
+    t.equal(r3.statusCode, 401)
+    t.equal(r3.headers['www-authenticate'], 'Basic realm="ops"')
   })
 
   t.test('lets the request go on without Authz when require_auth is false', async (t) => {
