@@ -224,9 +224,8 @@ class HttpCache {
     }
     if (failure === undefined) {
       const entry = store ? storable(x.res, before, this.#now(), x.headers) : undefined
-      if (entry !== undefined && larger_than(entry.body, this.#max_body_bytes))
-        return { entry: undefined, oversized: true }
-      return { entry }
+      // Too large to store, the answer is still one concurrent misses of the key may share.
+      return { entry, oversized: entry !== undefined && larger_than(entry.body, this.#max_body_bytes) }
     }
     const stale = server_failure(failure) ? await this.#stale_entry(x) : undefined
     if (stale !== undefined) {

@@ -61,12 +61,13 @@ async function stampede(
   n: number,
   handler: Handler,
   headers: (i: number) => Record<string, string> = () => ({}),
+  options: HttpCacheOptions = {},
 ) {
   const hold = gate()
   const arrived = arrivals()
   const c = cached(
     t,
-    {},
+    options,
     async (req, res) => {
       await hold.promise
       return handler(req, res)
@@ -746,6 +747,23 @@ t.test('http_cache', async (t) => {
     )
     t.same(rs.map(status_of).sort(), ['miss', ...Array.from({ length: N - 1 }, () => 'hit')].sort())
     t.equal(decisions.length, N)
+  })
+
+  t.test("gives concurrent misses the leader's answer when it is only too large to store", async (t) => {
+    const N = 6
+    const body = 'x'.repeat(64)
+    const { app, rs, calls } = await stampede(t, N, (_req, res) => void res.text(body), undefined, {
+      max_body_bytes: 16,
+    })
+    t.equal(calls(), 1)
+    t.same(
+      rs.map((r) => [r.statusCode, r.body]),
+      Array.from({ length: N }, () => [200, body]),
+    )
+    t.same(rs.map(status_of).sort(), ['bypass', ...Array.from({ length: N - 1 }, () => 'hit')].sort())
+    // Not stored: the next request runs the handler again.
+    const next = await app.inject({ url: '/data' })
+    t.same([next.statusCode, status_of(next), next.body, calls()], [200, 'bypass', body, 2])
   })
 
   t.test("lets followers run the handler themselves when the leader's answer cannot be stored", async (t) => {
