@@ -16,9 +16,12 @@ export const CODE_AUTHZ_RESOLVER_FAILED = httpCode('authz_resolver_failed')
 
 /** Options of `rbac_context`. */
 export interface RbacOptions {
-  /** Payload key holding the roles: an array of strings, or one string (default `roles`). */
+  /**
+   * Payload key holding the roles: an array of strings, or one string. Left out, the roles the authenticator read (a
+   * `jwt`'s by its own `roles_key`, `roles` unless set).
+   */
   roles_key?: string
-  /** Payload key holding the permissions: an array of strings, or one string (default `perms`). */
+  /** Payload key holding the permissions: an array of strings, or one string. Left out, the authenticator's (`perms`). */
   perms_key?: string
   /**
    * Answer 401 `missing_auth` when no `Identity` is there; when false the request goes on without `Authz` (default
@@ -41,13 +44,13 @@ export interface RbacOptions {
  * app.use('/admin', adapt_ctx(auth.require_role('admin')))
  */
 export function rbac_context({
-  roles_key = 'roles',
-  perms_key = 'perms',
+  roles_key,
+  perms_key,
   require_auth = true,
   use_resolver = true,
 }: RbacOptions = {}): CtxMiddleware {
-  const roles_at = check.string('roles_key', roles_key)
-  const perms_at = check.string('perms_key', perms_key)
+  const roles_at = roles_key === undefined ? undefined : check.string('roles_key', roles_key)
+  const perms_at = perms_key === undefined ? undefined : check.string('perms_key', perms_key)
   const refuse_anonymous = check.bool('require_auth', require_auth)
   const resolve = check.bool('use_resolver', use_resolver)
 
@@ -59,11 +62,12 @@ export function rbac_context({
           ? refuse_unauthenticated(ctx.req, ctx.res, CODE_MISSING_AUTH, 'Authentication required')
           : next()
       }
-      // Claims (a JWT's payload) are read by this middleware's keys, as they always were; other credentials carry
-      // their roles and permissions in the Identity itself.
+      // Claims (a JWT's payload) are read by this middleware's keys when it has them; else the Identity carries the
+      // roles and permissions its authenticator read (a jwt by its own roles_key: one setting, not two to keep equal).
       const { claims } = who
-      const roles = new Set(claims === undefined ? who.roles : claim_list(claims, roles_at))
-      const authz = new Authz(who.id, roles, new Set(claims === undefined ? who.perms : claim_list(claims, perms_at)))
+      const roles = new Set(claims === undefined || roles_at === undefined ? who.roles : claim_list(claims, roles_at))
+      const perms = new Set(claims === undefined || perms_at === undefined ? who.perms : claim_list(claims, perms_at))
+      const authz = new Authz(who.id, roles, perms)
       // Looked up per request, so a resolver registered after the middleware was created is used.
       const resolver = resolve ? ctx.services.get(PermissionResolver) : undefined
       if (resolver === undefined) {

@@ -50,6 +50,19 @@ t.test('rbac_context', async (t) => {
     t.same(r.json(), { ok: true, sub: 'a', roles: ['ops'], perms: ['s:r'] })
   })
 
+  t.test('reads the roles jwt read by its own roles_key when it is given none', async (t) => {
+    const { app } = with_rbac(t, {}, [jwt({ secret: SECRET, roles_key: 'groups' })])
+    const r = await app.inject({
+      url: '/p',
+      headers: bearer({ sub: 'a', groups: ['ops'], roles: ['x'], perms: 'p:r' }),
+    })
+    t.same(r.json(), { ok: true, sub: 'a', roles: ['ops'], perms: ['p:r'] })
+    // Its own key, given, still wins.
+    const own = with_rbac(t, { roles_key: 'roles' }, [jwt({ secret: SECRET, roles_key: 'groups' })])
+    const r2 = await own.app.inject({ url: '/p', headers: bearer({ sub: 'a', groups: ['ops'], roles: ['x'] }) })
+    t.same(r2.json(), { ok: true, sub: 'a', roles: ['x'], perms: [] })
+  })
+
   t.test('answers 401 missing_auth without JwtClaims', async (t) => {
     const { app, calls } = with_rbac(t, {}, [])
     const r = await app.inject({ url: '/p', headers: bearer({ sub: 'a' }) })
