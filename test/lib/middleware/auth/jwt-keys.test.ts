@@ -216,14 +216,16 @@ t.test('jwt keys', async (t) => {
     const { state, url } = await jwks_server(t)
     const a = pair('ES256')
     state.keys = [jwk(a.publicKey, 'a', 'ES256')]
-    const { app, calls } = app_with(t, { jwks: url, algorithms: ['ES256'], jwks_cooldown_ms: 100 })
+    // The five requests must fall within one cooldown: signed before it starts, and 500 ms of it for a loaded machine.
+    const { app, calls } = app_with(t, { jwks: url, algorithms: ['ES256'], jwks_cooldown_ms: 500 })
     const known = bearer(sign(a.privateKey, 'ES256', { sub: 'ada' }, 'a'))
+    const ghosts = Array.from({ length: 5 }, (_, i) => bearer(sign(a.privateKey, 'ES256', { i }, `ghost-${i}`)))
     t.equal((await app.inject({ url: '/p', headers: known })).statusCode, 200)
     state.mode = 'error'
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await new Promise((resolve) => setTimeout(resolve, 550))
     const answers = []
-    for (let i = 0; i < 5; i++) {
-      const r = await app.inject({ url: '/p', headers: bearer(sign(a.privateKey, 'ES256', { i }, `ghost-${i}`)) })
+    for (const headers of ghosts) {
+      const r = await app.inject({ url: '/p', headers })
       answers.push([r.statusCode, r.json()])
     }
     t.same(answers[0], [503, UNAVAILABLE], 'the one refetch the cooldown allows fails')
