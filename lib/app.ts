@@ -16,6 +16,7 @@ import {
 import { resolve_config, secret_query_params, type AppConfig, type AppOptions } from './config.js'
 import { ERR_APP_DUPLICATE_ON_ERROR, type ErrorMapper } from './error-answer.js'
 import { defineError, httpCode } from './errors.js'
+import { HttpError } from './http-error.js'
 import { SECRET_QUERY } from './log/redact.js'
 import { within } from './maybe-promise.js'
 import {
@@ -475,7 +476,13 @@ export class AppCore extends Router {
     const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler, check(r)))
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
-    const not_found = compose(guarded, (_req, res) => res.error(404, CODE_NOT_FOUND, 'Route not found'))
+    const error_of = this.#error_of
+    // An on_error over the path may answer an unknown route in its API's shape: it gets the 404 as an HttpError, which
+    // answers as before when it does not. Without one nothing is thrown (a flood of 404s makes no stack traces).
+    const not_found = compose(guarded, (req, res) => {
+      if (error_of(req) !== undefined) throw new HttpError(404, CODE_NOT_FOUND, 'Route not found')
+      res.error(404, CODE_NOT_FOUND, 'Route not found')
+    })
     const ws = this.#ws.map(({ segs, endpoint }) => {
       const r = this.#compile_route('GET', segs, not_found)
       return { url: r.url, middleware: r.middleware, endpoint, on_error: r.on_error }

@@ -267,6 +267,41 @@ t.test('on_error on unknown routes and WebSocket upgrades', async (t) => {
   })
 })
 
+t.test("an unknown route's 404 reaches the on_error over its path", async (t) => {
+  const seen: string[] = []
+  const app = build(t, (app) => {
+    app.get('/plain', (_req, res) => res.text('x'))
+    app.group('/api', (api) => {
+      api.on_error((err, req, res) => {
+        seen.push(`${req.path()} ${err instanceof HttpError ? `${err.status} ${err.code}` : String(err)}`)
+        if (err instanceof HttpError && err.code === 'not_found')
+          res.status(404).json({ errors: { body: ['not found'] } })
+      })
+      api.get('/tags', (_req, res) => res.json('tags', []))
+    })
+    app.group('/quiet', (quiet) => quiet.on_error(() => {}))
+  })
+
+  t.test("mapped in the API's own shape under the group", async (t) => {
+    for (const [method, url] of [
+      ['GET', '/api/nothing'],
+      ['DELETE', '/api/tags'],
+    ] as const) {
+      const r = await app.inject({ method, url })
+      t.same([r.statusCode, r.json()], [404, { errors: { body: ['not found'] } }], `${method} ${url}`)
+    }
+    t.same(seen, ['/api/nothing 404 not_found', '/api/tags 404 not_found'])
+  })
+
+  t.test('answered as before when the on_error answers nothing, or none covers the path', async (t) => {
+    for (const url of ['/quiet/nothing', '/nothing']) {
+      const r = await app.inject({ url })
+      t.same([r.statusCode, r.json()], [404, { ok: false, error: 'not_found', message: 'Route not found' }], url)
+    }
+    t.equal(seen.length, 2, 'the /api mapper saw neither')
+  })
+})
+
 t.test('StoreUnavailable', async (t) => {
   const down = (): never => {
     throw new StoreUnavailable('SqlStore.load: database unreachable')
