@@ -77,7 +77,10 @@ export const NewArticle = schema({
     .required(),
 })
 
-/** `PUT /articles/{slug}`: every field optional; one that is sent is not empty. */
+/**
+ * `PUT /articles/{slug}`: every field optional; one that is sent is not empty. None at all is valid (openapi.yml asks
+ * for one field in `UpdateUserRequest` only): the article is answered unchanged.
+ */
 export const UpdateArticle = schema({
   article: field
     .object({ title, description, body })

@@ -1,6 +1,6 @@
 // Every conduit error answer in one place: the RealWorld shape {"errors":{"body":[...]}} for refusals, validation
 // failures, taken names and an unavailable database, given by the /api group's on_error.
-import type { Request, Response } from '../../index.js'
+import { HttpError, type Request, type Response } from '../../index.js'
 import { httpCode } from '../../lib/errors.js'
 import { define_bad_option } from '../../lib/options.js'
 import { ValidationFailed } from '../../lib/validation/index.js'
@@ -80,8 +80,8 @@ function answer(res: Response, status: number, messages: readonly string[], code
 /**
  * The conduit's error mapping, the `on_error` of its `/api` group: a `ConduitError` answers its status; a failed route
  * schema (`ValidationFailed`) 422 with one message per failing field; a unique violation 422 `<field> has already been
- * taken`; a database that does not answer 503 `database_unavailable` with `Retry-After: 1`. Anything else is left to
- * fw (500 `internal_error`, logged).
+ * taken`; a database that does not answer 503 `database_unavailable` with `Retry-After: 1`; an unknown route under
+ * `/api` 404 `route not found`. Anything else is left to fw (500 `internal_error`, logged).
  */
 export function realworld_errors(err: unknown, _req: Request, res: Response): void {
   if (err instanceof ConduitError) {
@@ -94,6 +94,7 @@ export function realworld_errors(err: unknown, _req: Request, res: Response): vo
       422,
       err.errors.map((e) => e.message),
     )
+  if (err instanceof HttpError && err.status === 404) return answer(res, 404, ['route not found'])
   const taken = unique_violation(err)
   if (taken !== undefined) return answer(res, 422, [`${taken} has already been taken`])
   if (is_unavailable(err)) {

@@ -561,6 +561,45 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     t.match([cleared.status, (cleared.body as { user: Obj }).user], [200, { bio: '', image: '' }], 'bio may be emptied')
   })
 
+  t.test("an unknown route under /api answers 404 in RealWorld's error shape", async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    for (const [method, url] of [
+      ['GET', '/api/nothing'],
+      ['DELETE', '/api/tags'],
+      ['PATCH', '/api/articles/some-slug'],
+    ] as const) {
+      const r = await call(app, method, url)
+      t.same([r.status, r.body], [404, { errors: { body: ['route not found'] } }], `${method} ${url}`)
+    }
+  })
+
+  t.test('an article update with no field answers 200 and changes nothing, updatedAt included', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    const reader = await register(app, 'reader')
+    const created = await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const slug = (created.body as { article: Obj }).article['slug'] as string
+    // A past updatedAt, so that any write would move it, however fast the update follows the creation.
+    const updatedAt = '2020-01-01T00:00:00.000Z'
+    await c.db.kysely.updateTable('articles').set({ updated_at: updatedAt }).where('slug', '=', slug).execute()
+    // openapi.yml's UpdateArticle makes every field optional, and its UpdateArticleRequest, unlike UpdateUserRequest,
+    // does not ask for one: an empty update is valid, and changes nothing.
+    const r = await call(app, 'PUT', `/api/articles/${slug}`, { article: {} }, jake)
+    t.match([r.status, r.body], [200, { article: { ...ARTICLE, slug, updatedAt } }], 'the answer')
+    const read = await call(app, 'GET', `/api/articles/${slug}`)
+    t.match((read.body as { article: Obj }).article, { ...ARTICLE, slug, updatedAt }, 'what is stored')
+    const refusals = [
+      [await call(app, 'PUT', `/api/articles/${slug}`, { article: {} }, reader), 403],
+      [await call(app, 'PUT', '/api/articles/nothing-here', { article: {} }, jake), 404],
+      [await call(app, 'PUT', `/api/articles/${slug}`, { article: {} }), 401],
+    ] as const
+    t.same(
+      refusals.map(([r]) => r.status),
+      refusals.map(([, status]) => status),
+      'another author, an unknown slug and no token are still refused',
+    )
+  })
+
   t.test('bio and image are strings everywhere (openapi.yml: required, type string), "" when not set', async (t) => {
     const { app } = await fresh(t, kind, pg)
     const jake = await register(app, 'jake')
