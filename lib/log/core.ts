@@ -94,7 +94,10 @@ export class LogCore {
     const destination = config.destination === undefined ? this.#destination : check_destination(config.destination)
     const async = config.async === undefined ? this.#async : config.async === true
     const pino = config.pino === undefined ? this.#pino_options : check_pino_options(config.pino)
-    if (destination !== this.#destination || async !== this.#async) this.#reopen(destination, async)
+    // A path given again is opened again: once logrotate has renamed the file away, `set_destination(path)` (a SIGHUP
+    // handler) starts a new file there. A descriptor or a stream given again stays as it is.
+    const path_again = typeof config.destination === 'string'
+    if (path_again || destination !== this.#destination || async !== this.#async) this.#reopen(destination, async)
     if (format !== this.#format || pino !== this.#pino_options) this.#line = undefined
     this.#format = format
     this.#pino_options = pino

@@ -1,7 +1,7 @@
 // JSON lines: the record fw hands pino (`msg`, `time`, `logger`, the context, the pairs) and the indented form.
 import { paint_json } from './colors.js'
 import type { LogContext } from './log-context.js'
-import { escape_raw, json_safe, set_field } from './values.js'
+import { escape_raw, is_error, json_safe, set_field } from './values.js'
 
 /**
  * fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. The
@@ -67,7 +67,7 @@ function put(out: JsonRecord, key: string, value: unknown, raw_keys: ReadonlySet
     if (bit !== 8) set_field(out.rec, moved, out.rec[key])
   }
   const name = key.startsWith('fw_') && Object.hasOwn(MOVED, key) && (out.moved & MOVED[key]!) !== 0 ? `fw_${key}` : key
-  if (value instanceof Error) (out.errors ??= []).push(name)
+  if (is_error(value)) (out.errors ??= []).push(name)
   set_field(out.rec, name, raw_keys?.has(key) === true ? value : json_safe(value))
 }
 

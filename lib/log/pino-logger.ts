@@ -4,7 +4,7 @@ import pino from 'pino'
 import { line_context } from './context.js'
 import { core } from './core.js'
 import type { LogLevel } from './levels.js'
-import { cap, text_of } from './values.js'
+import { UNSERIALIZABLE, cap, is_error, text_of } from './values.js'
 
 const PINO_LEVELS: Readonly<Record<LogLevel, pino.LevelWithSilent>> = {
   trace: 'trace',
@@ -65,21 +65,40 @@ function forward(logger: Internals, name: string, args: readonly unknown[], leve
   const [first, ...rest] = args
   if (typeof first !== 'object' || first === null)
     return core.write(severity, name, cap(printf(first, rest)), bindings_of(logger, undefined), line_context())
-  const fields: Record<string, unknown> = first instanceof Error ? { err: first } : (first as Record<string, unknown>)
+  const error = is_error(first)
+  const fields: object = error ? { err: first } : first
   // As in pino, a lone object's `msg` member is the message, and an error's message stands in for a missing one.
-  const msg_member = rest.length === 0 && typeof fields.msg === 'string' ? fields.msg : undefined
-  const msg =
-    rest.length > 0 ? printf(rest[0], rest.slice(1)) : first instanceof Error ? first.message : (msg_member ?? '')
+  const own = rest.length === 0 ? member(first, error ? 'message' : 'msg') : undefined
+  const msg_member = !error && typeof own === 'string' ? own : undefined
+  const msg = rest.length > 0 ? printf(rest[0], rest.slice(1)) : error ? printf(own, []) : (msg_member ?? '')
   const pairs = bindings_of(logger, fields, msg_member === undefined ? undefined : 'msg')
   core.write(severity, name, cap(msg), pairs, line_context())
 }
 
-/** The child bindings, then the call's fields through the logger's serializers, as alternating keys and values. */
-function bindings_of(
-  logger: Internals,
-  fields: Record<string, unknown> | undefined,
-  skip?: string,
-): unknown[] | undefined {
+/** `obj[key]`, or `UNSERIALIZABLE` when reading it throws (a getter, a Proxy's trap). */
+function member(obj: object, key: string): unknown {
+  try {
+    return (obj as Record<string, unknown>)[key]
+  } catch {
+    return UNSERIALIZABLE
+  }
+}
+
+/** The own enumerable keys of a call's object, none when a Proxy's trap throws. */
+function keys_of(obj: object): string[] {
+  try {
+    return Object.keys(obj)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The child bindings, then the call's fields through the logger's serializers, as alternating keys and values. A member
+ * that throws when read, or whose serializer throws, is `UNSERIALIZABLE`; an object whose keys cannot be listed adds
+ * none.
+ */
+function bindings_of(logger: Internals, fields: object | undefined, skip?: string): unknown[] | undefined {
   const pairs: unknown[] = []
   // Bindings live in pino as a JSON fragment; parsing it is only worth doing when there is one.
   if (logger[pino.symbols.chindingsSym] !== '') for (const [k, v] of Object.entries(logger.bindings())) pairs.push(k, v)
@@ -87,16 +106,16 @@ function bindings_of(
     string,
     ((value: unknown) => unknown) | undefined
   >
-  for (const key in fields) {
-    if (!Object.hasOwn(fields, key) || key === skip) continue
-    const value = fields[key]
+  for (const key of fields === undefined ? [] : keys_of(fields)) {
+    if (key === skip) continue
+    const value = member(fields!, key)
     const serialize = serializers[key]
     // fw renders an Error itself (its stack in KV, an object in JSON), so pino's standard err serializer is not needed.
     pairs.push(
       key,
-      serialize === undefined || (value instanceof Error && serialize === pino.stdSerializers.err)
+      serialize === undefined || (serialize === pino.stdSerializers.err && is_error(value))
         ? value
-        : serialize(value),
+        : serialized(serialize, value),
     )
   }
   return pairs.length === 0 ? undefined : pairs
@@ -114,7 +133,25 @@ function printf(msg: unknown, args: readonly unknown[]): string {
     if (spec === '%%') return '%'
     if (i >= args.length) return spec
     const arg = args[i++]
-    if (spec === '%d' || spec === '%f') return String(Number(arg))
-    return spec === '%i' ? String(Math.trunc(Number(arg))) : text_of(arg)
+    return spec === '%d' || spec === '%f' || spec === '%i' ? number_text(arg, spec === '%i') : text_of(arg)
   })
+}
+
+/** A `%d`, `%f` or `%i` argument; `UNSERIALIZABLE` when it cannot become a number (a symbol, a throwing `valueOf`). */
+function number_text(arg: unknown, integer: boolean): string {
+  try {
+    const n = Number(arg)
+    return String(integer ? Math.trunc(n) : n)
+  } catch {
+    return UNSERIALIZABLE
+  }
+}
+
+/** A serializer's result; `UNSERIALIZABLE` when it throws on the value (a Proxy, a getter that throws). */
+function serialized(serialize: (value: unknown) => unknown, value: unknown): unknown {
+  try {
+    return serialize(value)
+  } catch {
+    return UNSERIALIZABLE
+  }
 }

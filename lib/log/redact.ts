@@ -1,6 +1,7 @@
-// Redaction for request logging: secret headers and query parameters replaced by `[redacted]` in a copy.
+// Redaction for request logging: secret headers and query parameters replaced by `[redacted]` in a copy; a logged
+// error's own fields hide the same headers (values.ts).
 import { query_decode } from '../http-token.js'
-import { set_field } from './values.js'
+import { set_field } from './field.js'
 
 /** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]'
@@ -18,6 +19,14 @@ type Headers = Record<string, string | string[] | number | undefined>
 
 const lower_set = (names: readonly string[]): ReadonlySet<string> => new Set(names.map((n) => n.toLowerCase()))
 const SECRET_HEADER_SET = lower_set(SECRET_HEADERS)
+
+/**
+ * Whether `key` names one of `SECRET_HEADERS` (any case): a logged error's own fields (an HTTP client's
+ * `err.config.headers.Authorization`) write its value as `[redacted]`, at any depth.
+ */
+export function secret_header(key: string): boolean {
+  return SECRET_HEADER_SET.has(key.toLowerCase())
+}
 
 /**
  * A copy of `headers` in which each header named in `names` (compared case-insensitively) that has a value reads

@@ -1,5 +1,10 @@
 // Rendering of logged values: `{}` placeholders, text for KV lines, JSON-safe copies of objects and errors, the length
-// cap.
+// cap. A value that throws when read is written as `UNSERIALIZABLE`: a log call never throws.
+import { Stream } from 'node:stream'
+import { set_field } from './field.js'
+import { REDACTED, secret_header } from './redact.js'
+
+export { set_field } from './field.js'
 
 /**
  * Longest message or value a line carries, in UTF-16 code units; a longer one is cut and marked `...[truncated N
@@ -9,6 +14,21 @@ export const MAX_VALUE_CHARS = 8192
 
 const MAX_DEPTH = 6
 const MAX_ITEMS = 100
+
+/**
+ * What a value that throws when read is written as: a getter, `toJSON` or `name`/`message`/`stack` that throws, a Proxy
+ * whose traps throw (prototype lookup, keys, members), a revoked Proxy. In a message, a KV field and JSON alike.
+ */
+export const UNSERIALIZABLE = '[Unserializable]'
+
+/** Whether `value` is an `Error`; false for a Proxy whose prototype lookup throws (`instanceof` asks it). */
+export function is_error(value: unknown): value is Error {
+  try {
+    return value instanceof Error
+  } catch {
+    return false
+  }
+}
 
 /**
  * What follows the character before `cap`'s usual cut in a text it cut: that character, then the mark (the cut falls
@@ -57,22 +77,44 @@ export function format_message(format: string, args: readonly unknown[]): string
 
 /** The first `Error` among message arguments, which a line carries as its `err` field. */
 export function first_error(args: readonly unknown[]): Error | undefined {
-  for (const a of args) if (a instanceof Error) return a
+  for (const a of args) if (is_error(a)) return a
   return undefined
 }
 
-/** A value as message text: strings as they are, an `Error` as `Name: message`, objects and arrays as compact JSON. */
-export function text_of(value: unknown): string {
+/**
+ * A value as message text: strings as they are, an `Error` as `Name: message`, objects and arrays as compact JSON, a
+ * value that throws when read as `UNSERIALIZABLE`. With `secret`, credential headers in an object read `[redacted]`
+ * (an error's cause, shown in KV).
+ */
+export function text_of(value: unknown, secret = false): string {
   switch (typeof value) {
     case 'string':
       return value
     case 'object':
-      if (value === null) return 'null'
-      return value instanceof Error ? `${value.name}: ${value.message}` : JSON.stringify(json_safe(value))
     case 'function':
-      return `[Function ${value.name || 'anonymous'}]`
+      return value === null ? 'null' : object_text(value, secret)
     default:
       return String(value)
+  }
+}
+
+function object_text(value: object, secret: boolean): string {
+  if (typeof value === 'function') return function_text(value)
+  try {
+    if (value instanceof Error) return `${value.name}: ${value.message}`
+    const safe = json_safe(value, 0, [], secret)
+    return safe === UNSERIALIZABLE ? safe : JSON.stringify(safe)
+  } catch {
+    return UNSERIALIZABLE
+  }
+}
+
+/** A function as `[Function name]`; its `name` may be a getter that throws. */
+function function_text(f: { name: unknown }): string {
+  try {
+    return `[Function ${(f.name as string) || 'anonymous'}]`
+  } catch {
+    return UNSERIALIZABLE
   }
 }
 
@@ -81,7 +123,11 @@ export function text_of(value: unknown): string {
  * first 10), anything else as `text_of` gives it.
  */
 export function field_text(value: unknown): string {
-  return cap(value instanceof Error ? error_text(value, 0) : text_of(value))
+  try {
+    return cap(is_error(value) ? error_text(value, 0) : text_of(value))
+  } catch {
+    return UNSERIALIZABLE
+  }
 }
 
 /** The errors of an `AggregateError` shown in a KV field; the rest are counted. */
@@ -97,17 +143,22 @@ function error_text(e: Error, depth: number): string {
   return cause === undefined ? text : `${text}\ncaused by: ${nested_text(cause, depth)}`
 }
 
-/** A cause or an aggregated error one level down: an `Error` with its own stack and causes, else its text. */
+/**
+ * A cause or an aggregated error one level down: an `Error` with its own stack and causes, else its text, credential
+ * headers redacted as in an error's own fields.
+ */
 const nested_text = (value: unknown, depth: number): string =>
-  value instanceof Error ? error_text(value, depth + 1) : text_of(value)
+  is_error(value) ? error_text(value, depth + 1) : text_of(value, true)
 
 /**
  * A copy of any value that `JSON.stringify` renders faithfully and never throws on: strings capped, `undefined` as null
  * (members whose value is undefined are left out), non-finite numbers and bigints as strings, errors as `{type (the
  * class name), message, stack, ...own fields, cause}`, cycles as `"[Circular]"`, objects beyond 6 levels as
- * `"[Object]"`, at most 100 items or keys per level.
+ * `"[Object]"`, at most 100 items or keys per level, a value that throws when read as `"[Unserializable]"`. Within an
+ * error (`secret`: its own fields, its cause, its errors, at any depth) a member named as one of `SECRET_HEADERS` (any
+ * case) reads `"[redacted]"`: an HTTP client's error carries the request's `config.headers.Authorization`.
  */
-export function json_safe(value: unknown, depth = 0, parents: object[] = []): unknown {
+export function json_safe(value: unknown, depth = 0, parents: object[] = [], secret = false): unknown {
   switch (typeof value) {
     case 'string':
       return cap(value)
@@ -118,36 +169,40 @@ export function json_safe(value: unknown, depth = 0, parents: object[] = []): un
     case 'undefined':
       return null
     case 'function':
-      return `[Function ${value.name || 'anonymous'}]`
+      return function_text(value)
     case 'object':
-      return value === null ? null : object_safe(value, depth, parents)
+      return value === null ? null : object_safe(value, depth, parents, secret)
     default:
       return String(value)
   }
 }
 
-function object_safe(value: object, depth: number, parents: object[]): unknown {
+function object_safe(value: object, depth: number, parents: object[], secret: boolean): unknown {
   if (parents.includes(value)) return '[Circular]'
-  if (depth >= MAX_DEPTH) return Array.isArray(value) ? '[Array]' : '[Object]'
   parents.push(value)
   try {
+    // Array.isArray throws on a revoked Proxy.
+    if (depth >= MAX_DEPTH) return Array.isArray(value) ? '[Array]' : '[Object]'
     if (value instanceof Error) return error_safe(value, depth, parents)
+    // A Node stream (an HTTP client error's `request`, a socket) is its class name: its members are internal state, and
+    // a ClientRequest's `_header` holds the request head, credentials included.
+    if (value instanceof Stream) return `[${class_name(value)}]`
     const to_json = (value as { toJSON?: unknown }).toJSON
-    if (typeof to_json === 'function') return json_safe(to_json.call(value), depth + 1, parents)
-    if (Array.isArray(value)) return items_safe(value, depth, parents)
-    if (value instanceof Set) return items_safe([...value], depth, parents)
+    if (typeof to_json === 'function') return json_safe(to_json.call(value), depth + 1, parents, secret)
+    if (Array.isArray(value)) return items_safe(value, depth, parents, secret)
+    if (value instanceof Set) return items_safe([...value], depth, parents, secret)
     const entries = value instanceof Map ? [...value].map(([k, v]) => [String(k), v] as const) : Object.entries(value)
-    return entries_safe(entries, depth, parents)
+    return entries_safe(entries, depth, parents, secret)
   } catch {
-    // A getter or toJSON that throws must not turn a log call into a crash.
-    return '[Unserializable]'
+    // A getter, toJSON or Proxy trap that throws must not turn a log call into a crash.
+    return UNSERIALIZABLE
   } finally {
     parents.pop()
   }
 }
 
-function items_safe(items: readonly unknown[], depth: number, parents: object[]): unknown[] {
-  const out = items.slice(0, MAX_ITEMS).map((v) => json_safe(v, depth + 1, parents))
+function items_safe(items: readonly unknown[], depth: number, parents: object[], secret: boolean): unknown[] {
+  const out = items.slice(0, MAX_ITEMS).map((v) => json_safe(v, depth + 1, parents, secret))
   if (items.length > MAX_ITEMS) out.push(`...[${items.length - MAX_ITEMS} more items]`)
   return out
 }
@@ -156,11 +211,12 @@ function entries_safe(
   entries: ReadonlyArray<readonly [string, unknown]>,
   depth: number,
   parents: object[],
+  secret: boolean,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   // Like JSON.stringify, a member whose value is undefined is left out.
   for (const [k, v] of entries.slice(0, MAX_ITEMS))
-    if (v !== undefined) set_field(out, k, json_safe(v, depth + 1, parents))
+    if (v !== undefined) set_field(out, k, member_safe(k, v, depth, parents, secret))
   if (entries.length > MAX_ITEMS) out['...'] = `${entries.length - MAX_ITEMS} more keys`
   return out
 }
@@ -168,25 +224,24 @@ function entries_safe(
 function error_safe(e: Error, depth: number, parents: object[]): Record<string, unknown> {
   const out: Record<string, unknown> = { type: class_name(e), message: cap(String(e.message)) }
   if (typeof e.stack === 'string') out.stack = cap(e.stack)
+  // Everything copied from an error hides credential headers: the cost falls on lines that carry one.
   for (const [k, v] of Object.entries(e))
-    if (!Object.hasOwn(out, k)) set_field(out, k, json_safe(v, depth + 1, parents))
-  if (e.cause !== undefined) out.cause = json_safe(e.cause, depth + 1, parents)
-  if (e instanceof AggregateError) out.errors = json_safe(e.errors, depth + 1, parents)
+    if (!Object.hasOwn(out, k)) set_field(out, k, member_safe(k, v, depth, parents, true))
+  if (e.cause !== undefined) out.cause = json_safe(e.cause, depth + 1, parents, true)
+  if (e instanceof AggregateError) out.errors = json_safe(e.errors, depth + 1, parents, true)
   return out
+}
+
+/** A member's value one level down; `[redacted]` for a credential header's value within an error (`secret`). */
+function member_safe(key: string, value: unknown, depth: number, parents: object[], secret: boolean): unknown {
+  return secret && value !== undefined && secret_header(key) ? REDACTED : json_safe(value, depth + 1, parents, secret)
 }
 
 /**
  * An error's class name, as pino's error serializer gives `type`: `DbError` for `class DbError extends Error {}`, whose
  * inherited `name` is `Error`; the `name` when its constructor is not a named function.
  */
-function class_name(e: Error): string {
+function class_name(e: object): string {
   const ctor: unknown = e.constructor
-  return typeof ctor === 'function' && ctor.name !== '' ? ctor.name : String(e.name)
-}
-
-/** Sets a field as data, so a `__proto__` key is kept as a key instead of replacing the prototype. */
-export function set_field(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
+  return typeof ctor === 'function' && ctor.name !== '' ? ctor.name : String((e as { name?: unknown }).name)
 }

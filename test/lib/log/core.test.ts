@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { MemoryStream, T0, set_env } from './capture.js'
@@ -55,6 +55,44 @@ t.test('LogCore.configure', async (t) => {
     core.write(2, 'fw', 'three', undefined)
     t.equal(readFileSync(file, 'utf8'), ['one', 'two', 'three'].map((m) => `03:04:05.678 [fw] [info] ${m}\n`).join(''))
     core.configure({ destination: new MemoryStream() })
+  })
+})
+
+t.test('LogCore.configure with the destination it has', async (t) => {
+  /** Waits (bounded) until `file` holds `count` lines: a closed async sink writes its last lines in the background. */
+  const lines_in = async (file: string, count: number): Promise<string[]> => {
+    const read = (): string[] => readFileSync(file, 'utf8').split('\n').slice(0, -1)
+    for (let i = 0; i < 100 && read().length < count; i++) await new Promise((r) => setTimeout(r, 20))
+    return read()
+  }
+
+  for (const async of [false, true]) {
+    t.test(`reopens a file path given again: a file renamed away is created anew (async ${async})`, async (t) => {
+      const file = join(t.testdir(), 'app.log')
+      const core = new LogCore()
+      core.set_clock(() => T0)
+      core.configure({ destination: file, async })
+      const before = Array.from({ length: 2000 }, (_, i) => `03:04:05.678 [fw] [info] before ${i}`)
+      for (let i = 0; i < 2000; i++) core.write(2, 'fw', `before ${i}`, undefined)
+      renameSync(file, `${file}.1`)
+      core.configure({ destination: file })
+      core.write(2, 'fw', 'after', undefined)
+      await core.flush()
+      t.same(await lines_in(`${file}.1`, 2000), before, 'every line written before is in the old file, in order')
+      t.equal(readFileSync(file, 'utf8'), '03:04:05.678 [fw] [info] after\n')
+      t.equal(core.is_async(), async)
+      core.configure({ destination: new MemoryStream() })
+    })
+  }
+
+  t.test('keeps a stream given again as it is', async (t) => {
+    const { core, out } = memory_core()
+    const listeners = out.listeners('error')
+    core.configure({ destination: out })
+    t.equal(out.listeners('error').length, 1)
+    t.equal(out.listeners('error')[0], listeners[0], 'the same sink still listens')
+    core.write(2, 'fw', 'still', undefined)
+    t.same(out.lines(), ['03:04:05.678 [fw] [info] still'])
   })
 })
 

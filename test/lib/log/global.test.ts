@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, renameSync } from 'node:fs'
 import t from 'tap'
 import { MemoryStream, T0, set_env } from './capture.js'
 
@@ -78,6 +78,22 @@ t.test('module functions', async (t) => {
     await log.flush()
     log.set_destination(out)
     t.equal(readFileSync(file, 'utf8'), '03:04:05.678 [fw] [info] buffered\n')
+  })
+
+  t.test('set_destination with the same path reopens it, as a SIGHUP handler after logrotate does', async (t) => {
+    log.configure({ level: log.LogLevel.Info, format: log.LogFormat.KV, async: true })
+    t.teardown(() => log.configure({ destination: out, async: false }))
+    const file = `${t.testdir()}/app.log`
+    log.set_destination(file)
+    log.info('one')
+    renameSync(file, `${file}.1`)
+    log.set_destination(file)
+    log.info('two')
+    await log.flush()
+    for (let i = 0; i < 100 && readFileSync(`${file}.1`, 'utf8') === ''; i++)
+      await new Promise((r) => setTimeout(r, 20))
+    t.equal(readFileSync(`${file}.1`, 'utf8'), '03:04:05.678 [fw] [info] one\n')
+    t.equal(readFileSync(file, 'utf8'), '03:04:05.678 [fw] [info] two\n')
   })
 
   t.test('read the level and format from named variables', async (t) => {

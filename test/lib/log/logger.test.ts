@@ -111,6 +111,48 @@ t.test('Logger.log', async (t) => {
   })
 })
 
+t.test('Logger.error with an Error carrying credentials in its own fields', async (t) => {
+  const err = Object.assign(
+    new Error('Request failed with status code 401', { cause: { headers: { Cookie: 'sid=1' } } }),
+    {
+      config: { headers: { Authorization: 'Bearer tok', Accept: 'application/json' }, data: { password: 'pw' } },
+    },
+  )
+  const api = new Logger('api')
+
+  t.test('writes their values as [redacted] in JSON', async (t) => {
+    configure({ format: LogFormat.JSON })
+    const [line] = lines_of(() => api.error('call failed: {}', err))
+    t.match(JSON.parse(line!), {
+      msg: 'call failed: Error: Request failed with status code 401',
+      err: {
+        config: { headers: { Authorization: '[redacted]', Accept: 'application/json' }, data: { password: 'pw' } },
+        cause: { headers: { Cookie: '[redacted]' } },
+      },
+    })
+    t.notMatch(line, /Bearer tok|sid=1/)
+  })
+
+  t.test('and in KV, where the err field shows its causes and a nested error its fields', async (t) => {
+    const [line, nested] = lines_of(() => {
+      api.error('call failed: {}', err)
+      api.logf(LogLevel.Info, 'retrying', 'last', { err })
+    })
+    t.match(line, /caused by: \{\\"headers\\":\{\\"Cookie\\":\\"\[redacted\]\\"\}\}"$/)
+    t.match(nested, /\\"Authorization\\":\\"\[redacted\]\\"/)
+    t.notMatch(`${line} ${nested}`, /Bearer tok|sid=1/)
+  })
+
+  t.test("a user's pino redact path reaches the error's own fields too", async (t) => {
+    configure({ format: LogFormat.JSON, pino: { redact: ['err.config.data.password'] } })
+    t.teardown(() => configure({ pino: {} }))
+    const [line] = lines_of(() => api.error('call failed: {}', err))
+    t.match(JSON.parse(line!), {
+      err: { config: { headers: { Authorization: '[redacted]' }, data: { password: '[Redacted]' } } },
+    })
+  })
+})
+
 t.test('Logger.logf', async (t) => {
   t.test('writes alternating keys and values as fields', async (t) => {
     const l = new Logger('shop')

@@ -77,6 +77,19 @@ t.test('pino_logger', async (t) => {
     )
   })
 
+  t.test('writes a credential header in an error’s own fields as [redacted], as fw’s loggers do', async (t) => {
+    configure({ format: LogFormat.JSON })
+    const err = Object.assign(new Error('Request failed with status code 401'), {
+      config: { headers: { Authorization: 'Bearer tok', 'x-api-key': 'k-1', Accept: 'application/json' } },
+    })
+    pino_logger().error(err)
+    pino_logger().child({}).warn({ err }, 'upstream refused')
+    const lines = out.lines().map((l) => JSON.parse(l) as { err: unknown })
+    const redacted = { headers: { Authorization: '[redacted]', 'x-api-key': '[redacted]', Accept: 'application/json' } }
+    t.match(lines, [{ err: { config: redacted } }, { err: { config: redacted } }])
+    t.notMatch(out.text(), /Bearer tok|k-1/)
+  })
+
   t.test('writes JSON lines in the JSON format, with the request context', async (t) => {
     configure({ format: LogFormat.JSON })
     const logger = pino_logger()

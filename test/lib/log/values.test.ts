@@ -1,3 +1,5 @@
+import { request } from 'node:http'
+import { PassThrough } from 'node:stream'
 import t from 'tap'
 import {
   MAX_VALUE_CHARS,
@@ -196,6 +198,36 @@ t.test('json_safe', async (t) => {
     t.same(json_safe({ bad, getter, ok: 1 }), { bad: '[Unserializable]', getter: '[Unserializable]', ok: 1 })
   })
 
+  t.test("writes a credential header's value inside an error's own fields as [redacted], at any depth", async (t) => {
+    const cause = { headers: { cookie: 'sid=1' } }
+    const err = Object.assign(new Error('Request failed with status code 401', { cause }), {
+      authorization: 'Bearer top',
+      config: {
+        headers: { Authorization: 'Bearer tok', 'X-API-KEY': 'k-1', Accept: 'application/json' },
+        data: { password: 'pw' },
+        // An axios error's headers are an AxiosHeaders, which gives them through toJSON.
+        nested: { toJSON: () => ({ 'Proxy-Authorization': 'Basic eA==', 'set-cookie': ['a=1', 'b=2'] }) },
+        list: [new Map([['Cookie', 'c=2']])],
+      },
+    })
+    const copy = json_safe(err) as Record<string, unknown>
+    t.same(copy.config, {
+      headers: { Authorization: '[redacted]', 'X-API-KEY': '[redacted]', Accept: 'application/json' },
+      data: { password: 'pw' },
+      nested: { 'Proxy-Authorization': '[redacted]', 'set-cookie': '[redacted]' },
+      list: [{ Cookie: '[redacted]' }],
+    })
+    t.equal(copy.authorization, '[redacted]')
+    t.same(copy.cause, { headers: { cookie: '[redacted]' } })
+    t.same(
+      json_safe({ err, headers: { authorization: 'kept' } }),
+      { err: copy, headers: { authorization: 'kept' } },
+      'outside an error a value is written as logged (redact_headers is for that)',
+    )
+    t.equal(err.config.headers.Authorization, 'Bearer tok', 'the error itself is not changed')
+    t.notMatch(field_text(new Error('x', { cause })), /sid=1/, 'nor in the stack text of a KV field')
+  })
+
   t.test('caps long strings inside objects', async (t) => {
     t.same(json_safe({ s: 'f'.repeat(8193) }), { s: `${'f'.repeat(8192)}...[truncated 1 chars]` })
   })
@@ -205,6 +237,88 @@ t.test('json_safe', async (t) => {
     const out = json_safe(input) as Record<string, unknown>
     t.equal(Object.getPrototypeOf(out), Object.prototype)
     t.equal(JSON.stringify(out), '{"__proto__":{"polluted":true}}')
+  })
+})
+
+/** An Error whose `prop` getter throws. */
+function throwing(prop: 'message' | 'name' | 'stack'): Error {
+  const err = new Error('hidden')
+  void err.stack
+  return Object.defineProperty(err, prop, {
+    get: () => {
+      throw new Error(`no ${prop}`)
+    },
+  })
+}
+
+/** A Proxy every trap of which throws: prototype lookup (instanceof), keys, members. */
+function hostile(): object {
+  const fail = (): never => {
+    throw new Error('trap')
+  }
+  return new Proxy(
+    {},
+    { getPrototypeOf: fail, ownKeys: fail, get: fail, has: fail, getOwnPropertyDescriptor: fail, apply: fail },
+  )
+}
+
+/** A revoked Proxy: even Array.isArray throws on it. */
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {})
+  revoke()
+  return proxy
+}
+
+t.test("json_safe writes a Node stream as its class name: an HTTP client error's request holds its head", async (t) => {
+  const req = request({ host: '127.0.0.1', port: 9, headers: { authorization: 'Bearer tok-secret' } })
+  req.on('error', () => {})
+  req.end()
+  t.teardown(() => req.destroy())
+  t.match(req.getHeader('authorization'), 'Bearer tok-secret', 'the request carries the credential')
+  const err = Object.assign(new Error('Request failed with status code 401'), {
+    request: req,
+    stream: new PassThrough(),
+  })
+  const copy = json_safe(err) as Record<string, unknown>
+  t.same([copy.request, copy.stream], ['[ClientRequest]', '[PassThrough]'])
+  t.notMatch(JSON.stringify(json_safe({ err, plain: req })), /tok-secret/)
+})
+
+t.test('a value that throws when read', async (t) => {
+  const U = '[Unserializable]'
+  const nameless = Object.defineProperty(function f() {}, 'name', {
+    get: () => {
+      throw new Error('no name')
+    },
+  })
+  const values = [throwing('message'), throwing('name'), hostile(), revoked(), nameless]
+
+  t.test('is the placeholder in a message, never a throw', async (t) => {
+    for (const v of values) {
+      t.equal(text_of(v), U)
+      t.equal(format_message('a {} b', [v]), `a ${U} b`)
+      t.equal(format_message(v as unknown as string, []), U, 'as the format itself')
+    }
+  })
+
+  t.test('is no error for first_error unless it is one', async (t) => {
+    t.equal(first_error([hostile(), revoked()]), undefined)
+    const err = throwing('message')
+    t.equal(first_error([hostile(), err]), err)
+  })
+
+  t.test('is the placeholder as a KV field and as a JSON value, at any depth', async (t) => {
+    for (const v of [throwing('message'), throwing('stack'), hostile(), revoked()]) t.equal(json_safe(v), U)
+    t.match(json_safe(throwing('name')), { type: 'Error', message: 'hidden' }, 'an error is written as far as it reads')
+    for (const v of [hostile(), revoked(), throwing('stack')]) t.equal(field_text(v), U)
+    const err = throwing('message')
+    t.equal(
+      field_text(err),
+      Object.getOwnPropertyDescriptor(err, 'stack')!.value,
+      'a KV field shows a stack it can read',
+    )
+    const deep = { l1: { l2: { l3: { l4: { l5: { l6: revoked() } } } } } }
+    t.same(json_safe(deep), { l1: { l2: { l3: { l4: { l5: { l6: U } } } } } })
   })
 })
 
