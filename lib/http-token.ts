@@ -1,9 +1,36 @@
 // The HTTP text rules modules share without loading each other: the token grammar (apart from the Response, so that
-// option checkers can use it without loading the Response), query-string decoding (cache keys and log redaction) and
-// entity-tag lists (the etag middleware and http_cache).
+// option checkers can use it without loading the Response), JSON media types (the Response's `json()` and the
+// Request's), query-string decoding (cache keys and log redaction) and entity-tag lists (the etag middleware and
+// http_cache).
 
 /** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
 export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/**
+ * A JSON media type: `application/json` or a `+json` suffix (RFC 6839: `application/problem+json`,
+ * `application/vnd.api+json`), any case, parameters allowed after optional whitespace (RFC 9110 8.3.1). Not
+ * `text/json`, `application/jsonx` nor `application/json-seq`.
+ */
+export const JSON_MEDIA_TYPE =
+  /^(?:application\/json|[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+\+json)[ \t]*(?:;|$)/i
+
+/** The length of `application/json`. */
+const APPLICATION_JSON_LENGTH = 16
+
+/**
+ * Whether a `Content-Type` names a JSON media type (`JSON_MEDIA_TYPE`); false when absent. A lowercase
+ * `application/json`, alone or right before its `;`, is told by a string check, without the pattern.
+ */
+export function is_json_media_type(content_type: string | undefined): boolean {
+  if (content_type === undefined) return false
+  // `application/json` itself, not `application/jsonx` or `application/json-seq`; whitespace is left to the pattern.
+  if (
+    content_type.startsWith('application/json') &&
+    (content_type.length === APPLICATION_JSON_LENGTH || content_type.charCodeAt(APPLICATION_JSON_LENGTH) === 0x3b)
+  )
+    return true
+  return JSON_MEDIA_TYPE.test(content_type)
+}
 
 /**
  * What Node refuses to write in a header value (`ERR_INVALID_CHAR`): CR, LF, NUL, any other control byte but tab, and

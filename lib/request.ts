@@ -6,6 +6,7 @@ import { RequestBody } from './body/request-body.js'
 import type { FormFields } from './body/form.js'
 import type { FormLimits } from './body/limits.js'
 import type { Multipart } from './body/multipart.js'
+import { is_json_media_type } from './http-token.js'
 import { Json } from './json.js'
 import { request_context, type StoredContext } from './log/context.js'
 import { bound_logger, type Logger } from './log/logger.js'
@@ -188,9 +189,18 @@ export class Request<P extends string = string, V extends Valid = Valid> {
     return (this.#request_body ??= RequestBody.of(this.raw.body, this.raw.headers))
   }
 
-  /** The body parsed as JSON; invalid JSON gives a view that is not an object, never an exception. */
+  /**
+   * The body parsed as JSON; invalid JSON gives a view that is not an object, never an exception. Only a JSON media
+   * type is parsed (`application/json` or `<type>/<subtype>+json`, parameters allowed): a body of another type, or
+   * without a `Content-Type`, reads as invalid JSON does, so a cross-site form or `text/plain` request sent without a
+   * CORS preflight never reaches a handler as an object.
+   */
   json(): Json {
-    if (this.#json === undefined) this.#json = new Json(this.#text('json'))
+    if (this.#json === undefined) {
+      // The body is read whatever its type, so the reader's refusals (an encoded body, one already streamed) stay.
+      const text = this.#text('json')
+      this.#json = new Json(is_json_media_type(this.raw.headers['content-type']) ? text : '')
+    }
     return this.#json
   }
 

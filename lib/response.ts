@@ -2,7 +2,7 @@
 // unwinds.
 import { defineError, httpCode } from './errors.js'
 import { error_body } from './http-error.js'
-import { BAD_HEADER_VALUE, HTTP_TOKEN } from './http-token.js'
+import { BAD_HEADER_VALUE, HTTP_TOKEN, JSON_MEDIA_TYPE } from './http-token.js'
 import { set_cookie_line, type CookieAttributes } from './cookie.js'
 import { pairs_to_object, type KeyValues } from './json.js'
 import {
@@ -40,13 +40,6 @@ export const CODE_PRECONDITION_FAILED = httpCode('precondition_failed')
 export const CODE_RANGE_NOT_SATISFIABLE = httpCode('range_not_satisfiable')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-
-/**
- * A JSON media type, as `json()` keeps one set before it: `application/json` or a `+json` suffix (RFC 6839:
- * `application/problem+json`, `application/vnd.api+json`), any case, parameters allowed.
- */
-const JSON_MEDIA_TYPE =
-  /^(?:application\/json|[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+\+json)[ \t]*(?:;|$)/i
 
 /** True when a file path has a `..` segment (either slash), a NUL byte, or is empty. */
 export function is_unsafe_path(path: string): boolean {

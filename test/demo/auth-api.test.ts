@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap'
 import { auth_api, type AuthApiOptions, type AuthMode, type AuthService } from '../../demo/auth-api/index.js'
 import type { App } from '../../index.js'
-import { build } from '../helpers/build.js'
+import { build, listening } from '../helpers/build.js'
 
 const PASSWORD = 'correct horse'
 const ADA = { email: 'ada@example.com', password: PASSWORD, confirm: PASSWORD }
@@ -254,6 +254,54 @@ for (const mode of ['demo', 'production'] as const) {
       if (mode === 'production') t.match(body.token, /^[A-Za-z0-9_-]{43}$/)
       t.notMatch(r.body, PASSWORD)
     })
+
+    t.test(
+      'over HTTP, refuses valid credentials sent as text/plain or without a Content-Type (login CSRF)',
+      async (t) => {
+        // What a cross-site page can send without a CORS preflight: a string body (text/plain;charset=UTF-8) or a Blob
+        // of empty type (no Content-Type at all), with the visitor's cookies.
+        const { port } = await listening(t, (app) => {
+          auth_api(app, { mode, env: {}, scrypt: { cost: 1024 } })
+          app.post('/type', (req, res) => void res.json('type', req.header('content-type', 'none')))
+        })
+        const url = `http://127.0.0.1:${port}/auth`
+        const type_of = async (init: RequestInit): Promise<unknown> =>
+          (await (await fetch(`http://127.0.0.1:${port}/type`, { method: 'POST', ...init })).json()) as unknown
+        t.same(
+          await type_of({ body: 'x' }),
+          { type: 'text/plain;charset=UTF-8' },
+          'a string body is sent as text/plain',
+        )
+        t.same(
+          await type_of({ body: new Blob(['x']) }),
+          { type: 'none' },
+          'a Blob of empty type is sent without a type',
+        )
+        const json = { 'content-type': 'application/json' }
+        t.equal(
+          (await fetch(`${url}/register`, { method: 'POST', headers: json, body: JSON.stringify(ADA) })).status,
+          201,
+        )
+        const credentials = JSON.stringify({ email: ADA.email, password: PASSWORD })
+        const simple: Array<[string, RequestInit]> = [
+          ['text/plain', { body: credentials }],
+          ['no Content-Type', { body: new Blob([credentials]) }],
+          ['text/plain, cookie', { body: credentials, headers: { cookie: 'session=victim' } }],
+        ]
+        for (const [name, init] of simple) {
+          const r = await fetch(`${url}/login`, { method: 'POST', ...init })
+          const text = await r.text()
+          t.equal(r.status, 400, name)
+          t.same(JSON.parse(text), NOT_AN_OBJECT, name)
+          t.equal(r.headers.get('set-cookie'), null, `${name}: no cookie set`)
+          t.notMatch(text, /token/, `${name}: no token`)
+        }
+        const ok = await fetch(`${url}/login`, { method: 'POST', headers: json, body: credentials })
+        const body = (await ok.json()) as { token: string }
+        t.equal(ok.status, 200, 'the same credentials as application/json log in')
+        t.equal(body.token, token_of(1, body.token))
+      },
+    )
 
     t.test('answers 401 invalid_credentials alike for a wrong password and an unknown email', async (t) => {
       const a = api(t, mode)

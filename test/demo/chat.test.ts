@@ -8,6 +8,8 @@ import { listening } from '../helpers/build.js'
 import { connect, refused, type Client } from '../helpers/ws.js'
 
 const JWT_SECRET = 'chat-test-jwt-secret-0123456789-0123456789'
+/** The Content-Type `req.json()` parses. */
+const JSON_TYPE = { 'content-type': 'application/json' }
 const options = { session_secret: 'chat-test-session-secret-0123456789', jwt_secret: JWT_SECRET }
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
@@ -128,7 +130,11 @@ t.test('chat demo', async (t) => {
 
   t.test('refuses a bad name with 400 invalid_name', async (t) => {
     for (const name of ['', 'has space', 'x'.repeat(25), '<b>']) {
-      const r = await fetch(`http://127.0.0.1:${port}/chat/name`, { method: 'POST', body: JSON.stringify({ name }) })
+      const r = await fetch(`http://127.0.0.1:${port}/chat/name`, {
+        method: 'POST',
+        headers: JSON_TYPE,
+        body: JSON.stringify({ name }),
+      })
       t.equal(r.status, 400, name)
       t.same(await r.json(), { ok: false, error: 'invalid_name', message: 'name must be 1-24 letters, digits, _ or -' })
     }
@@ -136,12 +142,17 @@ t.test('chat demo', async (t) => {
 
   t.test("refuses the server's name and guest-<n>, so nobody posts as the server or as another guest", async (t) => {
     for (const name of ['server', 'Server', 'guest-1', 'GUEST-12']) {
-      const r = await fetch(`http://127.0.0.1:${port}/chat/name`, { method: 'POST', body: JSON.stringify({ name }) })
+      const r = await fetch(`http://127.0.0.1:${port}/chat/name`, {
+        method: 'POST',
+        headers: JSON_TYPE,
+        body: JSON.stringify({ name }),
+      })
       t.equal(r.status, 400, name)
       t.same(await r.json(), { ok: false, error: 'invalid_name', message: 'name is reserved' }, name)
     }
     const ok = await fetch(`http://127.0.0.1:${port}/chat/name`, {
       method: 'POST',
+      headers: JSON_TYPE,
       body: JSON.stringify({ name: 'guest' }),
     })
     t.equal(ok.status, 200, 'guest alone is a name like any other')

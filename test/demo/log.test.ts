@@ -7,6 +7,9 @@ import { build, type Teardown } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv, type MemoryStream } from '../lib/log/capture.js'
 
+/** The Content-Type `req.json()` parses. */
+const JSON_TYPE = { 'content-type': 'application/json' }
+
 /** The demo on an App, with fw's lines captured at `level` in KV until the test ends. */
 function demo_app(t: Teardown, level: log.LogLevel = 'info'): { app: App; out: MemoryStream } {
   return { out: capture_log(t, 'kv', level), app: build(t, setup_log) }
@@ -53,12 +56,17 @@ t.test('log demo', async (t) => {
   t.test('PUT /logging switches level and format; the next lines follow them', async (t) => {
     const { app, out } = demo_app(t)
     t.same(JSON.parse((await app.inject('/logging')).body), { ok: true, level: 'info', format: 'kv' })
-    const r = await app.inject({ url: '/logging', method: 'PUT', payload: '{"level":"WARNING","format":"json"}' })
+    const r = await app.inject({
+      url: '/logging',
+      method: 'PUT',
+      headers: JSON_TYPE,
+      payload: '{"level":"WARNING","format":"json"}',
+    })
     t.same(JSON.parse(r.body), { ok: true, level: 'warn', format: 'json' })
     out.clear()
     await app.inject('/orders/1')
     t.equal(out.text(), '', 'info lines are below warn')
-    await app.inject({ url: '/logging', method: 'PUT', payload: '{"level":"debug"}' })
+    await app.inject({ url: '/logging', method: 'PUT', headers: JSON_TYPE, payload: '{"level":"debug"}' })
     out.clear()
     await app.inject({ url: '/orders/2', headers: { 'x-request-id': 'j' } })
     const recs = out.lines().map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -71,7 +79,7 @@ t.test('log demo', async (t) => {
   t.test('PUT /logging without a level or format string is 400 invalid_body and changes nothing', async (t) => {
     const { app } = demo_app(t)
     for (const payload of ['', 'not json', '[]', '{"level":3}']) {
-      const r = await app.inject({ url: '/logging', method: 'PUT', payload })
+      const r = await app.inject({ url: '/logging', method: 'PUT', headers: JSON_TYPE, payload })
       t.equal(r.statusCode, 400, payload)
       t.same(JSON.parse(r.body), {
         ok: false,

@@ -138,6 +138,33 @@ t.test('Route schemas', async (t) => {
     }
   })
 
+  t.test('a valid JSON body without a JSON media type answers Expected JSON object, the handler not run', async (t) => {
+    const valid = JSON.stringify({ customer: { email: 'a@example.com' }, items: [{ sku: 'a', qty: 1 }] })
+    const before = calls.length
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'text/plain;charset=UTF-8' }, {}]) {
+      const r = await app.inject({ method: 'POST', url: '/orders', payload: valid, headers })
+      t.equal(r.statusCode, 400, JSON.stringify(headers))
+      t.same(
+        r.json(),
+        {
+          ok: false,
+          error: 'validation_failed',
+          message: 'Expected JSON object',
+          errors: [{ field: '', code: 'Type', message: 'Expected JSON object' }],
+        },
+        JSON.stringify(headers),
+      )
+    }
+    t.equal(calls.length, before, 'the handler never ran')
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/orders',
+      payload: valid,
+      headers: { 'content-type': 'application/vnd.api+json; charset=utf-8' },
+    })
+    t.equal(ok.statusCode, 201, 'a +json type is validated as JSON')
+  })
+
   t.test('numbers as strings and strings as numbers are refused in a body', async (t) => {
     const r = await post(app, '/orders', {
       customer: { email: 'a@example.com', name: 7 },
