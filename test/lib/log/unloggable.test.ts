@@ -15,6 +15,7 @@ import {
   pino_logger,
   set_clock,
 } from '../../../lib/log/index.js'
+import { hostile, throwing } from './hostile.js'
 
 const U = '[Unserializable]'
 const out = new MemoryStream()
@@ -24,25 +25,6 @@ t.beforeEach(() => {
   configure({ level: LogLevel.Info, format: LogFormat.KV, pino: {} })
   out.clear()
 })
-
-/** An Error whose `prop` getter throws; its stack is read first, as a thrown error's usually is. */
-function throwing(prop: 'message' | 'name' | 'stack'): Error {
-  const err = new Error('hidden')
-  void err.stack
-  return Object.defineProperty(err, prop, {
-    get: () => {
-      throw new Error(`no ${prop}`)
-    },
-  })
-}
-
-/** A Proxy every trap of which throws: prototype lookup (instanceof), keys, members. */
-function hostile(): object {
-  const fail = (): never => {
-    throw new Error('trap')
-  }
-  return new Proxy({}, { getPrototypeOf: fail, ownKeys: fail, get: fail, has: fail, getOwnPropertyDescriptor: fail })
-}
 
 /** An object with a member whose getter throws. */
 function bad_getter(): object {

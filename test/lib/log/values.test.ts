@@ -11,6 +11,7 @@ import {
   set_field,
   text_of,
 } from '../../../lib/log/values.js'
+import { hostile, throwing } from './hostile.js'
 
 t.test('cap', async (t) => {
   t.test('keeps text up to 8192 characters as it is', async (t) => {
@@ -239,28 +240,6 @@ t.test('json_safe', async (t) => {
     t.equal(JSON.stringify(out), '{"__proto__":{"polluted":true}}')
   })
 })
-
-/** An Error whose `prop` getter throws. */
-function throwing(prop: 'message' | 'name' | 'stack'): Error {
-  const err = new Error('hidden')
-  void err.stack
-  return Object.defineProperty(err, prop, {
-    get: () => {
-      throw new Error(`no ${prop}`)
-    },
-  })
-}
-
-/** A Proxy every trap of which throws: prototype lookup (instanceof), keys, members. */
-function hostile(): object {
-  const fail = (): never => {
-    throw new Error('trap')
-  }
-  return new Proxy(
-    {},
-    { getPrototypeOf: fail, ownKeys: fail, get: fail, has: fail, getOwnPropertyDescriptor: fail, apply: fail },
-  )
-}
 
 /** A revoked Proxy: even Array.isArray throws on it. */
 function revoked(): object {
