@@ -291,11 +291,8 @@ t.test('a value that throws when read', async (t) => {
     t.match(json_safe(throwing('name')), { type: 'Error', message: 'hidden' }, 'an error is written as far as it reads')
     for (const v of [hostile(), revoked(), throwing('stack')]) t.equal(field_text(v), U)
     const err = throwing('message')
-    t.equal(
-      field_text(err),
-      Object.getOwnPropertyDescriptor(err, 'stack')!.value,
-      'a KV field shows a stack it can read',
-    )
+    // Its stack was formatted before `message` began to throw (Node 24 keeps it behind an accessor, not as a value).
+    t.equal(field_text(err), err.stack, 'a KV field shows a stack it can read')
     const deep = { l1: { l2: { l3: { l4: { l5: { l6: revoked() } } } } } }
     t.same(json_safe(deep), { l1: { l2: { l3: { l4: { l5: { l6: U } } } } } })
   })
