@@ -39,6 +39,26 @@ import { create_server, FASTIFY_LISTENING } from './server.js'
 /** light-my-request, loaded by the first `inject()` (as Fastify's own inject does) rather than by `import 'fw'`. */
 const light_my_request = lazy<typeof LightMyRequest>('light-my-request')
 
+/** Optional whitespace around a header value (RFC 9110 5.5), which Node's parser drops from a socket's. */
+const OWS = /^[ \t]+|[ \t]+$/g
+
+/**
+ * Injected options whose header values read as a socket's would: without the spaces and tabs around each, as Node's
+ * parser gives them (light-my-request hands them over as written). The caller's object is not changed.
+ */
+function as_over_a_socket(options: InjectOptions | string): InjectOptions | string {
+  if (typeof options === 'string' || options.headers === undefined) return options
+  const headers: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(options.headers))
+    headers[name] =
+      typeof value === 'string'
+        ? value.replace(OWS, '')
+        : Array.isArray(value)
+          ? value.map((v: unknown) => (typeof v === 'string' ? v.replace(OWS, '') : v))
+          : value
+  return { ...options, headers: headers as NonNullable<InjectOptions['headers']> }
+}
+
 /** Options of `app.metrics`. */
 export interface AppMetricsOptions extends MetricsOptions {
   /** Where Prometheus scrapes (default `/metrics`). */
@@ -220,8 +240,9 @@ export class App extends AppCore {
     const f = this.fastify
     // Once the drain is over, Fastify's own inject refuses the request, as it always has. While the app drains it still
     // serves, and through the server's event, as the sockets' requests then.
-    if (this.#stopping) return f.inject(options)
-    return light_my_request().inject((req, res) => f.server.emit('request', req, res), options)
+    const request = as_over_a_socket(options)
+    if (this.#stopping) return f.inject(request)
+    return light_my_request().inject((req, res) => f.server.emit('request', req, res), request)
   }
 
   /**

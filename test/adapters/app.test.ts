@@ -383,3 +383,19 @@ t.test('App configuration', async (t) => {
     }
   })
 })
+
+t.test(
+  'App.inject gives a handler the header values a socket gives it, without the whitespace around them',
+  async (t) => {
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    app.get('/h', (req, res) => {
+      res.json({ key: req.header('x-api-key'), auth: req.header('authorization'), blank: req.header('x-blank') })
+    })
+    const headers = { 'x-api-key': ' \tk-1 ', authorization: 'Bearer tok\t', 'x-blank': '  ' }
+    const over_socket = await send(await app.listen(0), { path: '/h', headers })
+    t.same(JSON.parse(over_socket.body), { key: 'k-1', auth: 'Bearer tok', blank: '' }, "Node's parser trims them")
+    t.same((await app.inject({ url: '/h', headers })).json(), JSON.parse(over_socket.body), 'inject() does as well')
+    t.same(headers, { 'x-api-key': ' \tk-1 ', authorization: 'Bearer tok\t', 'x-blank': '  ' }, 'options unchanged')
+  },
+)
