@@ -4,7 +4,7 @@ import { check_format, parse_format, type LogFormat } from './formats.js'
 import { json_record } from './json-line.js'
 import type { LogContext } from './log-context.js'
 import { LEVELS, OFF, parse_level, severity_of, type LogLevel } from './levels.js'
-import { check_pino_options, PinoLine, type PinoOptions } from './pino-line.js'
+import { check_pino_options, pino_line, type PinoLine, type PinoOptions } from './pino-line.js'
 import { check_destination, flush_on_signals, open_sink, type LogDestination, type Sink } from './sink.js'
 import { first_error, format_message } from './values.js'
 
@@ -225,7 +225,11 @@ export class LogCore {
     const sink = pino.transport !== undefined ? undefined : (o.sink ?? parent.#sink ?? parent.#open())
     this.#line_from = [format, inherited, o.pino, o.sink, parent.#sink]
     this.#line_to_transport = sink === undefined
-    this.#line = new PinoLine(pino, format, sink, sink === o.sink ? this.#color : parent.#color)
+    const color = sink === o.sink ? this.#color : parent.#color
+    this.#line = pino_line(pino, format, sink, color, () => {
+      const to = o.sink ?? parent.#sink ?? parent.#open()
+      return [to, to === o.sink ? this.#color : parent.#color]
+    })
     return this.#line
   }
 
@@ -258,8 +262,12 @@ export class LogCore {
     // A transport is pino's own destination (often a worker thread): it takes the JSON lines, and fw's sink stays
     // unused.
     const sink = this.#pino_options.transport === undefined ? (this.#sink ?? this.#open()) : undefined
-    this.#line = new PinoLine(this.#pino_options, this.#format, sink, this.#color)
-    return this.#line
+    const line = pino_line(this.#pino_options, this.#format, sink, this.#color, () => {
+      const to = this.#sink ?? this.#open()
+      return [to, this.#color]
+    })
+    this.#line = line
+    return line
   }
 
   #from_env(name: string, apply: (text: string) => void): boolean {

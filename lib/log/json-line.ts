@@ -7,7 +7,7 @@ import { escape_raw, is_error, json_safe, set_field } from './values.js'
  * fw's own members and their bit in `moved`: a pair of the same name keeps it, and fw's member becomes `fw_<name>`. The
  * context's `rid` and `mod` are fw's members too, on the lines that have them.
  */
-const OWN: Readonly<Record<string, number>> = { msg: 1, time: 2, logger: 4, level: 8, rid: 16, mod: 32 }
+export const OWN: Readonly<Record<string, number>> = { msg: 1, time: 2, logger: 4, level: 8, rid: 16, mod: 32 }
 /** The names fw's members move to, with the same bits: on a line where fw's member took it, a pair moves on. */
 const MOVED: Readonly<Record<string, number>> = {
   fw_msg: 1,
