@@ -17,6 +17,12 @@ export const ERR_AUTH_SESSION_DESTROYED = defineError(
   (action: string) => `session: cannot ${action} a session after destroy() in the same request`,
 )
 
+/** A handler set the session value that holds fw's creation time (`absolute_ttl`): refused, never overwritten. */
+export const ERR_AUTH_RESERVED_SESSION_KEY = defineError(
+  'FW_ERR_AUTH_RESERVED_SESSION_KEY',
+  (key: string) => `session: the key ${key} is reserved for the session's creation time; use another key`,
+)
+
 export const ERR_AUTH_NO_SESSION = defineError(
   'FW_ERR_AUTH_NO_SESSION',
   () => 'start_session: no session middleware runs on this route',

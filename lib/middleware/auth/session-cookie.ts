@@ -55,12 +55,9 @@ export class SessionCookie {
     return undefined
   }
 
-  /** Sets the cookie for `id`, living as long as the session in the store. */
-  write(res: Response, id: string): void {
-    res.cookie(this.#settings.name, `${id}.${this.#mac(id, this.#secrets[0]!)}`, {
-      ...this.#attributes,
-      max_age: this.#settings.max_age,
-    })
+  /** Sets the cookie for `id`, living as long as the session in the store (`max_age` seconds, default the ttl). */
+  write(res: Response, id: string, max_age = this.#settings.max_age): void {
+    res.cookie(this.#settings.name, `${id}.${this.#mac(id, this.#secrets[0]!)}`, { ...this.#attributes, max_age })
   }
 
   /** Tells the browser to drop the cookie. */

@@ -1,8 +1,20 @@
 // The session a request sees: string values, plus destroy and regenerate; the middleware persists what changed.
 import { randomBytes } from 'node:crypto'
 import { Identity, type IdentityInit } from '../../identity.js'
-import { ERR_AUTH_SESSION_DESTROYED } from './errors.js'
+import { ERR_AUTH_RESERVED_SESSION_KEY, ERR_AUTH_SESSION_DESTROYED } from './errors.js'
 import type { SessionRecord } from './session-store.js'
+
+/**
+ * The stored value holding when the session was created (ms since the epoch, in decimal), for `absolute_ttl`. Kept in
+ * the record's data so any store keeps it; a `Session` hides it from handlers and refuses to set it.
+ */
+export const CREATED_KEY = 'fw.created_at'
+
+/** The session middleware's access to a session's creation time; set by the class's static block. */
+let created_of: (s: Session) => number | undefined
+let stamp_of: (s: Session, at: number) => void
+let stamped_of: (s: Session) => boolean
+let record_of: (s: Session) => SessionRecord
 
 /** A new session id: 192 random bits, base64url (32 characters). */
 export function new_session_id(): string {
@@ -26,11 +38,35 @@ export class Session implements SessionRecord {
   #values: Map<string, string>
   #changed = false
   #destroyed = false
+  /** The stored `CREATED_KEY` value, kept out of `#values`; written back as it came unless stamped anew. */
+  #created: string | undefined
+  /** Whether `#created` was set during this request, so the session must be saved even if nothing else changed. */
+  #stamped = false
+
+  static {
+    created_of = (s) => {
+      const at = s.#created === undefined ? NaN : Number(s.#created)
+      return Number.isSafeInteger(at) && at >= 0 ? at : undefined
+    }
+    stamp_of = (s, at) => {
+      s.#created = String(at)
+      s.#stamped = true
+    }
+    stamped_of = (s) => s.#stamped
+    record_of = (s) => {
+      if (s.#created === undefined) return s
+      const data = s.data
+      data[CREATED_KEY] = s.#created
+      return { id: s.#id, data }
+    }
+  }
 
   constructor(record: SessionRecord, is_new: boolean) {
     this.loaded_id = this.#id = record.id
     this.is_new = is_new
     this.#values = new Map(Object.entries(record.data))
+    this.#created = this.#values.get(CREATED_KEY)
+    if (this.#created !== undefined) this.#values.delete(CREATED_KEY)
   }
 
   /** The session id (a new one after `regenerate()`). */
@@ -58,9 +94,10 @@ export class Session implements SessionRecord {
     return this.#values.get(key)
   }
 
-  /** Stores a value. */
+  /** Stores a value. The key `fw.created_at` is fw's: setting it throws `FW_ERR_AUTH_RESERVED_SESSION_KEY`. */
   set(key: string, value: string): void {
     if (this.#destroyed) throw ERR_AUTH_SESSION_DESTROYED('set a value in')
+    if (key === CREATED_KEY) throw ERR_AUTH_RESERVED_SESSION_KEY(key)
     if (this.#values.get(key) === value) return
     this.#values.set(key, value)
     this.#changed = true
@@ -79,7 +116,10 @@ export class Session implements SessionRecord {
     this.#values.clear()
   }
 
-  /** Gives the session a new id and keeps its values; the old id is deleted from the store. Call it after login. */
+  /**
+   * Gives the session a new id and keeps its values and its creation time (it is the same session, for
+   * `absolute_ttl`); the old id is deleted from the store. Call it after login.
+   */
   regenerate(): void {
     if (this.#destroyed) throw ERR_AUTH_SESSION_DESTROYED('regenerate')
     this.#id = new_session_id()
@@ -100,4 +140,24 @@ export function signed_in(s: Session): Identity | undefined {
   } catch {
     return undefined
   }
+}
+
+/** When the session was created (ms), or undefined when its record had no readable creation time. */
+export function session_created(s: Session): number | undefined {
+  return created_of(s)
+}
+
+/** Sets the session's creation time to `at` (ms): it is then saved at the end of the request, changed or not. */
+export function stamp_session(s: Session, at: number): void {
+  stamp_of(s, at)
+}
+
+/** Whether `stamp_session` ran on this session during the request. */
+export function session_stamped(s: Session): boolean {
+  return stamped_of(s)
+}
+
+/** What the store keeps of the session: its id, and its values with the creation time when it has one. */
+export function stored_record(s: Session): SessionRecord {
+  return record_of(s)
 }

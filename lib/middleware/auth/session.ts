@@ -9,7 +9,15 @@ import { option_checker } from '../../options.js'
 import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
-import { Session, new_session_id, signed_in } from './session-state.js'
+import {
+  Session,
+  new_session_id,
+  session_created,
+  session_stamped,
+  signed_in,
+  stamp_session,
+  stored_record,
+} from './session-state.js'
 import { Identity, SessionRef } from '../../identity.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
 import { observed, report } from '../../observability/events.js'
@@ -50,6 +58,15 @@ export interface SessionOptions {
    * false).
    */
   rolling?: boolean
+  /**
+   * Seconds a session lives after its creation, however active it is (default none: no limit). A session loaded past
+   * it is destroyed in the store and the request goes on as one without a session; the cookie's `Max-Age` and the
+   * store ttl never exceed what is left of it. `regenerate()` keeps the creation time. A session stored without one
+   * (from before this option was set) starts its clock at its next load.
+   */
+  absolute_ttl?: number
+  /** The clock in ms (default `Date.now`); tests pass a fake one. */
+  now?: () => number
 }
 
 const WEEK = 7 * 24 * 3600
@@ -58,13 +75,21 @@ export const CODE_SESSION_STORE_UNAVAILABLE = httpCode('session_store_unavailabl
 const MW = 'session'
 const check = option_checker(ERR_AUTH_BAD_OPTION, MW)
 
-interface Config {
+/** What starting a session needs: `absolute_ttl` in ms (0 when unset), and the clock. */
+interface Lifetime {
+  absolute_ms: number
+  now: () => number
+}
+
+interface Config extends Lifetime {
   store: ISessionStore
   cookie: SessionCookie
   ttl: number
   auto_create: boolean
   rolling: boolean
   locks: KeyedLock | undefined
+  /** The request state telling `start_session` that this middleware runs, and how to start a session. */
+  starter: SessionStarter
 }
 
 /** HMAC-SHA256 needs a key as long as its hash (RFC 2104 section 3): 32 bytes, which 32 characters always are. */
@@ -107,6 +132,11 @@ function cookie_settings({
 function configure(o: SessionOptions, weak_from: string | undefined): Config {
   check.must(typeof o === 'object' && o !== null, 'options', 'an object', o, { secret: true })
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
+  const { absolute_ttl, now = Date.now } = o
+  const lifetime: Lifetime = {
+    absolute_ms: absolute_ttl === undefined ? 0 : check.int('absolute_ttl', absolute_ttl, 1) * 1000,
+    now: check.fn('now', now),
+  }
   const settings = cookie_settings(o)
   const is_store =
     typeof store === 'object' &&
@@ -120,24 +150,54 @@ function configure(o: SessionOptions, weak_from: string | undefined): Config {
     auto_create: check.bool('auto_create', auto_create),
     rolling: check.bool('rolling', rolling),
     locks: check.bool('serialize', serialize) ? new KeyedLock() : undefined,
+    ...lifetime,
+    starter: new SessionStarter(lifetime),
   }
 }
 
-/** A session with a new id: an id the client sent is never adopted (fixation). */
-function fresh(): Session {
-  return new Session({ id: new_session_id(), data: {} }, true)
+/** A session with a new id: an id the client sent is never adopted (fixation). Created now, for `absolute_ttl`. */
+function fresh(c: Lifetime): Session {
+  const s = new Session({ id: new_session_id(), data: {} }, true)
+  if (c.absolute_ms !== 0) stamp_session(s, c.now())
+  return s
 }
 
-/** The session named by a verified cookie id, else a new one, else (auto_create off) null. */
+/**
+ * The session named by a verified cookie id, else a new one, else (auto_create off) null. A session past
+ * `absolute_ttl` is destroyed in the store and counts as none.
+ */
 async function open(c: Config, id: string | undefined): Promise<Session | null> {
   const record = id === undefined ? undefined : await c.store.load(id)
-  if (record !== undefined) return new Session(record, false)
-  return c.auto_create ? fresh() : null
+  if (record !== undefined) {
+    const s = new Session(record, false)
+    if (c.absolute_ms === 0 || within_lifetime(c, s)) return s
+    await c.store.destroy(record.id)
+  }
+  return c.auto_create ? fresh(c) : null
 }
 
-/** Request state: a session middleware runs here, so `start_session` may create one. */
-class SessionStarter {}
-const STARTER = new SessionStarter()
+/**
+ * Whether a loaded session is younger than `absolute_ttl`. One without a creation time (stored before the option was
+ * set) gets now as its creation time, saved at the end of the request.
+ */
+function within_lifetime(c: Config, s: Session): boolean {
+  const created = session_created(s)
+  if (created !== undefined) return c.now() < created + c.absolute_ms
+  stamp_session(s, c.now())
+  return true
+}
+
+/** Seconds the session may live from now: `ttl`, or what is left of `absolute_ttl` when shorter (at least 1). */
+function life(c: Config, s: Session): number {
+  if (c.absolute_ms === 0) return c.ttl
+  const left = Math.floor((session_created(s)! + c.absolute_ms - c.now()) / 1000)
+  return left < c.ttl ? Math.max(1, left) : c.ttl
+}
+
+/** Request state: a session middleware runs here, so `start_session` may create one (with that middleware's config). */
+class SessionStarter {
+  constructor(readonly lifetime: Lifetime) {}
+}
 
 /**
  * The request's session, started now when there is none (with `auto_create: false`); it is saved and its cookie set
@@ -148,8 +208,9 @@ const STARTER = new SessionStarter()
 export function start_session(req: Request): Session {
   const current = req.state(Session)
   if (current !== undefined) return current
-  if (req.state(SessionStarter) === undefined) throw ERR_AUTH_NO_SESSION()
-  const s = fresh()
+  const starter = req.state(SessionStarter)
+  if (starter === undefined) throw ERR_AUTH_NO_SESSION()
+  const s = fresh(starter.lifetime)
   attach(req, s)
   return s
 }
@@ -169,17 +230,21 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
     c.cookie.clear(ctx.res)
     return
   }
-  // A new session exists only when auto_create is on or the handler started it: either way it is saved.
-  if (!s.changed && !s.is_new) {
-    if (c.rolling) await (c.store.touch === undefined ? c.store.save(s, c.ttl) : c.store.touch(s.id, c.ttl))
-    if (c.rolling || resign) c.cookie.write(ctx.res, s.id)
+  // A new session exists only when auto_create is on or the handler started it: either way it is saved. So is one
+  // given its creation time by this request.
+  if (!s.changed && !s.is_new && (c.absolute_ms === 0 || !session_stamped(s))) {
+    if (!c.rolling && !resign) return
+    const ttl = life(c, s)
+    if (c.rolling) await (c.store.touch === undefined ? c.store.save(stored_record(s), ttl) : c.store.touch(s.id, ttl))
+    c.cookie.write(ctx.res, s.id, ttl)
     return
   }
-  await c.store.save(s, c.ttl)
+  const ttl = life(c, s)
+  await c.store.save(stored_record(s), ttl)
   // After a regenerate the old record goes only once the new one is saved: a store failing the save (503) leaves the
   // caller the session it had. The old record never held what this request added, so it is safe while it remains.
   if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
-  c.cookie.write(ctx.res, s.id)
+  c.cookie.write(ctx.res, s.id, ttl)
 }
 
 /**
@@ -202,7 +267,7 @@ async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | unde
 async function run(c: Config, ctx: Ctx, cookie: CookieId | undefined, next: Next): Promise<void> {
   const opened = await store_work(ctx, () => open(c, cookie?.id))
   if (opened === undefined) return
-  if (opened === null) ctx.req.set_state(SessionStarter, STARTER)
+  if (opened === null) ctx.req.set_state(SessionStarter, c.starter)
   else attach(ctx.req, opened)
   await next()
   const s = ctx.req.state(Session)

@@ -164,6 +164,44 @@ t.test('RedisSessionStore', async (t) => {
     t.same(bodies, ['n=1', 'n=2', 'n=3', 'n=4', 'n=5'])
   })
 
+  t.test('ends a rolling session at absolute_ttl: capped expiry, then deleted from Redis', async (t) => {
+    const clock = { now: 1_700_000_000_000 }
+    const start = clock.now
+    const app = new App({ access_log: false })
+    const store = new RedisSessionStore({ client: redis, prefix: 'abs:' })
+    app.use(
+      adapt_ctx(session({ secret: SECRET, store, ttl: 600, absolute_ttl: 1000, rolling: true, now: () => clock.now })),
+    )
+    app.get('/count', (req, res) => {
+      const s = req.state(Session)!
+      const n = Number(s.get('n') ?? '0') + 1
+      s.set('n', String(n))
+      res.json({ n, data: s.data })
+    })
+    t.teardown(() => app.close())
+    const first = await app.inject({ url: '/count' })
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!
+    const id = cookie.split('=')[1]!.split('.')[0]!
+    t.same(first.json(), { n: 1, data: { n: '1' } }, 'the handler never sees the creation time')
+    t.same(JSON.parse((await redis.get(`abs:sess:${id}`))!), { n: '1', 'fw.created_at': String(start) })
+    const pttl = async () => redis.pttl(`abs:sess:${id}`)
+    t.ok((await pttl()) > 599_000 && (await pttl()) <= 600_000, 'ttl when shorter than what is left')
+    clock.now = start + 700_000
+    const second = await app.inject({ url: '/count', headers: { cookie } })
+    t.equal(second.json().n, 2)
+    t.match(String(second.headers['set-cookie']), /; Max-Age=300;/)
+    const left = await pttl()
+    t.ok(left > 299_000 && left <= 300_000, `PTTL ${left} capped at the 300 s left`)
+    clock.now = start + 1_000_000
+    const ended = await app.inject({ url: '/count', headers: { cookie } })
+    t.equal(ended.json().n, 1, 'a new session')
+    t.equal(await redis.exists(`abs:sess:${id}`), 0, 'the outlived session is deleted from Redis')
+    t.equal(await store.load(id), undefined)
+    const fresh = String(ended.headers['set-cookie']).split(';')[0]!.split('=')[1]!.split('.')[0]!
+    t.not(fresh, id)
+    t.same(JSON.parse((await redis.get(`abs:sess:${fresh}`))!), { n: '1', 'fw.created_at': String(clock.now) })
+  })
+
   t.test('makes its own client from options or a URL, and closes only that one', async (t) => {
     const by_url = new RedisSessionStore({ client: server.url })
     const by_options = new RedisSessionStore({ client: { host: '127.0.0.1', port: server.port } })

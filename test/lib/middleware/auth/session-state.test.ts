@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Session, new_session_id } from '../../../../lib/middleware/auth/session-state.js'
+import { CREATED_KEY, Session, new_session_id } from '../../../../lib/middleware/auth/session-state.js'
 import { throws_coded } from './build.js'
 
 t.test('new_session_id', async (t) => {
@@ -47,6 +47,23 @@ t.test('Session', async (t) => {
     t.equal(s.loaded_id, 'old')
     t.equal(s.get('user'), 'ada')
     t.equal(s.changed, true)
+  })
+
+  t.test('hides the reserved creation-time key: not in data, get or delete, and set refuses it', async (t) => {
+    t.equal(CREATED_KEY, 'fw.created_at')
+    const s = new Session({ id: 'id-1', data: { a: '1', [CREATED_KEY]: '1000' } }, false)
+    t.same(s.data, { a: '1' })
+    t.equal(s.get(CREATED_KEY), undefined)
+    t.equal(s.delete(CREATED_KEY), false, 'nothing to delete: the key is not a value')
+    t.equal(s.changed, false)
+    throws_coded(
+      t,
+      () => s.set(CREATED_KEY, '5'),
+      'FW_ERR_AUTH_RESERVED_SESSION_KEY',
+      /^session: the key fw\.created_at is reserved for the session's creation time; use another key$/,
+    )
+    t.equal(s.changed, false, 'a refused set changes nothing')
+    t.same(s.data, { a: '1' })
   })
 
   t.test('forgets its values on destroy and refuses set and regenerate afterwards', async (t) => {

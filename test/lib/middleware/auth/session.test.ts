@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { App, adapt_ctx, type Request } from '../../../../index.js'
 import { session, start_session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
-import { Session } from '../../../../lib/middleware/auth/session-state.js'
+import { CREATED_KEY, Session } from '../../../../lib/middleware/auth/session-state.js'
 import {
   InMemorySessionStore,
   type ISessionStore,
@@ -21,7 +21,7 @@ function build(t: Test, options: Partial<SessionOptions> = {}) {
   const store = new InMemorySessionStore({ now: () => clock.now })
   const app = new App({ access_log: false })
   const calls = { n: 0 }
-  app.use(adapt_ctx(session({ secret: SECRET, store, ...options })))
+  app.use(adapt_ctx(session({ secret: SECRET, store, now: () => clock.now, ...options })))
   const s = (req: Request) => req.state(Session)!
   app.get('/count', (req, res) => {
     calls.n++
@@ -426,5 +426,188 @@ t.test('session', async (t) => {
       { secret: SECRET, store: null },
       /^session: store must be an object with load, save and destroy methods; got null$/,
     )
+  })
+})
+
+/** A store that keeps every record until destroyed (ttl ignored, as a table without a sweeper), logging its calls. */
+function keeping_store() {
+  const map = new Map<string, SessionRecord>()
+  const log: string[] = []
+  const store: ISessionStore = {
+    load: (sid) => map.get(sid),
+    save: (s, ttl) => void (log.push(`save ${s.id} ${ttl}`), map.set(s.id, { id: s.id, data: { ...s.data } })),
+    destroy: (sid) => void (log.push(`destroy ${sid}`), map.delete(sid)),
+  }
+  return { map, log, store }
+}
+
+/** The `Max-Age` of the session cookie a response sets, or undefined. */
+const max_age = (r: { headers: Record<string, unknown> }) => /; Max-Age=(\d+);/.exec(cookie_of(r).line ?? '')?.[1]
+
+t.test('session absolute_ttl', async (t) => {
+  t.test('ends a session used every minute with rolling absolute_ttl seconds after its creation', async (t) => {
+    const { app, store, clock } = build(t, { ttl: 600, absolute_ttl: 3600, rolling: true })
+    const start = clock.now
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const cookie = { cookie: `sid=${value}` }
+    for (let minute = 1; minute < 60; minute++) {
+      clock.now = start + minute * 60_000
+      const r = await app.inject({ url: '/peek', headers: cookie })
+      if (r.json().is_new !== false || r.json().id !== id) t.fail(`minute ${minute}: ${r.body}`)
+    }
+    clock.now = start + 3_600_000 - 1
+    t.equal((await app.inject({ url: '/peek', headers: cookie })).json().is_new, false, 'alive 1 ms before the end')
+    clock.now = start + 3_600_000
+    const ended = await app.inject({ url: '/count', headers: cookie })
+    t.equal(ended.body, 'n=1', 'a new session at absolute_ttl')
+    t.not(cookie_of(ended).id, id, 'with a new id and cookie')
+    t.equal(store.load(id!), undefined)
+    t.same(store.load(cookie_of(ended).id!), {
+      id: cookie_of(ended).id,
+      data: { n: '1', [CREATED_KEY]: String(clock.now) },
+    })
+  })
+
+  t.test('still ends a session idle for ttl', async (t) => {
+    const { app, clock } = build(t, { ttl: 60, absolute_ttl: 3600 })
+    const first = await app.inject({ url: '/count' })
+    const cookie = { cookie: `sid=${cookie_of(first).value}` }
+    clock.now += 59_000
+    t.equal((await app.inject({ url: '/count', headers: cookie })).body, 'n=2')
+    clock.now += 60_000
+    t.equal((await app.inject({ url: '/count', headers: cookie })).body, 'n=1')
+  })
+
+  t.test('destroys the outlived session in a store that would keep it, then starts a new one', async (t) => {
+    const { map, log, store } = keeping_store()
+    const { app, clock } = build(t, { store, absolute_ttl: 100 })
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    clock.now += 100_000
+    const r = await app.inject({ url: '/count', headers: { cookie: `sid=${value}` } })
+    t.equal(r.body, 'n=1')
+    const fresh = cookie_of(r).id!
+    t.not(fresh, id)
+    t.same(log, [`save ${id} 100`, `destroy ${id}`, `save ${fresh} 100`])
+    t.equal(map.has(id!), false, 'load finds nothing under the old id')
+    t.same([...map.keys()], [fresh])
+  })
+
+  t.test('with auto_create false, an outlived session gives no session state', async (t) => {
+    const { map, store } = keeping_store()
+    const { app, clock } = build(t, { store, absolute_ttl: 100, auto_create: false })
+    app.get('/start', (req, res) => void res.json({ id: start_session(req).id }))
+    app.get('/state', (req, res) => void res.json({ has: req.state(Session) !== undefined }))
+    const started = await app.inject({ url: '/start' })
+    const cookie = { cookie: `sid=${cookie_of(started).value}` }
+    t.same((await app.inject({ url: '/state', headers: cookie })).json(), { has: true })
+    clock.now += 100_000
+    const r = await app.inject({ url: '/state', headers: cookie })
+    t.same(r.json(), { has: false })
+    t.equal(r.headers['set-cookie'], undefined)
+    t.equal(map.size, 0)
+  })
+
+  t.test('starts the clock of a session stored without a creation time at its first load', async (t) => {
+    const { app, store, clock } = build(t, { ttl: WEEK, absolute_ttl: 3600 })
+    const id = 'L'.repeat(32)
+    store.save({ id, data: { n: '1' } }, WEEK)
+    clock.now += 3_000_000
+    const loaded_at = clock.now
+    const cookie = { cookie: `sid=${id}.${mac(id)}` }
+    const r = await app.inject({ url: '/peek', headers: cookie })
+    t.same(r.json(), { id, is_new: false, data: { n: '1' } }, 'opened, the key hidden')
+    t.same(store.load(id), { id, data: { n: '1', [CREATED_KEY]: String(loaded_at) } }, 'stamped though unchanged')
+    t.equal(max_age(r), '3600', 'the stamp is saved, so the cookie is sent, capped')
+    clock.now = loaded_at + 3_599_000
+    t.equal((await app.inject({ url: '/count', headers: cookie })).body, 'n=2')
+    clock.now = loaded_at + 3_600_000
+    t.equal((await app.inject({ url: '/count', headers: cookie })).body, 'n=1')
+  })
+
+  t.test('treats an unreadable creation time as none: the clock starts at that load', async (t) => {
+    const { app, store, clock } = build(t, { absolute_ttl: 3600 })
+    const id = 'G'.repeat(32)
+    store.save({ id, data: { n: '1', [CREATED_KEY]: 'not a time' } }, WEEK)
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${id}.${mac(id)}` } })
+    t.same(r.json(), { id, is_new: false, data: { n: '1' } })
+    t.same(store.load(id)?.data, { n: '1', [CREATED_KEY]: String(clock.now) })
+  })
+
+  t.test('regenerate keeps the creation time', async (t) => {
+    const { app, store, clock } = build(t, { absolute_ttl: 3600 })
+    const start = clock.now
+    const first = await app.inject({ url: '/count' })
+    clock.now += 1_000_000
+    const login = await app.inject({ url: '/login', headers: { cookie: `sid=${cookie_of(first).value}` } })
+    const id = cookie_of(login).id!
+    t.not(id, cookie_of(first).id)
+    t.same(store.load(id), { id, data: { n: '1', user: 'ada', [CREATED_KEY]: String(start) } })
+    t.equal(max_age(login), '2600', 'the new cookie lives what is left')
+    clock.now = start + 3_600_000
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(login).value}` } })
+    t.equal(r.json().is_new, true, 'the regenerated session ends at the original deadline')
+  })
+
+  t.test('caps the cookie Max-Age and the store ttl at what is left of the lifetime', async (t) => {
+    const { log, store } = keeping_store()
+    const { app, clock } = build(t, { store, ttl: 600, absolute_ttl: 1000, rolling: true })
+    const start = clock.now
+    const first = await app.inject({ url: '/count' })
+    t.equal(max_age(first), '600', 'ttl when shorter')
+    const cookie = { cookie: `sid=${cookie_of(first).value}` }
+    clock.now = start + 700_000
+    t.equal(max_age(await app.inject({ url: '/count', headers: cookie })), '300')
+    clock.now = start + 950_500
+    t.equal(max_age(await app.inject({ url: '/peek', headers: cookie })), '49', 'rolling: rounded down')
+    const id = cookie_of(first).id
+    t.same(log, [`save ${id} 600`, `save ${id} 300`, `save ${id} 49`])
+  })
+
+  t.test('hides the creation time from handlers and refuses to set it', async (t) => {
+    const { app, store } = build(t, { absolute_ttl: 3600 })
+    let seen: unknown[] = []
+    app.get('/reserved', (req, res) => {
+      const s = req.state(Session)!
+      seen = [s.get(CREATED_KEY), s.delete(CREATED_KEY), Object.hasOwn(s.data, CREATED_KEY)]
+      s.set(CREATED_KEY, '0')
+      res.text('set')
+    })
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    const before = store.load(id!)
+    const r = await app.inject({ url: '/reserved', headers: { cookie: `sid=${value}` } })
+    t.same(seen, [undefined, false, false])
+    t.equal(r.statusCode, 500, 'the handler threw FW_ERR_AUTH_RESERVED_SESSION_KEY')
+    t.same(store.load(id!), before, 'the stored creation time is unchanged')
+  })
+
+  t.test('when off, writes no creation time and keeps one it loaded', async (t) => {
+    const { app, store } = build(t)
+    const first = await app.inject({ url: '/count' })
+    t.same(store.load(cookie_of(first).id!), { id: cookie_of(first).id, data: { n: '1' } })
+    const id = 'K'.repeat(32)
+    store.save({ id, data: { n: '1', [CREATED_KEY]: '42' } }, WEEK)
+    const r = await app.inject({ url: '/count', headers: { cookie: `sid=${id}.${mac(id)}` } })
+    t.equal(r.body, 'n=2')
+    t.equal(max_age(r), String(WEEK))
+    t.same(store.load(id), { id, data: { n: '2', [CREATED_KEY]: '42' } })
+  })
+
+  t.test('refuses bad absolute_ttl and now values', async (t) => {
+    const bad = (options: unknown, message: RegExp) =>
+      throws_coded(
+        t,
+        () => session({ secret: SECRET, ...(options as object) } as SessionOptions),
+        'FW_ERR_AUTH_BAD_OPTION',
+        message,
+      )
+    bad({ absolute_ttl: 0 }, /^session: absolute_ttl must be an integer >= 1; got 0$/)
+    bad({ absolute_ttl: 1.5 }, /^session: absolute_ttl must be an integer >= 1; got 1.5$/)
+    bad({ absolute_ttl: '3600' }, /^session: absolute_ttl must be an integer >= 1; got "3600"$/)
+    bad({ absolute_ttl: null }, /^session: absolute_ttl must be an integer >= 1; got null$/)
+    bad({ now: 5 }, /^session: now must be a function; got 5$/)
+    t.doesNotThrow(() => session({ secret: SECRET, absolute_ttl: 1, now: Date.now }))
   })
 })
