@@ -24,6 +24,7 @@ const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
 const CODE_HEADERS_TOO_LARGE = httpCode('headers_too_large')
 const CODE_TIMEOUT = httpCode('request_timeout')
+const CODE_NOT_IMPLEMENTED = httpCode('not_implemented')
 
 /** Answers a request refused before its chain ran with `status`, `code` and `message`. */
 export type Refuse = (
@@ -46,6 +47,13 @@ const plain_refusal: Refuse = (_freq, reply, status, code, message) => send_erro
 export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse: Refuse = plain_refusal) {
   return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): unknown => {
     if (echo_id) reply.header('x-request-id', freq.id)
+    // A method the router has no tree for (any token an HTTP/2 client sends) skips the not-found chain and its hooks:
+    // Fastify's fallback raises it here, so its span (with `app.tracing()`) starts here, and it is answered as RFC 9110
+    // 15.6.2 asks for a method the server does not recognise.
+    if (err.code === 'FST_ERR_NOT_FOUND') {
+      trace_refused(freq.server, freq, reply)
+      return refuse(freq, reply, 501, CODE_NOT_IMPLEMENTED, 'Method not implemented')
+    }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code)
       return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500

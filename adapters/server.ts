@@ -154,12 +154,40 @@ function request_timed_out(stream: BoundedStream): void {
 function without_request_children(base: pino.Logger, root?: pino.Logger): pino.Logger {
   const logger = Object.create(base) as pino.Logger
   const top = root ?? logger
+  if (root === undefined) without_fallback_warnings(logger, base)
   const child = (bindings: pino.Bindings, options?: pino.ChildLoggerOptions): pino.Logger =>
     only_request_id(bindings) && options?.level === undefined && options?.serializers === undefined
       ? top
       : without_request_children(base.child(bindings, options), top)
   Object.defineProperty(logger, 'child', { value: child, writable: true, configurable: true })
   return logger
+}
+
+/**
+ * What Fastify warns, before a dump of its route table, when its router has no tree for a request's method (its 404
+ * fallback, "likely a fastify bug"). Any HTTP/2 client can send such a method, and fw answers it 501 itself.
+ */
+const FALLBACK_WARNING =
+  'the default handler for 404 did not catch this, this is likely a fastify bug, please report it'
+
+/**
+ * Drops Fastify's fallback warning and the route table (find-my-way's tree, from `└`) it writes right after it (two
+ * synchronous calls), so that a client cannot have the route table written into the log once per request. Every other warning is pino's, through
+ * `base`'s current method (its level may change).
+ */
+function without_fallback_warnings(logger: pino.Logger, base: pino.Logger): void {
+  let table_next = false
+  const warn = function (this: pino.Logger, ...args: unknown[]): void {
+    const table = table_next && typeof args[0] === 'string' && args[0].startsWith('└')
+    table_next = false
+    if (table) return
+    if (args[0] === FALLBACK_WARNING) {
+      table_next = true
+      return
+    }
+    ;(base.warn as (...a: unknown[]) => void).apply(this, args)
+  }
+  Object.defineProperty(logger, 'warn', { value: warn, writable: true, configurable: true })
 }
 
 /**

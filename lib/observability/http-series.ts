@@ -12,6 +12,11 @@ const { METHODS } = process.getBuiltinModule('node:http')
 export const OTHER_METHOD = '_OTHER'
 const KNOWN_METHODS = new Set(METHODS)
 
+/** Whether Node knows `method` (`http.METHODS`): one that is not is `OTHER_METHOD` in metrics and spans. */
+export function known_method(method: string): boolean {
+  return KNOWN_METHODS.has(method)
+}
+
 /** The labels of one series, in the order the exposition lists them. */
 export interface HttpLabels {
   method: string

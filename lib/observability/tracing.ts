@@ -6,6 +6,7 @@ import { lazy } from '../lazy.js'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
 import { redact_query } from '../log/redact.js'
+import { known_method, OTHER_METHOD } from './http-series.js'
 import { UNMATCHED_ROUTE } from './route.js'
 
 /** @opentelemetry/api, loaded by the first traced request, span or `HttpTracing` rather than by `import 'fw'`. */
@@ -152,19 +153,24 @@ export class HttpTracing {
     // A span leaves the process for a tracing backend: secret parameters never go with it.
     const [path, query] = split_target(redact_query(r.target, r.secret_query))
     const matched = r.route !== UNMATCHED_ROUTE
+    // OpenTelemetry's HTTP conventions: a method the instrumentation does not know (any token, over HTTP/2) is `_OTHER`
+    // with the original beside it, and the span is named `HTTP`; fw knows Node's methods, as metrics do.
+    const known = known_method(r.method)
+    const method = known ? r.method : 'HTTP'
     const attributes: Record<string, string> = {
-      'http.request.method': r.method,
+      'http.request.method': known ? r.method : OTHER_METHOD,
       'url.path': path,
       'url.scheme': r.scheme,
       'client.address': r.client_ip,
     }
+    if (!known) attributes['http.request.method_original'] = r.method
     // A request no route matched has no route to name (OpenTelemetry's HTTP conventions): its span is named by its
     // method alone, and a scan of random paths still makes one name.
     if (matched) attributes['http.route'] = r.route
     if (query !== undefined) attributes['url.query'] = query
     const ua = r.headers['user-agent']
     if (typeof ua === 'string') attributes['user_agent.original'] = ua
-    const name = matched ? `${r.method} ${r.route}` : r.method
+    const name = matched ? `${method} ${r.route}` : method
     return this.#tracer.startSpan(name, { kind: api().SpanKind.SERVER, attributes }, parent)
   }
 

@@ -177,6 +177,34 @@ t.test('AppOptions server options', async (t) => {
     t.ok(session.closed || session.destroyed, 'the session was ended by the server')
   })
 
+  t.test('answers 501 to a method Node does not know over HTTP/2, and logs no route table for it', async (t) => {
+    const out = capture_log(t)
+    const app = new App({ http2: true, access_log: false })
+    app.get('/x', (_req, res) => void res.text('x'))
+    t.teardown(() => app.close())
+    const session = connect(`http://127.0.0.1:${await app.listen(0)}`)
+    t.teardown(() => session.close())
+    out.clear()
+    const answers: string[] = []
+    for (const method of ['FOO', 'BREW']) {
+      answers.push(
+        await new Promise<string>((resolve, reject) => {
+          const s = session.request({ ':method': method, ':path': '/x' })
+          let text = ''
+          s.on('response', (h) => (text += `${String(h[':status'])} ${String(h['x-request-id'] !== undefined)} `))
+          s.on('data', (d: Buffer) => (text += d.toString()))
+          s.on('end', () => resolve(text)).on('error', reject)
+        }),
+      )
+    }
+    const body = '{"ok":false,"error":"not_implemented","message":"Method not implemented"}'
+    t.same(answers, [`501 true ${body}`, `501 true ${body}`])
+    t.same(out.lines(), [], 'no warning, no route table')
+    // Fastify's other warnings still reach the log.
+    app.fastify.log.warn('a warning of its own')
+    t.match(out.lines(), [/a warning of its own/])
+  })
+
   t.test('sets the timeouts and the connection limit on the server', async (t) => {
     const app = new App({
       keep_alive_timeout_ms: 5000,

@@ -3,6 +3,8 @@ import { propagation, trace } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { request } from 'node:http'
+import { connect, type ClientHttp2Session } from 'node:http2'
+import net from 'node:net'
 import Fastify from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
@@ -12,6 +14,7 @@ import { in_span, LoadMonitor } from '../../lib/observability/index.js'
 import { http_cache } from '../../lib/cache/http/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
 import { build, gate, listening } from '../helpers/build.js'
+import { raw, send } from '../helpers/http.js'
 import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
@@ -290,6 +293,128 @@ t.test('App.tracing', async (t) => {
     t.not(spans[0]?.status.code, 2, 'a 400 is the client’s, not an error of the server')
   })
 
+  t.test('makes one span, _OTHER and named HTTP, for a method Node does not know, sent over HTTP/2', async (t) => {
+    const { port } = await listening(
+      t,
+      (app) => {
+        app.tracing()
+        app.get('/users/{id}', (_req, res) => res.json('ok', true))
+      },
+      { http2: true },
+    )
+    const session = connect(`http://127.0.0.1:${port}`)
+    t.teardown(() => session.close())
+    const answer = await h2_send(session, 'FOO', '/users/1?x=1')
+    t.equal(answer.status, 501)
+    const spans = await finished_spans(1)
+    t.equal(spans.length, 1, 'one span')
+    t.equal(spans[0]?.name, 'HTTP', 'OpenTelemetry: HTTP, not _OTHER, names the span of an unknown method')
+    t.equal(spans[0]?.attributes['http.route'], undefined)
+    t.match(spans[0]?.attributes, {
+      'http.request.method': '_OTHER',
+      'http.request.method_original': 'FOO',
+      'url.path': '/users/1',
+      'url.query': 'x=1',
+      'http.response.status_code': 501,
+    })
+  })
+
+  t.test('makes the not-found span for a method Node knows that no route has, over HTTP/1.1 and HTTP/2', async (t) => {
+    for (const http2 of [false, true]) {
+      exporter.reset()
+      const { port } = await listening(
+        t,
+        (app) => {
+          app.tracing()
+          app.get('/users/{id}', (_req, res) => res.json('ok', true))
+        },
+        { http2 },
+      )
+      let status: number
+      if (http2) {
+        const session = connect(`http://127.0.0.1:${port}`)
+        t.teardown(() => session.close())
+        status = (await h2_send(session, 'PURGE', '/users/1')).status
+      } else status = (await send(port, { method: 'PURGE', path: '/users/1' })).status
+      t.equal(status, 404)
+      const spans = await finished_spans(1)
+      t.equal(spans.length, 1, http2 ? 'HTTP/2' : 'HTTP/1.1')
+      t.equal(spans[0]?.name, 'PURGE')
+      t.match(spans[0]?.attributes, { 'http.request.method': 'PURGE', 'http.response.status_code': 404 })
+      t.equal(spans[0]?.attributes['http.request.method_original'], undefined)
+    }
+  })
+
+  t.test(
+    'makes no span for a method Node refuses over HTTP/1.1: its parser answers 400 before any request',
+    async (t) => {
+      const { port } = await listening(t, (app) => {
+        app.tracing()
+        app.get('/users/{id}', (_req, res) => res.json('ok', true))
+      })
+      const answer = await raw(port, 'FOO /users/1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')
+      t.equal(answer.status, 400)
+      t.same(JSON.parse(answer.body), { ok: false, error: 'bad_request', message: 'Bad Request' })
+      await finished_spans(1, 50)
+      t.equal(exporter.getFinishedSpans().length, 0, 'no request object exists to trace')
+    },
+  )
+
+  // Reproduces a known gap: Fastify answers this 503 (return503OnClosing) before any hook or fw code, from the raw
+  // request alone, so no span starts. Kept as a todo until a way is chosen (see docs/observability.md, Tracing).
+  const closing_todo = 'the 503 of a closing server is answered by Fastify before any hook: no span yet'
+  t.test(
+    'makes one span, without http.route, for the 503 of a request received while the server closes',
+    { todo: closing_todo },
+    async (t) => {
+      const arrived = gate()
+      const release = gate()
+      const closing = gate()
+      const { app, port } = await listening(
+        t,
+        (app) => {
+          app.tracing()
+          app.get('/slow', async (_req, res) => {
+            arrived.open()
+            await release.promise
+            res.json('ok', true)
+          })
+          app.get('/users/{id}', (_req, res) => res.json('ok', true))
+          app.fastify.addHook('preClose', (done) => (closing.open(), done()))
+        },
+        { drain_ms: 0 },
+      )
+      // A busy keep-alive connection stays open while the server closes: its next request is refused with 503.
+      const socket = net.connect(port, '127.0.0.1')
+      t.teardown(() => socket.destroy())
+      let text = ''
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+      socket.write('GET /slow HTTP/1.1\r\nHost: a\r\n\r\n')
+      await arrived.promise
+      const closed = app.close()
+      await closing.promise
+      socket.write('GET /users/1?x=1 HTTP/1.1\r\nHost: a\r\n\r\n')
+      for (let i = 0; i < 200 && !text.includes('HTTP/1.1 503'); i++) {
+        if (i === 5) release.open()
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      release.open()
+      await closed
+      t.match(text, /^HTTP\/1\.1 200 [^]*HTTP\/1\.1 503 /, 'the slow request answered, then the 503')
+      const spans = await finished_spans(2)
+      t.same(
+        spans.map((s) => [s.name, s.attributes['http.response.status_code']]),
+        [
+          ['GET /slow', 200],
+          ['GET', 503],
+        ],
+      )
+      t.equal(spans[1]?.attributes['http.route'], undefined, 'refused before any route, as metrics count it')
+      t.match(spans[1]?.attributes, { 'url.path': '/users/1', 'url.query': 'x=1', 'client.address': '127.0.0.1' })
+      t.equal(spans[1]?.status.code, 2, 'a 503 marks the span as an error')
+    },
+  )
+
   t.test("traces fw's requests in a host that mounts the App with fw_plugin, and only those", async (t) => {
     const out = capture_log(t)
     const app = new App({ access_log: false })
@@ -328,3 +453,21 @@ t.test('App.tracing', async (t) => {
     t.equal(exporter.getFinishedSpans().length, 1)
   })
 })
+
+/** The spans finished so far, once there are `n` of them or after `turns` turns of the event loop. */
+async function finished_spans(n: number, turns = 200) {
+  for (let i = 0; i < turns && exporter.getFinishedSpans().length < n; i++) await new Promise(setImmediate)
+  return exporter.getFinishedSpans()
+}
+
+/** Sends one HTTP/2 request on `session` and reads its status and body. */
+function h2_send(session: ClientHttp2Session, method: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': method, ':path': path })
+    let status = 0
+    let body = ''
+    stream.on('response', (headers) => (status = Number(headers[':status'])))
+    stream.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+    stream.on('end', () => resolve({ status, body })).on('error', reject)
+  })
+}
