@@ -1,7 +1,7 @@
 // The Fastify instance an App owns: its options from the App's configuration, the logger Fastify writes through (no
 // child per request, no listening line of its own), and how its connections are cut or ended when the App closes.
 import type { Server, Socket } from 'node:net'
-import { constants as h2, type Http2Session, type ServerHttp2Stream } from 'node:http2'
+import { constants as h2, type Http2Session, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type pino from 'pino'
 import { connections_check_ms, type AppConfig } from '../lib/config.js'
@@ -60,6 +60,7 @@ export function create_server(c: AppConfig): OwnedServer {
   f.log = without_listening_line(f.log as pino.Logger)
   set_request_timeouts(f.server as unknown as TimedServer, c)
   if (c.http2 && c.request_timeout_ms > 0) bound_streams(f.server as unknown as Server, c.request_timeout_ms)
+  if (c.http2 && c.headers_timeout_ms > 0) bound_first_headers(f.server as unknown as Server, c.headers_timeout_ms)
   const server = f.server as Server
   if (c.max_connections > 0) server.maxConnections = c.max_connections
   return {
@@ -110,7 +111,7 @@ const H2_TIMEOUT = (() => {
  * HTTP/1.1 connections, and an HTTP/2 stream whose body stalled was held until Fastify's session timeout (72 s of
  * silence on the whole session, which any other stream keeps off). A stream whose request is whole with its headers
  * (GET, HEAD) gets no timer; one with a body gets one, cleared when the body has been read to its end or the stream
- * closes. Headers need no bound of their own: a stream is opened only once its headers have all arrived.
+ * closes. A stream is opened only once its headers have all arrived: `bound_first_headers` bounds the wait for them.
  */
 function bound_streams(server: Server, ms: number): void {
   server.on('stream', (stream: BoundedStream) => {
@@ -118,6 +119,21 @@ function bound_streams(server: Server, ms: number): void {
     stream[DEADLINE] = setTimeout(request_timed_out, ms, stream)
     stream.once('end', clear_deadline)
     stream.once('close', clear_deadline)
+  })
+}
+
+/**
+ * Ends an HTTP/2 session whose first request has not arrived whole within `ms` (`headers_timeout_ms`), as Node ends an
+ * HTTP/1.1 connection whose first request's headers have not: a client trickling the HEADERS and CONTINUATION frames of
+ * its first stream (or sending nothing after the preface) held the connection until Fastify's 72 s session timeout. One
+ * timer per session, none per request; later streams of a session in use are left to the session timeout.
+ */
+function bound_first_headers(server: Server, ms: number): void {
+  server.on('session', (session: ServerHttp2Session) => {
+    const timer = setTimeout(() => session.destroy(), ms).unref()
+    const clear = (): void => clearTimeout(timer)
+    session.once('stream', clear)
+    session.once('close', clear)
   })
 }
 

@@ -371,6 +371,43 @@ t.test('AppOptions server timeouts', async (t) => {
     )
   })
 
+  t.test('ends an h2c session whose first request has not arrived whole within headers_timeout_ms', async (t) => {
+    const { port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')), {
+      headers_timeout_ms: 300,
+      http2: true,
+    })
+    // The client preface, an empty SETTINGS frame, and the HEADERS frame of stream 1 without END_HEADERS: a header
+    // block that never ends, as a client trickling CONTINUATION frames holds it.
+    const socket = net.connect(port, '127.0.0.1')
+    t.teardown(() => socket.destroy())
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())))
+    const started = performance.now()
+    socket.write(
+      Buffer.concat([
+        Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+        Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]),
+        Buffer.from([0, 0, 1, 1, 0, 0, 0, 0, 1, 0x82]),
+      ]),
+    )
+    socket.resume()
+    const ms = (await Promise.race([closed, new Promise<number>((r) => setTimeout(r, 3000, Infinity))])) - started
+    t.ok(ms >= 250 && ms < 2000, `the session ended after ${ms.toFixed(0)} ms`)
+    // A session whose first request came in time is not ended by it, however long it then stays idle.
+    const session = connect(`http://127.0.0.1:${port}`)
+    t.teardown(() => session.close())
+    const get = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const s = session.request({ ':path': '/x' })
+        s.on('response', (h) => resolve(Number(h[':status'])))
+        s.on('error', reject)
+        s.resume()
+      })
+    t.equal(await get(), 200)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    t.equal(await get(), 200, 'the same session, idle past headers_timeout_ms')
+    t.notOk(session.destroyed)
+  })
+
   t.test('answers 408 to a stalled body on the HTTP/1.1 fallback of HTTP/2 over TLS', async (t) => {
     // That server checked every 30 s with a request timeout of 300 s, whatever the options.
     const ca = await cert('localhost')
