@@ -3,16 +3,11 @@ import { setImmediate as tick } from 'node:timers/promises'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import t from 'tap'
-import { MemoryStream, T0, parse_kv } from './capture.js'
-import { LogFormat, LogLevel, configure, pino_logger, run_with_context, set_clock } from '../../../lib/log/index.js'
+import { T0, parse_kv } from './capture.js'
+import { memory_log } from './memory-log.js'
+import { LogFormat, LogLevel, configure, pino_logger, run_with_context } from '../../../lib/log/index.js'
 
-const out = new MemoryStream()
-configure({ destination: out })
-set_clock(() => T0)
-t.beforeEach(() => {
-  configure({ level: LogLevel.Info, format: LogFormat.KV })
-  out.clear()
-})
+const out = memory_log(t)
 
 t.test('pino_logger', async (t) => {
   t.test('is a pino logger at fw’s level that Fastify accepts as its loggerInstance', async (t) => {

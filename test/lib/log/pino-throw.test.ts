@@ -10,6 +10,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import type { Test } from 'tap'
 import { MemoryStream, T0, parse_kv } from './capture.js'
+import { memory_log } from './memory-log.js'
 import { plain_node } from '../../helpers/plain-node.js'
 import { App } from '../../../index.js'
 import {
@@ -22,20 +23,13 @@ import {
   logf,
   logger,
   pino_logger,
-  set_clock,
   set_context,
 } from '../../../lib/log/index.js'
 import type { PinoOptions } from '../../../lib/log/pino-line.js'
 
 const CHILD = fileURLToPath(new URL('./fixtures/pino-throw.ts', import.meta.url))
 
-const out = new MemoryStream()
-configure({ destination: out })
-set_clock(() => T0)
-t.beforeEach(() => {
-  configure({ level: LogLevel.Info, format: LogFormat.KV, pino: {} })
-  out.clear()
-})
+const out = memory_log(t)
 
 /** A function that throws `message`. */
 const thrower = (message: string) => (): never => {

@@ -2,29 +2,13 @@
 // `[Unserializable]`, through every public entry and in every format.
 import t from 'tap'
 import type { Test } from 'tap'
-import { MemoryStream, T0, parse_kv } from './capture.js'
-import {
-  LogFormat,
-  LogLevel,
-  configure,
-  error,
-  info,
-  log,
-  logf,
-  logger,
-  pino_logger,
-  set_clock,
-} from '../../../lib/log/index.js'
+import { parse_kv } from './capture.js'
+import { memory_log } from './memory-log.js'
+import { LogFormat, LogLevel, configure, error, info, log, logf, logger, pino_logger } from '../../../lib/log/index.js'
 import { hostile, throwing } from './hostile.js'
 
 const U = '[Unserializable]'
-const out = new MemoryStream()
-configure({ destination: out })
-set_clock(() => T0)
-t.beforeEach(() => {
-  configure({ level: LogLevel.Info, format: LogFormat.KV, pino: {} })
-  out.clear()
-})
+const out = memory_log(t)
 
 /** An object with a member whose getter throws. */
 function bad_getter(): object {
