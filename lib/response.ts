@@ -2,7 +2,7 @@
 // unwinds.
 import { defineError, httpCode } from './errors.js'
 import { error_body } from './http-error.js'
-import { BAD_HEADER_VALUE, HTTP_TOKEN, JSON_MEDIA_TYPE } from './http-token.js'
+import { BAD_HEADER_VALUE, HTTP_TOKEN, is_json_media_type } from './http-token.js'
 import { set_cookie_line, type CookieAttributes } from './cookie.js'
 import { pairs_to_object, type KeyValues } from './json.js'
 import {
@@ -239,7 +239,7 @@ export class Response {
     const value = args.length === 1 ? args[0] : pairs_to_object(args)
     // Only `set-cookie` holds a list, so a content type set is a string.
     const type = this.#headers['content-type'] as string | undefined
-    if (type === undefined || !JSON_MEDIA_TYPE.test(type)) this.#content_type(JSON_TYPE)
+    if (!is_json_media_type(type)) this.#content_type(JSON_TYPE)
     return this.#body('json', JSON.stringify(value) ?? 'null')
   }
 
