@@ -80,23 +80,27 @@ export function open_sink(dest: LogDestination, async: boolean): Sink {
   }
 }
 
-/** Says once, on stderr, that a destination failed; lines to it are dropped from then on. A closed pipe is not news. */
-function report_failure(err: NodeJS.ErrnoException, fd: number): void {
-  if (err.code === 'EPIPE' || fd === 2) return
+/** Writes `text` on stderr: how the log module says what went wrong with its own output. */
+export function tell(text: string): void {
   try {
-    writeSync(2, `fw log: destination failed (${err.code ?? err.message}); further lines to it are dropped\n`)
+    writeSync(2, text)
   } catch {
     // stderr is gone as well: there is nowhere left to say it.
   }
 }
 
+/** Says once, on stderr, that a destination failed; lines to it are dropped from then on. A closed pipe is not news. */
+function report_failure(err: NodeJS.ErrnoException, fd: number): void {
+  if (err.code !== 'EPIPE' && fd !== 2)
+    tell(`fw log: destination failed (${err.code ?? err.message}); further lines to it are dropped\n`)
+}
+
 const EMPTY = Buffer.alloc(0)
 const LATE = Symbol('late')
-/** The held lines of a sink whose process is ending: each line is written before `write` returns. */
-const WRITE_NOW: Buffer[] = []
-const EAGAIN_TRIES = 100
-const EAGAIN_PAUSE_MS = 10
-const PAUSE = new Int32Array(new SharedArrayBuffer(4))
+/** sonic-boom's wait before it writes again to a full pipe (EAGAIN), in a synchronous write. */
+const EAGAIN_PAUSE_MS = 100
+/** How long a synchronous write of an ending process waits out a full pipe before the lines are dropped. */
+const EAGAIN_WAIT_MS = 1000
 
 /** sonic-boom in buffer mode: its typings only know string mode. */
 type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: Buffer): boolean }
@@ -112,34 +116,49 @@ class FdSink implements Sink {
   readonly #owned: boolean
   readonly #fd: number
   #failed = false
-  /** Lines written while `settle` waits for the ones before them; `WRITE_NOW` once it has. */
-  #held: Buffer[] | undefined
+  /**
+   * Undefined until `settle`; the lines written while it waits for the ones before them; then the synchronous writer
+   * every later line goes to.
+   */
+  #ending: Buffer[] | Boom | undefined
 
   constructor(fd: number, async: boolean, owned: boolean) {
     this.is_tty = isatty(fd)
     this.#async = async
     this.#owned = owned
     this.#fd = fd
-    // pino.destination flushes async buffers on exit and turns EPIPE into silent drops; the listener keeps other errors
-    // from crashing. Buffer mode appends each line in constant time, where string mode re-measures the whole pending
-    // chunk per line.
-    this.#boom = pino.destination({ dest: fd, sync: !async, minLength: 0, contentMode: 'buffer' }) as unknown as Boom
-    this.#boom.on('error', (err: NodeJS.ErrnoException) => {
-      if (!this.#failed) report_failure(err, fd)
+    this.#boom = this.#destination({ sync: !async })
+  }
+
+  /**
+   * A sonic-boom on the sink's descriptor. pino.destination flushes async buffers on exit and turns EPIPE into silent
+   * drops; the listener keeps other errors from crashing. Buffer mode appends each line in constant time, where string
+   * mode re-measures the whole pending chunk per line.
+   */
+  #destination(options: { sync: boolean; retryEAGAIN?: () => boolean }): Boom {
+    const boom = pino.destination({
+      dest: this.#fd,
+      minLength: 0,
+      contentMode: 'buffer',
+      ...options,
+    }) as unknown as Boom
+    boom.on('error', (err: NodeJS.ErrnoException) => {
+      if (!this.#failed) report_failure(err, this.#fd)
       this.#failed = true
     })
+    return boom
   }
 
   write(line: string): void {
     if (this.#failed) return
-    if (this.#held === undefined) this.#write(Buffer.from(line))
-    else if (this.#held === WRITE_NOW) this.#write_now(Buffer.from(line))
-    else this.#held.push(Buffer.from(line))
+    if (this.#ending === undefined) this.#write(this.#boom, Buffer.from(line))
+    else if (Array.isArray(this.#ending)) this.#ending.push(Buffer.from(line))
+    else this.#write(this.#ending, Buffer.from(line))
   }
 
-  #write(chunk: Buffer): void {
+  #write(boom: Boom, chunk: Buffer): void {
     try {
-      this.#boom.write(chunk)
+      boom.write(chunk)
     } catch {
       this.#failed = true
     }
@@ -164,19 +183,21 @@ class FdSink implements Sink {
       this.#boom.on('drain', done)
       this.#boom.on('error', done)
       // An empty write queues behind every pending line, so the next drain means all of them are written.
-      this.#write(EMPTY)
+      this.#write(this.#boom, EMPTY)
     })
   }
 
   async settle(ms: number): Promise<void> {
-    if (!this.#async || this.#held !== undefined) return
+    if (!this.#async || this.#ending !== undefined) return
     // sonic-boom's synchronous flush writes its buffer at once and leaves a write under way in the thread pool to land
     // on its own: after it (out of order), or never when a signal then ends the process. So new lines are held back
     // until the boom has drained, then written blocking, as every later line is: the process is ending.
-    const held: Buffer[] = (this.#held = [])
+    const held: Buffer[] = (this.#ending = [])
     const write_held = (): void => {
-      this.#held = WRITE_NOW
-      if (held.length !== 0) this.#write_now(Buffer.concat(held))
+      let tries = 0
+      const now = this.#destination({ sync: true, retryEAGAIN: () => ++tries * EAGAIN_PAUSE_MS <= EAGAIN_WAIT_MS })
+      this.#ending = now
+      if (held.length !== 0) this.#write(now, Buffer.concat(held))
     }
     // Something may end the process meanwhile: the boom's own exit hook writes its buffer first, then the held lines.
     process.once('exit', write_held)
@@ -185,24 +206,6 @@ class FdSink implements Sink {
     } finally {
       process.off('exit', write_held)
       write_held()
-    }
-  }
-
-  /** Writes `chunk` to the descriptor before returning, waiting out a full pipe (EAGAIN) as sonic-boom does. */
-  #write_now(chunk: Buffer): void {
-    if (this.#failed) return
-    try {
-      for (let at = 0, tries = 0; at < chunk.length;) {
-        try {
-          at += writeSync(this.#fd, chunk, at)
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++tries > EAGAIN_TRIES) throw err
-          Atomics.wait(PAUSE, 0, 0, EAGAIN_PAUSE_MS)
-        }
-      }
-    } catch (err) {
-      report_failure(err as NodeJS.ErrnoException, this.#fd)
-      this.#failed = true
     }
   }
 
