@@ -43,6 +43,9 @@ interface Overrides {
   sink: Sink | undefined
 }
 
+/** A line to a transport writes to no sink of fw's (its colours are then unused). */
+const NO_SINK: [undefined, boolean] = [undefined, false]
+
 /**
  * The shared state behind every logger. `threshold` is public so a disabled call costs one comparison. An App with
  * `logger` options has a child core (`child()`): the lines of its requests go to the child's destination in its format
@@ -222,14 +225,15 @@ export class LogCore {
     )
       return this.#line
     const pino = merged_pino(inherited, o.pino, o.sink !== undefined)
-    const sink = pino.transport !== undefined ? undefined : (o.sink ?? parent.#sink ?? parent.#open())
-    this.#line_from = [format, inherited, o.pino, o.sink, parent.#sink]
-    this.#line_to_transport = sink === undefined
-    const color = sink === o.sink ? this.#color : parent.#color
-    this.#line = pino_line(pino, format, sink, color, () => {
+    // The App's own destination, else the process's, with the colours of the core that opened it.
+    const destination = (): [Sink, boolean] => {
       const to = o.sink ?? parent.#sink ?? parent.#open()
       return [to, to === o.sink ? this.#color : parent.#color]
-    })
+    }
+    const [sink, color] = pino.transport === undefined ? destination() : NO_SINK
+    this.#line_from = [format, inherited, o.pino, o.sink, parent.#sink]
+    this.#line_to_transport = sink === undefined
+    this.#line = pino_line(pino, format, sink, color, destination)
     return this.#line
   }
 
@@ -261,13 +265,10 @@ export class LogCore {
   #open_line(): PinoLine {
     // A transport is pino's own destination (often a worker thread): it takes the JSON lines, and fw's sink stays
     // unused.
-    const sink = this.#pino_options.transport === undefined ? (this.#sink ?? this.#open()) : undefined
-    const line = pino_line(this.#pino_options, this.#format, sink, this.#color, () => {
-      const to = this.#sink ?? this.#open()
-      return [to, this.#color]
-    })
-    this.#line = line
-    return line
+    const destination = (): [Sink, boolean] => [this.#sink ?? this.#open(), this.#color]
+    const [sink, color] = this.#pino_options.transport === undefined ? destination() : NO_SINK
+    this.#line = pino_line(this.#pino_options, this.#format, sink, color, destination)
+    return this.#line
   }
 
   #from_env(name: string, apply: (text: string) => void): boolean {

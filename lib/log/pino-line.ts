@@ -1,14 +1,13 @@
 // The real pino logger every fw line goes through: the user's pino options (redact, serializers, mixin, formatters,
 // base, transport) apply, and the finished JSON line is written as JSON, or rendered as KV or indented JSON. A line a
 // pino option throws on is written without the options, with `log_error`: a log call never throws.
-import { writeSync } from 'node:fs'
 import pino from 'pino'
 import { ERR_LOG_BAD_PINO_OPTION } from './errors.js'
 import { set_field } from './field.js'
 import { OWN, pretty_line } from './json-line.js'
 import { kv_record_line } from './kv-line.js'
 import type { LogFormat } from './formats.js'
-import type { Sink } from './sink.js'
+import { tell, type Sink } from './sink.js'
 import { UNSERIALIZABLE, cap, is_error, text_of } from './values.js'
 
 /**
@@ -168,10 +167,7 @@ export class PinoLine {
         const key = (this.meta.moved & OWN[own]!) === 0 ? own : `fw_${own}`
         if (own !== 'level' && rec[key] !== undefined) line[key] = rec[key]
       }
-      line['log_error'] = failure
-      return this.#out(`${JSON.stringify(line)}\n`)
-    }
-    for (const key in rec) set_field(line, key, rec[key])
+    } else for (const key in rec) set_field(line, key, rec[key])
     line[Object.hasOwn(line, 'log_error') ? 'fw_log_error' : 'log_error'] = failure
     this.#out(`${JSON.stringify(line)}\n`)
   }
@@ -225,13 +221,8 @@ interface TransportStream {
 function on_transport_error(stream: TransportStream): void {
   let said = false
   stream.on?.('error', (err) => {
-    if (said) return
+    if (!said) tell(`fw log: the pino transport failed (${thrown_text(err)}); further lines to it are dropped\n`)
     said = true
-    try {
-      writeSync(2, `fw log: the pino transport failed (${thrown_text(err)}); further lines to it are dropped\n`)
-    } catch {
-      // stderr is gone as well: there is nowhere left to say it.
-    }
   })
 }
 
@@ -239,13 +230,8 @@ let told = false
 
 /** Says once per process, on stderr, that a pino option threw (as a failed destination is said once). */
 function tell_once(failure: string): void {
-  if (told) return
+  if (!told) tell(`fw log: a pino option threw (${failure}); lines it fails on are written without the pino options\n`)
   told = true
-  try {
-    writeSync(2, `fw log: a pino option threw (${failure}); lines it fails on are written without the pino options\n`)
-  } catch {
-    // stderr is gone: there is nowhere left to say it.
-  }
 }
 
 const CRITICAL = 5

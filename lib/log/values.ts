@@ -91,15 +91,15 @@ export function text_of(value: unknown, secret = false): string {
     case 'string':
       return value
     case 'object':
-    case 'function':
       return value === null ? 'null' : object_text(value, secret)
+    case 'function':
+      return function_text(value)
     default:
       return String(value)
   }
 }
 
 function object_text(value: object, secret: boolean): string {
-  if (typeof value === 'function') return function_text(value)
   try {
     if (value instanceof Error) return `${value.name}: ${value.message}`
     const safe = json_safe(value, 0, [], secret)
