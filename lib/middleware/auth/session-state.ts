@@ -10,12 +10,6 @@ import type { SessionRecord } from './session-store.js'
  */
 export const CREATED_KEY = 'fw.created_at'
 
-/** The session middleware's access to a session's creation time; set by the class's static block. */
-let created_of: (s: Session) => number | undefined
-let stamp_of: (s: Session, at: number) => void
-let stamped_of: (s: Session) => boolean
-let record_of: (s: Session) => SessionRecord
-
 /** A new session id: 192 random bits, base64url (32 characters). */
 export function new_session_id(): string {
   return randomBytes(24).toString('base64url')
@@ -40,26 +34,11 @@ export class Session implements SessionRecord {
   #destroyed = false
   /** The stored `CREATED_KEY` value, kept out of `#values`; written back as it came unless stamped anew. */
   #created: string | undefined
-  /** Whether `#created` was set during this request, so the session must be saved even if nothing else changed. */
-  #stamped = false
-
-  static {
-    created_of = (s) => {
-      const at = s.#created === undefined ? NaN : Number(s.#created)
-      return Number.isSafeInteger(at) && at >= 0 ? at : undefined
-    }
-    stamp_of = (s, at) => {
-      s.#created = String(at)
-      s.#stamped = true
-    }
-    stamped_of = (s) => s.#stamped
-    record_of = (s) => {
-      if (s.#created === undefined) return s
-      const data = s.data
-      data[CREATED_KEY] = s.#created
-      return { id: s.#id, data }
-    }
-  }
+  /**
+   * @internal Whether the session middleware set the creation time during this request (`stamp`): the session is then
+   * saved even if nothing else changed.
+   */
+  stamped = false
 
   constructor(record: SessionRecord, is_new: boolean) {
     this.loaded_id = this.#id = record.id
@@ -125,6 +104,26 @@ export class Session implements SessionRecord {
     this.#id = new_session_id()
     this.#changed = true
   }
+
+  /** @internal When the session was created (ms), for `absolute_ttl`; undefined when its record had no readable time. */
+  created_at(): number | undefined {
+    const at = this.#created === undefined ? NaN : Number(this.#created)
+    return Number.isSafeInteger(at) && at >= 0 ? at : undefined
+  }
+
+  /** @internal Sets the creation time to `at` (ms); see `stamped`. */
+  stamp(at: number): void {
+    this.#created = String(at)
+    this.stamped = true
+  }
+
+  /** @internal What the store keeps: the id, and the values with the creation time when there is one. */
+  stored(): SessionRecord {
+    if (this.#created === undefined) return this
+    const data = this.data
+    data[CREATED_KEY] = this.#created
+    return { id: this.#id, data }
+  }
 }
 
 /** The session value `sign_in` keeps the signed-in user under (JSON of its id, roles and perms). */
@@ -140,24 +139,4 @@ export function signed_in(s: Session): Identity | undefined {
   } catch {
     return undefined
   }
-}
-
-/** When the session was created (ms), or undefined when its record had no readable creation time. */
-export function session_created(s: Session): number | undefined {
-  return created_of(s)
-}
-
-/** Sets the session's creation time to `at` (ms): it is then saved at the end of the request, changed or not. */
-export function stamp_session(s: Session, at: number): void {
-  stamp_of(s, at)
-}
-
-/** Whether `stamp_session` ran on this session during the request. */
-export function session_stamped(s: Session): boolean {
-  return stamped_of(s)
-}
-
-/** What the store keeps of the session: its id, and its values with the creation time when it has one. */
-export function stored_record(s: Session): SessionRecord {
-  return record_of(s)
 }

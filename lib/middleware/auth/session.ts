@@ -9,15 +9,7 @@ import { option_checker } from '../../options.js'
 import { check_cookie } from '../../cookie.js'
 import { SessionCookie, type CookieId, type SessionCookieSettings } from './session-cookie.js'
 import { KeyedLock } from './session-lock.js'
-import {
-  Session,
-  new_session_id,
-  session_created,
-  session_stamped,
-  signed_in,
-  stamp_session,
-  stored_record,
-} from './session-state.js'
+import { Session, new_session_id, signed_in } from './session-state.js'
 import { Identity, SessionRef } from '../../identity.js'
 import { InMemorySessionStore, type ISessionStore } from './session-store.js'
 import { observed, report } from '../../observability/events.js'
@@ -158,7 +150,7 @@ function configure(o: SessionOptions, weak_from: string | undefined): Config {
 /** A session with a new id: an id the client sent is never adopted (fixation). Created now, for `absolute_ttl`. */
 function fresh(c: Lifetime): Session {
   const s = new Session({ id: new_session_id(), data: {} }, true)
-  if (c.absolute_ms !== 0) stamp_session(s, c.now())
+  if (c.absolute_ms !== 0) s.stamp(c.now())
   return s
 }
 
@@ -181,16 +173,16 @@ async function open(c: Config, id: string | undefined): Promise<Session | null> 
  * set) gets now as its creation time, saved at the end of the request.
  */
 function within_lifetime(c: Config, s: Session): boolean {
-  const created = session_created(s)
+  const created = s.created_at()
   if (created !== undefined) return c.now() < created + c.absolute_ms
-  stamp_session(s, c.now())
+  s.stamp(c.now())
   return true
 }
 
 /** Seconds the session may live from now: `ttl`, or what is left of `absolute_ttl` when shorter (at least 1). */
 function life(c: Config, s: Session): number {
   if (c.absolute_ms === 0) return c.ttl
-  const left = Math.floor((session_created(s)! + c.absolute_ms - c.now()) / 1000)
+  const left = Math.floor((s.created_at()! + c.absolute_ms - c.now()) / 1000)
   return left < c.ttl ? Math.max(1, left) : c.ttl
 }
 
@@ -232,15 +224,15 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
   }
   // A new session exists only when auto_create is on or the handler started it: either way it is saved. So is one
   // given its creation time by this request.
-  if (!s.changed && !s.is_new && (c.absolute_ms === 0 || !session_stamped(s))) {
+  if (!s.changed && !s.is_new && !s.stamped) {
     if (!c.rolling && !resign) return
     const ttl = life(c, s)
-    if (c.rolling) await (c.store.touch === undefined ? c.store.save(stored_record(s), ttl) : c.store.touch(s.id, ttl))
+    if (c.rolling) await (c.store.touch === undefined ? c.store.save(s.stored(), ttl) : c.store.touch(s.id, ttl))
     c.cookie.write(ctx.res, s.id, ttl)
     return
   }
   const ttl = life(c, s)
-  await c.store.save(stored_record(s), ttl)
+  await c.store.save(s.stored(), ttl)
   // After a regenerate the old record goes only once the new one is saved: a store failing the save (503) leaves the
   // caller the session it had. The old record never held what this request added, so it is safe while it remains.
   if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
