@@ -41,6 +41,7 @@ const light_my_request = lazy<typeof LightMyRequest>('light-my-request')
 
 /** Optional whitespace around a header value (RFC 9110 5.5), which Node's parser drops from a socket's. */
 const OWS = /^[ \t]+|[ \t]+$/g
+const trimmed = (value: unknown): unknown => (typeof value === 'string' ? value.replace(OWS, '') : value)
 
 /**
  * Injected options whose header values read as a socket's would: without the spaces and tabs around each, as Node's
@@ -50,12 +51,7 @@ function as_over_a_socket(options: InjectOptions | string): InjectOptions | stri
   if (typeof options === 'string' || options.headers === undefined) return options
   const headers: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(options.headers))
-    headers[name] =
-      typeof value === 'string'
-        ? value.replace(OWS, '')
-        : Array.isArray(value)
-          ? value.map((v: unknown) => (typeof v === 'string' ? v.replace(OWS, '') : v))
-          : value
+    headers[name] = Array.isArray(value) ? value.map(trimmed) : trimmed(value)
   return { ...options, headers: headers as NonNullable<InjectOptions['headers']> }
 }
 

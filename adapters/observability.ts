@@ -190,10 +190,10 @@ const starters = new WeakMap<FastifyInstance, SpanStarter>()
 /**
  * Starts the span of `freq`, which `f` refuses (load shedding) before every route, when `f` traces it and its tracing
  * hook has not run yet: Fastify runs onRequest hooks in the order they were added, which is the order `shed_load()` and
- * `tracing()` were called. A URL the router refuses (`framework_error`) and a method it has no tree for (`error_handler`)
- * run no hook at all. `f` may be a context `register` made inside the traced instance (Fastify's contexts inherit from
- * their parent's object): its tracing is the nearest one up the chain. Read only on the refusal, so a request served
- * pays nothing for it.
+ * `tracing()` were called. A URL the router refuses (`framework_error`) and a method it has no tree for
+ * (`error_handler`) run no hook at all. `f` may be a context `register` made inside the traced instance (Fastify's
+ * contexts inherit from their parent's object): its tracing is the nearest one up the chain. Read only on the refusal,
+ * so a request served pays nothing for it.
  */
 export function trace_refused(f: FastifyInstance, freq: FastifyRequest, reply: FastifyReply): void {
   let start: SpanStarter | undefined

@@ -188,8 +188,8 @@ const FALLBACK_WARNING =
 
 /**
  * Drops Fastify's fallback warning and the route table (find-my-way's tree, from `└`) it writes right after it (two
- * synchronous calls), so that a client cannot have the route table written into the log once per request. Every other warning is pino's, through
- * `base`'s current method (its level may change).
+ * synchronous calls), so that a client cannot have the route table written into the log once per request. Every other
+ * warning is pino's, through `base`'s current method (its level may change).
  */
 function without_fallback_warnings(logger: pino.Logger, base: pino.Logger): void {
   let table_next = false

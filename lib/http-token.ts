@@ -1,7 +1,7 @@
 // The HTTP text rules modules share without loading each other: the token grammar (apart from the Response, so that
 // option checkers can use it without loading the Response), JSON media types (the Response's `json()` and the
-// Request's, through `is_json_media_type`), query-string decoding (cache keys and log redaction) and entity-tag lists (the etag middleware and
-// http_cache).
+// Request's, through `is_json_media_type`), query-string decoding (cache keys and log redaction) and entity-tag lists
+// (the etag middleware and http_cache).
 
 /** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
 export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/

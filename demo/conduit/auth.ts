@@ -1,5 +1,5 @@
-// Who is calling: HS256 JWTs signed with CONDUIT_JWT_SECRET, read from `Authorization: Token <jwt>` (or `Bearer <jwt>`),
-// the scheme in any case.
+// Who is calling: HS256 JWTs signed with CONDUIT_JWT_SECRET, read from `Authorization: Token <jwt>` (or
+// `Bearer <jwt>`), the scheme in any case.
 import { createSigner, createVerifier } from 'fast-jwt'
 import type { Request } from '../../index.js'
 import { ERR_CONDUIT_BAD_OPTION, unauthorized } from './errors.js'

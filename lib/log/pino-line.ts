@@ -85,7 +85,7 @@ export class PinoLine {
   readonly #out: (text: string) => void
   /** Why every line is written without the options, when pino refused them; undefined when it took them. */
   readonly #refused: string | undefined
-  /** Whether the options hide values (`redact`, serializers): a line written without them then keeps fw's members only. */
+  /** Whether the options hide values (`redact`, serializers): a line written without them keeps fw's members only. */
   readonly #hides: boolean
 
   /**

@@ -84,7 +84,7 @@ export class HttpSeries {
       if (found !== undefined) return (of_route.last = found)
     }
     // Checked only on a miss: a known method finds its series above from its second request on.
-    if (method !== OTHER_METHOD && !KNOWN_METHODS.has(method)) return this.#series(OTHER_METHOD, route, status)
+    if (method !== OTHER_METHOD && !known_method(method)) return this.#series(OTHER_METHOD, route, status)
     const status_label = String(status)
     const series: HttpSeriesTotals = {
       labels: { method, route, status: status_label },

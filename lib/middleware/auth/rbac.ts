@@ -21,7 +21,7 @@ export interface RbacOptions {
    * `jwt`'s by its own `roles_key`, `roles` unless set).
    */
   roles_key?: string
-  /** Payload key holding the permissions: an array of strings, or one string. Left out, the authenticator's (`perms`). */
+  /** Payload key holding the permissions: an array of strings, or one string. Left out, the authenticator's. */
   perms_key?: string
   /**
    * Answer 401 `missing_auth` when no `Identity` is there; when false the request goes on without `Authz` (default

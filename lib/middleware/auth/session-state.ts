@@ -105,7 +105,7 @@ export class Session implements SessionRecord {
     this.#changed = true
   }
 
-  /** @internal When the session was created (ms), for `absolute_ttl`; undefined when its record had no readable time. */
+  /** @internal When the session was created (ms), for `absolute_ttl`; undefined when its record held none readable. */
   created_at(): number | undefined {
     const at = this.#created === undefined ? NaN : Number(this.#created)
     return Number.isSafeInteger(at) && at >= 0 ? at : undefined
