@@ -66,6 +66,13 @@ function lines_of(t: Test, fn: () => void): string[] {
   return out.lines()
 }
 
+/** The three lines each option is tried on: a message, an error under a named logger, fields of a serializer's key. */
+function three_lines(): void {
+  info('hello {}', 'there')
+  logger('db').error('query failed', new Error('down'))
+  logf(LogLevel.Warn, 'signed in', 'user', { id: 7 }, 'n', 2)
+}
+
 t.test('a throwing pino option: the line is written without the pino options, with log_error', async (t) => {
   for (const [what, pino, every] of THROWING) {
     const message = `${what} failed`
@@ -75,11 +82,7 @@ t.test('a throwing pino option: the line is written without the pino options, wi
     const hidden = pino.serializers !== undefined
     t.test(`${what}, in KV`, async (t) => {
       configure({ format: LogFormat.KV, pino })
-      const lines = lines_of(t, () => {
-        info('hello {}', 'there')
-        logger('db').error('query failed', new Error('down'))
-        logf(LogLevel.Warn, 'signed in', 'user', { id: 7 }, 'n', 2)
-      })
+      const lines = lines_of(t, three_lines)
       const kv = lines.map(parse_kv)
       t.same(
         kv.map((l) => [l.name, l.label, l.msg, l.pairs.map(([k]) => k)]),
@@ -96,11 +99,7 @@ t.test('a throwing pino option: the line is written without the pino options, wi
 
     t.test(`${what}, in JSON`, async (t) => {
       configure({ format: LogFormat.JSON, pino })
-      const lines = lines_of(t, () => {
-        info('hello {}', 'there')
-        logger('db').error('query failed', new Error('down'))
-        logf(LogLevel.Warn, 'signed in', 'user', { id: 7 }, 'n', 2)
-      })
+      const lines = lines_of(t, three_lines)
       const recs = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
       const failed = every ? { log_error: message } : {}
       t.same(recs[0], { level: 'info', msg: 'hello there', time: T0, logger: 'fw', ...failed })
