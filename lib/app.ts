@@ -104,6 +104,8 @@ interface RouteDef {
   handler: Handler
   schema: RouteSchema | undefined
   group: string
+  /** Its own middleware (`use` of its schema), run after the prefix middleware. */
+  own: readonly Middleware[]
 }
 
 /**
@@ -297,7 +299,7 @@ export class AppCore extends Router {
    */
   readonly #route_keys = new Map<string, string>()
   readonly #mws: MwDef[] = []
-  readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint }> = []
+  readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint; own: readonly Middleware[] }> = []
   readonly #closers: Array<() => unknown> = []
   readonly #error_handlers = new Map<string, { prefix: string[]; fn: ErrorMapper }>()
   /** The compiled app per mount prefix: a host may mount one App under several. */
@@ -318,10 +320,11 @@ export class AppCore extends Router {
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of ${method} ${path}`, handler)
     // Validators compile here, at registration, so a bad schema fails at startup.
     const segs = parse_route(path)
+    const own = this.#own_middleware(schema?.use, `${method} ${path}`)
     this.#claim(method, segs, `${method} ${path}`)
     const mapped = (req: Request): boolean => this.#error_of(req, segs) !== undefined
     const run = schema === undefined ? handler : validated(schema, handler, `${method} ${path}`, mapped)
-    this.#routes.push({ method, path, segs, handler: run, schema, group })
+    this.#routes.push({ method, path, segs, handler: run, schema, group, own })
   }
 
   /** Takes `method` on the shape of `segs` for `label`, or throws `FW_ERR_APP_DUPLICATE_ROUTE` naming its holder. */
@@ -342,7 +345,7 @@ export class AppCore extends Router {
       path: r.path,
       schema: r.schema,
       group: r.group,
-      middleware: this.#mws.filter((m) => classify(r.segs, m.prefix) !== 'never').map((m) => m.mw),
+      middleware: [...this.#mws.filter((m) => classify(r.segs, m.prefix) !== 'never').map((m) => m.mw), ...r.own],
     }))
   }
 
@@ -351,8 +354,9 @@ export class AppCore extends Router {
     if (this.started) throw ERR_APP_LOCKED(`add route WS ${path}`)
     if (typeof handler !== 'function') throw ERR_APP_BAD_HANDLER(`the handler of WS ${path}`, handler)
     const segs = parse_route(path)
+    const own = this.#own_middleware(options?.use, `WS ${path}`)
     this.#claim('GET', segs, `WS ${path}`)
-    this.#ws.push({ segs, endpoint: new WsEndpoint(path, handler, options) })
+    this.#ws.push({ segs, endpoint: new WsEndpoint(path, handler, options), own })
   }
 
   /**
@@ -372,11 +376,26 @@ export class AppCore extends Router {
   /** @internal Adds middleware; use `use`. */
   add_middleware(prefix: string, mw: Middleware): void {
     if (this.started) throw ERR_APP_LOCKED('add middleware')
-    if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER('middleware', mw)
+    this.#accept_middleware(mw, 'middleware')
+    this.#mws.push({ prefix: prefix_segments(prefix), mw })
+  }
+
+  /** A route's own middleware (its `use`: one or a list), each checked, for the route `label`. */
+  #own_middleware(use: Middleware | readonly Middleware[] | undefined, label: string): readonly Middleware[] {
+    const own = use === undefined ? [] : [use].flat()
+    for (const mw of own) this.#accept_middleware(mw, `the middleware of ${label}`)
+    return own
+  }
+
+  /**
+   * Checks middleware given to `use` or a route's `use` (named `what` in the error), and takes note of the secret query
+   * parameters it reads.
+   */
+  #accept_middleware(mw: Middleware, what: string): void {
+    if (typeof mw !== 'function') throw ERR_APP_BAD_HANDLER(what, mw)
     // Run as (req, res, next), it would read the request as its context and fail on every request it covers.
     const unadapted = context_middleware_name(mw)
     if (unadapted !== undefined) throw ERR_APP_UNADAPTED_MIDDLEWARE(unadapted)
-    this.#mws.push({ prefix: prefix_segments(prefix), mw })
     for (const name of route_options_of(mw)?.secret_query ?? []) this.#secret_query.add(name.toLowerCase())
   }
 
@@ -473,7 +492,7 @@ export class AppCore extends Router {
     // Decided here, once: with `check_responses` off no route carries a check, so its requests pay nothing for it.
     const checking = this.config.check_responses
     const check = (r: RouteDef) => (checking ? response_check(`${r.method} ${r.path}`, r.schema) : undefined)
-    const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler, check(r)))
+    const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler, check(r), r.own))
     routes.push(...this.#auto_options())
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
     const error_of = this.#error_of
@@ -483,8 +502,8 @@ export class AppCore extends Router {
       if (error_of(req) !== undefined) throw new HttpError(404, CODE_NOT_FOUND, 'Route not found')
       res.error(404, CODE_NOT_FOUND, 'Route not found')
     })
-    const ws = this.#ws.map(({ segs, endpoint }) => {
-      const r = this.#compile_route('GET', segs, not_found)
+    const ws = this.#ws.map(({ segs, endpoint, own }) => {
+      const r = this.#compile_route('GET', segs, not_found, undefined, own)
       return { url: r.url, middleware: r.middleware, endpoint, on_error: r.on_error }
     })
     const compiled = { routes, ws, not_found, on_error: this.#error_of }
@@ -508,17 +527,27 @@ export class AppCore extends Router {
       )?.fn
   }
 
-  #compile_route(method: Method, segs: Segment[], handler: Handler, check?: ResponseCheck): CompiledRoute {
+  #compile_route(
+    method: Method,
+    segs: Segment[],
+    handler: Handler,
+    check?: ResponseCheck,
+    own: readonly Middleware[] = [],
+  ): CompiledRoute {
     const chain: Middleware[] = []
     const options: Array<RouteOptions | undefined> = []
     const url = router_path(segs)
     const label = `${method} ${url}`
     let body_limit = this.config.body_limit
     let stream_body = false
-    const placed = this.#mws.map((m) => ({ ...m, depth: m.prefix.length, c: classify(segs, m.prefix) }))
-    for (const m of drop_replaced(
-      placed.filter((p) => p.c !== 'never').map((p) => ({ ...p, sure: p.c === 'always' })),
-    )) {
+    const placed = this.#mws
+      .map((m) => ({ ...m, depth: m.prefix.length, c: classify(segs, m.prefix) }))
+      .filter((p) => p.c !== 'never')
+      .map((p) => ({ ...p, sure: p.c === 'always' }))
+    // A route's own middleware is the most specific placement there is (deeper than any prefix, one past a wildcard
+    // included): its `override` rate limit replaces the App's.
+    placed.push(...own.map((mw) => ({ mw, prefix: [], depth: Infinity, c: 'always' as const, sure: true })))
+    for (const m of drop_replaced(placed)) {
       chain.push(m.sure ? m.mw : this.#guard(m, segs))
       const o = route_options_of(m.mw)
       options.push(o)

@@ -1,4 +1,5 @@
 // The options of a WebSocket route, checked once at registration, with their defaults.
+import type { Middleware } from '../compose.js'
 import { MAX_TIMER_MS, option_checker, type OptionChecker } from '../options.js'
 import { is_exact_origin } from '../origin.js'
 import { ERR_WS_BAD_OPTION } from './errors.js'
@@ -35,6 +36,11 @@ export interface WsOptions {
    * Default none: same-origin only.
    */
   origins?: readonly string[]
+  /**
+   * Middleware of this route alone, run on the upgrade request after the prefix middleware that covers it (as a
+   * route's `use`): a refusal (401, 403, 429) answers the upgrade and no socket opens.
+   */
+  use?: Middleware | readonly Middleware[]
 }
 
 /** The resolved options of one route. */

@@ -62,6 +62,30 @@ t.test('App.ws upgrade', async (t) => {
     c.ws.close()
   })
 
+  t.test(
+    "runs the route's own middleware (options.use) on its upgrade alone, after the prefix middleware",
+    async (t) => {
+      const order: string[] = []
+      const { port } = await listening(t, (app) => {
+        app.use((_req, _res, next) => (order.push('global'), next()))
+        app.ws('/ws/me', (ws, req) => void ws.send({ sub: req.state(JwtClaims)?.subject ?? null }), {
+          use: [(_req, _res, next) => (order.push('route'), next()), adapt_ctx(auth.jwt({ secret: SECRET }))],
+        })
+        app.ws('/ws/open', echo)
+      })
+      const r = await refused(port, '/ws/me')
+      t.same([r.status, JSON.parse(r.body).error], [401, 'missing_token'])
+      t.same(order, ['global', 'route'])
+      const c = await connect(port, '/ws/me', { authorization: `Bearer ${sign_dev_token(SECRET, { sub: 'ada' })}` })
+      t.same(JSON.parse(String(await c.next())), { sub: 'ada' })
+      c.ws.close()
+      const open = await connect(port, '/ws/open')
+      open.ws.send('hi')
+      t.equal(String(await open.next()), 'hi', 'another WebSocket route is not covered')
+      open.ws.close()
+    },
+  )
+
   t.test('answers an IP filter refusal with 403 and a rate limit with 429', async (t) => {
     const { port } = await listening(t, (app) => {
       app.use('/denied', adapt_ctx(security.ip_filter({ deny: ['127.0.0.1'] })))
