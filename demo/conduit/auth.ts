@@ -1,7 +1,8 @@
 // Who is calling: HS256 JWTs signed with CONDUIT_JWT_SECRET, read from `Authorization: Token <jwt>` (or
 // `Bearer <jwt>`), the scheme in any case.
 import { createSigner, createVerifier } from 'fast-jwt'
-import type { Request } from '../../index.js'
+import { Token, type Middleware, type Request } from '../../index.js'
+import { documented } from '../../lib/openapi/index.js'
 import { ERR_CONDUIT_BAD_OPTION, unauthorized } from './errors.js'
 
 /** The schemes taken, lowercase: RFC 9110 makes a scheme's name case-insensitive (`token <jwt>` is `Token <jwt>`). */
@@ -15,6 +16,12 @@ export function token_of(req: Request): string | undefined {
   if (space === -1 || !SCHEMES.includes(header.slice(0, space).toLowerCase())) return ''
   return header.slice(space + 1).trim()
 }
+
+/** The caller's user id, stored by `Tokens.signed_in` (always) and `Tokens.maybe_signed_in` (when a token came). */
+export const Caller = new Token<number>('conduit caller')
+
+/** openapi.yml's `Token` scheme: the JWT in the `Authorization` header, after `Token `. */
+const TOKEN_SCHEME = { Token: { type: 'apiKey', in: 'header', name: 'Authorization' } } as const
 
 /**
  * Signs and checks the conduit's tokens: `sub` is the user id, the algorithm pinned to HS256, `exp` checked.
@@ -63,4 +70,26 @@ export class Tokens {
     if (id === undefined) throw unauthorized()
     return id
   }
+
+  /**
+   * Route middleware: 401 without a valid token, else the caller's id in `Caller`. A route's own middleware runs before
+   * its validation, so a caller without a token gets 401 whatever the body.
+   */
+  readonly signed_in: Middleware = documented(
+    (req, _res, next) => {
+      req.set_state(Caller, this.required(req))
+      return next()
+    },
+    { security: { schemes: TOKEN_SCHEME, optional: false }, responses: { 401: ['unauthorized'] } },
+  )
+
+  /** Route middleware: a token, when one is sent, must be valid (401); the caller's id then goes in `Caller`. */
+  readonly maybe_signed_in: Middleware = documented(
+    (req, _res, next) => {
+      const id = this.viewer(req)
+      if (id !== undefined) req.set_state(Caller, id)
+      return next()
+    },
+    { security: { schemes: TOKEN_SCHEME, optional: true }, responses: { 401: ['unauthorized'] } },
+  )
 }

@@ -1,9 +1,9 @@
 // The RealWorld routes under /api: each with its schema (validation, handler types, OpenAPI), answers in the spec's
 // shapes, refusals thrown as ConduitError and mapped by errors.ts.
-import type { Router } from '../../index.js'
+import type { Request, Router } from '../../index.js'
 import { field, schema } from '../../lib/validation/index.js'
 import type { PasswordHasher } from '../auth-api/passwords.js'
-import type { Tokens } from './auth.js'
+import { Caller, type Tokens } from './auth.js'
 import * as B from './bodies.js'
 import type { Db } from './db.js'
 import { foreign_key_violation, forbidden, not_found, unauthorized, unprocessable } from './errors.js'
@@ -88,6 +88,13 @@ const ArticleOut = { article: Article.required() }
 const ProfileOut = { profile: Profile.required() }
 const UserOut = { user: User.required() }
 
+/** The signed-in caller's user id, which the route's `tokens.signed_in` stored (401 on a route without it). */
+function caller(req: Request): number {
+  const id = req.state(Caller)
+  if (id === undefined) throw unauthorized()
+  return id
+}
+
 /** What the routes need: the database, the token signer and the password hasher. */
 export interface ConduitDeps {
   readonly db: Db
@@ -142,22 +149,26 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.get(
     '/user',
-    doc('GetCurrentUser', 'User and Authentication', 'The current user', UserOut, { refuses: [401] }),
+    {
+      use: tokens.signed_in,
+      ...doc('GetCurrentUser', 'User and Authentication', 'The current user', UserOut, { refuses: [401] }),
+    },
     async (req, res) => {
-      res.json(await user_answer(tokens.required(req)))
+      res.json(await user_answer(caller(req)))
     },
   )
 
   api.put(
     '/user',
     {
+      use: tokens.signed_in,
       body: B.UpdateUser,
       ...doc('UpdateCurrentUser', 'User and Authentication', 'Update the current user', UserOut, {
         refuses: [401],
       }),
     },
     async (req, res) => {
-      const id = tokens.required(req)
+      const id = caller(req)
       const { password, ...rest } = req.valid('body').user
       const change = { ...rest, ...(password === undefined ? {} : { password: await passwords.hash(password) }) }
       if (Object.keys(change).length > 0) await db.updateTable('users').set(change).where('id', '=', id).execute()
@@ -168,11 +179,12 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.get(
     '/profiles/{username}',
     {
+      use: tokens.maybe_signed_in,
       params: B.UsernameParams,
       ...doc('GetProfileByUsername', 'Profile', 'A profile', ProfileOut, { refuses: [401, 404] }),
     },
     async (req, res) => {
-      const profile = await profile_of(db, req.valid('params').username, tokens.viewer(req))
+      const profile = await profile_of(db, req.valid('params').username, req.state(Caller))
       if (profile === undefined) throw not_found('profile')
       const { id: _, ...shown } = profile
       res.json({ profile: shown })
@@ -181,6 +193,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   for (const follow of [true, false]) {
     const route = {
+      use: tokens.signed_in,
       params: B.UsernameParams,
       ...doc(
         follow ? 'FollowUserByUsername' : 'UnfollowUserByUsername',
@@ -191,7 +204,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       ),
     }
     api.route(follow ? 'POST' : 'DELETE', '/profiles/{username}/follow', route, async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const profile = await profile_of(db, req.valid('params').username, me)
       if (profile === undefined) throw not_found('profile')
       if (follow) {
@@ -211,11 +224,12 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.get(
     '/articles/feed',
     {
+      use: tokens.signed_in,
       query: B.FeedQuery,
       ...doc('GetArticlesFeed', 'Articles', 'Articles by followed authors', Many, { refuses: [401] }),
     },
     async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const { limit, offset } = req.valid('query')
       const { articles, count } = await list_articles(db, { followed_by: me, limit, offset }, me)
       res.json({ articles, articlesCount: count })
@@ -224,11 +238,15 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.get(
     '/articles',
-    { query: B.ArticleQuery, ...doc('GetArticles', 'Articles', 'Recent articles, filtered', Many, { refuses: [401] }) },
+    {
+      use: tokens.maybe_signed_in,
+      query: B.ArticleQuery,
+      ...doc('GetArticles', 'Articles', 'Recent articles, filtered', Many, { refuses: [401] }),
+    },
     async (req, res) => {
       const q = req.valid('query')
       const f = { limit: q.limit, offset: q.offset, ...pick(q, ['tag', 'author', 'favorited'] as const) }
-      const { articles, count } = await list_articles(db, f, tokens.viewer(req))
+      const { articles, count } = await list_articles(db, f, req.state(Caller))
       res.json({ articles, articlesCount: count })
     },
   )
@@ -236,11 +254,12 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.post(
     '/articles',
     {
+      use: tokens.signed_in,
       body: B.NewArticle,
       ...doc('CreateArticle', 'Articles', 'Create an article', ArticleOut, { status: 201, refuses: [401] }),
     },
     async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const slug = await create_article(db, me, req.valid('body').article)
       res.status(201).json(await article_answer(slug, me))
     },
@@ -248,21 +267,26 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   api.get(
     '/articles/{slug}',
-    { params: B.SlugParams, ...doc('GetArticle', 'Articles', 'An article', ArticleOut, { refuses: [401, 404] }) },
+    {
+      use: tokens.maybe_signed_in,
+      params: B.SlugParams,
+      ...doc('GetArticle', 'Articles', 'An article', ArticleOut, { refuses: [401, 404] }),
+    },
     async (req, res) => {
-      res.json(await article_answer(req.valid('params').slug, tokens.viewer(req)))
+      res.json(await article_answer(req.valid('params').slug, req.state(Caller)))
     },
   )
 
   api.put(
     '/articles/{slug}',
     {
+      use: tokens.signed_in,
       params: B.SlugParams,
       body: B.UpdateArticle,
       ...doc('UpdateArticle', 'Articles', 'Update an article', ArticleOut, { refuses: [401, 403, 404] }),
     },
     async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const slug = await update_article(db, req.valid('params').slug, me, req.valid('body').article)
       res.json(await article_answer(slug, me))
     },
@@ -271,11 +295,12 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.del(
     '/articles/{slug}',
     {
+      use: tokens.signed_in,
       params: B.SlugParams,
       ...doc('DeleteArticle', 'Articles', 'Delete an article', undefined, { status: 204, refuses: [401, 403, 404] }),
     },
     async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const { id } = await owned_article(db, req.valid('params').slug, me)
       await db.deleteFrom('articles').where('id', '=', id).execute()
       res.status(204).send()
@@ -284,6 +309,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
 
   for (const favorite of [true, false]) {
     const route = {
+      use: tokens.signed_in,
       params: B.SlugParams,
       ...doc(
         favorite ? 'CreateArticleFavorite' : 'DeleteArticleFavorite',
@@ -294,7 +320,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       ),
     }
     api.route(favorite ? 'POST' : 'DELETE', '/articles/{slug}/favorite', route, async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const { slug } = req.valid('params')
       const id = await article_id(db, slug)
       if (favorite) {
@@ -315,6 +341,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.get(
     '/articles/{slug}/comments',
     {
+      use: tokens.maybe_signed_in,
       params: B.SlugParams,
       ...doc(
         'GetArticleComments',
@@ -325,7 +352,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       ),
     },
     async (req, res) => {
-      const viewer = tokens.viewer(req)
+      const viewer = req.state(Caller)
       const id = await article_id(db, req.valid('params').slug)
       res.json({ comments: await comments_of(db, id, viewer) })
     },
@@ -334,6 +361,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.post(
     '/articles/{slug}/comments',
     {
+      use: tokens.signed_in,
       params: B.SlugParams,
       body: B.NewComment,
       ...doc(
@@ -345,7 +373,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       ),
     },
     async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const id = await article_id(db, req.valid('params').slug)
       const at = new Date().toISOString()
       const { body } = req.valid('body').comment
@@ -365,6 +393,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
   api.del(
     '/articles/{slug}/comments/{id}',
     {
+      use: tokens.signed_in,
       params: B.CommentParams,
       ...doc('DeleteArticleComment', 'Comments', 'Delete a comment', undefined, {
         status: 204,
@@ -372,7 +401,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       }),
     },
     async (req, res) => {
-      const me = tokens.required(req)
+      const me = caller(req)
       const { slug, id } = req.valid('params')
       const article = await article_id(db, slug)
       const c = await db

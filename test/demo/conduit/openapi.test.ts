@@ -31,6 +31,14 @@ const OPERATIONS = [
   'GET /tags',
 ]
 
+/** The operations that read a token when one is sent (the viewer's `following` and `favorited`). */
+const OPTIONAL_TOKEN = [
+  'GET /profiles/{username}',
+  'GET /articles',
+  'GET /articles/{slug}',
+  'GET /articles/{slug}/comments',
+]
+
 const SPEC = [
   process.env['REALWORLD_OPENAPI'],
   fileURLToPath(new URL('../../../../shared/realworld/openapi.yml', import.meta.url)),
@@ -85,6 +93,11 @@ t.test('conduit OpenAPI document', async (t) => {
   }
   if (SPEC === undefined) return
   const spec = (await dereference(SPEC)) as unknown as Spec
+  const schemes = (spec.components as { securitySchemes: Record<string, Json> }).securitySchemes
+  const our_schemes = (doc as unknown as { components: { securitySchemes: Record<string, Json> } }).components
+    .securitySchemes
+  t.match(schemes['Token'], our_schemes['Token'], "the specification's Token scheme")
+  t.same(Object.keys(our_schemes), ['Token'])
   const model = (spec.components as { schemas: Record<string, Json> }).schemas['GenericErrorModel']!
   const ours = (await dereference(structuredClone(doc) as never)) as unknown as Spec
   const success = (list: string[]): string[] => list.filter((s) => s.startsWith('2'))
@@ -94,6 +107,12 @@ t.test('conduit OpenAPI document', async (t) => {
       const mine = ours.paths[`/api${path}`]![method]!.responses
       const statuses = Object.keys(op.responses)
       t.same(success(Object.keys(mine)), success(statuses), `${name}: the specification's success status`)
+      // The specification's Token where it requires one. Where it says none, the reads that show a signed-in caller's
+      // `following` and `favorited` take a token, which must then be valid: optional (`{}` allows none).
+      const security = ours.paths[`/api${path}`]![method]!.security
+      if (op.security !== undefined) t.same(security, op.security, `${name}: the specification's security`)
+      else if (OPTIONAL_TOKEN.includes(name)) t.same(security, [{ Token: [] }, {}], `${name}: a token is optional`)
+      else t.equal(security, undefined, `${name}: no token is read`)
       // A wrong email or password answers 422, as the RealWorld implementations have, not the 401 the specification lists.
       const errors = statuses.filter((s) => !s.startsWith('2') && !(op.operationId === 'Login' && s === '401'))
       for (const status of errors) t.ok(mine[status], `${name}: documents ${status}`)
@@ -109,7 +128,10 @@ t.test('conduit OpenAPI document', async (t) => {
 
 type Json = Record<string, unknown>
 interface Spec {
-  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, Response> }>>
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; security?: unknown; responses: Record<string, Response> }>
+  >
   components?: unknown
 }
 interface Response {
