@@ -90,8 +90,8 @@ export class App extends AppCore {
   readonly #unshed = new Set<string>()
   /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
   #cut_all: () => void = () => {}
-  /** Ends the idle connections a server keeps open when it stops listening (cleartext HTTP/2 sessions). */
-  #close_idle: () => void = () => {}
+  /** Stops serving once the listener is closed: see `OwnedServer.stop_serving`. */
+  #stop_serving: () => void = () => {}
   /** The core of `options.logger`: the lines of this app's requests go to its destination, format and pino options. */
   readonly #log: LogCore | undefined
 
@@ -111,7 +111,7 @@ export class App extends AppCore {
   #create(): FastifyInstance {
     const server = create_server(this.config)
     this.#cut_all = server.cut_all
-    this.#close_idle = server.close_idle
+    this.#stop_serving = server.stop_serving
     return server.fastify
   }
 
@@ -297,7 +297,7 @@ export class App extends AppCore {
         // which end SSE streams and wait for WebSockets to answer their 1001 close. Its own close() accepts a server
         // already closed.
         if (f.server.listening) f.server.close()
-        this.#close_idle()
+        this.#stop_serving()
         try {
           await f.close()
         } catch (err) {

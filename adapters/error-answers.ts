@@ -1,6 +1,8 @@
 // Error answers in fw's `{ok:false, error, message}` shape: failures before a chain (body refused, malformed URL), a
 // chain that threw, and requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, bad
-// chunking, a duplicate Content-Length, headers too large, a request timeout).
+// chunking, a duplicate Content-Length, headers too large, a request timeout), and requests a closing App's server
+// still receives.
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
@@ -14,11 +16,12 @@ import {
 import { httpCode } from '../lib/errors.js'
 import { error_body, status_text } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
+import { CODE_NOT_READY } from '../lib/observability/errors.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
 import { commit, send_error, type Commit } from './commit.js'
 import { trace_refused } from './observability.js'
-import { client_gone, log_failure } from './request-lines.js'
+import { client_gone, log_failure, request_id } from './request-lines.js'
 
 const CODE_TOO_LARGE = httpCode('payload_too_large')
 const CODE_BAD_REQUEST = httpCode('bad_request')
@@ -139,4 +142,26 @@ export function client_error(err: NodeJS.ErrnoException & { rawPacket?: unknown 
     `HTTP/1.1 ${a.status} ${status_text(a.status)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   )
+}
+
+/** The body of `closing_refusal`'s 503, built once. */
+const CLOSING_BODY = JSON.stringify(error_body(CODE_NOT_READY, 'Server is closing, retry later'))
+const CLOSING_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': String(Buffer.byteLength(CLOSING_BODY)),
+}
+
+/**
+ * Answers a request the App's server receives once its close stops serving (on a connection still busy then) with 503
+ * `not_ready` in fw's shape, where Fastify's `return503OnClosing` answered `{"error":"Service Unavailable",...}`. An
+ * HTTP/1.1 connection is closed after it, as Fastify closes it; `echo_id` adds `x-request-id` (a well-formed incoming
+ * one, else a new one), as on every answer.
+ */
+export function closing_refusal(echo_id: boolean): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (req.httpVersionMajor !== 2) res.setHeader('connection', 'close')
+    if (echo_id) res.setHeader('x-request-id', request_id(req))
+    res.writeHead(503, CLOSING_HEADERS)
+    res.end(CLOSING_BODY)
+  }
 }

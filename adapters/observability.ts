@@ -62,13 +62,51 @@ export function count_requests(server: EventEmitter, metrics: Metrics): void {
   if (listeners.length !== 1) return void server.prependListener('request', count)
   const fastify = listeners[0]!
   server.removeListener('request', fastify)
-  server.on('request', function counted(this: unknown, req: IncomingMessage, res: ServerResponse) {
+  const counted = function counted(this: unknown, req: IncomingMessage, res: ServerResponse): void {
     count(req, res)
     fastify.call(this, req, res)
-  })
+  }
+  server.on('request', counted)
+  wrappers.set(server, { listener: counted, wraps: fastify, count })
 }
 
-type RequestListener = (this: unknown, req: IncomingMessage, res: ServerResponse) => void
+/** A server's `request` listener. */
+export type RequestListener = (this: unknown, req: IncomingMessage, res: ServerResponse) => void
+
+/** The listener `count_requests` put around Fastify's (`wraps`) on a server, and its counter, for `refuse_from_now`. */
+const wrappers = new WeakMap<
+  EventEmitter,
+  { listener: RequestListener; wraps: RequestListener; count: RequestCounter }
+>()
+
+/**
+ * Has `f`'s server answer every request it receives from now on with `refuse` instead of Fastify's listener `routing`:
+ * called when the App's close stops serving, for the requests still arriving on connections busy then, which Fastify
+ * (`return503OnClosing`) would answer before any hook, in its own shape and with no span. Each is counted as before
+ * (the counter of `metrics()` stays in front of it, under `(unmatched)`), and traced as a request no route matched when
+ * `f` traces: `view` makes, from the raw request, what its span reads of a Fastify one (`refused_view`). Nothing is
+ * added to the requests served before.
+ */
+export function refuse_from_now(
+  f: FastifyInstance,
+  routing: RequestListener,
+  refuse: RequestListener,
+  view: (req: IncomingMessage) => FastifyRequest,
+): void {
+  const server = f.server as EventEmitter
+  const wrapper = wrappers.get(server)
+  const replaced = wrapper?.wraps === routing ? wrapper.listener : routing
+  // A listener someone else put in place of Fastify's is left alone: Fastify's own 503 then answers.
+  if (!server.listeners('request').includes(replaced)) return
+  const count = replaced === routing ? undefined : wrapper!.count
+  const start = starters.get(f)
+  server.removeListener('request', replaced)
+  server.on('request', function refused(this: unknown, req: IncomingMessage, res: ServerResponse) {
+    count?.(req, res)
+    if (start !== undefined) start(view(req), res)
+    refuse.call(this, req, res)
+  })
+}
 
 /**
  * What an App's `metrics()`, `shed_load()`, `tracing()` and `health()` ask of a host that mounts it with `fw_plugin`,
@@ -176,13 +214,14 @@ export function trace_hooks(
     if (!tracing.recording()) return
     const start = span_starter(tracing, client_ip, secret_query)
     starters.set(f, start)
-    instance.addHook('onRequest', (freq, reply, done) => (start(freq, reply), done()))
+    instance.addHook('onRequest', (freq, reply, done) => (start(freq, reply.raw), done()))
   }
   // Loaded when the app starts, before the routes its mount registers; not encapsulated, so the hook is f's own.
   void f.register(Object.assign(install, { [Symbol.for('skip-override')]: true }))
 }
 
-type SpanStarter = (freq: FastifyRequest, reply: FastifyReply) => void
+/** Starts the span of `freq`, ended with its answer `res`. */
+type SpanStarter = (freq: FastifyRequest, res: ServerResponse) => void
 
 /** The span starter of each instance `trace_hooks` traces, for `trace_refused`. */
 const starters = new WeakMap<FastifyInstance, SpanStarter>()
@@ -199,7 +238,7 @@ export function trace_refused(f: FastifyInstance, freq: FastifyRequest, reply: F
   let start: SpanStarter | undefined
   for (let i: object | null = f; start === undefined && i !== null; i = Object.getPrototypeOf(i) as object | null)
     start = starters.get(i as FastifyInstance)
-  if (start !== undefined && span_of(request_owner(freq)) === undefined) start(freq, reply)
+  if (start !== undefined && span_of(request_owner(freq)) === undefined) start(freq, reply.raw)
 }
 
 /** What starts a request's span, keyed by the owner its log context names, never by request id. */
@@ -208,7 +247,7 @@ function span_starter(
   client_ip: (freq: FastifyRequest) => string,
   secret_query: ReadonlySet<string> | undefined,
 ): SpanStarter {
-  return (freq, reply) => {
+  return (freq, res) => {
     const span = tracing.start({
       method: freq.method,
       target: freq.url,
@@ -221,8 +260,7 @@ function span_starter(
     attach_span(request_owner(freq), span)
     // 'finish' as Fastify's onResponse (the access line, written first, still finds the span for its ids); a 'close'
     // without it is a client that left before the answer.
-    const res = reply.raw
-    res.once('finish', () => finish(tracing, span, reply.statusCode))
+    res.once('finish', () => finish(tracing, span, res.statusCode))
     res.once('close', () => finish(tracing, span, 499))
   }
 }

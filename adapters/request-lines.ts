@@ -88,8 +88,8 @@ type WithSocket = HostRequest & { readonly socket?: { remoteAddress?: string | u
  * client for the rate limit and no address at all for the IP filter.
  */
 export function ip_resolver(trust_proxy: string[] | boolean): IpResolver {
-  if (trust_proxy === false || (Array.isArray(trust_proxy) && trust_proxy.length === 0)) return (req) => req.ip
-  const trusted = trust_proxy === true ? () => true : proxyaddr.compile(trust_proxy)
+  const trusted = trust_of(trust_proxy)
+  if (trusted === undefined) return (req) => req.ip
   return (req) => {
     const real = req.headers['x-real-ip']
     if (typeof real !== 'string' || req.headers['x-forwarded-for'] !== undefined) return without_port(req.ip)
@@ -97,6 +97,12 @@ export function ip_resolver(trust_proxy: string[] | boolean): IpResolver {
     const ip = real.trim()
     return peer !== undefined && trusted(peer, 0) && isIP(ip) !== 0 ? ip : req.ip
   }
+}
+
+/** Whether the peer at `addr` is a proxy the App's `trust_proxy` trusts; `undefined` when it trusts none. */
+export function trust_of(trust_proxy: string[] | boolean): ((addr: string, i: number) => boolean) | undefined {
+  if (trust_proxy === false || (Array.isArray(trust_proxy) && trust_proxy.length === 0)) return undefined
+  return trust_proxy === true ? () => true : proxyaddr.compile(trust_proxy)
 }
 
 /**

@@ -1,22 +1,30 @@
 // The Fastify instance an App owns: its options from the App's configuration, the logger Fastify writes through (no
 // child per request, no listening line of its own), and how its connections are cut or ended when the App closes.
+import type { IncomingMessage } from 'node:http'
 import type { Server, Socket } from 'node:net'
 import { constants as h2, type Http2Session, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import proxyaddr from '@fastify/proxy-addr'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type pino from 'pino'
 import { connections_check_ms, type AppConfig } from '../lib/config.js'
 import { level as log_level, pino_logger } from '../lib/log/index.js'
 import { error_body } from '../lib/http-error.js'
-import { client_error, client_error_answer, framework_error } from './error-answers.js'
-import { request_id, sequential_ids } from './request-lines.js'
+import { client_error, client_error_answer, closing_refusal, framework_error } from './error-answers.js'
+import { refuse_from_now, type RequestListener } from './observability.js'
+import { request_id, sequential_ids, trust_of } from './request-lines.js'
 
 /** A new Fastify instance for an App, with what its `close()` needs to end the instance's connections. */
 export interface OwnedServer {
   readonly fastify: FastifyInstance
   /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
   readonly cut_all: () => void
-  /** Ends the idle connections a server keeps open when it stops listening (cleartext HTTP/2 sessions). */
-  readonly close_idle: () => void
+  /**
+   * Stops serving, when the App's close has stopped listening (after `drain_ms`, before Fastify's close): every
+   * request the server still receives (on a connection busy then) is answered 503 `not_ready` in fw's shape, counted
+   * and traced (`refuse_from_now`), and the idle connections a server keeps open when it stops listening (cleartext
+   * HTTP/2 sessions) are ended.
+   */
+  readonly stop_serving: () => void
 }
 
 /** Builds the Fastify instance of an App configured with `c`. */
@@ -63,10 +71,42 @@ export function create_server(c: AppConfig): OwnedServer {
   if (c.http2 && c.headers_timeout_ms > 0) bound_first_headers(f.server as unknown as Server, c.headers_timeout_ms)
   const server = f.server as Server
   if (c.max_connections > 0) server.maxConnections = c.max_connections
+  // Fastify's listener on the server, which metrics() may wrap and stop_serving replaces.
+  const routing = server.listeners('request')[0] as RequestListener
+  const close_idle = h2c ? session_closer(f.server as unknown as Server) : () => {}
   return {
     fastify: f,
     cut_all: connection_cutter(f.server as unknown as TlsServer, c.https !== undefined),
-    close_idle: h2c ? session_closer(f.server as unknown as Server) : () => {},
+    stop_serving: () => {
+      refuse_from_now(f, routing, closing_refusal(c.request_id), refused_view(c.trust_proxy))
+      close_idle()
+    },
+  }
+}
+
+/**
+ * What a span reads of a Fastify request, made from a raw one no Fastify request exists for (`refuse_from_now`): its
+ * `ip` and `protocol` as Fastify's `trustProxy` (the App's `trust_proxy`) makes them, the forwarded client and scheme
+ * when the peer is a trusted proxy, so that the App's resolver gives `client.address` as on every other span. Made
+ * only on the closing path.
+ */
+function refused_view(trust_proxy: string[] | boolean): (req: IncomingMessage) => FastifyRequest {
+  const trusted = trust_of(trust_proxy)
+  return (req) => {
+    const socket = req.socket as (Socket & { encrypted?: boolean }) | undefined
+    const peer = socket?.remoteAddress
+    const proto = req.headers['x-forwarded-proto']
+    const forwarded = typeof proto === 'string' && proto !== '' && peer !== undefined && trusted?.(peer, 0) === true
+    return {
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      raw: req,
+      socket,
+      ip: trusted === undefined ? peer : proxyaddr.all(req, trusted).at(-1),
+      protocol: forwarded ? proto.slice(proto.lastIndexOf(',') + 1).trim() : socket?.encrypted ? 'https' : 'http',
+      routeOptions: {},
+    } as unknown as FastifyRequest
   }
 }
 

@@ -6,6 +6,7 @@ import t from 'tap'
 import { App } from '../../index.js'
 import { build, gate, listening, type Teardown } from '../helpers/build.js'
 import { start_child_server, type ChildServer } from '../helpers/child-server.js'
+import { sent_while_closing } from '../helpers/closing.js'
 import { send } from '../helpers/http.js'
 import { plain_node } from '../helpers/plain-node.js'
 import { capture_log } from '../helpers/log.js'
@@ -148,6 +149,29 @@ t.test('App.close', async (t) => {
     t.ok(performance.now() - started >= 290, 'the listener stayed open for drain_ms')
     await t.rejects(send(port, { path: '/x' }), { code: 'ECONNREFUSED' }, 'then new connections are refused')
   })
+
+  t.test(
+    "answers a request received on a busy connection after it began with 503 not_ready in fw's shape",
+    async (t) => {
+      const { slow, refused } = await sent_while_closing(
+        t,
+        (app) => app.get('/users/{id}', (_req, res) => void res.json('ok', true)),
+        '/users/1',
+        { headers: 'X-Request-Id: closing-1\r\n' },
+      )
+      t.same([slow.status, JSON.parse(slow.body)], [200, { ok: true }], 'the busy request is answered first')
+      t.same(
+        [refused.status, JSON.parse(refused.body)],
+        [503, { ok: false, error: 'not_ready', message: 'Server is closing, retry later' }],
+      )
+      t.match(refused.headers, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(refused.body)),
+        connection: 'close',
+        'x-request-id': 'closing-1',
+      })
+    },
+  )
 
   t.test('runs every on_close hook and resolves when one throws or rejects, logging each failure', async (t) => {
     const out = capture_log(t)

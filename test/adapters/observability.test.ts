@@ -10,8 +10,9 @@ import { any_of } from '../../lib/middleware/auth/combine.js'
 import { jwt } from '../../lib/middleware/auth/jwt.js'
 import { rate_limit } from '../../lib/middleware/app/rate-limit.js'
 import { ip_filter } from '../../lib/middleware/security/ip-filter.js'
-import { LoadMonitor } from '../../lib/observability/index.js'
+import { LoadMonitor, type Metrics } from '../../lib/observability/index.js'
 import { build, gate, listening } from '../helpers/build.js'
+import { sent_while_closing } from '../helpers/closing.js'
 
 const SECRET = 'observability-test-secret-0123456789'
 
@@ -153,6 +154,23 @@ t.test('App.metrics', async (t) => {
     const body = (await app.inject('/metrics')).body
     t.equal(series(body, 'fw_http_requests_total{method="GET",route="(unmatched)",status="400"}'), 1)
     t.equal(series(body, 'fw_http_requests_in_flight'), 1, 'only the scrape')
+  })
+
+  t.test('counts the 503 of a request received while the App closes once, as (unmatched)', async (t) => {
+    let metrics!: Metrics
+    const { refused } = await sent_while_closing(
+      t,
+      (app) => {
+        metrics = app.metrics()
+        app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+      },
+      '/users/1',
+    )
+    t.equal(refused.status, 503)
+    const text = await metrics.text()
+    t.equal(series(text, 'fw_http_requests_total{method="GET",route="(unmatched)",status="503"}'), 1)
+    t.equal(series(text, 'fw_http_requests_total{method="GET",route="/slow",status="200"}'), 1)
+    t.equal(series(text, 'fw_http_requests_in_flight'), 0)
   })
 
   t.test('labels a refusal and a shed request with the route they were sent to', async (t) => {

@@ -4,16 +4,17 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { request } from 'node:http'
 import { connect, type ClientHttp2Session } from 'node:http2'
-import net from 'node:net'
 import Fastify from 'fastify'
+import { generate } from 'selfsigned'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
 import { info } from '../../lib/log/index.js'
-import { in_span, LoadMonitor } from '../../lib/observability/index.js'
+import { in_span, LoadMonitor, type Metrics } from '../../lib/observability/index.js'
 import { http_cache } from '../../lib/cache/http/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
 import { build, gate, listening } from '../helpers/build.js'
+import { closing_app, sent_while_closing } from '../helpers/closing.js'
 import { raw, send } from '../helpers/http.js'
 import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
@@ -360,58 +361,118 @@ t.test('App.tracing', async (t) => {
     },
   )
 
-  // Reproduces a known gap: Fastify answers this 503 (return503OnClosing) before any hook or fw code, from the raw
-  // request alone, so no span starts. Kept as a todo until a way is chosen (see docs/observability.md, Tracing).
-  const closing_todo = 'the 503 of a closing server is answered by Fastify before any hook: no span yet'
-  t.test(
-    'makes one span, without http.route, for the 503 of a request received while the server closes',
-    { todo: closing_todo },
-    async (t) => {
-      const arrived = gate()
-      const release = gate()
-      const closing = gate()
-      const { app, port } = await listening(
+  t.test('makes one span, without http.route, for the 503 of a request received while the server closes', async (t) => {
+    // A busy keep-alive connection stays open while the server closes: its next request is refused with 503.
+    const { slow, refused } = await sent_while_closing(
+      t,
+      (app) => {
+        app.tracing()
+        app.get('/users/{id}', (_req, res) => res.json('ok', true))
+      },
+      '/users/1?x=1',
+    )
+    t.same([slow.status, refused.status], [200, 503], 'the slow request answered, then the 503')
+    const spans = await finished_spans(2)
+    t.same(
+      spans.map((s) => [s.name, s.attributes['http.response.status_code']]),
+      [
+        ['GET /slow', 200],
+        ['GET', 503],
+      ],
+    )
+    t.equal(spans[1]?.attributes['http.route'], undefined, 'refused before any route, as metrics count it')
+    t.match(spans[1]?.attributes, { 'url.path': '/users/1', 'url.query': 'x=1', 'client.address': '127.0.0.1' })
+    t.equal(spans[1]?.status.code, 2, 'a 503 marks the span as an error')
+  })
+
+  t.test('gives the span of that 503 the client address and scheme of trust_proxy, as every other span', async (t) => {
+    const forwarded = 'X-Forwarded-For: 203.0.113.7\r\nX-Forwarded-Proto: https\r\n'
+    const cases = [
+      { trust_proxy: ['127.0.0.1'], headers: forwarded, client: ['203.0.113.7', 'https'] },
+      { trust_proxy: true, headers: 'X-Real-IP: 198.51.100.4\r\n', client: ['198.51.100.4', 'http'] },
+      { trust_proxy: ['10.0.0.1'], headers: forwarded, client: ['127.0.0.1', 'http'] },
+      { trust_proxy: false, headers: forwarded, client: ['127.0.0.1', 'http'] },
+    ]
+    for (const { trust_proxy, headers, client } of cases) {
+      exporter.reset()
+      let metrics!: Metrics
+      const { refused } = await sent_while_closing(
         t,
         (app) => {
           app.tracing()
-          app.get('/slow', async (_req, res) => {
-            arrived.open()
-            await release.promise
-            res.json('ok', true)
-          })
+          metrics = app.metrics()
           app.get('/users/{id}', (_req, res) => res.json('ok', true))
-          app.fastify.addHook('preClose', (done) => (closing.open(), done()))
         },
-        { drain_ms: 0 },
+        '/users/1?x=1',
+        { options: { trust_proxy }, headers },
       )
-      // A busy keep-alive connection stays open while the server closes: its next request is refused with 503.
-      const socket = net.connect(port, '127.0.0.1')
-      t.teardown(() => socket.destroy())
-      let text = ''
-      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      socket.write('GET /slow HTTP/1.1\r\nHost: a\r\n\r\n')
-      await arrived.promise
-      const closed = app.close()
-      await closing.promise
-      socket.write('GET /users/1?x=1 HTTP/1.1\r\nHost: a\r\n\r\n')
-      for (let i = 0; i < 200 && !text.includes('HTTP/1.1 503'); i++) {
-        if (i === 5) release.open()
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
-      release.open()
-      await closed
-      t.match(text, /^HTTP\/1\.1 200 [^]*HTTP\/1\.1 503 /, 'the slow request answered, then the 503')
+      const name = `trust_proxy ${JSON.stringify(trust_proxy)}`
+      t.equal(refused.status, 503)
       const spans = await finished_spans(2)
+      t.same(
+        spans.map((s) => [s.name, s.attributes['client.address'], s.attributes['url.scheme']]),
+        [
+          ['GET /slow', ...client],
+          ['GET', ...client],
+        ],
+        `${name}: the 503's span as the span of /slow, sent with the same headers`,
+      )
+      const text = await metrics.text()
+      t.equal(series(text, 'fw_http_requests_total{method="GET",route="(unmatched)",status="503"}'), 1, 'counted too')
+    }
+  })
+
+  t.test(
+    'answers and traces a new HTTP/2 stream of a busy session while the server closes, or refuses it',
+    async (t) => {
+      const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 })
+      const { app, port, arrived, release, closing } = await closing_app(
+        t,
+        (app) => {
+          app.tracing()
+          app.get('/users/{id}', (_req, res) => res.json('ok', true))
+        },
+        { http2: true, https: { key: pems.private, cert: pems.cert } },
+      )
+      const session = connect(`https://127.0.0.1:${port}`, { ca: pems.cert, checkServerIdentity: () => undefined })
+      t.teardown(() => session.destroy())
+      session.on('error', () => {})
+      const slow = h2_send(session, 'GET', '/slow')
+      await arrived
+      const closed = app.close()
+      await closing
+      // Node 20 lets the session open the stream, which the server answers; Node 24 sends GOAWAY to every session of a
+      // server that stops listening, and the stream is refused before any request exists.
+      const answer = await h2_send(session, 'GET', '/users/1?x=1').catch((err: NodeJS.ErrnoException) => err)
+      release()
+      t.equal((await slow).status, 200)
+      session.close()
+      await closed
+      const spans = (await finished_spans(2)).sort((a, b) => a.name.localeCompare(b.name))
+      if (answer instanceof Error) {
+        t.match(answer.message, /NGHTTP2_REFUSED_STREAM/)
+        t.same(
+          spans.map((s) => s.name),
+          ['GET /slow'],
+          'no request, no span',
+        )
+        return
+      }
+      t.same(
+        [answer.status, JSON.parse(answer.body)],
+        [503, { ok: false, error: 'not_ready', message: 'Server is closing, retry later' }],
+      )
       t.same(
         spans.map((s) => [s.name, s.attributes['http.response.status_code']]),
         [
-          ['GET /slow', 200],
           ['GET', 503],
+          ['GET /slow', 200],
         ],
       )
-      t.equal(spans[1]?.attributes['http.route'], undefined, 'refused before any route, as metrics count it')
-      t.match(spans[1]?.attributes, { 'url.path': '/users/1', 'url.query': 'x=1', 'client.address': '127.0.0.1' })
-      t.equal(spans[1]?.status.code, 2, 'a 503 marks the span as an error')
+      t.equal(spans[0]?.attributes['http.route'], undefined)
+      t.match(spans[0]?.attributes, { 'url.path': '/users/1', 'url.query': 'x=1', 'client.address': '127.0.0.1' })
+      t.equal(spans[0]?.attributes['url.scheme'], 'https')
+      t.equal(spans[0]?.status.code, 2, 'a 503 marks the span as an error')
     },
   )
 
@@ -453,6 +514,12 @@ t.test('App.tracing', async (t) => {
     t.equal(exporter.getFinishedSpans().length, 1)
   })
 })
+
+/** The value of one series in Prometheus text, or undefined. */
+function series(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  return line === undefined ? undefined : Number(line.slice(name.length + 1))
+}
 
 /** The spans finished so far, once there are `n` of them or after `turns` turns of the event loop. */
 async function finished_spans(n: number, turns = 200) {

@@ -60,7 +60,8 @@ export function raw(port: number, bytes: string, wait_ms = 2000): Promise<Socket
   })
 }
 
-function parse(text: string): SocketResponse {
+/** The status line, headers and body of one HTTP/1.1 answer's text (status 0 when its head is not whole). */
+export function parse(text: string): SocketResponse {
   const end = text.indexOf('\r\n\r\n')
   if (end === -1) return { status: 0, headers: {}, body: text }
   const [status_line = '', ...lines] = text.slice(0, end).split('\r\n')
