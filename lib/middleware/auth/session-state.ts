@@ -39,6 +39,11 @@ export class Session implements SessionRecord {
    * saved even if nothing else changed.
    */
   stamped = false
+  /**
+   * @internal Set by `sign_in`: under `absolute_ttl` the middleware starts the session's lifetime again when it saves
+   * it (a new id after a login is a new session; `regenerate()` alone keeps the creation time).
+   */
+  relive = false
 
   constructor(record: SessionRecord, is_new: boolean) {
     this.loaded_id = this.#id = record.id

@@ -222,6 +222,8 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
     c.cookie.clear(ctx.res)
     return
   }
+  // `sign_in` ran: a signed-in session lives `absolute_ttl` from its login, not from the anonymous visit that made it.
+  if (s.relive && c.absolute_ms !== 0) s.stamp(c.now())
   // A new session exists only when auto_create is on or the handler started it: either way it is saved. So is one
   // given its creation time by this request.
   if (!s.changed && !s.is_new && !s.stamped) {

@@ -14,7 +14,8 @@ export interface SignInUser {
 
 /**
  * Signs a user in to the request's session, once the app has checked their credentials: the session gets a new id (so
- * an id planted before the login is worthless), keeps the user, and every later request carrying it has an `Identity`
+ * an id planted before the login is worthless) and, under `absolute_ttl`, a lifetime counted from now; it keeps the
+ * user, and every later request carrying it has an `Identity`
  * of kind `session`; this request has it at once (unless its response is already answered: see `set_identity`). A
  * bad user (an empty id) throws `FW_ERR_AUTH_BAD_IDENTITY`; a route without `session` middleware throws
  * `FW_ERR_AUTH_NO_SESSION`.
@@ -32,6 +33,7 @@ export function sign_in(req: Request, res: Response, user: SignInUser): Identity
   const identity = new Identity({ kind: 'session', id: user.id, roles: user.roles ?? [], perms: user.perms ?? [] })
   const s = start_session(req)
   s.regenerate()
+  s.relive = true
   s.set(SIGNED_IN_KEY, JSON.stringify({ id: identity.id, roles: identity.roles, perms: identity.perms }))
   set_identity(req, res, identity)
   return identity

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { App, adapt_ctx, type Request } from '../../../../index.js'
 import { session, start_session, type SessionOptions } from '../../../../lib/middleware/auth/session.js'
+import { sign_in } from '../../../../lib/middleware/auth/sign-in.js'
 import { CREATED_KEY, Session } from '../../../../lib/middleware/auth/session-state.js'
 import {
   InMemorySessionStore,
@@ -548,6 +549,28 @@ t.test('session absolute_ttl', async (t) => {
     clock.now = start + 3_600_000
     const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(login).value}` } })
     t.equal(r.json().is_new, true, 'the regenerated session ends at the original deadline')
+  })
+
+  t.test('sign_in starts the lifetime again at the login, where an anonymous session began earlier', async (t) => {
+    const { app, store, clock } = build(t, { absolute_ttl: 3600 })
+    app.get('/sign-in', (req, res) => {
+      sign_in(req, res, { id: 'ada' })
+      res.json({ id: req.state(Session)!.id })
+    })
+    const first = await app.inject({ url: '/count' })
+    clock.now += 3_000_000
+    const login = await app.inject({ url: '/sign-in', headers: { cookie: `sid=${cookie_of(first).value}` } })
+    const id = cookie_of(login).id!
+    t.not(id, cookie_of(first).id, 'a new id')
+    t.equal(store.load(id)?.data[CREATED_KEY], String(clock.now), 'created at the login')
+    t.equal(store.load(id)?.data['n'], '1', 'the anonymous data kept')
+    t.equal(max_age(login), '3600', 'the cookie lives a whole lifetime')
+    clock.now += 3_000_000
+    const later = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(login).value}` } })
+    t.same([later.json().is_new, later.json().id], [false, id], 'past the first deadline, the session lives on')
+    clock.now += 600_000
+    const ended = await app.inject({ url: '/peek', headers: { cookie: `sid=${cookie_of(login).value}` } })
+    t.equal(ended.json().is_new, true, 'it ends absolute_ttl after the login')
   })
 
   t.test('caps the cookie Max-Age and the store ttl at what is left of the lifetime', async (t) => {
