@@ -3,6 +3,7 @@
 import { realpath } from 'node:fs/promises'
 import { resolve, sep } from 'node:path'
 import {
+  CORS_KIND,
   check_middleware_order,
   compose,
   drop_replaced,
@@ -63,6 +64,13 @@ export const ERR_APP_DUPLICATE_ROUTE = defineError(
   'FW_ERR_APP_DUPLICATE_ROUTE',
   (route: string, before: string) =>
     `${route} conflicts with ${before}, registered before: the same method on the same path`,
+)
+
+export const ERR_APP_ROUTE_CORS = defineError(
+  'FW_ERR_APP_ROUTE_CORS',
+  (route: string) =>
+    `${route}: cors cannot be a route's own middleware, since a browser's preflight (OPTIONS) runs only the prefix ` +
+    `middleware of the path; put it on a prefix: app.use('/api', cors) or a group's use`,
 )
 
 /**
@@ -383,7 +391,11 @@ export class AppCore extends Router {
   /** A route's own middleware (its `use`: one or a list), each checked, for the route `label`. */
   #own_middleware(use: Middleware | readonly Middleware[] | undefined, label: string): readonly Middleware[] {
     const own = use === undefined ? [] : [use].flat()
-    for (const mw of own) this.#accept_middleware(mw, `the middleware of ${label}`)
+    for (const mw of own) {
+      this.#accept_middleware(mw, `the middleware of ${label}`)
+      // A preflight it never sees would answer 204 without CORS headers, and the browser would refuse the request.
+      if (route_options_of(mw)?.kind === CORS_KIND) throw ERR_APP_ROUTE_CORS(label)
+    }
     return own
   }
 

@@ -143,6 +143,28 @@ t.test('refuses, at registration, a route middleware that is not App middleware'
   t.equal(r.statusCode, 404, 'the refused route was not added')
 })
 
+t.test("refuses cors in a route's use, where the preflight would never run it", async (t) => {
+  const app = build(t)
+  const cors = adapt_ctx(middleware.security.cors({ origins: ['https://app.example.com'] }))
+  t.throws(() => app.post('/orders', { use: [trace('a'), cors] }, (_req, res) => res.send()), {
+    code: 'FW_ERR_APP_ROUTE_CORS',
+    message: /^POST \/orders: cors cannot be a route's own middleware/,
+  })
+  t.throws(() => app.ws('/feed', () => {}, { use: middleware.app.cors_dev() }), { code: 'FW_ERR_APP_ROUTE_CORS' })
+  app.use('/orders', cors)
+  app.post('/orders', (_req, res) => res.json('ok', true))
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/orders',
+    headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+  })
+  t.same(
+    [preflight.statusCode, preflight.headers['access-control-allow-origin']],
+    [204, 'https://app.example.com'],
+    'on a prefix, it answers the preflight',
+  )
+})
+
 t.test('refuses a route chain whose per-user rate limit runs before its authentication', async (t) => {
   const app = build(t, (app) => {
     const per_user = adapt_ctx(middleware.security.rate_limit({ max_requests: 5, window_seconds: 60, key: 'user' }))
