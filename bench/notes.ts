@@ -689,4 +689,12 @@ export const HISTORY = `## Measurements behind the method and the decisions
   against 43.73 µs of profiled self time a request and 9,014 against 9,021 B, the per-round CPU ratio 0.64-1.25x: no
   cost this stop added; the miss is this run's. The body run: the upload 0.57x (0.54-0.65x) | 1.22x (1.11-1.32x), controls 0.97x | 1.11x, so
   Node 24's miss sits in a run whose control moved 11%; the download 0.99x | 1.03x; SSE fan-out 4.00x.
+- **The body scenarios alone at 50 rounds, to settle Node 24's upload** (nothing on the body path changed since the
+  run above). Node 20 | Node 24: the upload 0.62x (0.55-0.65x) | 1.14x (1.08-1.19x), controls 0.99x | 0.98x: Node 24's
+  miss holds with a steady control; full collections 25.0 and 24.7 per 1,000 uploads for fw and Fastify, so not a GC
+  state apart; the download 1.01x | 1.03x; SSE fan-out 4.00x. Both servers' CPU fell by about a third over the run's
+  first 20 rounds. A probe reading utime, stime and minor faults apart (Node 24, pinned, settled, 8 interleaved rounds
+  of 5 s) gave fw 675 + 194 µs an upload against Fastify's 623 + 257, minor faults 26.6 against 56.0: fw spends about
+  8% more in user time and less in the kernel, 0.99x in all in that probe. The earlier CPU profiles put both servers
+  31-33% in \`Buffer.concat\` and 19-23% in GC with no fw function above 1%: the miss is not found in fw's code.
 `
