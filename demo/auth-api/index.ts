@@ -22,6 +22,6 @@ export {
 export { DevTokens, RandomTokens, type TokenStore, type IssuedToken } from './token-store.js'
 export { plain_passwords, ScryptPasswords, same_text, type PasswordHasher, type ScryptCost } from './passwords.js'
 export { RegisterBody, LoginBody, normalise_email } from './bodies.js'
-export { login_limits } from './login-limits.js'
+export { login_limits, register_limit } from './login-limits.js'
 export { UNAUTHORIZED, ADMIN_ROLE_REQUIRED, EMAIL_TAKEN, INVALID_CREDENTIALS } from './codes.js'
 export { ERR_AUTHAPI_BAD_OPTION } from './errors.js'

@@ -1,8 +1,8 @@
-// Production mode's limits on login attempts: one count per client address, one per email, on the security module's
-// rate limit.
+// Production mode's limits on login attempts (one count per client address, one per email) and on registrations (per
+// client address), on the security module's rate limit.
 import { createHash } from 'node:crypto'
 import { adapt_ctx, type Ctx, type CtxMiddleware, type Middleware } from '../../index.js'
-import { rate_limit } from '../../lib/middleware/security/index.js'
+import { rate_limit, type RateLimitStore } from '../../lib/middleware/security/index.js'
 import { normalise_email } from './bodies.js'
 import type { AuthApiConfig } from './options.js'
 
@@ -23,15 +23,20 @@ function per_email(limit: CtxMiddleware): CtxMiddleware {
   }
 }
 
+/** What every limit here shares: the clock, and the store when one is given. */
+function shared_of(config: AuthApiConfig): { now: () => number; store?: RateLimitStore } {
+  return {
+    now: config.now,
+    ...(config.rate_limit_store === undefined ? {} : { store: config.rate_limit_store }),
+  }
+}
+
 /**
  * The middleware that limits `POST /auth/login`: per client address first, then per email (trimmed, lowercased), each
  * answering 429 `rate_limit_exceeded` with `Retry-After`. Every attempt counts, successful or not.
  */
 export function login_limits(config: AuthApiConfig): Middleware[] {
-  const shared = {
-    now: config.now,
-    ...(config.rate_limit_store === undefined ? {} : { store: config.rate_limit_store }),
-  }
+  const shared = shared_of(config)
   return [
     adapt_ctx(rate_limit({ ...config.login_limit_per_ip, key: 'ip', namespace: 'auth-login-ip', ...shared })),
     adapt_ctx(
@@ -40,4 +45,15 @@ export function login_limits(config: AuthApiConfig): Middleware[] {
       ),
     ),
   ]
+}
+
+/**
+ * The middleware that limits `POST /auth/register` per client address, answering 429 `rate_limit_exceeded` with
+ * `Retry-After`: it bounds how many emails one address can probe (409 `email_taken` says which are registered) and how
+ * many accounts it can create. Every attempt counts, valid or not.
+ */
+export function register_limit(config: AuthApiConfig): Middleware {
+  return adapt_ctx(
+    rate_limit({ ...config.register_limit_per_ip, key: 'ip', namespace: 'auth-register-ip', ...shared_of(config) }),
+  )
 }

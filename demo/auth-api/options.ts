@@ -12,7 +12,7 @@ export type AuthMode = 'demo' | 'production'
 /** The modes, for option checks. */
 export const AUTH_MODES: readonly AuthMode[] = ['demo', 'production']
 
-/** A limit on login attempts: `max_requests` per `window_seconds`. */
+/** A limit on login or registration attempts: `max_requests` per `window_seconds`. */
 export interface LoginLimit {
   readonly max_requests: number
   readonly window_seconds: number
@@ -33,7 +33,9 @@ export interface AuthApiOptions {
   login_limit_per_email?: LoginLimit
   /** Production: login attempts allowed per client address (default 20 per 60 s). */
   login_limit_per_ip?: LoginLimit
-  /** Production: where login attempts are counted (default a new `MemoryRateLimitStore`). */
+  /** Production: registrations allowed per client address, valid or not (default 10 per 3600 s). */
+  register_limit_per_ip?: LoginLimit
+  /** Production: where login and registration attempts are counted (default a new `MemoryRateLimitStore` each). */
   rate_limit_store?: RateLimitStore
   /** Production: scrypt's cost parameters (default N 16384, r 8, p 1). */
   scrypt?: ScryptCost
@@ -46,7 +48,7 @@ export interface AuthApiOptions {
    * production; `open_auth_storage()` gives a database's).
    */
   tokens?: TokenStore
-  /** The clock in ms for token expiry and login limits (default `Date.now`); tests pass a fake one. */
+  /** The clock in ms for token expiry and the login and registration limits (default `Date.now`); tests pass a fake. */
   now?: () => number
   /** Receives one line per registration and login, success or refusal; lines never hold a password or a token. */
   log?: (line: string) => void
@@ -61,6 +63,7 @@ export interface AuthApiConfig {
   readonly ttl: number
   readonly login_limit_per_email: LoginLimit
   readonly login_limit_per_ip: LoginLimit
+  readonly register_limit_per_ip: LoginLimit
   readonly rate_limit_store: RateLimitStore | undefined
   readonly scrypt: ScryptCost
   readonly passwords: PasswordHasher | undefined
@@ -122,6 +125,7 @@ export function auth_api_config(o: AuthApiOptions = {}): AuthApiConfig {
     ttl,
     login_limit_per_email: o.login_limit_per_email ?? { max_requests: 5, window_seconds: 60 },
     login_limit_per_ip: o.login_limit_per_ip ?? { max_requests: 20, window_seconds: 60 },
+    register_limit_per_ip: o.register_limit_per_ip ?? { max_requests: 10, window_seconds: 3600 },
     rate_limit_store: o.rate_limit_store,
     scrypt: o.scrypt ?? {},
     passwords: o.passwords,

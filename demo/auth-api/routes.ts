@@ -3,7 +3,7 @@ import { type Handler, type Request, type Response, type Router } from '../../in
 import { field, schema, validation_body, type RouteSchema } from '../../lib/validation/index.js'
 import { LoginBody, RegisterBody } from './bodies.js'
 import { ADMIN_ROLE_REQUIRED, EMAIL_TAKEN, INVALID_CREDENTIALS, UNAUTHORIZED } from './codes.js'
-import { login_limits } from './login-limits.js'
+import { login_limits, register_limit } from './login-limits.js'
 import { auth_api_config, type AuthApiOptions } from './options.js'
 import { AuthService } from './service.js'
 import type { PublicUser } from './user-store.js'
@@ -56,6 +56,7 @@ export const AUTH_ROUTES = {
     responses: {
       201: { description: 'Registered', body: Ok({ user: UserOut.required() }) },
       409: { description: 'email_taken' },
+      429: { description: 'rate_limit_exceeded (production mode)' },
     },
   },
   login: {
@@ -124,7 +125,8 @@ function routes(auth: AuthService): Record<'register' | 'login' | 'me' | 'admin'
 
 /**
  * Registers `POST /auth/register`, `POST /auth/login`, `GET /auth/me` and `GET /auth/admin` on `r`, and returns the
- * service behind them. In production mode login attempts are limited per client address and per email.
+ * service behind them. In production mode login attempts are limited per client address and per email, and
+ * registrations per client address.
  * @example
  * const app = new App()
  * auth_api(app, { mode: 'production', admins: ['root@example.com'] })
@@ -134,10 +136,13 @@ export function auth_api(r: Router, options: AuthApiOptions = {}): AuthService {
   const config = auth_api_config(options)
   const auth = new AuthService(config)
   const h = routes(auth)
-  // The login limits run before validation, so invalid attempts count too.
-  if (config.mode === 'production') for (const mw of login_limits(config)) r.use('/auth/login', mw)
-  r.post('/auth/register', AUTH_ROUTES.register, h.register)
-  r.post('/auth/login', AUTH_ROUTES.login, h.login)
+  // The limits are the routes' own middleware, run before validation, so invalid attempts count too. Copies of the
+  // schemas carry them: AUTH_ROUTES stays the same for every caller.
+  const production = config.mode === 'production'
+  const register = production ? { ...AUTH_ROUTES.register, use: register_limit(config) } : AUTH_ROUTES.register
+  const login = production ? { ...AUTH_ROUTES.login, use: login_limits(config) } : AUTH_ROUTES.login
+  r.post('/auth/register', register, h.register)
+  r.post('/auth/login', login, h.login)
   r.get('/auth/me', AUTH_ROUTES.me, h.me)
   r.get('/auth/admin', AUTH_ROUTES.admin, h.admin)
   return auth

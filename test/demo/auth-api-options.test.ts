@@ -21,6 +21,12 @@ t.test('auth_api_config', async (t) => {
     t.equal(c.now, Date.now)
   })
 
+  t.test('defaults to 10 registrations an hour per client address, and takes a register_limit_per_ip', async (t) => {
+    t.same(auth_api_config({ env: {} }).register_limit_per_ip, { max_requests: 10, window_seconds: 3600 })
+    const limit = { max_requests: 2, window_seconds: 60 }
+    t.same(auth_api_config({ env: {}, register_limit_per_ip: limit }).register_limit_per_ip, limit)
+  })
+
   t.test('reads FW_AUTH_MODE, FW_AUTH_ADMINS and FW_AUTH_TOKEN_TTL', async (t) => {
     const c = auth_api_config({
       env: {
@@ -97,5 +103,12 @@ t.test('auth_api_config', async (t) => {
       () => auth_api(app, { env: {}, mode: 'production', login_limit_per_ip: { max_requests: 0, window_seconds: 60 } }),
       { code: 'FW_ERR_SECURITY_BAD_OPTION' },
     )
+    for (const register_limit_per_ip of [{ max_requests: 10, window_seconds: 0 }, 10 as never]) {
+      const fresh = new App({ access_log: false })
+      t.teardown(() => fresh.close())
+      t.throws(() => auth_api(fresh, { env: {}, mode: 'production', register_limit_per_ip }), {
+        code: 'FW_ERR_SECURITY_BAD_OPTION',
+      })
+    }
   })
 })

@@ -2,6 +2,7 @@
 import t, { type Test } from 'tap'
 import { auth_api, type AuthApiOptions, type AuthService } from '../../demo/auth-api/index.js'
 import type { App } from '../../index.js'
+import { MemoryRateLimitStore } from '../../lib/middleware/security/index.js'
 import { build } from '../helpers/build.js'
 
 const PASSWORD = 'correct horse'
@@ -124,8 +125,100 @@ t.test('auth_api in production mode', async (t) => {
     const { app } = api(t, { login_limit_per_ip: { max_requests: 1, window_seconds: 60 } })
     for (let i = 0; i < 3; i++) {
       const r = await post(app, '/auth/register', { ...ADA, email: `u${i}@example.com` })
-      t.same([r.statusCode, r.headers['x-ratelimit-limit']], [201, undefined])
+      // Counted by the registration limit (10 an hour), not by the login limit of 1.
+      t.same([r.statusCode, r.headers['x-ratelimit-limit']], [201, '10'])
     }
+  })
+
+  t.test('limits registrations per client address, 10 an hour, with 429 and Retry-After', async (t) => {
+    const { app, auth, clock } = api(t)
+    const register = (i: number, ip = '10.0.0.1') =>
+      post(app, '/auth/register', { ...ADA, email: `u${i}@example.com` }, ip)
+    const first = await register(0)
+    t.same(
+      [first.statusCode, first.headers['x-ratelimit-limit'], first.headers['x-ratelimit-remaining']],
+      [201, '10', '9'],
+    )
+    for (let i = 1; i < 10; i++) t.equal((await register(i)).statusCode, 201)
+    const limited = await register(10)
+    t.equal(limited.statusCode, 429)
+    t.same(limited.json(), { ok: false, error: 'rate_limit_exceeded', message: 'Too many requests, retry later' })
+    // Eleven hits in one window of an hour: the sliding estimate falls back to 10 at 2/11 into the next window.
+    t.equal(limited.headers['retry-after'], String(Math.ceil(3600 + (3600 * 2) / 11)))
+    t.equal((await auth.users.list()).length, 10, 'the refused registration created no user')
+    t.equal(
+      (await post(app, '/auth/login', { email: 'u10@example.com', password: PASSWORD })).statusCode,
+      401,
+      'the refused email cannot log in',
+    )
+    t.equal((await register(11, '10.0.0.2')).statusCode, 201, 'another address has its own count')
+    clock.ms += 2 * 3600_000
+    t.equal((await register(10)).statusCode, 201, 'two windows later the address may register again')
+  })
+
+  t.test('counts invalid registrations too, before validation', async (t) => {
+    const { app, auth } = api(t, { register_limit_per_ip: { max_requests: 3, window_seconds: 60 } })
+    const invalid = [{}, { ...ADA, email: 'not an email' }, { ...ADA, confirm: 'other password' }]
+    for (const body of invalid) t.equal((await post(app, '/auth/register', body)).statusCode, 400, JSON.stringify(body))
+    const limited = await post(app, '/auth/register', ADA)
+    t.same([limited.statusCode, limited.json().error], [429, 'rate_limit_exceeded'])
+    t.ok(limited.headers['retry-after'])
+    t.same(await auth.users.list(), [])
+    const refused = await post(app, '/auth/register', {})
+    t.same([refused.statusCode, refused.json().error], [429, 'rate_limit_exceeded'], 'refused before validation')
+    const other = await post(app, '/auth/register', { ...ADA, password: '' }, '10.9.9.9')
+    t.equal(other.statusCode, 400, 'another address is still validated')
+  })
+
+  t.test('tells another address behind a trusted proxy apart by X-Forwarded-For', async (t) => {
+    const clock = { ms: T0 }
+    const app = build(
+      t,
+      (app) =>
+        void auth_api(app, {
+          mode: 'production',
+          env: {},
+          scrypt: { cost: 1024 },
+          now: () => clock.ms,
+          register_limit_per_ip: { max_requests: 1, window_seconds: 60 },
+        }),
+      { trust_proxy: ['127.0.0.1'] },
+    )
+    const from = (ip: string, i: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/auth/register',
+        payload: { ...ADA, email: `u${i}@example.com` },
+        headers: { 'x-forwarded-for': ip },
+      })
+    t.equal((await from('203.0.113.1', 0)).statusCode, 201)
+    t.equal((await from('203.0.113.1', 1)).statusCode, 429)
+    t.equal((await from('203.0.113.2', 2)).statusCode, 201)
+  })
+
+  t.test('counts registrations and logins apart in one shared store', async (t) => {
+    const one = { max_requests: 1, window_seconds: 60 }
+    const { app } = api(t, {
+      rate_limit_store: new MemoryRateLimitStore(),
+      register_limit_per_ip: one,
+      login_limit_per_ip: one,
+      login_limit_per_email: one,
+    })
+    t.equal((await post(app, '/auth/register', ADA)).statusCode, 201)
+    t.equal((await post(app, '/auth/login', ADA)).statusCode, 200, 'the registration left the login count alone')
+    t.equal((await post(app, '/auth/register', { ...ADA, email: 'bob@example.com' })).statusCode, 429)
+    t.equal((await post(app, '/auth/login', ADA)).statusCode, 429)
+  })
+
+  t.test('has no registration limit in demo mode', async (t) => {
+    const { app, auth } = api(t, { mode: 'demo' })
+    const codes = new Set<unknown>()
+    for (let i = 0; i < 15; i++) {
+      const r = await post(app, '/auth/register', { ...ADA, email: `u${i}@example.com` })
+      codes.add(`${r.statusCode} ${r.headers['x-ratelimit-limit']}`)
+    }
+    t.same([...codes], ['201 undefined'])
+    t.equal((await auth.users.list()).length, 15)
   })
 
   t.test('has no login limits in demo mode', async (t) => {

@@ -220,7 +220,8 @@ for (const mode of ['demo', 'production'] as const) {
     })
 
     t.test('registers exactly one of 1000 concurrent registrations of one email', async (t) => {
-      const a = api(t, mode)
+      // From one address: production's registration limit (10 an hour by default) would refuse all but 10 of them.
+      const a = api(t, mode, { register_limit_per_ip: { max_requests: 2000, window_seconds: 60 } })
       const answers = await Promise.all(
         Array.from({ length: 1000 }, (_, i) =>
           a.post('/auth/register', { ...ADA, email: i % 2 === 0 ? 'ada@example.com' : 'ADA@example.com' }),
@@ -450,5 +451,23 @@ t.test('auth_api OpenAPI document', async (t) => {
 
   t.test("names the 403 answer by the spec's text, admin role required", async (t) => {
     t.equal(doc.paths['/auth/admin'].get.responses['403'].description, 'admin role required')
+  })
+
+  t.test('lists 429 rate_limit_exceeded on login and register, in both modes', async (t) => {
+    const production = build(t, (app) => {
+      auth_api(app, { env: {}, mode: 'production', scrypt: { cost: 1024 } })
+      app.openapi({ info: { title: 'auth-api', version: '1.0.0' } })
+    })
+    const docs = [doc, (await production.inject({ url: '/openapi.json' })).json()]
+    for (const [i, d] of docs.entries()) {
+      for (const path of ['/auth/login', '/auth/register'])
+        t.match(d.paths[path].post.responses['429'], { description: /rate_limit_exceeded/ }, `${path} ${i}`)
+      t.notOk(d.paths['/auth/me'].get.responses['429'])
+    }
+    // Production's limits document themselves too: the store failing answers 503 rate_limit_unavailable.
+    for (const path of ['/auth/login', '/auth/register']) {
+      t.notOk(doc.paths[path].post.responses['503'], `demo ${path}`)
+      t.match(docs[1].paths[path].post.responses['503'], { description: /rate_limit_unavailable/ }, path)
+    }
   })
 })
