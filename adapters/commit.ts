@@ -5,6 +5,7 @@
 import type { Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, Server } from 'node:http'
+import { constants as h2, type ServerHttp2Stream } from 'node:http2'
 import { Readable } from 'node:stream'
 import { basename, dirname } from 'node:path'
 import type * as FastifySend from '@fastify/send'
@@ -254,15 +255,28 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogC
   }
   const id = reply.request.headers['last-event-id']
   const { sent: readable, sse } = open_body(body, typeof id === 'string' ? id : undefined)
-  // Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what happened.
+  // Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what happened,
+  // and the answer is cut (Fastify destroys the response next).
   readable.once('error', (err) => {
-    if (reply.raw.headersSent) log_failure(reply.request, log, 'stream failed after the first byte', err)
+    if (!reply.raw.headersSent) return
+    log_failure(reply.request, log, 'stream failed after the first byte', err)
+    reset_h2(reply)
   })
   if (sse !== undefined)
     open_streams
       .get(reply.server.server as Server)
       ?.add(sse, new Promise((resolve) => reply.raw.once('close', resolve)))
   return reply.send(readable)
+}
+
+/**
+ * Resets the HTTP/2 stream of `reply` with INTERNAL_ERROR, so its client sees a failed answer: the destroy Fastify does
+ * on a stream error closes it with NO_ERROR, which a client reads as the whole body. An HTTP/1 answer is left to that
+ * destroy, which cuts its connection before the last chunk.
+ */
+function reset_h2(reply: FastifyReply): void {
+  const stream = (reply.raw as { stream?: ServerHttp2Stream }).stream
+  if (stream !== undefined && !stream.closed) stream.close(h2.NGHTTP2_INTERNAL_ERROR)
 }
 
 /** Whether the client of `reply` went away already: an HTTP/1 response is destroyed, an HTTP/2 one's stream is. */

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import http from 'node:http'
-import { connect, type IncomingHttpHeaders as Http2Headers } from 'node:http2'
+import { connect, constants as h2_constants, type IncomingHttpHeaders as Http2Headers } from 'node:http2'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import t from 'tap'
@@ -228,8 +228,22 @@ t.test('Response.stream sources let go unread', async (t) => {
 })
 
 t.test('Response.stream on a real socket', async (t) => {
-  const state = { finally_ran: 0, file_closed: 0 }
+  const state = { finally_ran: 0, file_closed: 0, web_cancelled: 0, objects_closed: 0 }
   const { port } = await listening(t, (app) => {
+    app.get('/idle-web', (_req, res) =>
+      res.stream(
+        new ReadableStream<Uint8Array>({
+          start: (c) => c.enqueue(Buffer.from('first\n')),
+          cancel: () => void state.web_cancelled++,
+        }),
+      ),
+    )
+    app.get('/idle-objects', (_req, res) => {
+      const source = new Readable({ objectMode: true, read: () => {} })
+      source.push('first\n')
+      source.on('close', () => state.objects_closed++)
+      res.stream(source)
+    })
     app.get('/endless', (_req, res) =>
       res.stream(
         (async function* () {
@@ -265,7 +279,7 @@ t.test('Response.stream on a real socket', async (t) => {
     await read_then_drop(port, '/endless', 'line 3')
     await read_then_drop(port, '/file', '\0')
     for (let i = 0; i < 250 && (state.finally_ran < 1 || state.file_closed < 1); i++) await tick()
-    t.same(state, { finally_ran: 1, file_closed: 1 })
+    t.same([state.finally_ran, state.file_closed], [1, 1])
     // An FSReqCallback is an fs call in flight (the file's own close among them): wait for those to settle, so only a
     // handle that stays open counts.
     const open = (): number =>
@@ -273,6 +287,15 @@ t.test('Response.stream on a real socket', async (t) => {
     for (let i = 0; i < 50 && open() > before; i++) await tick()
     const after = open()
     t.ok(after <= before, `file handles ${before} -> ${after}`)
+  })
+
+  t.test('a client disconnecting while an idle web stream or object-mode Readable waits releases it', async (t) => {
+    // A proxied fetch() body or a queue's Readable with nothing to give yet: waiting for its next chunk must not hold
+    // it (and the upstream connection behind it) open after the client left.
+    await read_then_drop(port, '/idle-web', 'first')
+    await read_then_drop(port, '/idle-objects', 'first')
+    for (let i = 0; i < 50 && (state.web_cancelled < 1 || state.objects_closed < 1); i++) await tick()
+    t.same([state.web_cancelled, state.objects_closed], [1, 1])
   })
 
   t.test('an error after the first byte ends the stream and is logged', async (t) => {
@@ -564,4 +587,45 @@ t.test('Response.sse sends its head before the first event over cleartext HTTP/2
   t.same([head?.[':status'], head?.['content-type']], [200, 'text/event-stream; charset=utf-8'])
   await ended
   t.equal(body, 'data: first\n\n')
+})
+
+t.test('a stream failing after its first byte over HTTP/2 resets the stream, never a clean end', async (t) => {
+  const { port } = await listening(
+    t,
+    (app) => {
+      app.use('/gz', compression())
+      const failing = async function* (): AsyncGenerator<string> {
+        yield 'first\n'
+        await tick(5)
+        throw new Error('late failure')
+      }
+      app.get('/fails-later', (_req, res) => res.stream(failing()))
+      app.get('/gz/fails-later', (_req, res) => res.stream(failing(), 'text/plain'))
+      app.get('/sse-fails-later', (_req, res) =>
+        res.sse(async (sink) => {
+          await sink.send({ data: 'first' })
+          await tick(5)
+          throw new Error('late failure')
+        }),
+      )
+    },
+    { http2: true, access_log: false },
+  )
+  const session = connect(`http://127.0.0.1:${port}`)
+  session.on('error', () => {})
+  t.teardown(() => session.close())
+  for (const path of ['/fails-later', '/gz/fails-later', '/sse-fails-later']) {
+    const log = capture_log(t)
+    const s = session.request({ ':path': path, 'accept-encoding': 'gzip' })
+    s.on('error', () => {})
+    let got_data = false
+    let ended = false
+    s.on('data', () => (got_data = true))
+    s.on('end', () => (ended = true))
+    await new Promise((resolve) => s.on('close', resolve))
+    // A body that ends (END_STREAM, or a reset saying NO_ERROR) reads as a complete answer.
+    t.same([got_data, ended, s.rstCode], [true, false, h2_constants.NGHTTP2_INTERNAL_ERROR], path)
+    for (let i = 0; i < 50 && !log.text().includes('late failure'); i++) await tick()
+    t.equal(log.text().match(/stream failed after the first byte/g)?.length, 1, `${path}: logged once`)
+  }
 })
