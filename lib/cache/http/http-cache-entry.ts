@@ -1,6 +1,7 @@
 // Between a buffered Response and a CacheEntry: what `http_cache` may store, what it stores of it, and how it answers
 // from it.
 import { CacheEntry } from '../cache-entry.js'
+import { inside_window } from '../cache-policy.js'
 import { request_header, type RequestHeaders } from '../cache-key.js'
 import { set_own, type HeaderMap } from '../header-util.js'
 import { tag_listed } from '../../http-token.js'
@@ -70,11 +71,12 @@ function reusable(cache_control: string): { lifetime: string | undefined; no_sta
 
 /**
  * Whether an entry `age_ms` old is inside the freshness lifetime its stored answer gave itself (`s-maxage`, else
- * `max-age`), true when it named none: an entry older than that is not served fresh, whatever the policy's ttl.
+ * `max-age`), true when it named none: an entry older than that is not served fresh, whatever the policy's ttl. The age
+ * is read as the policy reads it (`inside_window`): one stamped ahead of now counts by its size.
  */
 export function within_own_lifetime(entry: CacheEntry, age_ms: number): boolean {
   const seconds = entry.headers[LIFETIME]
-  return seconds === undefined || age_ms < Number(seconds) * 1000
+  return seconds === undefined || inside_window(age_ms, Number(seconds) * 1000)
 }
 
 /**

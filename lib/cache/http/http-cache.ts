@@ -103,21 +103,26 @@ class HttpCache {
     let flight = this.#flights.get(x.key)
     if (flight === undefined) {
       let entry: CacheEntry | undefined
+      let ctx: CacheContext
       const t = this.#now()
       try {
-        entry = await this.#cache.get(x.key, t, this.#context_at(t))
+        ctx = this.#context_at(t)
+        entry = await this.#cache.get(x.key, t, ctx)
       } catch (error) {
         return this.#bypass(x, { error })
       }
-      // Past its ttl, an entry can only have come back because the probe says offline: a stale answer, unless its
-      // answer forbids reuse once stale (must-revalidate), which makes it a miss. Past the lifetime its answer gave
-      // itself (a max-age under the ttl), it answers only a failure, as a stale one: this is a miss. One stored for
-      // other values of the headers its Vary names is a miss too, whose answer replaces it.
+      // Fresh (inside the ttl and the lifetime its answer gave itself, a max-age under the ttl), a hit. Past either,
+      // it is stale: while the probe says offline and the policy allows offline reuse at its age, a stale answer,
+      // unless its answer forbids reuse once stale (must-revalidate), which makes it a miss; online, a miss (it still
+      // answers a failure, as a stale one). One stored for other values of the headers its Vary names is a miss too,
+      // whose answer replaces it.
       if (entry !== undefined && matches(entry, headers)) {
         const age = t - entry.created_at_ms
-        if (!this.#cache.policy.is_fresh(age)) {
-          if (may_serve_stale(entry)) return this.#serve(x, entry, 'stale')
-        } else if (within_own_lifetime(entry, age)) return this.#serve(x, entry, 'hit')
+        const policy = this.#cache.policy
+        if (policy.is_fresh(age) && within_own_lifetime(entry, age)) return this.#serve(x, entry, 'hit')
+        if (ctx.offline && policy.allow_stale_offline(age) && may_serve_stale(entry)) {
+          return this.#serve(x, entry, 'stale')
+        }
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)

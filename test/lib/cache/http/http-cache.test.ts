@@ -493,6 +493,55 @@ t.test('http_cache', async (t) => {
     })
   }
 
+  t.test('reads an entry stamped ahead of now by its size against its own lifetime, as the policy does', async (t) => {
+    // A clock set back by 30 s (or a writer 30 s ahead sharing the store): the policy counts the age -30 s as 30 s,
+    // inside its 1 h ttl; the answer's own max-age=5 must count it the same way, or an answer good for 5 s is served
+    // for the 35 s until the clock catches up.
+    const { app, clock, calls } = cached(
+      t,
+      { policy: { ttl_ms: 3_600_000 } },
+      (_req, res) => void res.header('Cache-Control', 'max-age=5').json('n', calls()),
+    )
+    await app.inject({ url: '/data' })
+    clock.ms = T0 - 3_000
+    t.same(status_of(await app.inject({ url: '/data' })), 'hit', 'small skew, inside max-age, still a hit')
+    clock.ms = T0 - 30_000
+    const r = await app.inject({ url: '/data' })
+    t.same([status_of(r), r.body, calls()], ['miss', '{"n":2}', 2])
+  })
+
+  t.test(
+    'while offline, answers stale from an entry past its own lifetime (max-age under the ttl) as from one past the ttl',
+    async (t) => {
+      // The answer said max-age=5; the policy's ttl is 60 s. Offline, the entry 70 s old answered without the handler
+      // while the same entry 10 s old (younger, and as stale by its own lifetime) ran the handler against the
+      // unreachable upstream.
+      const link = { online: true }
+      const policy = { ttl_ms: 60_000, stale_if_offline_ms: 600_000 }
+      const { app, clock, calls, decisions } = cached(
+        t,
+        { policy, probe: { isOnline: () => link.online } },
+        (_req, res) => void res.header('Cache-Control', 'max-age=5').json('n', calls()),
+      )
+      await app.inject({ url: '/data' })
+      link.online = false
+      for (const age_s of [10, 70]) {
+        clock.ms = T0 + age_s * 1000
+        const r = await app.inject({ url: '/data' })
+        t.same(
+          [r.statusCode, status_of(r), r.headers.age, r.body],
+          [200, 'hit', String(age_s), '{"n":1}'],
+          `${age_s} s`,
+        )
+        t.same(decisions.at(-1), ['stale', 'GET /data?', { age_s }])
+      }
+      t.equal(calls(), 1, 'offline, the handler never ran again')
+      link.online = true
+      clock.ms = T0 + 10_000
+      t.same(status_of(await app.inject({ url: '/data' })), 'miss', 'online, past its own lifetime is a miss')
+    },
+  )
+
   t.test('keys on include_headers, so their values vary the entry', async (t) => {
     const handler: Handler = (req, res) => void res.text(`lang=${req.header('accept-language')}`)
     const { app, calls, decisions } = cached(t, { include_headers: ['Accept-Language'] }, handler)
