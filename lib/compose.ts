@@ -33,6 +33,13 @@ export const ERR_APP_SESSION_ORDER = defineError(
     `${route}: ${reader} runs before ${opener}, so it cannot bind its check to the session; register it after ${opener} (app.use order)`,
 )
 
+export const ERR_APP_CACHE_ORDER = defineError(
+  'FW_ERR_APP_CACHE_ORDER',
+  (route: string, cache: string, encoder: string) =>
+    `${route}: ${cache} runs before ${encoder}, so it is handed encoded bodies, which it never stores: every request ` +
+    `would run the handler; register ${encoder} before ${cache} (app.use order)`,
+)
+
 const done = Promise.resolve()
 
 /**
@@ -215,6 +222,10 @@ export interface RouteOptions {
   opens_session?: string
   /** The middleware binds what it checks to the session (its name, such as `csrf`). */
   binds_session?: string
+  /** The middleware encodes the answers of what runs after it (its name, `compression`): a cache must come after. */
+  encodes?: string
+  /** The middleware stores answers it can replay, never encoded ones (its name, `http_cache`). */
+  caches?: string
   /** What the middleware tells the OpenAPI document (security scheme, error answers). */
   doc?: MiddlewareDoc
   /** What kind of middleware this is, for `replaces` (such as `rate_limit`). */
@@ -255,12 +266,15 @@ export function route_options_of(fn: object): RouteOptions | undefined {
 const ORDERS = [
   { establishes: 'authenticates', reads: 'reads_identity', error: ERR_APP_IDENTITY_ORDER },
   { establishes: 'opens_session', reads: 'binds_session', error: ERR_APP_SESSION_ORDER },
+  // A cache inside the encoder stores unencoded answers and is served through it; one outside it gets encoded ones.
+  { establishes: 'encodes', reads: 'caches', error: ERR_APP_CACHE_ORDER },
 ] as const
 
 /**
  * Refuses, at startup, a route chain where middleware that reads what another establishes runs before it: a per-user
  * rate limit before authentication would see every caller as anonymous (counting per address), a CSRF check before
- * `session` would accept a token minted for no session (an attacker's own, replayed in the victim's session).
+ * `session` would accept a token minted for no session (an attacker's own, replayed in the victim's session), an
+ * `http_cache` before `compression` would store nothing a client asking for compression gets.
  */
 export function check_middleware_order(route: string, chain: ReadonlyArray<RouteOptions | undefined>): void {
   for (const { establishes, reads, error } of ORDERS) {

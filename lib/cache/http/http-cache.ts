@@ -5,7 +5,7 @@ import { RequestOutcome, type CacheContext } from '../cache-context.js'
 import type { CacheEntry } from '../cache-entry.js'
 import { key_builder, type KeyBuilder, type RequestHeaders } from '../cache-key.js'
 import { contextFromProbeAndOutcome } from '../context-mapper.js'
-import type { Middleware, Next } from '../../compose.js'
+import { with_route_options, type Middleware, type Next } from '../../compose.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import {
@@ -289,7 +289,10 @@ class HttpCache {
  */
 export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = new HttpCache(options)
-  return function http_cache(req, res, next) {
-    return cache.handle(req, res, next)
-  }
+  return with_route_options(
+    function http_cache(req, res, next) {
+      return cache.handle(req, res, next)
+    } as Middleware,
+    { caches: 'http_cache' },
+  )
 }

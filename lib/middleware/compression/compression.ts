@@ -10,7 +10,7 @@ import {
 } from 'node:zlib'
 import type { Transform } from 'node:stream'
 import type NegotiatorClass from 'negotiator'
-import type { Middleware } from '../../compose.js'
+import { with_route_options, type Middleware } from '../../compose.js'
 import { lazy } from '../../lazy.js'
 import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
@@ -54,7 +54,7 @@ const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'deflate']
  * Streamed answers (`res.stream()` of a compressible type, and server-sent events) are compressed as they go, flushed
  * after every chunk or event so nothing waits in the compressor; their size is unknown, so the threshold does not
  * apply. Files are streamed by the adapter and pass through. Place it before `http_cache`, so a cached entry is served
- * compressed when asked.
+ * compressed when asked; a route where `http_cache` runs first fails at startup with `FW_ERR_APP_CACHE_ORDER`.
  * @example
  * app.use(compression({ threshold: 1024 }))
  */
@@ -120,9 +120,12 @@ export function compression({
   }
   // Not an async function: one `then` is the only promise it adds to a request (an async function and its await made
   // three, each paying the async hooks that carry the log context).
-  return function compression(req, res, next) {
-    return next().then(() => after(req, res))
-  }
+  return with_route_options(
+    function compression(req, res, next) {
+      return next().then(() => after(req, res))
+    } as Middleware,
+    { encodes: 'compression' },
+  )
 }
 
 /**

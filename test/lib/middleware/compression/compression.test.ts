@@ -254,6 +254,27 @@ t.test('compression', async (t) => {
     t.equal(runs, 1)
   })
 
+  t.test('refuses at startup an http_cache that runs before compression, where it would store nothing', async (t) => {
+    for (const split of [false, true]) {
+      const app = build(t, (app) => {
+        // Split: the cache on a prefix, compression everywhere, registered later: the order on the route is the same.
+        if (split) app.use('/cached', http_cache())
+        else app.use(http_cache())
+        app.use(compression())
+        app.get('/cached', (_req, res) => void res.header('content-type', 'text/plain').send(BIG))
+      })
+      await t.rejects(app.inject('/cached'), {
+        code: 'FW_ERR_APP_CACHE_ORDER',
+        message: /^GET \/cached: http_cache runs before compression, .*register compression before http_cache/,
+      })
+    }
+    const route_level = build(t, (app) => {
+      app.use(compression())
+      app.get('/r', { use: http_cache() }, (_req, res) => void res.header('content-type', 'text/plain').send(BIG))
+    })
+    t.equal((await route_level.inject('/r')).statusCode, 200, "a route's own cache runs after the App's compression")
+  })
+
   t.test('rejects bad options', async (t) => {
     t.throws(() => compression({ threshold: -1 }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
     t.throws(() => compression({ encodings: ['zstd' as 'br'] }), { code: 'FW_ERR_SECURITY_BAD_OPTION' })
