@@ -5,6 +5,7 @@ import { Field, type FieldKind } from './field.js'
 import { ValidationErrorCode, type ValidationError } from './validation-error.js'
 import {
   INVALID,
+  child_path,
   required_message_of,
   rule_plans,
   type Check,
@@ -125,7 +126,9 @@ function member(
 ): void {
   const v = `v${i}`
   const k = literal(key)
-  const path = `(at === "" ? ${k} : at + "/" + ${k})`
+  // The key as a path segment, its `~` and `/` written `~0` and `~1` (`child_path`), settled here rather than per call.
+  const segment = literal(child_path('', key))
+  const path = `(at === "" ? ${segment} : at + "/" + ${segment})`
   src.add(`let ${v} = hasOwn(raw, ${k}) ? raw[${k}] : undefined`, `const e${i} = errors.length`)
   if (type instanceof Field) scalar(src, v, path, key, type, options)
   else src.add(`${v} = ${src.constant(slot.check)}(${v}, ${path}, errors)`)

@@ -6,7 +6,7 @@ import type { Response } from '../response.js'
 import { ArrayType } from './array.js'
 import { RecordType } from './record.js'
 import { Schema, type Infer } from './schema.js'
-import { Type, run_check, type Check } from './type.js'
+import { Type, capped, child_path, run_check, type Check } from './type.js'
 import { UnionType } from './union.js'
 import { ERR_VALIDATION_BAD_OPTION, ERR_VALIDATION_FLAT_PART } from './errors.js'
 import { option_checker } from '../options.js'
@@ -287,10 +287,18 @@ export function compile_part(part: InputPart, schema: AnySchema): PartCheck {
   return { part, prefix, check: undefined, validate }
 }
 
+/**
+ * A Standard Schema issue as an error entry, its path written as fw writes its own (`child_path`): a key's `~` and `/`
+ * become `~0` and `~1`, so a record key `a/b` is `tags/a~1b` whichever library checked it.
+ */
 function issue_error(prefix: string, issue: StandardSchemaV1.Issue): ValidationError {
-  const keys = (issue.path ?? []).map((k) => String(typeof k === 'object' ? k.key : k))
+  let field = prefix
+  for (const segment of issue.path ?? []) {
+    const k = typeof segment === 'object' ? segment.key : segment
+    field = child_path(field, typeof k === 'number' ? k : String(k))
+  }
   return {
-    field: [prefix, ...keys].filter((k) => k !== '').join('/'),
+    field,
     code: ValidationErrorCode.Custom,
     message: issue.message,
   }
@@ -346,7 +354,8 @@ function compiled_then_handle(checks: readonly RouteCheck[], handler: Handler, m
       // Each part collects its own errors, so the cap on collected errors applies per part.
       const part_errors: ValidationError[] = []
       values[i] = c.check!(c.read(req), c.prefix, part_errors)
-      if (part_errors.length > 0) errors = errors === undefined ? part_errors : errors.concat(part_errors)
+      if (part_errors.length > 0)
+        errors = errors === undefined ? capped(part_errors) : errors.concat(capped(part_errors))
     }
     if (errors !== undefined) return refuse(errors, req, res, mapped)
     for (let i = 0; i < n; i++) req.set_valid(checks[i]!.part, values[i])

@@ -66,6 +66,8 @@ interface Member {
   readonly rules: readonly RulePlan[]
   /** `false` for a member named `__proto__`, which must be defined rather than assigned. */
   readonly plain: boolean
+  /** The key as a path segment: its `~` and `/` written `~0` and `~1` (`child_path`). */
+  readonly segment: string
 }
 
 /**
@@ -120,7 +122,12 @@ export class Schema<S extends Shape, R extends boolean = true> extends Type<Outp
   protected compile_value(name: string, options: CompileOptions): Check {
     const declared = Object.entries(this.spec.shape).map(([key, type]) => ({ key, type }))
     const slots = declared.map(({ key, type }) => type.slot(key, options))
-    const members: Member[] = declared.map(({ key }, i) => ({ key, plain: key !== '__proto__', ...slots[i]! }))
+    const members: Member[] = declared.map(({ key }, i) => ({
+      key,
+      plain: key !== '__proto__',
+      segment: child_path('', key),
+      ...slots[i]!,
+    }))
     const type_message = this.type_message(name, 'an object')
     const refuse =
       this.spec.unknown === 'refuse'
@@ -185,7 +192,11 @@ function validate_members(
   for (let i = 0; i < n; i++) {
     const m = members[i]!
     marks[i] = errors.length
-    got[i] = m.check(Object.hasOwn(obj, m.key) ? obj[m.key] : undefined, at === '' ? m.key : `${at}/${m.key}`, errors)
+    got[i] = m.check(
+      Object.hasOwn(obj, m.key) ? obj[m.key] : undefined,
+      at === '' ? m.segment : `${at}/${m.segment}`,
+      errors,
+    )
   }
   let late: (ValidationError | undefined)[] | undefined
   let values: Record<string, unknown> | undefined

@@ -352,8 +352,18 @@ export function first_failure(
 export function run_check<T>(check: Check, value: unknown, at = ''): ValidationResult<T> {
   const errors: ValidationError[] = []
   const v = check(value, at, errors)
-  if (v === INVALID || errors.length > 0) return { ok: false, errors }
+  if (v === INVALID || errors.length > 0) return { ok: false, errors: capped(errors) }
   return { ok: true, value: v as T }
+}
+
+/**
+ * `errors` cut to `MAX_ERRORS`. The loops over arrays, records and unknown keys stop once the cap is reached, but an
+ * item or object already under way finishes, so a list of objects failing several fields each may pass it by a few;
+ * a schema declaring more than 100 fields may too.
+ */
+export function capped(errors: ValidationError[]): ValidationError[] {
+  if (errors.length > MAX_ERRORS) errors.length = MAX_ERRORS
+  return errors
 }
 
 /** Pushes one error and returns `INVALID`, the outcome of a failed check. */

@@ -59,6 +59,26 @@ t.test('ArrayType', async (t) => {
     t.same(!bad.ok && bad.errors[99], { field: 'n/99', code: 'Type', message: 'n item must be an integer' })
   })
 
+  t.test('keeps at most 100 errors when each item fails several fields, or a schema declares more', async (t) => {
+    const Rows = schema({
+      rows: field
+        .array(
+          field.object({ a: field.string().required(), b: field.string().required(), c: field.string().required() }),
+        )
+        .required(),
+    })
+    const rows = Rows.validate({ rows: Array.from({ length: 1000 }, () => ({})) })
+    t.equal(rows.ok ? 0 : rows.errors.length, 100)
+    t.same(rows.ok ? undefined : rows.errors[99], { field: 'rows/33/a', code: 'Required', message: 'a is required' })
+    const Wide = schema(
+      Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`f${i}`, field.integer().required()])),
+    )
+    const wide = Wide.validate({})
+    t.equal(wide.ok ? 0 : wide.errors.length, 100)
+    const issues = Wide['~standard'].validate({}) as { issues: unknown[] }
+    t.equal(issues.issues.length, 100, 'its Standard Schema issues alike')
+  })
+
   t.test(
     'names item paths right in every call: after valid ones, past the kept paths, and under varying parents',
     async (t) => {

@@ -99,7 +99,7 @@ t.test('object_code', async (t) => {
     },
   )
 
-  t.test('names each failing key verbatim in its error path and message', async (t) => {
+  t.test('names each failing key verbatim in its message and, `~` and `/` escaped, in its path', async (t) => {
     const result = S.validate({ 'a"b': 1, 'x\u2028y': 3 })
     t.equal(result.ok, false)
     if (result.ok) return
@@ -110,7 +110,8 @@ t.test('object_code', async (t) => {
       code: 'Required',
       message: '${process.exit(1)} is required',
     })
-    t.same(by_field.get('*/x/*'), { field: '*/x/*', code: 'Required', message: '*/x/* is required' })
+    // A path segment writes the key's `/` as `~1` (RFC 6901), so `*/x/*` is one key, not three.
+    t.same(by_field.get('*~1x~1*'), { field: '*~1x~1*', code: 'Required', message: '*/x/* is required' })
     t.same(by_field.get('x\u2028y'), { field: 'x\u2028y', code: 'Unknown', message: 'x\u2028y is not allowed' })
   })
 

@@ -377,6 +377,37 @@ t.test('Route schemas from Standard Schema libraries', async (t) => {
     })
   }
 
+  t.test("a Standard Schema issue's path escapes '/' and '~' in a key, as an fw schema's field does", async (t) => {
+    const app = build(t, (app) => {
+      app.post('/zod-keys', { body: z.object({ tags: z.record(z.string(), z.number()) }) }, (_req, res) =>
+        res.json('ok', true),
+      )
+      app.post('/fw-keys', { body: schema({ tags: field.record(field.number()) }) }, (_req, res) =>
+        res.json('ok', true),
+      )
+    })
+    const fields = async (url: string) =>
+      (await post(app, url, { tags: { 'a/b': 'x', '~': 'y' } })).json().errors.map((e: { field: string }) => e.field)
+    t.same(await fields('/fw-keys'), ['tags/a~1b', 'tags/~0'])
+    t.same(await fields('/zod-keys'), ['tags/a~1b', 'tags/~0'])
+  })
+
+  t.test('a body whose array items each fail several fields answers at most 100 errors', async (t) => {
+    const Rows = schema({
+      rows: field
+        .array(
+          field.object({ a: field.string().required(), b: field.string().required(), c: field.integer().required() }),
+        )
+        .required(),
+    })
+    const app = build(t, (app) => {
+      app.post('/rows', { body: Rows }, (_req, res) => res.json('ok', true))
+    })
+    const r = await post(app, '/rows', { rows: Array.from({ length: 1000 }, () => ({})) })
+    t.equal(r.statusCode, 400)
+    t.equal(r.json().errors.length, 100)
+  })
+
   t.test('an arktype type (a function) validates a query string with its own parsing', async (t) => {
     t.same((await app.inject({ url: '/arktype?page=3' })).json(), { page: 3 })
     const bad = await app.inject({ url: '/arktype?page=x' })

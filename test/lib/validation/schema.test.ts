@@ -205,6 +205,35 @@ t.test('Schema nested', async (t) => {
     })
   })
 
+  t.test("escapes a declared key's '/' and '~' in its path, compiled or not, as a record's key is", async (t) => {
+    // `a/b` as the path would name the field `b` of an object `a`; RFC 6901 writes the key as `a~1b`.
+    const shape = {
+      'a/b': field.string().required(),
+      n: field.object({ 'x~y': field.integer().required() }).required(),
+    }
+    const expected = {
+      ok: false,
+      errors: [
+        { field: 'a~1b', code: 'Required', message: 'a/b is required' },
+        { field: 'n/x~0y', code: 'Required', message: 'x~y is required' },
+      ],
+    }
+    t.same(schema(shape).validate({ n: {} }), expected, 'compiled object code')
+    // A rule that reads its siblings sends the object down the general path.
+    const general = schema({ ...shape, c: field.string().check(() => true, 'never') })
+    t.same(general.validate({ n: {} }), expected, 'the general path')
+    t.same(
+      schema(shape)['~standard'].validate({ n: {} }),
+      {
+        issues: [
+          { message: 'a/b is required', path: ['a/b'] },
+          { message: 'x~y is required', path: ['n', 'x~y'] },
+        ],
+      },
+      "a Standard Schema issue's path gives the keys as declared",
+    )
+  })
+
   t.test('strict refuses unknown keys at their path; the default strips them', async (t) => {
     const Strict = schema({ a: field.object({ b: field.integer() }).strict() }).strict('not allowed here')
     t.same(Strict.validate({ a: { b: 1, c: 2 }, d: 3 }), {
