@@ -22,13 +22,16 @@ export interface RedisStoreOptions {
 /**
  * Settings for a client that fails fast instead of holding requests while Redis is down: a command waits at most
  * `commandTimeout` ms (queued ones included), queued commands fail after one reconnect attempt, and reconnecting never
- * stops (every 100 ms at first, then every second), so service resumes within about a second of Redis coming back.
+ * stops (every 100 ms at first, then every second), so service resumes within about a second of Redis coming back. A
+ * command sent before the connection dropped is not sent again on the next one (it fails by its timeout): Redis may
+ * have run it already, and a rate limit hit or a broadcast run twice counts or arrives twice.
  */
 export const FAIL_FAST_OPTIONS = {
   commandTimeout: 1000,
   connectTimeout: 2000,
   maxRetriesPerRequest: 1,
   retryStrategy: (times: number): number => Math.min(times * 100, 1000),
+  autoResendUnfulfilledCommands: false,
 } as const satisfies RedisOptions
 
 /**

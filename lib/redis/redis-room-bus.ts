@@ -19,8 +19,9 @@ interface Header {
 }
 
 /**
- * A `RoomBus` on Redis pub/sub (channel `<prefix>rooms`), for `app.rooms.use_bus`. A broadcast published while Redis is
- * down reaches this instance's sockets only (the outage is logged); subscribing resumes when Redis is back.
+ * A `RoomBus` on Redis pub/sub (channel `<prefix>rooms`, after the client's own keyPrefix), for `app.rooms.use_bus`. A
+ * broadcast published while Redis is down reaches this instance's sockets only (the outage is logged); subscribing
+ * resumes when Redis is back.
  * @example
  * await app.rooms.use_bus(new RedisRoomBus({ client: 'redis://10.0.0.5:6379' }))
  */
@@ -34,7 +35,9 @@ export class RedisRoomBus implements RoomBus {
 
   constructor(options: RedisStoreOptions = {}) {
     this.#pub = new RedisConnection('RedisRoomBus', options)
-    this.#channel = `${this.#pub.prefix}rooms`
+    // ioredis's keyPrefix goes before the keys of the stores but not before a channel: added here, apps told apart by
+    // their clients' keyPrefix alone never hear each other's broadcasts.
+    this.#channel = `${this.#pub.client_prefix}${this.#pub.prefix}rooms`
     // A subscribed connection can run nothing else: a second one with the same settings, always owned by the bus. The
     // bus subscribes again itself after a reconnect: ioredis's own resubscription leaves its promise unheard, so a
     // failure of it (refused, timed out, or cut off by close()) would be an unhandled rejection and a deaf instance.

@@ -167,7 +167,12 @@ export class RedisSessionStore implements ISessionStore {
       clearTimeout(hold.timer)
       if (this.#holds.get(sid) === hold) this.#holds.delete(sid)
       if (hold.lost) this.#forget_lost(sid)
-      const freed = await unlock()
+      const freed = await unlock().catch((err: unknown) => {
+        // Lost with a dropped connection, it is not sent again by the client: sent once more, on the next connection
+        // (a compare-and-delete may run twice), so the session is not held until lock_ttl_ms.
+        unlock().catch(() => undefined)
+        throw err
+      })
       if (freed === 0 && !hold.lost)
         log.logf('warn', 'session lock lost before its release', 'session', sid_digest(sid))
     }

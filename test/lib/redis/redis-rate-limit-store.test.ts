@@ -4,7 +4,7 @@ import { rate_limit, type RateLimitOptions } from '../../../lib/middleware/secur
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../lib/middleware/security/rate-limit-store.js'
 import { RedisRateLimitStore } from '../../../lib/redis/index.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
-import { client } from './setup.js'
+import { client, redis_proxy } from './setup.js'
 
 /**
  * A repeatable sequence of hits (key, clock reading): steps of 0 to 700 ms over a 1000 ms window, sometimes backwards
@@ -100,6 +100,21 @@ t.test('RedisRateLimitStore.hit', async (t) => {
       all.map((h) => h.current).sort((a, b) => a - b),
       Array.from({ length: 100 }, (_, i) => i + 1),
     )
+  })
+
+  t.test('counts a hit once when the connection drops after Redis ran it, before its reply came', async (t) => {
+    const proxy = await redis_proxy(t, server.port)
+    const store = new RedisRateLimitStore({ client: client(t, proxy.port, 500), prefix: `t${++n}:` })
+    await store.hit('loaded', 5_000, 60_000) // the script is known: the cut reply is the hit's, not a NOSCRIPT
+    const cut = proxy.cut_next_reply()
+    const first = await store.hit('k', 5_000, 60_000).then(
+      (h) => h.current,
+      (err: { code?: string }) => err.code,
+    )
+    await cut
+    t.equal(await redis.hget(store.key('k'), 'c'), '1', 'Redis ran the hit once')
+    t.equal(first, 'FW_ERR_REDIS_UNAVAILABLE', 'the caller is told the store could not answer')
+    t.equal((await store.hit('k', 5_001, 60_000)).current, 2, 'the next hit, on the new connection, counts on')
   })
 
   t.test('loads its script again after the server forgot it', async (t) => {

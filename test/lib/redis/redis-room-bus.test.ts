@@ -13,6 +13,7 @@ import { listening, type Teardown } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { start_redis } from '../../helpers/redis-server.js'
 import { connect } from '../../helpers/ws.js'
+import { redis_proxy } from './setup.js'
 
 /** An App with `/ws/{room}` (join the room, broadcast each message to it but the sender) and a RedisRoomBus. */
 async function instance(t: Teardown, url: string): Promise<{ app: App; port: number }> {
@@ -149,6 +150,48 @@ t.test('RedisRoomBus across reconnects', async (t) => {
     }
     t.match(heard[0], { room: 'lobby', binary: false }, 'the other instance hears again')
     t.match(heard[0]?.data.toString(), /^after \d+$/)
+  })
+})
+
+t.test('RedisRoomBus on a Redis shared with others', async (t) => {
+  const redis = await start_redis(t)
+  const options = { host: '127.0.0.1', port: redis.port, commandTimeout: 300 }
+  /** Until `heard` has something, and a while longer for a second copy or a stray. */
+  const settle = async (heard: unknown[]): Promise<void> => {
+    for (let i = 0; i < 40 && heard.length === 0; i++) await sleep(25)
+    await sleep(150)
+  }
+
+  t.test('keeps apart the broadcasts of apps told apart by their client keyPrefix', async (t) => {
+    const heard: string[] = []
+    const app1 = new RedisRoomBus({ client: { ...options, keyPrefix: 'app1:' } })
+    const app1_other = new RedisRoomBus({ client: { ...options, keyPrefix: 'app1:' } })
+    const app2 = new RedisRoomBus({ client: { ...options, keyPrefix: 'app2:' } })
+    t.teardown(() => Promise.all([app1.close(), app1_other.close(), app2.close()]))
+    await app1_other.start((m) => heard.push(`app1 ${m.data.toString()}`))
+    await app2.start((m) => heard.push(`app2 ${m.data.toString()}`))
+    await app1.publish({ room: 'lobby', binary: false, except: undefined, data: Buffer.from('one') })
+    await settle(heard)
+    t.same(heard, ['app1 one'], "the other instance of app1 hears it; app2's lobby does not")
+  })
+
+  t.test('hands a broadcast over once when the connection drops after Redis ran PUBLISH', async (t) => {
+    const proxy = await redis_proxy(t, redis.port)
+    const heard: string[] = []
+    const here = new RedisRoomBus({ client: { ...options, port: proxy.port } })
+    const there = new RedisRoomBus({ client: options })
+    t.teardown(() => Promise.all([here.close(), there.close()]))
+    await there.start((m) => heard.push(m.data.toString()))
+    // Not started, so nothing but replies to its publishing connection comes through the proxy.
+    await here.publish({ room: 'lobby', binary: false, except: undefined, data: Buffer.from('ready') })
+    await settle(heard)
+    heard.length = 0
+    const cut = proxy.cut_next_reply()
+    const published = here.publish({ room: 'lobby', binary: false, except: undefined, data: Buffer.from('once') })
+    await t.rejects(published, { code: 'FW_ERR_REDIS_UNAVAILABLE' }, 'the publisher cannot tell it went through')
+    await cut
+    await settle(heard)
+    t.same(heard, ['once'])
   })
 })
 

@@ -6,7 +6,7 @@ import { Session } from '../../../lib/middleware/auth/session-state.js'
 import { RedisSessionStore } from '../../../lib/redis/index.js'
 import { capture_log } from '../../helpers/log.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
-import { client } from './setup.js'
+import { client, redis_proxy } from './setup.js'
 
 const SECRET = 'redis-session-secret-0123456789abcdef'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -102,6 +102,19 @@ t.test('RedisSessionStore', async (t) => {
     t.equal(await redis.exists('paused:sess-lock:p1'), 0, 'the late SET was followed by its release')
     const release = await paused.lock('p1')
     await release()
+  })
+
+  t.test('frees the session when the connection dropped with its release, not lock_ttl_ms later', async (t) => {
+    capture_log(t)
+    const proxy = await redis_proxy(t, server.port)
+    const holder = new RedisSessionStore({ client: client(t, proxy.port, 300), prefix: 'cut:' })
+    const release = await holder.lock('c1')
+    const cut = proxy.cut_next_command()
+    await release().catch(() => undefined)
+    await cut
+    const other = new RedisSessionStore({ client: redis, prefix: 'cut:', lock_wait_ms: 2000 })
+    const again = await other.lock('c1')
+    await again()
   })
 
   t.test('touch renews the expiry without rewriting', async (t) => {
