@@ -5,7 +5,7 @@ import type { ISessionStore, SessionRecord } from '../middleware/auth/session-st
 import { ERR_REDIS_BAD_OPTION, ERR_REDIS_UNAVAILABLE } from './errors.js'
 import { logger } from '../log/index.js'
 import { LuaScript } from './lua-script.js'
-import { option_checker } from '../options.js'
+import { MAX_TIMER_MS, option_checker } from '../options.js'
 import { RedisConnection, type RedisStoreOptions } from './redis-connection.js'
 
 const NAME = 'RedisSessionStore'
@@ -90,8 +90,9 @@ export class RedisSessionStore implements ISessionStore {
   readonly #lost = new Map<string, number>()
 
   constructor({ lock_ttl_ms = 30_000, lock_wait_ms = 5_000, ...options }: RedisSessionStoreOptions = {}) {
-    this.#lock_ttl_ms = check.int('lock_ttl_ms', lock_ttl_ms, 1)
-    this.#lock_wait_ms = check.int('lock_wait_ms', lock_wait_ms, 1)
+    // Node's timers wait at most MAX_TIMER_MS: a longer one fires after 1 ms (the renewal would run without pause).
+    this.#lock_ttl_ms = check.int('lock_ttl_ms', lock_ttl_ms, 1, MAX_TIMER_MS)
+    this.#lock_wait_ms = check.int('lock_wait_ms', lock_wait_ms, 1, MAX_TIMER_MS)
     this.#redis = new RedisConnection(NAME, options)
   }
 

@@ -237,6 +237,12 @@ t.test('RedisSessionStore', async (t) => {
       message:
         'RedisSessionStore: client must be an ioredis client, connection options or a redis:// or rediss:// URL; got 42',
     })
+    // Its renewal timer runs every third of it: past Node's longest timer it would fire after 1 ms, over and over.
+    for (const option of ['lock_ttl_ms', 'lock_wait_ms'] as const)
+      t.throws(() => new RedisSessionStore({ client: redis, [option]: 2 ** 31 }), {
+        code: 'FW_ERR_REDIS_BAD_OPTION',
+        message: `RedisSessionStore: ${option} must be an integer from 1 to 2147483647; got 2147483648`,
+      })
   })
 })
 
