@@ -117,12 +117,9 @@ class HttpCache {
       // answers a failure, as a stale one). One stored for other values of the headers its Vary names is a miss too,
       // whose answer replaces it.
       if (entry !== undefined && matches(entry, headers)) {
-        const age = t - entry.created_at_ms
-        const policy = this.#cache.policy
-        if (policy.is_fresh(age) && within_own_lifetime(entry, age)) return this.#serve(x, entry, 'hit')
-        if (ctx.offline && policy.allow_stale_offline(age) && may_serve_stale(entry)) {
-          return this.#serve(x, entry, 'stale')
-        }
+        if (this.#fresh(entry, t)) return this.#serve(x, entry, 'hit')
+        const stale_offline = ctx.offline && this.#cache.policy.allow_stale_offline(t - entry.created_at_ms)
+        if (stale_offline && may_serve_stale(entry)) return this.#serve(x, entry, 'stale')
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
