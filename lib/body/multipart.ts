@@ -99,26 +99,40 @@ export class Multipart implements AsyncIterable<Part> {
     this.#check_unused()
     // The folder first: when it cannot be made, no parser has started and the body is left as it was.
     const dir = await mkdtemp(join(tmpdir(), 'fw-upload-'))
-    this.#after_response(() => rm(dir, { recursive: true, force: true }))
-    const fields = Object.create(null) as FormFields
-    const files: SavedFile[] = []
-    // `for await` ends the parts on a throw too (a write failing), which unpipes and destroys the parser.
-    for await (const part of this) {
-      if (part.kind === 'field') {
-        add_field(fields, part.name, part.value)
-        continue
-      }
-      const path = join(dir, `${files.length + 1}.upload`)
-      const out = createWriteStream(path)
-      await pipeline(part.stream, out)
-      files.push({ name: part.name, filename: part.filename, mime_type: part.mime_type, path, size: out.bytesWritten })
+    // The folder goes once the response is over and this save has settled: a response already over (a client gone
+    // before the handler asked, its body buffered) would otherwise remove it while the files are still being written,
+    // leaving those written after on disk, or failing their writes.
+    let settle!: () => void
+    const settled = new Promise<void>((resolve) => (settle = resolve))
+    this.#after_response(() => settled.then(() => rm(dir, { recursive: true, force: true })))
+    try {
+      return await save_parts(this, dir)
+    } finally {
+      settle()
     }
-    return { fields, files }
   }
 
   #check_unused(): void {
     if (this.#used) throw ERR_BODY_CONSUMED('multipart', 'its parts were already read')
   }
+}
+
+/** Reads every part of `form`: fields by name, files written to `dir` under fresh names. */
+async function save_parts(form: AsyncIterable<Part>, dir: string): Promise<SavedForm> {
+  const fields = Object.create(null) as FormFields
+  const files: SavedFile[] = []
+  // `for await` ends the parts on a throw too (a write failing), which unpipes and destroys the parser.
+  for await (const part of form) {
+    if (part.kind === 'field') {
+      add_field(fields, part.name, part.value)
+      continue
+    }
+    const path = join(dir, `${files.length + 1}.upload`)
+    const out = createWriteStream(path)
+    await pipeline(part.stream, out)
+    files.push({ name: part.name, filename: part.filename, mime_type: part.mime_type, path, size: out.bytesWritten })
+  }
+  return { fields, files }
 }
 
 /** The state of one parse: parts waiting to be taken, the first failure, and the wake-up of a waiting consumer. */
@@ -176,11 +190,16 @@ function start(
 
 function listen(bb: Writable, q: PartQueue, limits: ResolvedFormLimits): void {
   const malformed = (err: unknown): FwErrorLike => ERR_BODY_MALFORMED('multipart body', (err as Error).message)
-  bb.on('field', (name: string, value: string, _name_truncated: boolean, truncated: boolean) => {
-    if (truncated) q.fail(over_limit('field_size', limits.field_size))
+  bb.on('field', (name: string | undefined, value: string, _name_truncated: boolean, truncated: boolean) => {
+    if (name === undefined) q.fail(nameless())
+    else if (truncated) q.fail(over_limit('field_size', limits.field_size))
     else q.push({ kind: 'field', name, value })
   })
-  bb.on('file', (name: string, file: ParserFile, filename: string, _enc: string, mime_type: string) => {
+  bb.on('file', (name: string | undefined, file: ParserFile, filename: string, _enc: string, mime_type: string) => {
+    if (name === undefined) {
+      file.resume()
+      return q.fail(nameless())
+    }
     const out = new PassThrough()
     // A failure may reach a file still queued, before the consumer listens: its reader sees the error when it reads.
     out.on('error', () => {})
@@ -204,6 +223,12 @@ function listen(bb: Writable, q: PartQueue, limits: ResolvedFormLimits): void {
 }
 
 type FwErrorLike = ReturnType<typeof ERR_BODY_MALFORMED>
+
+/**
+ * A part whose `Content-Disposition: form-data` has no `name`: busboy keeps it with the name undefined, which would
+ * reach the handler as a part whose name is no string, and `save()`'s fields as the key `undefined`.
+ */
+const nameless = (): FwErrorLike => ERR_BODY_MALFORMED('multipart body', 'a part without a name')
 
 async function* parts({ bb, q }: { bb: Writable; q: PartQueue }, source: Readable): AsyncGenerator<Part> {
   const on_source_error = (err: unknown): void => q.fail(err)

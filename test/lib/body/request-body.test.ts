@@ -331,6 +331,9 @@ t.test('Request.multipart', async (t) => {
       ],
       ['no Content-Disposition at all', body('Content-Type: text/plain\r\n', '')],
       ['a disposition other than form-data', body('', 'Content-Disposition: attachment; name="b"\r\n')],
+      // busboy keeps these, with `name` undefined: a field `undefined` in save(), a part.name that is no string.
+      ['a form-data disposition without a name', body('', 'Content-Disposition: form-data\r\n')],
+      ['a file without a name', body('', 'Content-Disposition: form-data; filename="b.txt"\r\n')],
     ]
     for (const [what, payload] of refused)
       for (const url of ['/parts', '/save', '/s/save']) {
