@@ -25,7 +25,8 @@ export interface CorsOptions {
    * Allowed origins: exact strings (`https://app.example.com`), one-label wildcards (`https://*.example.com` matches
    * `https://a.example.com`, never `https://a.b.example.com` nor `https://example.com.evil.net`), anchored RegExps
    * (`/^https:\/\/(a|b)\.example\.com$/`), or a function deciding per origin. `["*"]` allows any origin without
-   * credentials; `"null"` only when listed. Origins are matched as browsers send them (lowercase scheme and host).
+   * credentials; `"null"` only when listed, and never with credentials (any sandboxed page sends it). Origins are
+   * matched as browsers send them (lowercase scheme and host).
    */
   origins: ReadonlyArray<string | RegExp> | ((origin: string, ctx: Ctx) => boolean)
   /** Answer a preflight's `Access-Control-Request-Headers` with the same list instead of `headers` (default false). */
@@ -85,11 +86,21 @@ function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx:
     // An unanchored RegExp would let `https://app.example.com.evil.net` through. The whole source is anchored again, so
     // a top-level alternation (`^https://a\.com|https://b\.com$`) cannot leave one side open, and without the stateful
     // `g`/`y` flags, so `test` does not resume from a previous match's `lastIndex`.
+    let p: RegExp | undefined
     if (o instanceof RegExp && o.source.startsWith('^') && o.source.endsWith('$'))
-      patterns.push(new RegExp(`^(?:${o.source})$`, o.flags.replace(/[gy]/g, '')))
+      patterns.push((p = new RegExp(`^(?:${o.source})$`, o.flags.replace(/[gy]/g, ''))))
     else if (typeof o === 'string' && is_exact_origin(o)) exact.add(o)
     else if (pattern !== undefined) patterns.push(pattern)
     else throw ERR_CORS_BAD_ORIGIN(o instanceof RegExp ? String(o) : o)
+    // `null` is the origin of every sandboxed iframe and data: page on any site: with credentials it would hand every
+    // site the users' cookies, as `*` would.
+    if (credentials && (o === 'null' || p?.test('null') === true)) {
+      check.fail(
+        'origins',
+        "real origins with allow_credentials: 'null' is the origin of any sandboxed page",
+        String(o),
+      )
+    }
   }
   return (origin) => exact.has(origin) || patterns.some((p) => p.test(origin))
 }

@@ -230,6 +230,23 @@ t.test('cors', async (t) => {
     })
   })
 
+  t.test('throws at creation for the null origin with credentials, listed or matched by a RegExp', async (t) => {
+    // `null` is the origin of every sandboxed iframe and data: page on any site: with credentials it is the wildcard.
+    const message =
+      "cors: origins must be real origins with allow_credentials: 'null' is the origin of any sandboxed page; got "
+    t.throws(() => cors({ origins: [APP_ORIGIN, 'null'], allow_credentials: true }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: `${message}"null"`,
+    })
+    const re = /^(?:null|https:\/\/a\.example\.com)$/
+    t.throws(() => cors({ origins: [re], allow_credentials: true }), {
+      code: 'FW_ERR_SECURITY_BAD_OPTION',
+      message: message + JSON.stringify(String(re)),
+    })
+    t.doesNotThrow(() => cors({ origins: ['null'] }), 'without credentials it may be listed')
+    t.doesNotThrow(() => cors({ origins: [/^https:\/\/a\.example\.com$/], allow_credentials: true }))
+  })
+
   t.test('matches a one-label wildcard, never a suffix trick, null or another case', async (t) => {
     const { app } = build(t, [adapt_ctx(cors({ origins: ['https://*.example.com'] }))])
     const acao = async (origin: string) =>
