@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
+import { CODE_UNSUPPORTED_MEDIA_TYPE, ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
 import {
   answer_error,
   clear_for_error,
@@ -60,6 +60,8 @@ export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === ERR_BODY_TOO_LARGE.code)
       return refuse(freq, reply, 413, CODE_TOO_LARGE, 'Request body is too large')
     const status = err.statusCode ?? 500
+    // A Content-Type the router cannot parse (`;;;`): the code and words of a body reader's refusal of its type.
+    if (status === 415) return refuse(freq, reply, 415, CODE_UNSUPPORTED_MEDIA_TYPE, 'Unsupported content type')
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
     // The client reset the connection, or Node cut it for its request timeout (after its own 408), while the body was
     // read: nobody is left to answer, and the server did not fail.

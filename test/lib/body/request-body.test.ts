@@ -71,6 +71,18 @@ t.test('Request.form', async (t) => {
     t.same([r.statusCode, r.json().message], [413, 'Too many form fields'])
   })
 
+  t.test('answers 415 unsupported_media_type, in its own words, for a Content-Type no parser can read', async (t) => {
+    // Refused by the router's content-type parsing before any reader: the same answer as a reader's refusal.
+    for (const type of [';;;', 'text/', 'a b']) {
+      const r = await app.inject({ method: 'POST', url: '/form', headers: { 'content-type': type }, payload: 'a=1' })
+      t.same(
+        [r.statusCode, r.json()],
+        [415, { ok: false, error: 'unsupported_media_type', message: 'Unsupported content type' }],
+        type,
+      )
+    }
+  })
+
   t.test('answers 415 for another content type', async (t) => {
     const r = await app.inject({
       method: 'POST',
