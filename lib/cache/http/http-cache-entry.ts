@@ -5,7 +5,7 @@ import { inside_window } from '../cache-policy.js'
 import { request_header, type RequestHeaders } from '../cache-key.js'
 import { set_own, type HeaderMap } from '../header-util.js'
 import { tag_listed } from '../../http-token.js'
-import type { BodyKind, Response } from '../../response.js'
+import { CheckedHeaders, type BodyKind, type Response } from '../../response.js'
 
 /** The response headers as they were at one moment (names lowercase; `set-cookie` as a list). */
 export type HeaderSnapshot = Readonly<Record<string, string | readonly string[]>>
@@ -214,17 +214,47 @@ export function not_modified(entry: CacheEntry, request_headers: RequestHeaders)
   return http_date(entry.headers['last-modified']?.trim()) <= since
 }
 
+/** The headers `replay` sets from each entry it was asked about, checked once; null for an entry it cannot replay. */
+const REPLAYED = new WeakMap<CacheEntry, CheckedHeaders | null>()
+
+/**
+ * The headers of `entry` that `replay` sets, checked as `Response.header` checks them, once per entry (one is frozen):
+ * null when a name is no HTTP token or a value holds CR, LF, NUL or a character above U+00FF. `storable` never keeps
+ * such a header, but an entry put by hand, read from a file or from a store another app shares may hold one.
+ */
+function replayed_headers(entry: CacheEntry): CheckedHeaders | null {
+  let checked = REPLAYED.get(entry)
+  if (checked === undefined) {
+    const pairs: Array<[string, string]> = []
+    // The entry's own records (`VARIED`, `LIFETIME`, `NO_STALE`) start with `:`, which no header name can.
+    for (const [name, value] of Object.entries(entry.headers)) if (!name.startsWith(':')) pairs.push([name, value])
+    try {
+      checked = new CheckedHeaders(pairs)
+    } catch {
+      checked = null
+    }
+    REPLAYED.set(entry, checked)
+  }
+  return checked
+}
+
+/** Whether `replay` can answer from `entry`: false when it holds a header no response may send. */
+export function replayable(entry: CacheEntry): boolean {
+  return replayed_headers(entry) !== null
+}
+
 /**
  * Answers from `entry`: its status, headers and body, with `Age` in seconds; or, `bodiless`, a 304 with the same
- * headers and no body (no Content-Length either, as `etag` answers one: RFC 9110 8.6, 15.4.5).
+ * headers and no body (no Content-Length either, as `etag` answers one: RFC 9110 8.6, 15.4.5). False, with nothing of
+ * the entry set, when it holds a header no response may send (`replayable`).
  */
-export function replay(res: Response, entry: CacheEntry, age_s: number, bodiless = false): void {
-  res.status(entry.status)
-  // The entry's own records (`VARIED`, `LIFETIME`, `NO_STALE`) start with `:`, which no header name can.
-  for (const [name, value] of Object.entries(entry.headers)) if (!name.startsWith(':')) res.header(name, value)
-  res.header('age', age_s)
-  if (bodiless) return void res.discard_body().status(304).remove_header('content-length')
+export function replay(res: Response, entry: CacheEntry, age_s: number, bodiless = false): boolean {
+  const headers = replayed_headers(entry)
+  if (headers === null) return false
+  res.status(entry.status).checked_headers(headers).header('age', age_s)
+  if (bodiless) res.discard_body().status(304).remove_header('content-length')
   // An empty `send()` writes no Content-Type; `send('')` would add text/plain that the original answer did not have.
-  if (entry.body === '' && entry.headers['content-type'] === undefined) res.send()
+  else if (entry.body === '' && entry.headers['content-type'] === undefined) res.send()
   else res.send(entry.body)
+  return true
 }

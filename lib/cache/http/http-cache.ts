@@ -15,6 +15,7 @@ import {
   may_serve_stale,
   not_modified,
   replay,
+  replayable,
   restore,
   snapshot,
   storable,
@@ -33,6 +34,15 @@ import {
   type HttpCacheProbe,
 } from './http-cache-options.js'
 import { cache_decided } from '../../observability/cache.js'
+import { logger } from '../../log/index.js'
+
+const log = logger('cache')
+
+/** What a log line may say of a key: its method and path, without the query or the request's header values. */
+function route_of(key: string): string {
+  const query = key.indexOf('?')
+  return query === -1 ? key : key.slice(0, query)
+}
 
 export type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions, HttpCacheProbe } from './http-cache-options.js'
 
@@ -76,6 +86,8 @@ class HttpCache {
   readonly #max_body_bytes: number
   /** The misses running their handler now, by key: each resolves with the entry its answer gave, if it could be stored. */
   readonly #flights = new Map<string, Promise<CacheEntry | undefined>>()
+  /** The entries found that cannot be replayed and were logged, each once. */
+  readonly #refused = new WeakSet<CacheEntry>()
 
   constructor(options: HttpCacheOptions) {
     this.#cache = cache_of(options)
@@ -115,18 +127,20 @@ class HttpCache {
       // it is stale: while the probe says offline and the policy allows offline reuse at its age, a stale answer,
       // unless its answer forbids reuse once stale (must-revalidate), which makes it a miss; online, a miss (it still
       // answers a failure, as a stale one). One stored for other values of the headers its Vary names is a miss too,
-      // whose answer replaces it.
+      // whose answer replaces it, and so is one that cannot be replayed.
       if (entry !== undefined && matches(entry, headers)) {
-        if (this.#fresh(entry, t)) return this.#serve(x, entry, 'hit')
-        const stale_offline = ctx.offline && this.#cache.policy.allow_stale_offline(t - entry.created_at_ms)
-        if (stale_offline && may_serve_stale(entry)) return this.#serve(x, entry, 'stale')
+        const fresh = this.#fresh(entry, t)
+        const usable =
+          fresh ||
+          (ctx.offline && this.#cache.policy.allow_stale_offline(t - entry.created_at_ms) && may_serve_stale(entry))
+        if (usable && this.#serve(x, entry, fresh ? 'hit' : 'stale')) return
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
     }
     if (flight !== undefined) {
       const shared = await flight
-      if (shared !== undefined && matches(shared, headers)) return this.#serve(x, shared, 'hit')
+      if (shared !== undefined && matches(shared, headers) && this.#serve(x, shared, 'hit')) return
     }
     return this.#fetch(x, flight === undefined && method === 'GET', method === 'GET')
   }
@@ -168,12 +182,30 @@ class HttpCache {
     this.#on_decision?.(decision, x.key, detail)
   }
 
-  #serve(x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): void {
+  /**
+   * Answers from `entry`; false, with nothing of it set on the response and no decision made, when it holds a header no
+   * response may send, which the caller then answers as a miss.
+   */
+  #serve(x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): boolean {
     const age_s = age_seconds(entry, this.#now())
     // Two property reads on a request with neither validator: the hit path stays as it was.
     const conditional = x.headers['if-none-match'] !== undefined || x.headers['if-modified-since'] !== undefined
-    replay(x.res, entry, age_s, conditional && not_modified(entry, x.headers))
+    if (!replay(x.res, entry, age_s, conditional && not_modified(entry, x.headers))) return this.#refuse(x, entry)
     this.#decide(x, decision, { age_s, ...failure })
+    return true
+  }
+
+  /**
+   * Logs, once per entry, that `entry` cannot be replayed (a header name that is no token, a value with CR, LF, NUL
+   * or a character above U+00FF: put by hand, or by another app sharing the store), naming only its method and path,
+   * never the header. Answers false, for `#serve`.
+   */
+  #refuse(x: Exchange, entry: CacheEntry): false {
+    if (!this.#refused.has(entry)) {
+      this.#refused.add(entry)
+      log.logf('warn', 'http_cache entry cannot be replayed, answered as a miss', 'entry', route_of(x.key))
+    }
+    return false
   }
 
   /** Runs the rest of the chain without the cache; the status header stays on a failure passing through too. */
@@ -197,14 +229,16 @@ class HttpCache {
 
   /**
    * The entry the policy allows after a failed request and whose Vary record matches it, or undefined (also when the
-   * store cannot answer, and when the entry is stale and its answer forbids reuse once stale).
+   * store cannot answer, when the entry is stale and its answer forbids reuse once stale, and when it cannot be
+   * replayed, so that the failure passes through as it was).
    */
   async #stale_entry(x: Exchange): Promise<CacheEntry | undefined> {
     try {
       const t = this.#now()
       const entry = await this.#cache.get(x.key, t, this.#context_at(t, RequestOutcome.NetworkError))
       if (entry === undefined || !matches(entry, x.headers)) return undefined
-      return may_serve_stale(entry) || this.#fresh(entry, t) ? entry : undefined
+      if (!may_serve_stale(entry) && !this.#fresh(entry, t)) return undefined
+      return replayable(entry) || this.#refuse(x, entry) ? entry : undefined
     } catch {
       return undefined
     }

@@ -1,11 +1,12 @@
 import t, { type Test } from 'tap'
 import {
   Cache,
+  CacheEntry,
   CachePolicy,
   LruMemoryStore,
+  MemoryStore,
   NetworkProbe,
   type CacheStore,
-  type CacheEntry,
 } from '../../../../lib/cache/index.js'
 import { HttpError, type Handler, type Middleware } from '../../../../index.js'
 import * as fw from '../../../../index.js'
@@ -13,6 +14,7 @@ import type { HttpCacheProbe } from '../../../../lib/cache/http/http-cache.js'
 import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../../../../lib/middleware/app/index.js'
 import { arrivals } from '../../../helpers/arrivals.js'
 import { build, gate } from '../../../helpers/build.js'
+import { capture_log } from '../../../helpers/log.js'
 
 const { adapt_ctx, etag, http_cache } = fw.middleware.app
 
@@ -1056,6 +1058,87 @@ t.test('http_cache', async (t) => {
       [first.body, status_of(first), second.body, status_of(second), store.size],
       ['n=1', 'bypass', 'n=2', 'bypass', 0],
     )
+  })
+
+  // Entries `http_cache` stores are always safe to send; one put by hand, read from a file or from a store shared with
+  // another app may not be. Each holds a header set before the bad one, and one an outer middleware set first.
+  const unsendable: Array<[string, Record<string, string>]> = [
+    ['a name that is no token', { 'bad name': 'v' }],
+    ['a value with CR LF', { 'x-bad': 'v\r\nset-cookie: stolen=1' }],
+    ['a value with NUL', { 'x-bad': 'v\u0000' }],
+    ['a value above U+00FF', { 'x-bad': 'caf\u0113 s3cret' }],
+  ]
+  for (const [what, bad] of unsendable) {
+    t.test(`answers from the handler, and stores its answer, when an entry has ${what}`, async (t) => {
+      const out = capture_log(t, 'kv', 'warn')
+      const store = new MemoryStore()
+      const outer: Middleware = async (_req, res, next) => {
+        res.header('x-outer', 'kept')
+        await next()
+      }
+      const { app, calls, decisions } = cached(t, { store }, undefined, [outer])
+      const key = 'GET /data?token=s3cret'
+      const headers = { 'x-outer': 'entry', 'x-entry': 'copied', ...bad, 'content-type': 'text/plain' }
+      store.put(key, new CacheEntry({ body: 'bad entry', headers, created_at_ms: T0 }))
+      const r = await app.inject({ url: '/data?token=s3cret' })
+      t.same(
+        [r.statusCode, status_of(r), r.body, r.headers['content-type'], r.headers.age],
+        [200, 'miss', '{"n":1}', 'application/json; charset=utf-8', undefined],
+      )
+      t.same([r.headers['x-outer'], r.headers['x-entry']], ['kept', undefined], 'nothing of the failed replay is left')
+      t.equal(store.get(key)?.body, '{"n":1}', "the handler's answer replaces the entry")
+      const hit = await app.inject({ url: '/data?token=s3cret' })
+      t.same([hit.statusCode, status_of(hit), hit.body, calls()], [200, 'hit', '{"n":1}', 1])
+      t.same(
+        decisions.map(([d]) => d),
+        ['miss', 'hit'],
+      )
+      const lines = out
+        .text()
+        .split('\n')
+        .filter((l) => l !== '')
+      t.equal(lines.length, 1, 'one line for the bad entry')
+      t.match(lines[0], /\[warning\] http_cache entry cannot be replayed, answered as a miss .*entry="GET \/data"$/)
+      t.notMatch(out.text(), /s3cret|stolen|caf/, 'neither the query nor the header value is logged')
+    })
+  }
+
+  t.test('warns once of an entry that stays because the answer replacing it may not be stored', async (t) => {
+    const out = capture_log(t, 'kv', 'warn')
+    const store = new MemoryStore()
+    const { app, calls } = cached(t, { store }, (_req, res) => {
+      res.header('cache-control', 'no-store').text(`n=${calls()}`)
+    })
+    store.put('GET /data?', new CacheEntry({ headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
+    const rs = await Promise.all([1, 2].map(() => app.inject({ url: '/data' })))
+    const again = await app.inject({ url: '/data' })
+    t.same(
+      [...rs, again].map((r) => [r.statusCode, status_of(r)]),
+      [
+        [200, 'miss'],
+        [200, 'miss'],
+        [200, 'miss'],
+      ],
+    )
+    t.equal(calls(), 3)
+    t.equal(out.text().match(/cannot be replayed/g)?.length, 1)
+  })
+
+  t.test('lets a failure through rather than serve a stale entry that cannot be replayed', async (t) => {
+    const out = capture_log(t, 'kv', 'warn')
+    const store = new MemoryStore()
+    const { app, clock } = cached(t, { store, policy: { ttl_ms: 1_000, stale_if_error_ms: 60_000 } }, (_req, res) => {
+      res.header('x-upstream', 'down').error(502, 'bad_gateway', 'Upstream failed')
+    })
+    const headers = { 'x-entry': 'copied', 'x-bad': 'v\n' }
+    store.put('GET /data?', new CacheEntry({ body: 'bad entry', headers, created_at_ms: T0 }))
+    clock.ms += 5_000
+    const r = await app.inject({ url: '/data' })
+    t.same(
+      [r.statusCode, status_of(r), r.headers['x-upstream'], r.headers['x-entry'], r.json()],
+      [502, 'miss', 'down', undefined, { ok: false, error: 'bad_gateway', message: 'Upstream failed' }],
+    )
+    t.match(out.text(), /\[warning\] http_cache entry cannot be replayed, answered as a miss .*entry="GET \/data"\n/)
   })
 
   t.test('uses a given Cache', async (t) => {
