@@ -23,6 +23,7 @@ import {
   type MetricsOptions,
 } from '../lib/observability/index.js'
 import { serve_openapi, type OpenApiOptions } from '../lib/openapi/index.js'
+import { answer_unmatched } from './error-answers.js'
 import { mount } from './mount.js'
 import { close_hook_failed, ip_resolver } from './request-lines.js'
 import {
@@ -218,7 +219,9 @@ export class App extends AppCore {
   ready(): Promise<void> {
     this.#ready ??= (async () => {
       const f = this.fastify
-      await f.register(async (instance) => mount(instance, this, this.#log, this.#note_routes))
+      await f.register(async (instance) =>
+        answer_unmatched(f, await mount(instance, this, this.#log, this.#note_routes)),
+      )
       await f.ready()
     })()
     return this.#ready

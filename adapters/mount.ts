@@ -19,14 +19,16 @@ import { mount_ws } from './ws.js'
 
 /**
  * Registers the app's routes on `instance`; call once per app. Its requests' lines go through `log` when given;
- * `note_routes` notes each answered request's route for `count_requests` (app.metrics).
+ * `note_routes` notes each answered request's route for `count_requests` (app.metrics). Resolves with the refusal of a
+ * request no route matched, which runs the App's global middleware first, as its 404 does: an App that owns its server
+ * answers a malformed URL with it (`answer_unmatched`).
  */
 export async function mount(
   instance: FastifyInstance,
   app: AppCore,
   log?: LogCore,
   note_routes = false,
-): Promise<void> {
+): Promise<Refuse> {
   const compiled = app.compile(instance.prefix)
   const ip = ip_of_request(instance, ip_resolver(app.config.trust_proxy))
   // No hook at all when no access line can be written (FW_LOG_LEVEL=off at start): Fastify runs hooks on every request.
@@ -56,16 +58,19 @@ export async function mount(
   end_streams_on_close(instance, app.config.close_timeout_ms)
   instance.setNotFoundHandler(bind(compiled.not_found, compiled.on_error))
   if (lines) instance.addHook('onResponse', access_line(access, ip, log, app.secret_query))
-  // Requests no route matched have no middleware of a route to run around a refusal.
-  instance.setErrorHandler(error_handler(app.config.request_id, log))
+  // Requests no route matched (a body too large for an unknown path) run the middleware of the 404 around a refusal.
+  const unmatched = refusal(bind, compiled)
+  instance.setErrorHandler(error_handler(app.config.request_id, log, unmatched))
+  return unmatched
 }
 
 /**
  * A route's answer to a request refused while its body was read (too large, unreadable), as its handler would have
  * given it: the route's middleware runs first, so CORS, security headers, rate limits and auth apply to the 4xx as to
  * any answer (a browser can read a 413 instead of seeing a CORS failure), and the error takes the handler's place.
+ * Given the compiled App (no `url`), the refusal of a request no route matched, in place of its 404.
  */
-function refusal(bind: Bind, route: CompiledRoute): Refuse {
+function refusal(bind: Bind, route: Pick<CompiledRoute, 'middleware' | 'on_error'> & { url?: string }): Refuse {
   // Refusals are rare: the chain ending in this refusal's error is built when one happens.
   return (freq, reply, status, code, message) =>
     bind(

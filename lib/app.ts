@@ -168,6 +168,11 @@ export interface CompiledApp {
   readonly routes: CompiledRoute[]
   readonly ws: CompiledWsRoute[]
   readonly not_found: Handler
+  /**
+   * The middleware `not_found` runs before its 404 (the App's, prefix middleware decided on the canonical path): a
+   * refusal of a request no route matched (a malformed URL, a body too large) runs it too.
+   */
+  readonly middleware: readonly Middleware[]
   /** The `on_error` that answers a failed request no route matched: decided on its canonical path. */
   readonly on_error: ErrorMapperOf
 }
@@ -518,7 +523,7 @@ export class AppCore extends Router {
       const r = this.#compile_route('GET', segs, not_found, undefined, own)
       return { url: r.url, middleware: r.middleware, endpoint, on_error: r.on_error }
     })
-    const compiled = { routes, ws, not_found, on_error: this.#error_of }
+    const compiled = { routes, ws, not_found, middleware: guarded, on_error: this.#error_of }
     this.#compiled.set(mount_prefix, compiled)
     return compiled
   }

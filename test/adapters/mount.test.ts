@@ -222,3 +222,56 @@ t.test("answers made before the chain still run the route's middleware", async (
   const ok = await send(port, { method: 'POST', path: '/upload', headers, body: 'small' })
   t.same([ok.status, JSON.parse(ok.body), ok.headers['access-control-allow-origin']], [200, { handled: 1 }, ORIGIN])
 })
+
+t.test('refusals of requests no route matched run the global middleware, as the 404 does', async (t) => {
+  const ORIGIN = 'http://app.test'
+  const { security, app: mw } = fw.middleware
+  const { port } = await listening(
+    t,
+    (app) => {
+      app.use(mw.adapt_ctx(security.security_headers()))
+      app.use(mw.adapt_ctx(security.cors({ origins: [ORIGIN] })))
+      app.use('/admin', (_req, res) => void res.error(401, 'missing_api_key', 'API key required'))
+      app.use('/limited', mw.adapt_ctx(security.rate_limit({ max_requests: 1, window_seconds: 60 })))
+      app.get('/users/{id}', (_req, res) => void res.json('ok', true))
+    },
+    { body_limit: 16 },
+  )
+  const headers = { origin: ORIGIN, 'x-request-id': 'bad-1' }
+
+  const bad = await send(port, { path: '/users/%zz', headers })
+  t.same([bad.status, JSON.parse(bad.body)], [400, { ok: false, error: 'bad_request', message: 'Bad Request' }])
+  t.equal(bad.headers['x-content-type-options'], 'nosniff', 'security headers on the malformed URL answer')
+  t.equal(bad.headers['access-control-allow-origin'], ORIGIN, 'a browser can read the 400')
+  t.equal(bad.headers['x-request-id'], 'bad-1')
+
+  const admin = await send(port, { path: '/admin/%zz', headers })
+  t.same(
+    [admin.status, JSON.parse(admin.body).error, admin.headers['x-content-type-options']],
+    [401, 'missing_api_key', 'nosniff'],
+    'middleware that answers first wins, under its prefix, as for the 404',
+  )
+
+  const limited = [await send(port, { path: '/limited/%zz', headers }), await send(port, { path: '/limited/%zz' })]
+  t.same(
+    limited.map((r) => [r.status, JSON.parse(r.body).error]),
+    [
+      [400, 'bad_request'],
+      [429, 'rate_limit_exceeded'],
+    ],
+    'malformed URLs count against a rate limit, whose 429 stands',
+  )
+
+  const big = { ...headers, 'content-type': 'text/plain' }
+  const large = await send(port, { method: 'POST', path: '/nowhere', headers: big, body: 'x'.repeat(64) })
+  t.same([large.status, JSON.parse(large.body)], [413, TOO_LARGE])
+  t.equal(large.headers['x-content-type-options'], 'nosniff', 'security headers on the 413 of an unknown path')
+  t.equal(large.headers['access-control-allow-origin'], ORIGIN)
+
+  const missing = await send(port, { path: '/nowhere', headers })
+  t.same(
+    [missing.status, missing.headers['x-content-type-options'], missing.headers['access-control-allow-origin']],
+    [404, 'nosniff', ORIGIN],
+    'as the 404 of an unknown route',
+  )
+})
