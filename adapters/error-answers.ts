@@ -63,9 +63,7 @@ export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse
     // A Content-Type the router cannot parse (`;;;`): the code and words of a body reader's refusal of its type.
     if (status === 415) return refuse(freq, reply, 415, CODE_UNSUPPORTED_MEDIA_TYPE, 'Unsupported content type')
     if (status >= 400 && status < 500) return refuse(freq, reply, status, CODE_BAD_REQUEST, err.message)
-    // The client reset the connection, or Node cut it for its request timeout (after its own 408), while the body was
-    // read: nobody is left to answer, and the server did not fail.
-    if (err.code === 'ECONNRESET' && freq.raw.socket?.destroyed !== false) {
+    if (gone_mid_body(freq, err)) {
       client_gone(freq, log)
       return send_error(reply, 500, CODE_INTERNAL, 'Internal Server Error')
     }
@@ -132,8 +130,19 @@ function answered(
   lines: FailureLines,
   send: Commit,
 ): FastifyReply | Promise<FastifyReply> {
-  for (const [message, err] of lines) log_failure(freq, log, message, err)
+  // A handler reading a streamed body (stream_body) fails with the reader's ECONNRESET when its client left.
+  for (const [message, err] of lines)
+    if (gone_mid_body(freq, err)) client_gone(freq, log)
+    else log_failure(freq, log, message, err)
   return send(reply, res, log, freq)
+}
+
+/**
+ * Whether `err` is a body read cut short because its client reset the connection, or because Node cut it for its
+ * request timeout (after its own 408): nobody is left to answer, and the server did not fail.
+ */
+function gone_mid_body(freq: FastifyRequest, err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'ECONNRESET' && freq.raw.socket?.destroyed !== false
 }
 
 /** The answer for a parser error code: status, `error` code and message. */

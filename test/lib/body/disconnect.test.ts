@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import t from 'tap'
 import { stream_body } from '../../../lib/body/index.js'
 import { gate, listening } from '../../helpers/build.js'
-import { capture_log } from '../../helpers/log.js'
+import { capture_log, logged_client_gone } from '../../helpers/log.js'
 import { private_tmpdir, BOUNDARY } from '../../helpers/multipart.js'
 
 private_tmpdir()
@@ -183,4 +183,29 @@ t.test('a client gone before a buffered route saves its upload', async (t) => {
     await until(() => upload_dirs() === before, 250)
     t.equal(upload_dirs(), before, 'no temporary folder is left')
   })
+})
+
+t.test('a client gone mid-body on a stream_body route is logged as the client gone, not as a failure', async (t) => {
+  const out = capture_log(t)
+  const failed: string[] = []
+  const { port } = await listening(
+    t,
+    (app) => {
+      app.use('/s', stream_body())
+      app.post('/s/raw', async (req, res) => {
+        try {
+          for await (const _ of req.stream()) void _
+          res.json('ok', true)
+        } catch (err) {
+          failed.push(String((err as { code?: string }).code))
+          throw err
+        }
+      })
+    },
+    { access_log: 'info' },
+  )
+  await drop_mid_upload(port, '/s/raw', 'Content-Length: 100000', 'y'.repeat(5000))
+  await until(() => failed.length >= 1 && out.lines().some((l) => l.includes('client went away')))
+  t.same(failed, ['ECONNRESET'], 'the reader failed with the client gone')
+  logged_client_gone(t, out.lines())
 })
