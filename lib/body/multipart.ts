@@ -102,14 +102,10 @@ export class Multipart implements AsyncIterable<Part> {
     // The folder goes once the response is over and this save has settled: a response already over (a client gone
     // before the handler asked, its body buffered) would otherwise remove it while the files are still being written,
     // leaving those written after on disk, or failing their writes.
-    let settle!: () => void
-    const settled = new Promise<void>((resolve) => (settle = resolve))
-    this.#after_response(() => settled.then(() => rm(dir, { recursive: true, force: true })))
-    try {
-      return await save_parts(this, dir)
-    } finally {
-      settle()
-    }
+    const saved = save_parts(this, dir)
+    const remove = (): Promise<void> => rm(dir, { recursive: true, force: true })
+    this.#after_response(() => saved.then(remove, remove))
+    return saved
   }
 
   #check_unused(): void {
