@@ -103,7 +103,7 @@ function refused_view(trust_proxy: string[] | boolean): (req: IncomingMessage) =
       headers: req.headers,
       raw: req,
       socket,
-      ip: trusted === undefined ? peer : proxyaddr.all(req, trusted).at(-1),
+      ip: trusted === undefined ? peer : proxyaddr(req, trusted),
       protocol: forwarded ? proto.slice(proto.lastIndexOf(',') + 1).trim() : socket?.encrypted ? 'https' : 'http',
       routeOptions: {},
     } as unknown as FastifyRequest
