@@ -238,7 +238,10 @@ class HttpCache {
       const entry = await this.#cache.get(x.key, t, this.#context_at(t, RequestOutcome.NetworkError))
       if (entry === undefined || !matches(entry, x.headers)) return undefined
       if (!may_serve_stale(entry) && !this.#fresh(entry, t)) return undefined
-      return replayable(entry) || this.#refuse(x, entry) ? entry : undefined
+      // Asked before the failed answer is undone: an entry that cannot stand in lets it pass through as it was.
+      if (replayable(entry)) return entry
+      this.#refuse(x, entry)
+      return undefined
     } catch {
       return undefined
     }
