@@ -23,7 +23,6 @@ import {
   type MetricsOptions,
 } from '../lib/observability/index.js'
 import { serve_openapi, type OpenApiOptions } from '../lib/openapi/index.js'
-import { answer_unmatched } from './error-answers.js'
 import { mount } from './mount.js'
 import { close_hook_failed, ip_resolver } from './request-lines.js'
 import {
@@ -35,7 +34,7 @@ import {
   trace_hooks,
   trace_when_embedded,
 } from './observability.js'
-import { create_server, FASTIFY_LISTENING } from './server.js'
+import { create_server, FASTIFY_LISTENING, type OwnedServer } from './server.js'
 
 /** light-my-request, loaded by the first `inject()` (as Fastify's own inject does) rather than by `import 'fw'`. */
 const light_my_request = lazy<typeof LightMyRequest>('light-my-request')
@@ -93,6 +92,8 @@ export class App extends AppCore {
   #cut_all: () => void = () => {}
   /** Stops serving once the listener is closed: see `OwnedServer.stop_serving`. */
   #stop_serving: () => void = () => {}
+  /** Hands the server the refusal of a request no route matched: see `OwnedServer.answer_unmatched`. */
+  #answer_unmatched: OwnedServer['answer_unmatched'] = () => {}
   /** The core of `options.logger`: the lines of this app's requests go to its destination, format and pino options. */
   readonly #log: LogCore | undefined
 
@@ -113,6 +114,7 @@ export class App extends AppCore {
     const server = create_server(this.config)
     this.#cut_all = server.cut_all
     this.#stop_serving = server.stop_serving
+    this.#answer_unmatched = server.answer_unmatched
     return server.fastify
   }
 
@@ -220,7 +222,7 @@ export class App extends AppCore {
     this.#ready ??= (async () => {
       const f = this.fastify
       await f.register(async (instance) =>
-        answer_unmatched(f, await mount(instance, this, this.#log, this.#note_routes)),
+        this.#answer_unmatched(await mount(instance, this, this.#log, this.#note_routes)),
       )
       await f.ready()
     })()

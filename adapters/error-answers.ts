@@ -4,7 +4,7 @@
 // still receives.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_UNSUPPORTED_MEDIA_TYPE, ERR_BODY_TOO_LARGE } from '../lib/body/errors.js'
 import {
   answer_error,
@@ -72,30 +72,20 @@ export function error_handler(echo_id: boolean, log: LogCore | undefined, refuse
   }
 }
 
-/** The refusal of a request no route matched of each App's own Fastify instance (`answer_unmatched`). */
-const unmatched = new WeakMap<FastifyInstance, Refuse>()
-
-/**
- * Has `framework_error` answer the requests of `root` (an App's own instance, once mounted) with `refuse`, which runs
- * the App's global middleware first, as its 404 does.
- */
-export function answer_unmatched(root: FastifyInstance, refuse: Refuse): void {
-  unmatched.set(root, refuse)
-}
-
 /**
  * Fastify's `frameworkErrors`: router-level failures (a malformed URL) in the `{ok:false, error, message}` shape. No
  * hook runs for them, so with `app.tracing()` their span (no route: no `http.route`) is started here; `freq.server` is
  * the root instance, whose requests `tracing()` traces. The App's global middleware runs first, as for its 404 (CORS,
  * security headers, rate limits; one that answers has the last word); it reads the path as sent, which does not
- * throw on a malformed escape. A host that mounts the App answers them with its own handler.
+ * throw on a malformed escape. `unmatched` gives the App's refusal of a request no route matched once it is mounted
+ * (none before: the answer is sent as it is). A host that mounts the App answers them with its own handler.
  */
-export function framework_error(echo_id: boolean) {
+export function framework_error(echo_id: boolean, unmatched: () => Refuse | undefined) {
   return (err: FastifyError, freq: FastifyRequest, reply: FastifyReply): void => {
     if (echo_id) reply.header('x-request-id', freq.id)
     trace_refused(freq.server, freq, reply)
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400
-    const refuse = unmatched.get(freq.server) ?? plain_refusal
+    const refuse = unmatched() ?? plain_refusal
     void refuse(freq, reply, status, CODE_BAD_REQUEST, status === 400 ? 'Bad Request' : err.message)
   }
 }

@@ -9,7 +9,7 @@ import type pino from 'pino'
 import { connections_check_ms, type AppConfig } from '../lib/config.js'
 import { level as log_level, pino_logger } from '../lib/log/index.js'
 import { error_body } from '../lib/http-error.js'
-import { client_error, client_error_answer, closing_refusal, framework_error } from './error-answers.js'
+import { client_error, client_error_answer, closing_refusal, framework_error, type Refuse } from './error-answers.js'
 import { refuse_from_now, type RequestListener } from './observability.js'
 import { request_id, sequential_ids, trust_of } from './request-lines.js'
 
@@ -25,6 +25,8 @@ export interface OwnedServer {
    * HTTP/2 sessions) are ended.
    */
   readonly stop_serving: () => void
+  /** Has a malformed URL answered by `refuse`, the mounted App's refusal of a request no route matched. */
+  readonly answer_unmatched: (refuse: Refuse) => void
 }
 
 /** Builds the Fastify instance of an App configured with `c`. */
@@ -32,6 +34,8 @@ export function create_server(c: AppConfig): OwnedServer {
   // HTTP/2 over TLS keeps HTTP/1.1 for clients whose ALPN does not offer h2; the instance's type does not change.
   const node_options = c.https === undefined ? {} : { https: { ...c.https, allowHTTP1: true } }
   const h2c = c.http2 && c.https === undefined
+  // The mounted App's refusal of a request no route matched, which a malformed URL's answer runs once it is set.
+  let unmatched: Refuse | undefined
   const f = Fastify({
     ...(node_options as object),
     http2: c.http2 as false,
@@ -60,7 +64,7 @@ export function create_server(c: AppConfig): OwnedServer {
     // peer makes close() fail with AVV_ERR_READY_TIMEOUT before fw cuts it.
     pluginTimeout: Math.max(10_000, c.close_timeout_ms + 1_000),
     // A malformed URL (`/x/%zz`) fails in the router, before any route: answer it in fw's error shape too.
-    frameworkErrors: framework_error(c.request_id),
+    frameworkErrors: framework_error(c.request_id, () => unmatched),
     // And so does a request Node's HTTP parser refuses (bad request line, bad chunking, headers too large).
     clientErrorHandler: client_error,
   }) as unknown as FastifyInstance
@@ -77,6 +81,7 @@ export function create_server(c: AppConfig): OwnedServer {
   return {
     fastify: f,
     cut_all: connection_cutter(f.server as unknown as TlsServer, c.https !== undefined),
+    answer_unmatched: (refuse) => void (unmatched = refuse),
     stop_serving: () => {
       refuse_from_now(f, routing, closing_refusal(c.request_id), refused_view(c.trust_proxy))
       close_idle()
