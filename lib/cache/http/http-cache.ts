@@ -323,10 +323,8 @@ class HttpCache {
  */
 export function http_cache(options: HttpCacheOptions = {}): Middleware {
   const cache = new HttpCache(options)
-  return with_route_options(
-    function http_cache(req, res, next) {
-      return cache.handle(req, res, next)
-    } as Middleware,
-    { caches: 'http_cache' },
-  )
+  const mw: Middleware = function http_cache(req, res, next) {
+    return cache.handle(req, res, next)
+  }
+  return with_route_options(mw, { caches: 'http_cache' })
 }

@@ -120,12 +120,10 @@ export function compression({
   }
   // Not an async function: one `then` is the only promise it adds to a request (an async function and its await made
   // three, each paying the async hooks that carry the log context).
-  return with_route_options(
-    function compression(req, res, next) {
-      return next().then(() => after(req, res))
-    } as Middleware,
-    { encodes: 'compression' },
-  )
+  const mw: Middleware = function compression(req, res, next) {
+    return next().then(() => after(req, res))
+  }
+  return with_route_options(mw, { encodes: 'compression' })
 }
 
 /**
