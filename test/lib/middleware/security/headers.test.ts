@@ -10,8 +10,9 @@ import {
 } from '../../../../lib/middleware/security/headers.js'
 import { build } from './build.js'
 
-const HELMET_CSP =
-  "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;" +
+/** helmet's default policy, but for `frame-ancestors`: `'none'`, as `X-Frame-Options: DENY` says. */
+const DEFAULT_POLICY =
+  "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'none';img-src 'self' data:;" +
   "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"
 const PROXIED = { 'x-forwarded-proto': 'https' }
 
@@ -51,22 +52,27 @@ function pick(headers: Record<string, unknown>, names: string[]): Record<string,
 const NAMES = [...Object.keys(DEFAULTS), 'strict-transport-security', 'content-security-policy']
 
 t.test('security_headers', async (t) => {
-  t.test("sets the defaults with helmet's CSP, and no HSTS over plain HTTP", async (t) => {
+  t.test("sets the defaults with helmet's CSP, framing refused, and no HSTS over plain HTTP", async (t) => {
     const { app } = build(t, [adapt_ctx(security_headers())])
     const r = await app.inject({ url: '/data' })
     t.equal(r.statusCode, 200)
-    t.equal(DEFAULT_CSP, HELMET_CSP)
+    t.equal(DEFAULT_CSP, DEFAULT_POLICY)
     t.same(pick(r.headers, NAMES), {
       ...DEFAULTS,
       'strict-transport-security': undefined,
-      'content-security-policy': HELMET_CSP,
+      'content-security-policy': DEFAULT_POLICY,
     })
     t.match(PERMISSIONS_POLICY, /camera=\(\)/)
     t.match(PERMISSIONS_POLICY, /microphone=\(\)/)
     t.match(PERMISSIONS_POLICY, /geolocation=\(\)/)
     // Both defaults are public, as docs/security.md names them: a policy is built by extending them.
-    t.equal(middleware.security.DEFAULT_CSP, HELMET_CSP)
+    t.equal(middleware.security.DEFAULT_CSP, DEFAULT_POLICY)
     t.equal(middleware.security.PERMISSIONS_POLICY, PERMISSIONS_POLICY)
+    // A browser that reads CSP obeys its frame-ancestors over X-Frame-Options: both must refuse every framer.
+    const ancestors = String(r.headers['content-security-policy'])
+      .split(';')
+      .find((d) => d.startsWith('frame-ancestors'))
+    t.same([ancestors, r.headers['x-frame-options']], ["frame-ancestors 'none'", 'DENY'])
   })
 
   t.test('sets them on errors of later middleware, on 404s and on handler failures', async (t) => {
@@ -134,7 +140,7 @@ t.test('security_headers', async (t) => {
     const r = await get_tls(await app.listen(0), pems.cert, '/p')
     t.equal(r.body, 'https')
     t.equal(r.headers['strict-transport-security'], 'max-age=15552000; includeSubDomains')
-    t.equal(r.headers['content-security-policy'], HELMET_CSP)
+    t.equal(r.headers['content-security-policy'], DEFAULT_POLICY)
   })
 
   t.test('adds a CSP and replaces the Permissions-Policy when given', async (t) => {
@@ -220,7 +226,7 @@ t.test('security_headers', async (t) => {
     const r = await app.inject({ url: '/page' })
     t.equal(
       r.headers['content-security-policy'],
-      HELMET_CSP.replace("script-src 'self';", `script-src 'self' 'nonce-${r.body}';`).replace(
+      DEFAULT_POLICY.replace("script-src 'self';", `script-src 'self' 'nonce-${r.body}';`).replace(
         "'unsafe-inline';",
         `'unsafe-inline' 'nonce-${r.body}';`,
       ),
