@@ -697,4 +697,22 @@ export const HISTORY = `## Measurements behind the method and the decisions
   of 5 s) gave fw 675 + 194 µs an upload against Fastify's 623 + 257, minor faults 26.6 against 56.0: fw spends about
   8% more in user time and less in the kernel, 0.99x in all in that probe. The earlier CPU profiles put both servers
   31-33% in \`Buffer.concat\` and 19-23% in GC with no fw function above 1%: the miss is not found in fw's code.
+- **Three levers probed for Node 24's upload, none kept** (Node 24.22.3, pinned, settled, interleaved rounds of 5 s;
+  the control pair of these probes read 0.886-1.015x, so only a large effect could show).
+  - Each chunk after the first copied, as it arrives, into one buffer of the declared \`Content-Length\` (the socket's
+    buffers garbage at once, no join at the end): 1.213x Fastify against 1.143x for the code before, 12 rounds,
+    control 1.015x. Worse, as the sized-buffer read tried earlier was.
+  - pino left unloaded (fw's body server built with pino stubbed, log level off so nothing calls it): 1.150x against
+    1.142x with pino, 16 rounds, control 1.002x. pino is 0.45 MB of an import's heap (Fastify alone 7.68 MB, with
+    pino 8.13 MB), mostly source text and code, and its absence moved nothing.
+  - Fastify's upload server with fw's \`App\` imported and unused: 1.109x in one run (12 rounds, control 0.979x),
+    0.991x in another (16 rounds, control 0.886x); in the second, the same with fw's websocket, openapi,
+    observability and validation modules stubbed out (9.05 against 9.34 MB of heap after the import) gave 0.981x.
+    The cost of loading fw's code does not resolve at this machine's noise, so loading those modules on first use,
+    the lever the last stop named, is no measured gain, and was not built.
+  - Where the two servers' GC differs (\`--trace-gc-nvp\`, 5 s of uploads, one server at a time): neither runs a
+    scavenge; fw ran 27.9 full collections per 1,000 uploads against Fastify's 26.0, with 11.2 against 9.3 MB live
+    after each, 161 against 131 µs of main-thread pause an upload, and 234 against 217 µs an upload sweeping the
+    uploads' array buffers. In a 5 s probe with \`--trace-incremental-marking\`, 46 of fw's 118 markings started at
+    the allocation limit against 21 of Fastify's 86, the rest on external memory pressure or a task.
 `
