@@ -1,5 +1,6 @@
 // Sessions in Redis: one string key per session holding its values as JSON, expired by Redis after the ttl.
 import { hash, randomBytes } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ISessionStore, SessionRecord } from '../middleware/auth/session-store.js'
 import { ERR_REDIS_BAD_OPTION, ERR_REDIS_UNAVAILABLE } from './errors.js'
@@ -38,6 +39,17 @@ const RENEW = new LuaScript(
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0",
 )
 
+// Writes the session only while the lock still holds this holder's token: 1 when written, 0 when the token is gone, so
+// a holder whose lock expired unnoticed never overwrites what the next holder saved.
+const SAVE_HELD = new LuaScript(
+  "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) return 1",
+)
+
+// Deletes the session only while the lock still holds this holder's token, as SAVE_HELD writes it.
+const DESTROY_HELD = new LuaScript(
+  "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('DEL', KEYS[2]) return 1",
+)
+
 /** How a session id appears in a log line: a digest, since the id itself is a bearer credential. */
 function sid_digest(sid: string): string {
   return 'sid:' + hash('sha256', sid, 'base64url').slice(0, 12)
@@ -46,7 +58,14 @@ function sid_digest(sid: string): string {
 /** One request's hold of a session's lock, renewed by `timer` until released. */
 interface Hold {
   readonly sid: string
-  /** Until when the lock surely lasts: the send time of the last SET or renewal that succeeded, plus lock_ttl_ms. */
+  /** The lock's key, `<prefix>sess-lock:<sid>`. */
+  readonly key: string
+  /** This hold's value of the lock key. */
+  readonly token: string
+  /**
+   * Until when the lock surely lasts, on the monotonic clock (`performance.now()`, which no wall clock step moves): the
+   * send time of the last SET or renewal that succeeded, plus lock_ttl_ms.
+   */
   valid_until: number
   /** The lock may belong to another now: its token was gone, or it went unrenewed past valid_until. */
   lost: boolean
@@ -109,15 +128,31 @@ export class RedisSessionStore implements ISessionStore {
   }
 
   /**
-   * Writes the session's values, replacing any earlier ones, to expire `ttl_seconds` from now. One SET with PX. Rejects
-   * with `FW_ERR_REDIS_UNAVAILABLE` instead when this store's request holding the session lost its lock.
+   * Writes the session's values, replacing any earlier ones, to expire `ttl_seconds` from now. One SET with PX; while a
+   * request of this store holds the session's lock, a script that runs that SET only when the lock still holds its
+   * token. Rejects with `FW_ERR_REDIS_UNAVAILABLE` instead when that request lost its lock, or the script found it gone.
    */
   async save(session: SessionRecord, ttl_seconds: number): Promise<void> {
-    if (this.#holds.size + this.#lost.size !== 0) this.#check_held(session.id, 'save')
+    const hold = this.#holds.size + this.#lost.size === 0 ? undefined : this.#check_held(session.id, 'save')
     const text = JSON.stringify(session.data)
-    await this.#redis.run('save', (r) =>
-      r.set(this.key(session.id), text, 'PX', Math.max(1, Math.round(ttl_seconds * 1000))),
+    const px = Math.max(1, Math.round(ttl_seconds * 1000))
+    if (hold === undefined) {
+      await this.#redis.run('save', (r) => r.set(this.key(session.id), text, 'PX', px))
+      return
+    }
+    const keys = [hold.key, this.key(session.id)]
+    this.#held_or_lost(
+      hold,
+      'save',
+      await this.#redis.run('save', (r) => SAVE_HELD.run(r, keys, [hold.token, text, String(px)])),
     )
+  }
+
+  /** After a script that wrote only under `hold`'s token: nothing when it wrote (1), else the hold is lost and refused. */
+  #held_or_lost(hold: Hold, operation: string, written: unknown): void {
+    if (written === 1) return
+    this.#lose(hold, `its token was gone at the ${operation}`)
+    throw ERR_REDIS_UNAVAILABLE(NAME, operation, 'session lock lost; another may hold it')
   }
 
   /** Renews the session's expiry without rewriting it (`rolling`). One PEXPIRE. */
@@ -136,12 +171,12 @@ export class RedisSessionStore implements ISessionStore {
   async lock(sid: string): Promise<() => Promise<void>> {
     const key = `${this.#redis.prefix}sess-lock:${sid}`
     const token = randomBytes(16).toString('base64url')
-    const deadline = Date.now() + this.#lock_wait_ms
+    const deadline = performance.now() + this.#lock_wait_ms
     const unlock = (): Promise<unknown> => this.#redis.run('unlock', (r) => UNLOCK.run(r, [key], [token]))
     let sent: number
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       let got: string | null
-      sent = Date.now()
+      sent = performance.now()
       try {
         got = await this.#redis.run('lock', (r) => r.set(key, token, 'PX', this.#lock_ttl_ms, 'NX'))
       } catch (err) {
@@ -151,11 +186,12 @@ export class RedisSessionStore implements ISessionStore {
         throw err
       }
       if (got === 'OK') break
-      if (Date.now() >= deadline)
+      if (performance.now() >= deadline)
         throw ERR_REDIS_UNAVAILABLE(NAME, 'lock', `session held elsewhere beyond lock_wait_ms`)
       await sleep(pause)
     }
-    const hold: Hold = { sid, valid_until: sent + this.#lock_ttl_ms, lost: false, released: false, timer: undefined }
+    const valid_until = sent + this.#lock_ttl_ms
+    const hold: Hold = { sid, key, token, valid_until, lost: false, released: false, timer: undefined }
     // An unreleased hold of this id here means that request's lock expired (this SET NX got it): it is lost.
     const before = this.#holds.get(sid)
     if (before !== undefined) this.#lose(before, 'taken by another request of this instance')
@@ -181,14 +217,14 @@ export class RedisSessionStore implements ISessionStore {
 
   /** Extends a held lock, then schedules the next renewal; stops when released or once the lock is lost. */
   async #renew(hold: Hold, key: string, token: string): Promise<void> {
-    const sent = Date.now()
+    const sent = performance.now()
     let extended: unknown
     try {
       extended = await this.#redis.run('renew', (r) => RENEW.run(r, [key], [token, String(this.#lock_ttl_ms)]))
     } catch (err) {
       if (hold.released || hold.lost) return
       log.logf('warn', 'session lock not renewed', 'session', sid_digest(hold.sid), 'err', err)
-      if (Date.now() >= hold.valid_until) this.#lose(hold, 'not renewed before it expired')
+      if (performance.now() >= hold.valid_until) this.#lose(hold, 'not renewed before it expired')
       else hold.timer!.refresh()
       return
     }
@@ -218,17 +254,28 @@ export class RedisSessionStore implements ISessionStore {
   /**
    * Throws `FW_ERR_REDIS_UNAVAILABLE` when a request of this store holding `sid` lost its lock, or its lock may have
    * expired unrenewed (Redis slow or the event loop blocked): another instance may have written the session since.
+   * Otherwise answers the hold of `sid` (undefined when no request of this store holds it).
    */
-  #check_held(sid: string, operation: string): void {
+  #check_held(sid: string, operation: string): Hold | undefined {
     const hold = this.#holds.get(sid)
-    if (hold !== undefined && !hold.lost && Date.now() >= hold.valid_until) this.#lose(hold, 'expired unrenewed')
+    if (hold !== undefined && !hold.lost && performance.now() >= hold.valid_until) this.#lose(hold, 'expired unrenewed')
     if (this.#lost.has(sid)) throw ERR_REDIS_UNAVAILABLE(NAME, operation, 'session lock lost; another may hold it')
+    return hold
   }
 
-  /** Forgets the session. One DEL. Refused as `save` is when the request's lock was lost. */
+  /**
+   * Forgets the session: one DEL; while a request of this store holds the session's lock, a script that deletes only
+   * when the lock still holds its token. Refused as `save` is when that request lost its lock.
+   */
   async destroy(sid: string): Promise<void> {
-    if (this.#holds.size + this.#lost.size !== 0) this.#check_held(sid, 'destroy')
-    await this.#redis.run('destroy', (r) => r.del(this.key(sid)))
+    const hold = this.#holds.size + this.#lost.size === 0 ? undefined : this.#check_held(sid, 'destroy')
+    if (hold === undefined) return void (await this.#redis.run('destroy', (r) => r.del(this.key(sid))))
+    const keys = [hold.key, this.key(sid)]
+    this.#held_or_lost(
+      hold,
+      'destroy',
+      await this.#redis.run('destroy', (r) => DESTROY_HELD.run(r, keys, [hold.token])),
+    )
   }
 
   /** Closes the Redis client when the store made it from options. */

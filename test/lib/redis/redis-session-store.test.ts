@@ -403,6 +403,83 @@ t.test('RedisSessionStore lock renewal', async (t) => {
     t.equal(await store.load('b1'), undefined)
   })
 
+  t.test("refuses the save of a lock that expired unnoticed and keeps the new holder's session", async (t) => {
+    capture_log(t)
+    // A long lock_ttl_ms: no renewal runs and the hold still looks valid here; deleting the key stands for its expiry.
+    const a = new RedisSessionStore({ client: redis, prefix: 'late:' })
+    const b = new RedisSessionStore({ client: redis, prefix: 'late:', lock_wait_ms: 100 })
+    const release_a = await a.lock('l1')
+    await redis.del('late:sess-lock:l1')
+    const release_b = await b.lock('l1')
+    await b.save({ id: 'l1', data: { by: 'b' } }, 60)
+    await t.rejects(a.save({ id: 'l1', data: { by: 'a' } }, 60), {
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      status: 503,
+      message: /^RedisSessionStore\.save: Redis is unavailable \(session lock lost/,
+    })
+    t.equal(await redis.get('late:sess:l1'), JSON.stringify({ by: 'b' }), "the new holder's session stays")
+    await t.rejects(a.destroy('l1'), { message: /session lock lost/ }, 'the hold counts as lost from then on')
+    await release_a()
+    t.ok(await redis.exists('late:sess-lock:l1'), "the stale release leaves the new holder's lock")
+    await b.save({ id: 'l1', data: { by: 'b2' } }, 60)
+    await release_b()
+    t.equal(await redis.get('late:sess:l1'), JSON.stringify({ by: 'b2' }), 'the holder saves through the script')
+    t.equal(await redis.exists('late:sess-lock:l1'), 0)
+  })
+
+  t.test("refuses the destroy of a lock that expired unnoticed and keeps the new holder's session", async (t) => {
+    capture_log(t)
+    const a = new RedisSessionStore({ client: redis, prefix: 'late-del:' })
+    const b = new RedisSessionStore({ client: redis, prefix: 'late-del:', lock_wait_ms: 100 })
+    const release_a = await a.lock('d1')
+    await redis.del('late-del:sess-lock:d1')
+    const release_b = await b.lock('d1')
+    await b.save({ id: 'd1', data: { by: 'b' } }, 60)
+    await t.rejects(a.destroy('d1'), {
+      code: 'FW_ERR_REDIS_UNAVAILABLE',
+      message: /^RedisSessionStore\.destroy: Redis is unavailable \(session lock lost/,
+    })
+    t.equal(await redis.get('late-del:sess:d1'), JSON.stringify({ by: 'b' }), "the new holder's session stays")
+    await t.rejects(a.save({ id: 'd1', data: { by: 'a' } }, 60), { message: /session lock lost/ }, 'lost from then on')
+    await release_a()
+    await b.destroy('d1')
+    t.equal(await redis.exists('late-del:sess:d1'), 0, 'the holder destroys through the script')
+    await release_b()
+  })
+
+  t.test('times the lock by a monotonic clock: a wall clock stepped back keeps no expired hold valid', async (t) => {
+    capture_log(t)
+    const wall = Date.now
+    t.teardown(() => void (Date.now = wall))
+    const store = new RedisSessionStore({ client: redis, prefix: 'stepped:', lock_ttl_ms: TTL })
+    const release = await store.lock('c1')
+    Date.now = () => wall() - 60_000
+    // The event loop blocked past lock_ttl_ms (no renewal ran) while NTP stepped the wall clock back a minute.
+    for (const until = performance.now() + TTL + 50; performance.now() < until;);
+    await t.rejects(store.save({ id: 'c1', data: { n: '1' } }, 60), { message: /session lock lost/ })
+    Date.now = wall
+    await release()
+    t.equal(await store.load('c1'), undefined)
+  })
+
+  t.test('ends the wait at lock_wait_ms by a monotonic clock when the wall clock steps back', async (t) => {
+    const wall = Date.now
+    t.teardown(() => void (Date.now = wall))
+    const holder = new RedisSessionStore({ client: redis, prefix: 'stepwait:' })
+    const waiter = new RedisSessionStore({ client: redis, prefix: 'stepwait:', lock_wait_ms: 100 })
+    const release = await holder.lock('w1')
+    const waiting = waiter.lock('w1').then(
+      (release) => release().then(() => 'taken'),
+      (err: Error) => err.message,
+    )
+    Date.now = () => wall() - 60_000
+    const outcome = await Promise.race([waiting, sleep(1000).then(() => 'still waiting after 1000 ms')])
+    Date.now = wall
+    t.match(outcome, /session held elsewhere beyond lock_wait_ms/)
+    await release()
+    await waiting
+  })
+
   t.test('lets a lock whose holder went away expire after lock_ttl_ms', async (t) => {
     capture_log(t)
     const own = client(t, server.port)
