@@ -23,8 +23,8 @@ const NOT_STORED: ReadonlySet<string> = new Set(['set-cookie', 'age', 'x-fw-cach
 const VARIED = ':fw-vary-request'
 
 /**
- * The entry header keeping the answer's own freshness lifetime in seconds (`s-maxage`, else `max-age`), read from its
- * Cache-Control once when it is stored rather than on every hit. Like `VARIED`, never replayed.
+ * The entry header keeping the answer's own freshness lifetime in seconds (`s-maxage`, else `max-age`, else `Expires`
+ * minus `Date`), read from its headers once when it is stored rather than on every hit. Like `VARIED`, never replayed.
  */
 const LIFETIME = ':fw-lifetime-s'
 
@@ -56,23 +56,41 @@ function directives(value: string): Map<string, string> {
   return found
 }
 
+/** What `reusable` found: the answer's own lifetime in seconds, the header giving it, whether stale reuse is out. */
+interface Reuse {
+  readonly lifetime: string | undefined
+  readonly from: 'cache-control' | 'expires'
+  readonly no_stale: boolean
+}
+
 /**
- * Whether a shared cache may store an answer with this Cache-Control and reuse it without revalidation (which
- * `http_cache` does not do): no `no-store`, `private` or `no-cache`, and a freshness lifetime, `s-maxage` before
- * `max-age` (RFC 9111 5.2.2.10), that is not 0 or invalid (RFC 9111 4.2.1 counts both as stale).
+ * Whether a shared cache may store `res` and reuse it without revalidation (which `http_cache` does not do): no
+ * `no-store`, `private` or `no-cache`, and a freshness lifetime (RFC 9111 4.2.1) that is not 0 or invalid (both count
+ * as stale): `s-maxage` before `max-age` (5.2.2.10); without either, `Expires` minus `Date` (the time it was received,
+ * `received_ms`, when `Date` is absent or no HTTP-date), an `Expires` that is no HTTP-date (`0` notably) being in the
+ * past (5.3). No lifetime at all leaves the policy's ttl alone to decide.
  */
-function reusable(cache_control: string): { lifetime: string | undefined; no_stale: boolean } | undefined {
-  const cc = directives(cache_control)
+function reusable(res: Response, received_ms: number): Reuse | undefined {
+  const cc = directives(res.get_header('cache-control') ?? '')
   if (NOT_REUSABLE.some((d) => cc.has(d))) return undefined
-  const lifetime = cc.get('s-maxage') ?? cc.get('max-age')
   const no_stale = NO_STALE_DIRECTIVES.some((d) => cc.has(d))
-  return lifetime === undefined || /^\d*[1-9]\d*$/.test(lifetime) ? { lifetime, no_stale } : undefined
+  const max_age = cc.get('s-maxage') ?? cc.get('max-age')
+  if (max_age !== undefined) {
+    return /^\d*[1-9]\d*$/.test(max_age) ? { lifetime: max_age, from: 'cache-control', no_stale } : undefined
+  }
+  const expires = res.get_header('expires')
+  if (expires === undefined) return { lifetime: undefined, from: 'cache-control', no_stale }
+  const date_ms = http_date(res.get_header('date')?.trim())
+  const lifetime_ms = http_date(expires.trim()) - (Number.isNaN(date_ms) ? received_ms : date_ms)
+  // NaN (no HTTP-date) is not above 0 either.
+  return lifetime_ms > 0 ? { lifetime: String(lifetime_ms / 1000), from: 'expires', no_stale } : undefined
 }
 
 /**
  * Whether an entry `age_ms` old is inside the freshness lifetime its stored answer gave itself (`s-maxage`, else
- * `max-age`), true when it named none: an entry older than that is not served fresh, whatever the policy's ttl. The age
- * is read as the policy reads it (`inside_window`): one stamped ahead of now counts by its size.
+ * `max-age`, else `Expires` minus `Date`), true when it named none: an entry older than that is not served fresh,
+ * whatever the policy's ttl. The age is read as the policy reads it (`inside_window`): one stamped ahead of now counts
+ * by its size.
  */
 export function within_own_lifetime(entry: CacheEntry, age_ms: number): boolean {
   const seconds = entry.headers[LIFETIME]
@@ -113,10 +131,10 @@ export function age_seconds(entry: CacheEntry, now_ms: number): number {
 
 /**
  * The entry to store for the response the chain wrote to a request with `request_headers`, or undefined when it may
- * not be stored: only a 200 with a text body, no `Set-Cookie`, no `Vary: *`, and a `Cache-Control` that `reusable`
- * allows. Only headers the inner chain set or changed are kept: those that outer middleware set before it (CORS,
- * rate-limit counters) are theirs to set again on every request. The request's values of the headers the answer's
- * `Vary` names are kept with it, for `matches`.
+ * not be stored: only a 200 with a text body, no `Set-Cookie`, no `Vary: *`, and a `Cache-Control` and `Expires` that
+ * `reusable` allows. Only headers the inner chain set or changed are kept: those that outer middleware set before it
+ * (CORS, rate-limit counters) are theirs to set again on every request. The request's values of the headers the
+ * answer's `Vary` names are kept with it, for `matches`.
  */
 export function storable(
   res: Response,
@@ -126,7 +144,7 @@ export function storable(
 ): CacheEntry | undefined {
   if (res.status_code !== 200 || !TEXT_KINDS.has(res.kind) || typeof res.payload !== 'string') return undefined
   if (res.get_header('set-cookie') !== undefined) return undefined
-  const reuse = reusable(res.get_header('cache-control') ?? '')
+  const reuse = reusable(res, created_at_ms)
   if (reuse === undefined) return undefined
   const varied = vary_names(res.get_header('vary') ?? '')
   if (varied === '*') return undefined
@@ -134,11 +152,9 @@ export function storable(
   for (const [name, value] of Object.entries(res.headers())) {
     if (typeof value === 'string' && before[name] !== value && !NOT_STORED.has(name)) set_own(headers, name, value)
   }
-  // Only the Cache-Control the entry keeps (set by the chain after the cache) names the entry's own lifetime.
-  if (headers['cache-control'] !== undefined) {
-    if (reuse.lifetime !== undefined) headers[LIFETIME] = reuse.lifetime
-    if (reuse.no_stale) headers[NO_STALE] = '1'
-  }
+  // Only the Cache-Control or Expires the entry keeps (set by the chain after the cache) names its own lifetime.
+  if (reuse.lifetime !== undefined && headers[reuse.from] !== undefined) headers[LIFETIME] = reuse.lifetime
+  if (reuse.no_stale && headers['cache-control'] !== undefined) headers[NO_STALE] = '1'
   if (varied.length > 0)
     headers[VARIED] = JSON.stringify(varied.map((name) => [name, request_header(request_headers, name) ?? null]))
   return new CacheEntry({ status: 200, body: res.payload, headers, created_at_ms })

@@ -123,17 +123,20 @@ class HttpCache {
       } catch (error) {
         return this.#bypass(x, { error })
       }
-      // Fresh (inside the ttl and the lifetime its answer gave itself, a max-age under the ttl), a hit. Past either,
-      // it is stale: while the probe says offline and the policy allows offline reuse at its age, a stale answer,
-      // unless its answer forbids reuse once stale (must-revalidate), which makes it a miss; online, a miss (it still
-      // answers a failure, as a stale one). One stored for other values of the headers its Vary names is a miss too,
-      // whose answer replaces it, and so is one that cannot be replayed.
+      // Fresh (inside the ttl and the lifetime its answer gave itself, a max-age or Expires under the ttl), a hit.
+      // Past either, it is stale: while the probe says offline and the policy allows offline reuse at its age, a stale
+      // answer, unless its answer forbids reuse once stale (must-revalidate), which makes it a miss; online, a miss (it
+      // still answers a failure, as a stale one). One stored for other values of the headers its Vary names is a miss
+      // too, whose answer replaces it, and so is one that cannot be replayed, which is removed from the store first.
       if (entry !== undefined && matches(entry, headers)) {
         const fresh = this.#fresh(entry, t)
         const usable =
           fresh ||
           (ctx.offline && this.#cache.policy.allow_stale_offline(t - entry.created_at_ms) && may_serve_stale(entry))
-        if (usable && this.#serve(x, entry, fresh ? 'hit' : 'stale')) return
+        if (usable) {
+          if (this.#serve(x, entry, fresh ? 'hit' : 'stale')) return
+          await this.#discard(x, entry)
+        }
       }
       // Another miss of this key may have started while the store answered.
       flight = this.#flights.get(x.key)
@@ -184,28 +187,34 @@ class HttpCache {
 
   /**
    * Answers from `entry`; false, with nothing of it set on the response and no decision made, when it holds a header no
-   * response may send, which the caller then answers as a miss.
+   * response may send, which the caller then answers as a miss (an entry from the store, `#discard`ed first).
    */
   #serve(x: Exchange, entry: CacheEntry, decision: 'hit' | 'stale', failure?: { error?: unknown }): boolean {
     const age_s = age_seconds(entry, this.#now())
     // Two property reads on a request with neither validator: the hit path stays as it was.
     const conditional = x.headers['if-none-match'] !== undefined || x.headers['if-modified-since'] !== undefined
-    if (!replay(x.res, entry, age_s, conditional && not_modified(entry, x.headers))) return this.#refuse(x, entry)
+    if (!replay(x.res, entry, age_s, conditional && not_modified(entry, x.headers))) return false
     this.#decide(x, decision, { age_s, ...failure })
     return true
   }
 
   /**
-   * Logs, once per entry, that `entry` cannot be replayed (a header name that is no token, a value with CR, LF, NUL
-   * or a character above U+00FF: put by hand, or by another app sharing the store), naming only its method and path,
-   * never the header. Answers false, for `#serve`.
+   * Removes `entry`, found under the request's key, from the store: it cannot be replayed (a header name that is no
+   * token, a value with CR, LF, NUL or a character above U+00FF: put by hand, or by another app sharing the store).
+   * Logged once per entry object, naming only its method and path, never the header; removed, it is not read again,
+   * even from a store that gives a new object on every read, and the next request is a plain miss. A store that cannot
+   * erase keeps it: the request goes on as a miss all the same.
    */
-  #refuse(x: Exchange, entry: CacheEntry): false {
+  async #discard(x: Exchange, entry: CacheEntry): Promise<void> {
     if (!this.#refused.has(entry)) {
       this.#refused.add(entry)
       log.logf('warn', 'http_cache entry cannot be replayed, answered as a miss', 'entry', route_of(x.key))
     }
-    return false
+    try {
+      await this.#cache.store.erase(x.key)
+    } catch {
+      // As a store that cannot be read: the cache is never why the request fails.
+    }
   }
 
   /** Runs the rest of the chain without the cache; the status header stays on a failure passing through too. */
@@ -230,7 +239,7 @@ class HttpCache {
   /**
    * The entry the policy allows after a failed request and whose Vary record matches it, or undefined (also when the
    * store cannot answer, when the entry is stale and its answer forbids reuse once stale, and when it cannot be
-   * replayed, so that the failure passes through as it was).
+   * replayed, which is removed from the store, so that the failure passes through as it was).
    */
   async #stale_entry(x: Exchange): Promise<CacheEntry | undefined> {
     try {
@@ -240,7 +249,7 @@ class HttpCache {
       if (!may_serve_stale(entry) && !this.#fresh(entry, t)) return undefined
       // Asked before the failed answer is undone: an entry that cannot stand in lets it pass through as it was.
       if (replayable(entry)) return entry
-      this.#refuse(x, entry)
+      await this.#discard(x, entry)
       return undefined
     } catch {
       return undefined
@@ -301,8 +310,9 @@ class HttpCache {
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
  * and a miss runs the handler and stores a 200 that has no `Set-Cookie`, no `Vary: *`, and no `no-store`, `private`,
- * `no-cache` or zero `s-maxage` (else `max-age`). An entry is fresh for the policy's ttl, or for the answer's own
- * `s-maxage` (else `max-age`) when that is shorter; past it, it only stands in for a failure or while offline, and
+ * `no-cache` or zero `s-maxage` (else `max-age`, else an `Expires` at or before its `Date`, or no HTTP-date). An entry
+ * is fresh for the policy's ttl, or for the answer's own `s-maxage` (else `max-age`, else `Expires` minus `Date`) when
+ * that is shorter; past it, it only stands in for a failure or while offline, and
  * never when its answer said `must-revalidate`, `proxy-revalidate` or `s-maxage` (RFC 9111 4.2.4). An entry answers only
  * requests whose values of the headers its answer's `Vary` names are those of the request that stored it; any other
  * is a miss. Every GET and HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names

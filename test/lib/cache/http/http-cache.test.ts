@@ -84,6 +84,24 @@ async function stampede(
 
 const status_of = (r: { headers: Record<string, unknown> }): unknown => r.headers['x-fw-cache-status']
 
+/** A store that keeps entries as JSON, so every `get` gives a new object, as Redis or any store that deserializes. */
+class CopyingStore implements CacheStore {
+  readonly json = new Map<string, string>()
+  get(key: string): CacheEntry | undefined {
+    const text = this.json.get(key)
+    return text === undefined ? undefined : new CacheEntry(JSON.parse(text) as CacheEntry)
+  }
+  put(key: string, entry: CacheEntry): void {
+    this.json.set(key, JSON.stringify(entry))
+  }
+  erase(key: string): void {
+    this.json.delete(key)
+  }
+  clear(): void {
+    this.json.clear()
+  }
+}
+
 /** An async store over a Map; `fail` makes the named operations reject as an unreachable Redis would. */
 class AsyncMapStore implements CacheStore {
   readonly map = new Map<string, CacheEntry>()
@@ -377,6 +395,17 @@ t.test('http_cache', async (t) => {
     (value: string): Handler =>
     (_req, res) =>
       void res.header('Cache-Control', value).json('ok', true)
+  /**
+   * A handler answering `{"ok":true}` with `Expires: value`, `Cache-Control: cc` when not empty, and `Date` at `date_ms`
+   * when given.
+   */
+  const expires =
+    (value: string, cc = '', date_ms?: number): Handler =>
+    (_req, res) => {
+      if (cc !== '') res.header('Cache-Control', cc)
+      if (date_ms !== undefined) res.header('Date', new Date(date_ms).toUTCString())
+      return void res.header('Expires', value).json('ok', true)
+    }
   const not_stored: Array<[string, Handler]> = [
     ['a Set-Cookie', (_req, res) => void res.header('Set-Cookie', 'a=1').json('ok', true)],
     ['Cache-Control: no-store', cache_control('max-age=60, no-store')],
@@ -386,6 +415,14 @@ t.test('http_cache', async (t) => {
     ['Cache-Control: no-cache="set-cookie"', cache_control('no-cache="set-cookie, x-user", max-age=60')],
     ['Cache-Control: max-age=0', cache_control('max-age=0')],
     ['Cache-Control: s-maxage=0, which wins over max-age', cache_control('public, max-age=60, s-maxage=0')],
+    ['Expires: 0 and no max-age', expires('0')],
+    ['an Expires in the past and no max-age', expires(new Date(T0 - 60_000).toUTCString(), 'public')],
+    ['an Expires at its Date and no max-age', expires(new Date(T0 + 9_000).toUTCString(), '', T0 + 9_000)],
+    ['an Expires that is no HTTP-date and no max-age', expires('tomorrow')],
+    [
+      'an Expires in the future but s-maxage=0, which wins',
+      expires(new Date(T0 + 60_000).toUTCString(), 'max-age=60, s-maxage=0'),
+    ],
     ['Vary: *', (_req, res) => void res.header('Vary', 'Accept, *').json('ok', true)],
     ['status 201', (_req, res) => void res.status(201).json('ok', true)],
     ['status 404', (_req, res) => void res.error(404, 'not_found', 'Nothing here')],
@@ -406,6 +443,15 @@ t.test('http_cache', async (t) => {
     ['whose Cache-Control only mentions the words inside other directives', 'public, max-age=60, x-no-store-hint'],
     ['whose s-maxage allows it though its max-age is 0', 'max-age=0, s-maxage=30'],
   ]
+  t.test('stores an answer whose max-age wins over its Expires in the past or invalid', async (t) => {
+    for (const value of ['0', new Date(T0 - 60_000).toUTCString()]) {
+      const { app, calls } = cached(t, {}, expires(value, 'max-age=60'))
+      await app.inject({ url: '/data' })
+      const hit = await app.inject({ url: '/data' })
+      t.same([status_of(hit), hit.headers['expires'], hit.body, calls()], ['hit', value, '{"ok":true}', 1], value)
+    }
+  })
+
   for (const [what, value] of stored) {
     t.test(`stores an answer ${what}`, async (t) => {
       const { app, calls } = cached(t, {}, cache_control(value))
@@ -447,6 +493,50 @@ t.test('http_cache', async (t) => {
       },
     )
   }
+
+  t.test('answers from an entry only until its Expires, counted from its Date, as max-age would', async (t) => {
+    // No max-age: Expires - Date (RFC 9111 4.2.1) is its lifetime, 5 s under the policy's 60 s ttl, from the Date the
+    // handler set (2 s before it answered) or, without one, from when it answered.
+    for (const with_date of [false, true]) {
+      let failing = false
+      let renders = 0
+      const { app, clock } = cached(t, {}, (_req, res) => {
+        renders++
+        if (failing) return void res.error(503, 'unavailable', 'Down')
+        if (with_date) res.header('Date', new Date(clock.ms - 2_000).toUTCString())
+        const expires_ms = (with_date ? clock.ms - 2_000 : clock.ms) + 5_000
+        return void res.header('Expires', new Date(expires_ms).toUTCString()).json('n', renders)
+      })
+      const at = async (s: number) => {
+        clock.ms = T0 + s * 1000
+        const r = await app.inject({ url: '/data' })
+        return [status_of(r), r.headers['age'], r.json().n]
+      }
+      const what = with_date ? 'with Date' : 'without Date'
+      t.same(await at(0), ['miss', undefined, 1], what)
+      t.same(await at(4), ['hit', '4', 1], what)
+      t.same(await at(5), ['miss', undefined, 2], `${what}: past its Expires, a miss`)
+      t.same(await at(9), ['hit', '4', 2], what)
+      // Past its own lifetime, within the ttl and the stale window: still the answer to a failure, as with max-age.
+      failing = true
+      t.same(await at(20), ['hit', '15', 2], what)
+      t.equal(renders, 3, what)
+    }
+  })
+
+  t.test('keeps an answer to its max-age when its Expires is later, and to the ttl when both are', async (t) => {
+    const later = new Date(T0 + 3_600_000).toUTCString()
+    const short = cached(t, {}, expires(later, 'max-age=5'))
+    await short.app.inject({ url: '/data' })
+    short.clock.ms = T0 + 6_000
+    t.same([status_of(await short.app.inject({ url: '/data' })), short.calls()], ['miss', 2])
+    const ttl = cached(t, { policy: { ttl_ms: 10_000 } }, expires(later))
+    await ttl.app.inject({ url: '/data' })
+    ttl.clock.ms = T0 + 9_999
+    t.same(status_of(await ttl.app.inject({ url: '/data' })), 'hit')
+    ttl.clock.ms = T0 + 10_000
+    t.same([status_of(await ttl.app.inject({ url: '/data' })), ttl.calls()], ['miss', 2])
+  })
 
   for (const value of ['max-age=5, must-revalidate', 'Proxy-Revalidate, max-age=5', 'must-revalidate']) {
     t.test(`never answers stale from an entry whose answer forbids it (${value}): not after a failure`, async (t) => {
@@ -1103,7 +1193,7 @@ t.test('http_cache', async (t) => {
     })
   }
 
-  t.test('warns once of an entry that stays because the answer replacing it may not be stored', async (t) => {
+  t.test('warns once of an entry, and removes it, when the answer replacing it may not be stored', async (t) => {
     const out = capture_log(t, 'kv', 'warn')
     const store = new MemoryStore()
     const { app, calls } = cached(t, { store }, (_req, res) => {
@@ -1121,6 +1211,81 @@ t.test('http_cache', async (t) => {
       ],
     )
     t.equal(calls(), 3)
+    t.equal(out.text().match(/cannot be replayed/g)?.length, 1)
+  })
+
+  for (const store_kind of ['sync', 'async'] as const) {
+    t.test(
+      `removes an entry that cannot be replayed from a ${store_kind} store giving a new copy on every read`,
+      async (t) => {
+        // Each read is a new object, so once per object was once per request; and the answer replacing it may not be
+        // stored, so it stayed for good. Removed when found, it is logged once, and the next request is a plain miss.
+        const out = capture_log(t, 'kv', 'warn')
+        const copying = new CopyingStore()
+        const store: CacheStore =
+          store_kind === 'sync'
+            ? copying
+            : {
+                get: async (key) => copying.get(key),
+                put: async (key, entry) => copying.put(key, entry),
+                erase: async (key) => copying.erase(key),
+                clear: async () => copying.clear(),
+              }
+        const { app, calls, decisions } = cached(t, { store }, (_req, res) => {
+          res.header('cache-control', 'no-store').text(`n=${calls()}`)
+        })
+        copying.put('GET /data?', new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
+        const rs = []
+        for (let i = 0; i < 3; i++) rs.push(await app.inject({ url: '/data' }))
+        t.same(
+          rs.map((r) => [r.statusCode, status_of(r), r.body]),
+          [
+            [200, 'miss', 'n=1'],
+            [200, 'miss', 'n=2'],
+            [200, 'miss', 'n=3'],
+          ],
+        )
+        t.same(
+          decisions.map(([d]) => d),
+          ['miss', 'miss', 'miss'],
+        )
+        t.equal(out.text().match(/cannot be replayed/g)?.length, 1, 'one log line')
+        t.notOk(copying.json.has('GET /data?'), 'the entry is gone from the store')
+      },
+    )
+  }
+
+  t.test('removes a stale entry that cannot be replayed, found after a failure', async (t) => {
+    const out = capture_log(t, 'kv', 'warn')
+    const store = new CopyingStore()
+    const { app, clock } = cached(t, { store, policy: { ttl_ms: 1_000, stale_if_error_ms: 60_000 } }, (_req, res) => {
+      res.error(502, 'bad_gateway', 'Upstream failed')
+    })
+    store.put('GET /data?', new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\n' }, created_at_ms: T0 }))
+    clock.ms += 5_000
+    const rs = [await app.inject({ url: '/data' }), await app.inject({ url: '/data' })]
+    t.same(
+      rs.map((r) => [r.statusCode, status_of(r)]),
+      [
+        [502, 'miss'],
+        [502, 'miss'],
+      ],
+    )
+    t.equal(out.text().match(/cannot be replayed/g)?.length, 1, 'one log line')
+    t.notOk(store.json.has('GET /data?'), 'the entry is gone from the store')
+  })
+
+  t.test('answers a miss from the handler when an entry that cannot be replayed cannot be erased', async (t) => {
+    const out = capture_log(t, 'kv', 'warn')
+    const store = new CopyingStore()
+    store.erase = () => {
+      throw new Error('store down')
+    }
+    const { app } = cached(t, { store }, (_req, res) => void res.header('cache-control', 'no-store').text('fresh'))
+    store.put('GET /data?', new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
+    const r = await app.inject({ url: '/data' })
+    t.same([r.statusCode, status_of(r), r.body], [200, 'miss', 'fresh'])
+    t.ok(store.json.has('GET /data?'), 'the entry stays')
     t.equal(out.text().match(/cannot be replayed/g)?.length, 1)
   })
 
