@@ -1,8 +1,9 @@
 // Committing a buffered Response to Fastify's reply: status, headers, then the body, a file or a stream. A streamed
 // answer (the Response's stream or SSE producer) becomes a Readable that Fastify pipes to the socket: Fastify destroys
 // it when the client goes away, answers an error before the first byte through the error handler (500 JSON), and after
-// it cuts the connection and logs the error. Open SSE answers are ended when the server closes.
-import type { Stats } from 'node:fs'
+// it cuts the connection and logs the error. A file goes as `@fastify/send`'s stream, held to its Content-Length, and
+// fails the same way. Open SSE answers are ended when the server closes.
+import { ReadStream, type Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, Server } from 'node:http'
 import { constants as h2, type ServerHttp2Stream } from 'node:http2'
@@ -17,7 +18,7 @@ import type { LogCore } from '../lib/log/core.js'
 import { logf_in } from '../lib/log/logger.js'
 import { observed, report } from '../lib/observability/events.js'
 import { CODE_PRECONDITION_FAILED, CODE_RANGE_NOT_SATISFIABLE, type Response } from '../lib/response.js'
-import { discard_body, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
+import { discard_body, held_to_length, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
 import {
   MISMATCH_LOGGER,
   MISMATCH_MESSAGE,
@@ -41,7 +42,7 @@ export function commit(
   const headers = res.headers()
   for (const name in headers) reply.header(name, headers[name])
   if (body_left_unread(reply.request)) reply.header('connection', 'close')
-  if (res.kind === 'file') return send_file(reply, res.payload as string)
+  if (res.kind === 'file') return send_file(reply, res.payload as string, log)
   if (res.streamed !== undefined) return send_streamed(reply, res.streamed, log)
   if (res.status_code !== 304) return reply.send(res.payload)
   // A 304 carries no body (Node sends none), and Fastify would give an empty one `Content-Length: 0`, which RFC 9110 8.6
@@ -133,7 +134,7 @@ export function send_error(reply: FastifyReply, status: number, code: string, me
  */
 const file_sender = lazy<typeof FastifySend>('@fastify/send')
 
-async function send_file(reply: FastifyReply, path: string): Promise<FastifyReply> {
+async function send_file(reply: FastifyReply, path: string, log: LogCore | undefined): Promise<FastifyReply> {
   const st = await stat(path).catch(() => undefined)
   if (!st?.isFile()) {
     reply.removeHeader('cache-control')
@@ -153,11 +154,17 @@ async function send_file(reply: FastifyReply, path: string): Promise<FastifyRepl
     .catch((err: Error) => err)
   if (sent instanceof Error) return reply.send(sent)
   if (sent.type === 'file') {
+    // The file's bytes (a HEAD or 304 has none) must fill the Content-Length, or the answer fails as a stream failing
+    // after its first byte does.
+    const body =
+      sent.stream instanceof ReadStream
+        ? fail_late(reply, held_to_length(sent.stream, Number(sent.headers['Content-Length'])), log)
+        : sent.stream
     // A status the handler set (other than 200) is kept; else send's own (200, 206, 304, 412, 416).
     return reply
       .code(own_status ? reply.statusCode : sent.statusCode)
       .headers(sent.headers)
-      .send(sent.stream)
+      .send(body)
   }
   const error: SendError | undefined = sent.type === 'error' ? sent.metadata.error : undefined
   // The file went away (or became a folder) after the stat: the app's not-found answer, as for any unknown path.
@@ -253,20 +260,40 @@ export function send_streamed(reply: FastifyReply, body: StreamedBody, log: LogC
     // give this answer the `Content-Length: 0` of an empty one (RFC 9110 8.6).
     return reply.send(Readable.from([]))
   }
-  const id = reply.request.headers['last-event-id']
-  const { sent: readable, sse } = open_body(body, typeof id === 'string' ? id : undefined)
-  // Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what happened,
-  // and the answer is cut (Fastify destroys the response next).
-  readable.once('error', (err) => {
-    if (!reply.raw.headersSent) return
-    log_failure(reply.request, log, 'stream failed after the first byte', err)
-    reset_h2(reply)
-  })
+  const { sent: readable, sse } = open_body(body, last_event_id(reply.request))
+  fail_late(reply, readable, log)
   if (sse !== undefined)
     open_streams
       .get(reply.server.server as Server)
       ?.add(sse, new Promise((resolve) => reply.raw.once('close', resolve)))
   return reply.send(readable)
+}
+
+/**
+ * The `Last-Event-ID` of a reconnecting SSE client. Node joins a repeated one with `, ` into an id the server never
+ * sent: the first is taken, as Node does for the single-valued headers it de-duplicates. Only a value holding a comma
+ * (one id may too) is looked up among the raw lines.
+ */
+function last_event_id(freq: FastifyRequest): string | undefined {
+  const joined = freq.headers['last-event-id']
+  if (typeof joined !== 'string') return undefined
+  if (!joined.includes(',')) return joined
+  const raw = freq.raw.rawHeaders
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'last-event-id') return raw[i + 1]
+  return joined
+}
+
+/**
+ * Has `sent`, the body of `reply`, fail as a cut answer after its first byte: the error is logged and an HTTP/2 stream
+ * reset. Before the first byte Fastify's error handler logs and answers 500; after it, only this line tells what
+ * happened, and the answer is cut (Fastify destroys the response next).
+ */
+function fail_late(reply: FastifyReply, sent: Readable, log: LogCore | undefined): Readable {
+  return sent.once('error', (err) => {
+    if (!reply.raw.headersSent) return
+    log_failure(reply.request, log, 'stream failed after the first byte', err)
+    reset_h2(reply)
+  })
 }
 
 /**

@@ -4,6 +4,7 @@ import { sse_readable, type SseProducer } from './sse.js'
 import { to_readable, type StreamSource } from './source.js'
 
 export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
+export { held_to_length } from './length.js'
 export { OpenStreams } from './open.js'
 export {
   end_sse,

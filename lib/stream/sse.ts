@@ -31,7 +31,7 @@ export interface SseSink {
   readonly signal: AbortSignal
   /** Whether the stream is over (client gone, the producer done, or the server shutting down). */
   readonly closed: boolean
-  /** The `Last-Event-ID` a reconnecting client sent, or undefined. */
+  /** The `Last-Event-ID` a reconnecting client sent (the first, if it sent more than one), or undefined. */
   readonly last_event_id: string | undefined
 }
 

@@ -1,6 +1,10 @@
-import { createReadStream } from 'node:fs'
+import { once } from 'node:events'
+import { createReadStream, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { connect, constants as h2_constants, type IncomingHttpHeaders as Http2Headers } from 'node:http2'
+import { connect as connect_tcp } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import t from 'tap'
@@ -403,6 +407,29 @@ t.test('Response.sse on a real socket', async (t) => {
         seen.push({ aborted: sink.signal.aborted, closed: sink.closed })
       }),
     )
+    app.get('/last-id', (_req, res) =>
+      res.sse(async (sink: SseSink) => {
+        await sink.send({ data: JSON.stringify(sink.last_event_id ?? null) })
+      }),
+    )
+  })
+
+  t.test('a repeated Last-Event-ID hands the producer the first one, not the values joined', async (t) => {
+    // Node joins repeated unknown headers with ", ": "7, 9" is no id the server ever sent.
+    const cases: [string[], string][] = [
+      [['Last-Event-ID: 7', 'last-event-id: 9'], '"7"'],
+      [['Last-Event-ID: 7'], '"7"'],
+      [['Last-Event-ID: 1, 2'], '"1, 2"'],
+      [[], 'null'],
+    ]
+    for (const [lines, data] of cases) {
+      const socket = connect_tcp(port, '127.0.0.1')
+      socket.write(['GET /last-id HTTP/1.1', 'Host: x', 'Connection: close', ...lines, '', ''].join('\r\n'))
+      let answer = ''
+      socket.setEncoding('utf8').on('data', (c: string) => (answer += c))
+      await once(socket, 'close')
+      t.match(answer, new RegExp(`^HTTP/1\\.1 200 [^]*\\r\\n\\r\\n[^]*data: ${data}\n`), lines.join(' | ') || 'none')
+    }
   })
 
   t.test('a client going away fires the signal and ends the producer (no timer or listener left)', async (t) => {
@@ -628,4 +655,94 @@ t.test('a stream failing after its first byte over HTTP/2 resets the stream, nev
     for (let i = 0; i < 50 && !log.text().includes('late failure'); i++) await tick()
     t.equal(log.text().match(/stream failed after the first byte/g)?.length, 1, `${path}: logged once`)
   }
+})
+
+t.test('Response.file cut short after its first byte fails as a stream does', async (t) => {
+  // A file shrinking while it is sent (a log rotated, truncated): fs.ReadStream reads that as an early end, not an
+  // error, so the answer would end short of its Content-Length and look complete.
+  const dir = mkdtempSync(join(tmpdir(), 'fw-file-short-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const SIZE = 16 << 20
+  const path = join(dir, 'big.bin')
+  const h1 = await listening(t, (app) => app.get('/big', (_req, res) => res.file(path)))
+  const h2 = await listening(t, (app) => app.get('/big', (_req, res) => res.file(path)), { http2: true })
+
+  /** Reads the file's answer, truncating the file once the first chunk came: what the client saw. */
+  const read_truncated = (
+    start: (
+      on_chunk: (n: number, pause: () => void, resume: () => void) => void,
+      on_done: (ended: boolean, rst?: number) => void,
+    ) => void,
+  ) =>
+    new Promise<{ got: number; ended: boolean; rst: number | undefined }>((resolve) => {
+      writeFileSync(path, Buffer.alloc(SIZE, 97))
+      let got = 0
+      const timer = setTimeout(() => resolve({ got, ended: false, rst: -1 }), 3000)
+      start(
+        (n, pause, resume) => {
+          if (got === 0) {
+            // Paused, so the server is still reading the file when it shrinks.
+            pause()
+            truncateSync(path, 0)
+            setTimeout(resume, 50)
+          }
+          got += n
+        },
+        (ended, rst) => {
+          clearTimeout(timer)
+          resolve({ got, ended, rst })
+        },
+      )
+    })
+
+  t.test('over HTTP/1 the connection is cut before Content-Length bytes, and the failure logged', async (t) => {
+    const log = capture_log(t)
+    let length = -1
+    const seen = await read_truncated((on_chunk, on_done) => {
+      http
+        .get({ host: '127.0.0.1', port: h1.port, path: '/big', agent: false }, (res) => {
+          length = Number(res.headers['content-length'])
+          res.on('data', (c: Buffer) =>
+            on_chunk(
+              c.length,
+              () => res.pause(),
+              () => res.resume(),
+            ),
+          )
+          res.on('error', () => {})
+          res.on('close', () => on_done(res.complete))
+        })
+        .on('error', () => undefined)
+    })
+    t.equal(length, SIZE)
+    t.ok(seen.got > 0 && seen.got < SIZE, `got ${seen.got} of ${SIZE} bytes`)
+    t.same([seen.ended, seen.rst], [false, undefined], 'the connection closed at once, the body incomplete')
+    for (let i = 0; i < 50 && !log.text().includes('file'); i++) await tick()
+    t.match(log.text(), /stream failed after the first byte.*file ended after \d+ of 16777216 bytes/s)
+  })
+
+  t.test('over HTTP/2 the stream is reset with INTERNAL_ERROR, and the failure logged', async (t) => {
+    const log = capture_log(t)
+    const session = connect(`http://127.0.0.1:${h2.port}`)
+    session.on('error', () => {})
+    t.teardown(() => session.close())
+    const seen = await read_truncated((on_chunk, on_done) => {
+      const s = session.request({ ':path': '/big' })
+      s.on('error', () => {})
+      let ended = false
+      s.on('data', (c: Buffer) =>
+        on_chunk(
+          c.length,
+          () => s.pause(),
+          () => s.resume(),
+        ),
+      )
+      s.on('end', () => (ended = true))
+      s.on('close', () => on_done(ended, s.rstCode))
+    })
+    t.ok(seen.got > 0 && seen.got < SIZE, `got ${seen.got} of ${SIZE} bytes`)
+    t.same([seen.ended, seen.rst], [false, h2_constants.NGHTTP2_INTERNAL_ERROR])
+    for (let i = 0; i < 50 && !log.text().includes('file'); i++) await tick()
+    t.equal(log.text().match(/stream failed after the first byte.*file ended after/g)?.length, 1, 'logged once')
+  })
 })
