@@ -85,8 +85,9 @@ export async function mount_ws(
         const a = accepted.get(freq.raw)!
         limit_payload(socket, max_payload)
         // The host's plugin closes every socket of `clients` without a code (1005) in its preClose, which runs before
-        // fw's: fw's sockets are left out of it, and get their 1001 from the drain.
-        if (hosted) instance.websocketServer.clients.delete(socket)
+        // fw's: fw's sockets are left out of it, and get their 1001 from the drain. A host server made with
+        // `clientTracking: false` has no `clients`: a throw here would have the plugin cut every fw socket at once.
+        if (hosted) instance.websocketServer.clients?.delete(socket)
         // Messages run in the context the upgrade's middleware ran in: its id, request and App's log core.
         r.endpoint.accept(socket as unknown as RawSocket, a.req, app.rooms, context_of(freq, log))
       },

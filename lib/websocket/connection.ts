@@ -298,7 +298,11 @@ export class WebSocketConnection {
 
   /** Calls the message handlers, one by one; #receive runs it in the connection's log context. */
   static readonly #handle = (conn: WebSocketConnection, message: WsMessage): void => {
-    for (const fn of conn.#on_message) {
+    const fns = conn.#on_message
+    // A handler registered while this message is handled gets the next one, not this one (as EventEmitter and
+    // addEventListener); a close emptying the list stops the loop.
+    for (let i = 0, n = fns.length; i < n && i < fns.length; i++) {
+      const fn = fns[i]!
       try {
         watch(conn, fn(message))
       } catch (err) {

@@ -614,6 +614,22 @@ t.test('App.ws mounted in a host Fastify app', async (t) => {
   }
 })
 
+t.test('App.ws in a host whose websocket plugin keeps no client list (clientTracking: false)', async (t) => {
+  const host = Fastify()
+  await host.register(fastifyWebsocket, { options: { clientTracking: false } })
+  const app = new fw.App({ access_log: false })
+  app.ws('/ws', echo)
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+  await host.listen({ port: 0, host: '127.0.0.1' })
+  const port = (host.server.address() as AddressInfo).port
+  const c = await connect(port, '/fw/ws')
+  c.ws.send('hi')
+  t.equal(await c.poll(1000), 'hi', 'the socket is served, not cut')
+  await host.close()
+  t.same(await c.closed, { code: 1001, reason: 'server shutting down' })
+})
+
 // Last in the file: follow_context() keeps every request's context for its async work from then on, in this process.
 t.test("a followed message handler's lines after an await carry its own connection's id", async (t) => {
   const out = capture_log(t)

@@ -93,6 +93,20 @@ t.test('WebSocketConnection.on_message', async (t) => {
     t.same(got, ['hi', Buffer.from([9])])
   })
 
+  t.test('a handler registered while a message is handled gets the messages after it, not that one', async (t) => {
+    const { raw, ws } = open()
+    const first: unknown[] = []
+    const later: unknown[] = []
+    ws.on_message((m) => {
+      first.push(m)
+      if (m === 'subscribe') ws.on_message((n) => void later.push(n))
+    })
+    raw.message('subscribe')
+    raw.message('news')
+    t.same(first, ['subscribe', 'news'])
+    t.same(later, ['news'], 'as EventEmitter and addEventListener: no call for the message being dispatched')
+  })
+
   t.test('counts messages per fixed window and closes with 1008 past max_messages', async (t) => {
     mock.timers.enable({ apis: ['Date'], now: 0 })
     t.teardown(() => mock.timers.reset())
