@@ -188,6 +188,9 @@ type LocalSet = ReturnType<typeof createLocalJWKSet>
  */
 function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): KeyConfig['key'] {
   const parsed = check.url('jwks', url, ['http:', 'https:'], 'an http(s) URL')
+  // fetch() refuses a URL with credentials: taken here, it would answer every token 503 jwks_unavailable.
+  const bare = parsed.username === '' && parsed.password === ''
+  check.must(bare, 'jwks', 'a URL without user:password (a fetch cannot send them)', url)
   const options = {
     timeoutDuration: check.int('jwks_timeout_ms', o.jwks_timeout_ms ?? 2000, 1),
     cooldownDuration: check.int('jwks_cooldown_ms', o.jwks_cooldown_ms ?? 30_000, 0),

@@ -145,8 +145,11 @@ const JWT_DOC = {
     optional: false,
     missing: CODE_MISSING_TOKEN,
   },
-  responses: { 401: [CODE_MISSING_TOKEN, CODE_INVALID_TOKEN, CODE_TOKEN_EXPIRED] },
+  responses: { 401: [CODE_MISSING_TOKEN, CODE_INVALID_TOKEN, CODE_TOKEN_EXPIRED] } as Record<number, string[]>,
 }
+
+/** `JWT_DOC` with the 503 `jwks_unavailable` a remote key set answers while it cannot be fetched. */
+const JWKS_DOC = { ...JWT_DOC, responses: { ...JWT_DOC.responses, 503: [CODE_JWKS_UNAVAILABLE] } }
 
 /**
  * JWT authentication. The token comes from `Authorization: Bearer <token>` (exactly that prefix), else the `cookie`,
@@ -219,7 +222,7 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
       } as CtxMiddleware,
       { authenticates: 'jwt', secret_query: secret_query(options) },
     ),
-    JWT_DOC,
+    options.jwks !== undefined && unavailable === 503 ? JWKS_DOC : JWT_DOC,
   )
   return context_middleware(mw, check.owner)
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createSigner } from 'fast-jwt'
 import t, { type Test } from 'tap'
+import { App, adapt_ctx } from '../../../../index.js'
 import { jwt, type JwtAlgorithm, type JwtOptions } from '../../../../lib/middleware/auth/jwt.js'
 import { JwtClaims } from '../../../../lib/middleware/auth/state.js'
 import { build, error_body, throws_coded } from './build.js'
@@ -357,6 +358,42 @@ t.test('jwt keys', async (t) => {
       t.same((await down.app.inject({ url: '/p', headers: bearer(token) })).json(), UNAVAILABLE)
     },
   )
+
+  t.test('refuses at creation a JWKS URL with user:password, which no fetch can send', async (t) => {
+    const { url } = await jwks_server(t)
+    const with_userinfo = url.replace('http://', 'http://reader:s3cr3t@')
+    // Before, it was taken at creation and every token then answered 503 jwks_unavailable: fetch() refuses such a URL.
+    throws_coded(
+      t,
+      () => jwt({ jwks: with_userinfo }),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^jwt: jwks must be a URL without user:password \(a fetch cannot send them\); got "http:\/\/\*\*\*@127\.0\.0\.1:\d+\/\.well-known\/jwks\.json"$/,
+    )
+    throws_coded(
+      t,
+      () => jwt({ jwks: url.replace('http://', 'http://reader@') }),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /user:password/,
+    )
+  })
+
+  t.test('tells OpenAPI of the 503 jwks_unavailable a JWKS can answer, and of none without one', async (t) => {
+    const app = new App({ access_log: false })
+    t.teardown(() => app.close())
+    const on = (path: string, options: JwtOptions) => {
+      app.use(path, adapt_ctx(jwt(options)))
+      app.get(path, (_req, res) => void res.send())
+    }
+    on('/remote', { jwks: 'https://id.example.com/jwks.json' })
+    on('/remote401', { jwks: 'https://id.example.com/jwks.json', jwks_unavailable: 401 })
+    on('/local', { secret: 's'.repeat(32) })
+    app.openapi({ info: { title: 't', version: '1' } })
+    const doc = (await app.inject({ url: '/openapi.json' })).json()
+    const statuses = (path: string) => Object.keys(doc.paths[path].get.responses).sort()
+    t.same(statuses('/remote'), ['2XX', '401', '503'])
+    t.same(statuses('/remote401'), ['2XX', '401'])
+    t.same(statuses('/local'), ['2XX', '401'])
+  })
 
   t.test('refuses keys and algorithms that do not fit at creation', async (t) => {
     const bad = (options: unknown, message: RegExp) =>
