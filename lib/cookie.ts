@@ -66,6 +66,34 @@ export function check_cookie(check: OptionChecker, o: CookieOptionValues): Cooki
   return { name, path: path as string, secure, http_only: check.bool('http_only', o.http_only), same_site }
 }
 
+/** One cookie value decoded as `req.cookie` decodes it: surrounding double quotes dropped, then percent-decoded. */
+function decoded(v: string): string {
+  if (v.length > 1 && v.charCodeAt(0) === 0x22 && v.charCodeAt(v.length - 1) === 0x22) v = v.slice(1, -1)
+  if (!v.includes('%')) return v
+  try {
+    return decodeURIComponent(v)
+  } catch {
+    return v
+  }
+}
+
+/**
+ * Every value a `Cookie` header carries for `name`, in the order sent, decoded as `req.cookie` decodes them.
+ * `req.cookie` gives the first only; a browser sends several when a sibling subdomain set one with `Domain=` (cookie
+ * tossing), longer paths first, so a middleware verifying its cookie looks past a first value that fails.
+ * @example
+ * cookie_values('a=1; b=2; a="3"', 'a') // ['1', '3']
+ */
+export function cookie_values(header: string | undefined, name: string): string[] {
+  const values: string[] = []
+  if (header === undefined) return values
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=')
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) values.push(decoded(pair.slice(eq + 1).trim()))
+  }
+  return values
+}
+
 /** The attributes of a `Set-Cookie` line written by `res.cookie(name, value, attributes)`. */
 export interface CookieAttributes {
   /** `Path` (none by default: the browser uses the request's directory). */

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { check_cookie, type CookieOptionValues } from '../../lib/cookie.js'
+import { check_cookie, cookie_values, type CookieOptionValues } from '../../lib/cookie.js'
 import { define_bad_option, option_checker } from '../../lib/options.js'
 
 const check = option_checker(define_bad_option('COOKIETEST'), 'owner')
@@ -59,5 +59,13 @@ t.test('check_cookie', async (t) => {
       { cookie_name: '__host-sid', secure: true, cookie_path: '/app' },
       'owner: cookie_path must be / for a __Host- cookie; got "/app"',
     )
+  })
+})
+
+t.test('cookie_values', async (t) => {
+  t.test('gives every value of the name in the order sent, decoded as req.cookie decodes', async (t) => {
+    t.same(cookie_values('a=1; b=2;a="3" ; ab=4; a=%41%zz; a=%41', 'a'), ['1', '3', '%41%zz', 'A'])
+    t.same(cookie_values('b=2; novalue; =x', 'a'), [])
+    t.same(cookie_values(undefined, 'a'), [])
   })
 })

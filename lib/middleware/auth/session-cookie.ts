@@ -2,7 +2,7 @@
 // attributes.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Request } from '../../request.js'
-import type { CookieAttributes, CookieSettings } from '../../cookie.js'
+import { cookie_values, type CookieAttributes, type CookieSettings } from '../../cookie.js'
 import type { Response } from '../../response.js'
 
 const ID = /^[A-Za-z0-9_-]{22,128}$/
@@ -40,10 +40,25 @@ export class SessionCookie {
     }
   }
 
-  /** The session id in the request's cookie, or undefined when absent, malformed or signed with none of the secrets. */
+  /**
+   * The session id in the request's cookie, or undefined when absent, malformed or signed with none of the secrets.
+   * When the first value of the name fails, the others are tried: a cookie tossed from a sibling subdomain (sent first,
+   * with its longer path) would otherwise hide the user's own session.
+   */
   read(req: Request): CookieId | undefined {
-    const value = req.cookie(this.#settings.name)
-    if (value === undefined) return undefined
+    const first = req.cookie(this.#settings.name)
+    if (first === undefined) return undefined
+    const verified = this.#verify(first)
+    if (verified !== undefined) return verified
+    for (const value of cookie_values(req.raw.headers.cookie, this.#settings.name)) {
+      const other = value === first ? undefined : this.#verify(value)
+      if (other !== undefined) return other
+    }
+    return undefined
+  }
+
+  /** The id in one cookie value, when it is well formed and signed with one of the secrets. */
+  #verify(value: string): CookieId | undefined {
     const dot = value.indexOf('.')
     const id = value.slice(0, dot)
     if (dot === -1 || !ID.test(id)) return undefined

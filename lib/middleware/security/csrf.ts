@@ -7,7 +7,7 @@ import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { Identity, SessionRef } from '../../identity.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
-import { check_cookie } from '../../cookie.js'
+import { check_cookie, cookie_values } from '../../cookie.js'
 import { is_exact_origin, same_host } from '../../origin.js'
 import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
@@ -141,11 +141,10 @@ export function csrf({
   // Registered before `session` on a route, the app refuses to start (FW_ERR_APP_SESSION_ORDER): the token would be
   // checked against no session, so an attacker's own token and cookie would pass inside the victim's session.
   const mw: CtxMiddleware = function csrf({ req, res }, next) {
-    const raw = req.cookie(cookie_name)
     // Bound to the session (the session middleware runs first, see above) and to the caller: a token of another
     // session (or none), or of another user, is not this one's.
     const binding = binding_of(req)
-    const cookie = raw !== undefined && signer.valid(raw, binding) ? raw : undefined
+    const cookie = signed_cookie(req, cookie_name, signer, binding)
     if (SAFE.has(req.method())) {
       req.set_state(CsrfToken, new CsrfToken(cookie ?? issue(res, binding)))
       return next()
@@ -156,6 +155,17 @@ export function csrf({
     return next()
   }
   return context_middleware(with_route_options(mw, { binds_session: 'csrf' }), check.owner)
+}
+
+/**
+ * The request's value of the token cookie this server signed for `binding`, if any. Most requests carry one value and
+ * `req.cookie` gives it; when it fails, the other values of that name are tried: a cookie tossed from a sibling
+ * subdomain (sent first, with its longer path) would otherwise refuse every form of the user's until it expires.
+ */
+function signed_cookie(req: Request, name: string, signer: CsrfSigner, binding: string): string | undefined {
+  const first = req.cookie(name)
+  if (first === undefined || signer.valid(first, binding)) return first
+  return cookie_values(req.raw.headers.cookie, name).find((v) => signer.valid(v, binding))
 }
 
 /**

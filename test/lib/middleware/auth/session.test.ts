@@ -126,6 +126,18 @@ t.test('session', async (t) => {
     t.equal(store.load(id!), undefined)
   })
 
+  t.test('opens the session of a valid cookie sent after a forged one of the same name (cookie tossing)', async (t) => {
+    const { app } = build(t)
+    const first = await app.inject({ url: '/count' })
+    const { id, value } = cookie_of(first)
+    // A sibling subdomain sets `sid` with `Domain=` and a longer `Path`: the browser sends it before the user's own.
+    for (const tossed of [`${'A'.repeat(32)}.${mac('A'.repeat(32), 'x')}`, 'garbage', `${id}.`]) {
+      const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${tossed}; sid=${value}` } })
+      t.same(r.json(), { id, is_new: false, data: { n: '1' } }, tossed)
+      t.equal(r.headers['set-cookie'], undefined, `${tossed}: no new session`)
+    }
+  })
+
   t.test('keeps a session alive up to ttl after its last save', async (t) => {
     const { app, clock } = build(t, { ttl: 60 })
     const first = await app.inject({ url: '/count' })

@@ -5,6 +5,7 @@ import { rbac_context } from '../../../../lib/middleware/auth/rbac.js'
 import { require_role } from '../../../../lib/middleware/auth/rbac-checks.js'
 import { session } from '../../../../lib/middleware/auth/session.js'
 import { sign_in, sign_out } from '../../../../lib/middleware/auth/sign-in.js'
+import { Session } from '../../../../lib/middleware/auth/session-state.js'
 import { csrf } from '../../../../lib/middleware/security/csrf.js'
 import { CsrfToken } from '../../../../lib/middleware/security/csrf.js'
 import { throws_coded } from './build.js'
@@ -60,6 +61,36 @@ t.test('auth.sign_in', async (t) => {
     t.same([r.statusCode, r.json().error], [403, 'forbidden'])
     t.same((await app.inject({ url: '/admin' })).json().error, 'missing_auth')
   })
+
+  t.test(
+    'signing in another user drops the values of the user signed in before; the same user keeps them',
+    async (t) => {
+      const app = app_with_login(t)
+      app.post('/note', (req, res) => {
+        req.state(Session)!.set('note', req.query_value('text', ''))
+        res.json('ok', true)
+      })
+      app.get('/note', (req, res) => res.json('note', req.state(Session)!.get('note') ?? null))
+      // An anonymous visitor's values (a cart) go with them into their login.
+      const visit = sid_of((await app.inject({ method: 'POST', url: '/note?text=cart' })).headers)
+      const ada = sid_of(
+        (await app.inject({ method: 'POST', url: '/login?user=ada', headers: { cookie: visit } })).headers,
+      )
+      t.same((await app.inject({ url: '/note', headers: { cookie: ada } })).json(), { note: 'cart' })
+      await app.inject({ method: 'POST', url: '/note?text=ada-private', headers: { cookie: ada } })
+      // Ada signs in again: her values stay.
+      const again = sid_of(
+        (await app.inject({ method: 'POST', url: '/login?user=ada', headers: { cookie: ada } })).headers,
+      )
+      t.same((await app.inject({ url: '/note', headers: { cookie: again } })).json(), { note: 'ada-private' })
+      // Bob signs in on the same browser without Ada signing out (a shared computer): Ada's values are not his.
+      const bob = sid_of(
+        (await app.inject({ method: 'POST', url: '/login?user=bob', headers: { cookie: again } })).headers,
+      )
+      t.same((await app.inject({ url: '/me', headers: { cookie: bob } })).json(), { id: 'bob' })
+      t.same((await app.inject({ url: '/note', headers: { cookie: bob } })).json(), { note: null })
+    },
+  )
 
   t.test('sign_out ends the session and its Identity', async (t) => {
     const app = app_with_login(t)

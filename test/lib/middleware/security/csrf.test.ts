@@ -344,6 +344,40 @@ t.test('csrf', async (t) => {
     t.equal(built.calls.n, 1)
   })
 
+  t.test(
+    'uses the valid one of two cookies of its name: a cookie tossed in front does not lock the user out',
+    async (t) => {
+      const built = build(t, [adapt_ctx(session({ secret: SECRET })), adapt_ctx(csrf({ secret: SECRET }))])
+      built.app.get('/token', (req, res) => void res.json('token', req.state(CsrfToken)?.value ?? null))
+      const visit = async () => {
+        const r = await built.app.inject({ url: '/token' })
+        const cookies = ([] as string[]).concat(r.headers['set-cookie'] as string[]).map((c) => c.split(';')[0]!)
+        return { sid: cookies.find((c) => c.startsWith('sid='))!, token: r.json().token as string }
+      }
+      const mine = await visit()
+      const theirs = await visit()
+      // A sibling subdomain sets `csrf_token` with `Domain=` and a longer `Path`: the browser sends it first.
+      for (const tossed of [theirs.token, 'A'.repeat(43), `"${theirs.token}"`]) {
+        const cookie = `csrf_token=${tossed}; ${mine.sid}; csrf_token=${mine.token}`
+        const page = await built.app.inject({ url: '/token', headers: { cookie } })
+        t.same([page.json(), page.headers['set-cookie']], [{ token: mine.token }, undefined], 'the valid one is kept')
+        const r = await built.app.inject({
+          method: 'POST',
+          url: '/data',
+          headers: { cookie, 'x-csrf-token': mine.token },
+        })
+        t.equal(r.statusCode, 200, `a POST with the user's own token passes beside ${tossed.slice(0, 8)}...`)
+        const theirs_sent = await built.app.inject({
+          method: 'POST',
+          url: '/data',
+          headers: { cookie, 'x-csrf-token': theirs.token },
+        })
+        t.same([theirs_sent.statusCode, theirs_sent.json().message], [403, 'CSRF token mismatch'])
+      }
+      t.equal(built.calls.n, 3)
+    },
+  )
+
   t.test('refuses to start when csrf runs before session, on a route or in a composed chain', async (t) => {
     const built = build(t, [adapt_ctx(csrf({ secret: SECRET })), adapt_ctx(session({ secret: SECRET }))])
     await t.rejects(built.app.inject({ url: '/data' }), {
