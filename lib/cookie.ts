@@ -66,8 +66,11 @@ export function check_cookie(check: OptionChecker, o: CookieOptionValues): Cooki
   return { name, path: path as string, secure, http_only: check.bool('http_only', o.http_only), same_site }
 }
 
-/** One cookie value decoded as `req.cookie` decodes it: surrounding double quotes dropped, then percent-decoded. */
-function decoded(v: string): string {
+/**
+ * A cookie's value as `req.cookie` gives it: one pair of surrounding double quotes dropped (RFC 6265 4.1.1 allows a
+ * quoted value, which the `cookie` package's `parseCookie` keeps), then percent-decoded where it decodes.
+ */
+export function cookie_value(v: string): string {
   if (v.length > 1 && v.charCodeAt(0) === 0x22 && v.charCodeAt(v.length - 1) === 0x22) v = v.slice(1, -1)
   if (!v.includes('%')) return v
   try {
@@ -89,7 +92,7 @@ export function cookie_values(header: string | undefined, name: string): string[
   if (header === undefined) return values
   for (const pair of header.split(';')) {
     const eq = pair.indexOf('=')
-    if (eq !== -1 && pair.slice(0, eq).trim() === name) values.push(decoded(pair.slice(eq + 1).trim()))
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) values.push(cookie_value(pair.slice(eq + 1).trim()))
   }
   return values
 }

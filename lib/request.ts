@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { parseCookie } from 'cookie'
 import { RequestBody } from './body/request-body.js'
+import { cookie_value } from './cookie.js'
 import type { FormFields } from './body/form.js'
 import type { FormLimits } from './body/limits.js'
 import type { Multipart } from './body/multipart.js'
@@ -32,20 +33,6 @@ export interface HostRequest {
 export type IpResolver = (req: HostRequest) => string
 
 const default_ip: IpResolver = (req) => req.ip
-
-/**
- * A cookie's value as `req.cookie` gives it: one pair of surrounding double quotes dropped (RFC 6265 4.1.1 allows a
- * quoted value, which the `cookie` package's `parseCookie` keeps), then percent-decoded where it decodes.
- */
-function cookie_value(v: string): string {
-  if (v.length > 1 && v.charCodeAt(0) === 0x22 && v.charCodeAt(v.length - 1) === 0x22) v = v.slice(1, -1)
-  if (!v.includes('%')) return v
-  try {
-    return decodeURIComponent(v)
-  } catch {
-    return v
-  }
-}
 
 const COOKIE_PARSING = { decode: cookie_value }
 
