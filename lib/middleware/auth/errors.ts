@@ -20,7 +20,7 @@ export const ERR_AUTH_SESSION_DESTROYED = defineError(
 /** A handler set the session value that holds fw's creation time (`absolute_ttl`): refused, never overwritten. */
 export const ERR_AUTH_RESERVED_SESSION_KEY = defineError(
   'FW_ERR_AUTH_RESERVED_SESSION_KEY',
-  (key: string) => `session: the key ${key} is reserved for the session's creation time; use another key`,
+  (key: string, use: string) => `session: the key ${key} is reserved for ${use}; use another key`,
 )
 
 export const ERR_AUTH_NO_SESSION = defineError(

@@ -78,10 +78,19 @@ export class Session implements SessionRecord {
     return this.#values.get(key)
   }
 
-  /** Stores a value. The key `fw.created_at` is fw's: setting it throws `FW_ERR_AUTH_RESERVED_SESSION_KEY`. */
+  /**
+   * Stores a value. The keys `fw.created_at` and `fw.identity` are fw's (the creation time; the user `sign_in` signed
+   * in): setting either throws `FW_ERR_AUTH_RESERVED_SESSION_KEY`.
+   */
   set(key: string, value: string): void {
+    if (key === CREATED_KEY) throw ERR_AUTH_RESERVED_SESSION_KEY(key, "the session's creation time")
+    if (key === SIGNED_IN_KEY) throw ERR_AUTH_RESERVED_SESSION_KEY(key, 'the signed-in user (sign_in)')
+    this.keep(key, value)
+  }
+
+  /** @internal Stores a value under any key but the creation time's: `sign_in` keeps its user with it. */
+  keep(key: string, value: string): void {
     if (this.#destroyed) throw ERR_AUTH_SESSION_DESTROYED('set a value in')
-    if (key === CREATED_KEY) throw ERR_AUTH_RESERVED_SESSION_KEY(key)
     if (this.#values.get(key) === value) return
     this.#values.set(key, value)
     this.#changed = true

@@ -38,7 +38,7 @@ export function sign_in(req: Request, res: Response, user: SignInUser): Identity
   if (before !== undefined && before.id !== identity.id) for (const key of Object.keys(s.data)) s.delete(key)
   s.regenerate()
   s.relive = true
-  s.set(SIGNED_IN_KEY, JSON.stringify({ id: identity.id, roles: identity.roles, perms: identity.perms }))
+  s.keep(SIGNED_IN_KEY, JSON.stringify({ id: identity.id, roles: identity.roles, perms: identity.perms }))
   set_identity(req, res, identity)
   return identity
 }

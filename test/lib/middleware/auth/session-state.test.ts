@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CREATED_KEY, Session, new_session_id } from '../../../../lib/middleware/auth/session-state.js'
+import { CREATED_KEY, SIGNED_IN_KEY, Session, new_session_id } from '../../../../lib/middleware/auth/session-state.js'
 import { throws_coded } from './build.js'
 
 t.test('new_session_id', async (t) => {
@@ -64,6 +64,19 @@ t.test('Session', async (t) => {
     )
     t.equal(s.changed, false, 'a refused set changes nothing')
     t.same(s.data, { a: '1' })
+  })
+
+  t.test("refuses a set of the signed-in user's key, which only sign_in writes", async (t) => {
+    // An app passing a user-chosen key to set() must not let that user write an identity with any roles.
+    t.equal(SIGNED_IN_KEY, 'fw.identity')
+    const s = new Session({ id: 'id-1', data: { a: '1' } }, false)
+    throws_coded(
+      t,
+      () => s.set(SIGNED_IN_KEY, JSON.stringify({ id: 'root', roles: ['admin'], perms: [] })),
+      'FW_ERR_AUTH_RESERVED_SESSION_KEY',
+      /^session: the key fw\.identity is reserved for the signed-in user \(sign_in\); use another key$/,
+    )
+    t.same([s.data, s.changed], [{ a: '1' }, false], 'a refused set changes nothing')
   })
 
   t.test('forgets its values on destroy and refuses set and regenerate afterwards', async (t) => {
