@@ -1,7 +1,7 @@
 // The network probe: remembers whether the network was reachable at the last check, and re-checks at most once per
 // interval.
 import { within } from '../maybe-promise.js'
-import { option_checker } from '../options.js'
+import { MAX_TIMER_MS, option_checker } from '../options.js'
 import { check_now, ERR_CACHE_BAD_OPTION } from './errors.js'
 
 const check = option_checker(ERR_CACHE_BAD_OPTION, 'NetworkProbe')
@@ -13,9 +13,9 @@ export interface NetworkProbeConfig {
   /** The state before the first check (default true). */
   initial_online?: boolean
   /**
-   * Longest wait for one check, in ms (default 5000): a check still pending then counts as offline, and the next
-   * refresh after the interval runs a new one. The check itself is not cancelled: give it its own timeout too
-   * (`AbortSignal.timeout`) so that it ends.
+   * Longest wait for one check, in ms (default 5000, at most 2147483647, the longest wait of a Node timer): a check
+   * still pending then counts as offline, and the next refresh after the interval runs a new one. The check itself is
+   * not cancelled: give it its own timeout too (`AbortSignal.timeout`) so that it ends.
    */
   timeout_ms?: number
 }
@@ -51,7 +51,8 @@ export class NetworkProbe implements OnlineState {
     probe_check: ProbeCheck,
   ) {
     this.min_interval_ms = check.int('min_interval_ms', min_interval_ms)
-    this.timeout_ms = check.int('timeout_ms', timeout_ms, 1)
+    // Node fires a longer timer after 1 ms, which would count every check that answers later as offline.
+    this.timeout_ms = check.int('timeout_ms', timeout_ms, 1, MAX_TIMER_MS)
     this.#online = check.bool('initial_online', initial_online)
     this.#check = check.fn('check', probe_check)
   }

@@ -25,6 +25,9 @@ function increasing_bounds(buckets: unknown): boolean {
   )
 }
 
+/** What may start every metric name: empty, or the start of a Prometheus name (`[a-zA-Z_:][a-zA-Z0-9_:]*`). */
+const METRIC_PREFIX = /^(?:[a-zA-Z_:][a-zA-Z0-9_:]*)?$/
+
 /** prom-client's default gauges named like counters, which promtool's naming rule refuses. */
 const NON_COUNTER_TOTALS = [
   'nodejs_active_handles_total',
@@ -43,10 +46,13 @@ export interface MetricsOptions {
    * Collect Node's process metrics (CPU, memory, handles, GC, event-loop lag) too (default true). `'strict'` collects
    * them without the three gauges whose names break `promtool check metrics` (`nodejs_active_handles_total`,
    * `nodejs_active_requests_total`, `nodejs_active_resources_total`: gauges ending in `_total`); their per-type series
-   * (`nodejs_active_handles{type}`...) stay, and sum to them.
+   * (`nodejs_active_handles{type}`...) stay, and sum to them. Anything else throws `FW_ERR_OBSERVABILITY_BAD_OPTION`.
    */
   default_metrics?: boolean | 'strict'
-  /** Prefix of every metric name (default `fw_`; Node's process metrics keep their usual names). */
+  /**
+   * Prefix of every metric name (default `fw_`; Node's process metrics keep their usual names): empty, or letters,
+   * digits, `_` and `:`, not a digit first. Anything else throws `FW_ERR_OBSERVABILITY_BAD_OPTION`.
+   */
   prefix?: string
 }
 
@@ -76,6 +82,19 @@ export class Metrics {
     prefix = 'fw_',
   }: MetricsOptions = {}) {
     check.must(increasing_bounds(buckets), 'buckets', 'a list of finite numbers in increasing order', buckets)
+    // prom-client would refuse such a prefix with its own uncoded error, and take any truthy default_metrics for true.
+    check.must(
+      typeof prefix === 'string' && METRIC_PREFIX.test(prefix),
+      'prefix',
+      'empty or a Prometheus name (letters, digits, _ and :, not a digit first)',
+      prefix,
+    )
+    check.must(
+      default_metrics === true || default_metrics === false || default_metrics === 'strict',
+      'default_metrics',
+      'true, false or "strict"',
+      default_metrics,
+    )
     const prom = prom_client()
     this.registry = new prom.Registry()
     const registers = [this.registry]

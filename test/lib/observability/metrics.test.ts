@@ -106,6 +106,32 @@ t.test('Metrics', async (t) => {
     )
   })
 
+  t.test(
+    'refuses a prefix that makes no metric name, and a default_metrics that is not true, false or strict',
+    async (t) => {
+      // prom-client threw its own uncoded 'Invalid metric name' for the prefix, and took any truthy value as true, so a
+      // typo of 'strict' kept the three gauges it is meant to leave out.
+      for (const prefix of ['my-app_', '1fw_', 'fw ', 'fw.', 7]) {
+        t.throws(() => new Metrics({ default_metrics: false, prefix: prefix as unknown as string }), {
+          code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+          message:
+            /^Metrics: prefix must be empty or a Prometheus name \(letters, digits, _ and :, not a digit first\); got /,
+        })
+      }
+      for (const default_metrics of ['Strict', 'yes', 1, null]) {
+        t.throws(() => new Metrics({ default_metrics: default_metrics as unknown as boolean }), {
+          code: 'FW_ERR_OBSERVABILITY_BAD_OPTION',
+          message: /^Metrics: default_metrics must be true, false or "strict"; got /,
+        })
+      }
+      for (const prefix of ['', 'app_', 'app:', '_x9_']) {
+        const metrics = new Metrics({ default_metrics: false, prefix })
+        t.teardown(() => metrics.close())
+        t.match(await metrics.text(), `# TYPE ${prefix}http_requests_total counter`)
+      }
+    },
+  )
+
   t.test('lists no request series before the first request', async (t) => {
     const metrics = new Metrics({ default_metrics: false })
     t.teardown(() => metrics.close())
