@@ -46,7 +46,10 @@ export async function mount(
     const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
     const handler = bind(r.run, r.on_error, r.check, r.url)
-    const route = { method: r.method, url: r.url, bodyLimit: r.body_limit, handler, config, errorHandler }
+    // fw's parser enforces the route's limit (body_config); Fastify's own bodyLimit only serves its parsers, which fw
+    // replaced, and refuses 0, the limit of a route that takes no body, at startup.
+    const bodyLimit = Math.max(1, r.body_limit)
+    const route = { method: r.method, url: r.url, bodyLimit, handler, config, errorHandler }
     if (r.method !== 'GET') instance.route(route)
     else {
       instance.route({ ...route, exposeHeadRoute: false })

@@ -43,7 +43,8 @@ export function create_server(c: AppConfig): OwnedServer {
     requestTimeout: c.request_timeout_ms,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 1000 },
     trustProxy: c.trust_proxy,
-    bodyLimit: c.body_limit,
+    // fw's parser enforces body_limit (adapters/body.ts); Fastify's own serves only its parsers and refuses 0.
+    bodyLimit: Math.max(1, c.body_limit),
     genReqId: c.request_id ? request_id : sequential_ids(),
     requestIdHeader: false,
     // Fastify's own lines go through fw/log (same level, format and destination). Each request's lines carry its

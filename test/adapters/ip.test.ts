@@ -1,8 +1,11 @@
+import { connect } from 'node:net'
+import type { FastifyRequest } from 'fastify'
 import t from 'tap'
 import { ip_resolver } from '../../adapters/request-lines.js'
-import type { App } from '../../index.js'
+import { adapt_ctx, type App } from '../../index.js'
+import { rate_limit } from '../../lib/middleware/security/rate-limit.js'
 import type { HostRequest } from '../../lib/request.js'
-import { listening } from '../helpers/build.js'
+import { gate, listening } from '../helpers/build.js'
 import { send } from '../helpers/http.js'
 
 const FORWARDED = { 'x-forwarded-for': '203.0.113.7' }
@@ -44,6 +47,53 @@ t.test('ip_resolver', async (t) => {
       t.equal(ip_resolver(true)(host('192.0.2.1', { ...REAL })), '198.51.100.9')
     },
   )
+
+  t.test('gives an empty address, never undefined, when the socket no longer knows its peer', async (t) => {
+    // Fastify's `ip` is the socket's remoteAddress: undefined once the client has gone, unless something read it
+    // before.
+    const gone = host(undefined as unknown as string, {})
+    for (const trust of [false, true, ['10.0.0.0/8']]) {
+      t.equal(ip_resolver(trust)(gone), '', JSON.stringify(trust))
+      t.equal(ip_resolver(trust)({ ...gone, headers: { ...FORWARDED, ...REAL } }), '', JSON.stringify(trust))
+    }
+  })
+})
+
+t.test('Request.ip of a client that went away before anything read its address', async (t) => {
+  for (const trust_proxy of [false, ['127.0.0.1']]) {
+    t.test(`is '' and the ip rate limit still runs (trust_proxy ${JSON.stringify(trust_proxy)})`, async (t) => {
+      const waiting = gate()
+      const reached = gate()
+      const seen: string[] = []
+      const { port } = await listening(
+        t,
+        (app) => {
+          // Holds the request until its client's socket has closed, as a slow authenticator or store would.
+          app.use(async (req, _res, next) => {
+            const socket = (req.raw as unknown as FastifyRequest).raw.socket
+            const closed = new Promise((resolve) => socket.once('close', resolve))
+            waiting.open()
+            await closed
+            return next()
+          })
+          app.use(adapt_ctx(rate_limit({ max_requests: 5, window_seconds: 60 })))
+          app.get('/ip', (req, res) => {
+            seen.push(req.ip())
+            reached.open()
+            res.text('ok')
+          })
+        },
+        { trust_proxy },
+      )
+      const client = connect(port, '127.0.0.1', () => client.write('GET /ip HTTP/1.1\r\nHost: x\r\n\r\n'))
+      client.on('error', () => undefined)
+      await waiting.promise
+      client.destroy()
+      const timeout = new Promise((resolve) => setTimeout(resolve, 2000, 'timeout'))
+      t.not(await Promise.race([reached.promise, timeout]), 'timeout', 'the handler ran')
+      t.same(seen, [''])
+    })
+  }
 })
 
 t.test('Request.ip with trust_proxy', async (t) => {

@@ -186,6 +186,28 @@ t.test('body_limit', async (t) => {
     )
   })
 
+  t.test('takes no body at all with a limit of 0, from the middleware or the App option', async (t) => {
+    const apps = [limited(t, 0).app, new App({ access_log: false, body_limit: 0 })]
+    apps[1]!.post('/echo', (req, res) => res.json('len', req.body().length))
+    t.teardown(() => apps[1]!.close())
+    for (const app of apps) {
+      t.equal((await app.inject({ method: 'POST', url: '/echo' })).statusCode, 200, 'a POST without a body passes')
+      const r = await app.inject({
+        method: 'POST',
+        url: '/echo',
+        payload: 'a',
+        headers: { 'content-type': 'text/plain' },
+      })
+      t.same([r.statusCode, r.json()], [413, TOO_LARGE], 'one byte is too many')
+      const port = await app.listen(0)
+      const out = await raw(port, [
+        'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n',
+        '1\r\na\r\n0\r\n\r\n',
+      ])
+      t.match(out, /^HTTP\/1\.1 413 Payload Too Large\r\n/, 'a chunked byte too')
+    }
+  })
+
   t.test('throws at creation for a bad max_bytes', async (t) => {
     t.throws(() => body_limit({ max_bytes: -1 }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
