@@ -6,7 +6,7 @@ import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
 import { adapt_ctx } from '../../lib/compose.js'
 import { cors } from '../../lib/middleware/security/cors.js'
-import { PERMISSIONS_POLICY, security_headers } from '../../lib/middleware/security/headers.js'
+import { DEFAULT_CSP, PERMISSIONS_POLICY, security_headers } from '../../lib/middleware/security/headers.js'
 import { capture_log } from '../helpers/log.js'
 
 /** The status and the CORS headers of an answer, exactly. */
@@ -123,7 +123,10 @@ t.test("a host's @fastify/helmet and fw's security_headers: fw's win on its rout
     out.lines().map((l) => l.slice(l.indexOf(' ') + 1)),
     [
       "[fw] [warning] fw's security_headers replace the host's headers on fw's routes under /fw: " +
-        'x-frame-options: DENY (host: SAMEORIGIN) rid=req-3',
+        'x-frame-options: DENY (host: SAMEORIGIN); ' +
+        // helmet's policy but for its frame-ancestors, which fw's sets to 'none' as its X-Frame-Options says DENY.
+        `content-security-policy: ${DEFAULT_CSP} (host: ${DEFAULT_CSP.replace("frame-ancestors 'none'", "frame-ancestors 'self'")}) ` +
+        'rid=req-3',
     ],
     'one warning, at the first answer that replaced a value, naming the header and both values',
   )
