@@ -1,6 +1,6 @@
 // The Fastify instance an App owns: its options from the App's configuration, the logger Fastify writes through (no
 // child per request, no listening line of its own), and how its connections are cut or ended when the App closes.
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Server, Socket } from 'node:net'
 import { constants as h2, type Http2Session, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2'
 import proxyaddr from '@fastify/proxy-addr'
@@ -79,6 +79,7 @@ export function create_server(c: AppConfig): OwnedServer {
   // Fastify's listener on the server, which metrics() may wrap and stop_serving replaces.
   const routing = server.listeners('request')[0] as RequestListener
   const close_idle = h2c ? session_closer(f.server as unknown as Server) : () => {}
+  const end_kept_alive = h2c ? () => {} : last_answers(server, c.https !== undefined)
   return {
     fastify: f,
     cut_all: connection_cutter(f.server as unknown as TlsServer, c.https !== undefined),
@@ -86,6 +87,7 @@ export function create_server(c: AppConfig): OwnedServer {
     stop_serving: () => {
       refuse_from_now(f, routing, closing_refusal(c.request_id), refused_view(c.trust_proxy))
       close_idle()
+      end_kept_alive()
     },
   }
 }
@@ -297,6 +299,37 @@ function connection_cutter(server: TlsServer, tls: boolean): () => void {
   })
   return () => {
     for (const socket of sockets) socket.destroy()
+  }
+}
+
+/** An HTTP/1.1 connection as Node's server holds it: the answer it is writing, when a request is in flight. */
+type Http1Socket = Socket & { _httpMessage?: ServerResponse | null }
+
+/**
+ * Has every HTTP/1.1 connection busy when the App stops serving end once its answers are sent, and returns the
+ * function that does so. Node's `server.close()` ends only the keep-alive connections idle then: one busy with an answer
+ * stayed open once it was sent, and held `close()` until `close_timeout_ms` cut it (10 s per shutdown behind any
+ * keep-alive client). A request pipelined behind the answer is still answered first (503 `not_ready`, which closes the
+ * connection itself). The connections are tracked as they open (one set entry each, the TLS ones of an HTTPS server);
+ * requests pay nothing.
+ */
+function last_answers(server: Server, tls: boolean): () => void {
+  const sockets = new Set<Http1Socket>()
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Http1Socket) => {
+    sockets.add(socket)
+    socket.on('close', forget)
+  })
+  function forget(this: Http1Socket): void {
+    sockets.delete(this)
+  }
+  // Node hands the connection to the next queued answer in its own `finish` listener, which runs before this one.
+  const end_when_idle = (socket: Http1Socket): void => {
+    const res = socket._httpMessage
+    if (res === null || res === undefined) socket.end()
+    else res.once('finish', () => end_when_idle(socket))
+  }
+  return () => {
+    for (const socket of sockets) if (socket._httpMessage != null) end_when_idle(socket)
   }
 }
 

@@ -22,6 +22,7 @@ import { SECRET_QUERY } from './log/redact.js'
 import { within } from './maybe-promise.js'
 import {
   classify,
+  covers,
   join_path,
   parse_route,
   prefix_segments,
@@ -604,18 +605,21 @@ export class AppCore extends Router {
   /**
    * OPTIONS on a known path runs the chain, then answers 204 with `Allow`. Paths are grouped by shape: `GET /users/{id}`
    * and `DELETE /users/{user_id}` are one path, which one OPTIONS route answers (two would conflict in the router).
+   * `Allow` lists every method a route answers there, a more general one's too (`DELETE /users/{id}` on `/users/me`,
+   * `GET /files/*` on `/files/upload`), in registration order. A path the app's own OPTIONS route covers (`options('/*')`,
+   * a hand-made preflight) is left to it: an automatic route, more specific, would take its requests from it.
    */
   #auto_options(): CompiledRoute[] {
-    const by_path = new Map<string, { segs: Segment[]; methods: Set<string> }>()
-    for (const r of this.#routes) {
-      const key = route_shape(r.segs)
-      const e = by_path.get(key) ?? { segs: r.segs, methods: new Set<string>() }
-      e.methods.add(r.method)
-      if (r.method === 'GET') e.methods.add('HEAD')
-      by_path.set(key, e)
-    }
+    const shapes = new Map<string, Segment[]>()
+    for (const r of this.#routes) if (!shapes.has(route_shape(r.segs))) shapes.set(route_shape(r.segs), r.segs)
     const out: CompiledRoute[] = []
-    for (const { segs, methods } of by_path.values()) {
+    for (const segs of shapes.values()) {
+      const methods = new Set<string>()
+      for (const r of this.#routes) {
+        if (!covers(r.segs, segs)) continue
+        methods.add(r.method)
+        if (r.method === 'GET') methods.add('HEAD')
+      }
       if (methods.has('OPTIONS')) continue
       const allow = [...methods, 'OPTIONS'].join(', ')
       out.push(this.#compile_route('OPTIONS', segs, (_req, res) => res.status(204).header('Allow', allow).send()))

@@ -51,6 +51,25 @@ export function route_shape(segs: readonly Segment[]): string {
   return segs.map((s) => (s.kind === 'static' ? '/' + s.value : s.kind === 'param' ? '/:' : '/*')).join('')
 }
 
+/**
+ * Whether every path `specific` matches is matched by `general` too, as the router matches them: a `{name}` takes any
+ * one segment, a `/*` one or more, and a static segment itself (case-sensitive, as the router).
+ * @example
+ * covers(parse_route('/users/{id}'), parse_route('/users/me')) // true
+ * covers(parse_route('/users/me'), parse_route('/users/{id}')) // false
+ */
+export function covers(general: readonly Segment[], specific: readonly Segment[]): boolean {
+  for (let i = 0; i < general.length; i++) {
+    const g = general[i]!
+    const s = specific[i]
+    if (s === undefined) return false
+    if (g.kind === 'wildcard') return true
+    if (s.kind === 'wildcard') return false
+    if (g.kind === 'static' && (s.kind !== 'static' || s.value !== g.value)) return false
+  }
+  return general.length === specific.length
+}
+
 /** The router's form of a route path: `{id}` becomes `:id`. */
 export function router_path(segs: readonly Segment[]): string {
   if (segs.length === 0) return '/'

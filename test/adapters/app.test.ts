@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import http from 'node:http'
 import { once } from 'node:events'
 import net from 'node:net'
 import { fileURLToPath } from 'node:url'
@@ -107,6 +108,47 @@ t.test('App.close', async (t) => {
     const took = performance.now() - started
     t.ok(took >= 90 && took < 2000, `closed after ${Math.round(took)} ms`)
     await t.rejects(never, { code: 'ECONNRESET' })
+  })
+
+  t.test('ends a keep-alive connection once its in-flight answer is sent, not at close_timeout_ms', async (t) => {
+    const arrived = gate()
+    const release = gate()
+    const { app, port } = await listening(
+      t,
+      (app) => {
+        app.get('/fast', (_req, res) => void res.text('fast'))
+        app.get('/slow', async (_req, res) => {
+          arrived.open()
+          await release.promise
+          res.text('slow')
+        })
+      },
+      { close_timeout_ms: 5000 },
+    )
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    t.teardown(() => agent.destroy())
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port, path, agent }, (r) => {
+            let body = ''
+            r.setEncoding('utf8').on('data', (c: string) => (body += c))
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, connection: r.headers.connection, body }))
+          })
+          .on('error', reject)
+      })
+    t.same(await get('/fast'), { status: 200, connection: 'keep-alive', body: 'fast' })
+    // The same connection, kept alive, carries the request in flight when close() begins.
+    const slow = get('/slow')
+    await arrived.promise
+    const started = performance.now()
+    const closed = app.close()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    release.open()
+    t.same(await slow, { status: 200, connection: 'keep-alive', body: 'slow' })
+    await closed
+    const took = performance.now() - started
+    t.ok(took < 2000, `closed ${Math.round(took)} ms after close() began, of close_timeout_ms 5000`)
   })
 
   t.test('resolves, runs on_close hooks and logs when a Fastify close hook fails', async (t) => {

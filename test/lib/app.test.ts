@@ -194,6 +194,46 @@ t.test('conflicting routes', async (t) => {
   })
 })
 
+t.test('automatic OPTIONS', async (t) => {
+  t.test('lists in Allow the methods a parameter or wildcard route answers on the path too', async (t) => {
+    const app = build(t, (app) => {
+      app.get('/users/me', (_req, res) => void res.text('me'))
+      app.del('/users/{id}', (req, res) => void res.text(`del ${req.param('id')}`))
+      app.get('/files/*', (_req, res) => void res.text('file'))
+      app.post('/files/upload', (_req, res) => void res.text('upload'))
+      app.put('/*', (_req, res) => void res.text('put anywhere'))
+    })
+    for (const [method, url, body] of [
+      ['DELETE', '/users/me', 'del me'],
+      ['GET', '/files/upload', 'file'],
+      ['PUT', '/users/me', 'put anywhere'],
+    ] as const) {
+      const r = await app.inject({ method, url })
+      t.same([r.statusCode, r.body], [200, body], `${method} ${url} is answered`)
+    }
+    const allow = async (url: string) => (await app.inject({ method: 'OPTIONS', url })).headers.allow
+    t.equal(await allow('/users/me'), 'GET, HEAD, DELETE, PUT, OPTIONS')
+    t.equal(await allow('/users/7'), 'DELETE, PUT, OPTIONS')
+    t.equal(await allow('/files/upload'), 'GET, HEAD, POST, PUT, OPTIONS')
+    t.equal(await allow('/files/a/b'), 'GET, HEAD, PUT, OPTIONS')
+  })
+
+  t.test("leaves the paths an app's own OPTIONS route covers to it, a wildcard one included", async (t) => {
+    const app = build(t, (app) => {
+      app.options('/*', (_req, res) => void res.status(204).header('x-preflight', 'own').send())
+      app.get('/users/{id}', (_req, res) => void res.text('user'))
+      app.options('/api/only', (_req, res) => void res.status(200).text('api own'))
+      app.group('/api', (api) => api.get('/items', (_req, res) => void res.text('items')))
+    })
+    for (const url of ['/users/7', '/api/items', '/unknown']) {
+      const r = await app.inject({ method: 'OPTIONS', url })
+      t.same([r.statusCode, r.headers['x-preflight'], r.headers.allow], [204, 'own', undefined], url)
+    }
+    const own = await app.inject({ method: 'OPTIONS', url: '/api/only' })
+    t.same([own.statusCode, own.body], [200, 'api own'], 'the more specific own route still wins')
+  })
+})
+
 t.test('App.use with context middleware', async (t) => {
   const { auth, security } = middleware
   const SECRET = 's'.repeat(64)
