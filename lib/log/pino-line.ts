@@ -8,7 +8,7 @@ import { OWN, pretty_line } from './json-line.js'
 import { kv_record_line } from './kv-line.js'
 import type { LogFormat } from './formats.js'
 import { tell, type Sink } from './sink.js'
-import { UNSERIALIZABLE, cap, is_error, text_of } from './values.js'
+import { UNSERIALIZABLE, cap, escape_raw, is_error, text_of } from './values.js'
 
 /**
  * pino options a user may give through `configure({ pino })` or `AppOptions.logger`. fw keeps the level (it filters
@@ -250,7 +250,9 @@ function sink_writer(sink: Sink, meta: LineMeta): (text: string) => void {
 /** The stream pino writes to: JSON lines pass as they are, KV and indented JSON are rendered from them. */
 function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boolean): (line: string) => void {
   const out = sink_writer(sink, meta)
-  if (format === 'json') return out
+  // JSON lines are read on terminals too (`docker logs`): what JSON.stringify leaves raw (C1 controls, DEL, the line
+  // separators) is escaped, as in every other format. The same JSON; a line without them is passed as it is.
+  if (format === 'json') return (line) => out(escape_raw(line))
   return (line) => {
     const rec = JSON.parse(line) as Record<string, unknown>
     out(

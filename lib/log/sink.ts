@@ -96,6 +96,7 @@ function report_failure(err: NodeJS.ErrnoException, fd: number): void {
 }
 
 const EMPTY = Buffer.alloc(0)
+const no_flush = (): void => {}
 const LATE = Symbol('late')
 /** sonic-boom's wait before it writes again to a full pipe (EAGAIN), in a synchronous write. */
 const EAGAIN_PAUSE_MS = 100
@@ -145,6 +146,10 @@ class FdSink implements Sink {
     boom.on('error', (err: NodeJS.ErrnoException) => {
       if (!this.#failed) report_failure(err, this.#fd)
       this.#failed = true
+      // Lines are dropped from now on, so nothing is left to flush. sonic-boom's synchronous flush retries any error
+      // but EAGAIN forever (ENOSPC on a full disk: a 100 ms sleep, then the same write), and pino.destination calls it
+      // on exit: it would hang the ending process, deaf to signals. pino does the same for a closed pipe.
+      boom.flushSync = no_flush
     })
     return boom
   }

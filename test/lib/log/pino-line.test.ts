@@ -19,6 +19,9 @@ function memory_core(
   return { core, out }
 }
 
+/** The members a mixin adds to a line. */
+const pino_fields = (pino: PinoOptions): object => (pino.mixin === undefined ? {} : { region: 'eu' })
+
 t.test('PinoLine', async (t) => {
   t.test('applies pino redact, serializers and mixin to JSON lines', async (t) => {
     const { core, out } = memory_core('json', {
@@ -37,6 +40,32 @@ t.test('PinoLine', async (t) => {
       region: 'eu',
     })
   })
+
+  t.test(
+    'escapes C1 controls, DEL and the line separators in a JSON line, with and without pino options',
+    async (t) => {
+      // A client's header reaches a line as latin1: the byte 0x9B is U+009B, CSI on a terminal that reads C1 controls
+      // from UTF-8 (`docker logs` of JSON lines); U+0085 is NEL and U+2028 a line break for editors and viewers.
+      for (const pino of [{}, { mixin: () => ({ region: 'eu' }) }]) {
+        const { core, out } = memory_core('json', pino)
+        core.write(2, 'http', 'a\u009b2Jb', ['ua', 'c\u0085d\u007f\u2028e\u2029', 'k\u009b', 1])
+        const line = out.text()
+        t.notMatch(line, /[\u007f-\u009f\u2028\u2029]/u, 'no raw C1, DEL or separator')
+        t.match(line, '"msg":"a\\u009b2Jb"')
+        t.match(line, '"ua":"c\\u0085d\\u007f\\u2028e\\u2029"')
+        t.match(line, '"k\\u009b":1')
+        t.same(JSON.parse(line), {
+          level: 'info',
+          msg: 'a\u009b2Jb',
+          time: T0,
+          logger: 'http',
+          ...pino_fields(pino),
+          ua: 'c\u0085d\u007f\u2028e\u2029',
+          'k\u009b': 1,
+        })
+      }
+    },
+  )
 
   t.test('renders KV from what pino wrote, so redaction and mixins show there too', async (t) => {
     const { core, out } = memory_core('kv', { redact: ['password'], mixin: () => ({ region: 'eu' }) })

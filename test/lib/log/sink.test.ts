@@ -157,8 +157,13 @@ function run_child(args: string[], close_stdout = false, env: NodeJS.ProcessEnv 
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
     // Reading the first lines and then closing the pipe is what `cmd | head -1` does to a logging process.
     child.stdout.once('data', () => close_stdout && child.stdout.destroy())
+    // A child that hangs (a write loop that never gives up) is ended, and shows as SIGKILL.
+    const hung = setTimeout(() => child.kill('SIGKILL'), 15_000)
     child.on('error', reject)
-    child.on('close', (code, signal) => resolve({ code, signal, stderr }))
+    child.on('close', (code, signal) => {
+      clearTimeout(hung)
+      resolve({ code, signal, stderr })
+    })
   })
 }
 
@@ -248,4 +253,18 @@ t.test('a closed stdout pipe (EPIPE)', async (t) => {
   t.test('never crashes a process logging asynchronously', async (t) => {
     t.same(await run_child(['epipe-async'], true), { code: 0, signal: null, stderr: 'survived\n' })
   })
+})
+
+t.test('a destination that fails every write (a full disk, ENOSPC) in async mode', async (t) => {
+  t.jobs = 3
+  const said = 'fw log: destination failed (ENOSPC); further lines to it are dropped\nsurvived\n'
+  const cases: Array<[string, string, Ended]> = [
+    ['enospc-end', 'lets the process end on its own', { code: 0, signal: null, stderr: said }],
+    ['enospc-exit', 'lets process.exit() end the process', { code: 0, signal: null, stderr: said }],
+    ['enospc-critical', 'neither hangs on a critical line nor at exit', { code: 0, signal: null, stderr: said }],
+  ]
+  for (const [mode, title, expected] of cases)
+    t.test(title, async (t) => {
+      t.same(await run_child([mode, '', '200']), expected)
+    })
 })
