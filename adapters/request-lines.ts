@@ -84,7 +84,7 @@ type WithSocket = HostRequest & { readonly socket?: { remoteAddress?: string | u
 /**
  * Builds the resolver for `req.ip()`. Fastify's own `trustProxy` already applies `X-Forwarded-For`; this adds
  * `X-Real-IP`, honoured only when there is no `X-Forwarded-For` and the socket peer is trusted, and leaves out a port a
- * proxy wrote after the forwarded address (`1.2.3.4:50001`), which would make each connection of one client another
+ * proxy wrote after the forwarded or real address (`1.2.3.4:50001`), which would make each connection of one client another
  * client for the rate limit and no address at all for the IP filter. The address is '' (no address, refused by
  * `ip_filter`) when the socket no longer knows its peer: Fastify's `ip` is the socket's `remoteAddress`, undefined once
  * the client has gone unless something read it before, and an undefined address failed the rate limit and the access
@@ -97,7 +97,7 @@ export function ip_resolver(trust_proxy: string[] | boolean): IpResolver {
     const real = req.headers['x-real-ip']
     if (typeof real !== 'string' || req.headers['x-forwarded-for'] !== undefined) return without_port(req.ip ?? '')
     const peer = (req as WithSocket).socket?.remoteAddress
-    const ip = real.trim()
+    const ip = without_port(real.trim())
     return peer !== undefined && trusted(peer, 0) && isIP(ip) !== 0 ? ip : (req.ip ?? '')
   }
 }

@@ -48,6 +48,14 @@ t.test('ip_resolver', async (t) => {
     },
   )
 
+  t.test('leaves out a port a trusted proxy wrote after the X-Real-IP address, as after X-Forwarded-For', async (t) => {
+    // Read as no address, every client behind such a proxy was the proxy itself: one rate-limit bucket for all.
+    const resolve = ip_resolver(['10.0.0.0/8'])
+    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': '198.51.100.9:50001' })), '198.51.100.9')
+    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': '[2001:db8::9]:50001' })), '2001:db8::9')
+    t.equal(resolve(host('10.0.0.1', { 'x-real-ip': '198.51.100.9:x' })), '10.0.0.1', 'not an address: the peer')
+  })
+
   t.test('gives an empty address, never undefined, when the socket no longer knows its peer', async (t) => {
     // Fastify's `ip` is the socket's remoteAddress: undefined once the client has gone, unless something read it
     // before.
