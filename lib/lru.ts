@@ -79,6 +79,14 @@ export class Lru<K, V> {
     return true
   }
 
+  /** Removes the least recently used key and returns it; undefined when the map is empty. */
+  shift(): K | undefined {
+    if (this.#slots.size === 0) return undefined
+    const key = this.#keys[this.#head]!
+    this.delete(key)
+    return key
+  }
+
   /** Removes every key. */
   clear(): void {
     this.#slots.clear()

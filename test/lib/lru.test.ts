@@ -55,6 +55,27 @@ t.test('Lru', async (t) => {
     t.same(order(lru), ['f'])
   })
 
+  t.test('shifts out the least recently used key, undefined when empty', async (t) => {
+    const lru = new Lru<string, number>(3)
+    t.equal(lru.shift(), undefined)
+    for (const k of ['a', 'b', 'c']) lru.set(k, 0)
+    lru.get('a')
+    t.equal(lru.shift(), 'b')
+    t.equal(lru.size, 2)
+    t.equal(lru.peek('b'), undefined)
+    t.same(order(lru), ['c', 'a'])
+    lru.set('d', 1)
+    lru.set('e', 2)
+    t.same(order(lru), ['a', 'd', 'e'], 'the shifted slot is reused')
+    t.equal(lru.shift(), 'a')
+    t.equal(lru.shift(), 'd')
+    t.equal(lru.shift(), 'e')
+    t.equal(lru.shift(), undefined)
+    t.equal(lru.size, 0)
+    lru.set('f', 3)
+    t.same(lru.entries(), [['f', 3]])
+  })
+
   t.test('clears every key and keeps working afterwards', async (t) => {
     const lru = new Lru<number, string>(2)
     lru.set(1, 'x')

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { Identity, type IdentityInit } from '../../identity.js'
 import { ERR_AUTH_RESERVED_SESSION_KEY, ERR_AUTH_SESSION_DESTROYED } from './errors.js'
-import type { SessionRecord } from './session-store.js'
+import { SIGNED_IN_KEY, type SessionRecord } from './session-store.js'
 
 /**
  * The stored value holding when the session was created (ms since the epoch, in decimal), for `absolute_ttl`. Kept in
@@ -140,8 +140,8 @@ export class Session implements SessionRecord {
   }
 }
 
-/** The session value `sign_in` keeps the signed-in user under (JSON of its id, roles and perms). */
-export const SIGNED_IN_KEY = 'fw.identity'
+// Defined beside the store, which keeps signed-in sessions longest (session-store.ts cannot import this file back).
+export { SIGNED_IN_KEY }
 
 /** The signed-in user a session holds (kind `session`), or undefined when none (or the value is not one of fw's). */
 export function signed_in(s: Session): Identity | undefined {
