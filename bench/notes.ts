@@ -715,4 +715,9 @@ export const HISTORY = `## Measurements behind the method and the decisions
     after each, 161 against 131 µs of main-thread pause an upload, and 234 against 217 µs an upload sweeping the
     uploads' array buffers. In a 5 s probe with \`--trace-incremental-marking\`, 46 of fw's 118 markings started at
     the allocation limit against 21 of Fastify's 86, the rest on external memory pressure or a task.
+- **The body scenarios at 50 rounds, at the end of this stop** (on the body paths since the last run: a file answer
+  is held to its \`Content-Length\`, which no scenario here serves; the upload and download paths unchanged).
+  Node 20 | Node 24: the upload 0.56x (0.54-0.59x) | 1.16x (1.12-1.21x), controls 0.98x | 1.00x: Node 24's miss
+  holds, its interval above the target's 1.111x; the download 1.03x | 1.02x; SSE fan-out 4.33x. The upload's bytes
+  figures are not usable: the control pair's read 0.35x and 0.80x in the same run.
 `
