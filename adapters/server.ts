@@ -79,10 +79,12 @@ export function create_server(c: AppConfig): OwnedServer {
   // Fastify's listener on the server, which metrics() may wrap and stop_serving replaces.
   const routing = server.listeners('request')[0] as RequestListener
   const close_idle = h2c ? session_closer(f.server as unknown as Server) : () => {}
-  const end_kept_alive = h2c ? () => {} : last_answers(server, c.https !== undefined)
+  // One set of the open connections serves both: the cut of an HTTP/2 server, the end of busy HTTP/1.1 ones.
+  const sockets = open_sockets(server, c.https !== undefined)
+  const end_kept_alive = h2c ? () => {} : last_answers(sockets)
   return {
     fastify: f,
-    cut_all: connection_cutter(f.server as unknown as TlsServer, c.https !== undefined),
+    cut_all: connection_cutter(f.server as unknown as TlsServer, sockets),
     answer_unmatched: (refuse) => void (unmatched = refuse),
     stop_serving: () => {
       refuse_from_now(f, routing, closing_refusal(c.request_id), refused_view(c.trust_proxy))
@@ -286,17 +288,28 @@ function only_request_id(bindings: pino.Bindings): boolean {
 type TlsServer = Server & { closeAllConnections?: () => void }
 
 /**
- * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline threw
- * in a timer): its TLS sockets, HTTP/2 sessions and HTTP/1.1 fallbacks alike, are tracked and destroyed instead; the
- * sockets of a cleartext one (h2c), which never emits `secureConnection`, as they connect.
+ * The open connections of `server`, tracked as they connect (its TLS sockets when `tls`: HTTP/2 sessions and HTTP/1.1
+ * fallbacks alike; every socket of a cleartext one, h2c included, which never emits `secureConnection`). One set entry
+ * and one shared `close` listener per connection; requests pay nothing.
  */
-function connection_cutter(server: TlsServer, tls: boolean): () => void {
-  if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections!()
-  const sockets = new Set<Socket>()
-  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+function open_sockets(server: Server, tls: boolean): ReadonlySet<Http1Socket> {
+  const sockets = new Set<Http1Socket>()
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Http1Socket) => {
     sockets.add(socket)
-    socket.once('close', () => sockets.delete(socket))
+    socket.once('close', forget)
   })
+  function forget(this: Http1Socket): void {
+    sockets.delete(this)
+  }
+  return sockets
+}
+
+/**
+ * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline threw
+ * in a timer): its tracked `sockets` are destroyed instead.
+ */
+function connection_cutter(server: TlsServer, sockets: ReadonlySet<Socket>): () => void {
+  if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections!()
   return () => {
     for (const socket of sockets) socket.destroy()
   }
@@ -306,22 +319,13 @@ function connection_cutter(server: TlsServer, tls: boolean): () => void {
 type Http1Socket = Socket & { _httpMessage?: ServerResponse | null }
 
 /**
- * Has every HTTP/1.1 connection busy when the App stops serving end once its answers are sent, and returns the
- * function that does so. Node's `server.close()` ends only the keep-alive connections idle then: one busy with an answer
- * stayed open once it was sent, and held `close()` until `close_timeout_ms` cut it (10 s per shutdown behind any
+ * Has every HTTP/1.1 connection of `sockets` busy when the App stops serving end once its answers are sent, and returns
+ * the function that does so. Node's `server.close()` ends only the keep-alive connections idle then: one busy with an
+ * answer stayed open once it was sent, and held `close()` until `close_timeout_ms` cut it (10 s per shutdown behind any
  * keep-alive client). A request pipelined behind the answer is still answered first (503 `not_ready`, which closes the
- * connection itself). The connections are tracked as they open (one set entry each, the TLS ones of an HTTPS server);
- * requests pay nothing.
+ * connection itself).
  */
-function last_answers(server: Server, tls: boolean): () => void {
-  const sockets = new Set<Http1Socket>()
-  server.on(tls ? 'secureConnection' : 'connection', (socket: Http1Socket) => {
-    sockets.add(socket)
-    socket.on('close', forget)
-  })
-  function forget(this: Http1Socket): void {
-    sockets.delete(this)
-  }
+function last_answers(sockets: ReadonlySet<Http1Socket>): () => void {
   // Node hands the connection to the next queued answer in its own `finish` listener, which runs before this one.
   const end_when_idle = (socket: Http1Socket): void => {
     const res = socket._httpMessage
