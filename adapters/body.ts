@@ -70,6 +70,14 @@ export interface BodyRoute extends RequestBodyOptions {
   readonly stream: boolean
 }
 
+/**
+ * Fastify's `bodyLimit` for fw's `limit`. fw's parser enforces the limit; Fastify's own serves only its parsers, which
+ * fw replaces, and refuses 0, the limit of a route that takes no body, at startup.
+ */
+export function fastify_body_limit(limit: number): number {
+  return Math.max(1, limit)
+}
+
 /** The route config key of a route's `BodyRoute`. */
 const FW_BODY = 'fw_body'
 

@@ -10,7 +10,7 @@ import { route_template } from '../lib/observability/route.js'
 import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
-import { bind_body, body_config, body_route, use_body_parser } from './body.js'
+import { bind_body, body_config, body_route, fastify_body_limit, use_body_parser } from './body.js'
 import { checked_commit, commit, end_streams_on_close, head_on_send, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
 import { note_route, prefixed } from './observability.js'
@@ -46,9 +46,7 @@ export async function mount(
     const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
     const handler = bind(r.run, r.on_error, r.check, r.url)
-    // fw's parser enforces the route's limit (body_config); Fastify's own bodyLimit only serves its parsers, which fw
-    // replaced, and refuses 0, the limit of a route that takes no body, at startup.
-    const bodyLimit = Math.max(1, r.body_limit)
+    const bodyLimit = fastify_body_limit(r.body_limit)
     const route = { method: r.method, url: r.url, bodyLimit, handler, config, errorHandler }
     if (r.method !== 'GET') instance.route(route)
     else {

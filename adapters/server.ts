@@ -9,6 +9,7 @@ import type pino from 'pino'
 import { connections_check_ms, type AppConfig } from '../lib/config.js'
 import { level as log_level, pino_logger } from '../lib/log/index.js'
 import { error_body } from '../lib/http-error.js'
+import { fastify_body_limit } from './body.js'
 import { client_error, client_error_answer, closing_refusal, framework_error, type Refuse } from './error-answers.js'
 import { refuse_from_now, type RequestListener } from './observability.js'
 import { request_id, sequential_ids, trust_of } from './request-lines.js'
@@ -43,8 +44,7 @@ export function create_server(c: AppConfig): OwnedServer {
     requestTimeout: c.request_timeout_ms,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 1000 },
     trustProxy: c.trust_proxy,
-    // fw's parser enforces body_limit (adapters/body.ts); Fastify's own serves only its parsers and refuses 0.
-    bodyLimit: Math.max(1, c.body_limit),
+    bodyLimit: fastify_body_limit(c.body_limit),
     genReqId: c.request_id ? request_id : sequential_ids(),
     requestIdHeader: false,
     // Fastify's own lines go through fw/log (same level, format and destination). Each request's lines carry its
