@@ -97,6 +97,24 @@ export function cookie_values(header: string | undefined, name: string): string[
   return values
 }
 
+/**
+ * What `verify` makes of the first value of `name` in the `Cookie` header that it accepts, among those other than
+ * `first` (the value `req.cookie` gave, which the caller verified and refused), or undefined. A cookie tossed from a
+ * sibling subdomain comes first (longer path): a middleware whose own cookie fails asks this before it gives up.
+ */
+export function tossed_past<T>(
+  header: string | undefined,
+  name: string,
+  first: string,
+  verify: (value: string) => T | undefined,
+): T | undefined {
+  for (const value of cookie_values(header, name)) {
+    const found = value === first ? undefined : verify(value)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
 /** The attributes of a `Set-Cookie` line written by `res.cookie(name, value, attributes)`. */
 export interface CookieAttributes {
   /** `Path` (none by default: the browser uses the request's directory). */

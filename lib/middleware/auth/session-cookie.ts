@@ -2,7 +2,7 @@
 // attributes.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Request } from '../../request.js'
-import { cookie_values, type CookieAttributes, type CookieSettings } from '../../cookie.js'
+import { tossed_past, type CookieAttributes, type CookieSettings } from '../../cookie.js'
 import type { Response } from '../../response.js'
 
 const ID = /^[A-Za-z0-9_-]{22,128}$/
@@ -46,15 +46,10 @@ export class SessionCookie {
    * with its longer path) would otherwise hide the user's own session.
    */
   read(req: Request): CookieId | undefined {
-    const first = req.cookie(this.#settings.name)
+    const name = this.#settings.name
+    const first = req.cookie(name)
     if (first === undefined) return undefined
-    const verified = this.#verify(first)
-    if (verified !== undefined) return verified
-    for (const value of cookie_values(req.raw.headers.cookie, this.#settings.name)) {
-      const other = value === first ? undefined : this.#verify(value)
-      if (other !== undefined) return other
-    }
-    return undefined
+    return this.#verify(first) ?? tossed_past(req.raw.headers.cookie, name, first, (v) => this.#verify(v))
   }
 
   /** The id in one cookie value, when it is well formed and signed with one of the secrets. */

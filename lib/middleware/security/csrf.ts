@@ -7,7 +7,7 @@ import type { Request } from '../../request.js'
 import type { Response } from '../../response.js'
 import { Identity, SessionRef } from '../../identity.js'
 import { CsrfSigner, csrf_secrets } from './csrf-token.js'
-import { check_cookie, cookie_values } from '../../cookie.js'
+import { check_cookie, tossed_past } from '../../cookie.js'
 import { is_exact_origin, same_host } from '../../origin.js'
 import { option_checker } from '../../options.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
@@ -165,7 +165,7 @@ export function csrf({
 function signed_cookie(req: Request, name: string, signer: CsrfSigner, binding: string): string | undefined {
   const first = req.cookie(name)
   if (first === undefined || signer.valid(first, binding)) return first
-  return cookie_values(req.raw.headers.cookie, name).find((v) => signer.valid(v, binding))
+  return tossed_past(req.raw.headers.cookie, name, first, (v) => (signer.valid(v, binding) ? v : undefined))
 }
 
 /**
