@@ -50,6 +50,11 @@ const DESTROY_HELD = new LuaScript(
   "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('DEL', KEYS[2]) return 1",
 )
 
+/** A session's ttl as Redis takes it: whole milliseconds, at least 1 (`PX 0` is refused). */
+function ttl_ms(ttl_seconds: number): number {
+  return Math.max(1, Math.round(ttl_seconds * 1000))
+}
+
 /** How a session id appears in a log line: a digest, since the id itself is a bearer credential. */
 function sid_digest(sid: string): string {
   return 'sid:' + hash('sha256', sid, 'base64url').slice(0, 12)
@@ -135,7 +140,7 @@ export class RedisSessionStore implements ISessionStore {
   async save(session: SessionRecord, ttl_seconds: number): Promise<void> {
     const hold = this.#holds.size + this.#lost.size === 0 ? undefined : this.#check_held(session.id, 'save')
     const text = JSON.stringify(session.data)
-    const px = Math.max(1, Math.round(ttl_seconds * 1000))
+    const px = ttl_ms(ttl_seconds)
     if (hold === undefined) {
       await this.#redis.run('save', (r) => r.set(this.key(session.id), text, 'PX', px))
       return
@@ -157,7 +162,7 @@ export class RedisSessionStore implements ISessionStore {
 
   /** Renews the session's expiry without rewriting it (`rolling`). One PEXPIRE. */
   async touch(sid: string, ttl_seconds: number): Promise<void> {
-    await this.#redis.run('touch', (r) => r.pexpire(this.key(sid), Math.max(1, Math.round(ttl_seconds * 1000))))
+    await this.#redis.run('touch', (r) => r.pexpire(this.key(sid), ttl_ms(ttl_seconds)))
   }
 
   /**
@@ -196,7 +201,7 @@ export class RedisSessionStore implements ISessionStore {
     const before = this.#holds.get(sid)
     if (before !== undefined) this.#lose(before, 'taken by another request of this instance')
     this.#holds.set(sid, hold)
-    hold.timer = setTimeout(() => void this.#renew(hold, key, token), Math.max(1, Math.floor(this.#lock_ttl_ms / 3)))
+    hold.timer = setTimeout(() => void this.#renew(hold), Math.max(1, Math.floor(this.#lock_ttl_ms / 3)))
     hold.timer.unref()
     return async (): Promise<void> => {
       if (hold.released) return
@@ -216,11 +221,12 @@ export class RedisSessionStore implements ISessionStore {
   }
 
   /** Extends a held lock, then schedules the next renewal; stops when released or once the lock is lost. */
-  async #renew(hold: Hold, key: string, token: string): Promise<void> {
+  async #renew(hold: Hold): Promise<void> {
     const sent = performance.now()
     let extended: unknown
     try {
-      extended = await this.#redis.run('renew', (r) => RENEW.run(r, [key], [token, String(this.#lock_ttl_ms)]))
+      const ttl = String(this.#lock_ttl_ms)
+      extended = await this.#redis.run('renew', (r) => RENEW.run(r, [hold.key], [hold.token, ttl]))
     } catch (err) {
       if (hold.released || hold.lost) return
       log.logf('warn', 'session lock not renewed', 'session', sid_digest(hold.sid), 'err', err)

@@ -403,15 +403,23 @@ t.test('RedisSessionStore lock renewal', async (t) => {
     t.equal(await store.load('b1'), undefined)
   })
 
+  /**
+   * Store `a` holds `sid`'s lock, which expires unnoticed (a long lock_ttl_ms: no renewal runs and the hold still looks
+   * valid; deleting the key stands for its expiry); store `b` then takes it and saves `{ by: 'b' }`.
+   */
+  async function taken_over(prefix: string, sid: string) {
+    const a = new RedisSessionStore({ client: redis, prefix })
+    const b = new RedisSessionStore({ client: redis, prefix, lock_wait_ms: 100 })
+    const release_a = await a.lock(sid)
+    await redis.del(`${prefix}sess-lock:${sid}`)
+    const release_b = await b.lock(sid)
+    await b.save({ id: sid, data: { by: 'b' } }, 60)
+    return { a, b, release_a, release_b }
+  }
+
   t.test("refuses the save of a lock that expired unnoticed and keeps the new holder's session", async (t) => {
     capture_log(t)
-    // A long lock_ttl_ms: no renewal runs and the hold still looks valid here; deleting the key stands for its expiry.
-    const a = new RedisSessionStore({ client: redis, prefix: 'late:' })
-    const b = new RedisSessionStore({ client: redis, prefix: 'late:', lock_wait_ms: 100 })
-    const release_a = await a.lock('l1')
-    await redis.del('late:sess-lock:l1')
-    const release_b = await b.lock('l1')
-    await b.save({ id: 'l1', data: { by: 'b' } }, 60)
+    const { a, b, release_a, release_b } = await taken_over('late:', 'l1')
     await t.rejects(a.save({ id: 'l1', data: { by: 'a' } }, 60), {
       code: 'FW_ERR_REDIS_UNAVAILABLE',
       status: 503,
@@ -429,12 +437,7 @@ t.test('RedisSessionStore lock renewal', async (t) => {
 
   t.test("refuses the destroy of a lock that expired unnoticed and keeps the new holder's session", async (t) => {
     capture_log(t)
-    const a = new RedisSessionStore({ client: redis, prefix: 'late-del:' })
-    const b = new RedisSessionStore({ client: redis, prefix: 'late-del:', lock_wait_ms: 100 })
-    const release_a = await a.lock('d1')
-    await redis.del('late-del:sess-lock:d1')
-    const release_b = await b.lock('d1')
-    await b.save({ id: 'd1', data: { by: 'b' } }, 60)
+    const { a, b, release_a, release_b } = await taken_over('late-del:', 'd1')
     await t.rejects(a.destroy('d1'), {
       code: 'FW_ERR_REDIS_UNAVAILABLE',
       message: /^RedisSessionStore\.destroy: Redis is unavailable \(session lock lost/,
