@@ -84,11 +84,11 @@ type WithSocket = HostRequest & { readonly socket?: { remoteAddress?: string | u
 /**
  * Builds the resolver for `req.ip()`. Fastify's own `trustProxy` already applies `X-Forwarded-For`; this adds
  * `X-Real-IP`, honoured only when there is no `X-Forwarded-For` and the socket peer is trusted, and leaves out a port a
- * proxy wrote after the forwarded or real address (`1.2.3.4:50001`), which would make each connection of one client another
- * client for the rate limit and no address at all for the IP filter. The address is '' (no address, refused by
- * `ip_filter`) when the socket no longer knows its peer: Fastify's `ip` is the socket's `remoteAddress`, undefined once
- * the client has gone unless something read it before, and an undefined address failed the rate limit and the access
- * line with a TypeError.
+ * proxy wrote after the forwarded or real address (`1.2.3.4:50001`), which would make each connection of one client
+ * another client for the rate limit and no address at all for the IP filter. The address is '' (no address, refused
+ * by `ip_filter`) when the socket no longer knows its peer: Fastify's `ip` is the socket's `remoteAddress`, undefined
+ * once the client has gone unless something read it before, and an undefined address failed the rate limit and the
+ * access line with a TypeError.
  */
 export function ip_resolver(trust_proxy: string[] | boolean): IpResolver {
   const trusted = trust_of(trust_proxy)

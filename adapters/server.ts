@@ -305,8 +305,8 @@ function open_sockets(server: Server, tls: boolean): ReadonlySet<Http1Socket> {
 }
 
 /**
- * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline threw
- * in a timer): its tracked `sockets` are destroyed instead.
+ * Cuts every open connection of `server`. An HTTP/2 server has no `closeAllConnections` (calling it at the deadline
+ * threw in a timer): its tracked `sockets` are destroyed instead.
  */
 function connection_cutter(server: TlsServer, sockets: ReadonlySet<Socket>): () => void {
   if (typeof server.closeAllConnections === 'function') return () => server.closeAllConnections!()

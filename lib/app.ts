@@ -605,13 +605,16 @@ export class AppCore extends Router {
   /**
    * OPTIONS on a known path runs the chain, then answers 204 with `Allow`. Paths are grouped by shape: `GET /users/{id}`
    * and `DELETE /users/{user_id}` are one path, which one OPTIONS route answers (two would conflict in the router).
-   * `Allow` lists every method a route answers there, a more general one's too (`DELETE /users/{id}` on `/users/me`,
-   * `GET /files/*` on `/files/upload`), in registration order. A path the app's own OPTIONS route covers (`options('/*')`,
-   * a hand-made preflight) is left to it: an automatic route, more specific, would take its requests from it.
+   * `Allow` lists every method a route answers there, a more general one's too (`DELETE /users/{id}` on
+   * `/users/me`, `GET /files/*` on `/files/upload`), in registration order. A path the app's own OPTIONS route covers
+   * (`options('/*')`, a hand-made preflight) is left to it: an automatic route, more specific, would take its requests.
    */
   #auto_options(): CompiledRoute[] {
     const shapes = new Map<string, Segment[]>()
-    for (const r of this.#routes) if (!shapes.has(route_shape(r.segs))) shapes.set(route_shape(r.segs), r.segs)
+    for (const r of this.#routes) {
+      const shape = route_shape(r.segs)
+      if (!shapes.has(shape)) shapes.set(shape, r.segs)
+    }
     const out: CompiledRoute[] = []
     for (const segs of shapes.values()) {
       const methods = new Set<string>()

@@ -135,7 +135,8 @@ export class RedisSessionStore implements ISessionStore {
   /**
    * Writes the session's values, replacing any earlier ones, to expire `ttl_seconds` from now. One SET with PX; while a
    * request of this store holds the session's lock, a script that runs that SET only when the lock still holds its
-   * token. Rejects with `FW_ERR_REDIS_UNAVAILABLE` instead when that request lost its lock, or the script found it gone.
+   * token. Rejects with `FW_ERR_REDIS_UNAVAILABLE` instead when that request lost its lock, or the script found it
+   * gone.
    */
   async save(session: SessionRecord, ttl_seconds: number): Promise<void> {
     const hold = this.#holds.size + this.#lost.size === 0 ? undefined : this.#check_held(session.id, 'save')
@@ -153,7 +154,7 @@ export class RedisSessionStore implements ISessionStore {
     )
   }
 
-  /** After a script that wrote only under `hold`'s token: nothing when it wrote (1), else the hold is lost and refused. */
+  /** After a script that acts only under `hold`'s token: nothing when it acted (1), else the hold is lost, refused. */
   #held_or_lost(hold: Hold, operation: string, written: unknown): void {
     if (written === 1) return
     this.#lose(hold, `its token was gone at the ${operation}`)
