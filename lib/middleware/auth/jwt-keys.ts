@@ -103,6 +103,11 @@ export interface JwtKeyOptions {
 export interface KeyConfig {
   key: string | Buffer | ((decoded: { header: { alg?: string; kid?: string } }) => Promise<string>)
   algorithms: JwtAlgorithm[]
+  /**
+   * With `jwks`: the `Retry-After` of a 503 `jwks_unavailable`, in whole seconds (at least 1): what is left of the
+   * cooldown a failed fetch started, when the next fetch may be made.
+   */
+  retry_after_s?: () => number
 }
 
 const pinned = (value: unknown, family: readonly JwtAlgorithm[]): JwtAlgorithm[] =>
@@ -186,7 +191,7 @@ type LocalSet = ReturnType<typeof createLocalJWKSet>
  * whose `alg` is not among `algorithms` (none, HS256, unknown, missing) is refused before any lookup, so a forged
  * header neither fetches the set nor reads as an outage.
  */
-function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): KeyConfig['key'] {
+function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): Omit<KeyConfig, 'algorithms'> {
   const parsed = check.url('jwks', url, ['http:', 'https:'], 'an http(s) URL')
   // fetch() refuses a URL with credentials: taken here, it would answer every token 503 jwks_unavailable.
   const bare = parsed.username === '' && parsed.password === ''
@@ -205,7 +210,9 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
   let failed_at = -Infinity
   let held: LocalSet | undefined
   const pems = new WeakMap<object, string>()
-  return async ({ header }) => {
+  // Rounded up as rate_limit's Retry-After is; no failed fetch yet (jose would not load) or no cooldown gives 1.
+  const retry_after_s = (): number => Math.max(1, Math.ceil((failed_at + options.cooldownDuration - Date.now()) / 1000))
+  const lookup: KeyConfig['key'] = async ({ header }) => {
     // Any error but JwksUnavailable answers 401 invalid_token.
     if (!algorithms.includes(header.alg as JwtAlgorithm)) throw new Error('Token algorithm not allowed')
     const wanted = { alg: header.alg ?? '', ...(header.kid !== undefined && { kid: header.kid }) }
@@ -238,6 +245,7 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
     if (pem === undefined) pems.set(key, (pem = KeyObject.from(key).export({ type: 'spki', format: 'pem' }) as string))
     return pem
   }
+  return { key: lookup, retry_after_s }
 }
 
 /**
@@ -253,7 +261,7 @@ export function key_config(o: JwtKeyOptions, weak_from?: string): KeyConfig {
   }
   if (o.jwks !== undefined) {
     const algorithms = pinned(o.algorithms ?? ['RS256'], ASYMMETRIC)
-    return { key: remote(o.jwks, o, algorithms), algorithms }
+    return { ...remote(o.jwks, o, algorithms), algorithms }
   }
   const key = public_pem(o.public_key)
   const fits = algorithms_of(key)

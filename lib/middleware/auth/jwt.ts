@@ -25,7 +25,7 @@ export const CODE_JWKS_UNAVAILABLE = httpCode('jwks_unavailable')
 export interface JwtOptions extends JwtKeyOptions {
   /** Refuse expired tokens with 401 `token_expired` (default true; only development presets turn it off). */
   verify_exp?: boolean
-  /** Seconds of clock skew allowed on `exp` and `nbf` (default 0). */
+  /** Seconds of clock skew allowed on `exp`, `nbf` and `iat` (default 0). */
   clock_tolerance?: number
   /** Required `iss` value (or one of several): a token without `iss` is invalid; unchecked when omitted. */
   issuer?: string | readonly string[]
@@ -59,10 +59,20 @@ function allowed(option: string, value: string | readonly string[] | undefined):
   return typeof value === 'string' ? [check.string(option, value)] : check.names(option, value)
 }
 
-/** Builds the fast-jwt verifier for checked options; it answers synchronously, or a promise with a JWKS. */
-function verifier(options: JwtOptions, weak_from: string | undefined): (token: string) => unknown {
+/** The verifier of checked options, with what `jwt` checks beside it. */
+interface Verifier {
+  /** fast-jwt's verifier: it answers synchronously, or a promise with a JWKS. */
+  verify: (token: string) => unknown
+  /** `clock_tolerance` in ms, for the `iat` check fast-jwt does not make. */
+  tolerance_ms: number
+  /** With `jwks`: the `Retry-After` of a 503 `jwks_unavailable` (see `KeyConfig`). */
+  retry_after_s: (() => number) | undefined
+}
+
+/** Builds the fast-jwt verifier for checked options. */
+function verifier(options: JwtOptions, weak_from: string | undefined): Verifier {
   const { verify_exp = true, clock_tolerance = 0, issuer, audience, required_claims, cache_size = 1000 } = options
-  const { key, algorithms } = key_config(options, weak_from)
+  const { key, algorithms, retry_after_s } = key_config(options, weak_from)
   const iss = allowed('issuer', issuer)
   const aud = allowed('audience', audience)
   const required = new Set(required_claims === undefined ? [] : check.names('required_claims', required_claims))
@@ -84,7 +94,8 @@ function verifier(options: JwtOptions, weak_from: string | undefined): (token: s
     ...(required.size > 0 && { requiredClaims: [...required] }),
   }
   const { createVerifier } = fast_jwt()
-  return typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })
+  const verify = typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })
+  return { verify, tolerance_ms, retry_after_s }
 }
 
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
@@ -128,11 +139,15 @@ function refuse(res: Response, code: string, message: string): void {
   res.header('WWW-Authenticate', challenge).error(401, code, message)
 }
 
-/** The answer to a token fast-jwt refused, or whose key could not be fetched. */
-function refuse_error(res: Response, err: unknown, unavailable: 401 | 503): void {
+/**
+ * The answer to a token fast-jwt refused, or whose key could not be fetched; `retry_after_s` (with `jwks`) gives the
+ * 503's `Retry-After`.
+ */
+function refuse_error(res: Response, err: unknown, unavailable: 401 | 503, retry_after_s?: () => number): void {
   const e = err as { code?: unknown; originalError?: unknown }
   if (e.code === 'FAST_JWT_EXPIRED') return refuse(res, CODE_TOKEN_EXPIRED, 'Token expired')
   if (e.originalError instanceof StoreUnavailable && unavailable === 503) {
+    if (retry_after_s !== undefined) res.header('Retry-After', String(retry_after_s()))
     return void res.error(503, CODE_JWKS_UNAVAILABLE, 'Token keys unavailable, retry later')
   }
   refuse(res, CODE_INVALID_TOKEN, 'Invalid token')
@@ -180,7 +195,7 @@ export function jwt_allowing_weak_secret(options: JwtOptions, preset: string): C
 /** The middleware of `jwt`; `weak_from` as in `key_config`. */
 function jwt_middleware(options: JwtOptions, weak_from: string | undefined): CtxMiddleware {
   if (typeof options !== 'object' || options === null) check.fail('options', 'an object', options, { secret: true })
-  const verify = verifier(options, weak_from)
+  const { verify, tolerance_ms, retry_after_s } = verifier(options, weak_from)
   const read = token_reader(options)
   const roles_key = check.string('roles_key', options.roles_key ?? 'roles')
   const { jwks_unavailable: unavailable = 503 } = options
@@ -191,6 +206,12 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
     deep_freeze(payload)
     const sub = payload.sub
     if (sub !== undefined && typeof sub !== 'string') return refuse(ctx.res, CODE_INVALID_TOKEN, 'Invalid token')
+    // fast-jwt checks `iat` only with maxAge: a NumericDate (RFC 7519), and not in the future, as `nbf` is checked.
+    // Checked here on every request, so a remembered token issued ahead of the clock passes once its iat comes.
+    const iat = payload.iat
+    if (iat !== undefined && !(Number.isFinite(iat) && (iat as number) * 1000 - tolerance_ms <= Date.now())) {
+      return refuse(ctx.res, CODE_INVALID_TOKEN, 'Invalid token')
+    }
     const roles = claim_list(payload, roles_key)
     ctx.req.set_state(JwtClaims, new JwtClaims(sub ?? '', roles, payload))
     // A token without a subject names no one: it is verified, but sets no Identity, and a later 401 says why.
@@ -212,12 +233,12 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
         try {
           result = verify(token)
         } catch (err) {
-          return refuse_error(ctx.res, err, unavailable)
+          return refuse_error(ctx.res, err, unavailable, retry_after_s)
         }
         if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
         return result.then(
           (p: Record<string, unknown>) => accept(ctx, next, p),
-          (err: unknown) => refuse_error(ctx.res, err, unavailable),
+          (err: unknown) => refuse_error(ctx.res, err, unavailable, retry_after_s),
         )
       } as CtxMiddleware,
       { authenticates: 'jwt', secret_query: secret_query(options) },

@@ -359,6 +359,41 @@ t.test('jwt keys', async (t) => {
     },
   )
 
+  t.test(
+    'sends Retry-After with 503 jwks_unavailable: the rest of the cooldown in whole seconds, at least 1',
+    async (t) => {
+      const { state, url } = await jwks_server(t)
+      const a = pair('RS256')
+      state.keys = [jwk(a.publicKey, 'a', 'RS256')]
+      const token = (kid: string) => bearer(sign(a.privateKey, 'RS256', { sub: 'ada' }, kid))
+      const answer = async (app: App, kid = 'a') => {
+        const r = await app.inject({ url: '/p', headers: token(kid) })
+        return [r.statusCode, r.json(), r.headers['retry-after']]
+      }
+      state.mode = 'error'
+      const { app } = app_with(t, { jwks: url, jwks_cooldown_ms: 10_000 })
+      t.same(await answer(app), [503, UNAVAILABLE, '10'], 'a failed fetch: the whole cooldown')
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      const [status, body, retry] = await answer(app)
+      t.same([status, body], [503, UNAVAILABLE], 'during the cooldown')
+      t.match(retry, /^[89]$/, 'what is left of it, rounded up')
+      t.equal(state.hits, 1)
+      const zero = app_with(t, { jwks: url, jwks_cooldown_ms: 0 })
+      t.same(await answer(zero.app), [503, UNAVAILABLE, '1'], 'no cooldown: at least 1')
+      const down = app_with(t, { jwks: 'http://127.0.0.1:1/jwks.json', jwks_cooldown_ms: 3000 })
+      t.same(await answer(down.app), [503, UNAVAILABLE, '3'], 'an unreachable endpoint')
+      const as_401 = app_with(t, { jwks: url, jwks_unavailable: 401 })
+      t.same(await answer(as_401.app), [401, INVALID, undefined], 'no Retry-After on the 401 answer')
+      state.mode = 'ok'
+      // An unknown kid refetches once the cooldown a successful fetch started is over.
+      const held = app_with(t, { jwks: url, jwks_cooldown_ms: 1500 })
+      t.same(await answer(held.app), [200, { ok: true, sub: 'ada' }, undefined])
+      state.mode = 'error'
+      await new Promise((resolve) => setTimeout(resolve, 1550))
+      t.same(await answer(held.app, 'b'), [503, UNAVAILABLE, '2'], 'an unknown kid whose refetch fails')
+    },
+  )
+
   t.test('refuses at creation a JWKS URL with user:password, which no fetch can send', async (t) => {
     const { url } = await jwks_server(t)
     const with_userinfo = url.replace('http://', 'http://reader:s3cr3t@')

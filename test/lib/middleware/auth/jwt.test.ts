@@ -198,6 +198,76 @@ t.test('jwt', async (t) => {
     t.same([r.statusCode, r.json()], [200, { ok: true, sub: 'ada', roles: [], name: null }])
   })
 
+  t.test(
+    'refuses an iat that is not a number, or in the future past clock_tolerance, even with verify_exp false',
+    async (t) => {
+      const year = 365 * 86400
+      // Signed here, not by fast-jwt's signer, which turns any iat into a number. The JSON text is signed as written:
+      // JSON.stringify cannot write 1e999 (Infinity once parsed).
+      const raw = (iat: string) => forge({ alg: 'HS256', typ: 'JWT' }, `{"sub":"ada","iat":${iat}}`)
+      const at = (iat: unknown) => raw(JSON.stringify(iat))
+      const refused: Array<[string, string]> = [
+        ['a string', at('yesterday')],
+        ['a number as a string', at(String(now_s))],
+        ['null', at(null)],
+        ['a boolean', at(true)],
+        ['a list', at([now_s])],
+        ['an object', at({ t: now_s })],
+        ['1e999 (Infinity)', raw('1e999')],
+        ['-1e999 (-Infinity)', raw('-1e999')],
+        ['a year ahead', at(now_s + year)],
+        ['ten minutes ahead, past the 120 s tolerance', at(now_s + 600)],
+      ]
+      const accepted: Array<[string, string]> = [
+        ['now', at(now_s)],
+        ['a minute ahead, within the tolerance', at(now_s + 60)],
+        ['a fraction of a second', at(now_s + 0.5)],
+        ['a year ago', at(now_s - year)],
+        // RFC 7519 section 2: a NumericDate is any JSON number of seconds from the epoch; before 1970 is one (as in jose).
+        ['before 1970', at(-1)],
+        ['no iat', forge({ alg: 'HS256', typ: 'JWT' }, { sub: 'ada' })],
+      ]
+      for (const verify_exp of [true, false]) {
+        const { app, calls } = with_jwt(t, { clock_tolerance: 120, verify_exp })
+        await expect_401(
+          t,
+          app,
+          refused.map(([name, token]) => [`${name}, verify_exp ${verify_exp}`, bearer(token)]),
+          INVALID,
+          'Bearer error="invalid_token"',
+        )
+        t.equal(calls.n, 0)
+        for (const [name, token] of accepted) {
+          const r = await app.inject({ url: '/p', headers: bearer(token) })
+          t.same([r.statusCode, r.json().sub], [200, 'ada'], `${name}, verify_exp ${verify_exp}`)
+        }
+      }
+      const strict = with_jwt(t)
+      const ahead = await strict.app.inject({ url: '/p', headers: bearer(sign({ sub: 'ada', iat: now_s + 5 })) })
+      t.same([ahead.statusCode, ahead.json()], [401, INVALID], 'without clock_tolerance, a few seconds ahead')
+    },
+  )
+
+  t.test(
+    'accepts a token once its iat comes within clock_tolerance, though refused before, cached or not',
+    async (t) => {
+      for (const cache_size of [1000, 0]) {
+        const { app } = with_jwt(t, { clock_tolerance: 5, cache_size })
+        const iat = Math.floor(Date.now() / 1000) + 7
+        const token = bearer(sign({ sub: 'ada', iat }))
+        const early = await app.inject({ url: '/p', headers: token })
+        t.same([early.statusCode, early.json()], [401, INVALID], `cache_size ${cache_size}`)
+        await new Promise((resolve) => setTimeout(resolve, iat * 1000 - 5000 - Date.now() + 50))
+        const r = await app.inject({ url: '/p', headers: token })
+        t.same(
+          [r.statusCode, r.json()],
+          [200, { ok: true, sub: 'ada', roles: [], name: null }],
+          `cache_size ${cache_size}`,
+        )
+      }
+    },
+  )
+
   t.test('checks issuer and audience when configured', async (t) => {
     const { app, calls } = with_jwt(t, { issuer: 'https://id.example', audience: ['api', 'admin'] })
     const answer = async (payload: object) => {
