@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecureContextOptions } from 'node:tls'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type * as LightMyRequest from 'light-my-request'
-import { AppCore, ERR_APP_CLOSED } from '../lib/app.js'
-import { check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
+import { AppCore, ERR_APP_ALREADY_LISTENING, ERR_APP_CLOSED } from '../lib/app.js'
+import { check_port, check_tls, ERR_CONFIG_BAD_VALUE, type AppOptions, type TlsOptions } from '../lib/config.js'
 import { app_middleware, compose, type CtxMiddleware, type Middleware } from '../lib/compose.js'
 import { core, type LogCore } from '../lib/log/core.js'
 import { request_context } from '../lib/log/context.js'
@@ -79,7 +79,7 @@ export class App extends AppCore {
   #closing: Promise<void> | undefined
   /** Whether the close has passed its drain and closes the Fastify instance, which then answers `inject()` itself. */
   #stopping = false
-  /** A `listen()` under way (settled, never rejecting), which `close()` waits for. */
+  /** The `listen()` under way or done (settled, never rejecting), which `close()` waits for; none after one failed. */
   #starting: Promise<void> | undefined
   #closed: Promise<void>
   #on_closed!: () => void
@@ -247,23 +247,31 @@ export class App extends AppCore {
   }
 
   /**
-   * Starts listening; resolves with the port (port 0 picks a free one) and calls `cb(port)` too.
+   * Starts listening; resolves with the port (port 0 picks a free one) and calls `cb(port)` too. An App listens once: a
+   * second call rejects with `FW_ERR_APP_ALREADY_LISTENING` (unless the first failed), one after `close()` with
+   * `FW_ERR_APP_CLOSED`.
    * @example
    * await app.listen(0, port => console.log(`listening on http://127.0.0.1:${port}`))
    */
   async listen(port: number = this.config.port, cb?: (port: number) => void): Promise<number> {
+    // Refused as the `port` option is, rather than with Node's ERR_SOCKET_BAD_PORT once the app got ready.
+    check_port(port)
+    // A close() that began before, or while the app was getting ready (a SIGTERM at startup), wins: nothing listens
+    // after it. Checked before ready() too: a closed Fastify instance cannot be readied (avvio's
+    // AVV_ERR_ROOT_PLG_BOOTED when metrics(), shed_load() or app.fastify made it before the close).
+    if (this.#closing !== undefined) throw ERR_APP_CLOSED('listen')
+    // One App, one server: a second listen, even one made while the first is getting ready, would have Fastify listen
+    // the same server again (its onListen hooks run twice) or refuse with its own FST_ERR_REOPENED_SERVER.
+    if (this.#starting !== undefined) throw ERR_APP_ALREADY_LISTENING()
     const starting = (async () => {
-      // A close() that began before, or while the app was getting ready (a SIGTERM at startup), wins: nothing listens
-      // after it. Checked before ready() too: a closed Fastify instance cannot be readied (avvio's
-      // AVV_ERR_ROOT_PLG_BOOTED when metrics(), shed_load() or app.fastify made it before the close).
-      if (this.#closing !== undefined) throw ERR_APP_CLOSED('listen')
       await this.ready()
       if (this.#closing !== undefined) throw ERR_APP_CLOSED('listen')
       const listening_text = (): string => FASTIFY_LISTENING as unknown as string
       await this.fastify.listen({ port, host: this.config.host, listenTextResolver: listening_text })
     })()
-    // close() waits for a listen under way, so the server it closes is the one that listens.
-    this.#starting = starting.catch(() => {})
+    // close() waits for a listen under way, so the server it closes is the one that listens. One that failed (the port
+    // in use) may be tried again.
+    this.#starting = starting.catch(() => void (this.#starting = undefined))
     await starting
     const bound = this.port()
     cb?.(bound)

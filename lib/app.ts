@@ -50,6 +50,11 @@ export const ERR_APP_CLOSED = defineError(
   (what: string) => `cannot ${what}: the app is closing or closed`,
 )
 
+export const ERR_APP_ALREADY_LISTENING = defineError(
+  'FW_ERR_APP_ALREADY_LISTENING',
+  () => 'cannot listen: the app is already listening or starting to',
+)
+
 export const ERR_APP_BAD_HANDLER = defineError(
   'FW_ERR_APP_BAD_HANDLER',
   (what: string, value: unknown) => `${what} must be a function; got ${value === null ? 'null' : typeof value}`,
@@ -315,6 +320,8 @@ export class AppCore extends Router {
   readonly #mws: MwDef[] = []
   readonly #ws: Array<{ segs: Segment[]; endpoint: WsEndpoint; own: readonly Middleware[] }> = []
   readonly #closers: Array<() => unknown> = []
+  /** Whether `run_closers` has taken the hooks: one added after would never run. */
+  #closers_ran = false
   readonly #error_handlers = new Map<string, { prefix: string[]; fn: ErrorMapper }>()
   /** The compiled app per mount prefix: a host may mount one App under several. */
   readonly #compiled = new Map<string, CompiledApp>()
@@ -468,8 +475,12 @@ export class AppCore extends Router {
     return this
   }
 
-  /** Registers a function to run when the app closes (stores, timers). */
+  /**
+   * Registers a function to run when the app closes (stores, timers). Once the close has begun to run them it throws
+   * `FW_ERR_APP_CLOSED`, as Fastify refuses a late `onClose` hook: kept, it would never run.
+   */
   on_close(fn: () => unknown): this {
+    if (this.#closers_ran) throw ERR_APP_CLOSED('add an on_close hook')
     this.#closers.push(fn)
     return this
   }
@@ -481,6 +492,7 @@ export class AppCore extends Router {
    */
   async run_closers(failed: (err: unknown) => void): Promise<void> {
     const ms = this.config.close_timeout_ms
+    this.#closers_ran = true
     for (const fn of this.#closers.splice(0).reverse()) {
       try {
         const done = fn()

@@ -4,11 +4,11 @@ import { defineError } from './errors.js'
 import type { LogConfig } from './log/core.js'
 import { known_level, type LogLevel } from './log/levels.js'
 import { parse_range } from './ip-address.js'
-import { MAX_TIMER_MS } from './options.js'
+import { MAX_TIMER_MS, quote } from './options.js'
 
 export const ERR_CONFIG_BAD_VALUE = defineError(
   'FW_ERR_CONFIG_BAD_VALUE',
-  (name: string, value: unknown, expected: string) => `${name} must be ${expected}; got ${JSON.stringify(value)}`,
+  (name: string, value: unknown, expected: string) => `${name} must be ${expected}; got ${quote(value)}`,
 )
 
 /** App options. Each may be overridden by its `FW_*` environment variable. */
@@ -127,6 +127,11 @@ function check_int(name: string, n: number, min: number, max: number | undefined
   if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
     throw ERR_CONFIG_BAD_VALUE(name, raw, expected)
   return n
+}
+
+/** A port given to `listen` or `run`, checked as the `port` option is (`FW_ERR_CONFIG_BAD_VALUE`). */
+export function check_port(port: number): number {
+  return check_int('port', port, 0, 65535)
 }
 
 function trust_env(raw: string | undefined, fallback: string[] | boolean): string[] | boolean {

@@ -54,6 +54,111 @@ t.test('App.listen', async (t) => {
     t.equal(app.port(), port)
     t.equal((await send(port, { path: '/x' })).body, 'x')
   })
+
+  t.test('refuses a second listen() once listening with FW_ERR_APP_ALREADY_LISTENING, serving on', async (t) => {
+    // Fastify's own FST_ERR_REOPENED_SERVER came through before.
+    const { app, port } = await listening(t, (app) => app.get('/x', (_req, res) => void res.text('x')))
+    let called = false
+    await t.rejects(
+      app.listen(0, () => (called = true)),
+      { code: 'FW_ERR_APP_ALREADY_LISTENING', message: 'cannot listen: the app is already listening or starting to' },
+    )
+    t.equal(called, false, 'the callback is not called')
+    t.equal(app.port(), port)
+    t.equal((await send(port, { path: '/x' })).body, 'x')
+  })
+
+  t.test('refuses a listen() made while another is starting: one server listens, once', async (t) => {
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { host: '127.0.0.1' })
+    let listened = 0
+    let on_listen = 0
+    app.fastify.server.on('listening', () => listened++)
+    app.fastify.addHook('onListen', async () => void on_listen++)
+    const [first, second] = await Promise.allSettled([app.listen(0), app.listen(0)])
+    t.equal(first.status, 'fulfilled')
+    t.match(second, {
+      status: 'rejected',
+      reason: {
+        code: 'FW_ERR_APP_ALREADY_LISTENING',
+        message: 'cannot listen: the app is already listening or starting to',
+      },
+    })
+    t.equal(listened, 1, "the server's listening event fires once")
+    t.equal(on_listen, 1, "Fastify's onListen hooks run once")
+    const port = (first as PromiseFulfilledResult<number>).value
+    t.equal(app.port(), port)
+    t.equal((await send(port, { path: '/x' })).body, 'x')
+  })
+
+  t.test('lets a listen() that failed be tried again', async (t) => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => taken.close())
+    const busy = (taken.address() as net.AddressInfo).port
+    const app = build(t, (app) => app.get('/x', (_req, res) => void res.text('x')), { host: '127.0.0.1' })
+    await t.rejects(app.listen(busy), { code: 'EADDRINUSE' })
+    const port = await app.listen(0)
+    t.not(port, busy)
+    t.equal((await send(port, { path: '/x' })).body, 'x')
+  })
+
+  t.test('refuses a port that is not an integer from 0 to 65535 with FW_ERR_CONFIG_BAD_VALUE', async (t) => {
+    // Node's ERR_SOCKET_BAD_PORT came through before.
+    for (const [port, shown] of [
+      [-1, '-1'],
+      [65536, '65536'],
+      [70000, '70000'],
+      [1.5, '1.5'],
+      // Quoted as errors.md says values are, not through JSON (which wrote NaN and Infinity as null).
+      [NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+      ['8080' as unknown as number, '"8080"'],
+    ] as const) {
+      const app = build(t, () => {}, { host: '127.0.0.1' })
+      await t.rejects(
+        app.listen(port),
+        { code: 'FW_ERR_CONFIG_BAD_VALUE', message: `port must be an integer from 0 to 65535; got ${shown}` },
+        String(port),
+      )
+      t.equal(app.port(), 0)
+      // The refusal leaves the app free to listen on a good port.
+      t.ok((await app.listen(0)) > 0)
+    }
+  })
+})
+
+t.test('App.on_close', async (t) => {
+  t.test('refuses a hook once the close has run its hooks, with FW_ERR_APP_CLOSED', async (t) => {
+    // Such a hook was kept and never called.
+    const app = new App({ access_log: false })
+    await app.close()
+    let ran = false
+    t.throws(() => app.on_close(() => (ran = true)), {
+      code: 'FW_ERR_APP_CLOSED',
+      message: 'cannot add an on_close hook: the app is closing or closed',
+    })
+    await app.close()
+    t.equal(ran, false)
+  })
+
+  t.test('refuses a hook added by a hook while the hooks run, which logs it as a failed hook', async (t) => {
+    const out = capture_log(t)
+    const app = new App({ access_log: false })
+    let ran = false
+    app.on_close(() => app.on_close(() => (ran = true)))
+    await app.close()
+    t.equal(ran, false)
+    t.match(out.text(), /close hook failed .*cannot add an on_close hook: the app is closing or closed/)
+  })
+
+  t.test('runs a hook added while the close drains, before the hooks run', async (t) => {
+    const { app } = await listening(t, () => {}, { drain_ms: 50 })
+    let ran = false
+    const closing = app.close()
+    app.on_close(() => (ran = true))
+    await closing
+    t.equal(ran, true)
+  })
 })
 
 t.test('App.close', async (t) => {
