@@ -183,13 +183,15 @@ export const CPU_UNIT = 'µs CPU/request'
 export const BYTES_UNIT = 'B allocated/request'
 /** The unit of the full-collection rows. */
 const FULL_GCS_UNIT = 'full GCs/1,000 requests'
+/** The unit of the page-fault rows. */
+const PAGE_FAULTS_UNIT = 'page faults/request'
 /** Each cost a ratio can compare, by its rows' unit, and the word its label ends with. */
 const COSTS = { cpu: { unit: CPU_UNIT, word: 'CPU' }, bytes: { unit: BYTES_UNIT, word: 'bytes' } } as const
 
 /**
- * Four rows per scenario and competitor: server CPU µs per request (the rounds' median), V8 heap bytes allocated per
- * request (all rounds pooled; bench/allocations.ts), both lower is better, req/s (the rounds' median), and full
- * collections per 1,000 requests (`full_gcs_row`).
+ * Five rows per scenario and competitor: server CPU µs per request (the rounds' median), V8 heap bytes allocated per
+ * request (all rounds pooled; bench/allocations.ts), both lower is better, req/s (the rounds' median), full
+ * collections per 1,000 requests and minor page faults per request (`count_row`).
  */
 export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
   const rows: BenchRow[] = []
@@ -225,29 +227,33 @@ export function cpu_rows(figures: CpuFigures, node_label: string): BenchRow[] {
         'req/s',
       ),
     )
-    rows.push(full_gcs_row(at, competitor, list))
+    rows.push(count_row(at, competitor, list, (f) => f.allocated.full * 1000, FULL_GCS_UNIT))
+    rows.push(count_row(at, competitor, list, (f) => f.page_faults, PAGE_FAULTS_UNIT))
   }
   return rows
 }
 
 /**
- * Full (mark-compact) collections per 1,000 requests of one competitor: each round's, and all rounds pooled as the
- * figure. Where a scenario makes V8 collect in full every few requests (1 MiB uploads), this count and the heap each
- * collection marks decide most of the CPU figure, so it is shown beside it (docs/performance.md).
+ * A count per request of one competitor: each round's, and all rounds pooled as the figure. Two are shown beside the
+ * CPU figure because, where a scenario makes them happen on nearly every request (1 MiB uploads), they decide most of
+ * it (docs/performance.md): full (mark-compact) collections, per 1,000 requests, each marking the process's whole
+ * heap; and minor page faults, memory the allocator returned to the system and touched again.
  */
-function full_gcs_row(
+export function count_row(
   scenario: string,
   competitor: string,
-  figures: ReadonlyArray<Pick<CpuFigure, 'allocated' | 'requests'>>,
+  figures: ReadonlyArray<Pick<CpuFigure, 'allocated' | 'requests' | 'page_faults'>>,
+  count: (f: Pick<CpuFigure, 'allocated' | 'page_faults'>) => number,
+  unit: string,
 ): BenchRow {
-  const full = figures.reduce((n, f) => n + f.allocated.full, 0)
+  const counted = figures.reduce((n, f) => n + count(f), 0)
   const requests = figures.reduce((n, f) => n + f.requests, 0)
   return {
     scenario,
     competitor,
-    median: (full / requests) * 1000,
-    rounds: figures.map((f) => (f.allocated.full / f.requests) * 1000),
-    unit: FULL_GCS_UNIT,
+    median: counted / requests,
+    rounds: figures.map((f) => count(f) / f.requests),
+    unit,
     lower_is_better: true,
   }
 }

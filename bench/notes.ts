@@ -65,6 +65,20 @@ same load (the inspector's, counting collected objects) gave 23.6 KB for fw and 
 take that profile with \`FW_PROFILE=alloc\` (\`bench/alloc-profile.ts\`): bytes per request or message by allocating
 function, over the inspector from the harness, the server loading nothing more.
 
+**Page faults.** A fifth row per server counts minor page faults per request (field 10 of \`/proc/<pid>/stat\`, read
+with the CPU time): memory the kernel maps when the process first touches it. Most scenarios show 0. On the 1 MiB upload
+the count is a state a process falls into, and it moves the CPU figure more than any framework code: after each full
+collection V8 frees the dead uploads' \`Buffer\` memory at once, glibc's allocator gives what lies free at the top of
+its heap back to the system, and the next uploads' \`Buffer.concat\` faults it in again (96.6% of one fw server's page
+faults were in that copy, by \`perf record -e page-faults\`). Whether free memory lies at the top depends on the
+process's allocation history, so two processes of one server can differ. In probes on Node 24 (upload only, 5 s, one
+fresh process at a time): 5 of 7 Fastify processes showed 0-12 faults an upload and cost 690-765 µs, the other 2 showed
+44-45 and cost 773-903 µs; 7 of 8 fw processes showed 41-85 faults (967-1,131 µs), one 13 (912 µs); Fastify with fw's
+package loaded but unused, 34-64 faults in 5 of 5 (783-917 µs). With glibc's trimming off
+(\`MALLOC_TRIM_THRESHOLD_=536870912\`, a diagnosis, not a setting the bench uses) every process showed 0-1 faults an
+upload, and 30 interleaved rounds gave fw / Fastify 1.141x, Fastify with fw's package loaded 1.039x, the control pair
+0.991x.
+
 Every server runs as JavaScript built the way the package's \`dist/\` is (\`build.ts\`: esbuild, fw's modules bundled,
 comments dropped; \`bench/compiled.ts\` builds each server into one file under \`.bench-build/\` once per bench process,
 its packages imported from \`node_modules\`). Under tsx, esbuild's \`keepNames\` wrapped each function fw creates per

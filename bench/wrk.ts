@@ -38,6 +38,11 @@ export interface CpuFigure {
   p99_ms: number
   /** Answers with a status of 400 or more (wrk's "Non-2xx or 3xx responses"), plus socket errors and timeouts. */
   non_2xx: number
+  /**
+   * The server's minor page faults during the run (memory the kernel mapped on first touch): memory the allocator
+   * gave back to the system and took again, which a 1 MiB upload can pay on every request (docs/performance.md).
+   */
+  page_faults: number
 }
 
 /** A benchmark server running pinned to core 0; `pid` is the Node process serving (not a wrapper). */
@@ -183,9 +188,9 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
       `http://127.0.0.1:${server.port}${load.path}`,
     ]
     const heap_before = await server.allocated()
-    const before = await cpu_us(server.pid)
+    const before = await proc_stat(server.pid)
     const { stdout } = await run('taskset', args, { maxBuffer: 1 << 20 })
-    const after = await cpu_us(server.pid)
+    const after = await proc_stat(server.pid)
     const heap_after = await server.allocated()
     const m = /FW_WRK (\{.*\})/.exec(stdout)
     if (!m) throw new Error(`${server.name}: no summary in wrk's output:\n${stdout}`)
@@ -199,11 +204,12 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
     if (s.requests === 0) throw new Error(`${server.name}: wrk completed no request on ${load.path}:\n${stdout}`)
     return {
       rps: s.requests / (s.duration_us / 1e6),
-      cpu_us_per_req: (after - before) / s.requests,
+      cpu_us_per_req: (after.cpu_us - before.cpu_us) / s.requests,
       allocated: between(heap_before, heap_after),
       requests: s.requests,
       p99_ms: s.p99_us / 1000,
       non_2xx: s.status_errors + s.socket_errors,
+      page_faults: after.minor_faults - before.minor_faults,
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -215,14 +221,27 @@ export async function measure(server: PinnedServer, load: WrkLoad): Promise<CpuF
  * ticks of 1 / CLK_TCK s.
  */
 export async function cpu_us(pid: number): Promise<number> {
-  return stat_cpu_us(await readFile(`/proc/${pid}/stat`, 'utf8'))
+  return (await proc_stat(pid)).cpu_us
 }
 
-/** utime + stime in µs of a /proc/<pid>/stat line. */
+/** A process's CPU time (`stat_cpu_us`) and minor page faults (`stat_minor_faults`), from one read of its stat. */
+async function proc_stat(pid: number): Promise<{ cpu_us: number; minor_faults: number }> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  return { cpu_us: stat_cpu_us(stat), minor_faults: stat_minor_faults(stat) }
+}
+
+/** The fields of a /proc/<pid>/stat line after `(comm)`, which may hold spaces: fields[0] is field 3 (state). */
+const stat_fields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+
+/** utime + stime in µs of a /proc/<pid>/stat line: fields 14 and 15, in clock ticks of 1 / CLK_TCK s. */
 export function stat_cpu_us(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  // fields[0] is field 3 (state), so field 14 is fields[11] and field 15 is fields[12].
+  const fields = stat_fields(stat)
   return ((Number(fields[11]) + Number(fields[12])) / CLK_TCK) * 1e6
+}
+
+/** Minor page faults of a /proc/<pid>/stat line: field 10 (`minflt`). */
+export function stat_minor_faults(stat: string): number {
+  return Number(stat_fields(stat)[7])
 }
 
 /** The wrk Lua script: the request (method, headers, body as byte escapes) and a `done` hook printing one JSON line. */
