@@ -61,6 +61,9 @@ export async function mount_ws(
     const max_payload = r.endpoint.settings.max_payload
     const upgrade = async (req: Request, reply: FastifyReply): Promise<unknown> => {
       const freq = req.raw as FastifyRequest
+      // A refused upgrade's socket is destroyed once answered (by the plugin's onResponse hook): the answer says so, as
+      // ws's own refusals do, or a keep-alive client would send its next request on a dead socket.
+      if (freq.ws) reply.header('connection', 'close')
       const res = new Response()
       if (app.config.request_id) res.header('x-request-id', freq.id)
       try {

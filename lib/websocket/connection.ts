@@ -5,7 +5,8 @@ import { enter_request, request_context, request_entry, type RequestEntry, type 
 import { logger } from '../log/index.js'
 import { logf_in } from '../log/logger.js'
 import type { Request } from '../request.js'
-import { CLOSE } from './errors.js'
+import { option_checker } from '../options.js'
+import { CLOSE, ERR_WS_BAD_OPTION } from './errors.js'
 import type { WsRateLimit, WsSettings } from './options.js'
 
 /** What fw uses of the host's socket (a `ws` WebSocket satisfies it). */
@@ -238,8 +239,14 @@ export class WebSocketConnection {
     return this
   }
 
-  /** Starts the closing handshake (default 1000); the peer has a grace period to answer before it is cut. */
+  /**
+   * Starts the closing handshake (default 1000); the peer has a grace period to answer before it is cut. A code a close
+   * frame may not carry (RFC 6455 section 7.4: 1004-1006, 1015, below 1000, 1016-2999, from 5000) or a reason over 123
+   * bytes in UTF-8 (a control frame's payload is at most 125) throws `FW_ERR_WS_BAD_OPTION`, whether or not the
+   * connection is still open, and the connection stays as it was.
+   */
   close(code: number = CLOSE.normal, reason = ''): void {
+    check_close(code, reason)
     if (this.#ended !== undefined || this.#raw.readyState > OPEN) return
     this.#raw.close(code, reason)
     // Held messages are not handled after the close; reading again lets the peer's answer in.
@@ -388,6 +395,19 @@ export function dispatch<A extends unknown[]>(
 /** A handler's rejection fails the connection as its throw does. */
 function watch(conn: WebSocketConnection, r: unknown): void {
   if (r instanceof Promise) r.catch((err: unknown) => conn.fail(err))
+}
+
+const check_close_args = option_checker(ERR_WS_BAD_OPTION, 'ws.close')
+
+/** Throws unless `code` and `reason` fit a close frame (what ws would refuse with a TypeError or RangeError). */
+function check_close(code: unknown, reason: unknown): void {
+  const sendable =
+    typeof code === 'number' &&
+    Number.isInteger(code) &&
+    ((code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999))
+  check_close_args.must(sendable, 'code', '1000-1003, 1007-1014 or 3000-4999', code)
+  const fits = typeof reason === 'string' && Buffer.byteLength(reason) <= 123
+  check_close_args.must(fits, 'reason', 'a string of at most 123 bytes in UTF-8', reason)
 }
 
 function call(fn: () => void): void {

@@ -4,12 +4,36 @@ import type { StoredContext } from '../log/context.js'
 import { within } from '../maybe-promise.js'
 import { same_host } from '../origin.js'
 import type { Request } from '../request.js'
+import type { Response } from '../response.js'
 import { WebSocketConnection, type RawSocket } from './connection.js'
-import { CLOSE, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
+import { CLOSE, CODE_BAD_REQUEST, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
 import { ws_settings, type WsOptions, type WsSettings } from './options.js'
 import type { Rooms } from './rooms.js'
 
 const SHUTTING_DOWN = 'server shutting down'
+/** The versions ws speaks: 13 (RFC 6455) and 8 (the hybi-08 draft). */
+const VERSIONS = '13, 8'
+/** A `Sec-WebSocket-Key` as ws takes it: 16 bytes in base64 (RFC 6455 section 4.1). */
+const KEY = /^[+/0-9A-Za-z]{22}==$/
+
+function upgrade_required(res: Response): Response {
+  return res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
+}
+
+/**
+ * Answers, in fw's shape, an upgrade that ws would refuse with a text/html body of its own: an unsupported
+ * `Sec-WebSocket-Version` gets 426 with the versions spoken (RFC 6455 section 4.4), a missing or malformed
+ * `Sec-WebSocket-Key` 400. The checks are ws's own, made first; true when it answered.
+ */
+function refused_handshake(req: Request, res: Response): boolean {
+  // As ws reads it: `Number`, so '13' and ' 13' pass and '' does not.
+  const version = Number(req.header('sec-websocket-version'))
+  if (version !== 13 && version !== 8) upgrade_required(res.header('Sec-WebSocket-Version', VERSIONS))
+  else if (!KEY.test(req.header('sec-websocket-key')))
+    res.error(400, CODE_BAD_REQUEST, 'Missing or invalid Sec-WebSocket-Key header')
+  else return false
+  return true
+}
 
 /** A WebSocket handler: called once per connection, after the route's middleware accepted the upgrade. */
 export type WsHandler = (ws: WebSocketConnection, req: Request) => void | Promise<void>
@@ -40,16 +64,17 @@ export class WsEndpoint {
   }
 
   /**
-   * The last middleware of the upgrade: refuses a plain HTTP request with 426, and a cross-origin upgrade with 403: an
-   * `Origin` whose host differs from the `Host` and that `origins` does not list. A browser sends `Origin` on every
-   * upgrade and sends the page's cookies with it, and CORS does not protect WebSockets (cross-site WebSocket
-   * hijacking); a client that sends no `Origin` is not a browser and passes.
+   * The last middleware of the upgrade: refuses a plain HTTP request (or an `Upgrade` to another protocol) with 426,
+   * bad handshake headers as `refused_handshake` does, and a cross-origin upgrade with 403: an `Origin` whose host
+   * differs from the `Host` and that `origins` does not list. A browser sends `Origin` on every upgrade and sends the
+   * page's cookies with it, and CORS does not protect WebSockets (cross-site WebSocket hijacking); a client that sends
+   * no `Origin` is not a browser and passes.
    */
   gate(is_upgrade: (req: Request) => boolean): Middleware {
     const origins = this.settings.origins
     return (req, res, next) => {
-      if (!is_upgrade(req))
-        return void res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
+      if (!is_upgrade(req) || req.header('upgrade').toLowerCase() !== 'websocket') return void upgrade_required(res)
+      if (refused_handshake(req, res)) return
       const origin = req.header('origin')
       if (origin !== '' && !origins?.has(origin) && !same_host(origin, req.header('host')))
         return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')

@@ -8,6 +8,9 @@ export const ERR_WS_BAD_OPTION = define_bad_option('WS')
 /** A plain HTTP request (no `Upgrade: websocket`) to a WebSocket route. */
 export const CODE_UPGRADE_REQUIRED = httpCode('upgrade_required')
 
+/** An upgrade with a missing or malformed `Sec-WebSocket-Key` (the code the adapter answers malformed requests with). */
+export const CODE_BAD_REQUEST = httpCode('bad_request')
+
 /** An upgrade from an `Origin` the route's `origins` option does not list. */
 export const CODE_ORIGIN_FORBIDDEN = httpCode('origin_forbidden')
 

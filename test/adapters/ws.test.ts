@@ -13,7 +13,7 @@ import { sign_dev_token } from '../../lib/middleware/app/index.js'
 import { gate, listening } from '../helpers/build.js'
 import { capture_log } from '../helpers/log.js'
 import { MemoryStream } from '../lib/log/capture.js'
-import { connect, refused, type Client } from '../helpers/ws.js'
+import { connect, handshake, refused, type Client } from '../helpers/ws.js'
 
 const { adapt_ctx } = fw
 const { auth, security } = fw.middleware
@@ -39,6 +39,7 @@ t.test('App.ws upgrade', async (t) => {
     const r = await refused(port, '/api/ws')
     t.equal(r.status, 401)
     t.match(r.headers['content-type'], /^application\/json/)
+    t.equal(r.headers.connection, 'close', 'the socket of a refused upgrade is not kept alive')
     t.same(JSON.parse(r.body), { ok: false, error: 'missing_api_key', message: 'API key required' })
     const bad = await refused(port, '/api/ws', { 'x-api-key': 'nope' })
     t.equal(bad.status, 403)
@@ -150,6 +151,45 @@ t.test('App.ws upgrade', async (t) => {
     t.same(await r.json(), { ok: false, error: 'upgrade_required', message: 'WebSocket upgrade required' })
   })
 
+  t.test('answers an unsupported Sec-WebSocket-Version with 426, the versions it speaks and a JSON body', async (t) => {
+    let opened = 0
+    const { port } = await listening(t, (app) => app.ws('/ws', () => void opened++))
+    for (const version of ['12', '14', 'thirteen']) {
+      const r = await handshake(port, '/ws', { 'sec-websocket-version': version })
+      t.equal(r.status, 426, version)
+      t.equal(r.headers['sec-websocket-version'], '13, 8')
+      t.equal(r.headers.upgrade, 'websocket')
+      t.equal(r.headers.connection, 'close')
+      t.match(r.headers['content-type'], /^application\/json/)
+      t.same(JSON.parse(r.body), { ok: false, error: 'upgrade_required', message: 'WebSocket upgrade required' })
+    }
+    t.equal((await handshake(port, '/ws')).status, 101)
+    t.equal(opened, 1)
+  })
+
+  t.test(
+    'answers an Upgrade other than websocket with 426 and a bad Sec-WebSocket-Key with 400, in JSON',
+    async (t) => {
+      let opened = 0
+      const { port } = await listening(t, (app) => app.ws('/ws', () => void opened++))
+      const other = await handshake(port, '/ws', { upgrade: 'h2c' })
+      t.equal(other.status, 426)
+      t.equal(other.headers.upgrade, 'websocket')
+      t.same(JSON.parse(other.body), { ok: false, error: 'upgrade_required', message: 'WebSocket upgrade required' })
+      for (const key of ['', 'short==', 'dGhlIHNhbXBsZSBub25jZQ']) {
+        const r = await handshake(port, '/ws', { 'sec-websocket-key': key })
+        t.equal(r.status, 400, JSON.stringify(key))
+        t.match(r.headers['content-type'], /^application\/json/)
+        t.same(JSON.parse(r.body), {
+          ok: false,
+          error: 'bad_request',
+          message: 'Missing or invalid Sec-WebSocket-Key header',
+        })
+      }
+      t.equal(opened, 0)
+    },
+  )
+
   t.test('puts the middleware headers on the 101 answer', async (t) => {
     const { port } = await listening(t, (app) => {
       app.use((_req, res, next) => (res.header('x-frame-options', 'DENY'), next()))
@@ -179,6 +219,44 @@ t.test('WebSocketConnection messages', async (t) => {
     t.same(await c.next(), Buffer.from([0, 1, 255]))
     c.ws.close()
   })
+
+  t.test(
+    'ws.close refuses a bad code or a reason over 123 bytes with FW_ERR_WS_BAD_OPTION, and stays open',
+    async (t) => {
+      const { port } = await listening(t, (app) =>
+        app.ws(
+          '/ws',
+          (ws) =>
+            void ws.on_message((m) => {
+              const [code, reason] = JSON.parse(String(m)) as [number, string | undefined]
+              try {
+                ws.close(code, reason)
+              } catch (err) {
+                ws.send({ code: (err as { code?: unknown }).code, message: (err as Error).message, open: ws.open })
+              }
+            }),
+        ),
+      )
+      const c = await connect(port, '/ws')
+      const bad: Array<[unknown, unknown, string]> = [1005, 1006, 1004, 1015, 999, 2000, 5000, 1000.5, '1000'].map(
+        (code) => [code, 'bye', `code must be 1000-1003, 1007-1014 or 3000-4999; got ${JSON.stringify(code)}`],
+      )
+      const too_long = 'reason must be a string of at most 123 bytes in UTF-8; got'
+      bad.push([1000, 'é'.repeat(62), `${too_long} "${'é'.repeat(62)}"`], [1000, 42, `${too_long} 42`])
+      for (const [code, reason, message] of bad) {
+        c.ws.send(JSON.stringify([code, reason]))
+        const answer = await c.poll(2000)
+        t.same(
+          answer === undefined ? answer : JSON.parse(String(answer)),
+          { code: 'FW_ERR_WS_BAD_OPTION', message: `ws.close: ${message}`, open: true },
+          `${JSON.stringify(code)} ${JSON.stringify(reason)}`,
+        )
+      }
+      // 123 bytes: 61 two-byte characters and one byte.
+      c.ws.send(JSON.stringify([4000, `${'é'.repeat(61)}!`]))
+      t.same(await c.closed, { code: 4000, reason: `${'é'.repeat(61)}!` })
+    },
+  )
 
   t.test('closes an oversized message with 1009', async (t) => {
     const { port } = await listening(t, (app) => {

@@ -1,4 +1,5 @@
 // Test helpers for WebSocket routes: a `ws` client that queues what it receives, and the refusal of an upgrade.
+import { request } from 'node:http'
 import WebSocket from 'ws'
 
 /** A connected client with every message it received, in order (text as strings, binary as Buffers). */
@@ -91,4 +92,43 @@ export async function refused(port: number, path: string, headers: Record<string
     throw err
   }
   throw new Error(`the upgrade to ${path} was accepted`)
+}
+
+/** The server's answer to a hand-made upgrade request: a 101's headers, or a refusal's status, headers and body. */
+export interface HandshakeAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+/**
+ * Sends an upgrade request with exactly `headers` (a valid key and version 13 unless given, and `Upgrade: websocket`),
+ * as a client that does not check the answer; a 101's socket is destroyed at once.
+ */
+export function handshake(port: number, path: string, headers: Record<string, string> = {}): Promise<HandshakeAnswer> {
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    path,
+    headers: {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'sec-websocket-version': '13',
+      ...headers,
+    },
+  })
+  return new Promise((resolve, reject) => {
+    req.once('upgrade', (res, socket) => {
+      socket.destroy()
+      resolve({ status: res.statusCode!, headers: res.headers, body: '' })
+    })
+    req.once('response', (res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => (body += d.toString()))
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
+    })
+    req.once('error', reject)
+    req.end()
+  })
 }
