@@ -734,4 +734,36 @@ export const HISTORY = `## Measurements behind the method and the decisions
   Node 20 | Node 24: the upload 0.56x (0.54-0.59x) | 1.16x (1.12-1.21x), controls 0.98x | 1.00x: Node 24's miss
   holds, its interval above the target's 1.111x; the download 1.03x | 1.02x; SSE fan-out 4.33x. The upload's bytes
   figures are not usable: the control pair's read 0.35x and 0.80x in the same run.
+- **Node 24's upload taken apart** (Node 24.22.3, upload only, each server pinned to core 0 and wrk to core 1):
+  - **Page faults.** A server's minor page faults per upload (\`/proc/<pid>/stat\`, 5 s runs of one fresh process at a
+    time) split processes in two states that decide most of the figure (the paragraph "Page faults" above gives the
+    counts); \`perf record -e page-faults\` put 96.6% of one fw server's faults in the \`memmove\` of \`Buffer.concat\`,
+    and \`strace -c\` counted 764 \`brk\` calls in 3.5 s in that fw server against 216 in Fastify's.
+  - **What loading fw costs, and what running it costs.** 30 interleaved rounds of plain Fastify, a second Fastify
+    process, Fastify's upload server with fw's package imported but unused, and fw: 1.004x, 1.038x and 1.159x of plain
+    Fastify. The same with glibc's trimming off in every server (\`MALLOC_TRIM_THRESHOLD_=536870912\`, diagnosis only):
+    0.991x, 1.039x and 1.141x, every process at 0-1 faults an upload. So about 4 points come from the heap fw's package
+    holds (14.5 against 12.5 MB after a full collection, from heap snapshots; importing fw's bundle adds 1.5 MB, about
+    450 KB of it the bundle's source text, and pino 0.36 MB, which a Fastify server without a logger never loads) and
+    about 10 from serving the upload through fw.
+  - **Where the 10 go**, from 3 CPU profiles of each server with trimming off (5 s each, the measured window, µs an
+    upload of the main thread): garbage collection 222.5 against 169.5 (as many full collections an upload, 24.53
+    against 24.40 per 1,000 in the run below, each longer), the socket write of the answer (\`writeUtf8String\`) 56.5
+    against 40.7, \`Buffer.concat\` 173.0 against 171.5, and fw's and Fastify's JavaScript in fw's server about 35 µs
+    more than Fastify's alone, spread over many functions, each a few µs where the JSON hello spends a fraction of one:
+    the upload's 1 MiB copy leaves every cache cold for the code that follows. The Fastify logger fw hands Fastify when
+    the level is above \`off\` adds its per-response listeners and clock reads (about 5 µs here). fw's body reader's
+    per-request \`data\` listener was compiled by TurboFan 20 times in 10 s of uploads (its optimized code dies with the
+    listeners at a full collection), Fastify's 7 times: 389 against 273 ms of compiling in 10 s.
+  - **Levers tried, none kept:** Fastify's own request timeouts (\`requestTimeout\` and \`headersTimeout\` 0, where fw
+    keeps Node's 300 s and 60 s): 1.114x against fw's 1.123x in one 30-round run, no resolvable gain; the body copied
+    into a buffer of the declared \`Content-Length\` as it arrives (a third try): 0-112 faults and 1,036-1,359 µs an
+    upload in three processes, against 13-85 and 912-1,131 µs for the code as it is.
+- **The body scenarios at 50 rounds, with the page-fault row** (on the body paths since the last run: nothing; the
+  harness now reads CPU time and page faults from one read of \`/proc/<pid>/stat\`). Node 20 | Node 24: the upload 0.55x
+  (0.51-0.58x) | 1.10x (1.07-1.14x), controls 0.97x | 1.00x; the download 1.00x | 1.01x; SSE fan-out 4.67x. On Node 24
+  every upload server was in the faulting state (medians 50.2, 56.3 and 53.5 faults an upload for Fastify, fw and the
+  control), on Node 20 none (10.4, 1.4, 4.2). The same code gave 1.16x (1.12-1.21x) in the run before: two 50-round runs
+  of unchanged code land 6 points apart, farther than either interval, so Node 24's upload reads as 1.10-1.16x, against
+  its target of 1.111x.
 `
