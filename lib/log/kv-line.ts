@@ -2,13 +2,15 @@
 // ...`.
 import { paint_label } from './colors.js'
 import { LABELS } from './levels.js'
-import { escape_raw, field_text, text_of } from './values.js'
+import { RAW_CHARS, escape_raw, field_text, text_of } from './values.js'
 
-// A message is written bare unless quoting is needed to keep the line one line and its `key=value` tail unambiguous.
-// U+2028 and U+2029 are the Unicode line and paragraph separators: editors and log viewers break lines there.
-const MESSAGE_NEEDS_QUOTES = /["=\p{Cc}\u2028\u2029]/u
-const VALUE_NEEDS_QUOTES = /[\s="\p{Cc}]/u
-const BAD_KEY_CHARS = /[\s="\p{Cc}]/gu
+// A message is written bare unless quoting is needed to keep the line one line, its `key=value` tail unambiguous and
+// its text in the order it was logged. `RAW_CHARS` are what a quoted text escapes besides JSON's own escapes: the
+// Unicode line and paragraph separators (editors and log viewers break lines there) and the bidirectional controls
+// (they reorder what is shown). Each test is one scan of the text, whatever the class holds.
+const MESSAGE_NEEDS_QUOTES = new RegExp(`["=\\p{Cc}${RAW_CHARS}]`, 'u')
+const VALUE_NEEDS_QUOTES = new RegExp(`[\\s="\\p{Cc}${RAW_CHARS}]`, 'u')
+const BAD_KEY_CHARS = new RegExp(`[\\s="\\p{Cc}${RAW_CHARS}]`, 'gu')
 
 const PLAIN_LABELS = LABELS.map((label) => `] [${label}] `)
 const COLOR_LABELS = LABELS.map((label, severity) => `] [${paint_label(severity, label)}] `)
@@ -34,15 +36,16 @@ function two(n: number): string {
 }
 
 /**
- * A message as the line shows it: bare, or as a JSON string when it is empty or holds `"`, `=` or a control character.
+ * A message as the line shows it: bare, or as a JSON string when it is empty or holds `"`, `=`, a control character, a
+ * line separator or a bidirectional control.
  */
 export function kv_message(msg: string): string {
   return msg === '' || MESSAGE_NEEDS_QUOTES.test(msg) ? quoted(msg) : msg
 }
 
 /**
- * A value as the line shows it: bare, or as a JSON string when it is empty or holds whitespace, `=`, `"` or a control
- * character.
+ * A value as the line shows it: bare, or as a JSON string when it is empty or holds whitespace, `=`, `"`, a control
+ * character or a bidirectional control.
  */
 export function kv_value(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return `${value}`
@@ -51,16 +54,17 @@ export function kv_value(value: unknown): string {
 }
 
 /**
- * `text` as a JSON string in which every control character and line separator is an escape, so a quoted message or
- * value can neither drive the terminal nor start a line. Only quoted text pays the extra scan.
+ * `text` as a JSON string in which every control character, line separator and bidirectional control is an escape, so
+ * a quoted message or value can neither drive the terminal, start a line nor reorder what is shown. Only quoted text
+ * pays the extra scan.
  */
 function quoted(text: string): string {
   return escape_raw(JSON.stringify(text))
 }
 
 /**
- * A key as the line shows it: whitespace, `=`, `"` and control characters become `_`, so a key is always one bare
- * token.
+ * A key as the line shows it: whitespace, `=`, `"`, control characters and bidirectional controls become `_`, so a key
+ * is always one bare token, shown in the order it was written.
  */
 export function kv_key(key: string): string {
   if (key === '') return '_'

@@ -251,7 +251,8 @@ function sink_writer(sink: Sink, meta: LineMeta): (text: string) => void {
 function line_writer(format: LogFormat, sink: Sink, meta: LineMeta, color: boolean): (line: string) => void {
   const out = sink_writer(sink, meta)
   // JSON lines are read on terminals too (`docker logs`): what JSON.stringify leaves raw (C1 controls, DEL, the line
-  // separators) is escaped, as in every other format. The same JSON; a line without them is passed as it is.
+  // separators, the bidirectional controls) is escaped, as in every other format. The same JSON; a line without them
+  // is passed as it is, after one scan.
   if (format === 'json') return (line) => out(escape_raw(line))
   return (line) => {
     const rec = JSON.parse(line) as Record<string, unknown>

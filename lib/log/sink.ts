@@ -107,6 +107,41 @@ const EAGAIN_WAIT_MS = 1000
 type Boom = Omit<ReturnType<typeof pino.destination>, 'write'> & { write(chunk: Buffer): boolean }
 
 /**
+ * What sonic-boom (4.x) keeps of the lines it has not written yet, in buffer mode: the chunk a background write is
+ * writing (`_writing`), then the queued chunks, each a list of lines and its length; `_len` counts them all.
+ */
+interface BoomQueue {
+  fd: number
+  destroyed: boolean
+  _writing: boolean
+  _writingBuf: Buffer
+  _bufs: Buffer[][]
+  _lens: number[]
+  _len: number
+  retryEAGAIN(err: Error, writing: number, left: number): boolean
+}
+
+/** Whether `boom` keeps its queue as `BoomQueue` says (the sonic-boom this module was written against). */
+function is_queue(boom: object): boolean {
+  const q = boom as Partial<BoomQueue>
+  return (
+    typeof q.fd === 'number' &&
+    Buffer.isBuffer(q._writingBuf) &&
+    Array.isArray(q._bufs) &&
+    Array.isArray(q._lens) &&
+    typeof q._len === 'number' &&
+    typeof q.retryEAGAIN === 'function'
+  )
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4))
+
+/** Blocks the thread for `ms` (as sonic-boom does between two writes to a full pipe). */
+function pause(ms: number): void {
+  Atomics.wait(PAUSE, 0, 0, ms)
+}
+
+/**
  * A file descriptor written through sonic-boom: each line at once (sync), or buffered and written in the background
  * (async).
  */
@@ -143,15 +178,59 @@ class FdSink implements Sink {
       contentMode: 'buffer',
       ...options,
     }) as unknown as Boom
-    boom.on('error', (err: NodeJS.ErrnoException) => {
-      if (!this.#failed) report_failure(err, this.#fd)
-      this.#failed = true
-      // Lines are dropped from now on, so nothing is left to flush. sonic-boom's synchronous flush retries any error
-      // but EAGAIN forever (ENOSPC on a full disk: a 100 ms sleep, then the same write), and pino.destination calls it
-      // on exit: it would hang the ending process, deaf to signals. pino does the same for a closed pipe.
-      boom.flushSync = no_flush
-    })
+    boom.on('error', (err: NodeJS.ErrnoException) => this.#fail(boom, err))
+    // sonic-boom's synchronous flush retries any error but EAGAIN forever (ENOSPC on a full disk: a 100 ms sleep, then
+    // the same write), and pino.destination calls it on exit: met there first, a full disk would hang the ending
+    // process, deaf to signals. fw's own flush of the same queue gives up as a background write does.
+    if (!options.sync && is_queue(boom)) boom.flushSync = () => this.#flush_queue(boom, boom as unknown as BoomQueue)
     return boom
+  }
+
+  /**
+   * The destination failed (`err`): said once, and lines are dropped from now on, so nothing is left to flush (pino
+   * does the same for a closed pipe).
+   */
+  #fail(boom: Boom, err: NodeJS.ErrnoException): void {
+    if (!this.#failed) report_failure(err, this.#fd)
+    this.#failed = true
+    boom.flushSync = no_flush
+  }
+
+  /**
+   * Writes what `boom` has queued, blocking, as sonic-boom's synchronous flush does (a write under way in the background
+   * lands on its own), waiting out a full pipe as the boom's `retryEAGAIN` says; any other error fails the sink, what
+   * was not written staying queued. Never throws: pino's exit hook calls it.
+   */
+  #flush_queue(boom: Boom, q: BoomQueue): void {
+    if (q.destroyed) return
+    if (!q._writing && q._writingBuf.length !== 0) {
+      q._bufs.unshift([q._writingBuf])
+      q._lens.unshift(q._writingBuf.length)
+      q._writingBuf = EMPTY
+    }
+    let buf: Buffer = EMPTY
+    while (q._bufs.length !== 0 || buf.length !== 0) {
+      if (buf.length === 0) buf = q._bufs[0]!.length === 1 ? q._bufs[0]![0]! : Buffer.concat(q._bufs[0]!, q._lens[0])
+      try {
+        const n = writeSync(q.fd, buf)
+        buf = buf.subarray(n)
+        q._len = Math.max(q._len - n, 0)
+        if (buf.length === 0) {
+          q._bufs.shift()
+          q._lens.shift()
+        }
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException
+        if ((err.code === 'EAGAIN' || err.code === 'EBUSY') && q.retryEAGAIN(err, buf.length, q._len - buf.length)) {
+          pause(EAGAIN_PAUSE_MS)
+          continue
+        }
+        // The part of the first chunk already written is not queued again.
+        q._bufs[0] = [buf]
+        q._lens[0] = buf.length
+        return this.#fail(boom, err)
+      }
+    }
   }
 
   write(line: string): void {

@@ -49,9 +49,15 @@ export function cap(text: string): string {
   return `${text.slice(0, end)}...[truncated ${text.length - end} chars]`
 }
 
-// What JSON.stringify leaves raw in a string but a terminal or a viewer may act on: DEL, the C1 controls (U+009B is
-// CSI, U+0085 is NEL, next line) and the Unicode line and paragraph separators.
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029]/gu
+/**
+ * What JSON.stringify leaves raw in a string but a terminal or a viewer may act on, as the body of a character class:
+ * DEL, the C1 controls (U+009B is CSI, U+0085 is NEL, next line), the Unicode line and paragraph separators (U+2028,
+ * U+2029) and the bidirectional controls, which reorder what is shown ("Trojan Source": a value holding U+202E shows
+ * `nimda` as `admin`): the marks U+061C, U+200E and U+200F, the embeddings and overrides U+202A-U+202E, the isolates
+ * U+2066-U+2069. Every format escapes them; KV also quotes text holding one (`kv-line.ts`), in the same one scan.
+ */
+export const RAW_CHARS = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069'
+const RAW_IN_JSON = new RegExp(`[${RAW_CHARS}]`, 'gu')
 
 /** JSON text with each character of `RAW_IN_JSON` written as a `\uXXXX` escape: the same JSON, safe to read on a terminal. */
 export function escape_raw(json: string): string {

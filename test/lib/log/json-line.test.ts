@@ -97,4 +97,13 @@ t.test('pretty_line', async (t) => {
       )
     },
   )
+
+  t.test('escapes the Unicode bidirectional controls in a string and a key', async (t) => {
+    // U+202E (right-to-left override) reorders what a terminal shows: `\u202enimda` reads as `admin`.
+    const rec = { level: 'info', msg: 'x\u202ey', time: T0, logger: 'fw', 'k\u2067': '\u061c\u200e\u200f\u202a\u2069' }
+    t.equal(
+      pretty_line(2, rec, false),
+      `{\n  "level": "info",\n  "msg": "x\\u202ey",\n  "time": ${T0},\n  "logger": "fw",\n  "k\\u2067": "\\u061c\\u200e\\u200f\\u202a\\u2069"\n}\n`,
+    )
+  })
 })

@@ -176,6 +176,22 @@ t.test('log injection', async (t) => {
     t.equal(kv_message('one\u2028two'), '"one\\u2028two"')
     t.equal(kv_value('one\u2029two'), '"one\\u2029two"')
   })
+
+  t.test('escapes the Unicode bidirectional controls in a message or value, and replaces them in a key', async (t) => {
+    // U+202E (right-to-left override) would show `user=nimda` as `user=admin` ("Trojan Source"); every one of the
+    // bidirectional controls (embeddings, overrides, isolates, marks) is an escape, as a C1 control is.
+    const bidi = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e']
+    for (const c of [...bidi, '\u2066', '\u2067', '\u2068', '\u2069']) {
+      const hex = `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+      t.equal(kv_message(`a${c}b`), `"a${hex}b"`, `message with ${hex}`)
+      t.equal(kv_value(`a${c}b`), `"a${hex}b"`, `value with ${hex}`)
+      t.equal(kv_key(`a${c}b`), 'a_b', `key with ${hex}`)
+    }
+    t.equal(
+      kv_line(2, 'fw', 'signed in \u202enimda\u202c', T0, undefined, ['user', '\u202enimda', 'p\u2066q', 1], false),
+      '03:04:05.678 [fw] [info] "signed in \\u202enimda\\u202c" user="\\u202enimda" p_q=1\n',
+    )
+  })
 })
 
 t.test('a long value', async (t) => {

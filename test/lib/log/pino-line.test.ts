@@ -67,6 +67,29 @@ t.test('PinoLine', async (t) => {
     },
   )
 
+  t.test('escapes the Unicode bidirectional controls in a JSON line, with and without pino options', async (t) => {
+    // A request value carrying U+202E (right-to-left override) would make `\u202enimda` read as `admin` on a terminal.
+    const bidi = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069'
+    for (const pino of [{}, { mixin: () => ({ region: 'eu' }) }]) {
+      const { core, out } = memory_core('json', pino)
+      core.write(2, 'http', 'user \u202enimda', ['path', bidi, 'k\u2066', 1])
+      const line = out.text()
+      t.notMatch(line, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u, 'no raw bidirectional control')
+      t.match(line, '"msg":"user \\u202enimda"')
+      t.match(line, '"path":"\\u061c\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069"')
+      t.match(line, '"k\\u2066":1')
+      t.same(JSON.parse(line), {
+        level: 'info',
+        msg: 'user \u202enimda',
+        time: T0,
+        logger: 'http',
+        ...pino_fields(pino),
+        path: bidi,
+        'k\u2066': 1,
+      })
+    }
+  })
+
   t.test('renders KV from what pino wrote, so redaction and mixins show there too', async (t) => {
     const { core, out } = memory_core('kv', { redact: ['password'], mixin: () => ({ region: 'eu' }) })
     core.write(3, 'auth', 'retry', ['password', 'hunter2', 'n', 2])

@@ -268,3 +268,24 @@ t.test('a destination that fails every write (a full disk, ENOSPC) in async mode
       t.same(await run_child([mode, '', '200']), expected)
     })
 })
+
+t.test('a destination whose first failure (ENOSPC) is met by a synchronous flush in async mode', async (t) => {
+  t.jobs = 2
+  const failed = 'fw log: destination failed (ENOSPC); further lines to it are dropped\n'
+  const cases: Array<[string, string, Ended]> = [
+    [
+      'enospc-first-exit',
+      'lets process.exit() end the process, its exit hook writing the buffered lines',
+      { code: 0, signal: null, stderr: `survived\n${failed}` },
+    ],
+    [
+      'enospc-first-critical',
+      'returns from a critical line, then lets the process end',
+      { code: 0, signal: null, stderr: `${failed}survived\n` },
+    ],
+  ]
+  for (const [mode, title, expected] of cases)
+    t.test(title, async (t) => {
+      t.same(await run_child([mode, '', '200']), expected)
+    })
+})
