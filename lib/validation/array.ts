@@ -64,6 +64,8 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
     // An item is never missing: a `null` item of a type that is neither nullable nor defaulted is refused, as the
     // JSON Schema's `items` refuses it, instead of reaching the handler as `undefined`.
     const required_message = required_message_of(this.spec.item.spec, `${name} item`)
+    const { nullable, has_default } = this.spec.item.spec
+    const null_refused = !nullable && !has_default
     const type_message = this.type_message(name, 'an array')
     const { min_items: min, max_items: max } = this.spec
     const min_message = min?.message ?? `${name} must have at least ${min?.n} items`
@@ -79,7 +81,11 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
       const out: unknown[] = new Array(list.length)
       for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) {
         const item_at = path(at, i)
-        const v = item(list[i], item_at, errors)
+        const given = list[i]
+        const v =
+          given === null && null_refused
+            ? fail(errors, item_at, ValidationErrorCode.Required, required_message)
+            : item(given, item_at, errors)
         if (v === undefined) fail(errors, item_at, ValidationErrorCode.Required, required_message)
         out[i] = v
       }

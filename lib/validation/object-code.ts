@@ -165,8 +165,10 @@ function scalar(
       : `${v} = undefined`
   // In a coerced part an empty value (`?page=`) of a number or boolean is missing, as `Type.slot` has it.
   if (plan.coerce !== undefined) src.add(`if (${v} === "") ${v} = undefined`)
+  // `null` is missing only for a required or defaulted field, as `Type.slot` has it; an optional one fails the type test.
+  const null_is_missing = !nullable && (required || has_default)
   src.add(
-    `if (${v} === undefined${nullable ? '' : ` || ${v} === null`}) { ${missing} }`,
+    `if (${v} === undefined${null_is_missing ? ` || ${v} === null` : ''}) { ${missing} }`,
     `else${nullable ? ` if (${v} !== null)` : ''} {`,
   )
   if (plan.coerce !== undefined) src.add(`  if (typeof ${v} === "string") ${v} = ${src.constant(plan.coerce)}(${v})`)

@@ -44,6 +44,8 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
     // A `null` value of a type that is neither nullable nor defaulted is refused, as the JSON Schema's
     // `additionalProperties` refuses it, instead of its key silently disappearing; an array refuses a `null` item alike.
     const required_message = required_message_of(this.spec.value.spec, `${name} value`)
+    const { nullable, has_default } = this.spec.value.spec
+    const null_refused = !nullable && !has_default
     const type_message = this.type_message(name, 'an object')
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -54,9 +56,12 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
         if (errors.length >= MAX_ERRORS) break
         const given = (raw as Record<string, unknown>)[key]
         const key_at = child_path(at, key)
+        if (given === null && null_refused) {
+          fail(errors, key_at, ValidationErrorCode.Required, required_message)
+          continue
+        }
         const v = value(given, key_at, errors)
         if (v !== undefined) out[key] = v
-        else if (given === null) fail(errors, key_at, ValidationErrorCode.Required, required_message)
       }
       return errors.length > start ? INVALID : out
     }

@@ -152,12 +152,15 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
     return this.derive({ required: true, required_message: message })
   }
 
-  /** Undoes `required()`: a missing value is left out of the result. */
+  /** Undoes `required()`: a missing value is left out of the result (a `null` one is refused unless `nullable()`). */
   optional<X>(this: X & Type<T, R>): WithPresence<X, false> {
     return this.derive({ required: false })
   }
 
-  /** Accepts `null` as a value of its own (otherwise `null` counts as missing). */
+  /**
+   * Accepts `null` as a value of its own. Otherwise `null` fails with `Required` when the type is required, takes the
+   * default when it has one, and fails as a value of the wrong type when it is optional.
+   */
   nullable(): Type<T | null, R> {
     return this.derive({ nullable: true })
   }
@@ -218,14 +221,18 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
     const value = this.compile_value(name, options)
     const empty = this.empty_string_is_missing
     const fill = default_of(default_value)
+    // `null` is a value, not an absent field: only a nullable type takes it. A required type answers `Required` and a
+    // defaulted one its default, as for a missing field; an optional one leaves it to its value check, which refuses it
+    // as any value of the wrong type (its JSON Schema does not admit `null` either).
+    const null_is_missing = !nullable && (required || has_default)
     const check: Check = (raw, at, errors) => {
-      if (raw === undefined || (raw === null && !nullable)) {
+      if (raw === undefined || (raw === null && null_is_missing)) {
         if (has_default) return fill()
         if (!required) return undefined
         errors.push({ field: at, code: ValidationErrorCode.Required, message: required_message })
         return INVALID
       }
-      if (raw === null) return null
+      if (raw === null && nullable) return null
       const v = value(raw, at, errors)
       if (empty && v === '' && required) {
         errors.push({ field: at, code: ValidationErrorCode.Required, message: required_message })

@@ -156,3 +156,63 @@ t.test('field.lazy on a route', async (t) => {
     t.equal(result.valid, true, JSON.stringify(result.valid ? [] : result.errors))
   })
 })
+
+t.test('field.lazy depth on a route is counted per value, never carried over', async (t) => {
+  interface Link {
+    boom?: boolean
+    next?: Link
+  }
+  const Link: Type<Link, true> = schema({
+    boom: field.boolean().check((b) => {
+      if (b) throw new Error('refinement bug')
+      return true
+    }, 'never'),
+    next: field.lazy(() => Link, { name: 'Link', max_depth: 3 }),
+  })
+  const Other: Type<Link, true> = schema({ next: field.lazy(() => Other, { name: 'Other', max_depth: 3 }) })
+  const Pair = schema({
+    a: field.lazy(() => Link, { name: 'Link', max_depth: 3 }),
+    b: field.lazy(() => Link, { name: 'Link', max_depth: 3 }),
+    c: field.lazy(() => Other, { name: 'Other', max_depth: 3 }),
+  })
+  const app = build(t, (app) => {
+    app.post('/pair', { body: Pair }, (_req, res) => void res.json('ok', true))
+    app.post('/link', { body: Link }, (_req, res) => void res.json('ok', true))
+  })
+  const send = (url: string, body: unknown) =>
+    app.inject({ method: 'POST', url, payload: body as object, headers: { 'content-type': 'application/json' } })
+  /** A chain `levels` lazy levels deep under a field (`{ next: { next: {} } }` is 2). */
+  const chain = (levels: number, last: Link = {}): Link => {
+    let c = last
+    for (let i = 1; i < levels; i++) c = { next: c }
+    return c
+  }
+
+  t.test('two lazy fields and one lazy type at two places each nest to their own max_depth', async (t) => {
+    const r = await send('/pair', { a: chain(3), b: chain(3), c: chain(3) })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true })
+    const deep = await send('/pair', { a: chain(3), b: chain(4), c: chain(3) })
+    t.equal(deep.statusCode, 400)
+    t.same(deep.json().errors, [
+      { field: 'b/next/next/next', code: 'Depth', message: 'next is nested deeper than 3 levels' },
+    ])
+  })
+
+  t.test('a refinement that throws deep in the recursion leaves no level counted for later bodies', async (t) => {
+    const bad = await send('/link', { next: { next: { next: { boom: true } } } })
+    t.equal(bad.statusCode, 500)
+    t.equal(bad.json().error, 'internal_error')
+    const r = await send('/link', { next: chain(3) })
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true })
+  })
+
+  t.test('requests in flight together each count their own levels', async (t) => {
+    const all = await Promise.all([1, 2, 3, 4].map(() => send('/pair', { a: chain(3), b: chain(3), c: chain(3) })))
+    t.same(
+      all.map((r) => r.statusCode),
+      [200, 200, 200, 200],
+    )
+  })
+})

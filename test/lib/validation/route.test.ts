@@ -566,3 +566,87 @@ t.test('a failed route schema reaches on_error as a ValidationFailed', async (t)
     }
   })
 })
+
+t.test('null in a body is a value: only a nullable field takes it', async (t) => {
+  const Profile = schema({
+    name: field.string(),
+    age: field.integer(),
+    tags: field.array(field.string()),
+    address: field.object({ city: field.string() }),
+    role: field.enum(['user', 'admin']),
+    bio: field.string().nullable(),
+    email: field.string().required(),
+    lang: field.string().default('en'),
+  })
+  const app = build(
+    t,
+    (app) => {
+      app.post('/profile', { body: Profile }, (req, res) => void res.json(req.valid('body')))
+      app.get(
+        '/profile',
+        { responses: { 200: Profile } },
+        (_req, res) => void res.json('email', 'a@example.com', 'name', null),
+      )
+      app.openapi({ info: { title: 'Profiles', version: '1.0.0' } })
+    },
+    { check_responses: true },
+  )
+
+  t.test('an optional field sent null answers 400 as a wrong type does', async (t) => {
+    const r = await post(app, '/profile', { email: 'a', name: null })
+    t.equal(r.statusCode, 400)
+    t.same(r.json(), {
+      ok: false,
+      error: 'validation_failed',
+      message: 'name must be a string',
+      errors: [{ field: 'name', code: 'Type', message: 'name must be a string' }],
+    })
+    t.same(
+      (await post(app, '/profile', { email: 'a', name: 7 })).json().errors,
+      r.json().errors,
+      'the very answer a number gets',
+    )
+  })
+
+  t.test('every kind of optional field refuses null with its own type error', async (t) => {
+    const r = await post(app, '/profile', { email: 'a', age: null, tags: null, address: null, role: null })
+    t.equal(r.statusCode, 400)
+    t.same(r.json().errors, [
+      { field: 'age', code: 'Type', message: 'age must be an integer' },
+      { field: 'tags', code: 'Type', message: 'tags must be an array' },
+      { field: 'address', code: 'Type', message: 'address must be an object' },
+      { field: 'role', code: 'Enum', message: 'role must be one of user, admin' },
+    ])
+  })
+
+  t.test('a nested optional field sent null is refused at its path', async (t) => {
+    const r = await post(app, '/profile', { email: 'a', address: { city: null } })
+    t.equal(r.statusCode, 400)
+    t.same(r.json().errors, [{ field: 'address/city', code: 'Type', message: 'city must be a string' }])
+  })
+
+  t.test(
+    'a nullable field keeps null, a required one answers Required, a defaulted one takes its default',
+    async (t) => {
+      const ok = await post(app, '/profile', { email: 'a', bio: null, lang: null })
+      t.equal(ok.statusCode, 200)
+      t.same(ok.json(), { email: 'a', bio: null, lang: 'en' })
+      const missing = await post(app, '/profile', { email: null })
+      t.equal(missing.statusCode, 400)
+      t.same(missing.json().errors, [{ field: 'email', code: 'Required', message: 'email is required' }])
+    },
+  )
+
+  t.test('the OpenAPI document admits null for the nullable field only, as the validator does', async (t) => {
+    const doc = (await app.inject({ url: '/openapi.json' })).json()
+    const props = doc.paths['/profile'].post.requestBody.content['application/json'].schema.properties
+    t.same(props.name, { type: 'string' })
+    t.same(props.bio, { anyOf: [{ type: 'string' }, { type: 'null' }] })
+  })
+
+  t.test('an answer with null in an optional field contradicts its schema (check_responses)', async (t) => {
+    const r = await app.inject({ url: '/profile' })
+    t.equal(r.statusCode, 500)
+    t.same(r.json(), { ok: false, error: 'response_invalid', message: 'Internal Server Error' })
+  })
+})

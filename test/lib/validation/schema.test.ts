@@ -157,9 +157,21 @@ t.test('Schema.validate', async (t) => {
     }
   })
 
-  t.test('omits optional fields that are missing or null and keeps an empty string', async (t) => {
+  t.test('omits optional fields that are missing and keeps an empty string', async (t) => {
     const s = schema({ nick: field.string().min_length(3), bio: field.string(), age: field.integer() })
-    t.same(s.validate({ nick: null, bio: '' }), { ok: true, value: { bio: '' } })
+    t.strictSame(s.validate({ bio: '' }), { ok: true, value: { bio: '' } })
+  })
+
+  t.test('refuses null in an optional field that is not nullable, as a value of the wrong type', async (t) => {
+    const s = schema({ nick: field.string().min_length(3), bio: field.string(), age: field.integer() })
+    t.strictSame(s.validate({ nick: null, bio: '' }), {
+      ok: false,
+      errors: [{ field: 'nick', code: 'Type', message: 'nick must be a string' }],
+    })
+    t.strictSame(field.string().validate(null), {
+      ok: false,
+      errors: [{ field: '', code: 'Type', message: 'value must be a string' }],
+    })
   })
 
   t.test('returns SQL- and HTML-looking text verbatim', async (t) => {
