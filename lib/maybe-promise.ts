@@ -1,15 +1,25 @@
 // The one convention for stores that may answer later (cache, session and rate limit stores): a method returns its
-// value when it has it at once, a promise when it does not, and callers branch on `instanceof Promise`.
+// value when it has it at once, a thenable (a promise) when it does not, and callers branch on `is_thenable`.
 
 /**
- * What a store method answers: the value itself (an in-memory store, so its hot path allocates no promise) or a native
- * `Promise` of it (an `async` method: Redis, a database). A method that fails at once may throw.
+ * What a store method answers: the value itself (an in-memory store, so its hot path allocates no promise) or a
+ * thenable of it: a native `Promise` (an `async` method: Redis, a database), a promise library's, a lazy query builder
+ * or a promise from another realm (a `vm` context). A method that fails at once may throw.
  */
-export type MaybePromise<T> = T | Promise<T>
+export type MaybePromise<T> = T | PromiseLike<T>
 
 /**
- * `next(value)` at once when `value` is not a promise, else a promise of it (and of `fail(error)` on a rejection, when
- * given): the caller of a synchronous store stays synchronous.
+ * Whether `value` answers later: an object or function with a callable `then`, as `await` and `Promise.resolve` tell a
+ * thenable. Not `instanceof Promise`, which misses a promise library's promises, lazy builders and another realm's
+ * promises (the store's answer would then be taken for its value). Allocates nothing.
+ */
+export function is_thenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+}
+
+/**
+ * `next(value)` at once when `value` is not a thenable, else a native promise of it (and of `fail(error)` on a
+ * rejection, when given): the caller of a synchronous store stays synchronous.
  * @example
  * return when(store.get(key), (entry) => entry?.body)
  */
@@ -18,7 +28,8 @@ export function when<T, R>(
   next: (value: T) => R,
   fail?: (error: unknown) => R,
 ): R | Promise<Awaited<R>> {
-  return value instanceof Promise ? (value.then(next, fail) as Promise<Awaited<R>>) : next(value)
+  // Promise.resolve gives a native promise back as it is, and adopts any other thenable into one.
+  return is_thenable(value) ? (Promise.resolve(value).then(next, fail) as Promise<Awaited<R>>) : next(value)
 }
 
 /**

@@ -22,5 +22,8 @@ export interface CacheStore {
   eraseIf?(pred: EntryPredicate): MaybePromise<number>
 }
 
-/** `Promise<T>` when `R`, what a store method answers, is a promise; `T` when it is not; either when it may be both. */
-export type StoreAnswer<R, T> = R extends Promise<unknown> ? Promise<T> : T
+/**
+ * `Promise<T>` when `R`, what a store method answers, is a promise (any thenable); `T` when it is not; either when it
+ * may be both.
+ */
+export type StoreAnswer<R, T> = R extends PromiseLike<unknown> ? Promise<T> : T

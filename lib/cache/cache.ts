@@ -3,7 +3,7 @@ import { CacheContext } from './cache-context.js'
 import { CacheEntry, type CacheEntryInit } from './cache-entry.js'
 import { CachePolicy, inside_window, type CachePolicyOptions } from './cache-policy.js'
 import type { CacheStore, EntryPredicate, StoreAnswer } from './cache-store.js'
-import { when } from '../maybe-promise.js'
+import { is_thenable, when } from '../maybe-promise.js'
 import { option_checker } from '../options.js'
 import { check_now, ERR_CACHE_BAD_OPTION } from './errors.js'
 
@@ -61,7 +61,9 @@ export class Cache<S extends CacheStore = CacheStore> {
     const max = this.policy.max_useful_age_ms
     // Ages are read as the policy reads them: an entry stamped more than max ahead (a clock that went back) goes, and
     // so does one whose age is NaN (nothing could ever serve it).
-    return (this.store.eraseIf?.((_key, e) => !inside_window(now_ms - e.created_at_ms, max)) ?? 0) as PruneAnswer<S>
+    const erased = this.store.eraseIf?.((_key, e) => !inside_window(now_ms - e.created_at_ms, max)) ?? 0
+    // A thenable that is not a native promise (a promise library's, another realm's) is answered as a native one.
+    return (is_thenable(erased) ? Promise.resolve(erased) : erased) as PruneAnswer<S>
   }
 
   #allows(entry: CacheEntry, now_ms: number, ctx: CacheContext): boolean {

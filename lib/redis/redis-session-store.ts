@@ -161,7 +161,10 @@ export class RedisSessionStore implements ISessionStore {
     throw ERR_REDIS_UNAVAILABLE(NAME, operation, 'session lock lost; another may hold it')
   }
 
-  /** Renews the session's expiry without rewriting it (`rolling`). One PEXPIRE. */
+  /**
+   * Renews the session's expiry without rewriting it (`rolling`). One PEXPIRE, which does nothing to a key already gone:
+   * a session that expired or was destroyed since it was loaded stays gone, as in `InMemorySessionStore`.
+   */
   async touch(sid: string, ttl_seconds: number): Promise<void> {
     await this.#redis.run('touch', (r) => r.pexpire(this.key(sid), ttl_ms(ttl_seconds)))
   }

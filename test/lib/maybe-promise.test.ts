@@ -1,5 +1,6 @@
 import t from 'tap'
-import { when, within } from '../../lib/maybe-promise.js'
+import { is_thenable, when, within } from '../../lib/maybe-promise.js'
+import { Later, foreign, foreign_reject, lazy } from '../helpers/thenable.js'
 
 t.test('when', async (t) => {
   t.test('continues at once with a value, allocating no promise', async (t) => {
@@ -32,6 +33,35 @@ t.test('when', async (t) => {
     t.equal(await failed, 'failed: down')
     await t.rejects(when(Promise.reject(new Error('down')), () => 'value') as Promise<string>, { message: 'down' })
   })
+
+  t.test(
+    'continues in a native promise with any thenable: a promise library, a lazy builder, another realm',
+    async (t) => {
+      for (const [name, answer] of [
+        ['Bluebird-like', new Later(2)],
+        ['lazy builder', lazy(() => 2)],
+        ['another realm', foreign(2)],
+      ] as const) {
+        const out = when(answer, (n) => n * 10)
+        t.type(out, Promise, `${name}: a native promise`)
+        t.equal(await out, 20, `${name}: continued with the value, not the thenable`)
+      }
+    },
+  )
+
+  t.test('hands a rejection of a thenable to fail', async (t) => {
+    const fail = (err: unknown) => `failed: ${(err as Error).message}`
+    t.equal(await when(Later.reject(new Error('down')), () => 'value', fail), 'failed: down')
+    t.equal(await when(foreign_reject(new Error('gone')), () => 'value', fail), 'failed: gone')
+  })
+})
+
+t.test('is_thenable', async (t) => {
+  t.ok(is_thenable(Promise.resolve(1)), 'a native promise')
+  t.ok(is_thenable(new Later(1)), 'a promise library promise')
+  t.ok(is_thenable(foreign(1)), 'a native promise of another realm')
+  t.ok(is_thenable(Object.assign(() => 1, { then: () => undefined })), 'a function with a then method')
+  for (const v of [undefined, null, 0, 'then', { then: 1 }, { current: 1 }, []]) t.notOk(is_thenable(v), String(v))
 })
 
 t.test('within', async (t) => {

@@ -31,7 +31,7 @@ export interface ISessionStore {
   save(session: SessionRecord, ttl_seconds: number): MaybePromise<void>
   destroy(sid: string): MaybePromise<void>
   touch?(sid: string, ttl_seconds: number): MaybePromise<void>
-  lock?(sid: string): Promise<() => Promise<void>>
+  lock?(sid: string): PromiseLike<() => PromiseLike<void>>
 }
 
 /** Options of `InMemorySessionStore`. */

@@ -245,7 +245,7 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
  * Runs store work. A store that cannot answer now (it throws a `StoreUnavailable`, as `FW_ERR_REDIS_UNAVAILABLE`)
  * makes the answer 503 `session_store_unavailable` instead of a 500, and the work gives undefined.
  */
-async function store_work<T>(ctx: Ctx, work: () => Promise<T>): Promise<T | undefined> {
+async function store_work<T>(ctx: Ctx, work: () => PromiseLike<T>): Promise<T | undefined> {
   try {
     return await work()
   } catch (err) {
@@ -282,8 +282,13 @@ async function shared(
   try {
     await run(c, ctx, cookie, next)
   } finally {
-    // A lock that cannot be released (the store went away) expires by its own ttl; the answer is already decided.
-    await unlock().catch(() => undefined)
+    // A lock that cannot be released (the store went away) expires by its own ttl; the answer is already decided. The
+    // release may answer any thenable (not only a native promise with a catch method), or throw at once.
+    try {
+      await unlock()
+    } catch {
+      // ignored, as above
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { httpCode, StoreUnavailable } from '../../errors.js'
 import { ERR_SECURITY_BAD_OPTION } from './errors.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import { option_checker } from '../../options.js'
+import { is_thenable } from '../../maybe-promise.js'
 import { counting_key, RATE_LIMIT_KEYS, type KeyFn, type RateLimitKey } from './rate-limit-key.js'
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitStore } from './rate-limit-store.js'
 import { observed, report } from '../../observability/events.js'
@@ -193,8 +194,9 @@ export function rate_limit({
       return unavailable(ctx, next, err)
     }
     // The store convention (lib/maybe-promise.ts), branched here by hand: the memory store's hit allocates no closure.
-    if (hit instanceof Promise)
-      return hit.then(
+    // Any thenable answers later; Promise.resolve adopts one that is not a native promise, so the chain waits for it.
+    if (is_thenable(hit))
+      return Promise.resolve(hit).then(
         (h) => decide(ctx, next, h, now_ms),
         (err: unknown) => unavailable(ctx, next, err),
       )

@@ -7,6 +7,7 @@ import type { CacheStore, EntryPredicate } from '../../../lib/cache/cache-store.
 import { ERR_CACHE_BAD_ENTRY, ERR_CACHE_BAD_OPTION, ERR_CACHE_BAD_TIME } from '../../../lib/cache/errors.js'
 import { LruMemoryStore } from '../../../lib/cache/lru-memory-store.js'
 import { MemoryStore } from '../../../lib/cache/memory-store.js'
+import { THENABLE_KINDS } from '../../helpers/thenable.js'
 
 /** A store that answers every call in a later microtask, recording the calls, as a network store would. */
 class AsyncMapStore implements CacheStore {
@@ -263,6 +264,36 @@ t.test('Cache', async (t) => {
     t.equal(await cache.get('k', 1500, CacheContext.NetworkError()), undefined)
     t.equal(await cache.get('nothing', 1000), undefined)
     t.same(store.calls, ['put k', 'get k', 'get k', 'get k', 'get k', 'get k', 'get nothing'])
+  })
+
+  t.test('follows a store answering thenables that are not native promises, as an async one', async (t) => {
+    // A store over a promise library (Bluebird), a lazy query builder (knex runs its query when awaited) or another
+    // realm's promises: `instanceof Promise` is false for each answer.
+    for (const [name, wrap] of Object.entries(THENABLE_KINDS)) {
+      const map = new Map<string, CacheEntry>()
+      const store = {
+        put: (key: string, entry: CacheEntry) => wrap(() => void map.set(key, entry)),
+        get: (key: string) => wrap(() => map.get(key)),
+        erase: (key: string) => wrap(() => void map.delete(key)),
+        clear: () => wrap(() => map.clear()),
+      } as unknown as Required<CacheStore>
+      const cache = new Cache(policy, store)
+      const put = cache.put('k', { body: 'b', created_at_ms: 1000 })
+      t.type(put, Promise, `${name}: put answers a native promise`)
+      t.equal(await put, undefined)
+      t.equal(map.get('k')?.body, 'b', `${name}: the entry is stored once put settled`)
+      const got = cache.get('k', 1050)
+      t.type(got, Promise, `${name}: get answers a native promise`)
+      t.equal((await got)?.body, 'b', `${name}: get answers the stored entry`)
+      t.equal(await cache.get('k', 1200), undefined, `${name}: and still judges it (stale online)`)
+      t.equal(await cache.get('nothing', 1000), undefined)
+      store.eraseIf = (pred: EntryPredicate) =>
+        wrap(() => [...map].filter(([k, e]) => pred(k, e) && map.delete(k)).length)
+      const pruned = cache.prune(1_000_000)
+      t.type(pruned, Promise, `${name}: prune answers a native promise`)
+      t.equal(await pruned, 1, `${name}: with the count the store answered`)
+      t.equal(map.size, 0)
+    }
   })
 
   t.test('prunes an async store through its eraseIf, and answers 0 at once without one', async (t) => {

@@ -4,6 +4,7 @@ import { App, adapt_ctx, type Request, type Response } from '../../../index.js'
 import { session } from '../../../lib/middleware/auth/session.js'
 import { Session } from '../../../lib/middleware/auth/session-state.js'
 import { RedisSessionStore } from '../../../lib/redis/index.js'
+import { InMemorySessionStore, type ISessionStore } from '../../../lib/middleware/auth/session-store.js'
 import { capture_log } from '../../helpers/log.js'
 import { free_port, start_redis } from '../../helpers/redis-server.js'
 import { client, redis_proxy } from './setup.js'
@@ -122,6 +123,60 @@ t.test('RedisSessionStore', async (t) => {
     await store.touch('tt', 3600)
     t.ok((await redis.pttl('fw:sess:tt')) > 3_599_000)
     t.same(await store.load('tt'), { id: 'tt', data: { n: '1' } })
+  })
+
+  t.test('touch never brings back a session that expired or was destroyed before it', async (t) => {
+    await store.save({ id: 'gone-exp', data: { n: '1' } }, 0.03)
+    t.same(await store.load('gone-exp'), { id: 'gone-exp', data: { n: '1' } }, 'loaded just before it expired')
+    await sleep(60)
+    await store.touch('gone-exp', 3600)
+    t.equal(await redis.exists('fw:sess:gone-exp'), 0, 'an expired session stays gone')
+    t.equal(await store.load('gone-exp'), undefined)
+    await store.save({ id: 'gone-del', data: { n: '1' } }, 60)
+    await store.load('gone-del')
+    await store.destroy('gone-del')
+    await store.touch('gone-del', 3600)
+    t.equal(await redis.exists('fw:sess:gone-del'), 0, 'a destroyed session stays gone')
+    t.equal(await store.load('gone-del'), undefined)
+  })
+
+  t.test('with rolling, a session gone during the request answers as over the in-memory store', async (t) => {
+    // The request loads the session, then it goes (another request or instance logs it out, or it expires) before the
+    // touch at the end of the request. Both stores: the request answers, the session stays gone, the next request with
+    // the cookie starts a new one.
+    const answers = async (store: ISessionStore, forget: (id: string) => Promise<unknown>) => {
+      const app = new App({ access_log: false })
+      app.use(adapt_ctx(session({ secret: SECRET, store, ttl: 60, rolling: true })))
+      app.get('/count', (req, res) => {
+        const s = req.state(Session)!
+        s.set('n', String(Number(s.get('n') ?? '0') + 1))
+        res.text(s.get('n')!)
+      })
+      app.get('/read', async (req, res) => {
+        const s = req.state(Session)!
+        await forget(s.id)
+        res.text(`read ${s.get('n')}`)
+      })
+      t.teardown(() => app.close())
+      const first = await app.inject({ url: '/count' })
+      const cookie = String(first.headers['set-cookie']).split(';')[0]!
+      const id = cookie.split('=')[1]!.split('.')[0]!
+      const read = await app.inject({ url: '/read', headers: { cookie } })
+      const after = await store.load(id)
+      const next = await app.inject({ url: '/count', headers: { cookie } })
+      const next_id = String(next.headers['set-cookie']).split(';')[0]!.split('=')[1]!.split('.')[0]!
+      return {
+        read: [read.statusCode, read.body, String(read.headers['set-cookie']).startsWith(`${cookie};`)],
+        after,
+        next: [next.statusCode, next.body, next_id === id],
+      }
+    }
+    const rolling = new RedisSessionStore({ client: redis, prefix: 'roll-gone:' })
+    const memory = new InMemorySessionStore()
+    const over_redis = await answers(rolling, (id) => redis.del(rolling.key(id)))
+    const over_memory = await answers(memory, async (id) => memory.destroy(id))
+    t.same(over_memory, { read: [200, 'read 1', true], after: undefined, next: [200, '1', false] })
+    t.same(over_redis, over_memory)
   })
 
   t.test('destroys a session', async (t) => {

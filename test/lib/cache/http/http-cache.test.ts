@@ -15,6 +15,7 @@ import type { HttpCacheDecision, HttpCacheDetail, HttpCacheOptions } from '../..
 import { arrivals } from '../../../helpers/arrivals.js'
 import { build, gate } from '../../../helpers/build.js'
 import { capture_log } from '../../../helpers/log.js'
+import { Later, lazy } from '../../../helpers/thenable.js'
 
 const { adapt_ctx, etag, http_cache } = fw.middleware.app
 
@@ -934,6 +935,24 @@ t.test('http_cache', async (t) => {
     t.same([...store.map.keys()], ['GET /data?'])
     const hit = await app.inject({ url: '/data' })
     t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 1])
+  })
+
+  t.test('works over a store answering thenables that are not native promises', async (t) => {
+    // A store over a promise library (Bluebird) or a lazy query builder (knex runs its query when awaited).
+    for (const [name, wrap] of Object.entries({ 'Bluebird-like': <T>(work: () => T) => new Later(work()), lazy })) {
+      const map = new Map<string, CacheEntry>()
+      const store = {
+        get: (key: string) => wrap(() => map.get(key)),
+        put: (key: string, entry: CacheEntry) => wrap(() => void map.set(key, entry)),
+        erase: (key: string) => wrap(() => void map.delete(key)),
+        clear: () => wrap(() => map.clear()),
+      } as unknown as CacheStore
+      const { app, calls } = cached(t, { store })
+      t.equal(status_of(await app.inject({ url: '/data' })), 'miss', name)
+      t.same([...map.keys()], ['GET /data?'], `${name}: stored`)
+      const hit = await app.inject({ url: '/data' })
+      t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 1], `${name}: then served from the store`)
+    }
   })
 
   t.test('answers bypass and runs the handler while the store cannot be read', async (t) => {

@@ -11,6 +11,7 @@ import {
 } from '../../../../lib/middleware/auth/session-store.js'
 import { StoreUnavailable } from '../../../../lib/errors.js'
 import { throws_coded } from './build.js'
+import { THENABLE_KINDS } from '../../../helpers/thenable.js'
 
 const SECRET = 'session-test-secret-0123456789abcdef'
 const WEEK = 604800
@@ -281,6 +282,42 @@ t.test('session', async (t) => {
     await app.inject({ url: '/logout', headers: { cookie } })
     t.same(log, ['save 90', 'load', 'save 90', 'load', 'destroy'])
     t.equal(map.size, 0)
+  })
+
+  t.test('works with a store answering thenables that are not native promises, its lock included', async (t) => {
+    // A store over a promise library, a lazy query builder or another realm's promises; its lock's release answers a
+    // bare thenable (no catch method), as a store written in JavaScript against the interface may.
+    for (const [name, wrap] of Object.entries(THENABLE_KINDS)) {
+      const map = new Map<string, SessionRecord>()
+      const log: string[] = []
+      const store = {
+        load: (sid: string) => wrap(() => (log.push('load'), map.get(sid))),
+        save: (s: SessionRecord, ttl: number) => wrap(() => void (log.push(`save ${ttl}`), map.set(s.id, s))),
+        destroy: (sid: string) => wrap(() => void (log.push('destroy'), map.delete(sid))),
+        touch: (_sid: string, ttl: number) => wrap(() => void log.push(`touch ${ttl}`)),
+        lock: (_sid: string) => wrap(() => (log.push('lock'), () => wrap(() => void log.push('unlock')))),
+      } as unknown as ISessionStore
+      const { app } = build(t, { store, ttl: 90, rolling: true })
+      const first = await app.inject({ url: '/count' })
+      const cookie = `sid=${cookie_of(first).value}`
+      const second = await app.inject({ url: '/count', headers: { cookie } })
+      t.equal(second.statusCode, 200, name)
+      t.equal(second.body, 'n=2', `${name}: the loaded session, not the thenable`)
+      const peek = await app.inject({ url: '/peek', headers: { cookie } })
+      t.same(peek.json().data, { n: '2' }, name)
+      t.equal((await app.inject({ url: '/logout', headers: { cookie } })).statusCode, 200, name)
+      t.same(
+        log,
+        ['save 90', 'lock', 'load', 'save 90', 'unlock', 'lock', 'load', 'touch 90', 'unlock'].concat([
+          'lock',
+          'load',
+          'destroy',
+          'unlock',
+        ]),
+        `${name}: every answer awaited in order`,
+      )
+      t.equal(map.size, 0, name)
+    }
   })
 
   t.test('serializes concurrent requests of one session, so N increments end at N', async (t) => {

@@ -11,6 +11,7 @@ import { set_identity } from '../../../../lib/identity.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../../../../lib/middleware/security/rate-limit-store.js'
 import { build } from './build.js'
 import { StoreUnavailable } from '../../../../lib/errors.js'
+import { Later, foreign, foreign_reject } from '../../../helpers/thenable.js'
 import { api_key } from '../../../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import { session } from '../../../../lib/middleware/auth/session.js'
@@ -513,6 +514,54 @@ t.test('rate_limit', async (t) => {
     t.equal(r.statusCode, 500)
     t.same(r.json(), { ok: false, error: 'internal_error', message: 'Internal Server Error' })
     t.equal(calls.n, 0)
+  })
+
+  t.test('counts through a store answering thenables that are not native promises', async (t) => {
+    // A store written against RateLimitStore over a promise library (Bluebird), or one whose promises come from another
+    // realm (a vm context, a worker's bridge): its answers are thenables, not `instanceof Promise` here.
+    const wraps = { 'Bluebird-like': <T>(v: T) => new Later(v), 'another realm': foreign }
+    for (const [name, wrap] of Object.entries(wraps)) {
+      const inner = new MemoryRateLimitStore()
+      const store = { hit: (k: string, n: number, w: number) => wrap(inner.hit(k, n, w)) }
+      const { app, calls } = limited(t, {
+        max_requests: 2,
+        window_seconds: 60,
+        store: store as RateLimitStore,
+        now: () => 0,
+      })
+      app.get('/later', async (_req, res) => {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        res.json('later', true)
+      })
+      const first = await app.inject({ url: '/data' })
+      t.equal(first.statusCode, 200, `${name}: the first request passes`)
+      t.same(first.json(), { ok: true }, `${name}: with the route's answer`)
+      t.equal(first.headers['x-ratelimit-remaining'], '1', `${name}: the count read from the store's answer`)
+      const second = await app.inject({ url: '/later' })
+      t.equal(second.statusCode, 200, `${name}: the second passes`)
+      t.same(second.json(), { later: true }, `${name}: after the async handler it waited for`)
+      t.equal(second.headers['x-ratelimit-remaining'], '0')
+      const third = await app.inject({ url: '/data' })
+      t.equal(third.statusCode, 429, `${name}: the third is refused`)
+      // As the same limit over the memory store itself answers its third request.
+      const plain = limited(t, { max_requests: 2, window_seconds: 60, now: () => 0 }).app
+      for (let i = 0; i < 2; i++) await plain.inject({ url: '/data' })
+      const refused = await plain.inject({ url: '/data' })
+      for (const h of ['retry-after', 'x-ratelimit-reset', 'x-ratelimit-remaining'])
+        t.equal(third.headers[h], refused.headers[h], `${name}: ${h} as over the memory store`)
+      t.equal(calls.n, 1, `${name}: the route ran for the allowed request only`)
+    }
+  })
+
+  t.test('answers 503 on a StoreUnavailable rejection of a thenable that is not a native promise', async (t) => {
+    for (const rejected of [Later.reject, foreign_reject]) {
+      const store = { hit: () => rejected(new StoreUnavailable('test store: down')) }
+      const { app, calls } = limited(t, { max_requests: 1, window_seconds: 60, store: store as RateLimitStore })
+      const r = await app.inject({ url: '/data' })
+      t.equal(r.statusCode, 503)
+      t.same(r.json(), { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' })
+      t.equal(calls.n, 0)
+    }
   })
 
   t.test('follows fail_open when a synchronous store throws a StoreUnavailable, and only then', async (t) => {
