@@ -16,6 +16,7 @@ import { error_body } from '../lib/http-error.js'
 import { lazy } from '../lib/lazy.js'
 import type { LogCore } from '../lib/log/core.js'
 import { logf_in } from '../lib/log/logger.js'
+import { is_thenable } from '../lib/maybe-promise.js'
 import { observed, report } from '../lib/observability/events.js'
 import { CODE_PRECONDITION_FAILED, CODE_RANGE_NOT_SATISFIABLE, type Response } from '../lib/response.js'
 import { discard_body, held_to_length, open_body, OpenStreams, type StreamedBody } from '../lib/stream/index.js'
@@ -89,7 +90,7 @@ export type Commit = (
 export function checked_commit(check: ResponseCheck): Commit {
   const send = (reply: FastifyReply, res: Response, log: LogCore | undefined, freq: FastifyRequest) => {
     const mismatch = check(res)
-    if (mismatch instanceof Promise) return mismatch.then((m) => sent(m, reply, res, log, freq))
+    if (is_thenable(mismatch)) return Promise.resolve(mismatch).then((m) => sent(m, reply, res, log, freq))
     return sent(mismatch, reply, res, log, freq)
   }
   return send
@@ -114,6 +115,8 @@ function sent(
  * stream.
  */
 export function pending(sent: FastifyReply | Promise<FastifyReply>): FastifyReply | Promise<FastifyReply> | undefined {
+  // `instanceof Promise`, not `is_thenable`: a FastifyReply is itself a thenable, and fw's own commit gives only native
+  // promises.
   return sent instanceof Promise || !sent.sent ? sent : undefined
 }
 

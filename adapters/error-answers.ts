@@ -16,6 +16,7 @@ import {
 import { httpCode } from '../lib/errors.js'
 import { error_body, status_text } from '../lib/http-error.js'
 import type { LogCore } from '../lib/log/core.js'
+import { is_thenable } from '../lib/maybe-promise.js'
 import { CODE_NOT_READY } from '../lib/observability/errors.js'
 import type { Request } from '../lib/request.js'
 import type { Response } from '../lib/response.js'
@@ -108,7 +109,7 @@ export function fail(
 ): FastifyReply | Promise<FastifyReply> {
   clear_for_error(res)
   const lines = answer_error(err, req, res, on_error)
-  if (lines instanceof Promise) return lines.then((l) => answered(freq, reply, res, log, l, send))
+  if (is_thenable(lines)) return Promise.resolve(lines).then((l) => answered(freq, reply, res, log, l, send))
   return answered(freq, reply, res, log, lines, send)
 }
 

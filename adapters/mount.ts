@@ -6,6 +6,7 @@ import type { AppCore, CompiledRoute, ErrorMapperOf } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
 import { level as log_level } from '../lib/log/index.js'
+import { is_thenable } from '../lib/maybe-promise.js'
 import { route_template } from '../lib/observability/route.js'
 import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
@@ -128,8 +129,10 @@ function binder(app: AppCore, ip: IpResolver, log: LogCore | undefined, users: b
         note(freq, req)
         return pending(fail(freq, reply, req, res, err, log, on_error(req), send))
       }
-      if (result instanceof Promise) {
-        return result.then(
+      // Any thenable the chain gives, as `await` takes one (a handler's Bluebird promise or knex query, another
+      // realm's promise), is waited for before the answer is committed; a native promise is adopted as it is.
+      if (is_thenable(result)) {
+        return Promise.resolve(result).then(
           () => (note(freq, req), pending(send(reply, res, log, freq))),
           (err: unknown) => (note(freq, req), pending(fail(freq, reply, req, res, err, log, on_error(req), send))),
         )

@@ -1,5 +1,6 @@
 // The middleware chain in one small function: onion model, `await next()` runs the rest, a second `next()` is ignored.
 import { defineError } from './errors.js'
+import { is_thenable } from './maybe-promise.js'
 import { quote } from './options.js'
 import type { Ctx, Request, Valid } from './request.js'
 import type { Response } from './response.js'
@@ -90,22 +91,25 @@ class ChainRun {
     try {
       if (i === this.#mws.length) {
         const r = this.#handler(this.#req, this.#res)
-        if (!(r instanceof Promise)) return done
-        // Noted as settled when it is: what it gives is then the middleware's to see. Its failure is never an unhandled
-        // rejection that ends the process, even when no middleware waited for it.
-        this.#running = r
-        r.then(
+        if (!is_thenable(r)) return done
+        // Any thenable, as `await` takes one (a promise library's, a lazy query builder's, another realm's), adopted
+        // into a native promise; a native one is given back as it is. Noted as settled when it is: what it gives is
+        // then the middleware's to see. Its failure is never an unhandled rejection that ends the process, even when
+        // no middleware waited for it.
+        const p = Promise.resolve(r) as Promise<void>
+        this.#running = p
+        p.then(
           () => void (this.#running = undefined),
           () => void (this.#running = undefined),
         )
-        return r
+        return p
       }
       this.#downstream = undefined
       const r = this.#mws[i]!(this.#req, this.#res, this.#next.bind(this, i + 1))
       // An async middleware owns its `await next()` (and may catch what it throws). A sync one that calls next()
       // without returning it still waits for the rest of the chain: its next() ran (and returned) before it returned,
       // so the field holds what that call gave, whatever the calls deeper in the chain wrote there before.
-      if (r instanceof Promise) return r
+      if (is_thenable(r)) return Promise.resolve(r)
       return this.#downstream ?? done
     } catch (err) {
       return Promise.reject(err)

@@ -3,6 +3,7 @@
 import { body_error_answer } from './body/errors.js'
 import { defineError, httpCode, StoreUnavailable } from './errors.js'
 import { error_body, HttpError } from './http-error.js'
+import { is_thenable } from './maybe-promise.js'
 import type { Request } from './request.js'
 import type { Response } from './response.js'
 
@@ -62,8 +63,9 @@ export function answer_error(
   } catch (thrown) {
     return mapper_failed(err, thrown, res)
   }
-  if (r instanceof Promise)
-    return r.then(
+  // Any thenable, as `await` takes one: a promise library's, a lazy builder's, another realm's.
+  if (is_thenable(r))
+    return Promise.resolve(r).then(
       () => mapped(err, res),
       (thrown: unknown) => mapper_failed(err, thrown, res),
     )

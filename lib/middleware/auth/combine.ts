@@ -8,6 +8,7 @@ import {
   type Next,
 } from '../../compose.js'
 import { Identity } from '../../identity.js'
+import { is_thenable } from '../../maybe-promise.js'
 import { doc_of, documented, type MiddlewareDoc, type SecurityScheme } from '../../openapi/middleware-doc.js'
 import { quote } from '../../options.js'
 import { Response } from '../../response.js'
@@ -190,7 +191,8 @@ export function all_of(...authenticators: CtxMiddleware[]): CtxMiddleware {
       if (!passed) ctx.req.restore_state(saved)
     }
     const ran = step(0)
-    if (ran instanceof Promise) return ran.then(undo)
+    // An authenticator of the app's may answer any thenable (a promise library's, a lazy builder's): waited for too.
+    if (is_thenable(ran)) return Promise.resolve(ran).then(undo)
     undo()
   }
   // Every combination of the parts' alternatives, each merged into one requirement.

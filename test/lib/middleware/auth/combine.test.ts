@@ -8,6 +8,7 @@ import { jwt } from '../../../../lib/middleware/auth/jwt.js'
 import { rbac_context } from '../../../../lib/middleware/auth/rbac.js'
 import { require_role } from '../../../../lib/middleware/auth/rbac-checks.js'
 import { ApiKey, JwtClaims } from '../../../../lib/middleware/auth/state.js'
+import { THENABLE_KINDS } from '../../../helpers/thenable.js'
 import { build, error_body, throws_coded } from './build.js'
 
 const SECRET = 'combine-test-secret-0123456789abcdef'
@@ -243,6 +244,29 @@ t.test('auth.all_of', async (t) => {
     t.same([without_key.statusCode, without_key.json()], [401, error_body('missing_auth', 'Authentication required')])
     const with_key = await guarded.inject({ url: '/p', headers: { ...admin_jwt, 'x-api-key': KEY } })
     t.equal(with_key.statusCode, 200)
+  })
+
+  t.test('waits for an authenticator answering a thenable (a promise library, a lazy builder, a realm)', async (t) => {
+    for (const [kind, wrap] of Object.entries(THENABLE_KINDS)) {
+      // A custom authenticator that looks the caller up (its `then` not native) and goes on, or refuses, inside it.
+      // Cast: `CtxMiddleware` is typed `void | Promise<void>`; JavaScript code returns any thenable without one.
+      const looked_up: CtxMiddleware = (ctx, next) =>
+        wrap(() =>
+          new Promise((resolve) => setTimeout(resolve, 5)).then(() => {
+            if (ctx.req.header('x-user') !== 'ada') return void ctx.res.error(401, 'unknown_user', 'Unknown user')
+            set_identity(ctx.req, ctx.res, { kind: 'user', id: 'ada' })
+            return next()
+          }),
+        ) as Promise<void>
+      const { app, calls } = build(t, [all_of(looked_up, keys())], who)
+      const both = await app.inject({ url: '/p', headers: { 'x-user': 'ada', 'x-api-key': KEY } })
+      t.same([both.statusCode, both.json()], [200, { ok: true, who: 'user:ada', key: true, claims: false }], kind)
+      const no_key = await app.inject({ url: '/p', headers: { 'x-user': 'ada' } })
+      t.same([no_key.statusCode, no_key.json()], [401, error_body('missing_api_key', 'API key required')], kind)
+      const unknown = await app.inject({ url: '/p', headers: { 'x-user': 'bob', 'x-api-key': KEY } })
+      t.same([unknown.statusCode, unknown.json()], [401, error_body('unknown_user', 'Unknown user')], kind)
+      t.equal(calls.n, 1, `${kind}: the handler ran for the caller with both only`)
+    }
   })
 })
 
