@@ -22,8 +22,9 @@ export async function mount_ws(
   log?: LogCore,
 ): Promise<void> {
   if (routes.length === 0) return
-  // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
-  const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
+  // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101), and the
+  // client's `Sec-WebSocket-Protocol` where a route's choice replaced it.
+  const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response; offer?: string | undefined }>()
   const drain = async (): Promise<void> => {
     await Promise.all(routes.map((r) => r.endpoint.drain(app.config.close_timeout_ms)))
   }
@@ -74,7 +75,12 @@ export async function mount_ws(
       if (!passed.has(req)) return commit(reply, res, log)
       // Without this header ws does not negotiate compression for a route that keeps it off.
       if (!deflate) delete freq.raw.headers['sec-websocket-extensions']
-      accepted.set(freq.raw, { req, res })
+      const protocol = r.endpoint.protocol(req)
+      if (protocol === undefined) return void accepted.set(freq.raw, { req, res })
+      // ws (the host's or fw's) selects the first protocol offered: offered the route's choice alone, it selects that.
+      const offer = freq.raw.headers['sec-websocket-protocol']
+      freq.raw.headers['sec-websocket-protocol'] = protocol
+      accepted.set(freq.raw, { req, res, offer })
       return undefined
     }
     instance.route({
@@ -86,6 +92,8 @@ export async function mount_ws(
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
         const a = accepted.get(freq.raw)!
+        // The handler reads the client's offer, as the middleware did.
+        if (a.offer !== undefined) freq.raw.headers['sec-websocket-protocol'] = a.offer
         limit_payload(socket, max_payload)
         // The host's plugin closes every socket of `clients` without a code (1005) in its preClose, which runs before
         // fw's: fw's sockets are left out of it, and get their 1001 from the drain. A host server made with

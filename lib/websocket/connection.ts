@@ -13,6 +13,8 @@ import type { WsRateLimit, WsSettings } from './options.js'
 export interface RawSocket {
   readonly readyState: number
   readonly bufferedAmount: number
+  /** The subprotocol its 101 selected, '' for none (a `ws` WebSocket has it; a socket without it selected none). */
+  readonly protocol?: string
   send(data: string | Buffer, options?: { binary: boolean }): void
   close(code?: number, reason?: string): void
   terminate(): void
@@ -134,6 +136,14 @@ export class WebSocketConnection {
   /** Whether the socket is open (messages can be sent). */
   get open(): boolean {
     return this.#ended === undefined && this.#raw.readyState === OPEN
+  }
+
+  /**
+   * The subprotocol the 101 selected: for a route with `protocols`, the first of them the client offered; for one
+   * without, ws's choice, the client's first offer; '' when the client offered none.
+   */
+  get protocol(): string {
+    return this.#raw.protocol ?? ''
   }
 
   /** Rooms this connection is in. */

@@ -1,5 +1,6 @@
 // A WebSocket route: its handler, options and open connections; accepting an upgraded socket and draining on close.
 import type { Middleware } from '../compose.js'
+import { HTTP_TOKEN } from '../http-token.js'
 import type { StoredContext } from '../log/context.js'
 import { within } from '../maybe-promise.js'
 import { same_host } from '../origin.js'
@@ -20,17 +21,44 @@ function upgrade_required(res: Response): Response {
   return res.header('Upgrade', 'websocket').error(426, CODE_UPGRADE_REQUIRED, 'WebSocket upgrade required')
 }
 
+/** No `Sec-WebSocket-Protocol`: no subprotocol offered. */
+const NONE: readonly string[] = Object.freeze([])
+/** The whitespace around a list element (RFC 9110 OWS). */
+const OWS = /^[ \t]+|[ \t]+$/g
+
+/**
+ * The subprotocols an upgrade offers, in the client's order (RFC 6455 section 4.1: its order of preference): the
+ * `Sec-WebSocket-Protocol` list, several header lines being one list (Node joins them), whitespace around each name
+ * dropped. Undefined when ws would refuse the header: an empty element, a name that is not an HTTP token, or one
+ * offered twice.
+ */
+function offered_protocols(req: Request): readonly string[] | undefined {
+  const header = req.raw.headers['sec-websocket-protocol']
+  if (header === undefined) return NONE
+  const names = header.split(',')
+  // A set, not a search of the list per name: a header of thousands of distinct names costs linear time.
+  const seen = new Set<string>()
+  for (let i = 0; i < names.length; i++) {
+    const name = (names[i] = names[i]!.replace(OWS, ''))
+    if (!HTTP_TOKEN.test(name) || seen.has(name)) return undefined
+    seen.add(name)
+  }
+  return names
+}
+
 /**
  * Answers, in fw's shape, an upgrade that ws would refuse with a text/html body of its own: an unsupported
  * `Sec-WebSocket-Version` gets 426 with the versions spoken (RFC 6455 section 4.4), a missing or malformed
- * `Sec-WebSocket-Key` 400. The checks are ws's own, made first; true when it answered.
+ * `Sec-WebSocket-Key` 400, and so does a malformed `Sec-WebSocket-Protocol`. The checks are ws's own, made first;
+ * true when it answered.
  */
-function refused_handshake(req: Request, res: Response): boolean {
+function refused_handshake(req: Request, res: Response, offer: readonly string[] | undefined): boolean {
   // As ws reads it: `Number`, so '13' and ' 13' pass and '' does not.
   const version = Number(req.header('sec-websocket-version'))
   if (version !== 13 && version !== 8) upgrade_required(res.header('Sec-WebSocket-Version', VERSIONS))
   else if (!KEY.test(req.header('sec-websocket-key')))
     res.error(400, CODE_BAD_REQUEST, 'Missing or invalid Sec-WebSocket-Key header')
+  else if (offer === undefined) res.error(400, CODE_BAD_REQUEST, 'Invalid Sec-WebSocket-Protocol header')
   else return false
   return true
 }
@@ -68,18 +96,43 @@ export class WsEndpoint {
    * bad handshake headers as `refused_handshake` does, and a cross-origin upgrade with 403: an `Origin` whose host
    * differs from the `Host` and that `origins` does not list. A browser sends `Origin` on every upgrade and sends the
    * page's cookies with it, and CORS does not protect WebSockets (cross-site WebSocket hijacking); a client that sends
-   * no `Origin` is not a browser and passes.
+   * no `Origin` is not a browser and passes. A route with `protocols` refuses with 400 an upgrade that offers none of
+   * them (a browser fails a connection whose 101 selects none of those it offered, so accepting it would serve no one),
+   * naming the ones it speaks in `Sec-WebSocket-Protocol`.
    */
   gate(is_upgrade: (req: Request) => boolean): Middleware {
     const origins = this.settings.origins
+    const spoken = this.settings.protocols
+    const listed = spoken?.join(', ')
     return (req, res, next) => {
       if (!is_upgrade(req) || req.header('upgrade').toLowerCase() !== 'websocket') return void upgrade_required(res)
-      if (refused_handshake(req, res)) return
+      const offer = offered_protocols(req)
+      if (refused_handshake(req, res, offer)) return
       const origin = req.header('origin')
       if (origin !== '' && !origins?.has(origin) && !same_host(origin, req.header('host')))
         return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')
+      if (listed !== undefined && this.#select(offer!) === undefined) {
+        res.header('Sec-WebSocket-Protocol', listed)
+        return void res.error(400, CODE_BAD_REQUEST, 'Missing or unsupported Sec-WebSocket-Protocol header')
+      }
       return next()
     }
+  }
+
+  /**
+   * The subprotocol the 101 of an upgrade the gate passed selects, for a route with `protocols`: the first the client
+   * offers, in its order, that the route speaks. Undefined for a route without `protocols`, where ws's own choice
+   * stands (the client's first offer).
+   */
+  protocol(req: Request): string | undefined {
+    const offer = this.settings.protocols === undefined ? undefined : offered_protocols(req)
+    return offer === undefined ? undefined : this.#select(offer)
+  }
+
+  #select(offer: readonly string[]): string | undefined {
+    const spoken = this.settings.protocols!
+    for (const name of offer) if (spoken.includes(name)) return name
+    return undefined
   }
 
   /**

@@ -1,5 +1,6 @@
 // The options of a WebSocket route, checked once at registration, with their defaults.
 import type { Middleware } from '../compose.js'
+import { HTTP_TOKEN } from '../http-token.js'
 import { MAX_TIMER_MS, option_checker, type OptionChecker } from '../options.js'
 import { is_exact_origin } from '../origin.js'
 import { ERR_WS_BAD_OPTION } from './errors.js'
@@ -37,6 +38,12 @@ export interface WsOptions {
    */
   origins?: readonly string[]
   /**
+   * The subprotocols the route speaks (distinct HTTP tokens: `['graphql-transport-ws']`). The 101 selects the first
+   * one the client offers, in the client's order, and the handler reads it as `ws.protocol`; an upgrade that offers
+   * none of them, or none at all, gets 400 `bad_request`. Default none: ws's own choice, the client's first offer.
+   */
+  protocols?: readonly string[]
+  /**
    * Middleware of this route alone, run on the upgrade request after the prefix middleware that covers it (as a
    * route's `use`): a refusal (401, 403, 429) answers the upgrade and no socket opens.
    */
@@ -53,6 +60,7 @@ export interface WsSettings {
   readonly on_backpressure: 'close' | 'drop'
   readonly rate_limit: WsRateLimit | undefined
   readonly origins: ReadonlySet<string> | undefined
+  readonly protocols: readonly string[] | undefined
 }
 
 const MIB = 1024 * 1024
@@ -83,6 +91,17 @@ function origins_of(check: OptionChecker, value: unknown): ReadonlySet<string> |
   return new Set(value as string[])
 }
 
+function protocols_of(check: OptionChecker, value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined
+  // A name that is not a token could never be offered (ws refuses such a header) nor carried by the 101.
+  const ok =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((p, i) => typeof p === 'string' && HTTP_TOKEN.test(p) && value.indexOf(p) === i)
+  check.must(ok, 'protocols', 'a non-empty list of distinct subprotocol names (HTTP tokens)', value)
+  return Object.freeze([...(value as string[])])
+}
+
 /** Checks a route's options (`FW_ERR_WS_BAD_OPTION` names the route and the option) and fills in the defaults. */
 export function ws_settings(owner: string, options: WsOptions = {}): WsSettings {
   const check = option_checker(ERR_WS_BAD_OPTION, owner)
@@ -100,5 +119,6 @@ export function ws_settings(owner: string, options: WsOptions = {}): WsSettings 
     on_backpressure: backpressure,
     rate_limit: rate_limit_of(check, o.rate_limit),
     origins: origins_of(check, o.origins),
+    protocols: protocols_of(check, o.protocols),
   }
 }

@@ -203,6 +203,89 @@ t.test('App.ws upgrade', async (t) => {
   })
 })
 
+t.test('App.ws subprotocols', async (t) => {
+  /** A route whose handler sends the subprotocol it was given, and the request's offer as its handler reads it. */
+  const tells_protocol = (ws: fw.websocket.WebSocketConnection, req: fw.Request): void =>
+    void ws.send({ protocol: ws.protocol, offered: req.header('sec-websocket-protocol') })
+
+  t.test("selects the first protocol in the client's order that the route speaks, not ws's first offer", async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.ws('/graphql', tells_protocol, { protocols: ['graphql-transport-ws'] })
+      app.ws('/versions', tells_protocol, { protocols: ['v2', 'v1'] })
+    })
+    const c = await connect(port, '/graphql', {}, ['chat', 'graphql-transport-ws'])
+    t.equal(c.ws.protocol, 'graphql-transport-ws', 'the 101 names the protocol the route speaks')
+    t.same(JSON.parse(String(await c.next())), {
+      protocol: 'graphql-transport-ws',
+      offered: 'chat,graphql-transport-ws',
+    })
+    c.ws.close()
+    // The client's order decides between two protocols the route speaks (RFC 6455 section 4.1: ordered by preference).
+    const v = await connect(port, '/versions', {}, ['v1', 'v2'])
+    t.equal(v.ws.protocol, 'v1')
+    t.equal(JSON.parse(String(await v.next())).protocol, 'v1')
+    v.ws.close()
+    // Several header lines are one list (Node joins them); whitespace around each name is not part of it.
+    const joined = await handshake(port, '/versions', { 'sec-websocket-protocol': [' chat ,\tv3', 'v2 , v1'] })
+    t.equal(joined.status, 101)
+    t.equal(joined.headers['sec-websocket-protocol'], 'v2')
+  })
+
+  t.test("refuses with 400 an upgrade that offers none of the route's protocols, or none at all", async (t) => {
+    let opened = 0
+    const { port } = await listening(t, (app) =>
+      app.ws('/graphql', () => void opened++, { protocols: ['graphql-transport-ws', 'graphql-ws'] }),
+    )
+    for (const offer of [{ 'sec-websocket-protocol': 'chat, graphql' }, {}]) {
+      const r = await handshake(port, '/graphql', offer)
+      t.equal(r.status, 400, JSON.stringify(offer))
+      t.match(r.headers['content-type'], /^application\/json/)
+      t.equal(r.headers['sec-websocket-protocol'], 'graphql-transport-ws, graphql-ws', 'the protocols it speaks')
+      t.equal(r.headers.connection, 'close')
+      t.same(JSON.parse(r.body), {
+        ok: false,
+        error: 'bad_request',
+        message: 'Missing or unsupported Sec-WebSocket-Protocol header',
+      })
+    }
+    // A real client offering a protocol the route does not speak never opens a socket.
+    t.equal((await refused(port, '/graphql')).status, 400)
+    t.equal(opened, 0)
+  })
+
+  t.test('a route without protocols echoes the first offer, as ws does, and none when none is offered', async (t) => {
+    const { port } = await listening(t, (app) => app.ws('/ws', tells_protocol))
+    const c = await connect(port, '/ws', {}, ['chat', 'superchat'])
+    t.equal(c.ws.protocol, 'chat')
+    t.same(JSON.parse(String(await c.next())), { protocol: 'chat', offered: 'chat,superchat' })
+    c.ws.close()
+    const none = await connect(port, '/ws')
+    t.equal(none.ws.protocol, '')
+    t.same(JSON.parse(String(await none.next())), { protocol: '', offered: '' })
+    none.ws.close()
+  })
+
+  t.test('answers a malformed Sec-WebSocket-Protocol with 400 in JSON, with or without protocols', async (t) => {
+    let opened = 0
+    const { port } = await listening(t, (app) => {
+      app.ws('/any', () => void opened++)
+      app.ws('/strict', () => void opened++, { protocols: ['chat'] })
+    })
+    for (const path of ['/any', '/strict'])
+      for (const offer of ['', 'chat,,x', 'chat x', 'chat, chat', 'chat;v=1', 'cha"t']) {
+        const r = await handshake(port, path, { 'sec-websocket-protocol': offer })
+        t.equal(r.status, 400, `${path} ${JSON.stringify(offer)}`)
+        t.match(r.headers['content-type'], /^application\/json/)
+        t.same(JSON.parse(r.body), {
+          ok: false,
+          error: 'bad_request',
+          message: 'Invalid Sec-WebSocket-Protocol header',
+        })
+      }
+    t.equal(opened, 0)
+  })
+})
+
 t.test('WebSocketConnection messages', async (t) => {
   t.test('echoes text as text, binary as binary and values as JSON', async (t) => {
     const { port } = await listening(t, (app) =>
@@ -668,6 +751,30 @@ t.test('App.ws mounted in a host Fastify app', async (t) => {
         t.equal(await c.next(), 'lobby')
         c.ws.close()
         await c.closed
+      },
+    )
+    t.test(
+      `selects a route's subprotocol ${host_has_plugin ? "through the host's plugin" : 'through its own plugin'}`,
+      async (t) => {
+        const host = Fastify()
+        if (host_has_plugin) await host.register(fastifyWebsocket)
+        const app = new fw.App({ access_log: false })
+        app.ws('/graphql', (ws) => void ws.send(ws.protocol), { protocols: ['graphql-transport-ws'] })
+        app.ws('/any', (ws) => void ws.send(ws.protocol))
+        await host.register(fw_plugin, { app, prefix: '/fw' })
+        t.teardown(() => host.close())
+        await host.listen({ port: 0, host: '127.0.0.1' })
+        const port = (host.server.address() as AddressInfo).port
+        const c = await connect(port, '/fw/graphql', {}, ['chat', 'graphql-transport-ws'])
+        t.equal(c.ws.protocol, 'graphql-transport-ws')
+        t.equal(await c.next(), 'graphql-transport-ws')
+        t.equal((await handshake(port, '/fw/graphql', { 'sec-websocket-protocol': 'chat' })).status, 400)
+        const any = await connect(port, '/fw/any', {}, ['chat', 'graphql-transport-ws'])
+        t.equal(any.ws.protocol, 'chat', "ws's default, unchanged")
+        t.equal(await any.next(), 'chat')
+        c.ws.close()
+        any.ws.close()
+        await Promise.all([c.closed, any.closed])
       },
     )
     t.test(

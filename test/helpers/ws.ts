@@ -21,9 +21,17 @@ export interface Refusal {
   body: string
 }
 
-/** Opens `ws://127.0.0.1:<port><path>`; rejects with a `Refusal` when the server answers the upgrade with HTTP. */
-export function connect(port: number, path: string, headers: Record<string, string> = {}): Promise<Client> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers })
+/**
+ * Opens `ws://127.0.0.1:<port><path>`, offering `protocols` as subprotocols (ws then fails the connection unless the
+ * 101 selects one of them); rejects with a `Refusal` when the server answers the upgrade with HTTP.
+ */
+export function connect(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  protocols: readonly string[] = [],
+): Promise<Client> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, [...protocols], { headers })
   const received: Array<string | Buffer> = []
   let taken = 0
   const waiting: Array<(m: string | Buffer | undefined) => void> = []
@@ -102,10 +110,15 @@ export interface HandshakeAnswer {
 }
 
 /**
- * Sends an upgrade request with exactly `headers` (a valid key and version 13 unless given, and `Upgrade: websocket`),
- * as a client that does not check the answer; a 101's socket is destroyed at once.
+ * Sends an upgrade request with exactly `headers` (a valid key and version 13 unless given, and `Upgrade: websocket`;
+ * a list is sent as that many header lines), as a client that does not check the answer; a 101's socket is destroyed
+ * at once.
  */
-export function handshake(port: number, path: string, headers: Record<string, string> = {}): Promise<HandshakeAnswer> {
+export function handshake(
+  port: number,
+  path: string,
+  headers: Record<string, string | string[]> = {},
+): Promise<HandshakeAnswer> {
   const req = request({
     host: '127.0.0.1',
     port,

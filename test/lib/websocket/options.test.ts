@@ -15,7 +15,14 @@ t.test('ws_settings', async (t) => {
       on_backpressure: 'close',
       rate_limit: undefined,
       origins: undefined,
+      protocols: undefined,
     })
+  })
+
+  t.test('keeps the subprotocols a route speaks, in its order', async (t) => {
+    const { protocols } = ws_settings('ws /x', { protocols: ['graphql-transport-ws', 'graphql-ws'] })
+    t.same(protocols, ['graphql-transport-ws', 'graphql-ws'])
+    t.ok(Object.isFrozen(protocols), "a caller's later change to its list does not reach the route")
   })
 
   t.test('refuses bad options with the route and the value in the message', async (t) => {
@@ -40,6 +47,18 @@ t.test('ws_settings', async (t) => {
       [{ origins: ['app.example.com'] }, origins_refused('["app.example.com"]')],
       [{ origins: ['https://*.example.com'] }, origins_refused('["https://*.example.com"]')],
     ]
+    const protocols_refused = (got: string): string =>
+      `ws /x: protocols must be a non-empty list of distinct subprotocol names (HTTP tokens); got ${got}`
+    bad.push(
+      [{ protocols: [] }, protocols_refused('[]')],
+      [{ protocols: 'graphql-ws' }, protocols_refused('"graphql-ws"')],
+      // A name a client could not offer (ws refuses the header) or a 101 could not carry.
+      [{ protocols: ['chat', 'graphql ws'] }, protocols_refused('["chat","graphql ws"]')],
+      [{ protocols: ['chat', ''] }, protocols_refused('["chat",""]')],
+      [{ protocols: ['a,b'] }, protocols_refused('["a,b"]')],
+      [{ protocols: ['chat', 'chat'] }, protocols_refused('["chat","chat"]')],
+      [{ protocols: [1] }, protocols_refused('[1]')],
+    )
     for (const [options, message] of bad) {
       t.throws(() => ws_settings('ws /x', options as WsOptions), { code: ERR_WS_BAD_OPTION.code, message })
     }
