@@ -61,6 +61,41 @@ export function document_components(): Map<string, JsonSchema> | undefined {
  */
 let depth = 0
 
+/** What V8 says when the stack runs out. */
+const STACK_OVERFLOW = 'Maximum call stack size exceeded'
+
+/**
+ * How much stack (in 8-byte slots: 128 KiB) must be left where a lazy level catches a stack overflow for it to be one
+ * of a refinement's own (an endless recursion of its own, thrown with the stack still deep) rather than the nesting's.
+ * The level that catches the nesting's overflow sits at most one level above the throw, where next to nothing is left
+ * (measured: under 1 KiB), with room to spare for a throw V8 makes with some KiB still free.
+ */
+const PROBE_SLOTS = 16384
+
+/** The arguments of the probe call, made on the first stack overflow. */
+let probe_args: number[] | undefined
+
+/** The errors already judged not the nesting's, so that the levels above re-throw them unprobed. */
+const not_ours = new WeakSet<object>()
+
+/**
+ * Whether `err`, caught by a lazy level, is the stack running out under it: V8's own `RangeError`, and so little stack
+ * left here that a call with `PROBE_SLOTS` arguments (pushed on the stack) overflows too. A `RangeError` a refinement
+ * throws (`new Array(-1)`, or one with V8's message), or its own endless recursion, is thrown to the caller as before:
+ * 500, logged. Runs only when a check under a lazy level throws.
+ */
+function out_of_stack(err: unknown): boolean {
+  if (!(err instanceof RangeError) || err.message !== STACK_OVERFLOW || not_ours.has(err)) return false
+  probe_args ??= new Array<number>(PROBE_SLOTS).fill(0)
+  try {
+    Reflect.apply(Math.max, undefined, probe_args)
+  } catch {
+    return true
+  }
+  not_ours.add(err)
+  return false
+}
+
 /** A JSON Schema name: letters, digits, `.`, `-`, `_` (what OpenAPI allows as a component key). */
 const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/
 
@@ -120,6 +155,11 @@ export class LazyType<X extends Type<unknown, boolean>, R extends boolean> exten
       depth++
       try {
         return check(raw, at, errors)
+      } catch (err) {
+        // The stack ran out before max_depth (a level of many containers, little stack left): the value is refused as
+        // one nested too deep, at the level whose check could not finish, counting the levels entered above it.
+        if (!out_of_stack(err)) throw err
+        return fail(errors, at, ValidationErrorCode.Depth, `${name} is nested deeper than ${depth - 1} levels`)
       } finally {
         depth--
       }

@@ -3,6 +3,7 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { clear_for_error } from '../error-answer.js'
 import { httpCode } from '../errors.js'
+import { is_thenable } from '../maybe-promise.js'
 import type { Response } from '../response.js'
 import { compile_part, declared_responses, type RouteSchema } from './route.js'
 import type { ValidationResult } from './validation-error.js'
@@ -58,7 +59,7 @@ export function response_check(route: string, schema: RouteSchema | undefined): 
     if (value === UNREAD) return undefined
     if (value === NOT_JSON) return refuse(res, { route, status, field: '(body)', why: 'the body is empty or not JSON' })
     const result = check(value)
-    if (result instanceof Promise) return result.then((r) => judged(res, route, status, r))
+    if (is_thenable(result)) return Promise.resolve(result).then((r) => judged(res, route, status, r))
     return judged(res, route, status, result)
   }
 }

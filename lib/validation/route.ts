@@ -9,6 +9,7 @@ import { Schema, type Infer } from './schema.js'
 import { Type, capped, child_path, run_check, type Check } from './type.js'
 import { UnionType } from './union.js'
 import { ERR_VALIDATION_BAD_OPTION, ERR_VALIDATION_FLAT_PART } from './errors.js'
+import { is_thenable } from '../maybe-promise.js'
 import { option_checker } from '../options.js'
 import { validation_body, ValidationFailed } from './validation-body.js'
 import { ValidationErrorCode, type ValidationError, type ValidationResult } from './validation-error.js'
@@ -280,9 +281,11 @@ export function compile_part(part: InputPart, schema: AnySchema): PartCheck {
     r.issues === undefined
       ? { ok: true, value: r.value }
       : { ok: false, errors: r.issues.map((i) => issue_error(prefix, i)) }
+  // A result that comes later may be any thenable (a promise library's, another realm's), not only a native Promise:
+  // told apart by its callable `then` and adopted into a native promise, which the callers below wait for.
   const validate: Validator = (value) => {
     const r = std.validate(value)
-    return r instanceof Promise ? r.then(to_result) : to_result(r)
+    return is_thenable(r) ? Promise.resolve(r).then(to_result) : to_result(r)
   }
   return { part, prefix, check: undefined, validate }
 }
@@ -336,7 +339,7 @@ export function validated(
     for (let i = 0; i < checks.length; i++) {
       const c = checks[i]!
       const r = (results[i] = c.validate(c.read(req)))
-      if (r instanceof Promise) waiting = true
+      if (is_thenable(r)) waiting = true
     }
     if (waiting) return Promise.all(results).then((done) => finish(checks, done, req, res, handler, mapped))
     return finish(checks, results as ValidationResult<unknown>[], req, res, handler, mapped)

@@ -3,6 +3,7 @@ import { validate } from '@readme/openapi-parser'
 import { expectTypeOf } from 'expect-type'
 import { field, schema, type Type } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
+import { Tree, tree_text } from '../../helpers/deep-tree.js'
 
 interface Comment {
   text: string
@@ -215,4 +216,99 @@ t.test('field.lazy depth on a route is counted per value, never carried over', a
       [200, 200, 200, 200],
     )
   })
+})
+
+t.test('field.lazy: a value nested deeper than the stack allows answers 400 Depth, never 500', async (t) => {
+  // Each lazy level costs more stack than a comment thread's (test/helpers/deep-tree.ts).
+  const Body = schema({ tree: Tree })
+  /** The path of the node `levels` below the top one (`tree/kids/a/0/kids/a/0...`). */
+  const node_at = (levels: number): string => ['tree', ...Array.from({ length: levels }, () => 'kids/a/0')].join('/')
+
+  const app = build(t, (app) => {
+    app.post('/trees', { body: Body }, (_req, res) => void res.json('ok', true))
+  })
+  const post = (body: string) =>
+    app.inject({ method: 'POST', url: '/trees', payload: body, headers: { 'content-type': 'application/json' } })
+
+  t.test('a shallow tree passes', async (t) => {
+    const r = await post(tree_text(50))
+    t.equal(r.statusCode, 200)
+    t.same(r.json(), { ok: true })
+  })
+
+  t.test('with little stack left when validation starts, a tree that fits otherwise fails with Depth', async (t) => {
+    const value = JSON.parse(tree_text(300)) as unknown
+    t.equal(Body.validate(value).ok, true)
+    /** Validates `value` `frames` calls down, the stack already mostly used by the caller (a deep middleware chain). */
+    const down = (frames: number): unknown => (frames === 0 ? Body.validate(value) : [down(frames - 1)][0])
+    // The deepest start from which validation still returns: found by going down 100 calls more each time until the
+    // stack runs out in `down` itself, so at most 100 calls' worth of stack is left to validate 300 levels with.
+    let frames = 100
+    let r: unknown
+    for (;;) {
+      try {
+        r = down(frames)
+      } catch {
+        break
+      }
+      frames += 100
+    }
+    const refused = r as { ok: boolean; errors?: { code: string }[] }
+    t.equal(refused.ok, false)
+    t.same(
+      refused.errors?.map((e) => e.code),
+      ['Depth'],
+    )
+  })
+
+  t.test(
+    "a refinement's own RangeError, even with V8's message, and its own endless recursion answer 500",
+    async (t) => {
+      interface Chain {
+        what?: string
+        next?: Chain
+      }
+      const endless = (n: number): number => endless(n + 1) + 1
+      const Chain: Type<Chain, true> = schema({
+        what: field.string().check((w) => {
+          if (w === 'fake') throw new RangeError('Maximum call stack size exceeded')
+          if (w === 'length') return new Array(-1).length === 0
+          if (w === 'endless') return endless(0) > 0
+          return true
+        }, 'never'),
+        next: field.lazy(() => Chain, { name: 'Chain' }),
+      })
+      const chains = build(t, (app) => app.post('/chains', { body: Chain }, (_req, res) => void res.json('ok', true)))
+      for (const what of ['fake', 'length', 'endless']) {
+        const r = await chains.inject({
+          method: 'POST',
+          url: '/chains',
+          payload: { next: { next: { what } } },
+          headers: { 'content-type': 'application/json' },
+        })
+        t.equal(r.statusCode, 500, what)
+        t.equal(r.json().error, 'internal_error', what)
+      }
+    },
+  )
+
+  for (const levels of [2000, 5000, 20000]) {
+    t.test(
+      `a tree ${levels} levels deep answers 400 validation_failed with Depth, and the server goes on`,
+      async (t) => {
+        const r = await post(tree_text(levels))
+        t.equal(r.statusCode, 400)
+        const body = JSON.parse(r.body) as { error: string; errors: { field: string; code: string; message: string }[] }
+        t.equal(body.error, 'validation_failed')
+        t.equal(body.errors.length, 1)
+        const e = body.errors[0]!
+        t.equal(e.code, 'Depth')
+        t.match(e.message, /^kids value item is nested deeper than \d+ levels$/)
+        const n = Number(/(\d+) levels$/.exec(e.message)?.[1])
+        // As for max_depth: the path names the first value that could not be checked, n lazy levels down.
+        t.ok(n > 0 && n < levels && e.field === node_at(n + 1), 'the path names the node below the n levels counted')
+        t.equal((await post(tree_text(3))).statusCode, 200)
+      },
+    )
+  }
 })

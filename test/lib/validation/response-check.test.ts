@@ -7,6 +7,7 @@ import type { AppOptions } from '../../../lib/config.js'
 import { compression } from '../../../lib/middleware/compression/compression.js'
 import { field, schema } from '../../../lib/validation/index.js'
 import { build, type Teardown } from '../../helpers/build.js'
+import { Tree, tree_text } from '../../helpers/deep-tree.js'
 import { capture_log } from '../../helpers/log.js'
 
 const User = schema({
@@ -262,3 +263,42 @@ t.test('App check_responses', async (t) => {
     }
   })
 })
+
+t.test(
+  'check_responses: an answer nested deeper than the stack allows answers 500 response_invalid, logged',
+  async (t) => {
+    // Heavy levels: the stack runs out before max_depth (test/helpers/deep-tree.ts).
+    const out = capture_log(t, 'json')
+    const app = build(
+      t,
+      (app) => {
+        app.get(
+          '/trees/{levels}',
+          { responses: { 200: schema({ tree: Tree }) } },
+          (req, res) =>
+            void res.header('content-type', 'application/json').send(tree_text(Number(req.param('levels')))),
+        )
+      },
+      { check_responses: true },
+    )
+    const ok = await app.inject({ url: '/trees/3' })
+    t.equal(ok.statusCode, 200)
+    for (const levels of [2000, 20000]) {
+      const r = await app.inject({ url: `/trees/${levels}` })
+      t.equal(r.statusCode, 500, `${levels} levels`)
+      t.equal(r.body, INVALID)
+    }
+    const lines = errors_of(out.lines())
+    t.equal(lines.length, 2, 'one line per answer, no crash line')
+    for (const line of lines) {
+      t.match(line, {
+        logger: 'validation',
+        msg: 'response does not match its schema',
+        route: 'GET /trees/{levels}',
+        status: 200,
+        field: /^tree(\/kids\/a\/0)+$/,
+        why: /^kids value item is nested deeper than \d+ levels$/,
+      })
+    }
+  },
+)

@@ -3,10 +3,12 @@ import { expectTypeOf } from 'expect-type'
 import { type } from 'arktype'
 import * as v from 'valibot'
 import { z } from 'zod'
+import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { HttpError, type Middleware } from '../../../index.js'
 import { field, schema, ValidationFailed, type AnySchema } from '../../../lib/validation/index.js'
 import { build } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
+import { THENABLE_KINDS } from '../../helpers/thenable.js'
 import { Rows, empty_rows } from './rows.js'
 
 const Order = schema({
@@ -649,4 +651,63 @@ t.test('null in a body is a value: only a nullable field takes it', async (t) =>
     t.equal(r.statusCode, 500)
     t.same(r.json(), { ok: false, error: 'response_invalid', message: 'Internal Server Error' })
   })
+})
+
+t.test('a Standard Schema that answers with any thenable, not only a native Promise', async (t) => {
+  /** A Standard Schema of `{ n: number }` whose result comes later, in a thenable made by `later`. */
+  const later_schema = (later: (work: () => StandardSchemaV1.Result<unknown>) => PromiseLike<unknown>): AnySchema => ({
+    '~standard': {
+      version: 1,
+      vendor: 'test',
+      validate: (value: unknown) =>
+        later(() =>
+          typeof (value as { n?: unknown } | null)?.n === 'number'
+            ? { value: { n: (value as { n: number }).n * 2 } }
+            : { issues: [{ message: 'n must be a number', path: ['n'] }] },
+        ) as never,
+    },
+  })
+  for (const [kind, later] of Object.entries(THENABLE_KINDS)) {
+    t.test(
+      `${kind}: a valid body reaches the handler with the validated value, an invalid one answers 400`,
+      async (t) => {
+        const app = build(t, (app) => {
+          app.post(
+            '/n',
+            { body: later_schema(later) },
+            (req, res) => void res.json('n', (req.valid('body') as { n: number }).n),
+          )
+        })
+        const good = await post(app, '/n', { n: 2 })
+        t.equal(good.statusCode, 200)
+        t.same(good.json(), { n: 4 })
+        const bad = await post(app, '/n', { n: 'x' })
+        t.equal(bad.statusCode, 400)
+        t.same(bad.json(), {
+          ok: false,
+          error: 'validation_failed',
+          message: 'n must be a number',
+          errors: [{ field: 'n', code: 'Custom', message: 'n must be a number' }],
+        })
+      },
+    )
+
+    t.test(`${kind}: an answer is checked against it (check_responses)`, async (t) => {
+      const app = build(
+        t,
+        (app) => {
+          app.get('/n', { responses: { 200: later_schema(later) } }, (req, res) => {
+            res.json('n', req.query_value('n', '') === '' ? 1 : 'x')
+          })
+        },
+        { check_responses: true },
+      )
+      const good = await app.inject({ url: '/n' })
+      t.equal(good.statusCode, 200)
+      t.same(good.json(), { n: 1 })
+      const bad = await app.inject({ url: '/n?n=x' })
+      t.equal(bad.statusCode, 500)
+      t.equal(bad.json().error, 'response_invalid')
+    })
+  }
 })
