@@ -750,11 +750,12 @@ export const HISTORY = `## Measurements behind the method and the decisions
     upload of the main thread): garbage collection 222.5 against 169.5 (as many full collections an upload, 24.53
     against 24.40 per 1,000 in the run below, each longer), the socket write of the answer (\`writeUtf8String\`) 56.5
     against 40.7, \`Buffer.concat\` 173.0 against 171.5, and fw's and Fastify's JavaScript in fw's server about 35 µs
-    more than Fastify's alone, spread over many functions, each a few µs where the JSON hello spends a fraction of one:
-    the upload's 1 MiB copy leaves every cache cold for the code that follows. The Fastify logger fw hands Fastify when
-    the level is above \`off\` adds its per-response listeners and clock reads (about 5 µs here). fw's body reader's
-    per-request \`data\` listener was compiled by TurboFan 20 times in 10 s of uploads (its optimized code dies with the
-    listeners at a full collection), Fastify's 7 times: 389 against 273 ms of compiling in 10 s.
+    more than Fastify's alone, spread over many functions, each a few µs where the JSON hello spends a fraction of one,
+    which fits caches left cold by the 1 MiB copy (an inference: this VM exposes no cache counters to \`perf\`). The
+    Fastify logger fw hands Fastify when the level is above \`off\` adds its per-response listeners and clock reads
+    (about 5 µs here). fw's body reader's per-request \`data\` listener was compiled by TurboFan 20 times in 10 s of
+    uploads (its optimized code dies with the listeners at a full collection), Fastify's 7 times: 389 against 273 ms of
+    compiling in 10 s.
   - **Levers tried, none kept:** Fastify's own request timeouts (\`requestTimeout\` and \`headersTimeout\` 0, where fw
     keeps Node's 300 s and 60 s): 1.114x against fw's 1.123x in one 30-round run, no resolvable gain; the body copied
     into a buffer of the declared \`Content-Length\` as it arrives (a third try): 0-112 faults and 1,036-1,359 µs an
