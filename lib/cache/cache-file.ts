@@ -150,8 +150,11 @@ function pid_alive(pid: number): boolean {
 export class CacheFile {
   readonly path: string
   #entries: Map<string, CacheEntry> | undefined
-  /** Set when the file exists but cannot be read: writing would replace data never seen. */
-  #memory_only = false
+  /**
+   * Set when the file exists but cannot be read (the warning given then): writing would replace data never seen, so
+   * entries stay in memory only, and `flush()` rejects with it.
+   */
+  #unreadable: Error | undefined
   #warned_unwritable = false
   #pretty = false
   /** A change not yet written. */
@@ -175,7 +178,7 @@ export class CacheFile {
    * costs one write, and changes made while a write runs cost one more after it. `flush()` waits for them.
    */
   changed(pretty: boolean): void {
-    if (this.#memory_only) return
+    if (this.#unreadable !== undefined) return
     this.#pretty = pretty
     this.#dirty = true
     pending.add(this)
@@ -184,11 +187,14 @@ export class CacheFile {
 
   /**
    * Resolves once every change made before the call is on disk; rejects with the `FW_ERR_CACHE_FILE_UNWRITABLE` error
-   * when the last write failed (the entries stay in memory, and the next change tries again).
+   * when the last write failed (the entries stay in memory, and the next change tries again), and with the
+   * `FW_ERR_CACHE_FILE_UNREADABLE` one when the file could not be read (nothing is ever written to it).
    */
   async flush(): Promise<void> {
+    this.entries()
     await this.#writing
-    if (this.#failure !== undefined) throw this.#failure
+    const failure = this.#unreadable ?? this.#failure
+    if (failure !== undefined) throw failure
   }
 
   /**
@@ -198,7 +204,7 @@ export class CacheFile {
    * not finished).
    */
   persist(): void {
-    if (this.#memory_only) return
+    if (this.#unreadable !== undefined) return
     this.#dirty = false
     pending.delete(this)
     const temp = this.#temp()
@@ -263,8 +269,8 @@ export class CacheFile {
       // A writer killed during its first write leaves a temporary file and no cache file: clean up after it too.
       if (code === 'ENOENT') this.#remove_stale_temps()
       else if (code !== 'ENOTDIR') {
-        this.#memory_only = true
-        process.emitWarning(ERR_CACHE_FILE_UNREADABLE(this.path, reason(e), { cause: e }))
+        this.#unreadable = ERR_CACHE_FILE_UNREADABLE(this.path, reason(e), { cause: e })
+        process.emitWarning(this.#unreadable)
       }
       return new Map()
     }

@@ -322,7 +322,11 @@ t.test('FileStore faults', async (t) => {
     const file = join(dir, 'c.json')
     const store = new FileStore({ file_path: file })
     store.put('k', entry('v'))
-    await store.flush()
+    // Nothing ever reaches the file: flush says so rather than resolving as if the entry were on disk.
+    await t.rejects(store.flush(), {
+      code: 'FW_ERR_CACHE_FILE_UNREADABLE',
+      message: `FileStore: cannot read ${file} (EISDIR: illegal operation on a directory, read); keeping entries in memory only and leaving the file untouched`,
+    })
     t.equal(store.get('k')?.body, 'v')
     t.same(readdirSync(file), ['inside.txt'])
     t.same(readdirSync(dir), ['c.json'])
