@@ -6,6 +6,7 @@ import { ValidationErrorCode, type ValidationError } from './validation-error.js
 import {
   INVALID,
   child_path,
+  null_is_missing,
   required_message_of,
   rule_plans,
   type Check,
@@ -165,10 +166,8 @@ function scalar(
       : `${v} = undefined`
   // In a coerced part an empty value (`?page=`) of a number or boolean is missing, as `Type.slot` has it.
   if (plan.coerce !== undefined) src.add(`if (${v} === "") ${v} = undefined`)
-  // `null` is missing only for a required or defaulted field, as `Type.slot` has it; an optional one fails the type test.
-  const null_is_missing = !nullable && (required || has_default)
   src.add(
-    `if (${v} === undefined${null_is_missing ? ` || ${v} === null` : ''}) { ${missing} }`,
+    `if (${v} === undefined${null_is_missing(field.spec) ? ` || ${v} === null` : ''}) { ${missing} }`,
     `else${nullable ? ` if (${v} !== null)` : ''} {`,
   )
   if (plan.coerce !== undefined) src.add(`  if (typeof ${v} === "string") ${v} = ${src.constant(plan.coerce)}(${v})`)

@@ -221,12 +221,9 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
     const value = this.compile_value(name, options)
     const empty = this.empty_string_is_missing
     const fill = default_of(default_value)
-    // `null` is a value, not an absent field: only a nullable type takes it. A required type answers `Required` and a
-    // defaulted one its default, as for a missing field; an optional one leaves it to its value check, which refuses it
-    // as any value of the wrong type (its JSON Schema does not admit `null` either).
-    const null_is_missing = !nullable && (required || has_default)
+    const null_missing = null_is_missing(this.spec)
     const check: Check = (raw, at, errors) => {
-      if (raw === undefined || (raw === null && null_is_missing)) {
+      if (raw === undefined || (raw === null && null_missing)) {
         if (has_default) return fill()
         if (!required) return undefined
         errors.push({ field: at, code: ValidationErrorCode.Required, message: required_message })
@@ -326,6 +323,16 @@ export function default_of(value: unknown): () => unknown {
 }
 
 /** The message of a missing required value of a type named `name`. */
+/**
+ * Whether a `null` counts as a missing value for a type: `null` is a value, not an absent field, and only a nullable
+ * type takes it. A required type answers `Required` and a defaulted one takes its default, as for a missing field; an
+ * optional one leaves it to its value check, which refuses it as any value of the wrong type (its JSON Schema does not
+ * admit `null` either). `Type`'s check and the compiled object code both decide by it.
+ */
+export function null_is_missing(spec: Pick<TypeSpec, 'nullable' | 'required' | 'has_default'>): boolean {
+  return !spec.nullable && (spec.required || spec.has_default)
+}
+
 export function required_message_of(spec: TypeSpec, name: string): string {
   return spec.required_message ?? `${name} is required`
 }
