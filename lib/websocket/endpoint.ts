@@ -72,6 +72,8 @@ export class WsEndpoint {
   readonly settings: WsSettings
   readonly #handler: WsHandler
   readonly #open = new Set<WebSocketConnection>()
+  /** The subprotocol the gate chose for each upgrade it passed, on a route with `protocols`. */
+  readonly #chosen = new WeakMap<Request, string>()
   /**
    * Where the App's close is: an upgrade still in its middleware when it began is accepted only to get the 1001 too,
    * or to be cut with the rest once the grace period is over.
@@ -111,9 +113,13 @@ export class WsEndpoint {
       const origin = req.header('origin')
       if (origin !== '' && !origins?.has(origin) && !same_host(origin, req.header('host')))
         return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')
-      if (listed !== undefined && this.#select(offer!) === undefined) {
-        res.header('Sec-WebSocket-Protocol', listed)
-        return void res.error(400, CODE_BAD_REQUEST, 'Missing or unsupported Sec-WebSocket-Protocol header')
+      if (spoken !== undefined) {
+        const chosen = offer!.find((name) => spoken.includes(name))
+        if (chosen === undefined) {
+          res.header('Sec-WebSocket-Protocol', listed!)
+          return void res.error(400, CODE_BAD_REQUEST, 'Missing or unsupported Sec-WebSocket-Protocol header')
+        }
+        this.#chosen.set(req, chosen)
       }
       return next()
     }
@@ -121,18 +127,11 @@ export class WsEndpoint {
 
   /**
    * The subprotocol the 101 of an upgrade the gate passed selects, for a route with `protocols`: the first the client
-   * offers, in its order, that the route speaks. Undefined for a route without `protocols`, where ws's own choice
-   * stands (the client's first offer).
+   * offers, in its order, that the route speaks, as the gate chose it when it parsed the header. Undefined for a route
+   * without `protocols`, where ws's own choice stands (the client's first offer).
    */
   protocol(req: Request): string | undefined {
-    const offer = this.settings.protocols === undefined ? undefined : offered_protocols(req)
-    return offer === undefined ? undefined : this.#select(offer)
-  }
-
-  #select(offer: readonly string[]): string | undefined {
-    const spoken = this.settings.protocols!
-    for (const name of offer) if (spoken.includes(name)) return name
-    return undefined
+    return this.#chosen.get(req)
   }
 
   /**
