@@ -122,7 +122,7 @@ interface BoomQueue {
 }
 
 /** Whether `boom` keeps its queue as `BoomQueue` says (the sonic-boom this module was written against). */
-function is_queue(boom: object): boolean {
+function is_queue(boom: Boom): boom is Boom & BoomQueue {
   const q = boom as Partial<BoomQueue>
   return (
     typeof q.fd === 'number' &&
@@ -182,7 +182,7 @@ class FdSink implements Sink {
     // sonic-boom's synchronous flush retries any error but EAGAIN forever (ENOSPC on a full disk: a 100 ms sleep, then
     // the same write), and pino.destination calls it on exit: met there first, a full disk would hang the ending
     // process, deaf to signals. fw's own flush of the same queue gives up as a background write does.
-    if (!options.sync && is_queue(boom)) boom.flushSync = () => this.#flush_queue(boom, boom as unknown as BoomQueue)
+    if (!options.sync && is_queue(boom)) boom.flushSync = () => this.#flush_queue(boom)
     return boom
   }
 
@@ -201,7 +201,7 @@ class FdSink implements Sink {
    * lands on its own), waiting out a full pipe as the boom's `retryEAGAIN` says; any other error fails the sink, what
    * was not written staying queued. Never throws: pino's exit hook calls it.
    */
-  #flush_queue(boom: Boom, q: BoomQueue): void {
+  #flush_queue(q: Boom & BoomQueue): void {
     if (q.destroyed) return
     if (!q._writing && q._writingBuf.length !== 0) {
       q._bufs.unshift([q._writingBuf])
@@ -228,7 +228,7 @@ class FdSink implements Sink {
         // The part of the first chunk already written is not queued again.
         q._bufs[0] = [buf]
         q._lens[0] = buf.length
-        return this.#fail(boom, err)
+        return this.#fail(q, err)
       }
     }
   }
