@@ -129,9 +129,12 @@ function check_int(name: string, n: number, min: number, max: number | undefined
   return n
 }
 
+/** The highest TCP port: the bound of the `port` option and of the port given to `listen` or `run`. */
+const MAX_PORT = 65535
+
 /** A port given to `listen` or `run`, checked as the `port` option is (`FW_ERR_CONFIG_BAD_VALUE`). */
 export function check_port(port: number): number {
-  return check_int('port', port, 0, 65535)
+  return check_int('port', port, 0, MAX_PORT)
 }
 
 function trust_env(raw: string | undefined, fallback: string[] | boolean): string[] | boolean {
@@ -229,7 +232,7 @@ export function connections_check_ms(config: Pick<AppConfig, 'headers_timeout_ms
 export function resolve_config(options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): AppConfig {
   const access = env_text(env, 'FW_ACCESS_LOG') ?? options.access_log
   return {
-    port: int_env(env, 'FW_PORT', options.port ?? 8080, 0, 65535),
+    port: int_env(env, 'FW_PORT', options.port ?? 8080, 0, MAX_PORT),
     host: host_of(env, options.host),
     trust_proxy: trust_env(env.FW_TRUST_PROXY, options.trust_proxy ?? false),
     body_limit: int_env(env, 'FW_BODY_LIMIT', options.body_limit ?? 1024 * 1024, 0),
