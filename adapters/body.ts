@@ -68,6 +68,8 @@ const SKIPPED_PART =
 /** How a route takes its bodies, built once when it is mounted: the reader's options, and whether it streams them. */
 export interface BodyRoute extends RequestBodyOptions {
   readonly stream: boolean
+  /** The settings of one request, on a route whose limit is decided per request (see `CompiledRoute.body_limit_of`). */
+  readonly of_request?: (freq: FastifyRequest) => BodyRoute
 }
 
 /**
@@ -112,7 +114,8 @@ export function use_body_parser(instance: FastifyInstance, config: AppConfig): v
     payload: FastifyRequest['raw'],
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
-    const route = (freq.routeOptions.config as { [FW_BODY]?: BodyRoute } | undefined)?.[FW_BODY] ?? unrouted
+    let route = (freq.routeOptions.config as { [FW_BODY]?: BodyRoute } | undefined)?.[FW_BODY] ?? unrouted
+    if (route.of_request !== undefined) route = route.of_request(freq)
     const headers = freq.headers
     // A declared length over the limit is refused before a byte is read, as Fastify's own parsers do.
     if (declared_too_large(headers['content-length'], route.limit))

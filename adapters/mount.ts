@@ -2,16 +2,17 @@
 // routes, the not-found chain and the hooks. Request ids and lines (request-lines.ts), error answers
 // (error-answers.ts) and committing the reply (commit.ts) each have a file of their own beside this one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppCore, CompiledRoute, ErrorMapperOf } from '../lib/app.js'
+import type { AppCore, CompiledRoute, ErrorMapperOf, RoutedRequest } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
 import { level as log_level } from '../lib/log/index.js'
 import { is_thenable } from '../lib/maybe-promise.js'
 import { route_template } from '../lib/observability/route.js'
+import { canonical_segments } from '../lib/path.js'
 import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
-import { bind_body, body_config, body_route, fastify_body_limit, use_body_parser } from './body.js'
+import { bind_body, body_config, body_route, fastify_body_limit, use_body_parser, type BodyRoute } from './body.js'
 import { checked_commit, commit, end_streams_on_close, head_on_send, pending, type Commit } from './commit.js'
 import { error_handler, fail, type Refuse } from './error-answers.js'
 import { note_route, prefixed } from './observability.js'
@@ -44,7 +45,7 @@ export async function mount(
   // A GET route answers HEAD itself unless the app registered its own HEAD route for the path (in either order).
   const own_head = new Set(compiled.routes.filter((r) => r.method === 'HEAD').map((r) => r.url))
   for (const r of compiled.routes) {
-    const config = { ...body_config(body_route(app.config, r.body_limit, r.stream_body)), ...cors_config(r.middleware) }
+    const config = { ...body_config(route_body(app, r)), ...cors_config(r.middleware) }
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
     const handler = bind(r.run, r.on_error, r.check, r.url)
     const bodyLimit = fastify_body_limit(r.body_limit)
@@ -81,6 +82,30 @@ function refusal(bind: Bind, route: Pick<CompiledRoute, 'middleware' | 'on_error
       undefined,
       route.url,
     )(freq, reply)
+}
+
+/**
+ * How route `r` takes its bodies. On a route whose limit is decided per request (`body_limit_of`), the parser asks
+ * `of_request` for each request's settings: one `BodyRoute` per distinct limit, made the first time that limit comes.
+ */
+function route_body(app: AppCore, r: CompiledRoute): BodyRoute {
+  const body = body_route(app.config, r.body_limit, r.stream_body)
+  const limit_of = r.body_limit_of
+  if (limit_of === undefined) return body
+  const by_limit = new Map<number, BodyRoute>([[body.limit, body]])
+  const of_request = (freq: FastifyRequest): BodyRoute => {
+    const limit = limit_of(routed(freq))
+    let b = by_limit.get(limit)
+    if (b === undefined) by_limit.set(limit, (b = body_route(app.config, limit, r.stream_body)))
+    return b
+  }
+  return { ...body, of_request }
+}
+
+/** A host request as prefix checks read it before its `Request` facade exists: canonical path, router parameters. */
+function routed(freq: FastifyRequest): RoutedRequest {
+  const params = freq.params as Record<string, string | undefined>
+  return { segments: () => canonical_segments(freq.url), param: (name) => params[name] ?? '' }
 }
 
 /**

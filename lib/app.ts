@@ -23,6 +23,7 @@ import { within } from './maybe-promise.js'
 import {
   classify,
   covers,
+  intersect,
   join_path,
   parse_route,
   prefix_segments,
@@ -146,6 +147,12 @@ export interface CompiledRoute {
   /** The route's middleware without its handler: a request refused before the chain (body too large) still runs it. */
   readonly middleware: readonly Middleware[]
   readonly body_limit: number
+  /**
+   * The body limit of one request (at most `body_limit`), on a route some `body_limit` middleware covers for some of
+   * its requests only: its prefix lies over the route's parameters or wildcard (`/a/b` on `/a/{x}`). `undefined` on
+   * every other route, whose requests all read under `body_limit`.
+   */
+  readonly body_limit_of?: ((req: RoutedRequest) => number) | undefined
   /** Whether the route takes its body as a stream (a `stream_body` middleware covers it). */
   readonly stream_body: boolean
   /**
@@ -155,6 +162,32 @@ export interface CompiledRoute {
   readonly check: ResponseCheck | undefined
   /** The `on_error` that answers a failure of this route's requests (`CompiledApp.on_error`, with the route known). */
   readonly on_error: ErrorMapperOf
+}
+
+/**
+ * What deciding a prefix per request reads of a request matched on a route: its canonical path segments and the
+ * router's parameters. `Request` has both; so can a host request before its facade exists (its body is read first).
+ */
+export interface RoutedRequest {
+  segments(): readonly string[]
+  param(name: string): string
+}
+
+/**
+ * A route's per-request body limit: `limit`, lowered by each of `maybe` that applies to the request; `undefined` when
+ * none of them is below `limit`, as every request then reads under `limit`.
+ */
+function request_body_limit(
+  limit: number,
+  maybe: ReadonlyArray<{ limit: number; applies: (req: RoutedRequest) => boolean }>,
+): ((req: RoutedRequest) => number) | undefined {
+  const lower = maybe.filter((m) => m.limit < limit)
+  if (lower.length === 0) return undefined
+  return (req) => {
+    let l = limit
+    for (const m of lower) if (m.limit < l && m.applies(req)) l = m.limit
+    return l
+  }
 }
 
 /** A WebSocket route ready for the adapter: the middleware its upgrade request runs, then its endpoint. */
@@ -577,12 +610,15 @@ export class AppCore extends Router {
     // A route's own middleware is the most specific placement there is (deeper than any prefix, one past a wildcard
     // included): its `override` rate limit replaces the App's.
     placed.push(...own.map((mw) => ({ mw, prefix: [], depth: Infinity, c: 'always' as const, sure: true })))
+    // A limit whose prefix the route lies under only for some requests (`/a/b` on `/a/{x}`) is decided per request.
+    const maybe_limits: Array<{ limit: number; applies: (req: RoutedRequest) => boolean }> = []
     for (const m of drop_replaced(placed)) {
       chain.push(m.sure ? m.mw : this.#guard(m, segs))
       const o = route_options_of(m.mw)
       options.push(o)
       if (o?.body_limit !== undefined) {
-        body_limit = Math.min(body_limit, o.body_limit)
+        if (m.sure) body_limit = Math.min(body_limit, o.body_limit)
+        else maybe_limits.push({ limit: o.body_limit, applies: this.#covers_request(m, segs) })
         if (o.body_limit > this.config.body_limit && !warned_limits.has(m.mw)) {
           warned_limits.add(m.mw)
           process.emitWarning(ERR_APP_BODY_LIMIT_IGNORED(label, o.body_limit, this.config.body_limit))
@@ -594,7 +630,8 @@ export class AppCore extends Router {
     const run = compose(chain, handler)
     const error_of = this.#error_of
     const on_error: ErrorMapperOf = (req) => error_of(req, segs)
-    return { method, url, run, middleware: chain, body_limit, stream_body, check, on_error }
+    const body_limit_of = request_body_limit(body_limit, maybe_limits)
+    return { method, url, run, middleware: chain, body_limit, body_limit_of, stream_body, check, on_error }
   }
 
   /**
@@ -604,14 +641,24 @@ export class AppCore extends Router {
   #guard(m: MwDef, segs?: readonly Segment[]): Middleware {
     const prefix = [...this.#base, ...m.prefix]
     const mw = m.mw
+    const covered = segs === undefined ? undefined : this.#covers_request(m, segs)
     const guard: Middleware =
-      segs === undefined
+      covered === undefined
         ? (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
-        : (req, res, next) =>
-            under_prefix(req.segments(), prefix) || routed_under(segs, m.prefix, req) ? mw(req, res, next) : next()
+        : (req, res, next) => (covered(req) ? mw(req, res, next) : next())
     // What the middleware asks of the adapter (its kind, a body limit) holds wherever it may run.
     const options = route_options_of(mw)
     return options === undefined ? guard : with_route_options(guard, options)
+  }
+
+  /**
+   * Whether prefix middleware `m`, on the route `segs` its prefix lies partly over, covers a request matched there: its
+   * canonical path is under the prefix (under the mount), or the path the route was matched at is.
+   */
+  #covers_request(m: MwDef, segs: readonly Segment[]): (req: RoutedRequest) => boolean {
+    const prefix = [...this.#base, ...m.prefix]
+    const own = m.prefix
+    return (req) => under_prefix(req.segments(), prefix) || routed_under(segs, own, req)
   }
 
   /**
@@ -627,8 +674,22 @@ export class AppCore extends Router {
       const shape = route_shape(r.segs)
       if (!shapes.has(shape)) shapes.set(shape, r.segs)
     }
+    // Two shapes that overlap without one covering the other (`/a/{x}/c`, `/a/b/{y}`) share paths (`/a/b/c`) whose
+    // OPTIONS the router gives the more specific alone. Their intersection gets a route of its own, more specific than
+    // both, and so on until the set is closed: the route the router picks for any path is then covered by every shape
+    // matching the path, and its `Allow`, computed here, lists every route there.
+    const list = [...shapes.values()]
+    for (let i = 1; i < list.length; i++)
+      for (let j = 0; j < i; j++) {
+        const both = intersect(list[i]!, list[j]!)
+        if (both === undefined) continue
+        const shape = route_shape(both)
+        if (shapes.has(shape)) continue
+        shapes.set(shape, both)
+        list.push(both)
+      }
     const out: CompiledRoute[] = []
-    for (const segs of shapes.values()) {
+    for (const segs of list) {
       const methods = new Set<string>()
       for (const r of this.#routes) {
         if (!covers(r.segs, segs)) continue

@@ -1,4 +1,6 @@
+import Fastify from 'fastify'
 import t from 'tap'
+import { fw_plugin } from '../../adapters/plugin.js'
 import * as fw from '../../index.js'
 import { build, listening } from '../helpers/build.js'
 import { raw, send } from '../helpers/http.js'
@@ -118,6 +120,43 @@ t.test('mount body limits', async (t) => {
     await post('Transfer-Encoding: chunked', '14\r\n01234567890123456789\r\n0\r\n\r\n')
     t.same(seen, [])
   })
+})
+
+t.test("mount body limits: a prefix's limit on a parameter route holds only under the prefix", async (t) => {
+  const setup = (app: fw.App) => {
+    app.use('/a/b', fw.adapt_ctx(fw.middleware.security.body_limit({ max_bytes: 4 })))
+    app.use('/admin', fw.adapt_ctx(fw.middleware.security.body_limit({ max_bytes: 4 })))
+    app.post('/a/{x}', (req, res) => void res.text(`${req.param('x')} ${req.body()}`))
+    app.post('/{s}/{page}', (req, res) => void res.text(`${req.param('s')}/${req.param('page')} ${req.body()}`))
+  }
+  const { port } = await listening(t, setup, { body_limit: 16 })
+  const chunked = (path: string) =>
+    raw(
+      port,
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: text/plain\r\n` +
+        'Transfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n',
+    )
+  const off = await chunked('/a/zzz')
+  t.same([off.status, off.body], [200, 'zzz 0123456789'], 'a chunked body off the prefix reads under the App limit')
+  const under = await chunked('/a/b')
+  t.same([under.status, JSON.parse(under.body)], [413, TOO_LARGE], 'and under it, under the limit of the prefix')
+  const other = await chunked('/docs/x')
+  t.same([other.status, other.body], [200, 'docs/x 0123456789'])
+  // `/admin/..` reaches `/{s}/{page}` with s `admin`: the prefix's middleware runs there, and so does its limit.
+  const dots = await chunked('/admin/..')
+  t.same([dots.status, JSON.parse(dots.body)], [413, TOO_LARGE], 'a route matched under the prefix by its parameters')
+
+  // Mounted in a host under /fw, the prefix is the App's own path, under the mount.
+  const app = new fw.App({ body_limit: 16, access_log: false })
+  setup(app)
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  const post = (url: string) =>
+    host.inject({ method: 'POST', url, payload: '0123456789', headers: { 'content-type': 'text/plain' } })
+  const [mounted_off, mounted_under] = [await post('/fw/a/zzz'), await post('/fw/a/b')]
+  t.same([mounted_off.statusCode, mounted_off.body], [200, 'zzz 0123456789'])
+  t.same([mounted_under.statusCode, mounted_under.json()], [413, TOO_LARGE])
 })
 
 t.test('mount errors', async (t) => {

@@ -218,6 +218,55 @@ t.test('automatic OPTIONS', async (t) => {
     t.equal(await allow('/files/a/b'), 'GET, HEAD, PUT, OPTIONS')
   })
 
+  t.test(
+    'lists in Allow every method of routes that overlap on the path without either covering the other',
+    async (t) => {
+      const app = build(t, (app) => {
+        app.get('/a/{x}/c', (req, res) => void res.text(`get ${req.param('x')}`))
+        app.post('/a/b/{y}', (req, res) => void res.text(`post ${req.param('y')}`))
+        app.put('/{p}/b/c/*', (_req, res) => void res.text('put deep'))
+        app.del('/a/{q}/c/d', (_req, res) => void res.text('del'))
+      })
+      // Each method is routed to its own route, whichever pattern is more specific.
+      for (const [method, url, status, body] of [
+        ['GET', '/a/b/c', 200, 'get b'],
+        ['POST', '/a/b/c', 200, 'post c'],
+        ['GET', '/a/z/c', 200, 'get z'],
+        ['POST', '/a/b/z', 200, 'post z'],
+        ['PUT', '/a/b/c/d', 200, 'put deep'],
+        ['DELETE', '/a/b/c/d', 200, 'del'],
+      ] as const) {
+        const r = await app.inject({ method, url })
+        t.same([r.statusCode, r.body], [status, body], `${method} ${url}`)
+      }
+      // A method no route takes on the path is an unknown route (no 405 in fw).
+      t.same((await app.inject({ method: 'PUT', url: '/a/b/c' })).json(), NOT_FOUND)
+      const allow = async (url: string) => (await app.inject({ method: 'OPTIONS', url })).headers.allow
+      t.equal(await allow('/a/b/c'), 'GET, HEAD, POST, OPTIONS', 'both overlapping routes')
+      t.equal(await allow('/a/z/c'), 'GET, HEAD, OPTIONS')
+      t.equal(await allow('/a/b/z'), 'POST, OPTIONS')
+      t.equal(await allow('/a/b/c/d'), 'PUT, DELETE, OPTIONS', 'a wildcard and a parameter route overlapping')
+      t.equal(await allow('/x/b/c/d'), 'PUT, OPTIONS')
+      t.equal(await allow('/a/z/c/d'), 'DELETE, OPTIONS')
+    },
+  )
+
+  t.test(
+    'lists in Allow the routes of three patterns overlapping on a path only pairwise intersections miss',
+    async (t) => {
+      const app = build(t, (app) => {
+        app.get('/a/{x}/{y}', (_req, res) => void res.text('get'))
+        app.post('/{z}/b/{w}', (_req, res) => void res.text('post'))
+        app.put('/{u}/{v}/c', (_req, res) => void res.text('put'))
+      })
+      const allow = async (url: string) => (await app.inject({ method: 'OPTIONS', url })).headers.allow
+      t.equal(await allow('/a/b/c'), 'GET, HEAD, POST, PUT, OPTIONS')
+      t.equal(await allow('/a/b/z'), 'GET, HEAD, POST, OPTIONS')
+      t.equal(await allow('/z/b/c'), 'POST, PUT, OPTIONS')
+      t.equal(await allow('/z/z/z'), undefined, 'a path no route takes')
+    },
+  )
+
   t.test("leaves the paths an app's own OPTIONS route covers to it, a wildcard one included", async (t) => {
     const app = build(t, (app) => {
       app.options('/*', (_req, res) => void res.status(204).header('x-preflight', 'own').send())
@@ -441,6 +490,42 @@ t.test('App body limits', async (t) => {
         [413, { ok: false, error: 'payload_too_large', message: 'Request body is too large' }],
       )
     t.same(bodies, ['1234', ''], 'the 413 ran the middleware without a body; the handler answered only the first')
+  })
+
+  t.test("apply a prefix's limit on a parameter or wildcard route only to requests under the prefix", async (t) => {
+    const limit = adapt_ctx(middleware.security.body_limit({ max_bytes: 4 }))
+    const app = build(
+      t,
+      (app) => {
+        app.use('/a/b', limit)
+        app.use('/files/private', limit)
+        app.use('/{t}/locked', limit)
+        app.post('/a/{x}', (req, res) => void res.text(`${req.param('x')} ${req.body()}`))
+        app.post('/files/*', (req, res) => void res.text(`${req.param('*')} ${req.body()}`))
+        app.post('/{s}/{page}', (req, res) => void res.text(`${req.param('s')}/${req.param('page')} ${req.body()}`))
+        app.post('/a/b/c', (req, res) => void res.text(`c ${req.body()}`))
+      },
+      { body_limit: 16 },
+    )
+    const post = (url: string, payload: string) =>
+      app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'text/plain' } })
+    for (const [url, body] of [
+      ['/a/zzz', 'zzz 0123456789'],
+      ['/files/public/x', 'public/x 0123456789'],
+      ['/x/y', 'x/y 0123456789'],
+    ] as const) {
+      const r = await post(url, '0123456789')
+      t.same([r.statusCode, r.body], [200, body], `${url} reads under the App's limit`)
+    }
+    for (const url of ['/a/b', '/A/B', '/a/%62', '/files/private/x', '/files/Private/x/y', '/x/locked', '/a/b/c']) {
+      const r = await post(url, '0123456789')
+      t.same([r.statusCode, r.json().error], [413, 'payload_too_large'], `${url} reads under the prefix's limit`)
+    }
+    t.same(
+      [(await post('/a/b', '0123')).body, (await post('/files/private/x', '0123')).body],
+      ['b 0123', 'private/x 0123'],
+    )
+    t.equal((await post('/a/zzz', '0123456789abcdefg')).statusCode, 413, "the App's limit still holds off the prefix")
   })
 })
 

@@ -3,6 +3,7 @@ import {
   ERR_APP_BAD_PATH,
   canonical_segments,
   classify,
+  intersect,
   join_path,
   parse_route,
   prefix_segments,
@@ -169,5 +170,30 @@ t.test('routed_under', async (t) => {
     t.ok(routed_under(three, ['admin'], params({ a: 'x', b: '..', c: 'admin' })))
     t.ok(routed_under(three, ['admin', 'y'], params({ a: '/', b: 'admin/y', c: 'z' })))
     t.notOk(routed_under(three, ['admin'], params({ a: 'x', b: 'y', c: 'admin' })), 'no parameter to resolve')
+  })
+})
+
+t.test('intersect', async (t) => {
+  const both = (a: string, b: string) => {
+    const segs = intersect(parse_route(a), parse_route(b))
+    return segs === undefined ? undefined : router_path(segs)
+  }
+  t.test('gives the paths two patterns share as one pattern, the more specific segment of each', async (t) => {
+    t.equal(both('/a/{x}/c', '/a/b/{y}'), '/a/b/c')
+    t.equal(both('/{x}/{y}', '/{z}/b'), '/:p0/b')
+    t.equal(both('/users/{id}', '/users/me'), '/users/me')
+    t.equal(both('/{p}/b/c/*', '/a/{q}/c/d'), '/a/b/c/d')
+    t.equal(both('/files/*', '/{x}/a/{y}'), '/files/a/:p2')
+    t.equal(both('/a/*', '/{x}/b/*'), '/a/b/*')
+    t.equal(both('/*', '/*'), '/*')
+  })
+  t.test('names its parameters by position, so that names the two patterns share never clash', async (t) => {
+    t.equal(both('/{x}/*', '/{y}/{x}'), '/:p0/:p1')
+  })
+  t.test('gives none when the patterns share no path', async (t) => {
+    t.equal(both('/a/{x}', '/b/{y}'), undefined)
+    t.equal(both('/a/{x}', '/a/{x}/c'), undefined)
+    t.equal(both('/a/*', '/a'), undefined, 'a wildcard takes one segment at least')
+    t.equal(both('/A/{x}', '/a/b'), undefined, 'static segments compare case-sensitively, as the router')
   })
 })
