@@ -1,7 +1,7 @@
 // The RealWorld project's own API tests (its Postman collection, run with newman) against `npm run demo -- conduit`, on
 // SQLite and on PostgreSQL. The collection is third-party and not in this repository: it is read from
-// $REALWORLD_COLLECTION or ../shared/realworld/Conduit.postman_collection.json beside the repository; without it nothing is run and a loud
-// line says so. newman comes from $NEWMAN or the PATH.
+// $REALWORLD_COLLECTION or ../shared/realworld/Conduit.postman_collection.json beside the repository; without it
+// nothing is run and a loud line says so. newman comes from $NEWMAN or the PATH.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -21,6 +21,26 @@ const COLLECTION = [process.env['REALWORLD_COLLECTION'], SHARED].find(
 )
 
 t.setTimeout(300_000)
+
+/** What newman's JSON report says of a run: its counts, and each failed assertion with the request it ran on. */
+interface NewmanRun {
+  stats: Record<string, Record<string, number>>
+  failures: Array<{ error: { test?: string }; source: { request?: { method?: string; url?: { path?: string[] } } } }>
+}
+
+/**
+ * Whether a failed assertion is the collection asking a list of articles (`GET /articles`, `/articles/feed`) for each
+ * article's `body`, which the RealWorld openapi.yml this demo implements (1.1.0) leaves out of its
+ * MultipleArticlesResponse, as the demo does; the stored copy of the collection still asks for it.
+ */
+function by_contract(f: NewmanRun['failures'][number]): boolean {
+  const path = f.source.request?.url?.path?.join('/')
+  return (
+    f.error.test === 'Article has "body" property' &&
+    f.source.request?.method === 'GET' &&
+    (path === 'articles' || path === 'articles/feed')
+  )
+}
 
 if (COLLECTION === undefined) {
   const line =
@@ -63,11 +83,13 @@ if (COLLECTION === undefined) {
           { encoding: 'utf8' },
         )
         if (run.error !== undefined) throw new Error(`${newman} could not run (set NEWMAN): ${run.error.message}`)
-        const stats = (
-          JSON.parse(readFileSync(report, 'utf8')) as { run: { stats: Record<string, Record<string, number>> } }
-        ).run.stats
-        t.comment(`newman on ${kind}: ${JSON.stringify(stats['assertions'])}, collection sha256 ${sha256}`)
-        const failed = stats['assertions']!['failed']
+        const { stats, failures } = (JSON.parse(readFileSync(report, 'utf8')) as { run: NewmanRun }).run
+        const contract = failures.filter(by_contract)
+        t.comment(
+          `newman on ${kind}: ${JSON.stringify(stats['assertions'])}, ${contract.length} of them a list article's ` +
+            `body, which openapi.yml's MultipleArticlesResponse leaves out; collection sha256 ${sha256}`,
+        )
+        const failed = failures.length - contract.length
         t.equal(failed, 0, failed === 0 ? `${kind}: no assertion failed` : `${kind}: newman's report:\n${run.stdout}`)
         t.ok(stats['assertions']!['total']! > 0, 'assertions ran')
         server.child.kill('SIGTERM')
