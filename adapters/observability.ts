@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { error_body } from '../lib/http-error.js'
 import { CODE_OVERLOADED } from '../lib/observability/errors.js'
 import type { LoadMonitor } from '../lib/observability/load.js'
+import { answered_status, CLIENT_CLOSED } from '../lib/observability/http-series.js'
 import type { Metrics } from '../lib/observability/metrics.js'
 import { route_template, UNMATCHED_ROUTE } from '../lib/observability/route.js'
 import { attach_span, span_of, type HttpTracing } from '../lib/observability/tracing.js'
@@ -38,11 +39,13 @@ export function request_counter(metrics: Metrics): RequestCounter {
     metrics.started()
     const start = performance.now()
     res.on('close', () => {
-      // An answer that was ended is counted with its status, even when its client left before all of it was sent;
-      // one that never was (the client left while the handler worked) only leaves the in-flight count.
-      if (!res.writableEnded) return metrics.aborted()
+      // The rule a span ends by too (answered_status): an answer that was ended is counted with its status, even when
+      // its client left before all of it was sent; one that never was (the client left while the handler worked) only
+      // leaves the in-flight count.
+      const status = answered_status(res)
+      if (status === undefined) return metrics.aborted()
       const seconds = (performance.now() - start) / 1000
-      metrics.finished(req.method!, (req as Noted)[ROUTE] ?? UNMATCHED_ROUTE, res.statusCode, seconds)
+      metrics.finished(req.method!, (req as Noted)[ROUTE] ?? UNMATCHED_ROUTE, status, seconds)
     })
   }
 }
@@ -258,10 +261,12 @@ function span_starter(
       scheme: freq.protocol,
     })
     attach_span(request_owner(freq), span)
-    // 'finish' as Fastify's onResponse (the access line, written first, still finds the span for its ids); a 'close'
-    // without it is a client that left before the answer.
-    res.once('finish', () => finish(tracing, span, res.statusCode))
-    res.once('close', () => finish(tracing, span, 499))
+    // Ended at 'finish' as Fastify's onResponse (the access line, written first, still finds the span for its ids), or
+    // at 'close' when there is none; with the status metrics count (answered_status), or 499 when the client left
+    // before the answer was ended.
+    const end = (): void => finish(tracing, span, answered_status(res) ?? CLIENT_CLOSED)
+    res.once('finish', end)
+    res.once('close', end)
   }
 }
 

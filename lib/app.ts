@@ -458,7 +458,7 @@ export class AppCore extends Router {
   }
 
   /**
-   * The query parameters this App's access line redacts (lowercase): `api_key`, `access_token`, the
+   * The query parameters this App's access line redacts (lowercase): `SECRET_QUERY`'s, the
    * `secret_query_params` option, and the `query_param` of each `api_key` or `jwt` middleware it uses.
    */
   get secret_query(): ReadonlySet<string> {

@@ -68,7 +68,7 @@ export interface AppOptions {
   /** Most connections open at once; further ones are refused; 0 for no limit (FW_MAX_CONNECTIONS; default 0). */
   max_connections?: number
   /**
-   * Query parameters the access line hides besides `api_key`, `access_token` and those `api_key`/`jwt` middleware read.
+   * Query parameters the access line hides besides `SECRET_QUERY`'s and those `api_key`/`jwt` middleware read.
    */
   secret_query_params?: readonly string[]
   /**

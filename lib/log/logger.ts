@@ -5,7 +5,7 @@ import { core, type StoredContext } from './core.js'
 import { ERR_LOG_BAD_KEY, ERR_LOG_BAD_NAME, ERR_LOG_ODD_PAIRS } from './errors.js'
 import type { LogFormat } from './formats.js'
 import { OFF, severity_of, type LogLevel } from './levels.js'
-import { cap, text_of } from './values.js'
+import { cap, RAW_CHARS, text_of } from './values.js'
 
 /**
  * Checks alternating key/value arguments `A`: it is `A` itself when every key is a string and the count is even, and a
@@ -29,7 +29,18 @@ export function check_pairs(pairs: readonly unknown[]): void {
 /** Binds a logger to a request's context; set by the class's static block, which alone reaches `#bound`. */
 let bind: (logger: Logger, ctx: StoredContext) => Logger
 
-const NAME = /^[^\s[\]\p{Cc}]{1,64}$/u
+// A KV line writes the name bare (`[<name>]`), never escaped, so what a line escapes in values (`RAW_CHARS`:
+// bidirectional controls reorder what a terminal shows, line separators start a line) is refused in a name when the
+// logger is made, besides whitespace, brackets and control characters.
+const NAME = new RegExp(`^[^\\s[\\]\\p{Cc}${RAW_CHARS}]{1,64}$`, 'u')
+
+/**
+ * Throws `FW_ERR_LOG_BAD_NAME` unless `name` is 1-64 characters without whitespace, brackets, control characters or
+ * bidirectional controls: a `Logger`'s name, and a `pino_logger`'s.
+ */
+export function check_name(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || !NAME.test(name)) throw ERR_LOG_BAD_NAME(name)
+}
 
 /**
  * A named logger. Every logger shares one level, format and destination: `set_level` on any of them changes them all.
@@ -51,9 +62,12 @@ export class Logger {
     }
   }
 
-  /** A name is 1-64 characters without whitespace, brackets or control characters (`FW_ERR_LOG_BAD_NAME`). */
+  /**
+   * A name is 1-64 characters without whitespace, brackets, control characters or bidirectional controls
+   * (`FW_ERR_LOG_BAD_NAME`).
+   */
   constructor(name: string) {
-    if (typeof name !== 'string' || !NAME.test(name)) throw ERR_LOG_BAD_NAME(name)
+    check_name(name)
     this.name = name
   }
 

@@ -4,6 +4,7 @@ import pino from 'pino'
 import { line_context } from './context.js'
 import { core } from './core.js'
 import type { LogLevel } from './levels.js'
+import { check_name } from './logger.js'
 import { UNSERIALIZABLE, cap, is_error, text_of } from './values.js'
 
 const PINO_LEVELS: Readonly<Record<LogLevel, pino.LevelWithSilent>> = {
@@ -24,11 +25,13 @@ const dropped = new FinalizationRegistry<() => void>((unwatch) => unwatch())
 /**
  * A pino logger whose every line is written by fw: same level (kept in step with `set_level`), format, context and
  * destination, under the name `[<name>]`. Child loggers (Fastify's per-request `reqId`) add their bindings as fields,
- * and serializers (Fastify's `req`, `res`, `err`) apply as in pino.
+ * and serializers (Fastify's `req`, `res`, `err`) apply as in pino. `name` is checked as a `Logger`'s
+ * (`FW_ERR_LOG_BAD_NAME`).
  * @example
  * const app = Fastify({ loggerInstance: pino_logger() })
  */
 export function pino_logger(name = 'fastify'): pino.Logger {
+  check_name(name)
   const instance = pino(
     {
       level: PINO_LEVELS[core.level()],

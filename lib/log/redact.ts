@@ -50,15 +50,34 @@ function redact_map<H extends Headers>(map: H, secret: ReadonlySet<string>): H {
 }
 
 /**
- * Query parameters `redact_query` hides by default. An App's access line also hides its `secret_query_params` option
- * and the `query_param` of each `api_key` or `jwt` middleware it uses: per App, never process-wide.
+ * Query parameters `redact_query` hides by default (lowercase; matched in any case): API keys, OAuth 2.0 tokens, client
+ * secret and authorization code (RFC 6749), passwords, and the signatures of signed URLs (S3's and Google Cloud
+ * Storage's `X-Amz-Signature` and `X-Goog-Signature`, and the `sig` and `signature` of others). An App's access line
+ * also hides its `secret_query_params` option and the `query_param` of each `api_key` or `jwt` middleware it uses: per
+ * App, never process-wide.
  */
-export const SECRET_QUERY: readonly string[] = ['api_key', 'access_token']
+export const SECRET_QUERY: readonly string[] = [
+  'api_key',
+  'apikey',
+  'key',
+  'access_token',
+  'token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'code',
+  'password',
+  'secret',
+  'signature',
+  'sig',
+  'x-amz-signature',
+  'x-goog-signature',
+]
 const SECRET_QUERY_SET = lower_set(SECRET_QUERY)
 
 /**
- * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `SECRET_QUERY`:
- * `api_key` and `access_token`; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a
+ * A copy of a query with each parameter named in `names` (compared case-insensitively; by default `SECRET_QUERY`, which
+ * `names` replaces; a Set is taken as lowercase names, as the App keeps them) reading `[redacted]`. Takes a
  * parsed query object, or a query string or URL (`/path?api_key=...&page=2`), and returns the same kind.
  * @example
  * redact_query('/items?api_key=s3cr3t&page=2') // '/items?api_key=[redacted]&page=2'

@@ -17,6 +17,26 @@ export function known_method(method: string): boolean {
   return KNOWN_METHODS.has(method)
 }
 
+/**
+ * The status of a request whose client left before its answer was ended (nginx's "client closed request"): its span
+ * records it, and metrics count no status for it (`answered_status`).
+ */
+export const CLIENT_CLOSED = 499
+
+/**
+ * The status a request's answer is counted with (metrics) and traced with (its span), read when its connection is done
+ * with it (`close`, or `finish` before it): its own status once the handler ended it, even when the client left before
+ * reading all of it (the handler gave that answer; how much was read is the client's doing); undefined when the client
+ * left before it was ended, which metrics take out of the in-flight count and a span records as `CLIENT_CLOSED`.
+ * Whether Node emitted `finish` first is not asked: on a socket the client left, Node 24 emits none, Node 20 one.
+ */
+export function answered_status(res: {
+  readonly writableEnded: boolean
+  readonly statusCode: number
+}): number | undefined {
+  return res.writableEnded ? res.statusCode : undefined
+}
+
 /** The labels of one series, in the order the exposition lists them. */
 export interface HttpLabels {
   method: string

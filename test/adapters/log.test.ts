@@ -448,7 +448,7 @@ t.test(
       t,
       (app) => {
         app.use(
-          fw.middleware.app.adapt_ctx(fw.middleware.auth.api_key({ query_param: 'sig', allowed_keys: ['k-secret-9'] })),
+          fw.middleware.app.adapt_ctx(fw.middleware.auth.api_key({ query_param: 'ak', allowed_keys: ['k-secret-9'] })),
         )
         app.get('/p', (_req, res) => void res.text('ok'))
       },
@@ -456,17 +456,17 @@ t.test(
     )
     const plain = build(t, (app) => app.get('/p', (_req, res) => void res.text('ok')), {
       access_log: 'info',
-      secret_query_params: ['Token'],
+      secret_query_params: ['Ticket'],
     })
-    t.equal((await keyed.inject('/p?sig=k-secret-9&token=visible')).statusCode, 200)
-    t.equal((await plain.inject('/p?sig=shown&TOKEN=t-secret-8&api_key=k-secret-7')).statusCode, 200)
+    t.equal((await keyed.inject('/p?ak=k-secret-9&ticket=visible')).statusCode, 200)
+    t.equal((await plain.inject('/p?ak=shown&TICKET=t-secret-8&api_key=k-secret-7')).statusCode, 200)
     t.notMatch(out.text(), /secret/)
     t.same(
       out.lines().map((l) => pairs_of(l).path),
-      ['/p?sig=[redacted]&token=visible', '/p?sig=shown&TOKEN=[redacted]&api_key=[redacted]'],
+      ['/p?ak=[redacted]&ticket=visible', '/p?ak=shown&TICKET=[redacted]&api_key=[redacted]'],
     )
-    t.same([...keyed.secret_query], ['api_key', 'access_token', 'sig'])
-    t.same([...plain.secret_query], ['api_key', 'access_token', 'token'])
+    t.same([...keyed.secret_query], [...log.SECRET_QUERY, 'ak'])
+    t.same([...plain.secret_query], [...log.SECRET_QUERY, 'ticket'])
   },
 )
 

@@ -87,11 +87,11 @@ t.test('App.tracing', async (t) => {
         app.tracing()
         app.get('/users/{id}', (_req, res) => void res.json('ok', true))
       },
-      { secret_query_params: ['token'] },
+      { secret_query_params: ['ticket'] },
     )
-    await app.inject('/users/42?token=t0k&page=2')
+    await app.inject('/users/42?ticket=t0k&page=2')
     const [span] = exporter.getFinishedSpans()
-    t.equal(span!.attributes['url.query'], 'token=[redacted]&page=2')
+    t.equal(span!.attributes['url.query'], 'ticket=[redacted]&page=2')
   })
 
   t.test('continues the caller’s trace from traceparent', async (t) => {
@@ -246,6 +246,62 @@ t.test('App.tracing', async (t) => {
     const spans = exporter.getFinishedSpans()
     t.equal(spans.length, 1)
     t.equal(spans[0]!.attributes['http.response.status_code'], 499)
+  })
+
+  t.test('gives the span of an answer its client left mid-body the status metrics count it with', async (t) => {
+    // An answer ended (`send` of a body far larger than the socket buffers) whose client leaves once the head arrived:
+    // it was answered, so the span and the metrics both say 200. A stream its client leaves before the handler ends it
+    // was not: the span says 499 and metrics count no status, only the end of the request in flight.
+    const big = Buffer.alloc(32 * 1024 * 1024, 0x61)
+    const never = gate()
+    t.teardown(never.open)
+    const { app, port } = await listening(t, (app) => {
+      app.tracing()
+      app.metrics()
+      app.get('/big', (_req, res) => void res.header('content-type', 'application/octet-stream').send(big))
+      app.get('/stream', (_req, res) => {
+        res.stream(
+          (async function* () {
+            yield 'first chunk\n'
+            await never.promise
+          })(),
+        )
+      })
+    })
+    const leave_after_head = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const client = request({ host: '127.0.0.1', port, path }, (r) => {
+          r.once('data', () => {
+            resolve(r.statusCode!)
+            client.destroy()
+          })
+        })
+        client.on('error', () => {}).on('close', () => reject(new Error('closed before the response')))
+        client.end()
+      })
+    const span_of_route = (route: string) =>
+      exporter.getFinishedSpans().find((s) => s.attributes['http.route'] === route)
+    const ended = async (route: string) => {
+      for (let i = 0; i < 2000 && span_of_route(route) === undefined; i++) await new Promise(setImmediate)
+      return span_of_route(route)
+    }
+    const metric = async (name: string) => {
+      const text = (await app.inject('/metrics')).body
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+      return line === undefined ? undefined : Number(line.slice(name.length + 1))
+    }
+
+    t.equal(await leave_after_head('/big'), 200)
+    const big_span = await ended('/big')
+    t.equal(big_span!.attributes['http.response.status_code'], 200, 'the span: the status its answer was ended with')
+    t.equal(await metric('fw_http_requests_total{method="GET",route="/big",status="200"}'), 1, 'metrics: the same')
+    t.equal(await metric('fw_http_requests_total{method="GET",route="/big",status="499"}'), undefined)
+
+    t.equal(await leave_after_head('/stream'), 200)
+    const stream_span = await ended('/stream')
+    t.equal(stream_span!.attributes['http.response.status_code'], 499, 'left before the answer was ended')
+    const total = (await app.inject('/metrics')).body
+    t.notMatch(total, /route="\/stream"/, 'metrics count no status for it')
   })
 
   t.test('makes one span for a shed request, tracing() called before shed_load() or after', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MemoryStream, T0 } from './capture.js'
 import { ERR_LOG_BAD_KEY, ERR_LOG_BAD_NAME, ERR_LOG_ODD_PAIRS } from '../../../lib/log/errors.js'
-import { LogFormat, LogLevel, Logger, configure, set_clock } from '../../../lib/log/index.js'
+import { LogFormat, LogLevel, Logger, configure, logger, set_clock } from '../../../lib/log/index.js'
 
 const out = new MemoryStream()
 configure({ destination: out, level: LogLevel.Info, format: LogFormat.KV })
@@ -27,6 +27,21 @@ t.test('Logger', async (t) => {
       message: 'logger name must be 1-64 characters without whitespace, brackets or control characters; got "a b"',
     })
   })
+
+  t.test(
+    'refuses a name holding a bidirectional control or a line separator, which a line would show raw',
+    async (t) => {
+      const controls = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e']
+      controls.push('\u2066', '\u2067', '\u2068', '\u2069', '\u2028', '\u2029', '\u0085', '\u007f', '\u001b')
+      for (const c of controls) {
+        const name = `db${c}gnp.exe`
+        const label = `U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+        t.throws(() => new Logger(name), { code: ERR_LOG_BAD_NAME.code }, label)
+        t.throws(() => logger(name), { code: ERR_LOG_BAD_NAME.code }, label)
+      }
+      t.equal(new Logger('db‐pool·é').name, 'db‐pool·é', 'other characters pass')
+    },
+  )
 
   t.test('writes each level under its label and the logger name', async (t) => {
     configure({ level: LogLevel.Trace })

@@ -20,6 +20,14 @@ t.test('pino_logger', async (t) => {
     t.teardown(() => app.close())
   })
 
+  t.test('takes a name as a Logger does, refusing one a line would show raw', async (t) => {
+    for (const bad of ['', 'a b', 'a]b', 'db\u202egnp.exe', 'db\u2066x', 'db\u001b[31m', 'x'.repeat(65)]) {
+      t.throws(() => pino_logger(bad), { code: 'FW_ERR_LOG_BAD_NAME' }, escape(bad))
+    }
+    pino_logger('fastify-admin').info('up')
+    t.equal(parse_kv(out.lines().at(-1)!).name, 'fastify-admin')
+  })
+
   t.test('writes Fastify’s request lines as fw KV lines with the request id and serialized request', async (t) => {
     const app = Fastify({ loggerInstance: pino_logger() })
     app.get('/hi', async (req) => {

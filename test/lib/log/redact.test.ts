@@ -1,5 +1,27 @@
 import t from 'tap'
-import { REDACTED, SECRET_HEADERS, redact_headers, redact_query } from '../../../lib/log/redact.js'
+import { REDACTED, SECRET_HEADERS, SECRET_QUERY, redact_headers, redact_query } from '../../../lib/log/redact.js'
+import { build } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
+import { parse_kv } from './capture.js'
+
+/** The common query parameters that carry a secret: OAuth tokens and codes, passwords, API keys, URL signatures. */
+const COMMON_SECRETS = [
+  'api_key',
+  'access_token',
+  'token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'password',
+  'secret',
+  'signature',
+  'sig',
+  'code',
+  'key',
+  'apikey',
+  'X-Amz-Signature',
+  'X-Goog-Signature',
+]
 
 t.test('redact_headers', async (t) => {
   t.test('hides credentials and cookies in a copy, leaving other headers and the original alone', async (t) => {
@@ -71,7 +93,22 @@ t.test('redact_query', async (t) => {
     },
   )
 
+  t.test('hides the common secret-bearing parameters by default, in any case, and no others', async (t) => {
+    for (const name of COMMON_SECRETS) {
+      t.equal(redact_query(`/x?${name}=s3cr3t&page=2`), `/x?${name}=[redacted]&page=2`, name)
+      t.equal(redact_query(`/x?${name.toUpperCase()}=s3cr3t`), `/x?${name.toUpperCase()}=[redacted]`, name)
+      t.same(redact_query({ [name]: 's3cr3t', page: '2' }), { [name]: '[redacted]', page: '2' }, name)
+    }
+    t.same(
+      SECRET_QUERY.map((n) => n.toLowerCase()),
+      SECRET_QUERY,
+      'SECRET_QUERY is written lowercase, as an App keeps names',
+    )
+    t.equal(redact_query('/x?keyword=k&codec=h264&state=s'), '/x?keyword=k&codec=h264&state=s', 'names, not parts')
+  })
+
   t.test('hides the parameters it is told to instead', async (t) => {
+    t.equal(redact_query('/cb?code=c&password=p&state=s', ['state']), '/cb?code=c&password=p&state=[redacted]')
     t.equal(
       redact_query('/cb?token=t&code=c&state=s', ['token', 'code']),
       '/cb?token=[redacted]&code=[redacted]&state=s',
@@ -91,5 +128,19 @@ t.test('redact_query', async (t) => {
     ])
     t.equal(Object.getPrototypeOf(copy), Object.prototype)
     t.equal(JSON.stringify(copy), '{"__proto__":["a","b"],"api_key":"[redacted]"}')
+  })
+})
+
+t.test('SECRET_QUERY in an App access line', async (t) => {
+  t.test('hides each common secret-bearing parameter in the access line by default', async (t) => {
+    const out = capture_log(t)
+    const app = build(t, (app) => app.get('/cb', (_req, res) => void res.send()), { access_log: 'info' })
+    for (const name of COMMON_SECRETS) await app.inject(`/cb?${name}=s3cr3t&page=2`)
+    const paths = out.lines().map((line) => new Map(parse_kv(line).pairs).get('path'))
+    t.same(
+      paths,
+      COMMON_SECRETS.map((name) => `/cb?${name}=[redacted]&page=2`),
+    )
+    t.notOk(out.text().includes('s3cr3t'))
   })
 })

@@ -35,21 +35,24 @@ t.test('HttpTracing.start', async (t) => {
   const tracing = new HttpTracing(provider.getTracer('test'))
   const info = { method: 'GET', route: '/x', headers: {}, client_ip: '127.0.0.1', scheme: 'http' }
 
-  t.test('redacts api_key and access_token in url.query by default, and the names given instead', async (t) => {
-    tracing.start({ ...info, target: '/x?api_key=k1&access_token=t1&token=t2&page=2' }).end()
-    tracing
-      .start({ ...info, target: '/x?api_key=k1&token=t2&next=/y?token=t3', secret_query: new Set(['token']) })
-      .end()
-    tracing.start({ ...info, target: '/x' }).end()
-    t.same(
-      exporter.getFinishedSpans().map((s) => s.attributes['url.query']),
-      [
-        'api_key=[redacted]&access_token=[redacted]&token=t2&page=2',
-        'api_key=k1&token=[redacted]&next=/y?token=t3',
-        undefined,
-      ],
-    )
-  })
+  t.test(
+    'redacts SECRET_QUERY (api_key, access_token, code...) in url.query by default, and the names given instead',
+    async (t) => {
+      tracing.start({ ...info, target: '/x?api_key=k1&access_token=t1&code=c1&ticket=t2&page=2' }).end()
+      tracing
+        .start({ ...info, target: '/x?api_key=k1&ticket=t2&next=/y?ticket=t3', secret_query: new Set(['ticket']) })
+        .end()
+      tracing.start({ ...info, target: '/x' }).end()
+      t.same(
+        exporter.getFinishedSpans().map((s) => s.attributes['url.query']),
+        [
+          'api_key=[redacted]&access_token=[redacted]&code=[redacted]&ticket=t2&page=2',
+          'api_key=k1&ticket=[redacted]&next=/y?ticket=t3',
+          undefined,
+        ],
+      )
+    },
+  )
 })
 
 t.test('HttpTracing.child', async (t) => {
