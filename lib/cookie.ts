@@ -98,9 +98,20 @@ export function cookie_values(header: string | undefined, name: string): string[
 }
 
 /**
+ * Most distinct values of a name `tossed_past` verifies, the first included. A browser sends one value per cookie
+ * domain and path matching the request: the app's own, plus a few left by an earlier path or domain, or tossed by a
+ * sibling subdomain. Eight covers those with room to spare, where a 16 KiB header of distinct forged values would cost
+ * ~230 signature checks. Bounding it gives an attacker nothing: one who can toss eight cookies in front can as well
+ * toss one validly signed cookie of their own, which wins (see docs/auth.md).
+ */
+export const MAX_TOSSED = 8
+
+/**
  * What `verify` makes of the first value of `name` in the `Cookie` header that it accepts, among those other than
  * `first` (the value `req.cookie` gave, which the caller verified and refused), or undefined. A cookie tossed from a
- * sibling subdomain comes first (longer path): a middleware whose own cookie fails asks this before it gives up.
+ * sibling subdomain comes first (longer path): a middleware whose own cookie fails asks this before it gives up. Each
+ * distinct value is verified once, and at most `MAX_TOSSED` of them, `first` counted, so a header repeating the name
+ * costs a bounded number of signature checks.
  */
 export function tossed_past<T>(
   header: string | undefined,
@@ -108,8 +119,12 @@ export function tossed_past<T>(
   first: string,
   verify: (value: string) => T | undefined,
 ): T | undefined {
+  const tried = [first]
   for (const value of cookie_values(header, name)) {
-    const found = value === first ? undefined : verify(value)
+    if (tried.includes(value)) continue
+    if (tried.length === MAX_TOSSED) return undefined
+    tried.push(value)
+    const found = verify(value)
     if (found !== undefined) return found
   }
   return undefined

@@ -99,7 +99,7 @@ const OWNERS: Owner[] = [
     make: with_options(session, () => ({ secret: 's'.repeat(16) })),
     options: [
       ...['secret', 'store', 'cookie_name', 'cookie_path', 'secure', 'http_only', 'same_site', 'ttl'],
-      ...['auto_create', 'serialize', 'rolling', 'absolute_ttl', 'now'],
+      ...['auto_create', 'serialize', 'rolling', 'absolute_ttl', 'end_grace', 'now'],
     ],
     secret_options: ['secret'],
   },

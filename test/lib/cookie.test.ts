@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { check_cookie, cookie_values, type CookieOptionValues } from '../../lib/cookie.js'
+import { check_cookie, cookie_values, MAX_TOSSED, tossed_past, type CookieOptionValues } from '../../lib/cookie.js'
 import { define_bad_option, option_checker } from '../../lib/options.js'
 
 const check = option_checker(define_bad_option('COOKIETEST'), 'owner')
@@ -67,5 +67,33 @@ t.test('cookie_values', async (t) => {
     t.same(cookie_values('a=1; b=2;a="3" ; ab=4; a=%41%zz; a=%41', 'a'), ['1', '3', '%41%zz', 'A'])
     t.same(cookie_values('b=2; novalue; =x', 'a'), [])
     t.same(cookie_values(undefined, 'a'), [])
+  })
+})
+
+t.test('tossed_past', async (t) => {
+  /** tossed_past over `values` of `sid` after the refused `first`, with the values it verified, in order. */
+  const run = (first: string, values: string[], accept?: string) => {
+    const verified: string[] = []
+    const found = tossed_past(values.map((v) => `sid=${v}`).join('; '), 'sid', first, (v) => {
+      verified.push(v)
+      return v === accept ? `ok:${v}` : undefined
+    })
+    return { found, verified }
+  }
+  t.test('finds the first value past the refused one that verifies', async (t) => {
+    t.same(run('a', ['a', 'b', 'c', 'd'], 'c'), { found: 'ok:c', verified: ['b', 'c'] })
+    t.same(run('a', ['a', 'b']), { found: undefined, verified: ['b'] })
+  })
+  t.test('verifies each distinct value once, however often the header repeats it', async (t) => {
+    const values = Array.from({ length: 230 }, (_, i) => ['a', 'b', 'c'][i % 3]!)
+    t.same(run('a', values), { found: undefined, verified: ['b', 'c'] })
+  })
+  t.test(`verifies at most ${MAX_TOSSED} distinct values, the refused first one counted`, async (t) => {
+    t.equal(MAX_TOSSED, 8)
+    const values = Array.from({ length: 200 }, (_, i) => `v${i}`)
+    const { verified } = run('v0', values)
+    t.same(verified, ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7'])
+    t.same(run('v0', [...values.slice(0, 8), 'own'], 'own').found, undefined, 'the 9th distinct value is not tried')
+    t.same(run('v0', [...values.slice(0, 7), 'v3', 'own'], 'own').found, 'ok:own', 'the 8th, past a repeat')
   })
 })

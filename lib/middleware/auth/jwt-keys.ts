@@ -2,6 +2,7 @@
 // JWKS.
 import { createPublicKey, KeyObject } from 'node:crypto'
 import type { createLocalJWKSet, createRemoteJWKSet } from 'jose'
+import type { JWKSMultipleMatchingKeys } from 'jose/errors'
 import { ERR_AUTH_BAD_OPTION, ERR_AUTH_JWKS_UNAVAILABLE, ERR_AUTH_WEAK_SECRET } from './errors.js'
 import { option_checker } from '../../options.js'
 
@@ -81,7 +82,7 @@ export interface JwtKeyOptions {
   public_key?: string | Jwk
   /**
    * URL of a JSON Web Key Set: keys fetched on demand, cached, picked by `kid`, refetched on an unknown `kid`
-   * (rate-limited).
+   * (rate-limited); a token without `kid` is checked with each key that fits its `alg`, when at most 4 do.
    */
   jwks?: string
   /** Longest wait for the key set, in ms (default 2000); a slower endpoint counts as unavailable. */
@@ -183,13 +184,36 @@ function public_pem(value: unknown): KeyObject {
   return check.fail('public_key', 'a public key as PEM or JWK', value, { secret: true })
 }
 
+/**
+ * Most keys of a JWKS tried for a token without `kid` when several fit its `alg`: a rotation publishes the old and the
+ * new key, some providers the next one too; each try is one signature check, so a forged token costs at most this many.
+ * A set with more such keys refuses a token without `kid`, as an unknown key is refused.
+ */
+export const MAX_KEYS_WITHOUT_KID = 4
+
+/** A public key of a JWKS as fast-jwt takes it: one object per key while jose holds the set, so it can key a cache. */
+export interface JwksKey {
+  readonly pem: string
+}
+
+/**
+ * What a JWKS lookup throws for a token without `kid` that several keys of the set fit (at most
+ * `MAX_KEYS_WITHOUT_KID`): `jwt` then checks the token with each key in turn, as jose's `jwtVerify` does.
+ */
+export class SeveralKeys extends Error {
+  constructor(readonly keys: readonly JwksKey[]) {
+    super('several keys of the JWKS fit a token without kid')
+  }
+}
+
 type RemoteSet = ReturnType<typeof createRemoteJWKSet>
 type LocalSet = ReturnType<typeof createLocalJWKSet>
 
 /**
- * The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches. A token
- * whose `alg` is not among `algorithms` (none, HS256, unknown, missing) is refused before any lookup, so a forged
- * header neither fetches the set nor reads as an outage.
+ * The key lookup of a remote JWKS: jose picks the key by kid and alg, caches the set and rate-limits refetches; a token
+ * without kid that several keys fit gets them as `SeveralKeys`. A token whose `alg` is not among `algorithms` (none,
+ * HS256, unknown, missing) is refused before any lookup, so a forged header neither fetches the set nor reads as an
+ * outage.
  */
 function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm[]): Omit<KeyConfig, 'algorithms'> {
   const parsed = check.url('jwks', url, ['http:', 'https:'], 'an http(s) URL')
@@ -209,7 +233,24 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
   // without one the token is refused as a failed fetch refuses it. Requests during one fetch share it (jose's).
   let failed_at = -Infinity
   let held: LocalSet | undefined
-  const pems = new WeakMap<object, string>()
+  const pems = new WeakMap<object, JwksKey>()
+  const pem_of = (key: Parameters<typeof KeyObject.from>[0]): JwksKey => {
+    let entry = pems.get(key)
+    if (entry === undefined) {
+      entry = Object.freeze({ pem: KeyObject.from(key).export({ type: 'spki', format: 'pem' }) as string })
+      pems.set(key, entry)
+    }
+    return entry
+  }
+  // The keys jose yields for a token without kid that several keys fit; more than the cap refuses it (401).
+  const several = async (err: JWKSMultipleMatchingKeys): Promise<SeveralKeys | JWKSMultipleMatchingKeys> => {
+    const keys: JwksKey[] = []
+    for await (const key of err) {
+      if (keys.length === MAX_KEYS_WITHOUT_KID) return err
+      keys.push(pem_of(key))
+    }
+    return keys.length === 0 ? err : new SeveralKeys(keys)
+  }
   // Rounded up as rate_limit's Retry-After is; no failed fetch yet (jose would not load) or no cooldown gives 1.
   const retry_after_s = (): number => Math.max(1, Math.ceil((failed_at + options.cooldownDuration - Date.now()) / 1000))
   const lookup: KeyConfig['key'] = async ({ header }) => {
@@ -235,15 +276,16 @@ function remote(url: string, o: JwtKeyOptions, algorithms: readonly JwtAlgorithm
       key = await (cooling ? held! : jose.remote)(wanted)
     } catch (err) {
       const code = (err as { code?: unknown }).code
+      if (code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS' && header.kid === undefined) {
+        throw await several(err as JWKSMultipleMatchingKeys)
+      }
       if (code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') throw err
       failed_at = Date.now()
       const jwks = jose.remote.jwks()
       if (jwks !== undefined) held = jose.local(jwks)
       throw ERR_AUTH_JWKS_UNAVAILABLE(err instanceof Error ? err.message : String(err), { cause: err })
     }
-    let pem = pems.get(key)
-    if (pem === undefined) pems.set(key, (pem = KeyObject.from(key).export({ type: 'spki', format: 'pem' }) as string))
-    return pem
+    return pem_of(key).pem
   }
   return { key: lookup, retry_after_s }
 }

@@ -8,7 +8,7 @@ import { lazy } from '../../lazy.js'
 import { documented } from '../../openapi/middleware-doc.js'
 import type { Response } from '../../response.js'
 import { ERR_AUTH_BAD_OPTION } from './errors.js'
-import { key_config, type JwtKeyOptions } from './jwt-keys.js'
+import { key_config, SeveralKeys, type JwksKey, type JwtKeyOptions } from './jwt-keys.js'
 import { option_checker } from '../../options.js'
 import { AuthChallenge, JwtClaims, claim_list } from './state.js'
 
@@ -67,6 +67,8 @@ interface Verifier {
   tolerance_ms: number
   /** With `jwks`: the `Retry-After` of a 503 `jwks_unavailable` (see `KeyConfig`). */
   retry_after_s: (() => number) | undefined
+  /** With `jwks`: checks a token without kid with each key that fits it, in turn (see `SeveralKeys`). */
+  verify_with: (token: string, keys: readonly JwksKey[]) => unknown
 }
 
 /** Builds the fast-jwt verifier for checked options. */
@@ -95,7 +97,24 @@ function verifier(options: JwtOptions, weak_from: string | undefined): Verifier 
   }
   const { createVerifier } = fast_jwt()
   const verify = typeof key === 'function' ? createVerifier({ ...common, key }) : createVerifier({ ...common, key })
-  return { verify, tolerance_ms, retry_after_s }
+  // One verifier per key, built when a token first needs it, with its own cache; it goes with the key's set.
+  const verifiers = new WeakMap<JwksKey, (token: string) => unknown>()
+  const verify_with = (token: string, keys: readonly JwksKey[]): unknown => {
+    let refusal: unknown
+    for (const k of keys) {
+      let by_key = verifiers.get(k)
+      if (by_key === undefined) verifiers.set(k, (by_key = createVerifier({ ...common, key: k.pem })))
+      try {
+        return by_key(token)
+      } catch (err) {
+        // Only a signature this key did not make sends the token to the next key; any other refusal is the answer.
+        if ((err as { code?: unknown }).code !== 'FAST_JWT_INVALID_SIGNATURE') throw err
+        refusal = err
+      }
+    }
+    throw refusal
+  }
+  return { verify, tolerance_ms, retry_after_s, verify_with }
 }
 
 /** Where the token comes from: `extract`, else the Bearer header, then the cookie, then the query parameter. */
@@ -195,7 +214,7 @@ export function jwt_allowing_weak_secret(options: JwtOptions, preset: string): C
 /** The middleware of `jwt`; `weak_from` as in `key_config`. */
 function jwt_middleware(options: JwtOptions, weak_from: string | undefined): CtxMiddleware {
   if (typeof options !== 'object' || options === null) check.fail('options', 'an object', options, { secret: true })
-  const { verify, tolerance_ms, retry_after_s } = verifier(options, weak_from)
+  const { verify, tolerance_ms, retry_after_s, verify_with } = verifier(options, weak_from)
   const read = token_reader(options)
   const roles_key = check.string('roles_key', options.roles_key ?? 'roles')
   const { jwks_unavailable: unavailable = 503 } = options
@@ -238,7 +257,17 @@ function jwt_middleware(options: JwtOptions, weak_from: string | undefined): Ctx
         if (!(result instanceof Promise)) return accept(ctx, next, result as Record<string, unknown>)
         return result.then(
           (p: Record<string, unknown>) => accept(ctx, next, p),
-          (err: unknown) => refuse_error(ctx.res, err, unavailable, retry_after_s),
+          (err: unknown) => {
+            const several = (err as { originalError?: unknown }).originalError
+            if (!(several instanceof SeveralKeys)) return refuse_error(ctx.res, err, unavailable, retry_after_s)
+            let payload: unknown
+            try {
+              payload = verify_with(token, several.keys)
+            } catch (e) {
+              return refuse_error(ctx.res, e, unavailable, retry_after_s)
+            }
+            return accept(ctx, next, payload as Record<string, unknown>)
+          },
         )
       } as CtxMiddleware,
       { authenticates: 'jwt', secret_query: secret_query(options) },

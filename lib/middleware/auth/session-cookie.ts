@@ -43,7 +43,8 @@ export class SessionCookie {
   /**
    * The session id in the request's cookie, or undefined when absent, malformed or signed with none of the secrets.
    * When the first value of the name fails, the others are tried: a cookie tossed from a sibling subdomain (sent first,
-   * with its longer path) would otherwise hide the user's own session.
+   * with its longer path) would otherwise hide the user's own session. Each distinct value is verified once, and at
+   * most `MAX_TOSSED` of them (`tossed_past`), so a header repeating the name costs a bounded number of HMACs.
    */
   read(req: Request): CookieId | undefined {
     const name = this.#settings.name

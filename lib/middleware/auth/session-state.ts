@@ -44,6 +44,12 @@ export class Session implements SessionRecord {
    * it (a new id after a login is a new session; `regenerate()` alone keeps the creation time).
    */
   relive = false
+  /**
+   * @internal Set by the session middleware when the request's cookie named an id a login or logout ended moments ago
+   * (`end_grace`): the session is empty, and neither saved nor sent as a cookie, so the browser keeps the cookie that
+   * login or logout gave it.
+   */
+  detached = false
 
   constructor(record: SessionRecord, is_new: boolean) {
     this.loaded_id = this.#id = record.id

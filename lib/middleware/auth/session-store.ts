@@ -24,7 +24,9 @@ export interface SessionRecord {
  * from now, replacing any earlier one; `destroy` forgets the id. Optional: `touch` renews a record's ttl without
  * rewriting it (`rolling`; `save` is used without it), and `lock` holds a session across processes for one request (see
  * `RedisSessionStore`). A store that cannot answer now throws (or rejects with) a `StoreUnavailable`, which the
- * `session` middleware answers 503 `session_store_unavailable`; any other error is a 500.
+ * `session` middleware answers 503 `session_store_unavailable`; any other error is a 500. Besides sessions, the
+ * middleware saves, for `end_grace` seconds, an empty record under `<id>.ended` for each id a `destroy()` or
+ * `regenerate()` ended.
  */
 export interface ISessionStore {
   load(sid: string): MaybePromise<SessionRecord | undefined>

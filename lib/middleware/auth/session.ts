@@ -11,7 +11,8 @@ import { SessionCookie, type CookieId, type SessionCookieSettings } from './sess
 import { KeyedLock } from './session-lock.js'
 import { Session, new_session_id, signed_in } from './session-state.js'
 import { Identity, SessionRef } from '../../identity.js'
-import { InMemorySessionStore, type ISessionStore } from './session-store.js'
+import { InMemorySessionStore, type ISessionStore, type SessionRecord } from './session-store.js'
+import { when, type MaybePromise } from '../../maybe-promise.js'
 import { observed, report } from '../../observability/events.js'
 
 /** Options of `session`. */
@@ -57,11 +58,25 @@ export interface SessionOptions {
    * (from before this option was set) starts its clock at its next load.
    */
   absolute_ttl?: number
+  /**
+   * Seconds the id of a session ended by `destroy()` or `regenerate()` stays marked as ended in the store (default 10;
+   * 0: not marked). A request still in flight with the old cookie (sent before the login's answer arrived) then gets an
+   * empty session that is not saved and sets no cookie, instead of a new session whose cookie would replace the one the
+   * login just set (logging the user out again).
+   */
+  end_grace?: number
   /** The clock in ms (default `Date.now`); tests pass a fake one. */
   now?: () => number
 }
 
 const WEEK = 7 * 24 * 3600
+const END_GRACE = 10
+/**
+ * Appended to an ended id to name its marker in the store: never a session id, since a cookie's id has no `.`. The
+ * marker is a record with no values, under its own key, so `load` of the ended id itself finds nothing, as before.
+ */
+const ENDED = '.ended'
+const NO_VALUES: Readonly<Record<string, string>> = Object.freeze({})
 
 export const CODE_SESSION_STORE_UNAVAILABLE = httpCode('session_store_unavailable')
 const MW = 'session'
@@ -79,6 +94,8 @@ interface Config extends Lifetime {
   ttl: number
   auto_create: boolean
   rolling: boolean
+  /** `end_grace`: seconds an ended id stays marked; 0 when not marked. */
+  end_grace: number
   locks: KeyedLock | undefined
   /** The request state telling `start_session` that this middleware runs, and how to start a session. */
   starter: SessionStarter
@@ -124,7 +141,7 @@ function cookie_settings({
 function configure(o: SessionOptions, weak_from: string | undefined): Config {
   check.must(typeof o === 'object' && o !== null, 'options', 'an object', o, { secret: true })
   const { secret, store = new InMemorySessionStore(), auto_create = true, serialize = true, rolling = false } = o
-  const { absolute_ttl, now = Date.now } = o
+  const { absolute_ttl, now = Date.now, end_grace = END_GRACE } = o
   const lifetime: Lifetime = {
     absolute_ms: absolute_ttl === undefined ? 0 : check.int('absolute_ttl', absolute_ttl, 1) * 1000,
     now: check.fn('now', now),
@@ -141,6 +158,7 @@ function configure(o: SessionOptions, weak_from: string | undefined): Config {
     ttl: settings.max_age,
     auto_create: check.bool('auto_create', auto_create),
     rolling: check.bool('rolling', rolling),
+    end_grace: check.int('end_grace', end_grace, 0),
     locks: check.bool('serialize', serialize) ? new KeyedLock() : undefined,
     ...lifetime,
     starter: new SessionStarter(lifetime),
@@ -156,7 +174,8 @@ function fresh(c: Lifetime): Session {
 
 /**
  * The session named by a verified cookie id, else a new one, else (auto_create off) null. A session past
- * `absolute_ttl` is destroyed in the store and counts as none.
+ * `absolute_ttl` is destroyed in the store and counts as none. An unknown id marked as ended (`end`) gives, with
+ * auto_create, an empty detached session instead of a new one.
  */
 async function open(c: Config, id: string | undefined): Promise<Session | null> {
   const record = id === undefined ? undefined : await c.store.load(id)
@@ -164,9 +183,40 @@ async function open(c: Config, id: string | undefined): Promise<Session | null> 
     const s = new Session(record, false)
     if (c.absolute_ms === 0 || within_lifetime(c, s)) return s
     await c.store.destroy(record.id)
+  } else if (id !== undefined && c.auto_create && c.end_grace !== 0 && (await c.store.load(id + ENDED)) !== undefined) {
+    const s = new Session({ id: new_session_id(), data: {} }, true)
+    s.detached = true
+    return s
   }
   return c.auto_create ? fresh(c) : null
 }
+
+/**
+ * Removes an ended session (destroyed, or left by a regenerate) from the store. First its id is marked as ended for
+ * `end_grace` seconds, so a request that still carries it never finds it simply unknown (see `open`).
+ */
+async function end(c: Config, id: string): Promise<void> {
+  if (c.end_grace !== 0) await c.store.save({ id: id + ENDED, data: NO_VALUES }, c.end_grace)
+  await c.store.destroy(id)
+}
+
+/**
+ * Renews an unchanged session's ttl (`rolling`): `touch`, or without it a `load` and a `save` of what it loaded, only
+ * when it is still there, so a session destroyed meanwhile by another request stays destroyed. False when it was gone.
+ * A store answering at once does both in one go; for one answering later, a `destroy` between the two is still undone,
+ * which a store's own `touch` avoids.
+ */
+function refresh(store: ISessionStore, id: string, ttl: number): MaybePromise<boolean> {
+  if (store.touch !== undefined) return when(store.touch(id, ttl), done)
+  return when(store.load(id), (record) => record !== undefined && resave(store, record, ttl))
+}
+
+function resave(store: ISessionStore, record: SessionRecord, ttl: number): MaybePromise<boolean> {
+  return when(store.save(record, ttl), done)
+}
+
+/** `refresh`'s answer once the store did its part: one function for all requests (the rolling path allocates none). */
+const done = (): boolean => true
 
 /**
  * Whether a loaded session is younger than `absolute_ttl`. One without a creation time (stored before the option was
@@ -218,7 +268,7 @@ function attach(req: Request, s: Session): void {
 /** Writes back what the request did to the session; `resign` re-sends a cookie signed with a retired secret. */
 async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promise<void> {
   if (s.destroyed) {
-    if (!s.is_new) await c.store.destroy(s.loaded_id)
+    if (!s.is_new) await end(c, s.loaded_id)
     c.cookie.clear(ctx.res)
     return
   }
@@ -229,7 +279,7 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
   if (!s.changed && !s.is_new && !s.stamped) {
     if (!c.rolling && !resign) return
     const ttl = life(c, s)
-    if (c.rolling) await (c.store.touch === undefined ? c.store.save(s.stored(), ttl) : c.store.touch(s.id, ttl))
+    if (c.rolling && !(await refresh(c.store, s.id, ttl))) return
     c.cookie.write(ctx.res, s.id, ttl)
     return
   }
@@ -237,7 +287,7 @@ async function persist(c: Config, ctx: Ctx, s: Session, resign: boolean): Promis
   await c.store.save(s.stored(), ttl)
   // After a regenerate the old record goes only once the new one is saved: a store failing the save (503) leaves the
   // caller the session it had. The old record never held what this request added, so it is safe while it remains.
-  if (s.id !== s.loaded_id && !s.is_new) await c.store.destroy(s.loaded_id)
+  if (s.id !== s.loaded_id && !s.is_new) await end(c, s.loaded_id)
   c.cookie.write(ctx.res, s.id, ttl)
 }
 
@@ -266,7 +316,8 @@ async function run(c: Config, ctx: Ctx, cookie: CookieId | undefined, next: Next
   await next()
   const s = ctx.req.state(Session)
   // Not reached when the chain throws: a failed request leaves the stored session as it was.
-  if (s !== undefined) await store_work(ctx, () => persist(c, ctx, s, cookie?.retired === true && s.id === cookie.id))
+  if (s !== undefined && !s.detached)
+    await store_work(ctx, () => persist(c, ctx, s, cookie?.retired === true && s.id === cookie.id))
 }
 
 /** Runs the request under the store's cross-process lock of the session (a shared store such as Redis). */

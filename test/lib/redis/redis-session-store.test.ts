@@ -76,6 +76,39 @@ t.test('RedisSessionStore', async (t) => {
     t.equal(await redis.exists(`two:sess-lock:${id}`), 0, 'the lock is released')
   })
 
+  t.test('a request on another instance with the cookie a login replaced sets no cookie over it', async (t) => {
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    const apps = [0, 1].map(() => {
+      const app = new App({ access_log: false })
+      app.use(adapt_ctx(session({ secret: SECRET, store: new RedisSessionStore({ client: redis, prefix: 'race:' }) })))
+      app.get('/count', (req, res) => void (req.state(Session)!.set('n', '1'), res.text('1')))
+      app.get('/login', async (req, res) => {
+        await gate
+        req.state(Session)!.regenerate()
+        res.text('in')
+      })
+      app.get('/peek', (req, res) => void res.json({ is_new: req.state(Session)!.is_new }))
+      t.teardown(() => app.close())
+      return app
+    })
+    const first = await apps[0]!.inject({ url: '/count' })
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!
+    const old = cookie.split('=')[1]!.split('.')[0]!
+    const login = apps[0]!.inject({ url: '/login', headers: { cookie } })
+    await sleep(30)
+    const racing = apps[1]!.inject({ url: '/peek', headers: { cookie } })
+    await sleep(30)
+    open()
+    const [l, r] = await Promise.all([login, racing])
+    t.match(String(l.headers['set-cookie']), /^sid=/, 'the login set its cookie')
+    t.same([r.statusCode, r.json(), r.headers['set-cookie']], [200, { is_new: true }, undefined])
+    t.equal(await redis.exists(`race:sess:${old}`), 0, 'the old session is gone')
+    const pttl = await redis.pttl(`race:sess:${old}.ended`)
+    t.ok(pttl > 9_000 && pttl <= 10_000, `its id is marked as ended for end_grace (pttl ${pttl})`)
+    t.equal((await redis.keys('race:sess:*')).length, 2, 'the new session and the marker: nothing else saved')
+  })
+
   t.test('answers 503 when another instance holds the session beyond lock_wait_ms', async (t) => {
     const held = new RedisSessionStore({ client: redis, prefix: 'held:', lock_wait_ms: 50 })
     await held.save({ id: 'h'.repeat(32), data: { n: '1' } }, 60)

@@ -200,6 +200,57 @@ t.test('jwt keys', async (t) => {
     t.equal(state.hits, 2)
   })
 
+  t.test('verifies a token without kid by whichever JWKS key of its alg signed it (a rotation)', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const [a, b, outside] = [pair('RS256'), pair('RS256'), pair('RS256')]
+    const e = pair('ES256')
+    state.keys = [jwk(a.publicKey, 'a', 'RS256'), jwk(b.publicKey, 'b', 'RS256'), jwk(e.publicKey, 'e', 'ES256')]
+    const { app, calls } = app_with(t, { jwks: url, algorithms: ['RS256', 'ES256'] })
+    const answer = async (token: string) => {
+      const r = await app.inject({ url: '/p', headers: bearer(token) })
+      return [r.statusCode, r.json(), r.headers['www-authenticate']]
+    }
+    const ok = (sub: string) => [200, { ok: true, sub }, undefined]
+    const refused = [401, INVALID, 'Bearer error="invalid_token"']
+    t.same(await answer(sign(b.privateKey, 'RS256', { sub: 'by-b' })), ok('by-b'), 'the second key')
+    t.same(await answer(sign(a.privateKey, 'RS256', { sub: 'by-a' })), ok('by-a'), 'the first key')
+    t.same(await answer(sign(b.privateKey, 'RS256', { sub: 'by-b' })), ok('by-b'), 'the second key, again')
+    t.same(await answer(sign(e.privateKey, 'ES256', { sub: 'by-e' })), ok('by-e'), 'the one key of another alg')
+    t.same(await answer(sign(outside.privateKey, 'RS256', { sub: 'evil' })), refused, 'a key outside the set')
+    const good = sign(b.privateKey, 'RS256', { sub: 'evil' })
+    const at = good.lastIndexOf('.') + 10
+    const tampered = good.slice(0, at) + (good[at] === 'A' ? 'B' : 'A') + good.slice(at + 1)
+    t.same(await answer(tampered), refused, 'a tampered signature')
+    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    t.same(await answer(`${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'evil' })}.`), refused, 'alg none')
+    const expired = sign(b.privateKey, 'RS256', { sub: 'by-b', exp: now_s() - 60 })
+    const r = await app.inject({ url: '/p', headers: bearer(expired) })
+    t.same([r.statusCode, r.json()], [401, error_body('token_expired', 'Token expired')], 'claims checked by its key')
+    t.same(await answer(sign(b.privateKey, 'RS256', { sub: 'evil' }, 'a')), refused, 'a kid picks its key alone')
+    t.equal(calls.n, 4)
+    t.equal(state.hits, 1, 'no token without kid refetched the set')
+  })
+
+  t.test('tries at most 4 keys for a token without kid; with more candidates it is refused', async (t) => {
+    const { state, url } = await jwks_server(t)
+    const keys = Array.from({ length: 5 }, () => pair('ES256'))
+    // Keys without kid nor alg match by their type and curve.
+    const bare = (k: KeyObject) => k.export({ format: 'jwk' })
+    state.keys = keys.slice(0, 4).map((k) => bare(k.publicKey))
+    const four = app_with(t, { jwks: url, algorithms: ['ES256'], jwks_cooldown_ms: 0 })
+    for (const [i, k] of keys.slice(0, 4).entries()) {
+      const r = await four.app.inject({ url: '/p', headers: bearer(sign(k.privateKey, 'ES256', { sub: `k${i}` })) })
+      t.same([r.statusCode, r.json()], [200, { ok: true, sub: `k${i}` }], `key ${i + 1} of 4`)
+    }
+    state.keys = keys.map((k) => bare(k.publicKey))
+    const five = app_with(t, { jwks: url, algorithms: ['ES256'], jwks_cooldown_ms: 0 })
+    for (const [i, k] of [keys[0]!, keys[4]!].entries()) {
+      const r = await five.app.inject({ url: '/p', headers: bearer(sign(k.privateKey, 'ES256', { sub: `k${i}` })) })
+      t.same([r.statusCode, r.json()], [401, INVALID], `five candidates: refused (${i === 0 ? 'first' : 'last'} key)`)
+    }
+    t.equal(five.calls.n, 0)
+  })
+
   t.test('answers 401 to an unknown kid and refetches at most once per cooldown', async (t) => {
     const { state, url } = await jwks_server(t)
     const a = pair('ES256')

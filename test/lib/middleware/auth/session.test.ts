@@ -196,7 +196,8 @@ t.test('session', async (t) => {
     const r = await app.inject({ url: '/logout', headers: { cookie: `sid=${value}` } })
     t.equal(cookie_of(r).line, 'sid=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax')
     t.equal(store.load(id!), undefined)
-    t.equal(store.size, 0)
+    t.same(store.load(`${id}.ended`), { id: `${id}.ended`, data: {} }, 'its id marked as ended (end_grace)')
+    t.equal(store.size, 1, 'the marker alone')
   })
 
   t.test('does not save a session when the handler throws', async (t) => {
@@ -280,8 +281,8 @@ t.test('session', async (t) => {
     const cookie = `sid=${cookie_of(first).value}`
     t.equal((await app.inject({ url: '/count', headers: { cookie } })).body, 'n=2')
     await app.inject({ url: '/logout', headers: { cookie } })
-    t.same(log, ['save 90', 'load', 'save 90', 'load', 'destroy'])
-    t.equal(map.size, 0)
+    t.same(log, ['save 90', 'load', 'save 90', 'load', 'save 10', 'destroy'])
+    t.same([...map.values()], [{ id: `${cookie_of(first).id}.ended`, data: {} }], 'the ended id, marked')
   })
 
   t.test('works with a store answering thenables that are not native promises, its lock included', async (t) => {
@@ -311,12 +312,13 @@ t.test('session', async (t) => {
         ['save 90', 'lock', 'load', 'save 90', 'unlock', 'lock', 'load', 'touch 90', 'unlock'].concat([
           'lock',
           'load',
+          'save 10',
           'destroy',
           'unlock',
         ]),
         `${name}: every answer awaited in order`,
       )
-      t.equal(map.size, 0, name)
+      t.same([...map.keys()], [`${cookie_of(first).id}.ended`], `${name}: the ended id, marked`)
     }
   })
 
@@ -681,5 +683,154 @@ t.test('session absolute_ttl', async (t) => {
     bad({ absolute_ttl: null }, /^session: absolute_ttl must be an integer >= 1; got null$/)
     bad({ now: 5 }, /^session: now must be a function; got 5$/)
     t.doesNotThrow(() => session({ secret: SECRET, absolute_ttl: 1, now: Date.now }))
+  })
+})
+
+/** A promise to await in a handler, and the function that lets it go on. */
+function gate() {
+  let open!: () => void
+  const closed = new Promise<void>((r) => (open = r))
+  return { closed, open }
+}
+
+/** Lets every pending request of `app.inject` reach its handler (or its wait for the session's turn). */
+const settle = () => new Promise((r) => setTimeout(r, 20))
+
+t.test('session races with a login or logout', async (t) => {
+  t.test('with auto_create, a request with an unknown id starts a session and sets its cookie', async (t) => {
+    const { app } = build(t)
+    const unknown = 'U'.repeat(32)
+    const r = await app.inject({ url: '/peek', headers: { cookie: `sid=${unknown}.${mac(unknown)}` } })
+    t.equal(r.json().is_new, true)
+    t.match(cookie_of(r).line, /^sid=[A-Za-z0-9_-]{32}\./, 'an untouched empty session is saved, its cookie sent')
+  })
+
+  t.test('a request in flight with the cookie a login replaced sets no cookie over the new one', async (t) => {
+    const { app, store } = build(t)
+    const g = gate()
+    app.get('/gated-login', async (req, res) => {
+      await g.closed
+      req.state(Session)!.regenerate()
+      req.state(Session)!.set('user', 'ada')
+      res.json({ id: req.state(Session)!.id })
+    })
+    const old = cookie_of(await app.inject({ url: '/count' }))
+    const headers = { cookie: `sid=${old.value}` }
+    const login = app.inject({ url: '/gated-login', headers })
+    await settle()
+    // Started while the login runs: it waits for the session's turn, then finds the old id gone.
+    const racing = app.inject({ url: '/peek', headers })
+    await settle()
+    g.open()
+    const [l, r] = await Promise.all([login, racing])
+    const fresh = cookie_of(l)
+    t.not(fresh.id, old.id, 'the login set a new id')
+    t.same(store.load(fresh.id!)?.data, { n: '1', user: 'ada' })
+    t.equal(r.statusCode, 200)
+    t.equal(r.headers['set-cookie'], undefined, 'the browser keeps the logged-in cookie')
+    t.same([r.json().is_new, r.json().data], [true, {}], 'an empty session')
+    t.not(r.json().id, old.id, 'not the ended id')
+    t.equal(store.load(r.json().id), undefined, 'and it is not saved')
+    t.equal(store.load(old.id!), undefined, 'the old id stays ended')
+  })
+
+  t.test('a request in flight with the cookie of a logout neither clears nor sets a cookie', async (t) => {
+    const { app, store } = build(t)
+    app.get('/logout-and-count', (req, res) => {
+      req.state(Session)!.destroy()
+      res.json({ ok: true })
+    })
+    const old = cookie_of(await app.inject({ url: '/count' }))
+    const headers = { cookie: `sid=${old.value}` }
+    const out = await app.inject({ url: '/logout', headers })
+    t.equal(cookie_of(out).line, 'sid=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax')
+    const late = await app.inject({ url: '/count', headers })
+    t.equal(late.body, 'n=1', 'an empty session')
+    t.equal(late.headers['set-cookie'], undefined)
+    const again = await app.inject({ url: '/logout-and-count', headers })
+    t.equal(again.headers['set-cookie'], undefined, 'its destroy clears nothing either')
+    t.equal(store.load(old.id!), undefined)
+  })
+
+  t.test('after end_grace, the old cookie starts a new session as any unknown one does', async (t) => {
+    for (const [options, grace] of [
+      [{}, 10],
+      [{ end_grace: 3 }, 3],
+    ] as const) {
+      const { app, clock } = build(t, options)
+      const old = cookie_of(await app.inject({ url: '/count' }))
+      const headers = { cookie: `sid=${old.value}` }
+      await app.inject({ url: '/login', headers })
+      clock.now += grace * 1000 - 1
+      t.equal((await app.inject({ url: '/count', headers })).headers['set-cookie'], undefined, `within ${grace} s`)
+      clock.now += 1
+      const after = await app.inject({ url: '/count', headers })
+      t.equal(after.body, 'n=1')
+      t.match(cookie_of(after).line, /^sid=/, `a new session and cookie after ${grace} s`)
+    }
+  })
+
+  t.test('with end_grace 0, the ended id is not marked: the old cookie starts a new session at once', async (t) => {
+    const { map, log, store } = keeping_store()
+    const { app } = build(t, { store, end_grace: 0 })
+    const old = cookie_of(await app.inject({ url: '/count' }))
+    const login = await app.inject({ url: '/login', headers: { cookie: `sid=${old.value}` } })
+    const late = await app.inject({ url: '/count', headers: { cookie: `sid=${old.value}` } })
+    t.match(cookie_of(late).line, /^sid=/)
+    t.same(log.slice(0, 3), [`save ${old.id} ${WEEK}`, `save ${cookie_of(login).id} ${WEEK}`, `destroy ${old.id}`])
+    t.equal(map.size, 2, 'the login and the late request: no marker')
+  })
+
+  t.test('marks the ended id in the store itself, with the grace as its ttl', async (t) => {
+    const { map, log, store } = keeping_store()
+    const { app } = build(t, { store, end_grace: 7 })
+    const old = cookie_of(await app.inject({ url: '/count' }))
+    const login = await app.inject({ url: '/login', headers: { cookie: `sid=${old.value}` } })
+    const fresh = cookie_of(login).id
+    t.same(log, [`save ${old.id} ${WEEK}`, `save ${fresh} ${WEEK}`, `save ${old.id}.ended 7`, `destroy ${old.id}`])
+    t.equal(map.has(old.id!), false, 'the old record is gone')
+    const out = await app.inject({ url: '/logout', headers: { cookie: `sid=${cookie_of(login).value}` } })
+    t.equal(out.statusCode, 200)
+    t.same(log.slice(4), [`save ${fresh}.ended 7`, `destroy ${fresh}`])
+  })
+
+  t.test('refuses a bad end_grace', async (t) => {
+    throws_coded(
+      t,
+      () => session({ secret: SECRET, end_grace: -1 }),
+      'FW_ERR_AUTH_BAD_OPTION',
+      /^session: end_grace must be an integer >= 0; got -1$/,
+    )
+  })
+
+  t.test('with rolling and a store without touch, a refresh never brings back a destroyed session', async (t) => {
+    const inner = new InMemorySessionStore()
+    const store: ISessionStore = {
+      load: (sid) => inner.load(sid),
+      save: (s, ttl) => inner.save(s, ttl),
+      destroy: (sid) => inner.destroy(sid),
+    }
+    const { app } = build(t, { store, rolling: true, serialize: false })
+    const g = gate()
+    app.get('/gated-peek', async (req, res) => {
+      await g.closed
+      res.json({ data: req.state(Session)!.data })
+    })
+    const old = cookie_of(await app.inject({ url: '/count' }))
+    const headers = { cookie: `sid=${old.value}` }
+    const reading = app.inject({ url: '/gated-peek', headers })
+    await settle()
+    const out = await app.inject({ url: '/logout', headers })
+    t.equal(cookie_of(out).line, 'sid=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax')
+    g.open()
+    const r = await reading
+    t.same(r.json(), { data: { n: '1' } }, 'the read saw the session it loaded')
+    t.equal(inner.load(old.id!), undefined, 'the logged-out session stays gone')
+    t.equal(r.headers['set-cookie'], undefined, 'and its cookie is not sent again')
+    const still = await app.inject({
+      url: '/peek',
+      headers: { cookie: `sid=${cookie_of(await app.inject({ url: '/count' })).value}` },
+    })
+    t.match(cookie_of(still).line, /; Max-Age=604800;/, 'a session still there is renewed')
   })
 })
