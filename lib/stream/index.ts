@@ -9,6 +9,7 @@ export { OpenStreams } from './open.js'
 export {
   end_sse,
   ERR_STREAM_BAD_EVENT,
+  ERR_STREAM_CLOSED,
   format_event,
   sse_readable,
   type Every,

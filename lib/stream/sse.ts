@@ -9,6 +9,11 @@ export const ERR_STREAM_BAD_EVENT = defineError(
     `server-sent event ${field} must ${field === 'retry' ? 'be an integer >= 0' : 'hold no CR, LF or NUL'}; got ${JSON.stringify(value)}`,
 )
 
+export const ERR_STREAM_CLOSED = defineError(
+  'FW_ERR_STREAM_CLOSED',
+  () => 'the stream is closed: its client went away, its producer ended or the server is closing',
+)
+
 /** One event: `data` a string (sent as is, line by line) or any other value (sent as JSON). */
 export interface SseEvent {
   readonly data: unknown
@@ -21,11 +26,16 @@ export interface SseEvent {
 /** What a producer writes to. Each write resolves when the stream can take more (backpressure). */
 export interface SseSink {
   /**
-   * Sends an event; does nothing once the stream is closed. A bad event rejects (`FW_ERR_STREAM_BAD_EVENT`, or the
-   * TypeError of data JSON cannot write); it never throws.
+   * Sends an event. A bad event rejects (`FW_ERR_STREAM_BAD_EVENT`, or the TypeError of data JSON cannot write); it
+   * never throws. Once the stream is closed it sends nothing and rejects with `FW_ERR_STREAM_CLOSED`, so a producer
+   * that only awaits it ends; that rejection is already handled (`void sink.send(e)` raises no unhandled rejection),
+   * and a producer ending with it is not logged.
    */
   send(event: SseEvent): Promise<void>
-  /** Sends a comment line (`: text`), which clients ignore; used to keep proxies from closing an idle connection. */
+  /**
+   * Sends a comment line (`: text`), which clients ignore; used to keep proxies from closing an idle connection. Once
+   * the stream is closed it rejects as `send` does.
+   */
   comment(text: string): Promise<void>
   /** Fires when the client goes away, or when the server shuts down (the stream is then ended). */
   readonly signal: AbortSignal
@@ -56,6 +66,7 @@ const real_every: Every = (fn, ms) => {
 const BAD_FIELD = /[\r\n\0]/
 const LINE_BREAK = /[\r\n]/
 const done = Promise.resolve()
+const ignore = (): void => {}
 
 /** An event in the wire format (`event:`, `id:`, `retry:`, one `data:` line per line of data, a blank line). */
 export function format_event(e: SseEvent): string {
@@ -115,6 +126,8 @@ class SseStream extends Readable {
   #flush_pending = false
   /** Resolves every writer waiting for the consumer; undefined while it keeps up. */
   #drained: { promise: Promise<void>; resolve: () => void } | undefined
+  /** What every write answers once the stream is over: made at the first such write, its rejection already handled. */
+  #refused: Promise<void> | undefined
 
   constructor(producer: SseProducer, last_event_id: string | undefined, heartbeat_ms: number, every: Every) {
     // Object mode: each batch goes to the socket as the string it is, up to 4 batches ahead of it.
@@ -178,13 +191,26 @@ class SseStream extends Readable {
   }
 
   #write(text: string): Promise<void> {
-    if (this.#over || this.destroyed) return done
+    if (this.#over || this.destroyed) return this.#closed()
     this.#queued += text
     if (this.#drained === undefined) {
       if (this.#queued.length >= BATCH_CHARS) this.#flush()
       else this.#flush_later()
     }
     return this.#waiting()
+  }
+
+  /**
+   * A write after the end: a rejection, so that a producer looping on `await sink.send()` alone stops instead of spinning
+   * on resolved promises forever, and handled here, so that a write nobody awaits raises no unhandled rejection. The
+   * producer's own rejection with it lands in `#fail` after the end, which ignores it.
+   */
+  #closed(): Promise<void> {
+    if (this.#refused === undefined) {
+      this.#refused = Promise.reject(ERR_STREAM_CLOSED())
+      this.#refused.catch(ignore)
+    }
+    return this.#refused
   }
 
   /**

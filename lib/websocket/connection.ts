@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { enter_request, request_context, request_entry, type RequestEntry, type StoredContext } from '../log/context.js'
 import { logger } from '../log/index.js'
 import { logf_in } from '../log/logger.js'
+import { is_thenable } from '../maybe-promise.js'
 import type { Request } from '../request.js'
 import { option_checker } from '../options.js'
 import { CLOSE, ERR_WS_BAD_OPTION } from './errors.js'
@@ -206,14 +207,14 @@ export class WebSocketConnection {
     } catch (err) {
       return this.fail(err)
     }
-    watch(this, r)
-    if (!(r instanceof Promise) || this.#on_message.length > 0 || !this.open) return
+    const later = watch(this, r)
+    if (later === undefined || this.#on_message.length > 0 || !this.open) return
     this.#held = []
     // Settled (after a rejection's fail) without a message handler: what was held is dropped and the socket read again.
     const settled = (): void => {
       if (this.#on_message.length === 0) this.#release()
     }
-    r.then(settled, settled)
+    later.then(settled, settled)
   }
 
   /** Gives the held messages to the message handlers, in order, then reads the socket again. */
@@ -402,9 +403,17 @@ export function dispatch<A extends unknown[]>(
   }
 }
 
-/** A handler's rejection fails the connection as its throw does. */
-function watch(conn: WebSocketConnection, r: unknown): void {
-  if (r instanceof Promise) r.catch((err: unknown) => conn.fail(err))
+/**
+ * A handler's rejection fails the connection as its throw does. Any thenable counts (a promise library's, a lazy
+ * builder's, another realm's), adopted once into the native promise returned (a lazy builder's work runs once);
+ * undefined for a handler that answered no thenable.
+ */
+function watch(conn: WebSocketConnection, r: unknown): Promise<unknown> | undefined {
+  if (!is_thenable(r)) return undefined
+  // Promise.resolve gives a native promise back as it is: no allocation for the common async handler.
+  const later = Promise.resolve(r)
+  later.catch((err: unknown) => conn.fail(err))
+  return later
 }
 
 const check_close_args = option_checker(ERR_WS_BAD_OPTION, 'ws.close')

@@ -8,6 +8,7 @@ import type { Request } from '../request.js'
 import type { Response } from '../response.js'
 import { WebSocketConnection, type RawSocket } from './connection.js'
 import { CLOSE, CODE_BAD_REQUEST, CODE_ORIGIN_FORBIDDEN, CODE_UPGRADE_REQUIRED } from './errors.js'
+import { extensions_ok } from './extensions.js'
 import { ws_settings, type WsOptions, type WsSettings } from './options.js'
 import type { Rooms } from './rooms.js'
 
@@ -49,22 +50,30 @@ function offered_protocols(req: Request): readonly string[] | undefined {
 /**
  * Answers, in fw's shape, an upgrade that ws would refuse with a text/html body of its own: an unsupported
  * `Sec-WebSocket-Version` gets 426 with the versions spoken (RFC 6455 section 4.4), a missing or malformed
- * `Sec-WebSocket-Key` 400, and so does a malformed `Sec-WebSocket-Protocol`. The checks are ws's own, made first;
+ * `Sec-WebSocket-Key` 400, and so does a malformed `Sec-WebSocket-Protocol`, and, on a route with `per_message_deflate`
+ * (ws reads the header only there), a malformed `Sec-WebSocket-Extensions`. The checks are ws's own, made first;
  * true when it answered.
  */
-function refused_handshake(req: Request, res: Response, offer: readonly string[] | undefined): boolean {
+function refused_handshake(
+  req: Request,
+  res: Response,
+  offer: readonly string[] | undefined,
+  deflate: boolean,
+): boolean {
   // As ws reads it: `Number`, so '13' and ' 13' pass and '' does not.
   const version = Number(req.header('sec-websocket-version'))
   if (version !== 13 && version !== 8) upgrade_required(res.header('Sec-WebSocket-Version', VERSIONS))
   else if (!KEY.test(req.header('sec-websocket-key')))
     res.error(400, CODE_BAD_REQUEST, 'Missing or invalid Sec-WebSocket-Key header')
   else if (offer === undefined) res.error(400, CODE_BAD_REQUEST, 'Invalid Sec-WebSocket-Protocol header')
+  else if (deflate && !extensions_ok(req.raw.headers['sec-websocket-extensions']))
+    res.error(400, CODE_BAD_REQUEST, 'Invalid Sec-WebSocket-Extensions header')
   else return false
   return true
 }
 
 /** A WebSocket handler: called once per connection, after the route's middleware accepted the upgrade. */
-export type WsHandler = (ws: WebSocketConnection, req: Request) => void | Promise<void>
+export type WsHandler = (ws: WebSocketConnection, req: Request) => void | PromiseLike<void>
 
 /** One `app.ws(...)` route. */
 export class WsEndpoint {
@@ -106,10 +115,11 @@ export class WsEndpoint {
     const origins = this.settings.origins
     const spoken = this.settings.protocols
     const listed = spoken?.join(', ')
+    const deflate = this.settings.per_message_deflate
     return (req, res, next) => {
       if (!is_upgrade(req) || req.header('upgrade').toLowerCase() !== 'websocket') return void upgrade_required(res)
       const offer = offered_protocols(req)
-      if (refused_handshake(req, res, offer)) return
+      if (refused_handshake(req, res, offer, deflate)) return
       const origin = req.header('origin')
       if (origin !== '' && !origins?.has(origin) && !same_host(origin, req.header('host')))
         return void res.error(403, CODE_ORIGIN_FORBIDDEN, 'Origin not allowed')

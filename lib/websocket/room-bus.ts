@@ -16,9 +16,9 @@ export interface BusMessage {
  */
 export interface RoomBus {
   /** Starts handing messages published by other instances to `deliver`. */
-  start(deliver: (message: BusMessage) => void): void | Promise<void>
+  start(deliver: (message: BusMessage) => void): void | PromiseLike<void>
   /** Sends a broadcast to the other instances. */
-  publish(message: BusMessage): void | Promise<void>
+  publish(message: BusMessage): void | PromiseLike<void>
   /** Stops; called when the App closes. */
-  close(): void | Promise<void>
+  close(): void | PromiseLike<void>
 }

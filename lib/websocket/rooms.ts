@@ -1,5 +1,6 @@
 // Rooms: named sets of connections of this instance, and broadcast to them here and, through a RoomBus, everywhere.
 import { logger } from '../log/index.js'
+import { is_thenable } from '../maybe-promise.js'
 import {
   encoded,
   frame_of,
@@ -114,8 +115,9 @@ export class Rooms implements RoomMembership {
   #publish(bus: RoomBus, message: BusMessage): void {
     try {
       const r = bus.publish(message)
-      if (r instanceof Promise)
-        r.then(
+      // Any thenable (a promise library's, another realm's): its outcome is the bus's state.
+      if (is_thenable(r))
+        Promise.resolve(r).then(
           () => this.#bus_state(undefined),
           (err: unknown) => this.#bus_state(err),
         )

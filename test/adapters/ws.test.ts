@@ -486,6 +486,50 @@ t.test('WebSocketConnection messages', async (t) => {
     plain.ws.close()
     deflate.ws.close()
   })
+
+  t.test('answers a malformed Sec-WebSocket-Extensions with 400 in JSON where per_message_deflate is on', async (t) => {
+    let opened = 0
+    const { port } = await listening(t, (app) => {
+      app.ws('/plain', () => void opened++)
+      app.ws('/deflate', () => void opened++, { per_message_deflate: true })
+    })
+    const malformed = [
+      '',
+      'permessage-deflate,',
+      'permessage-deflate;',
+      'permessage-deflate; client_max_window_bits = 10',
+      'permessage-deflate; server_max_window_bits=99',
+      'permessage-deflate; server_max_window_bits',
+      'permessage-deflate; server_no_context_takeover=1',
+      'permessage-deflate; client_max_window_bits=10; client_max_window_bits=11',
+      'permessage-deflate; unknown',
+      'x-other; a="b c"',
+      'x-other; a=b\\c',
+    ]
+    for (const extensions of malformed) {
+      const r = await handshake(port, '/deflate', { 'sec-websocket-extensions': extensions })
+      t.equal(r.status, 400, JSON.stringify(extensions))
+      t.match(r.headers['content-type'], /^application\/json/)
+      t.equal(r.headers.connection, 'close')
+      t.same(JSON.parse(r.body), {
+        ok: false,
+        error: 'bad_request',
+        message: 'Invalid Sec-WebSocket-Extensions header',
+      })
+    }
+    t.equal(opened, 0)
+    // A route that keeps compression off reads no extension offer: it opens as before.
+    t.equal((await handshake(port, '/plain', { 'sec-websocket-extensions': 'permessage-deflate;' })).status, 101)
+    for (const extensions of [
+      'permessage-deflate; client_max_window_bits',
+      'permessage-deflate; client_max_window_bits="10"; server_no_context_takeover, permessage-deflate',
+      'x-webkit-deflate-frame, permessage-deflate ;\tserver_max_window_bits=15',
+    ]) {
+      const r = await handshake(port, '/deflate', { 'sec-websocket-extensions': extensions })
+      t.equal(r.status, 101, JSON.stringify(extensions))
+      t.match(r.headers['sec-websocket-extensions'], /^permessage-deflate/)
+    }
+  })
 })
 
 t.test('A handler that awaits before on_message', async (t) => {

@@ -1,8 +1,10 @@
 import { once } from 'node:events'
+import http from 'node:http'
 import type { Readable } from 'node:stream'
 import t from 'tap'
-import { format_event, sse_readable, type Every, type SseProducer } from '../../../lib/stream/index.js'
-import { gate } from '../../helpers/build.js'
+import { format_event, sse_readable, type Every, type SseProducer, type SseSink } from '../../../lib/stream/index.js'
+import { gate, listening } from '../../helpers/build.js'
+import { capture_log } from '../../helpers/log.js'
 
 /** Lets every queued tick, microtask and immediate run. */
 const settle = async (): Promise<void> => {
@@ -135,4 +137,99 @@ t.test('a producer failing or ending before it waits on anything pushes no empty
   const [err] = (await once(failing, 'error')) as [Error]
   t.same([err.message, chunks], ['before any wait', []])
   t.same(await chunks_of(stream_of(() => {}).stream), [], 'a producer done at once: an empty body, no empty chunk')
+})
+
+t.test('a producer awaiting only send() ends once the stream closes, with FW_ERR_STREAM_CLOSED', async (t) => {
+  // Bounded only so that the defect shows as a failed count instead of a test spinning forever.
+  const SPIN_LIMIT = 100_000
+  let after_close = 0
+  let ended_with: unknown
+  let finally_ran = false
+  const { stream } = stream_of(async (sink) => {
+    try {
+      for (;;) {
+        if (sink.closed && ++after_close > SPIN_LIMIT) return
+        await sink.send({ data: 'x'.repeat(1024) })
+      }
+    } catch (err) {
+      ended_with = err
+    } finally {
+      finally_ran = true
+    }
+  })
+  const errors: unknown[] = []
+  stream.on('error', (err) => errors.push(err))
+  await settle()
+  t.equal(finally_ran, false, 'the producer waits for a reader that never comes')
+  stream.destroy()
+  // A timer firing: the process keeps turning (with the defect, it spins in microtasks up to SPIN_LIMIT first).
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  t.ok(after_close <= 1, `send() rejects at once after close (${after_close} sends after it)`)
+  t.equal(finally_ran, true, "the producer's finally ran")
+  t.match(ended_with, { code: 'FW_ERR_STREAM_CLOSED', message: /the stream is closed/ })
+  t.same(errors, [], 'the producer ending so is no stream failure')
+})
+
+t.test('send() and comment() after close reject, and a rejection left unread is no unhandledRejection', async (t) => {
+  const unhandled: unknown[] = []
+  const on_unhandled = (reason: unknown): void => void unhandled.push(reason)
+  process.on('unhandledRejection', on_unhandled)
+  t.teardown(() => void process.off('unhandledRejection', on_unhandled))
+  let sink!: SseSink
+  const { stream, beat } = stream_of((s) => {
+    sink = s
+    return gate().promise
+  })
+  stream.resume()
+  await settle()
+  stream.destroy()
+  await settle()
+  t.equal(sink.closed, true)
+  void sink.send({ data: 'fire and forget' })
+  void sink.comment('fire and forget')
+  beat()
+  await settle()
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(unhandled, [], 'no unhandled rejection from writes nobody awaited')
+  await t.rejects(sink.send({ data: 'awaited' }), { code: 'FW_ERR_STREAM_CLOSED' })
+  await t.rejects(sink.comment('awaited'), { code: 'FW_ERR_STREAM_CLOSED' })
+  // A bad event is still refused as bad, closed stream or not.
+  await t.rejects(sink.send({ data: 'x', id: 'a\nb' }), { code: 'FW_ERR_STREAM_BAD_EVENT' })
+})
+
+t.test('Response.sse on a real socket: a producer awaiting only send() stops when its client goes away', async (t) => {
+  const log = capture_log(t)
+  const SPIN_LIMIT = 200_000
+  const seen = { after_close: 0, finally_ran: false, first_sent: gate() }
+  const { port } = await listening(t, (app) => {
+    app.get('/firehose', (_req, res) =>
+      res.sse(async (sink: SseSink) => {
+        try {
+          for (let n = 1; ; n++) {
+            if (sink.closed && ++seen.after_close > SPIN_LIMIT) return
+            await sink.send({ data: String(n) })
+            if (n === 1) seen.first_sent.open()
+          }
+        } finally {
+          seen.finally_ran = true
+        }
+      }),
+    )
+    app.get('/ping', (_req, res) => void res.json('ok', true))
+  })
+  await new Promise<void>((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/firehose', agent: false }, (res) => {
+      res.once('data', () => {
+        req.destroy()
+        resolve()
+      })
+    })
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)))
+  })
+  for (let i = 0; i < 250 && !seen.finally_ran; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.equal(seen.finally_ran, true, "the producer's finally ran")
+  t.ok(seen.after_close <= 1, `the producer stopped at its first send after close (${seen.after_close})`)
+  const ping = await fetch(`http://127.0.0.1:${port}/ping`)
+  t.equal(ping.status, 200, 'another request answers')
+  t.notMatch(log.text(), /\[error\]|FW_ERR_STREAM_CLOSED/, 'nothing logged for the producer ending so')
 })

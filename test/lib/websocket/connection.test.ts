@@ -4,10 +4,11 @@ import { mock } from 'node:test'
 import t from 'tap'
 import { Request } from '../../../lib/request.js'
 import { Services } from '../../../lib/state.js'
-import { Rooms, WebSocketConnection, type WsOptions } from '../../../lib/websocket/index.js'
+import { Rooms, WebSocketConnection, type WsHandler, type WsOptions } from '../../../lib/websocket/index.js'
 import { ws_settings } from '../../../lib/websocket/options.js'
 import { gate } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
+import { THENABLE_KINDS } from '../../helpers/thenable.js'
 import { FakeSocket } from './fake-socket.js'
 
 const host = {
@@ -386,4 +387,67 @@ t.test('WebSocketConnection rooms', async (t) => {
     t.equal(raw.closed_with, undefined, 'a late callback that throws closes nothing more')
     t.match(out.text(), /\[error\] ws handler failed rid=rid-1 .*err="Error: late failure/)
   })
+})
+
+t.test('WebSocketConnection with handlers answering thenables that are not native promises', async (t) => {
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+  }
+  for (const [kind, make] of Object.entries(THENABLE_KINDS)) {
+    t.test(`${kind}: a message handler's rejection closes with 1011 and is logged`, async (t) => {
+      const out = capture_log(t)
+      const { raw, ws } = open()
+      ws.on_message(() =>
+        make(async () => {
+          await settle()
+          throw new Error(`${kind} message failure`)
+        }),
+      )
+      raw.message('x')
+      await settle()
+      await settle()
+      t.same(raw.closed_with, { code: 1011, reason: 'internal error' })
+      t.match(out.text(), new RegExp(`\\[error\\] ws handler failed rid=rid-1 .*${kind} message failure`))
+    })
+
+    t.test(`${kind}: an on_close handler's rejection is logged`, async (t) => {
+      const out = capture_log(t)
+      const { raw, ws } = open()
+      ws.on_close(() => make(() => Promise.reject(new Error(`${kind} close failure`))))
+      raw.peer_closed(1000)
+      await settle()
+      t.match(out.text(), new RegExp(`\\[error\\] ws handler failed rid=rid-1 .*${kind} close failure`))
+    })
+
+    t.test(`${kind}: the route handler is waited for: what arrives meanwhile goes to its on_message`, async (t) => {
+      const user = gate()
+      const { raw, ws } = open()
+      const got: unknown[] = []
+      // A route handler may answer any thenable, as its type says.
+      const handler: WsHandler = (ws) =>
+        make(() => user.promise.then(() => void ws.on_message((m) => void got.push(m)))) as PromiseLike<void>
+      ws.run(handler)
+      raw.message('early')
+      user.open()
+      await settle()
+      t.same(got, ['early'])
+      raw.message('next')
+      t.same(got, ['early', 'next'])
+    })
+
+    t.test(`${kind}: the route handler's rejection closes with 1011 and is logged`, async (t) => {
+      const out = capture_log(t)
+      const { raw, ws } = open()
+      ws.run(() =>
+        make(async () => {
+          await settle()
+          throw new Error(`${kind} handler failure`)
+        }),
+      )
+      await settle()
+      await settle()
+      t.same(raw.closed_with, { code: 1011, reason: 'internal error' })
+      t.match(out.text(), new RegExp(`\\[error\\] ws handler failed rid=rid-1 .*${kind} handler failure`))
+    })
+  }
 })

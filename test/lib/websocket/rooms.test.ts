@@ -5,6 +5,7 @@ import { Services } from '../../../lib/state.js'
 import { Rooms, WebSocketConnection, type BusMessage, type RoomBus } from '../../../lib/websocket/index.js'
 import { ws_settings } from '../../../lib/websocket/options.js'
 import { capture_log } from '../../helpers/log.js'
+import { THENABLE_KINDS } from '../../helpers/thenable.js'
 import { FakeSocket } from './fake-socket.js'
 
 const host = {
@@ -162,4 +163,39 @@ t.test('Rooms with a bus', async (t) => {
     t.match(out.text(), /\[info\] room bus available again/)
     t.equal(bus.published.length, 1)
   })
+})
+
+t.test('Rooms with a bus answering thenables that are not native promises', async (t) => {
+  for (const [kind, make] of Object.entries(THENABLE_KINDS)) {
+    t.test(`${kind}: a failed publish is logged as an outage, and its end too`, async (t) => {
+      const out = capture_log(t)
+      const rooms = new Rooms()
+      let fail: Error | undefined = new Error(`${kind} bus down`)
+      const published: string[] = []
+      // Typed as a RoomBus: a bus may answer any thenable.
+      const bus: RoomBus = {
+        start: (): void => undefined,
+        publish: (m: BusMessage) =>
+          make(async () => {
+            if (fail !== undefined) throw fail
+            published.push(m.data.toString())
+          }) as PromiseLike<void>,
+        close: (): void => undefined,
+      }
+      await rooms.use_bus(bus)
+      const a = member(rooms, 'lobby')
+      rooms.broadcast('lobby', 'one')
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+      t.same(a.raw.texts(), ['one'])
+      t.match(
+        out.text(),
+        new RegExp(`\\[error\\] room bus unavailable, broadcasting to this instance only .*${kind} bus down`),
+      )
+      fail = undefined
+      rooms.broadcast('lobby', 'two')
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+      t.same(published, ['two'])
+      t.match(out.text(), /\[info\] room bus available again/)
+    })
+  }
 })
