@@ -2,7 +2,7 @@
 // socket exists, so a refusal is an ordinary HTTP answer (401, 403, 429...); an accepted one becomes a connection.
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { WebSocket } from 'ws'
+import type { ServerOptions, WebSocket, WebSocketServer } from 'ws'
 import type { AppCore, CompiledWsRoute } from '../lib/app.js'
 import { compose, type Handler } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
@@ -22,9 +22,8 @@ export async function mount_ws(
   log?: LogCore,
 ): Promise<void> {
   if (routes.length === 0) return
-  // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101), and the
-  // client's `Sec-WebSocket-Protocol` where a route's choice replaced it.
-  const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response; offer?: string | undefined }>()
+  // The upgrades that passed their chain, with the Response their middleware filled (headers for the 101).
+  const accepted = new WeakMap<IncomingMessage, { req: Request; res: Response }>()
   const drain = async (): Promise<void> => {
     await Promise.all(routes.map((r) => r.endpoint.drain(app.config.close_timeout_ms)))
   }
@@ -47,6 +46,7 @@ export async function mount_ws(
         instance.websocketServer.close()
       },
     })
+  select_protocols(instance.websocketServer)
   instance.websocketServer.on('headers', (headers: string[], raw: IncomingMessage) => {
     const res = accepted.get(raw)?.res
     if (res === undefined) return
@@ -76,11 +76,8 @@ export async function mount_ws(
       // Without this header ws does not negotiate compression for a route that keeps it off.
       if (!deflate) delete freq.raw.headers['sec-websocket-extensions']
       const protocol = r.endpoint.protocol(req)
-      if (protocol === undefined) return void accepted.set(freq.raw, { req, res })
-      // ws (the host's or fw's) selects the first protocol offered: offered the route's choice alone, it selects that.
-      const offer = freq.raw.headers['sec-websocket-protocol']
-      freq.raw.headers['sec-websocket-protocol'] = protocol
-      accepted.set(freq.raw, { req, res, offer })
+      if (protocol !== undefined) chosen_protocols.set(freq.raw, protocol)
+      accepted.set(freq.raw, { req, res })
       return undefined
     }
     instance.route({
@@ -92,8 +89,6 @@ export async function mount_ws(
       handler: (_freq, reply) => reply.code(426).send(),
       wsHandler: (socket: WebSocket, freq: FastifyRequest) => {
         const a = accepted.get(freq.raw)!
-        // The handler reads the client's offer, as the middleware did.
-        if (a.offer !== undefined) freq.raw.headers['sec-websocket-protocol'] = a.offer
         limit_payload(socket, max_payload)
         // The host's plugin closes every socket of `clients` without a code (1005) in its preClose, which runs before
         // fw's: fw's sockets are left out of it, and get their 1001 from the drain. A host server made with
@@ -104,6 +99,40 @@ export async function mount_ws(
       },
     })
   }
+}
+
+/**
+ * The subprotocol the gate chose for an upgrade it accepted on a route with `protocols`, by raw request: one map for
+ * every App mounted on a server, as one ws server serves them all.
+ */
+const chosen_protocols = new WeakMap<IncomingMessage, string>()
+/** The ws servers whose `handleProtocols` `select_protocols` has taken over. */
+const selecting = new WeakSet<WebSocketServer>()
+
+type HandleProtocols = NonNullable<ServerOptions['handleProtocols']>
+
+/**
+ * Makes `server` (fw's own, or a host's) select fw's choice for an upgrade fw accepted on a route with `protocols`,
+ * without calling the host's `handleProtocols`: a host function that answered `false` or another name opened the
+ * connection without a protocol the route speaks. Any other upgrade (the host's own routes, fw's routes without
+ * `protocols`) gets the host's function as before, or ws's default, the client's first offer. ws reads
+ * `options.handleProtocols` at each upgrade, so the option becomes an accessor: a function the host gave in the
+ * plugin's options, or assigns to it before or after fw mounted, is the one called for the others. Once per server.
+ */
+function select_protocols(server: WebSocketServer): void {
+  if (selecting.has(server)) return
+  selecting.add(server)
+  const options = server.options
+  let host = options.handleProtocols
+  // ws calls it only for an upgrade that offers at least one protocol.
+  const select: HandleProtocols = (offer, raw) =>
+    chosen_protocols.get(raw) ?? (host ? host(offer, raw) : offer.values().next().value!)
+  Object.defineProperty(options, 'handleProtocols', {
+    configurable: true,
+    enumerable: true,
+    get: () => select,
+    set: (fn: ServerOptions['handleProtocols']) => void (host = fn),
+  })
 }
 
 /** The parts of a `ws` socket that hold its payload limit (internals: ws has no per-connection limit of its own). */

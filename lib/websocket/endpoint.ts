@@ -138,7 +138,7 @@ export class WsEndpoint {
   /**
    * The subprotocol the 101 of an upgrade the gate passed selects, for a route with `protocols`: the first the client
    * offers, in its order, that the route speaks, as the gate chose it when it parsed the header. Undefined for a route
-   * without `protocols`, where ws's own choice stands (the client's first offer).
+   * without `protocols`, where ws's own choice stands (the client's first offer, or a host's `handleProtocols`).
    */
   protocol(req: Request): string | undefined {
     return this.#chosen.get(req)

@@ -859,6 +859,77 @@ t.test('App.ws in a host whose websocket plugin keeps no client list (clientTrac
   t.same(await c.closed, { code: 1001, reason: 'server shutting down' })
 })
 
+t.test('App.ws in a host whose websocket plugin has its own handleProtocols', async (t) => {
+  /**
+   * How the host's function is given: in the plugin's options, assigned to the server before or after listen, or with
+   * the host's plugin registered after fw's.
+   */
+  const ways = ['plugin options', 'assigned after fw mounted', 'assigned after listen', 'plugin after fw'] as const
+  /** The host's answers: the name fw chose, none, and one the client offered that the fw route does not speak. */
+  const answers = ['graphql-transport-ws', false, 'chat'] as const
+  for (const way of ways)
+    for (const answer of answers)
+      t.test(`${way}, returning ${JSON.stringify(answer)}`, async (t) => {
+        const seen: Array<{ url: string | undefined; offer: string[] }> = []
+        const host_protocols = (offer: Set<string>, raw: IncomingMessage): string | false => {
+          seen.push({ url: raw.url, offer: [...offer] })
+          return answer
+        }
+        const host = Fastify()
+        const assign = (): void => void (host.websocketServer.options.handleProtocols = host_protocols)
+        const app = new fw.App({ access_log: false })
+        app.ws('/graphql', (ws) => void ws.send(ws.protocol), { protocols: ['graphql-transport-ws'] })
+        app.ws('/any', (ws) => void ws.send(ws.protocol))
+        if (way === 'plugin after fw') await host.register(fw_plugin, { app, prefix: '/fw' })
+        await host.register(
+          fastifyWebsocket,
+          way === 'plugin options' || way === 'plugin after fw' ? { options: { handleProtocols: host_protocols } } : {},
+        )
+        host.get('/host', { websocket: true }, (socket) => socket.send(`host ${socket.protocol}`))
+        if (way !== 'plugin after fw') await host.register(fw_plugin, { app, prefix: '/fw' })
+        if (way === 'assigned after fw mounted') assign()
+        t.teardown(() => host.close())
+        await host.listen({ port: 0, host: '127.0.0.1' })
+        if (way === 'assigned after listen') assign()
+        const port = (host.server.address() as AddressInfo).port
+        /** The protocol the 101 selected and the handler's first message, or the client's failure. */
+        const open = async (path: string, offer: string[]): Promise<unknown> => {
+          try {
+            const c = await connect(port, path, {}, offer)
+            const answered = { protocol: c.ws.protocol, sent: await c.next() }
+            c.ws.close()
+            await c.closed
+            return answered
+          } catch (err) {
+            return (err as Error).message
+          }
+        }
+        // fw's route with `protocols`: fw's choice, the host's function not asked.
+        t.same(await open('/fw/graphql', ['chat', 'graphql-transport-ws']), {
+          protocol: 'graphql-transport-ws',
+          sent: 'graphql-transport-ws',
+        })
+        t.same(seen, [], "the host's function is not called for it")
+        // Registered after fw's, the host's plugin is a second server: fw found none and serves its routes on its own.
+        if (way === 'plugin after fw') return
+        // fw's route without `protocols` and the host's own route: the host's function, given the whole offer, decides.
+        // None selected fails a client that offered some (as browsers do): that is the host's answer to give.
+        const offer = ['graphql-transport-ws', 'chat']
+        t.same(
+          await open('/fw/any', offer),
+          answer === false ? 'Server sent no subprotocol' : { protocol: answer, sent: answer },
+        )
+        t.same(
+          await open('/host', offer),
+          answer === false ? 'Server sent no subprotocol' : { protocol: answer, sent: `host ${answer}` },
+        )
+        t.same(seen, [
+          { url: '/fw/any', offer },
+          { url: '/host', offer },
+        ])
+      })
+})
+
 // Last in the file: follow_context() keeps every request's context for its async work from then on, in this process.
 t.test("a followed message handler's lines after an await carry its own connection's id", async (t) => {
   const out = capture_log(t)
