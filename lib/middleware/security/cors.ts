@@ -25,8 +25,9 @@ export interface CorsOptions {
    * Allowed origins: exact strings (`https://app.example.com`), one-label wildcards (`https://*.example.com` matches
    * `https://a.example.com`, never `https://a.b.example.com` nor `https://example.com.evil.net`), anchored RegExps
    * (`/^https:\/\/(a|b)\.example\.com$/`), or a function deciding per origin. `["*"]` allows any origin without
-   * credentials; `"null"` only when listed, and never with credentials (any sandboxed page sends it). Origins are
-   * matched as browsers send them (lowercase scheme and host).
+   * credentials; `"null"` only when listed (or the function allows it), and never with credentials (any sandboxed page
+   * sends it; a function is then not asked about it). Origins are matched as browsers send them (lowercase scheme and
+   * host).
    */
   origins: ReadonlyArray<string | RegExp> | ((origin: string, ctx: Ctx) => boolean)
   /** Answer a preflight's `Access-Control-Request-Headers` with the same list instead of `headers` (default false). */
@@ -71,7 +72,11 @@ function wildcard(o: string): RegExp | undefined {
 
 /** The matcher of an allow-list; `any` when it is the wildcard. */
 function matcher(origins: unknown, credentials: boolean): ((origin: string, ctx: Ctx) => boolean) | 'any' {
-  if (typeof origins === 'function') return origins as (origin: string, ctx: Ctx) => boolean
+  if (typeof origins === 'function') {
+    const allows = origins as (origin: string, ctx: Ctx) => boolean
+    // A function cannot be checked here as a list is (below): `null` is refused before it is asked, with credentials.
+    return credentials ? (origin, ctx) => origin !== 'null' && allows(origin, ctx) : allows
+  }
   if (!Array.isArray(origins) || origins.length === 0) {
     return check.fail('origins', 'a non-empty list of origins, or a function', origins)
   }

@@ -247,6 +247,36 @@ t.test('cors', async (t) => {
     t.doesNotThrow(() => cors({ origins: [/^https:\/\/a\.example\.com$/], allow_credentials: true }))
   })
 
+  t.test('refuses the null origin with credentials even when an origins function allows it', async (t) => {
+    // A function cannot be checked at creation: `(o) => true` with credentials gave `Access-Control-Allow-Origin: null`
+    // and `-Credentials: true`, every sandboxed page on any site reading the users' answers.
+    const seen: string[] = []
+    const { app, calls } = with_cors(t, {
+      origins: (o) => (seen.push(o), true),
+      allow_credentials: true,
+    })
+    const simple = await app.inject({ url: '/data', headers: { origin: 'null' } })
+    t.equal(simple.statusCode, 200)
+    t.equal(simple.headers['access-control-allow-origin'], undefined)
+    t.equal(simple.headers['access-control-allow-credentials'], undefined)
+    t.equal(simple.headers.vary, 'Origin')
+    t.equal(calls.n, 1, 'a refused origin simple request still passes, without CORS headers')
+    const pre = await app.inject(preflight('null'))
+    t.equal(pre.statusCode, 403)
+    t.same(pre.json(), { ok: false, error: 'cors_forbidden', message: 'CORS origin not allowed' })
+    t.equal(pre.headers['access-control-allow-origin'], undefined)
+    const real = await app.inject({ url: '/data', headers: { origin: APP_ORIGIN } })
+    t.equal(real.headers['access-control-allow-origin'], APP_ORIGIN)
+    t.equal(real.headers['access-control-allow-credentials'], 'true')
+    t.same(seen, [APP_ORIGIN], 'the function is not asked about null')
+    // Without credentials the function decides about null as about any origin.
+    const open = with_cors(t, { origins: (o) => o === 'null' })
+    t.equal(
+      (await open.app.inject({ url: '/data', headers: { origin: 'null' } })).headers['access-control-allow-origin'],
+      'null',
+    )
+  })
+
   t.test('matches a one-label wildcard, never a suffix trick, null or another case', async (t) => {
     const { app } = build(t, [adapt_ctx(cors({ origins: ['https://*.example.com'] }))])
     const acao = async (origin: string) =>
