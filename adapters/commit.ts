@@ -13,6 +13,7 @@ import type * as FastifySend from '@fastify/send'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CODE_NOT_FOUND } from '../lib/app.js'
 import { error_body } from '../lib/http-error.js'
+import { http_date, imf_fixdate } from '../lib/http-token.js'
 import { lazy } from '../lib/lazy.js'
 import type { LogCore } from '../lib/log/core.js'
 import { logf_in } from '../lib/log/logger.js'
@@ -196,39 +197,53 @@ function plain_request(raw: IncomingMessage): IncomingMessage {
 
 /**
  * The request as `send` reads it, with the preconditions it evaluates more leniently than RFC 9110 13 adjusted; the
- * request itself when it has neither If-Match nor a Range with If-Range. `send`'s ETag is always weak
- * (`W/"size-mtime"`), and If-Match and If-Range compare entity tags strongly (13.1.1, 13.1.5), so no tag they list
- * matches it: If-Match other than `*` fails (412), and an If-Range tag sends the whole file. An If-Range date applies the
- * Range only when it is the Last-Modified (`send` takes any later date too). With If-Match, If-Unmodified-Since is not
- * evaluated (13.2.2).
+ * request itself when it has neither If-Match, a Range with If-Range, nor a date other than an IMF-fixdate. `send`'s
+ * ETag is always weak (`W/"size-mtime"`), and If-Match and If-Range compare entity tags strongly (13.1.1, 13.1.5), so
+ * no tag they list matches it: If-Match other than `*` fails (412), and an If-Range tag sends the whole file. An
+ * If-Range date applies the Range only when it is the Last-Modified (`send` takes any later date too). With If-Match,
+ * If-Unmodified-Since is not evaluated (13.2.2). An If-Modified-Since or If-Unmodified-Since that is no HTTP-date is
+ * ignored (13.1.3, 13.1.4; `send` reads it with `Date.parse`, which takes `1` for 2001), one of the obsolete forms goes
+ * to `send` as an IMF-fixdate (it would read asctime in the local zone), as http_cache reads them.
  */
 function strict_request(raw: IncomingMessage, st: Stats): IncomingMessage {
   const h = raw.headers
   // As `send`, an empty If-Match is no precondition.
   const if_match = h['if-match']
-  const stale_range = h.range !== undefined && h['if-range'] !== undefined && !range_fresh(h['if-range'], st)
-  if (!if_match && !stale_range) return raw
+  // An If-Range is settled here: `send` sees neither it nor the Range when it does not apply, else its date as an
+  // IMF-fixdate (checked again against the file `send` opens).
+  const if_range = h.range !== undefined && h['if-range'] !== undefined
+  const stale_range = if_range && !range_fresh(h['if-range']!, st)
+  const since = h['if-modified-since']
+  const since_sent = since === undefined ? undefined : imf_fixdate(since)
+  const until = if_match ? undefined : h['if-unmodified-since']
+  const until_sent = until === undefined ? undefined : imf_fixdate(until)
+  if (!if_match && !if_range && since_sent === since && until_sent === until) return raw
   const headers = { ...h }
-  if (if_match) {
-    delete headers['if-unmodified-since']
-    if (if_match.trim() !== '*') headers['if-match'] = NO_TAG
-  }
-  if (stale_range) {
-    delete headers.range
-    delete headers['if-range']
-  }
+  set_date(headers, 'if-modified-since', since_sent)
+  set_date(headers, 'if-unmodified-since', until_sent)
+  if (if_match && if_match.trim() !== '*') headers['if-match'] = NO_TAG
+  if (stale_range) delete headers.range
+  if (if_range) set_date(headers, 'if-range', stale_range ? undefined : imf_fixdate(h['if-range'] as string))
   return { method: raw.method, headers } as IncomingMessage
+}
+
+/** Sets a date header of the request `send` reads, or removes it (undefined). */
+function set_date(headers: IncomingMessage['headers'], name: string, value: string | undefined): void {
+  if (value === undefined) delete headers[name]
+  else headers[name] = value
 }
 
 /** An If-Match `send` finds in no file's answer: the empty tag (its tags always hold the size and mtime). */
 const NO_TAG = '""'
 
-/** Whether an If-Range lets the Range apply: a date equal to the file's Last-Modified (whole seconds), never a tag. */
+/**
+ * Whether an If-Range lets the Range apply: an HTTP-date equal to the file's Last-Modified (whole seconds), never a tag.
+ */
 function range_fresh(if_range: string | string[], st: Stats): boolean {
   return (
     typeof if_range === 'string' &&
     !if_range.includes('"') &&
-    Date.parse(if_range) === Math.floor(st.mtimeMs / 1000) * 1000
+    http_date(if_range) === Math.floor(st.mtimeMs / 1000) * 1000
   )
 }
 

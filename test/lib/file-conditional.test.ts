@@ -93,4 +93,35 @@ t.test('conditional and Range requests on a file', async (t) => {
     const later = await app.inject({ url: '/file', headers: { 'if-unmodified-since': LAST_MODIFIED } })
     t.equal(later.statusCode, 200)
   })
+
+  t.test(
+    'a date that is not an HTTP-date is ignored (RFC 9110 13.1.3, 13.1.4, 13.1.5), as http_cache ignores it',
+    async (t) => {
+      // `Date.parse` reads each of these: ISO dates, a bare number (`1` is 2001), a date without its zone.
+      const not_http_dates = ['2010-03-04', '1', '2010-03-04T05:06:07Z', 'Wed, 04 Mar 2010 05:06:07']
+      for (const url of ['/file', '/static/a.txt']) {
+        for (const date of not_http_dates) {
+          const unmodified = await app.inject({ url, headers: { 'if-unmodified-since': date } })
+          t.same([unmodified.statusCode, unmodified.body], [200, BODY], `${url} If-Unmodified-Since: ${date}`)
+        }
+        for (const date of ['2030-03-04', '2020-03-04T05:06:07Z', 'Wed, 04 Mar 2020 05:06:07']) {
+          const modified = await app.inject({ url, headers: { 'if-modified-since': date } })
+          t.same([modified.statusCode, modified.body], [200, BODY], `${url} If-Modified-Since: ${date}`)
+        }
+        // The Last-Modified written as an ISO date or without its zone is no HTTP-date: the whole file.
+        for (const date of ['2020-03-04T05:06:07Z', 'Wed, 04 Mar 2020 05:06:07']) {
+          const r = await app.inject({ url, headers: { range: 'bytes=0-3', 'if-range': date } })
+          t.same([r.statusCode, r.body, r.headers['content-range']], [200, BODY, undefined], `${url} If-Range: ${date}`)
+        }
+      }
+      // The obsolete forms are HTTP-dates (RFC 9110 5.6.7): evaluated.
+      for (const date of ['Wednesday, 04-Mar-20 05:06:07 GMT', 'Wed Mar  4 05:06:07 2020']) {
+        t.equal((await app.inject({ url: '/file', headers: { 'if-modified-since': date } })).statusCode, 304, date)
+        const r = await app.inject({ url: '/file', headers: { range: 'bytes=0-3', 'if-range': date } })
+        t.same([r.statusCode, r.body], [206, 'file'], `If-Range: ${date}`)
+      }
+      const old = 'Wednesday, 04-Mar-10 05:06:07 GMT'
+      t.equal((await app.inject({ url: '/file', headers: { 'if-unmodified-since': old } })).statusCode, 412, old)
+    },
+  )
 })
