@@ -1,7 +1,7 @@
 // The HTTP text rules modules share without loading each other: the token grammar (apart from the Response, so that
 // option checkers can use it without loading the Response), JSON media types (the Response's `json()` and the
 // Request's, through `is_json_media_type`), query-string decoding (cache keys and log redaction) and entity-tag lists
-// (the etag middleware and http_cache), HTTP-dates (conditional requests on a file).
+// (the etag middleware and http_cache), HTTP-dates (conditional requests on a file, and http_cache's).
 
 /** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
 export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -87,9 +87,9 @@ export function tag_listed(header: string, tag: string, strong: boolean): boolea
 const HTTP_DATE =
   /^(?:([A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)|[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}))$/
 
-/** The time an HTTP-date names, in ms; NaN for anything else (`Date.parse` alone takes `1` for 2001). */
-export function http_date(value: string): number {
-  const form = HTTP_DATE.exec(value)
+/** The time an HTTP-date names, in ms; NaN for anything else (`Date.parse` alone takes `1` for 2001) or none. */
+export function http_date(value: string | undefined): number {
+  const form = value === undefined ? null : HTTP_DATE.exec(value)
   if (form === null) return NaN
   // asctime names no zone, and is GMT: without one, `Date.parse` would read it in the local zone.
   return Date.parse(form[2] === undefined ? form[0] : `${form[2]} GMT`)

@@ -4,7 +4,7 @@ import { CacheEntry } from '../cache-entry.js'
 import { inside_window } from '../cache-policy.js'
 import { request_header, type RequestHeaders } from '../cache-key.js'
 import { set_own, type HeaderMap } from '../header-util.js'
-import { tag_listed } from '../../http-token.js'
+import { http_date, tag_listed } from '../../http-token.js'
 import { CheckedHeaders, type BodyKind, type Response } from '../../response.js'
 
 /** The response headers as they were at one moment (names lowercase; `set-cookie` as a list). */
@@ -23,10 +23,20 @@ const NOT_STORED: ReadonlySet<string> = new Set(['set-cookie', 'age', 'x-fw-cach
 const VARIED = ':fw-vary-request'
 
 /**
- * The entry header keeping the answer's own freshness lifetime in seconds (`s-maxage`, else `max-age`, else `Expires`
- * minus `Date`), read from its headers once when it is stored rather than on every hit. Like `VARIED`, never replayed.
+ * The entry header keeping what was left of the answer's own freshness lifetime when it was stored, in seconds
+ * (`s-maxage`, else `max-age`, else `Expires` minus `Date`, less the `Age` it came with), read from its headers once
+ * when it is stored rather than on every hit. Like `VARIED`, never replayed.
  */
 const LIFETIME = ':fw-lifetime-s'
+
+/**
+ * The entry header keeping the `Age` the answer came with (a proxied one), in seconds, when above 0: a hit's `Age` is
+ * it plus the time the entry has been stored (RFC 9111 4.2.3). Like `VARIED`, never replayed.
+ */
+const INITIAL_AGE = ':fw-age-s'
+
+/** The largest `Age` kept, as RFC 9111 1.2.2 caps a delta-seconds that overflows. */
+const MAX_AGE_S = 2_147_483_648
 
 /**
  * The entry header present when the answer forbids its reuse once stale (`must-revalidate`, `proxy-revalidate`, or
@@ -56,7 +66,10 @@ function directives(value: string): Map<string, string> {
   return found
 }
 
-/** What `reusable` found: the answer's own lifetime in seconds, the header giving it, whether stale reuse is out. */
+/**
+ * What `reusable` found: what is left of the answer's own lifetime in seconds, the header giving it, whether stale reuse
+ * is out.
+ */
 interface Reuse {
   readonly lifetime: string | undefined
   readonly from: 'cache-control' | 'expires'
@@ -68,22 +81,24 @@ interface Reuse {
  * `no-store`, `private` or `no-cache`, and a freshness lifetime (RFC 9111 4.2.1) that is not 0 or invalid (both count
  * as stale): `s-maxage` before `max-age` (5.2.2.10); without either, `Expires` minus `Date` (the time it was received,
  * `received_ms`, when `Date` is absent or no HTTP-date), an `Expires` that is no HTTP-date (`0` notably) being in the
- * past (5.3). No lifetime at all leaves the policy's ttl alone to decide.
+ * past (5.3). The `initial_s` the answer is already old (its `Age`) is spent of that lifetime (4.2.3): one with none left
+ * is stale on arrival, and not stored either. No lifetime at all leaves the policy's ttl alone to decide.
  */
-function reusable(res: Response, received_ms: number): Reuse | undefined {
+function reusable(res: Response, received_ms: number, initial_s: number): Reuse | undefined {
   const cc = directives(res.get_header('cache-control') ?? '')
   if (NOT_REUSABLE.some((d) => cc.has(d))) return undefined
   const no_stale = NO_STALE_DIRECTIVES.some((d) => cc.has(d))
   const max_age = cc.get('s-maxage') ?? cc.get('max-age')
   if (max_age !== undefined) {
-    return /^\d*[1-9]\d*$/.test(max_age) ? { lifetime: max_age, from: 'cache-control', no_stale } : undefined
+    const left = /^\d+$/.test(max_age) ? Number(max_age) - initial_s : 0
+    return left > 0 ? { lifetime: String(left), from: 'cache-control', no_stale } : undefined
   }
   const expires = res.get_header('expires')
   if (expires === undefined) return { lifetime: undefined, from: 'cache-control', no_stale }
   const date_ms = http_date(res.get_header('date')?.trim())
-  const lifetime_ms = http_date(expires.trim()) - (Number.isNaN(date_ms) ? received_ms : date_ms)
+  const left_ms = http_date(expires.trim()) - (Number.isNaN(date_ms) ? received_ms : date_ms) - initial_s * 1000
   // NaN (no HTTP-date) is not above 0 either.
-  return lifetime_ms > 0 ? { lifetime: String(lifetime_ms / 1000), from: 'expires', no_stale } : undefined
+  return left_ms > 0 ? { lifetime: String(left_ms / 1000), from: 'expires', no_stale } : undefined
 }
 
 /**
@@ -124,9 +139,27 @@ export function snapshot(res: Response): HeaderSnapshot {
   return { ...res.headers() }
 }
 
-/** The age of `entry` at `now_ms` in whole seconds, as the `Age` header gives it (never negative). */
+/**
+ * The age of `entry` at `now_ms` in whole seconds, as the `Age` header gives it (never negative): the time it has been
+ * stored, plus the `Age` its answer came with.
+ */
 export function age_seconds(entry: CacheEntry, now_ms: number): number {
-  return Math.max(0, Math.floor((now_ms - entry.created_at_ms) / 1000))
+  const stored_s = Math.max(0, Math.floor((now_ms - entry.created_at_ms) / 1000))
+  const initial = entry.headers[INITIAL_AGE]
+  if (initial === undefined) return stored_s
+  // An entry from a store shared with others holds what they wrote: a record that is no age adds nothing.
+  const initial_s = Number(initial)
+  return initial_s > 0 ? Math.min(MAX_AGE_S, stored_s + initial_s) : stored_s
+}
+
+/**
+ * The `Age` the chain after the cache gave its answer (a proxied answer's), in seconds; 0 when it set none, or one that
+ * is no non-negative integer, which RFC 9111 5.1 has a cache ignore.
+ */
+function initial_age(res: Response, before: HeaderSnapshot): number {
+  const value = res.get_header('age')?.trim()
+  if (value === undefined || before['age'] === value || !/^\d+$/.test(value)) return 0
+  return Math.min(MAX_AGE_S, Number(value))
 }
 
 /**
@@ -144,7 +177,8 @@ export function storable(
 ): CacheEntry | undefined {
   if (res.status_code !== 200 || !TEXT_KINDS.has(res.kind) || typeof res.payload !== 'string') return undefined
   if (res.get_header('set-cookie') !== undefined) return undefined
-  const reuse = reusable(res, created_at_ms)
+  const initial_s = initial_age(res, before)
+  const reuse = reusable(res, created_at_ms, initial_s)
   if (reuse === undefined) return undefined
   const varied = vary_names(res.get_header('vary') ?? '')
   if (varied === '*') return undefined
@@ -155,6 +189,7 @@ export function storable(
   // Only the Cache-Control or Expires the entry keeps (set by the chain after the cache) names its own lifetime.
   if (reuse.lifetime !== undefined && headers[reuse.from] !== undefined) headers[LIFETIME] = reuse.lifetime
   if (reuse.no_stale && headers['cache-control'] !== undefined) headers[NO_STALE] = '1'
+  if (initial_s > 0) headers[INITIAL_AGE] = String(initial_s)
   if (varied.length > 0)
     headers[VARIED] = JSON.stringify(varied.map((name) => [name, request_header(request_headers, name) ?? null]))
   return new CacheEntry({ status: 200, body: res.payload, headers, created_at_ms })
@@ -201,18 +236,6 @@ export function larger_than(body: string, max: number): boolean {
   return body.length * 3 > max && Buffer.byteLength(body) > max
 }
 
-/** The three forms of an HTTP-date (RFC 9110 5.6.7): IMF-fixdate, then the obsolete RFC 850 and asctime forms. */
-const HTTP_DATE =
-  /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}))$/
-
-/** The time an HTTP-date names, in ms; NaN for anything else (`Date.parse` alone takes `1` for 2001). */
-function http_date(value: string | undefined): number {
-  const form = value === undefined ? null : HTTP_DATE.exec(value)
-  if (form === null) return NaN
-  // asctime names no zone, and is GMT: without one, `Date.parse` would read it in the local zone.
-  return Date.parse(form[1] === undefined ? form[0] : `${form[1]} GMT`)
-}
-
 /**
  * Whether a GET or HEAD request with `request_headers`, answered from `entry`, gets a 304 (RFC 9110 13.1.2, 13.1.3,
  * 13.2.2; RFC 9111 4.3.2): its `If-None-Match` is `*` or lists the entry's `ETag` (weak comparison); without an
@@ -242,7 +265,7 @@ function replayed_headers(entry: CacheEntry): CheckedHeaders | null {
   let checked = REPLAYED.get(entry)
   if (checked === undefined) {
     const pairs: Array<[string, string]> = []
-    // The entry's own records (`VARIED`, `LIFETIME`, `NO_STALE`) start with `:`, which no header name can.
+    // The entry's own records (`VARIED`, `LIFETIME`, `NO_STALE`, `INITIAL_AGE`) start with `:`, which no header name can.
     for (const [name, value] of Object.entries(entry.headers)) if (!name.startsWith(':')) pairs.push([name, value])
     try {
       checked = new CheckedHeaders(pairs)

@@ -311,8 +311,9 @@ class HttpCache {
  * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
  * and a miss runs the handler and stores a 200 that has no `Set-Cookie`, no `Vary: *`, and no `no-store`, `private`,
  * `no-cache` or zero `s-maxage` (else `max-age`, else an `Expires` at or before its `Date`, or no HTTP-date). An entry
- * is fresh for the policy's ttl, or for the answer's own `s-maxage` (else `max-age`, else `Expires` minus `Date`) when
- * that is shorter; past it, it only stands in for a failure or while offline, and
+ * is fresh for the policy's ttl, or for the answer's own `s-maxage` (else `max-age`, else `Expires` minus `Date`), less
+ * the `Age` it came with, when that is shorter (its `Age` counts on in a hit's); past it, it only stands in for a
+ * failure or while offline, and
  * never when its answer said `must-revalidate`, `proxy-revalidate` or `s-maxage` (RFC 9111 4.2.4). An entry answers only
  * requests whose values of the headers its answer's `Vary` names are those of the request that stored it; any other
  * is a miss. Every GET and HEAD answer carries `x-fw-cache-status: hit|miss|bypass` and, with `include_headers`, names

@@ -539,6 +539,65 @@ t.test('http_cache', async (t) => {
     t.same([status_of(await ttl.app.inject({ url: '/data' })), ttl.calls()], ['miss', 2])
   })
 
+  t.test(
+    "counts the Age its answer came with (a proxied one) into the entry's age, as RFC 9111 4.2.3 does",
+    async (t) => {
+      // An answer 20 s old with max-age=60 has 40 s of freshness left, and a hit says how old it is in all: its Age
+      // never goes back to 0 because the cache stored it.
+      const aged = (age: string, cc?: string): Handler => {
+        return (_req, res) => {
+          if (cc !== undefined) res.header('Cache-Control', cc)
+          return void res.header('Age', age).json('ok', true)
+        }
+      }
+      const old = cached(t, {}, aged('20', 'max-age=60'))
+      const at = async (s: number) => {
+        old.clock.ms = T0 + s * 1000
+        const r = await old.app.inject({ url: '/data' })
+        return [status_of(r), r.headers['age']]
+      }
+      t.same(await at(0), ['miss', '20'], "the miss is the handler's answer, its Age as it set it")
+      t.same(await at(1), ['hit', '21'])
+      t.same(await at(39), ['hit', '59'])
+      t.same(await at(40), ['miss', '20'], 'past the 40 s it had left, a miss')
+      // Already stale when it arrived: not stored, as an answer with max-age=0 is not.
+      const stale = cached(t, {}, aged('60', 'max-age=60'))
+      await stale.app.inject({ url: '/data' })
+      t.same([status_of(await stale.app.inject({ url: '/data' })), stale.calls()], ['miss', 2])
+      const expired = cached(t, {}, expires(new Date(T0 + 30_000).toUTCString(), '', T0))
+      const with_age: Middleware = async (_req, res, next) => {
+        await next()
+        res.header('Age', '45')
+      }
+      const proxied = cached(t, {}, expires(new Date(T0 + 30_000).toUTCString(), '', T0), [], [with_age])
+      await expired.app.inject({ url: '/data' })
+      await proxied.app.inject({ url: '/data' })
+      t.same(status_of(await expired.app.inject({ url: '/data' })), 'hit', 'Expires 30 s after its Date: stored')
+      t.same(status_of(await proxied.app.inject({ url: '/data' })), 'miss', 'the same, 45 s old: stale, not stored')
+      // No lifetime of its own: the ttl alone decides, and the Age still counts from the one it came with.
+      const ttl = cached(t, { policy: { ttl_ms: 10_000 } }, aged('300'))
+      await ttl.app.inject({ url: '/data' })
+      ttl.clock.ms = T0 + 9_000
+      const hit = await ttl.app.inject({ url: '/data' })
+      t.same([status_of(hit), hit.headers['age']], ['hit', '309'])
+      // An Age that is no non-negative integer is ignored (RFC 9111 5.1).
+      for (const bad of ['-5', '1.5', 'abc', '']) {
+        const c = cached(t, {}, aged(bad, 'max-age=60'))
+        await c.app.inject({ url: '/data' })
+        c.clock.ms = T0 + 2_000
+        const r = await c.app.inject({ url: '/data' })
+        t.same([status_of(r), r.headers['age']], ['hit', '2'], `Age: ${JSON.stringify(bad)}`)
+      }
+      // A record of it that is no age (a store shared with another app) adds nothing.
+      const store = new LruMemoryStore()
+      store.put('GET /data?', new CacheEntry({ body: 'x', headers: { ':fw-age-s': 'abc' }, created_at_ms: T0 }))
+      const shared = cached(t, { store })
+      shared.clock.ms = T0 + 3_000
+      const r = await shared.app.inject({ url: '/data' })
+      t.same([status_of(r), r.headers['age'], r.body], ['hit', '3', 'x'])
+    },
+  )
+
   for (const value of ['max-age=5, must-revalidate', 'Proxy-Revalidate, max-age=5', 'must-revalidate']) {
     t.test(`never answers stale from an entry whose answer forbids it (${value}): not after a failure`, async (t) => {
       // RFC 9111 4.2.4 and 5.2.2.2: once stale, such an answer is not reused without validation, which a failed
