@@ -68,7 +68,7 @@ const SKIPPED_PART =
 /** How a route takes its bodies, built once when it is mounted: the reader's options, and whether it streams them. */
 export interface BodyRoute extends RequestBodyOptions {
   readonly stream: boolean
-  /** The settings of one request, on a route whose limit is decided per request (see `CompiledRoute.body_limit_of`). */
+  /** The settings of one request, on a route that decides them per request (see `CompiledRoute.body_of`). */
   readonly of_request?: (freq: FastifyRequest) => BodyRoute
 }
 

@@ -1,14 +1,14 @@
 // Binds a compiled App onto a Fastify instance (its own, or an encapsulated context of a host app): body parsing,
 // routes, the not-found chain and the hooks. Request ids and lines (request-lines.ts), error answers
 // (error-answers.ts) and committing the reply (commit.ts) each have a file of their own beside this one.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppCore, CompiledRoute, ErrorMapperOf, RoutedRequest } from '../lib/app.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { AppCore, BodyOf, CompiledRoute, ErrorMapperOf, RoutedRequest } from '../lib/app.js'
 import { compose, CORS_KIND, route_options_of, type Handler, type Middleware } from '../lib/compose.js'
 import type { LogCore } from '../lib/log/core.js'
 import { level as log_level } from '../lib/log/index.js'
 import { is_thenable } from '../lib/maybe-promise.js'
 import { route_template } from '../lib/observability/route.js'
-import { canonical_segments } from '../lib/path.js'
+import { canonical_segments, type RouterParams } from '../lib/path.js'
 import type { IpResolver, Request } from '../lib/request.js'
 import { Response } from '../lib/response.js'
 import type { ResponseCheck } from '../lib/validation/response-check.js'
@@ -49,7 +49,8 @@ export async function mount(
     const errorHandler = error_handler(app.config.request_id, log, refusal(bind, r))
     const handler = bind(r.run, r.on_error, r.check, r.url)
     const bodyLimit = fastify_body_limit(r.body_limit)
-    const route = { method: r.method, url: r.url, bodyLimit, handler, config, errorHandler }
+    const hooks = r.params_of === undefined ? {} : { onRequest: params_hook(r.params_of) }
+    const route = { method: r.method, url: r.url, bodyLimit, handler, config, errorHandler, ...hooks }
     if (r.method !== 'GET') instance.route(route)
     else {
       instance.route({ ...route, exposeHeadRoute: false })
@@ -85,27 +86,45 @@ function refusal(bind: Bind, route: Pick<CompiledRoute, 'middleware' | 'on_error
 }
 
 /**
- * How route `r` takes its bodies. On a route whose limit is decided per request (`body_limit_of`), the parser asks
- * `of_request` for each request's settings: one `BodyRoute` per distinct limit, made the first time that limit comes.
+ * How route `r` takes its bodies. On a route whose settings are decided per request (`body_of`: a limit, streaming),
+ * the parser asks `of_request` for each request's: one `BodyRoute` per distinct setting, made the first time it comes.
  */
 function route_body(app: AppCore, r: CompiledRoute): BodyRoute {
   const body = body_route(app.config, r.body_limit, r.stream_body)
-  const limit_of = r.body_limit_of
-  if (limit_of === undefined) return body
-  const by_limit = new Map<number, BodyRoute>([[body.limit, body]])
+  const body_of = r.body_of
+  if (body_of === undefined) return body
+  const made = new Map<BodyOf, BodyRoute>()
   const of_request = (freq: FastifyRequest): BodyRoute => {
-    const limit = limit_of(routed(freq))
-    let b = by_limit.get(limit)
-    if (b === undefined) by_limit.set(limit, (b = body_route(app.config, limit, r.stream_body)))
+    const of = body_of(routed(freq))
+    let b = made.get(of)
+    if (b === undefined) {
+      b = of.limit === body.limit && of.stream === body.stream ? body : body_route(app.config, of.limit, of.stream)
+      made.set(of, b)
+    }
     return b
   }
   return { ...body, of_request }
 }
 
-/** A host request as prefix checks read it before its `Request` facade exists: canonical path, router parameters. */
+/**
+ * A host request as prefix checks read it before its `Request` facade exists: canonical path (computed once, as several
+ * checks may read it), router parameters.
+ */
 function routed(freq: FastifyRequest): RoutedRequest {
-  const params = freq.params as Record<string, string | undefined>
-  return { segments: () => canonical_segments(freq.url), param: (name) => params[name] ?? '' }
+  const params = freq.params as RouterParams
+  let segments: readonly string[] | undefined
+  return { segments: () => (segments ??= canonical_segments(freq.url)), param: (name) => params[name] ?? '' }
+}
+
+/**
+ * Gives a route's chain its parameters as it names them (`params_of`), in place of the router's, before anything reads
+ * them (the body parser's checks, a refusal, the handler).
+ */
+function params_hook(params_of: (params: RouterParams) => Record<string, string>): onRequestHookHandler {
+  return (freq, _reply, done) => {
+    freq.params = params_of(freq.params as RouterParams)
+    done()
+  }
 }
 
 /**

@@ -25,13 +25,16 @@ import {
   covers,
   intersect,
   join_path,
+  params_through,
   parse_route,
   prefix_segments,
   route_shape,
+  router_order,
   router_path,
   routed_under,
   under_prefix,
   type PathParams,
+  type RouterParams,
   type Segment,
 } from './path.js'
 import { response_check, type ResponseCheck } from './validation/response-check.js'
@@ -147,14 +150,20 @@ export interface CompiledRoute {
   /** The route's middleware without its handler: a request refused before the chain (body too large) still runs it. */
   readonly middleware: readonly Middleware[]
   readonly body_limit: number
-  /**
-   * The body limit of one request (at most `body_limit`), on a route some `body_limit` middleware covers for some of
-   * its requests only: its prefix lies over the route's parameters or wildcard (`/a/b` on `/a/{x}`). `undefined` on
-   * every other route, whose requests all read under `body_limit`.
-   */
-  readonly body_limit_of?: ((req: RoutedRequest) => number) | undefined
-  /** Whether the route takes its body as a stream (a `stream_body` middleware covers it). */
+  /** Whether the route takes its bodies as streams (a `stream_body` middleware covers all its requests). */
   readonly stream_body: boolean
+  /**
+   * How one request takes its body (a limit at most `body_limit`; streamed, or as `stream_body` says), on a route some
+   * `body_limit` or `stream_body` middleware covers for some of its requests only: its prefix lies over the route's
+   * parameters or wildcard (`/a/b` on `/a/{x}`). `undefined` on every other route, whose requests all take their bodies
+   * as `body_limit` and `stream_body` say.
+   */
+  readonly body_of?: ((req: RoutedRequest) => BodyOf) | undefined
+  /**
+   * The parameters the route's chain reads, from those the router gives at `url`; `undefined` on every route but the
+   * OPTIONS routes that run an app's own OPTIONS route on a shape it shares with an automatic one (`#auto_options`).
+   */
+  readonly params_of?: ((params: RouterParams) => Record<string, string>) | undefined
   /**
    * The check of its answers against its declared `responses`, run where the answer is committed; `undefined` when
    * `check_responses` is off or the route declares no body schema, and then nothing runs.
@@ -173,20 +182,46 @@ export interface RoutedRequest {
   param(name: string): string
 }
 
+/** How one request takes its body: under which limit, and whether as a stream. */
+export interface BodyOf {
+  readonly limit: number
+  readonly stream: boolean
+}
+
+/** What a middleware covering some of a route's requests only asks of their bodies, and which requests it covers. */
+interface MaybeBody {
+  readonly limit: number | undefined
+  readonly stream: boolean
+  readonly applies: (req: RoutedRequest) => boolean
+}
+
 /**
- * A route's per-request body limit: `limit`, lowered by each of `maybe` that applies to the request; `undefined` when
- * none of them is below `limit`, as every request then reads under `limit`.
+ * A route's per-request body settings: `limit`, lowered by each of `maybe` that applies to the request, streamed when
+ * `stream` or one of them that applies streams; `undefined` when none of them could change them, as every request then
+ * takes its body as `limit` and `stream` say. One object per distinct setting, made the first time it comes.
  */
-function request_body_limit(
+function request_body(
   limit: number,
-  maybe: ReadonlyArray<{ limit: number; applies: (req: RoutedRequest) => boolean }>,
-): ((req: RoutedRequest) => number) | undefined {
-  const lower = maybe.filter((m) => m.limit < limit)
-  if (lower.length === 0) return undefined
+  stream: boolean,
+  maybe: readonly MaybeBody[],
+): ((req: RoutedRequest) => BodyOf) | undefined {
+  const changes = (m: MaybeBody, l: number, s: boolean): boolean =>
+    (m.limit !== undefined && m.limit < l) || (m.stream && !s)
+  const some = maybe.filter((m) => changes(m, limit, stream))
+  if (some.length === 0) return undefined
+  const made = new Map<number, BodyOf>()
   return (req) => {
     let l = limit
-    for (const m of lower) if (m.limit < l && m.applies(req)) l = m.limit
-    return l
+    let s = stream
+    for (const m of some)
+      if (changes(m, l, s) && m.applies(req)) {
+        if (m.limit !== undefined && m.limit < l) l = m.limit
+        s ||= m.stream
+      }
+    const key = s ? -1 - l : l
+    let b = made.get(key)
+    if (b === undefined) made.set(key, (b = { limit: l, stream: s }))
+    return b
   }
 }
 
@@ -556,7 +591,7 @@ export class AppCore extends Router {
     const checking = this.config.check_responses
     const check = (r: RouteDef) => (checking ? response_check(`${r.method} ${r.path}`, r.schema) : undefined)
     const routes = this.#routes.map((r) => this.#compile_route(r.method, r.segs, r.handler, check(r), r.own))
-    routes.push(...this.#auto_options())
+    routes.push(...this.#auto_options(check))
     const guarded = this.#mws.map((m) => (m.prefix.length === 0 ? m.mw : this.#guard(m)))
     const error_of = this.#error_of
     // An on_error over the path may answer an unknown route in its API's shape: it gets the 404 as an HttpError, which
@@ -610,28 +645,34 @@ export class AppCore extends Router {
     // A route's own middleware is the most specific placement there is (deeper than any prefix, one past a wildcard
     // included): its `override` rate limit replaces the App's.
     placed.push(...own.map((mw) => ({ mw, prefix: [], depth: Infinity, c: 'always' as const, sure: true })))
-    // A limit whose prefix the route lies under only for some requests (`/a/b` on `/a/{x}`) is decided per request.
-    const maybe_limits: Array<{ limit: number; applies: (req: RoutedRequest) => boolean }> = []
+    // A limit or streaming whose prefix the route lies under only for some requests (`/a/b` on `/a/{x}`) is decided
+    // per request.
+    const maybe_bodies: MaybeBody[] = []
     for (const m of drop_replaced(placed)) {
       chain.push(m.sure ? m.mw : this.#guard(m, segs))
       const o = route_options_of(m.mw)
       options.push(o)
       if (o?.body_limit !== undefined) {
         if (m.sure) body_limit = Math.min(body_limit, o.body_limit)
-        else maybe_limits.push({ limit: o.body_limit, applies: this.#covers_request(m, segs) })
         if (o.body_limit > this.config.body_limit && !warned_limits.has(m.mw)) {
           warned_limits.add(m.mw)
           process.emitWarning(ERR_APP_BODY_LIMIT_IGNORED(label, o.body_limit, this.config.body_limit))
         }
       }
-      if (o?.stream_body === true) stream_body = true
+      if (o?.stream_body === true && m.sure) stream_body = true
+      if (!m.sure && (o?.body_limit !== undefined || o?.stream_body === true))
+        maybe_bodies.push({
+          limit: o.body_limit,
+          stream: o.stream_body === true,
+          applies: this.#covers_request(m, segs),
+        })
     }
     check_middleware_order(label, options)
     const run = compose(chain, handler)
     const error_of = this.#error_of
     const on_error: ErrorMapperOf = (req) => error_of(req, segs)
-    const body_limit_of = request_body_limit(body_limit, maybe_limits)
-    return { method, url, run, middleware: chain, body_limit, body_limit_of, stream_body, check, on_error }
+    const body_of = request_body(body_limit, stream_body, maybe_bodies)
+    return { method, url, run, middleware: chain, body_limit, stream_body, body_of, check, on_error }
   }
 
   /**
@@ -666,9 +707,11 @@ export class AppCore extends Router {
    * and `DELETE /users/{user_id}` are one path, which one OPTIONS route answers (two would conflict in the router).
    * `Allow` lists every method a route answers there, a more general one's too (`DELETE /users/{id}` on
    * `/users/me`, `GET /files/*` on `/files/upload`), in registration order. A path the app's own OPTIONS route covers
-   * (`options('/*')`, a hand-made preflight) is left to it: an automatic route, more specific, would take its requests.
+   * (`options('/*')`, a hand-made preflight) is left to it: an automatic route, more specific, would take its requests,
+   * and where one overlapping it is more specific, a route running the own route takes them. `check` gives a route's
+   * response check.
    */
-  #auto_options(): CompiledRoute[] {
+  #auto_options(check: (r: RouteDef) => ResponseCheck | undefined): CompiledRoute[] {
     const shapes = new Map<string, Segment[]>()
     for (const r of this.#routes) {
       const shape = route_shape(r.segs)
@@ -689,6 +732,7 @@ export class AppCore extends Router {
         list.push(both)
       }
     const out: CompiledRoute[] = []
+    const automatic: Segment[][] = []
     for (const segs of list) {
       const methods = new Set<string>()
       for (const r of this.#routes) {
@@ -699,6 +743,23 @@ export class AppCore extends Router {
       if (methods.has('OPTIONS')) continue
       const allow = [...methods, 'OPTIONS'].join(', ')
       out.push(this.#compile_route('OPTIONS', segs, (_req, res) => res.status(204).header('Allow', allow).send()))
+      automatic.push(segs)
+    }
+    // The automatic route of a shape an own OPTIONS route overlaps without covering it (`/a/b/{y}` beside own
+    // `/a/{x}/c`) is the router's pick on paths they share (`/a/b/c`) when more specific. So each shape of the closed
+    // set that both an own route and an automatic one cover gets an OPTIONS route of its own, the most specific for its
+    // paths, running the own route the router would pick there among the app's (its chain, handler, check and
+    // `on_error`, compiled on its own pattern), its parameters named as that route names them (`x` read as `b`). A path
+    // no automatic route matches stays the router's among the own routes alone, as for any method.
+    const own = this.#routes.filter((r) => r.method === 'OPTIONS')
+    for (const segs of list) {
+      const owners = own.filter((r) => covers(r.segs, segs))
+      const shape = route_shape(segs)
+      if (owners.length === 0 || owners.some((r) => route_shape(r.segs) === shape)) continue
+      if (!automatic.some((a) => covers(a, segs))) continue
+      const r = owners.reduce((a, b) => (router_order(a.segs, b.segs) <= 0 ? a : b))
+      const runs = this.#compile_route('OPTIONS', r.segs, r.handler, check(r), r.own)
+      out.push({ ...runs, url: router_path(segs), params_of: params_through(r.segs, segs) })
     }
     return out
   }

@@ -95,6 +95,56 @@ export function intersect(a: readonly Segment[], b: readonly Segment[]): Segment
   }
 }
 
+/** How early the router tries a kind of segment: a static one, then a `{name}`, then a `/*` (find-my-way's order). */
+const RANK = { static: 0, param: 1, wildcard: 2 } as const
+
+/**
+ * Which of two patterns matching one path the router takes: negative when `a`, positive when `b`. Segment by segment,
+ * the first whose kinds differ decides, as the router tries a static segment before a `{name}`, and one before a `/*`.
+ * @example
+ * router_order(parse_route('/a/b/{y}'), parse_route('/a/{x}/c')) // negative: /a/b/c goes to /a/b/{y}
+ */
+export function router_order(a: readonly Segment[], b: readonly Segment[]): number {
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const d = RANK[a[i]!.kind] - RANK[b[i]!.kind]
+    if (d !== 0) return d
+  }
+  return a.length - b.length
+}
+
+/** Path parameters by name, as the router gives them. */
+export type RouterParams = Readonly<Record<string, string | undefined>>
+
+/**
+ * The parameters route `general` reads on the paths of `specific`, a pattern it covers, from those the router gives a
+ * route registered at `specific`: a `{name}` of `general` is the static segment or the parameter of `specific` at its
+ * place, and its `/*` the rest of the path, joined by `/`. Only names of `general` are given.
+ * @example
+ * const of = params_through(parse_route('/a/{x}/*'), parse_route('/a/b/{p2}'))
+ * of({ p2: 'z' }) // { x: 'b', '*': 'z' }
+ */
+export function params_through(
+  general: readonly Segment[],
+  specific: readonly Segment[],
+): (params: RouterParams) => Record<string, string> {
+  const value = (s: Segment, params: RouterParams): string =>
+    s.kind === 'static' ? s.value : (params[s.kind === 'param' ? s.name : '*'] ?? '')
+  return (params) => {
+    // No prototype: a parameter may be named `__proto__`.
+    const out = Object.create(null) as Record<string, string>
+    for (let i = 0; i < general.length; i++) {
+      const g = general[i]!
+      if (g.kind === 'param') out[g.name] = value(specific[i]!, params)
+      else if (g.kind === 'wildcard')
+        out['*'] = specific
+          .slice(i)
+          .map((s) => value(s, params))
+          .join('/')
+    }
+    return out
+  }
+}
+
 /** The router's form of a route path: `{id}` becomes `:id`. */
 export function router_path(segs: readonly Segment[]): string {
   if (segs.length === 0) return '/'

@@ -159,6 +159,102 @@ t.test("mount body limits: a prefix's limit on a parameter route holds only unde
   t.same([mounted_under.statusCode, mounted_under.json()], [413, TOO_LARGE])
 })
 
+t.test(
+  "mount streamed bodies: a prefix's stream_body on a parameter route streams only under the prefix",
+  async (t) => {
+    /** Reads the body buffered, else (a streaming request) as a stream, and answers how it came and what it held. */
+    const read = async (req: fw.Request): Promise<string> => {
+      try {
+        return `buffered ${req.body()}`
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'FW_ERR_BODY_CONSUMED') throw err
+        const chunks: Buffer[] = []
+        for await (const chunk of req.stream()) chunks.push(chunk as Buffer)
+        return `streamed ${Buffer.concat(chunks).toString()}`
+      }
+    }
+    const setup = (app: fw.App) => {
+      app.use('/a/b', fw.stream_body())
+      app.use('/admin', fw.stream_body())
+      app.post('/a/{x}', async (req, res) => void res.text(`${req.param('x')} ${await read(req)}`))
+      app.post(
+        '/{s}/{page}',
+        async (req, res) => void res.text(`${req.param('s')}/${req.param('page')} ${await read(req)}`),
+      )
+      app.post('/a/b/c', async (req, res) => void res.text(`c ${await read(req)}`))
+      app.post('/x', async (req, res) => void res.text(`x ${await read(req)}`))
+    }
+    const { app: own, port } = await listening(t, setup)
+    const post = (path: string) =>
+      send(port, { method: 'POST', path, body: '0123456789', headers: { 'content-type': 'text/plain' } })
+    for (const [path, body] of [
+      ['/a/zzz', 'zzz buffered 0123456789'],
+      ['/a/b', 'b streamed 0123456789'],
+      ['/A/B', 'A/B streamed 0123456789'],
+      ['/a/%62', 'b streamed 0123456789'],
+      ['/docs/x', 'docs/x buffered 0123456789'],
+      ['/admin/x', 'admin/x streamed 0123456789'],
+      // `/admin/..` reaches `/{s}/{page}` with s `admin`: the prefix's middleware runs there, and so does its streaming.
+      ['/admin/..', 'admin/.. streamed 0123456789'],
+      ['/a/b/c', 'c streamed 0123456789'],
+      ['/x', 'x buffered 0123456789'],
+    ] as const) {
+      const r = await post(path)
+      t.same([r.status, r.body], [200, body], path)
+    }
+    // Routes wholly under the prefix or outside it keep one fixed setting: nothing is decided per request there.
+    const fixed = (app: fw.App, prefix: string) =>
+      app
+        .compile(prefix)
+        .routes.filter((r) => r.method === 'POST')
+        .map((r) => [r.url, r.stream_body, r.body_of === undefined])
+    const expected = [
+      ['/a/:x', false, false],
+      ['/:s/:page', false, false],
+      ['/a/b/c', true, true],
+      ['/x', false, true],
+    ]
+    t.same(fixed(own, ''), expected)
+
+    // Mounted in a host under /fw, the prefix is the App's own path, under the mount.
+    const app = new fw.App({ access_log: false })
+    setup(app)
+    const host = Fastify()
+    t.teardown(() => host.close())
+    await host.register(fw_plugin, { app, prefix: '/fw' })
+    const inject = (url: string) =>
+      host.inject({ method: 'POST', url, payload: '0123456789', headers: { 'content-type': 'text/plain' } })
+    for (const [url, body] of [
+      ['/fw/a/zzz', 'zzz buffered 0123456789'],
+      ['/fw/a/b', 'b streamed 0123456789'],
+      ['/fw/a/b/c', 'c streamed 0123456789'],
+      ['/fw/admin/x', 'admin/x streamed 0123456789'],
+      ['/fw/docs/x', 'docs/x buffered 0123456789'],
+    ] as const) {
+      const r = await inject(url)
+      t.same([r.statusCode, r.body], [200, body], url)
+    }
+    t.same(fixed(app, '/fw'), expected)
+  },
+)
+
+t.test("mount OPTIONS: an app's own OPTIONS route answers the paths it shares with an automatic one", async (t) => {
+  const app = new fw.App({ access_log: false })
+  app.use('/a/b', (_req, res, next) => (res.header('x-prefix', 'ab'), next()))
+  app.options('/a/{x}/c', (req, res) => void res.status(204).header('x-own', req.param('x')).send())
+  app.get('/a/b/{y}', (req, res) => void res.text(`get ${req.param('y')}`))
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  const options = async (url: string) => {
+    const r = await host.inject({ method: 'OPTIONS', url })
+    return [r.statusCode, r.headers['x-own'], r.headers.allow, r.headers['x-prefix']]
+  }
+  t.same(await options('/fw/a/b/c'), [204, 'b', undefined, 'ab'])
+  t.same(await options('/fw/a/z/c'), [204, 'z', undefined, undefined])
+  t.same(await options('/fw/a/b/z'), [204, undefined, 'GET, HEAD, OPTIONS', 'ab'])
+})
+
 t.test('mount errors', async (t) => {
   t.test('keep the server serving after a handler fails', async (t) => {
     const { port } = await listening(t, (app) => {

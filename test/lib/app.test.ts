@@ -281,6 +281,62 @@ t.test('automatic OPTIONS', async (t) => {
     const own = await app.inject({ method: 'OPTIONS', url: '/api/only' })
     t.same([own.statusCode, own.body], [200, 'api own'], 'the more specific own route still wins')
   })
+
+  t.test(
+    "leaves to an app's own OPTIONS route the paths it shares with a more specific route, its parameters read",
+    async (t) => {
+      const own = (name: string): Handler => {
+        return (req, res) => {
+          const params = ['x', 'y', '*'].map((n) => `${n}=${req.param(n as never, '-')}`).join(' ')
+          res.status(204).header('x-own', `${name} ${params}`).send()
+        }
+      }
+      const app = build(t, (app) => {
+        app.use('/a/b', trace('ab'))
+        app.options('/a/{x}/c', { use: trace('own') }, own('c'))
+        app.get('/a/b/{y}', (req, res) => void res.text(`get ${req.param('y')}`))
+        app.options('/w/{x}/*', own('w'))
+        app.post('/w/b/{y}', (_req, res) => void res.text('post'))
+        // Two own routes sharing /m/b/c: the router's pick among them (/m/b/:y, a static segment first) answers it.
+        app.options('/m/{x}/c', own('mx'))
+        app.options('/m/b/{y}', own('my'))
+        app.get('/{z}/b/{q}', (_req, res) => void res.text('get'))
+      })
+      const options = async (url: string) => {
+        const r = await app.inject({ method: 'OPTIONS', url })
+        return [r.statusCode, r.headers['x-own'], r.headers.allow, r.headers['x-trace']]
+      }
+      const chain = 'ab> own> <own <ab'
+      t.same(await options('/a/b/c'), [204, 'c x=b y=- *=-', undefined, chain], 'the own route and chain, x read as b')
+      t.same(await options('/a/%62/c'), [204, 'c x=b y=- *=-', undefined, chain], 'an escaped segment')
+      t.same(await options('/a/z/c'), [204, 'c x=z y=- *=-', undefined, 'own> <own'])
+      t.same(await options('/a/b/z'), [204, undefined, 'GET, HEAD, OPTIONS', 'ab> <ab'], 'off the own route: automatic')
+      t.same(await options('/w/b/z'), [204, 'w x=b y=- *=z', undefined, undefined], 'its wildcard read as /w/b/z')
+      t.same(await options('/w/b/z/q'), [204, 'w x=b y=- *=z/q', undefined, undefined])
+      t.same(await options('/m/b/c'), [204, 'my x=- y=c *=-', undefined, undefined])
+      t.same(await options('/m/q/c'), [204, 'mx x=q y=- *=-', undefined, undefined])
+      t.same(await options('/m/b/z'), [204, 'my x=- y=z *=-', undefined, undefined])
+      t.same(await options('/n/b/z'), [204, undefined, 'GET, HEAD, OPTIONS', undefined])
+      const got = await app.inject({ url: '/a/b/c' })
+      t.same([got.statusCode, got.body], [200, 'get c'], 'GET keeps its route')
+      // An own OPTIONS route covering a path whole needs nothing more: only overlaps with an automatic route get one.
+      const urls = app
+        .compile()
+        .routes.filter((r) => r.method === 'OPTIONS')
+        .map((r) => r.url)
+      t.same(urls.sort(), [
+        '/:z/b/:q',
+        '/a/:x/c',
+        '/a/b/:y',
+        '/a/b/c',
+        '/m/:x/c',
+        '/m/b/:y',
+        '/m/b/c',
+        '/w/:x/*',
+        '/w/b/:y',
+      ])
+    },
+  )
 })
 
 t.test('App.use with context middleware', async (t) => {

@@ -5,8 +5,10 @@ import {
   classify,
   intersect,
   join_path,
+  params_through,
   parse_route,
   prefix_segments,
+  router_order,
   routed_under,
   router_path,
   under_prefix,
@@ -196,4 +198,25 @@ t.test('intersect', async (t) => {
     t.equal(both('/a/*', '/a'), undefined, 'a wildcard takes one segment at least')
     t.equal(both('/A/{x}', '/a/b'), undefined, 'static segments compare case-sensitively, as the router')
   })
+})
+
+t.test('router_order', async (t) => {
+  const order = (a: string, b: string) => Math.sign(router_order(parse_route(a), parse_route(b)))
+  t.equal(order('/a/b/{y}', '/a/{x}/c'), -1, 'a static segment first, at the first segment whose kinds differ')
+  t.equal(order('/a/{x}/c', '/a/b/{y}'), 1)
+  t.equal(order('/{x}/b/c', '/a/{y}/{z}'), 1, 'an earlier segment decides before a later one')
+  t.equal(order('/a/{x}/*', '/a/*'), -1, 'a {name} before a wildcard')
+  t.equal(order('/a/{x}', '/a/{y}'), 0, 'one shape')
+})
+
+t.test('params_through', async (t) => {
+  const through = (general: string, specific: string, params: Record<string, string>) =>
+    ({ ...params_through(parse_route(general), parse_route(specific))(params) }) as Record<string, string>
+  t.same(through('/a/{x}/c', '/a/b/c', {}), { x: 'b' }, 'a static segment under a {name}')
+  t.same(through('/a/{x}/{y}', '/a/{p1}/c', { p1: 'q' }), { x: 'q', y: 'c' }, 'a parameter renamed')
+  t.same(through('/w/{x}/*', '/w/b/{y}', { y: 'z' }), { x: 'b', '*': 'z' }, 'the rest of the path as the wildcard')
+  t.same(through('/w/*', '/w/b/{p2}/*', { p2: 'c', '*': 'd/e' }), { '*': 'b/c/d/e' })
+  t.same(through('/{x}/b', '/a/b', { x: 'other' }), { x: 'a' }, 'only the names of the general pattern, from its own')
+  t.same(Object.getPrototypeOf(params_through(parse_route('/{__proto__}'), parse_route('/a'))({})), null)
+  t.equal(params_through(parse_route('/{__proto__}'), parse_route('/a'))({})['__proto__'], 'a', 'any name is kept')
 })
