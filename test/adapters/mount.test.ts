@@ -1,5 +1,5 @@
 import Fastify from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import * as fw from '../../index.js'
 import { build, listening } from '../helpers/build.js'
@@ -7,6 +7,14 @@ import { raw, send } from '../helpers/http.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const TOO_LARGE = { ok: false, error: 'payload_too_large', message: 'Request body is too large' }
+
+/** A host Fastify app with `app` mounted under `/fw`, closed when the test ends. */
+async function in_host(t: Test, app: fw.App) {
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  return host
+}
 
 t.test('mount request ids', async (t) => {
   const { app, port } = await listening(
@@ -149,9 +157,7 @@ t.test("mount body limits: a prefix's limit on a parameter route holds only unde
   // Mounted in a host under /fw, the prefix is the App's own path, under the mount.
   const app = new fw.App({ body_limit: 16, access_log: false })
   setup(app)
-  const host = Fastify()
-  t.teardown(() => host.close())
-  await host.register(fw_plugin, { app, prefix: '/fw' })
+  const host = await in_host(t, app)
   const post = (url: string) =>
     host.inject({ method: 'POST', url, payload: '0123456789', headers: { 'content-type': 'text/plain' } })
   const [mounted_off, mounted_under] = [await post('/fw/a/zzz'), await post('/fw/a/b')]
@@ -219,9 +225,7 @@ t.test(
     // Mounted in a host under /fw, the prefix is the App's own path, under the mount.
     const app = new fw.App({ access_log: false })
     setup(app)
-    const host = Fastify()
-    t.teardown(() => host.close())
-    await host.register(fw_plugin, { app, prefix: '/fw' })
+    const host = await in_host(t, app)
     const inject = (url: string) =>
       host.inject({ method: 'POST', url, payload: '0123456789', headers: { 'content-type': 'text/plain' } })
     for (const [url, body] of [
@@ -243,9 +247,7 @@ t.test("mount OPTIONS: an app's own OPTIONS route answers the paths it shares wi
   app.use('/a/b', (_req, res, next) => (res.header('x-prefix', 'ab'), next()))
   app.options('/a/{x}/c', (req, res) => void res.status(204).header('x-own', req.param('x')).send())
   app.get('/a/b/{y}', (req, res) => void res.text(`get ${req.param('y')}`))
-  const host = Fastify()
-  t.teardown(() => host.close())
-  await host.register(fw_plugin, { app, prefix: '/fw' })
+  const host = await in_host(t, app)
   const options = async (url: string) => {
     const r = await host.inject({ method: 'OPTIONS', url })
     return [r.statusCode, r.headers['x-own'], r.headers.allow, r.headers['x-prefix']]
