@@ -14,16 +14,22 @@ export interface PasswordHasher {
 const UNPAIRED_SURROGATE = /\p{Surrogate}/u
 /** Never a byte of UTF-8: marks text encoded as its UTF-16 code units. */
 const UTF16_MARK = Buffer.from([0xff])
+/** Never a byte of UTF-8 either: opens an encoding that ends in a zero byte, closed by `ZERO_END_CLOSE`. */
+const ZERO_END_OPEN = Buffer.from([0xfe])
+const ZERO_END_CLOSE = Buffer.from([0x01])
 
 /**
  * The bytes a password is hashed and compared as: its UTF-8, one encoding per text. UTF-8 turns every unpaired
  * surrogate into U+FFFD, which made `'\ud800'` and `'\udbff'` one password; text holding one is encoded as 0xFF and
  * its UTF-16 code units instead, which no well-formed text's UTF-8 can equal (and whose stored hashes stay valid).
+ * scrypt keys HMAC-SHA256 with these bytes, and HMAC pads a key with zero bytes, which made `'x'` and `'x\0'` one
+ * password: bytes ending in a zero byte are framed as 0xFE, the bytes, 0x01, so no encoding ends in one.
  */
 export function password_bytes(password: string): Buffer {
-  return UNPAIRED_SURROGATE.test(password)
+  const bytes = UNPAIRED_SURROGATE.test(password)
     ? Buffer.concat([UTF16_MARK, Buffer.from(password, 'utf16le')])
     : Buffer.from(password, 'utf8')
+  return bytes.at(-1) === 0 ? Buffer.concat([ZERO_END_OPEN, bytes, ZERO_END_CLOSE]) : bytes
 }
 
 /** Equality of two texts in time that depends on neither: their SHA-256 digests, compared with `timingSafeEqual`. */

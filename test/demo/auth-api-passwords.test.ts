@@ -40,6 +40,30 @@ t.test('ScryptPasswords', async (t) => {
     }
   })
 
+  t.test('tells apart passwords that differ only in trailing NUL characters', async (t) => {
+    // scrypt keys HMAC-SHA256 with the password, and HMAC pads a key with zero bytes: 'x' and 'x\0' were one key.
+    const hasher = new ScryptPasswords({ cost: 1024 })
+    const cases: Array<[string, string]> = [
+      ['correct horse', 'correct horse\u0000'],
+      ['correct horse\u0000', 'correct horse\u0000\u0000'],
+      ['\ud800correct horse', '\ud800correct horse\u0000'],
+      ['\ud800correct horse', '\ud800correct horsf'],
+    ]
+    for (const [a, b] of cases) {
+      const [ha, hb] = await Promise.all([hasher.hash(a), hasher.hash(b)])
+      t.same(
+        [
+          await hasher.verify(a, ha),
+          await hasher.verify(b, ha),
+          await hasher.verify(a, hb),
+          await hasher.verify(b, hb),
+        ],
+        [true, false, false, true],
+        JSON.stringify([a, b]),
+      )
+    }
+  })
+
   t.test('refuses unusable cost parameters at creation with FW_ERR_AUTHAPI_BAD_OPTION', async (t) => {
     const cases: Array<[ConstructorParameters<typeof ScryptPasswords>[0], string]> = [
       [{ cost: 1000 }, 'auth_api: scrypt.cost must be a power of two >= 2; got 1000'],

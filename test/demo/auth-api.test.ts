@@ -393,6 +393,16 @@ for (const mode of ['demo', 'production'] as const) {
       t.equal((await a.post('/auth/login', { email: ADA.email, password: lone })).statusCode, 200)
     })
 
+    t.test('refuses a password that differs only in trailing NUL characters', async (t) => {
+      const a = api(t, mode)
+      t.equal((await a.post('/auth/register', ADA)).statusCode, 201)
+      for (const other of [PASSWORD + '\u0000', PASSWORD + '\u0000'.repeat(40)]) {
+        const r = await a.post('/auth/login', { email: ADA.email, password: other })
+        t.same([r.statusCode, r.json().error], [401, 'invalid_credentials'], JSON.stringify(other))
+      }
+      t.equal((await a.post('/auth/login', { email: ADA.email, password: PASSWORD })).statusCode, 200)
+    })
+
     t.test('GET /auth/admin answers 401 without a user, 403 for a user and 200 for an admin', async (t) => {
       const a = api(t, mode, { admins: [' Root@Example.com'] })
       t.same((await a.get('/auth/admin')).json(), { ok: false, error: 'unauthorized' })
