@@ -277,6 +277,14 @@ export abstract class Type<T, R extends boolean> implements StandardSchemaV1<unk
   json_schema(): JsonSchema {
     const own: JsonSchema = { ...this.value_schema() }
     for (const rule of this.spec.rules) Object.assign(own, rule.keywords)
+    // A required string refuses '' (`Required`), which JSON Schema's `required` (presence only) does not say.
+    if (
+      this.spec.required &&
+      this.empty_string_is_missing &&
+      own['type'] === 'string' &&
+      !(Number(own['minLength']) >= 1)
+    )
+      own['minLength'] = 1
     const out: JsonSchema = this.spec.nullable ? { anyOf: [own, { type: 'null' }] } : own
     if (this.spec.description !== undefined) out['description'] = this.spec.description
     if (this.spec.has_default) out['default'] = this.spec.default_value

@@ -87,6 +87,7 @@ t.test('openapi_document', async (t) => {
     t.same(get.responses['200'].content['application/json'].schema.properties.email, {
       type: 'string',
       format: 'email',
+      minLength: 1,
       description: 'login address',
     })
     t.same(get.responses['400'].content['application/json'].schema, { $ref: '#/components/schemas/ValidationFailed' })
@@ -96,7 +97,7 @@ t.test('openapi_document', async (t) => {
     t.equal(post.summary, 'Create a user')
     t.same(post.requestBody.content['application/json'].schema, {
       type: 'object',
-      properties: { email: { type: 'string', format: 'email' } },
+      properties: { email: { type: 'string', format: 'email', minLength: 1 } },
       required: ['email'],
     })
     t.equal(post.responses['201'].description, 'Created')
@@ -161,14 +162,14 @@ t.test('openapi_document: defaulted fields', async (t) => {
   t.test('a defaulted query parameter is optional and shows its default', async (t) => {
     t.strictSame(post.parameters, [
       { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
-      { name: 'q', in: 'query', schema: { type: 'string' }, required: true },
+      { name: 'q', in: 'query', schema: { type: 'string', minLength: 1 }, required: true },
     ])
   })
 
   t.test('a defaulted body field is left out of required and shows its default', async (t) => {
     t.strictSame(post.requestBody.content['application/json'].schema, {
       type: 'object',
-      properties: { name: { type: 'string' }, status: { enum: ['draft', 'placed'], default: 'draft' } },
+      properties: { name: { type: 'string', minLength: 1 }, status: { enum: ['draft', 'placed'], default: 'draft' } },
       required: ['name'],
     })
   })
@@ -351,7 +352,7 @@ t.test('openapi_document: operation ids and path parameters', async (t) => {
   t.test('the wildcard parameter is typed by the params schema field that validates it, `*`', async (t) => {
     t.same((await app.inject({ url: `/docs-of/${'a'.repeat(201)}` })).statusCode, 400)
     t.same(doc.paths['/docs-of/{wildcard}'].get.parameters, [
-      { name: 'wildcard', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } },
+      { name: 'wildcard', in: 'path', required: true, schema: { type: 'string', maxLength: 200, minLength: 1 } },
     ])
   })
 })
@@ -500,12 +501,12 @@ t.test('openapi_document: two different recursive types given one name get disti
   t.strictSame(body('/both').properties, { folder: ref('Node'), org: { ...ref('Node_2'), description: 'the org' } })
   t.strictSame(doc.components.schemas.Node, {
     type: 'object',
-    properties: { name: { type: 'string' }, children: { type: 'array', items: ref('Node') } },
+    properties: { name: { type: 'string', minLength: 1 }, children: { type: 'array', items: ref('Node') } },
     required: ['name'],
   })
   t.strictSame(doc.components.schemas.Node_2, {
     type: 'object',
-    properties: { title: { type: 'string' }, reports: { type: 'array', items: ref('Node_2') } },
+    properties: { title: { type: 'string', minLength: 1 }, reports: { type: 'array', items: ref('Node_2') } },
     required: ['title'],
   })
   t.strictSame(body('/trees').properties.kids.items, ref('Tree'))

@@ -187,3 +187,27 @@ t.test('StringField', async (t) => {
     }
   })
 })
+
+t.test('StringField.required', async (t) => {
+  t.test("says in its JSON Schema that '' is refused, as the check refuses it (minLength 1)", async (t) => {
+    const f = field.string().required()
+    t.same(one(f, ''), { ok: false, errors: [{ field: 'v', code: 'Required', message: 'v is required' }] })
+    t.strictSame(f.json_schema(), { type: 'string', minLength: 1 })
+    t.strictSame(field.string().required().email().json_schema(), { type: 'string', format: 'email', minLength: 1 })
+    t.strictSame(field.string().required().min_length(3).json_schema(), { type: 'string', minLength: 3 })
+    t.strictSame(field.string().required().min_length(0).json_schema(), { type: 'string', minLength: 1 })
+    t.strictSame(field.string().required().nullable().json_schema(), {
+      anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+    })
+    // A required field with a default still refuses '' (the default fills a missing value only).
+    const d = field.string().required().default('x')
+    t.same(one(d, ''), { ok: false, errors: [{ field: 'v', code: 'Required', message: 'v is required' }] })
+    t.strictSame(d.json_schema(), { type: 'string', minLength: 1, default: 'x' })
+  })
+
+  t.test("leaves an optional field's JSON Schema as it was: '' is a value there", async (t) => {
+    t.same(one(field.string(), ''), { ok: true, value: { v: '' } })
+    t.strictSame(field.string().json_schema(), { type: 'string' })
+    t.strictSame(field.string().default('x').json_schema(), { type: 'string', default: 'x' })
+  })
+})
