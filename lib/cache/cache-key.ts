@@ -35,21 +35,38 @@ function sorted_query(query: string): string {
  * case-insensitively (of several case variants the last one wins), a list joined with `, `, trimmed of spaces and tabs.
  */
 export function request_header(headers: RequestHeaders, name: string): string | undefined {
+  return header_value(headers, name, undefined)
+}
+
+/** The HTTP/2 pseudo-header holding the authority, which a request over HTTP/2 usually sends instead of `host`. */
+const AUTHORITY = ':authority'
+
+/**
+ * `request_header`, reading `fallback` (an exact name) instead when the request has no `name`, in the same pass over
+ * the headers.
+ */
+function header_value(headers: RequestHeaders, name: string, fallback: string | undefined): string | undefined {
   let found: string | readonly string[] | undefined
+  let other: string | readonly string[] | undefined
   for (const key of Object.keys(headers)) {
     if (key === name || HeaderUtil.toLower(key) === name) found = headers[key] ?? found
+    else if (key === fallback) other = headers[key]
   }
+  found ??= other
   if (found === undefined) return undefined
   const value = typeof found === 'string' ? found : found.join(', ')
   return value.replace(/^[ \t]+|[ \t]+$/g, '')
 }
 
-/** The header segment for `names`, already lowercased, deduplicated and sorted. */
+/**
+ * The header segment for `names`, already lowercased, deduplicated and sorted. `host` reads `:authority` when the
+ * request has no `host` header (HTTP/2), so one authority gives one key over either protocol.
+ */
 function header_segment(headers: RequestHeaders, names: readonly string[]): string {
   if (names.length === 0) return ''
   let out = ' |h:'
   for (const name of names) {
-    const value = request_header(headers, name)
+    const value = header_value(headers, name, name === 'host' ? AUTHORITY : undefined)
     // Escaping '%' and ';' keeps one header's value from passing for the next header's segment.
     if (value !== undefined) out += `${name}=${value.replace(/%/g, '%25').replace(/;/g, '%3B')};`
   }
@@ -65,7 +82,8 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
  * encoding, and empty pairs are dropped. A space is written
  * `%20` in path and query and a `?` in the path `%3F`, so the first `?` always ends the path and the headers always
  * start at ` |h:`. Included names are lowercased, deduplicated and sorted; lookup is case-insensitive; a list value is
- * joined with `, `; values are trimmed of spaces and tabs, with `%` written `%25` and `;` written `%3B`.
+ * joined with `, `; values are trimmed of spaces and tabs, with `%` written `%25` and `;` written `%3B`. An included
+ * `host` reads the HTTP/2 pseudo-header `:authority` when the request has no `host` header.
  * @example
  * CacheKey.fromRequest('get', '/users', 'page=2&sort=name', { 'Accept-Language': 'fr' }, ['accept-language'])
  * // 'GET /users?page=2&sort=name |h:accept-language=fr;'

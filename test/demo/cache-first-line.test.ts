@@ -15,6 +15,12 @@ t.test("the first decision line of the process has the request's rid, as every l
   const second = await app.inject({ url: '/data', headers: { 'x-request-id': 'second-request' } })
   t.same([first.headers['x-fw-cache-status'], second.headers['x-fw-cache-status']], ['miss', 'hit'])
   t.equal(lines.length, 2)
-  t.match(lines[0], / \[cache\] \[info\] http_cache rid=first-request decision=miss key="GET \/data\?" age_s=-$/)
-  t.match(lines[1], / \[cache\] \[info\] http_cache rid=second-request decision=hit key="GET \/data\?" age_s=0$/)
+  t.match(
+    lines[0],
+    / \[cache\] \[info\] http_cache rid=first-request decision=miss key="GET \/data\? \|h:host=localhost:80;" age_s=-$/,
+  )
+  t.match(
+    lines[1],
+    / \[cache\] \[info\] http_cache rid=second-request decision=hit key="GET \/data\? \|h:host=localhost:80;" age_s=0$/,
+  )
 })

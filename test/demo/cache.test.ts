@@ -75,11 +75,17 @@ t.test('cache demo', async (t) => {
     clock.ms += 10_000
     await app.inject({ url: '/data' })
     t.equal(lines.length, 3)
-    t.match(lines[0], / \[cache\] \[info\] http_cache rid=\S+ decision=miss key="GET \/data\?" age_s=-$/)
-    t.match(lines[1], / \[cache\] \[info\] http_cache rid=\S+ decision=hit key="GET \/data\?" age_s=0$/)
+    t.match(
+      lines[0],
+      / \[cache\] \[info\] http_cache rid=\S+ decision=miss key="GET \/data\? \|h:host=localhost:80;" age_s=-$/,
+    )
+    t.match(
+      lines[1],
+      / \[cache\] \[info\] http_cache rid=\S+ decision=hit key="GET \/data\? \|h:host=localhost:80;" age_s=0$/,
+    )
     t.match(
       lines[2],
-      / \[cache\] \[warning\] http_cache rid=\S+ decision=stale key="GET \/data\?" age_s=10 error="upstream is failing"$/,
+      / \[cache\] \[warning\] http_cache rid=\S+ decision=stale key="GET \/data\? \|h:host=localhost:80;" age_s=10 error="upstream is failing"$/,
     )
   })
 

@@ -56,6 +56,12 @@ async function get(
 
 const cookie_of = (r: SocketResponse): string => String(r.headers['set-cookie']).split(';')[0]!
 
+/**
+ * The Host of `/cached` requests: the one public host a load balancer forwards to both instances. `http_cache` keys on
+ * the host, so each instance's own `127.0.0.1:<port>` would give each its own entries.
+ */
+const SITE = { host: 'app.example' }
+
 t.test('two App instances on one Redis', async (t) => {
   const redis = await start_redis(t)
   const [a, b] = await Promise.all([start_instance('a', redis.port, true), start_instance('b', redis.port, false)])
@@ -90,10 +96,10 @@ t.test('two App instances on one Redis', async (t) => {
   })
 
   t.test('serve a response cached by one instance from the other', async (t) => {
-    const miss = await get(a, '/cached')
+    const miss = await get(a, '/cached', SITE)
     t.equal(miss.headers['x-fw-cache-status'], 'miss')
     t.same(JSON.parse(miss.body), { instance: 'a', handled: 1 })
-    const hit = await get(b, '/cached')
+    const hit = await get(b, '/cached', SITE)
     t.equal(hit.headers['x-fw-cache-status'], 'hit')
     t.same(JSON.parse(hit.body), { instance: 'a', handled: 1 }, 'b answers with what a stored')
   })
@@ -110,7 +116,7 @@ t.test('two App instances on one Redis', async (t) => {
       })
       t.ok(s.ms < 2000, `${i.name}: answered in ${s.ms} ms`)
     }
-    const c = await get(b, '/cached')
+    const c = await get(b, '/cached', SITE)
     t.equal(c.status, 200)
     t.equal(c.headers['x-fw-cache-status'], 'bypass')
     t.same(JSON.parse(c.body), { instance: 'b', handled: 1 }, 'the handler ran')
@@ -147,8 +153,8 @@ t.test('two App instances on one Redis', async (t) => {
         [200, '18'],
       ],
     )
-    t.equal((await get(b, '/cached')).headers['x-fw-cache-status'], 'miss')
-    const hit = await get(a, '/cached')
+    t.equal((await get(b, '/cached', SITE)).headers['x-fw-cache-status'], 'miss')
+    const hit = await get(a, '/cached', SITE)
     t.equal(hit.headers['x-fw-cache-status'], 'hit')
     t.same(JSON.parse(hit.body), { instance: 'b', handled: 2 })
   })

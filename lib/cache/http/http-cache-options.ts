@@ -40,7 +40,11 @@ export interface HttpCacheOptions {
   store?: CacheStore
   /** A ready `Cache` to use instead of `policy` and `store` (give one or the other, not both). */
   cache?: Cache
-  /** Request headers that take part in the key, such as `accept-language` (default none). */
+  /**
+   * Request headers that take part in the key, such as `accept-language` (default none), and that `Vary` names. The
+   * `Host` (HTTP/2's `:authority`) always takes part; a header the handler reads to build its answer must be listed,
+   * `X-Forwarded-Host` and `X-Forwarded-Proto` too when it writes URLs from them.
+   */
   include_headers?: readonly string[]
   /** Called once per GET or HEAD request with the decision and the key, for logs and metrics. */
   on_decision?: (decision: HttpCacheDecision, key: string, detail: HttpCacheDetail) => void

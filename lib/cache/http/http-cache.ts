@@ -80,7 +80,10 @@ class HttpCache {
   readonly #personal: readonly string[]
   readonly #probe: HttpCacheProbe
   readonly #on_decision: HttpCacheOptions['on_decision']
-  /** The `Vary` of every answer: the request headers the key includes, so a shared cache downstream keys as this one. */
+  /**
+   * The `Vary` of every answer: `include_headers`, so a shared cache downstream keys as this one (the host, which the
+   * key also includes, is part of the URI that cache keys on).
+   */
   readonly #vary: string
   /** The largest body, in UTF-8 bytes, that is stored; a larger answer goes out as it is, a bypass. */
   readonly #max_body_bytes: number
@@ -92,7 +95,9 @@ class HttpCache {
   constructor(options: HttpCacheOptions) {
     this.#cache = cache_of(options)
     const include_headers = header_names('include_headers', options.include_headers ?? [])
-    this.#key_of = key_builder(include_headers)
+    // The host keys every entry (RFC 9111 keys on the whole target URI): an answer built from one request's Host is
+    // never served to another host's request. It is not named in Vary: a cache downstream keys on the URI already.
+    this.#key_of = key_builder([...include_headers, 'host'])
     this.#vary = include_headers.join(', ')
     this.#now = check.fn('now', options.now ?? Date.now)
     this.#personal = personal_headers(options, include_headers)
@@ -308,7 +313,9 @@ class HttpCache {
 
 /**
  * The response cache in front of the routes it is mounted on. GET requests are looked up under
- * `CacheKey.fromRequest('GET', path, raw query, headers, include_headers)`; a fresh entry answers at once with `Age`,
+ * `CacheKey.fromRequest('GET', path, raw query, headers, [...include_headers, 'host'])` (the host, or HTTP/2's
+ * `:authority`, always keys: a handler that reads another header to build its answer, such as `X-Forwarded-Host`,
+ * must list it in `include_headers`); a fresh entry answers at once with `Age`,
  * and a miss runs the handler and stores a 200 that has no `Set-Cookie`, no `Vary: *`, and no `no-store`, `private`,
  * `no-cache` or zero `s-maxage` (else `max-age`, else an `Expires` at or before its `Date`, or no HTTP-date). An entry
  * is fresh for the policy's ttl, or for the answer's own `s-maxage` (else `max-age`, else `Expires` minus `Date`), less

@@ -99,6 +99,25 @@ t.test('CacheKey.fromRequest', async (t) => {
   t.test('keeps unicode, | and ? in header values as they are', async (t) => {
     t.equal(key('GET', '/a', 'x=1', { l: 'ü|?日' }, ['L']), 'GET /a?x=1 |h:l=ü|?日;')
   })
+
+  t.test('reads host from :authority on HTTP/2, where a request has no host header', async (t) => {
+    const h2 = { ':method': 'GET', ':authority': 'example.com', ':path': '/a', accept: 'a/b' }
+    t.equal(key('GET', '/a', '', h2, ['host']), 'GET /a? |h:host=example.com;')
+    t.equal(key('GET', '/a', '', h2, ['Host', 'accept']), 'GET /a? |h:accept=a/b;host=example.com;')
+    t.equal(
+      key('GET', '/a', '', h2, ['host']),
+      key('GET', '/a', '', { host: 'example.com' }, ['host']),
+      'one key for one authority over HTTP/1.1 and HTTP/2',
+    )
+    t.equal(
+      key('GET', '/a', '', { ':authority': 'h2.example', host: 'h1.example' }, ['host']),
+      'GET /a? |h:host=h1.example;',
+      'a host header wins over :authority',
+    )
+    t.equal(key('GET', '/a', '', { ':authority': 'a;b%' }, ['host']), 'GET /a? |h:host=a%3Bb%25;', 'escaped as any')
+    t.equal(key('GET', '/a', '', h2, [':authority']), 'GET /a? |h::authority=example.com;')
+    t.equal(key('GET', '/a', '', h2, ['x-host']), 'GET /a? |h:', 'only host reads :authority')
+  })
 })
 
 t.test('key_builder', async (t) => {

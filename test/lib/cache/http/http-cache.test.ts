@@ -136,8 +136,8 @@ t.test('http_cache', async (t) => {
     t.equal(hit.headers['content-type'], 'application/json; charset=utf-8')
     t.equal(calls(), 1)
     t.same(decisions, [
-      ['miss', 'GET /data?', {}],
-      ['hit', 'GET /data?', { age_s: 5 }],
+      ['miss', 'GET /data? |h:host=localhost:80;', {}],
+      ['hit', 'GET /data? |h:host=localhost:80;', { age_s: 5 }],
     ])
   })
 
@@ -159,7 +159,11 @@ t.test('http_cache', async (t) => {
     t.equal(calls(), 2)
     t.same(
       decisions.map(([, key]) => key),
-      ['GET /data?a=1&b=2', 'GET /data?a=1&b=2', 'GET /data?a=1&b=3'],
+      [
+        'GET /data?a=1&b=2 |h:host=localhost:80;',
+        'GET /data?a=1&b=2 |h:host=localhost:80;',
+        'GET /data?a=1&b=3 |h:host=localhost:80;',
+      ],
     )
   })
 
@@ -181,11 +185,11 @@ t.test('http_cache', async (t) => {
     t.same(
       decisions.map(([, key]) => key),
       [
-        'GET /data?page=1&page=2',
-        'GET /data?page=2&page=1',
-        'GET /data?page=2&%70age=1',
-        'GET /data?%70age=1&page=2',
-        'GET /data?page=2&page=1',
+        'GET /data?page=1&page=2 |h:host=localhost:80;',
+        'GET /data?page=2&page=1 |h:host=localhost:80;',
+        'GET /data?page=2&%70age=1 |h:host=localhost:80;',
+        'GET /data?%70age=1&page=2 |h:host=localhost:80;',
+        'GET /data?page=2&page=1 |h:host=localhost:80;',
       ],
     )
   })
@@ -307,7 +311,7 @@ t.test('http_cache', async (t) => {
         [offline.statusCode, status_of(offline), offline.headers.age, offline.body, calls()],
         [200, 'hit', '30', '{"n":1}', 1],
       )
-      t.same(decisions.at(-1), ['stale', 'GET /data?', { age_s: 30 }])
+      t.same(decisions.at(-1), ['stale', 'GET /data? |h:host=localhost:80;', { age_s: 30 }])
       clock.ms += 30_000
       const too_old = await app.inject({ url: '/data' })
       t.same(
@@ -590,7 +594,10 @@ t.test('http_cache', async (t) => {
       }
       // A record of it that is no age (a store shared with another app) adds nothing.
       const store = new LruMemoryStore()
-      store.put('GET /data?', new CacheEntry({ body: 'x', headers: { ':fw-age-s': 'abc' }, created_at_ms: T0 }))
+      store.put(
+        'GET /data? |h:host=localhost:80;',
+        new CacheEntry({ body: 'x', headers: { ':fw-age-s': 'abc' }, created_at_ms: T0 }),
+      )
       const shared = cached(t, { store })
       shared.clock.ms = T0 + 3_000
       const r = await shared.app.inject({ url: '/data' })
@@ -623,8 +630,8 @@ t.test('http_cache', async (t) => {
         [failed.statusCode, status_of(failed), failed.headers.age, failed.json().error],
         [503, 'miss', undefined, 'unavailable'],
       )
-      t.same(decisions.at(-1), ['miss', 'GET /data?', {}])
-      t.equal(store.get('GET /data?')?.body, '{"ok":true}')
+      t.same(decisions.at(-1), ['miss', 'GET /data? |h:host=localhost:80;', {}])
+      t.equal(store.get('GET /data? |h:host=localhost:80;')?.body, '{"ok":true}')
     })
 
     t.test(`never answers stale from an entry whose answer forbids it (${value}): not while offline`, async (t) => {
@@ -685,7 +692,7 @@ t.test('http_cache', async (t) => {
           [200, 'hit', String(age_s), '{"n":1}'],
           `${age_s} s`,
         )
-        t.same(decisions.at(-1), ['stale', 'GET /data?', { age_s }])
+        t.same(decisions.at(-1), ['stale', 'GET /data? |h:host=localhost:80;', { age_s }])
       }
       t.equal(calls(), 1, 'offline, the handler never ran again')
       link.online = true
@@ -702,7 +709,38 @@ t.test('http_cache', async (t) => {
     const fr_again = await app.inject({ url: '/data', headers: { 'accept-language': 'fr' } })
     t.same([fr.body, en.body, fr_again.body], ['lang=fr', 'lang=en', 'lang=fr'])
     t.same([status_of(fr), status_of(en), status_of(fr_again), calls()], ['miss', 'miss', 'hit', 2])
-    t.equal(decisions[0]![1], 'GET /data? |h:accept-language=fr;')
+    t.equal(decisions[0]![1], 'GET /data? |h:accept-language=fr;host=localhost:80;')
+  })
+
+  t.test('keys on the Host, so an answer built from one host never answers another (no poisoning)', async (t) => {
+    const handler: Handler = (req, res) => void res.text(`https://${req.header('host')}/x`)
+    const { app, calls, decisions } = cached(t, {}, handler)
+    const evil = await app.inject({ url: '/data', headers: { host: 'evil.example' } })
+    const good = await app.inject({ url: '/data', headers: { host: 'good.example' } })
+    const good_again = await app.inject({ url: '/data', headers: { host: 'good.example' } })
+    t.same([status_of(evil), evil.body], ['miss', 'https://evil.example/x'])
+    t.same([status_of(good), good.body], ['miss', 'https://good.example/x'], 'another host is a miss with its own body')
+    t.same([status_of(good_again), good_again.body, calls()], ['hit', 'https://good.example/x', 2])
+    t.same(
+      decisions.map(([d, key]) => [d, key]),
+      [
+        ['miss', 'GET /data? |h:host=evil.example;'],
+        ['miss', 'GET /data? |h:host=good.example;'],
+        ['hit', 'GET /data? |h:host=good.example;'],
+      ],
+    )
+    t.equal(good.headers.vary, undefined, 'the Host is not named in Vary')
+  })
+
+  t.test('sorts the host among include_headers, and names only include_headers in Vary', async (t) => {
+    const handler: Handler = (req, res) => void res.text(`${req.header('host')} ${req.header('accept-language')}`)
+    const { app, decisions } = cached(t, { include_headers: ['Accept-Language', 'x-tenant'] }, handler)
+    const r = await app.inject({
+      url: '/data',
+      headers: { host: 'example.com', 'accept-language': 'fr', 'x-tenant': 'a' },
+    })
+    t.same([status_of(r), r.body, r.headers.vary], ['miss', 'example.com fr', 'accept-language, x-tenant'])
+    t.equal(decisions[0]![1], 'GET /data? |h:accept-language=fr;host=example.com;x-tenant=a;')
   })
 
   t.test('names include_headers in Vary, merged with the Vary of the handler and of outer middleware', async (t) => {
@@ -874,7 +912,7 @@ t.test('http_cache', async (t) => {
         [r.statusCode, status_of(r), r.headers.age, r.headers['x-upstream'], r.json()],
         [error.status, 'miss', undefined, undefined, error.body()],
       )
-      t.same(decisions.at(-1), ['miss', 'GET /data?', {}])
+      t.same(decisions.at(-1), ['miss', 'GET /data? |h:host=localhost:80;', {}])
     })
   }
 
@@ -991,7 +1029,7 @@ t.test('http_cache', async (t) => {
     const store = new AsyncMapStore()
     const { app, calls } = cached(t, { store })
     t.equal(status_of(await app.inject({ url: '/data' })), 'miss')
-    t.same([...store.map.keys()], ['GET /data?'])
+    t.same([...store.map.keys()], ['GET /data? |h:host=localhost:80;'])
     const hit = await app.inject({ url: '/data' })
     t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 1])
   })
@@ -1008,7 +1046,7 @@ t.test('http_cache', async (t) => {
       } as unknown as CacheStore
       const { app, calls } = cached(t, { store })
       t.equal(status_of(await app.inject({ url: '/data' })), 'miss', name)
-      t.same([...map.keys()], ['GET /data?'], `${name}: stored`)
+      t.same([...map.keys()], ['GET /data? |h:host=localhost:80;'], `${name}: stored`)
       const hit = await app.inject({ url: '/data' })
       t.same([status_of(hit), hit.body, calls()], ['hit', '{"n":1}', 1], `${name}: then served from the store`)
     }
@@ -1245,7 +1283,7 @@ t.test('http_cache', async (t) => {
         await next()
       }
       const { app, calls, decisions } = cached(t, { store }, undefined, [outer])
-      const key = 'GET /data?token=s3cret'
+      const key = 'GET /data?token=s3cret |h:host=localhost:80;'
       const headers = { 'x-outer': 'entry', 'x-entry': 'copied', ...bad, 'content-type': 'text/plain' }
       store.put(key, new CacheEntry({ body: 'bad entry', headers, created_at_ms: T0 }))
       const r = await app.inject({ url: '/data?token=s3cret' })
@@ -1277,7 +1315,7 @@ t.test('http_cache', async (t) => {
     const { app, calls } = cached(t, { store }, (_req, res) => {
       res.header('cache-control', 'no-store').text(`n=${calls()}`)
     })
-    store.put('GET /data?', new CacheEntry({ headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
+    store.put('GET /data? |h:host=localhost:80;', new CacheEntry({ headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
     const rs = await Promise.all([1, 2].map(() => app.inject({ url: '/data' })))
     const again = await app.inject({ url: '/data' })
     t.same(
@@ -1312,7 +1350,10 @@ t.test('http_cache', async (t) => {
         const { app, calls, decisions } = cached(t, { store }, (_req, res) => {
           res.header('cache-control', 'no-store').text(`n=${calls()}`)
         })
-        copying.put('GET /data?', new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
+        copying.put(
+          'GET /data? |h:host=localhost:80;',
+          new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }),
+        )
         const rs = []
         for (let i = 0; i < 3; i++) rs.push(await app.inject({ url: '/data' }))
         t.same(
@@ -1328,7 +1369,7 @@ t.test('http_cache', async (t) => {
           ['miss', 'miss', 'miss'],
         )
         t.equal(out.text().match(/cannot be replayed/g)?.length, 1, 'one log line')
-        t.notOk(copying.json.has('GET /data?'), 'the entry is gone from the store')
+        t.notOk(copying.json.has('GET /data? |h:host=localhost:80;'), 'the entry is gone from the store')
       },
     )
   }
@@ -1339,7 +1380,10 @@ t.test('http_cache', async (t) => {
     const { app, clock } = cached(t, { store, policy: { ttl_ms: 1_000, stale_if_error_ms: 60_000 } }, (_req, res) => {
       res.error(502, 'bad_gateway', 'Upstream failed')
     })
-    store.put('GET /data?', new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\n' }, created_at_ms: T0 }))
+    store.put(
+      'GET /data? |h:host=localhost:80;',
+      new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\n' }, created_at_ms: T0 }),
+    )
     clock.ms += 5_000
     const rs = [await app.inject({ url: '/data' }), await app.inject({ url: '/data' })]
     t.same(
@@ -1350,7 +1394,7 @@ t.test('http_cache', async (t) => {
       ],
     )
     t.equal(out.text().match(/cannot be replayed/g)?.length, 1, 'one log line')
-    t.notOk(store.json.has('GET /data?'), 'the entry is gone from the store')
+    t.notOk(store.json.has('GET /data? |h:host=localhost:80;'), 'the entry is gone from the store')
   })
 
   t.test('answers a miss from the handler when an entry that cannot be replayed cannot be erased', async (t) => {
@@ -1360,10 +1404,13 @@ t.test('http_cache', async (t) => {
       throw new Error('store down')
     }
     const { app } = cached(t, { store }, (_req, res) => void res.header('cache-control', 'no-store').text('fresh'))
-    store.put('GET /data?', new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }))
+    store.put(
+      'GET /data? |h:host=localhost:80;',
+      new CacheEntry({ body: 'bad', headers: { 'x-bad': 'v\r' }, created_at_ms: T0 }),
+    )
     const r = await app.inject({ url: '/data' })
     t.same([r.statusCode, status_of(r), r.body], [200, 'miss', 'fresh'])
-    t.ok(store.json.has('GET /data?'), 'the entry stays')
+    t.ok(store.json.has('GET /data? |h:host=localhost:80;'), 'the entry stays')
     t.equal(out.text().match(/cannot be replayed/g)?.length, 1)
   })
 
@@ -1374,7 +1421,7 @@ t.test('http_cache', async (t) => {
       res.header('x-upstream', 'down').error(502, 'bad_gateway', 'Upstream failed')
     })
     const headers = { 'x-entry': 'copied', 'x-bad': 'v\n' }
-    store.put('GET /data?', new CacheEntry({ body: 'bad entry', headers, created_at_ms: T0 }))
+    store.put('GET /data? |h:host=localhost:80;', new CacheEntry({ body: 'bad entry', headers, created_at_ms: T0 }))
     clock.ms += 5_000
     const r = await app.inject({ url: '/data' })
     t.same(
@@ -1389,7 +1436,7 @@ t.test('http_cache', async (t) => {
     const { app } = cached(t, { cache })
     await app.inject({ url: '/data' })
     t.equal(cache.store.size, 1)
-    t.equal((cache.get('GET /data?', T0) as CacheEntry | undefined)?.body, '{"n":1}')
+    t.equal((cache.get('GET /data? |h:host=localhost:80;', T0) as CacheEntry | undefined)?.body, '{"n":1}')
   })
 
   t.test('checks its options when it is created', async (t) => {
