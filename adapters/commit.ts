@@ -43,15 +43,35 @@ export function commit(
   // Header by header, as reply.headers() does, without the array of names it makes for every response.
   const headers = res.headers()
   for (const name in headers) reply.header(name, headers[name])
-  if (body_left_unread(reply.request)) reply.header('connection', 'close')
+  // The framing is the host's: a Transfer-Encoding a handler sets would go out beside the Content-Length Fastify gives a
+  // buffered body (RFC 9112 6.1 forbids both), its chunks read as body by a client that trusts the length.
+  if (headers['transfer-encoding'] !== undefined) reply.removeHeader('transfer-encoding')
+  if (reply.request.raw.httpVersionMajor === 2) drop_connection_specific(reply, headers)
+  else if (body_left_unread(reply.request)) reply.header('connection', 'close')
   if (res.kind === 'file') return send_file(reply, res.payload as string, log)
-  if (res.streamed !== undefined) return send_streamed(reply, res.streamed, log)
+  if (res.streamed !== undefined) {
+    // Its length is unknown until it ends, so it goes out chunked (a HEAD with no length): a Content-Length a handler
+    // set would frame it, and one that lies would run the rest of the body into the next answer on the connection.
+    if (headers['content-length'] !== undefined) reply.removeHeader('content-length')
+    return send_streamed(reply, res.streamed, log)
+  }
   if (res.status_code !== 304) return reply.send(res.payload)
   // A 304 carries no body (Node sends none), and Fastify would give an empty one `Content-Length: 0`, which RFC 9110 8.6
   // allows only when the 200 it stands for is empty too. Nor a Content-Type: representation metadata a 304 should not
   // carry (RFC 9110 15.4.5), and the client's stored answer has its own (Express drops it too).
   reply.removeHeader('content-type')
   return reply.send(undefined)
+}
+
+/** The HTTP/1 connection-specific fields other than Transfer-Encoding, which RFC 9113 8.2.2 forbids in HTTP/2. */
+const CONNECTION_SPECIFIC = ['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te']
+
+/**
+ * Leaves out of an HTTP/2 answer the connection-specific fields a handler set: Node refuses to send them, and throws
+ * again from Fastify's error handler, out of the process.
+ */
+function drop_connection_specific(reply: FastifyReply, headers: Readonly<Record<string, unknown>>): void {
+  for (const name of CONNECTION_SPECIFIC) if (headers[name] !== undefined) reply.removeHeader(name)
 }
 
 /**

@@ -25,7 +25,7 @@ export const ERR_RESPONSE_BAD_STREAM = defineError(
 )
 export const ERR_RESPONSE_BAD_STATUS = defineError(
   'FW_ERR_RESPONSE_BAD_STATUS',
-  (code: unknown) => `status must be an integer from 100 to 599; got ${String(code)}`,
+  (code: unknown) => `status must be an integer from 200 to 599; got ${String(code)}`,
 )
 
 /** What kind of body the response carries. */
@@ -115,9 +115,11 @@ export class Response {
     return this.#streamed
   }
 
-  /** Sets the status code. */
+  /**
+   * Sets the status code, 200 to 599: a 1xx is informational (RFC 9110 15.2), never the final answer this response is.
+   */
   status(code: number): this {
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw ERR_RESPONSE_BAD_STATUS(code)
+    if (!Number.isInteger(code) || code < 200 || code > 599) throw ERR_RESPONSE_BAD_STATUS(code)
     this.#status_code = code
     return this
   }

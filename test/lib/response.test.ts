@@ -9,7 +9,8 @@ import {
   Response,
   is_unsafe_path,
 } from '../../lib/response.js'
-import { build } from '../helpers/build.js'
+import { build, listening } from '../helpers/build.js'
+import { raw } from '../helpers/http.js'
 
 const INTERNAL = { ok: false, error: 'internal_error', message: 'Internal Server Error' }
 
@@ -86,17 +87,38 @@ t.test('Response.error', async (t) => {
 })
 
 t.test('Response.status', async (t) => {
-  t.test('chains and rejects codes outside 100-599', async (t) => {
+  t.test('chains and rejects codes outside 200-599', async (t) => {
     const res = new Response()
     t.equal(res.status(201), res)
     t.equal(res.status(201).json('ok', true).status_code, 201)
     for (const bad of [99, 600, 200.5, Number.NaN]) {
       t.throws(() => res.status(bad), {
         code: ERR_RESPONSE_BAD_STATUS.code,
-        message: `status must be an integer from 100 to 599; got ${bad}`,
+        message: `status must be an integer from 200 to 599; got ${bad}`,
       })
     }
     t.equal(res.status_code, 201)
+  })
+
+  t.test('rejects 1xx: an informational status is no final answer, which the App would never send', async (t) => {
+    const res = new Response().status(201)
+    for (const informational of [100, 101, 103, 199]) {
+      t.throws(() => res.status(informational), {
+        code: ERR_RESPONSE_BAD_STATUS.code,
+        message: `status must be an integer from 200 to 599; got ${informational}`,
+      })
+      t.throws(() => new Response().error(informational, 'x', 'y'), { code: ERR_RESPONSE_BAD_STATUS.code })
+    }
+    t.equal(res.status(200).status_code, 200)
+    t.equal(res.status_code, 200)
+  })
+
+  t.test('a handler setting a 1xx status gets a 500, not an answer without a final status', async (t) => {
+    const { port } = await listening(t, (app) => app.get('/early', (_req, res) => void res.status(103).text('x')), {
+      logger: { level: 'off' },
+    })
+    const r = await raw(port, 'GET /early HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    t.same([r.status, JSON.parse(r.body)], [500, INTERNAL])
   })
 
   t.test('status_code, kind and payload cannot be written around status() and the body calls', async (t) => {
