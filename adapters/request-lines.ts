@@ -12,6 +12,7 @@ import type { LogCore } from '../lib/log/core.js'
 import { logger, redact_query, type LogLevel } from '../lib/log/index.js'
 import { logf_in } from '../lib/log/logger.js'
 import { route_template } from '../lib/observability/route.js'
+import { origin_form } from '../lib/path.js'
 import { Request, type HostRequest, type IpResolver } from '../lib/request.js'
 import type { Services } from '../lib/state.js'
 
@@ -152,7 +153,7 @@ export function access_line(
       'method',
       freq.method,
       'path',
-      redact_query(freq.url, secret_query),
+      redact_query(origin_form(freq.url), secret_query),
       'route',
       route_template(freq.routeOptions.url),
       'status',

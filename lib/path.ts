@@ -315,3 +315,21 @@ export type PathParams<P extends string> = string extends P
     : P extends `${string}/*`
       ? '*'
       : never
+
+/** The scheme and authority of an absolute-form request target, up to its path, query or fragment. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+
+/**
+ * A request target in origin form, as lines and spans show it: an absolute-form target (`http://user:pass@host/p?q`,
+ * which the router routes by its path) without its scheme and authority (a userinfo never reaches a log line or a
+ * span), `/` standing for an empty path; any other target as it is, without allocating.
+ * @example
+ * origin_form('http://user:pass@example.com/users/1?page=2') // '/users/1?page=2'
+ */
+export function origin_form(target: string): string {
+  if (target.charCodeAt(0) === 47) return target
+  const authority = ABSOLUTE_FORM.exec(target)
+  if (authority === null) return target
+  const rest = target.slice(authority[0].length)
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`
+}

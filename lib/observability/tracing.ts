@@ -6,6 +6,7 @@ import { lazy } from '../lazy.js'
 import { current_context, follow_context } from '../log/context.js'
 import { core } from '../log/core.js'
 import { redact_query } from '../log/redact.js'
+import { origin_form } from '../path.js'
 import { known_method, OTHER_METHOD } from './http-series.js'
 import { UNMATCHED_ROUTE } from './route.js'
 
@@ -175,11 +176,16 @@ export class HttpTracing {
   }
 
   /**
-   * Ends a request's span with its status code; a 5xx marks the span as failed (a 4xx is the client's, per semconv).
+   * Ends a request's span with its status code; a 5xx marks the span as failed, with `error.type` (a 4xx is the
+   * client's, per semconv).
    */
   end(span: Span, status: number): void {
     span.setAttribute('http.response.status_code', status)
-    if (status >= 500) span.setStatus({ code: api().SpanStatusCode.ERROR })
+    if (status >= 500) {
+      // OpenTelemetry's HTTP conventions: `error.type` is required on a failed request, the status code as a string.
+      span.setAttribute('error.type', String(status))
+      span.setStatus({ code: api().SpanStatusCode.ERROR })
+    }
     span.end()
   }
 
@@ -205,7 +211,9 @@ export function span_fields(span: Span | undefined): readonly unknown[] | undefi
   return api().trace.isSpanContextValid(c) ? ['trace_id', c.traceId, 'span_id', c.spanId] : undefined
 }
 
-function split_target(target: string): [string, string | undefined] {
+/** The path and query of a request target, an absolute-form one by its path (`origin_form`). */
+function split_target(request_target: string): [string, string | undefined] {
+  const target = origin_form(request_target)
   const q = target.indexOf('?')
   return q === -1 ? [target, undefined] : [target.slice(0, q), target.slice(q + 1)]
 }

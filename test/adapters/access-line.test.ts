@@ -6,7 +6,8 @@ import { any_of } from '../../lib/middleware/auth/combine.js'
 import { api_key } from '../../lib/middleware/auth/api-key.js'
 import { jwt } from '../../lib/middleware/auth/jwt.js'
 import { sign_dev_token } from '../../lib/middleware/app/auth-presets.js'
-import { build } from '../helpers/build.js'
+import { build, listening } from '../helpers/build.js'
+import { raw } from '../helpers/http.js'
 import { capture_log as capture } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
 
@@ -56,5 +57,29 @@ t.test('access line user', async (t) => {
     )
     await app.inject({ url: '/x' })
     t.equal(pairs_of(out.lines()[0]!).user, undefined)
+  })
+})
+
+t.test('access line path', async (t) => {
+  t.test('gives an absolute-form target by its path alone: no scheme, host or userinfo', async (t) => {
+    const out = capture(t)
+    const { port } = await listening(t, (app) => app.get('/users/{id}', (_req, res) => void res.send()), {
+      access_log: 'info',
+    })
+    const targets = {
+      'http://user:pass@example.com/users/1?token=t&page=2': '/users/1?token=[redacted]&page=2',
+      'HTTPS://example.com:8443/users/2': '/users/2',
+      '/users/3?page=1': '/users/3?page=1',
+    }
+    for (const target of Object.keys(targets)) {
+      const r = await raw(port, `GET ${target} HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`)
+      t.equal(r.status, 200, `${target}: routed by its path`)
+    }
+    for (let i = 0; i < 200 && out.lines().length < 3; i++) await new Promise(setImmediate)
+    t.same(
+      out.lines().map((l) => pairs_of(l).path),
+      Object.values(targets),
+    )
+    t.notOk(out.lines().join('\n').includes('pass'), 'the userinfo is in no line')
   })
 })

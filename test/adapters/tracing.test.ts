@@ -125,6 +125,38 @@ t.test('App.tracing', async (t) => {
     t.equal(exporter.getFinishedSpans()[0]!.status.code, 2, 'SpanStatusCode.ERROR')
   })
 
+  t.test('sets error.type to the status code of a 5xx answer, and leaves it out of a 4xx', async (t) => {
+    const app = traced(t)
+    await app.inject('/boom')
+    await app.inject('/nowhere')
+    const [failed, missing] = exporter.getFinishedSpans()
+    t.match(
+      failed!.attributes,
+      { 'http.response.status_code': 500, 'error.type': '500' },
+      'semconv: conditionally required',
+    )
+    t.equal(missing!.attributes['http.response.status_code'], 404)
+    t.equal(missing!.attributes['error.type'], undefined, 'a 4xx is the client’s: no error')
+  })
+
+  t.test('gives url.path only the path of an absolute-form target: no scheme, host or userinfo', async (t) => {
+    const { port } = await listening(t, (app) => {
+      app.tracing()
+      app.get('/users/{id}', (_req, res) => res.json('ok', true))
+    })
+    const targets = ['http://user:pass@example.com/users/1?token=t&page=2', 'HTTPS://example.com:8443/users/2']
+    for (const target of targets) {
+      exporter.reset()
+      const r = await raw(port, `GET ${target} HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`)
+      t.equal(r.status, 200, 'the router routes it by its path')
+      for (let i = 0; i < 200 && exporter.getFinishedSpans().length === 0; i++) await new Promise(setImmediate)
+      const [span] = exporter.getFinishedSpans()
+      t.equal(span?.name, 'GET /users/{id}')
+      t.equal(span?.attributes['url.path'], target.startsWith('http:') ? '/users/1' : '/users/2', target)
+      t.equal(span?.attributes['url.query'], target.startsWith('http:') ? 'token=[redacted]&page=2' : undefined)
+    }
+  })
+
   t.test('puts trace_id and span_id on the request’s log lines', async (t) => {
     const out = capture_log(t)
     const app = traced(t)

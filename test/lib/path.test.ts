@@ -4,6 +4,7 @@ import {
   canonical_segments,
   classify,
   intersect,
+  origin_form,
   join_path,
   params_through,
   parse_route,
@@ -219,4 +220,15 @@ t.test('params_through', async (t) => {
   t.same(through('/{x}/b', '/a/b', { x: 'other' }), { x: 'a' }, 'only the names of the general pattern, from its own')
   t.same(Object.getPrototypeOf(params_through(parse_route('/{__proto__}'), parse_route('/a'))({})), null)
   t.equal(params_through(parse_route('/{__proto__}'), parse_route('/a'))({})['__proto__'], 'a', 'any name is kept')
+})
+
+t.test('origin_form', async (t) => {
+  t.equal(origin_form('http://user:pass@example.com/users/1?page=2'), '/users/1?page=2')
+  t.equal(origin_form('HTTPS://example.com:8443'), '/')
+  t.equal(origin_form('http://example.com?q=1'), '/?q=1')
+  t.equal(origin_form('http://example.com#f'), '/#f')
+  const plain = '/users/1?page=2'
+  t.equal(origin_form(plain), plain, 'an origin-form target as it is')
+  t.equal(origin_form('*'), '*', 'and an asterisk-form one')
+  t.equal(origin_form('example.com:443'), 'example.com:443', 'and an authority-form one')
 })
