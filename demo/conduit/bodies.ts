@@ -10,8 +10,24 @@ const username = field
   .check((v) => USERNAME.test(v), 'username may hold only letters, digits, _, - and single dots')
 const email = field.string().trim().lowercase().max_length(254).email('email is invalid')
 const password = field.string().length(8, 128)
-const bio = field.string().max_length(2000).nullable()
-const image = field.string().max_length(2000).nullable()
+/**
+ * The check that text holds no U+0000: PostgreSQL's `text` cannot store one (the query fails, a 500) and SQLite would;
+ * refused on both alike, in what is stored and in what is looked up.
+ */
+function no_nul(key: string): [(value: string) => boolean, string] {
+  return [(value) => !value.includes('\0'), `${key} must not contain a NUL character`]
+}
+
+const bio = field
+  .string()
+  .max_length(2000)
+  .check(...no_nul('bio'))
+  .nullable()
+const image = field
+  .string()
+  .max_length(2000)
+  .check(...no_nul('image'))
+  .nullable()
 
 /** `POST /users`. */
 export const NewUser = schema({
@@ -56,17 +72,30 @@ function not_blank(key: string): [(value: string) => boolean, string] {
   return [(value) => value.trim() !== '', `${key} must not be empty`]
 }
 
-const title = field.string().trim().max_length(200)
+const title = field
+  .string()
+  .trim()
+  .max_length(200)
+  .check(...no_nul('title'))
 const description = field
   .string()
   .max_length(1000)
   .check(...not_blank('description'))
+  .check(...no_nul('description'))
 const body = field
   .string()
   .max_length(100_000)
   .check(...not_blank('body'))
+  .check(...no_nul('body'))
 const tag_list = field
-  .array(field.string().required().trim().max_length(40))
+  .array(
+    field
+      .string()
+      .required()
+      .trim()
+      .max_length(40)
+      .check(...no_nul('tagList')),
+  )
   .max_items(20)
   .check((tags) => new Set(tags).size === tags.length, 'tagList must not repeat a tag')
 
@@ -98,29 +127,55 @@ export const NewComment = schema({
         .string()
         .required()
         .max_length(10_000)
-        .check(...not_blank('body')),
+        .check(...not_blank('body'))
+        .check(...no_nul('body')),
     })
     .required(),
 })
 
 const limit = field.integer().min(1).max(100).default(20)
 const offset = field.integer().min(0).max(1_000_000_000).default(0)
-const name = field.string().max_length(40)
+const name = (key: string) =>
+  field
+    .string()
+    .max_length(40)
+    .check(...no_nul(key))
 
 /** `GET /articles`: filters and the page (limit 1-100, default 20; offset default 0). */
-export const ArticleQuery = schema({ tag: name, author: name, favorited: name, limit, offset })
+export const ArticleQuery = schema({
+  tag: name('tag'),
+  author: name('author'),
+  favorited: name('favorited'),
+  limit,
+  offset,
+})
 
 /** `GET /articles/feed`: the page only. */
 export const FeedQuery = schema({ limit, offset })
 
+const slug = field
+  .string()
+  .required()
+  .max_length(300)
+  .check(...no_nul('slug'))
+
 /** `{slug}` of the article routes. */
-export const SlugParams = schema({ slug: field.string().required().max_length(300) })
+export const SlugParams = schema({ slug })
 
 /** `{username}` of the profile routes. */
-export const UsernameParams = schema({ username: field.string().required().max_length(40) })
+export const UsernameParams = schema({
+  username: field
+    .string()
+    .required()
+    .max_length(40)
+    .check(...no_nul('username')),
+})
 
-/** `{slug}` and `{id}` of `DELETE /articles/{slug}/comments/{id}`. */
+/**
+ * `{slug}` and `{id}` of `DELETE /articles/{slug}/comments/{id}`. The id is at most PostgreSQL's `integer` (the `serial`
+ * column's type): a larger one fails the query there (a 500), where no comment can have it.
+ */
 export const CommentParams = schema({
-  slug: field.string().required().max_length(300),
-  id: field.integer().required().min(1),
+  slug,
+  id: field.integer().required().min(1).max(2_147_483_647),
 })

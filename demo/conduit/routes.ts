@@ -115,6 +115,22 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     const { bio, image } = profile_view({ ...u, following: 0 })
     return { user: { email: u.email, token: tokens.sign(id), username: u.username, bio, image } }
   }
+  /**
+   * The write's result. When the database refuses it for a foreign key: 401 if the caller's user is gone (deleted
+   * since its token was signed: the insert names it; it answered 500), else 404 `<what> not found`, the row it points
+   * at deleted by another request between the handler's lookup and this write. One query more, on that failure only.
+   */
+  async function refused_as<T>(write: Promise<T>, me: number, what?: 'article' | 'profile'): Promise<T> {
+    try {
+      return await write
+    } catch (err) {
+      if (!foreign_key_violation(err)) throw err
+      const user = await db.selectFrom('users').select('id').where('id', '=', me).executeTakeFirst()
+      if (user === undefined) throw unauthorized()
+      if (what === undefined) throw err
+      throw not_found(what)
+    }
+  }
   async function article_answer(slug: string, viewer: number | undefined) {
     const article = await article_by_slug(db, slug, viewer)
     if (article === undefined) throw not_found('article')
@@ -208,11 +224,15 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       const profile = await profile_of(db, req.valid('params').username, me)
       if (profile === undefined) throw not_found('profile')
       if (follow) {
-        await db
-          .insertInto('follows')
-          .values({ follower_id: me, followee_id: profile.id })
-          .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
-          .execute()
+        await refused_as(
+          db
+            .insertInto('follows')
+            .values({ follower_id: me, followee_id: profile.id })
+            .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
+            .execute(),
+          me,
+          'profile',
+        )
       } else {
         await db.deleteFrom('follows').where('follower_id', '=', me).where('followee_id', '=', profile.id).execute()
       }
@@ -260,7 +280,7 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
     },
     async (req, res) => {
       const me = caller(req)
-      const slug = await create_article(db, me, req.valid('body').article)
+      const slug = await refused_as(create_article(db, me, req.valid('body').article), me)
       res.status(201).json(await article_answer(slug, me))
     },
   )
@@ -324,12 +344,14 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       const { slug } = req.valid('params')
       const id = await article_id(db, slug)
       if (favorite) {
-        await gone_as_404(
+        await refused_as(
           db
             .insertInto('favorites')
             .values({ user_id: me, article_id: id })
             .onConflict((oc) => oc.columns(['user_id', 'article_id']).doNothing())
             .execute(),
+          me,
+          'article',
         )
       } else {
         await db.deleteFrom('favorites').where('user_id', '=', me).where('article_id', '=', id).execute()
@@ -377,12 +399,14 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       const id = await article_id(db, req.valid('params').slug)
       const at = new Date().toISOString()
       const { body } = req.valid('body').comment
-      const row = await gone_as_404(
+      const row = await refused_as(
         db
           .insertInto('comments')
           .values({ article_id: id, author_id: me, body, created_at: at, updated_at: at })
           .returning('id')
           .executeTakeFirstOrThrow(),
+        me,
+        'article',
       )
       // The author's own `following` flag, as the comment list gives it: a user may follow himself.
       const { id: _, ...author } = (await profile_of(db, me, me))!
@@ -424,19 +448,6 @@ export function conduit_routes(api: Router, { db: store, tokens, passwords }: Co
       res.json({ tags: await all_tags(db) })
     },
   )
-}
-
-/**
- * The write's result; 404 `article not found` when the database refuses it for a foreign key: the article was deleted
- * by another request between the handler's lookup and this insert (it answered 500).
- */
-async function gone_as_404<T>(write: Promise<T>): Promise<T> {
-  try {
-    return await write
-  } catch (err) {
-    if (foreign_key_violation(err)) throw not_found('article')
-    throw err
-  }
 }
 
 function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {

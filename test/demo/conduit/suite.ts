@@ -899,6 +899,69 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
     t.same([a.status, b.status].sort(), [201, 422])
     t.match(await counts(c), { users: 1 })
   })
+
+  t.test('a token of a user that no longer exists answers 401 on every write, never 500', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const gone = await register(app, 'gone')
+    // A user removed (a database reset or restored, an account deleted) while a client still holds its token.
+    await c.db.kysely.deleteFrom('users').where('username', '=', 'gone').execute()
+    const before = await counts(c)
+    const slug = 'how-to-train-your-dragon'
+    for (const [method, url, body] of [
+      ['POST', '/api/articles', { article: { ...ARTICLE, title: 'Ghost writer' } }],
+      ['POST', '/api/profiles/jake/follow', undefined],
+      ['POST', `/api/articles/${slug}/favorite`, undefined],
+      ['POST', `/api/articles/${slug}/comments`, { comment: { body: 'Boo' } }],
+    ] as const) {
+      const r = await call(app, method, url, body, gone)
+      t.same([r.status, r.body, r.headers['www-authenticate']], [401, errors('unauthorized'), 'Token'], url)
+    }
+    t.same(await counts(c), before, 'no row was written')
+  })
+
+  t.test("a comment id past the database's integer answers 422, never 500", async (t) => {
+    const { app } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const url = '/api/articles/how-to-train-your-dragon/comments'
+    const r = await call(app, 'DELETE', `${url}/2147483648`, undefined, jake)
+    t.same([r.status, r.body], [422, errors('id must be at most 2147483647')])
+    const last = await call(app, 'DELETE', `${url}/2147483647`, undefined, jake)
+    t.same([last.status, last.body], [404, errors('comment not found')])
+  })
+
+  t.test('a NUL character in any text answers 422 and writes nothing (PostgreSQL text cannot hold one)', async (t) => {
+    const { app, c } = await fresh(t, kind, pg)
+    const jake = await register(app, 'jake')
+    await call(app, 'POST', '/api/articles', { article: ARTICLE }, jake)
+    const before = await counts(c)
+    const nul = 'a\u0000b'
+    const slug = '/api/articles/how-to-train-your-dragon'
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/api/articles', { article: { ...ARTICLE, title: nul } }, 'title'],
+      ['POST', '/api/articles', { article: { ...ARTICLE, description: nul } }, 'description'],
+      ['POST', '/api/articles', { article: { ...ARTICLE, body: nul } }, 'body'],
+      ['POST', '/api/articles', { article: { ...ARTICLE, tagList: [nul] } }, 'tagList'],
+      ['PUT', slug, { article: { title: nul } }, 'title'],
+      ['POST', `${slug}/comments`, { comment: { body: nul } }, 'body'],
+      ['PUT', '/api/user', { user: { bio: nul } }, 'bio'],
+      ['PUT', '/api/user', { user: { image: nul } }, 'image'],
+      ['GET', '/api/articles?tag=a%00b', undefined, 'tag'],
+      ['GET', '/api/articles?author=a%00b', undefined, 'author'],
+      ['GET', '/api/articles?favorited=a%00b', undefined, 'favorited'],
+      ['GET', '/api/articles/a%00b', undefined, 'slug'],
+      ['GET', '/api/profiles/a%00b', undefined, 'username'],
+    ]
+    for (const [method, url, body, key] of cases) {
+      const r = await call(app, method, url, body, jake)
+      t.same([r.status, r.body], [422, errors(`${key} must not contain a NUL character`)], `${method} ${url} ${key}`)
+    }
+    t.same(await counts(c), before, 'no row was written')
+    const me = await call(app, 'GET', '/api/user', undefined, jake)
+    t.same((me.body as { user: Obj }).user['bio'], '', 'bio unchanged')
+  })
 }
 
 function forged(token: string): string {
