@@ -773,4 +773,17 @@ export const HISTORY = `## Measurements behind the method and the decisions
   POST echo 1.07x | 1.06x, 5 middleware 1.06x | 1.07x, all medians within the 1.10x target (Node 24's intervals
   reach 1.12-1.15x; its control pair read 0.99x, 0.96-1.06x); bytes 1.04-1.09x; the logged scenarios 0.78-0.96x.
   Page faults: at most 0.05 a request for any server.
+- **The body scenarios at 50 rounds, 2026-11-29** (on the body paths since the last run: the body parser reads a
+  per-request setting only on routes a prefix covers in part, one property test on the others; the answer's commit tests
+  for a handler's \`Transfer-Encoding\` and the HTTP version). Node 20 | Node 24: the upload 0.54x (0.51-0.59x) | 1.15x
+  (1.09-1.19x), controls 0.91x | 0.98x; the download 1.02x (0.98-1.07x) | 1.02x (1.00-1.05x); SSE fan-out 3.75x. Page
+  faults an upload on Node 24: Fastify 48.1, fw 63.8, the control 43.2; on Node 20 7.3, 2.5, 7.3. Full collections per
+  1,000 uploads on Node 24: 24.7, 25.0, 25.0; on Node 20 35.2, 4.6, 23.8 (fw's process in the state a high limit leaves,
+  which is most of its 0.54x there). Four 50-round runs of Node 24's upload now read 1.14x, 1.16x, 1.10x and 1.15x
+  (median 1.145x) against its 1.111x target.
+- **HTTP at 25 rounds, 2026-11-29** (on these routes since the last run: the answer's commit tests for a handler's
+  \`Transfer-Encoding\` and, over HTTP/1, the version, two property reads a request). Node 20 | Node 24, fw / Fastify
+  CPU: JSON hello 1.04x (0.96-1.27x) | 1.10x (1.06-1.20x), param + query 0.97x | 1.03x, POST echo 1.07x | 1.01x, 5
+  middleware 1.01x | 1.07x, every median within the 1.10x target, Node 24's JSON hello at it; the control pairs 1.00x
+  (0.93-1.06x) | 0.98x (0.93-1.19x), wider than the last run's; bytes 1.03-1.10x; the logged scenarios 0.82-1.00x.
 `
