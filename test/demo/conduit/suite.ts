@@ -430,6 +430,15 @@ export function conduit_suite(t: Test, kind: Kind, pg?: PostgresServer): void {
         errors('limit must be at most 100'),
       ],
       ['offset=abc', 'GET', '/api/articles?offset=abc', undefined, undefined, 422, errors('offset must be an integer')],
+      [
+        'offset past its cap',
+        'GET',
+        '/api/articles?offset=1000000001',
+        undefined,
+        undefined,
+        422,
+        errors('offset must be at most 1000000000'),
+      ],
       ['a forged token', 'GET', '/api/user', undefined, forged(jake), 401, errors('unauthorized')],
       ['an expired token', 'GET', '/api/user', undefined, expired(), 401, errors('unauthorized')],
       [
