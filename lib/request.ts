@@ -36,6 +36,9 @@ const default_ip: IpResolver = (req) => req.ip
 
 const COOKIE_PARSING = { decode: cookie_value }
 
+/** The HTTP/2 pseudo-header holding the authority, which a request over HTTP/2 usually sends instead of `host`. */
+const AUTHORITY = ':authority'
+
 /** The context that context middleware (`fw.middleware.auth`, `fw.middleware.security`) receives. */
 export interface Ctx {
   readonly req: Request
@@ -116,11 +119,15 @@ export class Request<P extends string = string, V extends Valid = Valid> {
 
   /**
    * A request header, case-insensitively; repeated headers are joined with `, `. `fallback` (default '') when absent.
+   * `host` reads HTTP/2's `:authority` when the request has no `host` header (RFC 9113 8.3.1: it stands for Host), so
+   * fw's same-origin checks and a handler see one authority over either protocol.
    */
   header(name: string, fallback = ''): string {
     const key = name.toLowerCase()
+    const headers = this.raw.headers
     // Own properties only: the headers object inherits `constructor`, `__proto__` and the like.
-    const v = Object.hasOwn(this.raw.headers, key) ? this.raw.headers[key] : undefined
+    let v = Object.hasOwn(headers, key) ? headers[key] : undefined
+    if (v === undefined && key === 'host' && Object.hasOwn(headers, AUTHORITY)) v = headers[AUTHORITY]
     if (v === undefined) return fallback
     return typeof v === 'string' ? v : v.join(', ')
   }

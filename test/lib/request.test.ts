@@ -1,6 +1,8 @@
-import t from 'tap'
-import { build } from '../helpers/build.js'
-import type { Request } from '../../index.js'
+import { connect, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2'
+import t, { type Test } from 'tap'
+import { build, listening } from '../helpers/build.js'
+import { adapt_ctx, type App, type Request } from '../../index.js'
+import { csrf } from '../../lib/middleware/security/csrf.js'
 import { Request as RequestFacade } from '../../lib/request.js'
 import { Services } from '../../lib/state.js'
 import { capture_log } from '../helpers/log.js'
@@ -161,6 +163,100 @@ t.test('Request.header', async (t) => {
       proto: '',
       list: 'a',
     })
+  })
+})
+
+/** One bodiless request over HTTP/2 (`:authority` from the URL unless `headers` set it): its status, headers, body. */
+async function h2(
+  t: Test,
+  port: number,
+  headers: OutgoingHttpHeaders,
+): Promise<{ status: unknown; headers: IncomingHttpHeaders; body: string }> {
+  const session = connect(`http://127.0.0.1:${port}`)
+  session.on('error', () => {})
+  t.teardown(() => session.close())
+  return new Promise((resolve, reject) => {
+    const s = session.request(headers)
+    let got: IncomingHttpHeaders = {}
+    let text = ''
+    s.on('response', (h) => (got = h))
+    s.setEncoding('utf8').on('data', (c: string) => (text += c))
+    s.on('close', () => resolve({ status: got[':status'], headers: got, body: text }))
+    s.on('error', reject)
+    s.end()
+  })
+}
+
+t.test("Request.header('host') reads HTTP/2's :authority when the request has no host header", async (t) => {
+  const answer_host = (app: App): void =>
+    void app.get(
+      '/host',
+      (req, res) =>
+        void res.json('host', req.header('host'), 'Host', req.header('HOST', 'fb'), 'other', req.header('x-no')),
+    )
+  t.test('over HTTP/2 the authority, over HTTP/1.1 the Host header', async (t) => {
+    const two = await listening(t, answer_host, { http2: true })
+    const r = await h2(t, two.port, { ':path': '/host' })
+    t.equal(r.status, 200)
+    const authority = `127.0.0.1:${two.port}`
+    t.same(JSON.parse(r.body), { host: authority, Host: authority, other: '' })
+    const named = await h2(t, two.port, { ':path': '/host', ':authority': 'app.example:8443' })
+    t.same(JSON.parse(named.body), { host: 'app.example:8443', Host: 'app.example:8443', other: '' })
+    const one = await listening(t, answer_host)
+    const r1 = await fetch(`http://127.0.0.1:${one.port}/host`)
+    t.same(await r1.json(), { host: `127.0.0.1:${one.port}`, Host: `127.0.0.1:${one.port}`, other: '' })
+  })
+
+  t.test('a host header wins over :authority; other names never read it', async (t) => {
+    const raw = (headers: Record<string, string>) => ({
+      id: '1',
+      method: 'GET',
+      url: '/',
+      headers,
+      params: {},
+      query: {},
+      body: undefined,
+      ip: '',
+    })
+    const h2_only = new RequestFacade(raw({ ':authority': 'a.example' }), new Services())
+    t.same(
+      [h2_only.header('host'), h2_only.header('Host'), h2_only.header(':authority')],
+      ['a.example', 'a.example', 'a.example'],
+    )
+    t.same([h2_only.header('x-forwarded-host'), h2_only.header('origin', 'fb')], ['', 'fb'])
+    const both = new RequestFacade(raw({ host: 'h.example', ':authority': 'a.example' }), new Services())
+    t.equal(both.header('host'), 'h.example')
+    const none = new RequestFacade(raw({}), new Services())
+    t.equal(none.header('host', 'fb'), 'fb')
+  })
+
+  t.test("csrf's Origin check compares against the authority over HTTP/2", async (t) => {
+    const { port } = await listening(
+      t,
+      (app) => {
+        app.use(adapt_ctx(csrf({ secret: 'csrf-test-secret-0123456789abcdef' })))
+        app.get('/form', (_req, res) => void res.text('form'))
+        app.post('/data', (_req, res) => void res.json('ok', true))
+      },
+      { http2: true },
+    )
+    const first = await h2(t, port, { ':path': '/form' })
+    const token = /csrf_token=([^;]+)/.exec(String(first.headers['set-cookie']))![1]!
+    const post = (origin: string) =>
+      h2(t, port, {
+        ':method': 'POST',
+        ':path': '/data',
+        origin,
+        cookie: `csrf_token=${token}`,
+        'x-csrf-token': token,
+      })
+    const same = await post(`http://127.0.0.1:${port}`)
+    t.same([same.status, JSON.parse(same.body)], [200, { ok: true }])
+    const foreign = await post('http://evil.example')
+    t.same(
+      [foreign.status, JSON.parse(foreign.body)],
+      [403, { ok: false, error: 'csrf_failed', message: 'Origin does not match host' }],
+    )
   })
 })
 
