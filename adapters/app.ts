@@ -12,6 +12,7 @@ import { core, type LogCore } from '../lib/log/core.js'
 import { request_context } from '../lib/log/context.js'
 import { flush } from '../lib/log/index.js'
 import { lazy } from '../lib/lazy.js'
+import { parse_route, router_path } from '../lib/path.js'
 import { bound_logger, logf_in } from '../lib/log/logger.js'
 import {
   Health,
@@ -86,7 +87,10 @@ export class App extends AppCore {
   #health: Health | undefined
   /** Whether `metrics()` counts requests: each answer then notes its route for the counter's label. */
   #note_routes = false
-  /** Paths load shedding never refuses: the health probes, added by `health()`. */
+  /**
+   * Paths load shedding never refuses, in the router's form (`/live/` is `/live`): the health probes, added by
+   * `health()`, and the metrics route, added by `metrics()`.
+   */
   readonly #unshed = new Set<string>()
   /** Cuts every connection still open (close_timeout_ms has passed, or the close failed). */
   #cut_all: () => void = () => {}
@@ -165,6 +169,8 @@ export class App extends AppCore {
         async (_req, res) => void res.header('content-type', metrics.content_type).send(await metrics.text()),
       ),
     )
+    // Scrapes go on while load shedding refuses the rest: the overload is what Prometheus most needs to see.
+    this.#never_shed(path)
     count_requests(this.fastify.server, metrics)
     // Mounted into a host (fw_plugin), the App's own server hears nothing: the plugin counts there instead.
     count_when_embedded(this, metrics)
@@ -181,17 +187,27 @@ export class App extends AppCore {
    */
   health(options: HealthOptions = {}): Health {
     const health = (this.#health = new Health(options))
-    // Load shedding never refuses the probes, whether it was set up before this call or after.
-    this.#unshed.add(health.path).add(health.ready_path)
     this.get(health.path, health.live)
     this.get(health.ready_path, health.ready)
+    // Load shedding never refuses the probes, whether it was set up before this call or after.
+    this.#never_shed(health.path)
+    this.#never_shed(health.ready_path)
     drain_when_embedded(this, health)
     return health
   }
 
   /**
+   * Has load shedding pass the route at `path` (registered already, so a valid route path), under the URL the router
+   * names it by, which `shed_hook` compares: `/live/` is registered as `/live`.
+   */
+  #never_shed(path: string): void {
+    this.#unshed.add(router_path(parse_route(path)))
+  }
+
+  /**
    * Refuses new requests with 503 `overloaded` and `Retry-After` while event-loop delay, heap or RSS is past its
-   * threshold, until every reading is back under `recover_ratio` of it. Health paths are never refused.
+   * threshold, until every reading is back under `recover_ratio` of it. The health probes and the metrics route are
+   * never refused.
    * @example
    * app.shed_load({ max_event_loop_delay_ms: 200, max_rss_bytes: 1.5e9 })
    */

@@ -438,6 +438,64 @@ t.test('App.shed_load', async (t) => {
   })
 })
 
+t.test('App.shed_load never sheds the metrics route, so Prometheus still sees an overloaded process', async (t) => {
+  t.test('at the default path, whichever of metrics() and shed_load() came first', async (t) => {
+    for (const metrics_first of [true, false]) {
+      const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+      const app = build(t, (app) => {
+        if (metrics_first) app.metrics()
+        app.shed_load({}, monitor)
+        if (!metrics_first) app.metrics()
+        app.get('/x', (_req, res) => void res.text('x'))
+      })
+      monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+      const shed = await app.inject('/x')
+      t.same([shed.statusCode, shed.headers['retry-after'], shed.json().error], [503, '7', 'overloaded'])
+      const r = await app.inject('/metrics')
+      t.equal(r.statusCode, 200, `metrics ${metrics_first ? 'before' : 'after'} shed_load(): scraped`)
+      t.equal(r.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
+      t.equal(
+        series(r.body, 'fw_http_requests_total{method="GET",route="/x",status="503"}'),
+        1,
+        'the scrape shows the shed request',
+      )
+      t.equal((await app.inject('/metrics/')).statusCode, 200, 'with a trailing slash too')
+      t.equal((await app.inject('/x')).statusCode, 503, 'other routes still shed')
+    }
+  })
+
+  t.test('at the path the app configured, in whatever form, and its middleware still runs', async (t) => {
+    for (const path of ['/internal/prom', '/internal/prom/']) {
+      const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+      const app = build(t, (app) => {
+        app.shed_load({}, monitor)
+        app.metrics({ path, middleware: [adapt_ctx(ip_filter({ allow: ['10.0.0.0/8'] }))] })
+        app.get('/metrics', (_req, res) => void res.text('not the metrics route'))
+      })
+      monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+      const scrape = (remoteAddress: string) => app.inject({ url: '/internal/prom', remoteAddress })
+      t.equal((await scrape('10.1.2.3')).statusCode, 200, `${path}: scraped while shedding`)
+      t.equal((await scrape('192.0.2.1')).statusCode, 403, `${path}: its ip filter still refuses`)
+      t.equal((await app.inject('/metrics')).statusCode, 503, `${path}: the default path is no exemption of its own`)
+    }
+  })
+
+  t.test('health paths configured with a trailing slash are never shed either', async (t) => {
+    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const app = build(t, (app) => {
+      app.shed_load({}, monitor)
+      app.health({ path: '/live/', ready_path: '/ready/' })
+    })
+    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    t.same(
+      await Promise.all(
+        ['/live', '/live/', '/ready', '/ready/'].map(async (url) => (await app.inject(url)).statusCode),
+      ),
+      [200, 200, 200, 200],
+    )
+  })
+})
+
 /** An HTTP/2 app with metrics and a `/users/{id}` route, and a function sending a request on one session to it. */
 async function h2_metrics_app(t: Test): Promise<(method: string, path: string) => Promise<string>> {
   const { port } = await listening(

@@ -383,6 +383,27 @@ t.test(
   },
 )
 
+t.test("fw_plugin: app.shed_load() never sheds the App's metrics route, under the mount's prefix", async (t) => {
+  const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+  const app = new App({ access_log: false })
+  app.shed_load({}, monitor)
+  app.metrics({ path: '/prom' })
+  app.get('/x/{id}', (_req, res) => void res.text('x'))
+  const host = Fastify()
+  host.get('/prom', async () => ({ host: true }))
+  await host.register(fw_plugin, { app, prefix: '/fw' })
+  t.teardown(() => host.close())
+
+  monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+  const shed = await host.inject('/fw/x/1')
+  t.same([shed.statusCode, shed.headers['retry-after'], shed.json().error], [503, '7', 'overloaded'])
+  const r = await host.inject('/fw/prom')
+  t.equal(r.statusCode, 200, 'scraped while shedding')
+  t.equal(series(r.body, 'fw_http_requests_total{method="GET",route="/fw/x/{id}",status="503"}'), 1, 'shows the shed')
+  t.equal((await host.inject('/fw/prom/')).statusCode, 200, 'with a trailing slash too')
+  t.same((await host.inject('/prom')).json(), { host: true }, "the host's own route is untouched")
+})
+
 t.test('fw_plugin: app.health() readiness answers 503 draining once the host starts closing', async (t) => {
   let checking!: () => void
   const started = new Promise<void>((resolve) => (checking = resolve))

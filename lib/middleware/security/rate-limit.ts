@@ -14,6 +14,14 @@ const check = option_checker(ERR_SECURITY_BAD_OPTION, 'rate_limit')
 export const CODE_RATE_LIMIT_EXCEEDED = httpCode('rate_limit_exceeded')
 export const CODE_RATE_LIMIT_UNAVAILABLE = httpCode('rate_limit_unavailable')
 
+/**
+ * The `Retry-After` of a 503 `rate_limit_unavailable`, in seconds. Without the store nothing is known of the window, and
+ * an outage is usually short (fw's Redis connection tries again at least every second): 1, the least `Retry-After` fw
+ * sends, as a `jwks_unavailable` with no cooldown known says. Waiting the window (minutes, hours) would keep clients
+ * away long after the store is back.
+ */
+const UNAVAILABLE_RETRY_AFTER = '1'
+
 /** The spec's `RateLimitOptions`, plus where counts live and what a key is. */
 export interface RateLimitOptions {
   /** Requests allowed per window. */
@@ -39,7 +47,7 @@ export interface RateLimitOptions {
   now?: () => number
   /**
    * While the store cannot answer (it rejects with a `StoreUnavailable`, as `FW_ERR_REDIS_UNAVAILABLE`): true lets requests
-   * through uncounted, false answers 503 `rate_limit_unavailable` (default false).
+   * through uncounted, false answers 503 `rate_limit_unavailable` with `Retry-After: 1` (default false).
    */
   fail_open?: boolean
   /**
@@ -180,6 +188,7 @@ export function rate_limit({
   const unavailable = (ctx: Ctx, next: Next, err: unknown): void | Promise<void> => {
     if (!(err instanceof StoreUnavailable)) throw err
     if (fail_open) return next()
+    ctx.res.header('Retry-After', UNAVAILABLE_RETRY_AFTER)
     ctx.res.error(503, CODE_RATE_LIMIT_UNAVAILABLE, 'Rate limit unavailable, retry later')
   }
 

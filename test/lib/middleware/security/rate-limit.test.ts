@@ -585,6 +585,40 @@ t.test('rate_limit', async (t) => {
     t.equal((await broken.app.inject({ url: '/data' })).statusCode, 500)
   })
 
+  t.test(
+    'a 503 rate_limit_unavailable says Retry-After: 1, however the store failed and whatever the window',
+    async (t) => {
+      const down = (): never => {
+        throw new StoreUnavailable('test store: down')
+      }
+      const stores: Record<string, RateLimitStore> = {
+        'a synchronous throw': { hit: down },
+        'a native rejection': { hit: () => Promise.reject(new StoreUnavailable('test store: down')) },
+        'a foreign thenable rejection': { hit: () => foreign_reject(new StoreUnavailable('test store: down')) },
+      }
+      for (const [name, store] of Object.entries(stores)) {
+        for (const window_seconds of [1, 60, 86_400]) {
+          const { app, calls } = limited(t, { max_requests: 1, window_seconds, store })
+          const r = await app.inject({ url: '/data' })
+          t.equal(r.statusCode, 503, `${name}, ${window_seconds} s window: 503`)
+          t.equal(r.headers['retry-after'], '1', `${name}, ${window_seconds} s window: Retry-After 1`)
+          t.same(
+            r.json(),
+            { ok: false, error: 'rate_limit_unavailable', message: 'Rate limit unavailable, retry later' },
+            `${name}: the body unchanged`,
+          )
+          t.equal(r.headers['x-ratelimit-limit'], undefined, `${name}: no counts to show`)
+          t.equal(calls.n, 0, `${name}: the route did not run`)
+        }
+      }
+      // fail_open lets the request through: no 503, so no Retry-After.
+      const open = limited(t, { max_requests: 1, window_seconds: 60, store: { hit: down }, fail_open: true })
+      const o = await open.app.inject({ url: '/data' })
+      t.equal(o.statusCode, 200)
+      t.equal(o.headers['retry-after'], undefined)
+    },
+  )
+
   t.test('throws at creation for bad IETF and allow options', async (t) => {
     t.throws(() => rate_limit({ max_requests: 1, window_seconds: 1, policy: 'a"b' }), {
       code: 'FW_ERR_SECURITY_BAD_OPTION',
