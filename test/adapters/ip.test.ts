@@ -7,6 +7,7 @@ import { rate_limit } from '../../lib/middleware/security/rate-limit.js'
 import type { HostRequest } from '../../lib/request.js'
 import { gate, listening } from '../helpers/build.js'
 import { send } from '../helpers/http.js'
+import { host_request } from '../helpers/host-request.js'
 
 const FORWARDED = { 'x-forwarded-for': '203.0.113.7' }
 const REAL = { 'x-real-ip': '198.51.100.9' }
@@ -16,17 +17,7 @@ function host(
   headers: Record<string, string>,
   ip = peer,
 ): HostRequest & { socket: { remoteAddress: string } } {
-  return {
-    id: '1',
-    method: 'GET',
-    url: '/',
-    headers,
-    params: {},
-    query: {},
-    body: undefined,
-    ip,
-    socket: { remoteAddress: peer },
-  }
+  return host_request({ headers, ip, socket: { remoteAddress: peer } })
 }
 
 t.test('ip_resolver', async (t) => {

@@ -11,19 +11,10 @@ import {
 import { Request } from '../../lib/request.js'
 import { Response } from '../../lib/response.js'
 import { Services } from '../../lib/state.js'
+import { host_request } from '../helpers/host-request.js'
 
 function facades(): { req: Request; res: Response } {
-  const raw = {
-    id: 'r1',
-    method: 'GET',
-    url: '/',
-    headers: {},
-    params: {},
-    query: {},
-    body: undefined,
-    ip: '127.0.0.1',
-  }
-  return { req: new Request(raw, new Services()), res: new Response() }
+  return { req: new Request(host_request({ id: 'r1' }), new Services()), res: new Response() }
 }
 
 function tracer(log: string[], name: string): Middleware {

@@ -7,6 +7,7 @@ import { Request as RequestFacade } from '../../lib/request.js'
 import { Services } from '../../lib/state.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from './log/capture.js'
+import { host_request } from '../helpers/host-request.js'
 
 class Visitor {
   constructor(readonly name: string) {}
@@ -208,16 +209,7 @@ t.test("Request.header('host') reads HTTP/2's :authority when the request has no
   })
 
   t.test('a host header wins over :authority; other names never read it', async (t) => {
-    const raw = (headers: Record<string, string>) => ({
-      id: '1',
-      method: 'GET',
-      url: '/',
-      headers,
-      params: {},
-      query: {},
-      body: undefined,
-      ip: '',
-    })
+    const raw = (headers: Record<string, string>) => host_request({ headers })
     const h2_only = new RequestFacade(raw({ ':authority': 'a.example' }), new Services())
     t.same(
       [h2_only.header('host'), h2_only.header('Host'), h2_only.header(':authority')],
@@ -427,16 +419,7 @@ t.test('Request.state', async (t) => {
 
 t.test('Request.segments', async (t) => {
   t.test('gives the canonical path segments and computes them once', async (t) => {
-    const raw = {
-      id: '1',
-      method: 'GET',
-      url: '/Admin/./x/../%75sers?q=1',
-      headers: {},
-      params: {},
-      query: {},
-      body: undefined,
-      ip: '',
-    }
+    const raw = host_request({ url: '/Admin/./x/../%75sers?q=1' })
     const req = new RequestFacade(raw, new Services())
     const first = req.segments()
     t.same(first, ['admin', 'users'])

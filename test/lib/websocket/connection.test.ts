@@ -10,17 +10,9 @@ import { gate } from '../../helpers/build.js'
 import { capture_log } from '../../helpers/log.js'
 import { THENABLE_KINDS } from '../../helpers/thenable.js'
 import { FakeSocket } from './fake-socket.js'
+import { host_request } from '../../helpers/host-request.js'
 
-const host = {
-  id: 'rid-1',
-  method: 'GET',
-  url: '/ws',
-  headers: {},
-  params: {},
-  query: {},
-  body: undefined,
-  ip: '127.0.0.1',
-}
+const host = host_request({ id: 'rid-1', url: '/ws' })
 
 function open(
   options: WsOptions = {},

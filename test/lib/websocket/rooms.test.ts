@@ -7,17 +7,9 @@ import { ws_settings } from '../../../lib/websocket/options.js'
 import { capture_log } from '../../helpers/log.js'
 import { THENABLE_KINDS } from '../../helpers/thenable.js'
 import { FakeSocket } from './fake-socket.js'
+import { host_request } from '../../helpers/host-request.js'
 
-const host = {
-  id: 'rid-r',
-  method: 'GET',
-  url: '/ws',
-  headers: {},
-  params: {},
-  query: {},
-  body: undefined,
-  ip: '127.0.0.1',
-}
+const host = host_request({ id: 'rid-r', url: '/ws' })
 const settings = ws_settings('ws /ws', { heartbeat_ms: 0 })
 
 function member(rooms: Rooms, ...names: string[]): { raw: FakeSocket; ws: WebSocketConnection } {
