@@ -1,7 +1,8 @@
 // The HTTP text rules modules share without loading each other: the token grammar (apart from the Response, so that
 // option checkers can use it without loading the Response), JSON media types (the Response's `json()` and the
 // Request's, through `is_json_media_type`), query-string decoding (cache keys and log redaction) and entity-tag lists
-// (the etag middleware and http_cache), HTTP-dates (conditional requests on a file, and http_cache's).
+// (the etag middleware and http_cache), HTTP-dates (conditional requests on a file, and http_cache's), and the one
+// request header read under another name (`host`, HTTP/2's `:authority`).
 
 /** An HTTP token (RFC 9110): what a header, method or cookie name may be. */
 export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -104,4 +105,13 @@ export function imf_fixdate(value: string): string | undefined {
   if (form?.[1] !== undefined) return value
   const ms = form === null ? NaN : http_date(value)
   return Number.isNaN(ms) ? undefined : new Date(ms).toUTCString()
+}
+
+/**
+ * The name a request header is read under when the request has none of `name` (lowercase): `host` reads HTTP/2's
+ * `:authority` (RFC 9113 8.3.1: it stands for Host), so one authority reads the same over either protocol; undefined
+ * for every other name. The Request's `header` and http_cache's key both read by it.
+ */
+export function header_fallback(name: string): string | undefined {
+  return name === 'host' ? ':authority' : undefined
 }

@@ -7,7 +7,7 @@ import { cookie_value } from './cookie.js'
 import type { FormFields } from './body/form.js'
 import type { FormLimits } from './body/limits.js'
 import type { Multipart } from './body/multipart.js'
-import { is_json_media_type } from './http-token.js'
+import { header_fallback, is_json_media_type } from './http-token.js'
 import { Json } from './json.js'
 import { request_context, type StoredContext } from './log/context.js'
 import { bound_logger, type Logger } from './log/logger.js'
@@ -35,9 +35,6 @@ export type IpResolver = (req: HostRequest) => string
 const default_ip: IpResolver = (req) => req.ip
 
 const COOKIE_PARSING = { decode: cookie_value }
-
-/** The HTTP/2 pseudo-header holding the authority, which a request over HTTP/2 usually sends instead of `host`. */
-const AUTHORITY = ':authority'
 
 /** The context that context middleware (`fw.middleware.auth`, `fw.middleware.security`) receives. */
 export interface Ctx {
@@ -127,7 +124,10 @@ export class Request<P extends string = string, V extends Valid = Valid> {
     const headers = this.raw.headers
     // Own properties only: the headers object inherits `constructor`, `__proto__` and the like.
     let v = Object.hasOwn(headers, key) ? headers[key] : undefined
-    if (v === undefined && key === 'host' && Object.hasOwn(headers, AUTHORITY)) v = headers[AUTHORITY]
+    if (v === undefined) {
+      const other = header_fallback(key)
+      if (other !== undefined && Object.hasOwn(headers, other)) v = headers[other]
+    }
     if (v === undefined) return fallback
     return typeof v === 'string' ? v : v.join(', ')
   }

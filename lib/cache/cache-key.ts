@@ -1,5 +1,5 @@
 // Cache keys: one deterministic string per request, from method, path, sorted query and the chosen headers.
-import { query_decode } from '../http-token.js'
+import { header_fallback, query_decode } from '../http-token.js'
 import { HeaderUtil } from './header-util.js'
 
 /** Request headers as Node gives them: a value, a list of values, or undefined. */
@@ -38,9 +38,6 @@ export function request_header(headers: RequestHeaders, name: string): string | 
   return header_value(headers, name, undefined)
 }
 
-/** The HTTP/2 pseudo-header holding the authority, which a request over HTTP/2 usually sends instead of `host`. */
-const AUTHORITY = ':authority'
-
 /**
  * `request_header`, reading `fallback` (an exact name) instead when the request has no `name`, in the same pass over
  * the headers.
@@ -66,7 +63,7 @@ function header_segment(headers: RequestHeaders, names: readonly string[]): stri
   if (names.length === 0) return ''
   let out = ' |h:'
   for (const name of names) {
-    const value = header_value(headers, name, name === 'host' ? AUTHORITY : undefined)
+    const value = header_value(headers, name, header_fallback(name))
     // Escaping '%' and ';' keeps one header's value from passing for the next header's segment.
     if (value !== undefined) out += `${name}=${value.replace(/%/g, '%25').replace(/;/g, '%3B')};`
   }
