@@ -200,10 +200,10 @@ export function canonical_segments(url: string): string[] {
   let start = 0
   if (url.charCodeAt(0) !== 47) {
     // The router routes `http://host/admin` at `/admin`, and `*%2Fadmin` as if its `*` were the leading `/`.
-    const scheme = url.indexOf('://')
-    if (scheme !== -1 && /^https?$/i.test(url.slice(0, scheme))) {
-      const slash = url.indexOf('/', scheme + 3)
-      const query = url.indexOf('?', scheme + 3)
+    const authority = authority_start(url)
+    if (authority !== -1) {
+      const slash = url.indexOf('/', authority)
+      const query = url.indexOf('?', authority)
       start = slash === -1 || (query !== -1 && query < slash) ? url.length : slash
     } else start = 1
   }
@@ -316,20 +316,29 @@ export type PathParams<P extends string> = string extends P
       ? '*'
       : never
 
-/** The scheme and authority of an absolute-form request target, up to its path, query or fragment. */
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+/**
+ * Where the authority of an absolute-form request target begins (`http://host/p`, `HTTPS://...`: past the `//`), or -1
+ * for any other target. The router routes such a target by its path; `canonical_segments` and `origin_form` read it so.
+ */
+function authority_start(url: string): number {
+  const scheme = url.indexOf('://')
+  return scheme !== -1 && /^https?$/i.test(url.slice(0, scheme)) ? scheme + 3 : -1
+}
 
 /**
  * A request target in origin form, as lines and spans show it: an absolute-form target (`http://user:pass@host/p?q`,
- * which the router routes by its path) without its scheme and authority (a userinfo never reaches a log line or a
- * span), `/` standing for an empty path; any other target as it is, without allocating.
+ * which the router routes by its path) without its scheme and authority, which ends at its path, query or fragment (a
+ * userinfo never reaches a log line or a span), `/` standing for an empty path; any other target as it is, without
+ * allocating.
  * @example
  * origin_form('http://user:pass@example.com/users/1?page=2') // '/users/1?page=2'
  */
 export function origin_form(target: string): string {
   if (target.charCodeAt(0) === 47) return target
-  const authority = ABSOLUTE_FORM.exec(target)
-  if (authority === null) return target
-  const rest = target.slice(authority[0].length)
+  const authority = authority_start(target)
+  if (authority === -1) return target
+  let end = authority
+  while (end < target.length && !'/?#'.includes(target[end]!)) end++
+  const rest = target.slice(end)
   return rest.charCodeAt(0) === 47 ? rest : `/${rest}`
 }
