@@ -8,6 +8,7 @@ import {
   Type,
   child_path,
   fail,
+  null_item_refused,
   required_message_of,
   type Check,
   type CompileOptions,
@@ -61,11 +62,9 @@ export class ArrayType<I extends Type<unknown, boolean>, R extends boolean> exte
 
   protected compile_value(name: string, options: CompileOptions): Check {
     const item = this.spec.item.compile(`${name} item`, options)
-    // An item is never missing: a `null` item of a type that is neither nullable nor defaulted is refused, as the
-    // JSON Schema's `items` refuses it, instead of reaching the handler as `undefined`.
+    // A `null` item is refused with `Required` unless its type takes it (`null_item_refused`).
     const required_message = required_message_of(this.spec.item.spec, `${name} item`)
-    const { nullable, has_default } = this.spec.item.spec
-    const null_refused = !nullable && !has_default
+    const null_refused = null_item_refused(this.spec.item.spec)
     const type_message = this.type_message(name, 'an array')
     const { min_items: min, max_items: max } = this.spec
     const min_message = min?.message ?? `${name} must have at least ${min?.n} items`

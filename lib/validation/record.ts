@@ -6,6 +6,7 @@ import {
   Type,
   child_path,
   fail,
+  null_item_refused,
   required_message_of,
   type Check,
   type CompileOptions,
@@ -41,11 +42,9 @@ export class RecordType<V extends Type<unknown, boolean>, R extends boolean> ext
 
   protected compile_value(name: string, options: CompileOptions): Check {
     const value = this.spec.value.compile(`${name} value`, options)
-    // A `null` value of a type that is neither nullable nor defaulted is refused, as the JSON Schema's
-    // `additionalProperties` refuses it, instead of its key silently disappearing; an array refuses a `null` item alike.
+    // A `null` value is refused with `Required` unless its type takes it (`null_item_refused`).
     const required_message = required_message_of(this.spec.value.spec, `${name} value`)
-    const { nullable, has_default } = this.spec.value.spec
-    const null_refused = !nullable && !has_default
+    const null_refused = null_item_refused(this.spec.value.spec)
     const type_message = this.type_message(name, 'an object')
     return (raw, at, errors) => {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw))

@@ -330,7 +330,6 @@ export function default_of(value: unknown): () => unknown {
   return () => structuredClone(value)
 }
 
-/** The message of a missing required value of a type named `name`. */
 /**
  * Whether a `null` counts as a missing value for a type: `null` is a value, not an absent field, and only a nullable
  * type takes it. A required type answers `Required` and a defaulted one takes its default, as for a missing field; an
@@ -341,6 +340,16 @@ export function null_is_missing(spec: Pick<TypeSpec, 'nullable' | 'required' | '
   return !spec.nullable && (spec.required || spec.has_default)
 }
 
+/**
+ * Whether a `null` item of an array, or value of a record, of a type is refused with `Required`: an item is never
+ * missing, so it is refused unless the type is nullable or has a default, as the JSON Schema's `items` and
+ * `additionalProperties` refuse it, instead of reaching the handler as `undefined` or dropping its key.
+ */
+export function null_item_refused(spec: Pick<TypeSpec, 'nullable' | 'has_default'>): boolean {
+  return !spec.nullable && !spec.has_default
+}
+
+/** The message of a missing required value of a type named `name`. */
 export function required_message_of(spec: TypeSpec, name: string): string {
   return spec.required_message ?? `${name} is required`
 }
