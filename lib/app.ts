@@ -680,24 +680,22 @@ export class AppCore extends Router {
    * the canonical path is under its prefix, or, on a route (`segs`), when the path the route was matched at is.
    */
   #guard(m: MwDef, segs?: readonly Segment[]): Middleware {
-    const prefix = [...this.#base, ...m.prefix]
+    const covered = this.#covers_request(m, segs)
     const mw = m.mw
-    const covered = segs === undefined ? undefined : this.#covers_request(m, segs)
-    const guard: Middleware =
-      covered === undefined
-        ? (req, res, next) => (under_prefix(req.segments(), prefix) ? mw(req, res, next) : next())
-        : (req, res, next) => (covered(req) ? mw(req, res, next) : next())
+    const guard: Middleware = (req, res, next) => (covered(req) ? mw(req, res, next) : next())
     // What the middleware asks of the adapter (its kind, a body limit) holds wherever it may run.
     const options = route_options_of(mw)
     return options === undefined ? guard : with_route_options(guard, options)
   }
 
   /**
-   * Whether prefix middleware `m`, on the route `segs` its prefix lies partly over, covers a request matched there: its
-   * canonical path is under the prefix (under the mount), or the path the route was matched at is.
+   * Whether prefix middleware `m` covers a request: its canonical path is under the prefix (under the mount), or, on the
+   * route `segs` the prefix lies partly over, the path the route was matched at is. Without `segs` (a request no route
+   * matched), the path alone decides.
    */
-  #covers_request(m: MwDef, segs: readonly Segment[]): (req: RoutedRequest) => boolean {
+  #covers_request(m: MwDef, segs?: readonly Segment[]): (req: RoutedRequest) => boolean {
     const prefix = [...this.#base, ...m.prefix]
+    if (segs === undefined) return (req) => under_prefix(req.segments(), prefix)
     const own = m.prefix
     return (req) => under_prefix(req.segments(), prefix) || routed_under(segs, own, req)
   }
