@@ -11,23 +11,18 @@ const username = field
 const email = field.string().trim().lowercase().max_length(254).email('email is invalid')
 const password = field.string().length(8, 128)
 /**
- * The check that text holds no U+0000: PostgreSQL's `text` cannot store one (the query fails, a 500) and SQLite would;
- * refused on both alike, in what is stored and in what is looked up.
+ * Text of at most `max` characters that holds no U+0000: PostgreSQL's `text` cannot store one (the query fails, a 500)
+ * and SQLite would; refused on both alike, in what is stored and in what is looked up.
  */
-function no_nul(key: string): [(value: string) => boolean, string] {
-  return [(value) => !value.includes('\0'), `${key} must not contain a NUL character`]
+function text(key: string, max: number) {
+  return field
+    .string()
+    .max_length(max)
+    .check((value) => !value.includes('\0'), `${key} must not contain a NUL character`)
 }
 
-const bio = field
-  .string()
-  .max_length(2000)
-  .check(...no_nul('bio'))
-  .nullable()
-const image = field
-  .string()
-  .max_length(2000)
-  .check(...no_nul('image'))
-  .nullable()
+const bio = text('bio', 2000).nullable()
+const image = text('image', 2000).nullable()
 
 /** `POST /users`. */
 export const NewUser = schema({
@@ -72,30 +67,11 @@ function not_blank(key: string): [(value: string) => boolean, string] {
   return [(value) => value.trim() !== '', `${key} must not be empty`]
 }
 
-const title = field
-  .string()
-  .trim()
-  .max_length(200)
-  .check(...no_nul('title'))
-const description = field
-  .string()
-  .max_length(1000)
-  .check(...not_blank('description'))
-  .check(...no_nul('description'))
-const body = field
-  .string()
-  .max_length(100_000)
-  .check(...not_blank('body'))
-  .check(...no_nul('body'))
+const title = text('title', 200).trim()
+const description = text('description', 1000).check(...not_blank('description'))
+const body = text('body', 100_000).check(...not_blank('body'))
 const tag_list = field
-  .array(
-    field
-      .string()
-      .required()
-      .trim()
-      .max_length(40)
-      .check(...no_nul('tagList')),
-  )
+  .array(text('tagList', 40).required().trim())
   .max_items(20)
   .check((tags) => new Set(tags).size === tags.length, 'tagList must not repeat a tag')
 
@@ -123,29 +99,21 @@ export const UpdateArticle = schema({
 export const NewComment = schema({
   comment: field
     .object({
-      body: field
-        .string()
+      body: text('body', 10_000)
         .required()
-        .max_length(10_000)
-        .check(...not_blank('body'))
-        .check(...no_nul('body')),
+        .check(...not_blank('body')),
     })
     .required(),
 })
 
 const limit = field.integer().min(1).max(100).default(20)
 const offset = field.integer().min(0).max(1_000_000_000).default(0)
-const name = (key: string) =>
-  field
-    .string()
-    .max_length(40)
-    .check(...no_nul(key))
 
 /** `GET /articles`: filters and the page (limit 1-100, default 20; offset default 0). */
 export const ArticleQuery = schema({
-  tag: name('tag'),
-  author: name('author'),
-  favorited: name('favorited'),
+  tag: text('tag', 40),
+  author: text('author', 40),
+  favorited: text('favorited', 40),
   limit,
   offset,
 })
@@ -153,22 +121,14 @@ export const ArticleQuery = schema({
 /** `GET /articles/feed`: the page only. */
 export const FeedQuery = schema({ limit, offset })
 
-const slug = field
-  .string()
-  .required()
-  .max_length(300)
-  .check(...no_nul('slug'))
+const slug = text('slug', 300).required()
 
 /** `{slug}` of the article routes. */
 export const SlugParams = schema({ slug })
 
 /** `{username}` of the profile routes. */
 export const UsernameParams = schema({
-  username: field
-    .string()
-    .required()
-    .max_length(40)
-    .check(...no_nul('username')),
+  username: text('username', 40).required(),
 })
 
 /**
