@@ -47,3 +47,9 @@ export async function within<T, L>(work: T | PromiseLike<T>, ms: number, late: L
     clearTimeout(timer)
   }
 }
+
+/**
+ * Does nothing: the handler of an error or rejection that is someone else's to read (a stream's `error` its reader
+ * learns otherwise, a rejection already answered), so that it never surfaces as unhandled.
+ */
+export const ignore = (): void => {}

@@ -1,6 +1,7 @@
 // Reading a body stream under a byte limit: whole into a Buffer, or passed through with the limit counted.
 import { Transform, type Readable } from 'node:stream'
 import { ERR_BODY_TOO_LARGE } from './errors.js'
+import { ignore } from '../maybe-promise.js'
 
 /** The declared `Content-Length` when it exceeds `limit` (the body need not be read to refuse it), else false. */
 export function declared_too_large(content_length: string | undefined, limit: number): boolean {
@@ -61,8 +62,6 @@ class WholeBody {
     this.#done(err, body)
   }
 }
-
-const ignore = (): void => {}
 
 /** What a body read fails with when its client went away before sending all of it, as Node fails an HTTP/1.1 one. */
 export const aborted_error = (): Error => Object.assign(new Error('aborted'), { code: 'ECONNRESET' })

@@ -2,6 +2,7 @@
 import { pipeline, Readable, type Transform } from 'node:stream'
 import { sse_readable, type SseProducer } from './sse.js'
 import { to_readable, type StreamSource } from './source.js'
+import { ignore } from '../maybe-promise.js'
 
 export { check_source, ERR_STREAM_BAD_SOURCE, to_readable, type StreamSource } from './source.js'
 export { held_to_length } from './length.js'
@@ -74,5 +75,3 @@ function close_source(source: StreamSource): void {
 export function encoded_body(body: StreamedBody, transform: () => Transform): StreamedBody {
   return { kind: 'encoded', inner: body, transform }
 }
-
-const ignore = (): void => {}

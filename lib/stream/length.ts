@@ -2,6 +2,7 @@
 // ends early without an error (`fs.ReadStream` reads the short file as its end), and an answer ending short of its
 // Content-Length would look complete to a client that does not count (an HTTP/2 stream ended with END_STREAM).
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream'
+import { ignore } from '../maybe-promise.js'
 
 /**
  * `source` passed on as it is, failing at its end when it gave fewer than `length` bytes, as with a read error: the
@@ -32,5 +33,3 @@ class LengthCheck extends Transform {
     done()
   }
 }
-
-const ignore = (): void => {}

@@ -1,6 +1,7 @@
 // Streamed response bodies: a Node Readable, or an async iterable of text and bytes turned into one.
 import { Readable } from 'node:stream'
 import { defineError } from '../errors.js'
+import { ignore } from '../maybe-promise.js'
 
 export const ERR_STREAM_BAD_SOURCE = defineError(
   'FW_ERR_STREAM_BAD_SOURCE',
@@ -38,8 +39,6 @@ export function to_readable(source: StreamSource): Readable {
   if (source instanceof Readable && !source.readableObjectMode) return source
   return Readable.from(checked(source))
 }
-
-const ignore = (): void => {}
 
 type Chunk = IteratorResult<string | Buffer, unknown>
 

@@ -2,6 +2,7 @@
 // comment, and an AbortSignal fired when the client goes away.
 import { Readable } from 'node:stream'
 import { defineError } from '../errors.js'
+import { ignore } from '../maybe-promise.js'
 
 export const ERR_STREAM_BAD_EVENT = defineError(
   'FW_ERR_STREAM_BAD_EVENT',
@@ -66,7 +67,6 @@ const real_every: Every = (fn, ms) => {
 const BAD_FIELD = /[\r\n\0]/
 const LINE_BREAK = /[\r\n]/
 const done = Promise.resolve()
-const ignore = (): void => {}
 
 /** An event in the wire format (`event:`, `id:`, `retry:`, one `data:` line per line of data, a blank line). */
 export function format_event(e: SseEvent): string {
