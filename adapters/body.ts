@@ -1,6 +1,7 @@
 // Request bodies on Fastify: one content-type parser that hands fw a RequestBody, read whole under the route's limit,
 // or left as the raw stream on `stream_body` routes. Fastify calls it only for requests that carry a body.
 import type { EventEmitter } from 'node:events'
+import { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
 import type * as FastifyBusboy from '@fastify/busboy'
 import type { BusboyHeaders } from '@fastify/busboy'
@@ -121,13 +122,26 @@ export function use_body_parser(instance: FastifyInstance, config: AppConfig): v
     if (declared_too_large(headers['content-length'], route.limit))
       return done(ERR_BODY_TOO_LARGE(route.limit), undefined)
     if (route.stream) return done(null, new RequestBody(payload, headers, route))
-    read_whole(payload, route.limit, (err, buf) =>
-      err === null ? done(null, new RequestBody(buf!, headers, route)) : done(err, undefined),
+    read_whole(
+      payload,
+      route.limit,
+      (err, buf) => (err === null ? done(null, new RequestBody(buf!, headers, route)) : done(err, undefined)),
+      own_chunks(freq, payload),
     )
   }
   instance.removeAllContentTypeParsers()
   instance.addContentTypeParser(COMMON_TYPES, parse)
   instance.addContentTypeParser('*', parse)
+}
+
+/**
+ * Whether the chunks of `payload` are Node's own copies of the bytes an HTTP/1 connection received, made for whoever
+ * reads the request (`read_whole` frees them once joined): not when a `preParsing` hook replaced the stream, nor for an
+ * injected request (`inject`, light-my-request), whose chunks are the caller's buffers, nor over HTTP/2.
+ */
+function own_chunks(freq: FastifyRequest, payload: FastifyRequest['raw']): boolean {
+  const raw = freq.raw
+  return payload === raw && raw.httpVersionMajor === 1 && raw.socket instanceof Socket
 }
 
 /**
