@@ -38,19 +38,27 @@ export function entry_sources(): string[] {
   return Object.values(pkg.exports).map((e) => e.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'))
 }
 
+/**
+ * How the package's JavaScript is built into `outdir`: one module per entry, at the entry's path (`lib/log/index.js`),
+ * and the code entries share in `chunks/`. The bench builds the same into its own folder (bench/compiled.ts).
+ */
+export function package_build(outdir: string): BuildOptions {
+  return {
+    ...ESBUILD_OPTIONS,
+    entryPoints: entry_sources(),
+    splitting: true,
+    outdir,
+    outbase: ROOT,
+    chunkNames: 'chunks/[name]-[hash]',
+  }
+}
+
 /** Writes `dist/`: declarations, then the entries and their shared chunks. */
 export function build_package(): void {
   rmSync(DIST, { recursive: true, force: true })
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
-  buildSync({
-    ...ESBUILD_OPTIONS,
-    entryPoints: entry_sources(),
-    splitting: true,
-    outdir: DIST,
-    outbase: ROOT,
-    chunkNames: 'chunks/[name]-[hash]',
-  })
+  buildSync(package_build(DIST))
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) build_package()

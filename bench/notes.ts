@@ -79,12 +79,15 @@ package loaded but unused, 34-64 faults in 5 of 5 (783-917 µs). With glibc's tr
 upload, and 30 interleaved rounds gave fw / Fastify 1.141x, Fastify with fw's package loaded 1.039x, the control pair
 0.991x.
 
-Every server runs as JavaScript built the way the package's \`dist/\` is (\`build.ts\`: esbuild, fw's modules bundled,
-comments dropped; \`bench/compiled.ts\` builds each server into one file under \`.bench-build/\` once per bench process,
-its packages imported from \`node_modules\`). Under tsx, esbuild's \`keepNames\` wrapped each function fw creates per
-request in a \`__name\` call that no user pays (3.4% of a POST profile); fw loaded as its 150 source modules held about
-1 MB more heap than as the bundle users load. The profiles name fw's source files through each server's source map. The logged scenarios write to files on tmpfs (\`/dev/shm\`), so
-they compare the loggers rather than the disk's writeback.
+Every server runs as JavaScript built the way the package's \`dist/\` is (\`build.ts\`: esbuild, comments dropped), and
+loads fw as users do: the package's entries and shared chunks, built once per bench process into
+\`.bench-build/package/\` (\`bench/compiled.ts\`), each server's imports of fw's entries pointed there, the rest of the
+server bundled into one file, its packages imported from \`node_modules\`. Under tsx, esbuild's \`keepNames\` wrapped
+each function fw creates per request in a \`__name\` call that no user pays (3.4% of a POST profile); fw loaded as its
+150 source modules held about 1 MB more heap than the package; fw bundled into each server was cut to what that server
+used, 0.6 MB less heap than the package (see the history, 2026-11-29). The profiles name fw's source files through the
+package's source maps. The logged scenarios write to files on tmpfs (\`/dev/shm\`), so they compare the loggers rather
+than the disk's writeback.
 
 On a shared machine the rounds spread widely: the same server's CPU per request moved 2-3x within a minute on this one
 (2 cores of a virtual machine whose host is busy), so runs last 1 s and a full run has 9 rounds, the tables give the
@@ -786,4 +789,17 @@ export const HISTORY = `## Measurements behind the method and the decisions
   CPU: JSON hello 1.04x (0.96-1.27x) | 1.10x (1.06-1.20x), param + query 0.97x | 1.03x, POST echo 1.07x | 1.01x, 5
   middleware 1.01x | 1.07x, every median within the 1.10x target, Node 24's JSON hello at it; the control pairs 1.00x
   (0.93-1.06x) | 0.98x (0.93-1.19x), wider than the last run's; bytes 1.03-1.10x; the logged scenarios 0.82-1.00x.
+- **fw loaded as the package, and a body's chunks freed once joined, 2026-11-29.** Two findings of one probe of Node 24's
+  upload (Node 24.22.3, each server pinned to core 0, wrk to core 1, 4 s warm-up then 8 s, \`--trace-gc\`). First, the
+  bench had bundled fw's source into each server, which esbuild cut to what the server used: the upload's fw server
+  held 11.3 MB after a full collection, and 11.9 MB with \`import { App } from 'fw'\` as the built package gives it,
+  whose full collections took 9.7-10.0 ms against 8.7-8.9 ms (Fastify's 6.6-8.1 ms at 9.4 MB). The servers now load
+  the package (\`bench/compiled.ts\`). Second, no scavenge ran during the uploads: every collection was a full one,
+  about every 40 uploads for both servers, started by the memory V8 holds outside its heap for \`Buffer\`s (each
+  upload's 1 MiB of chunks and its 1 MiB body, kept until a full collection finds them dead). \`read_whole\` now
+  detaches its chunks once it has joined them (\`ArrayBuffer.prototype.transfer\`, Node 22 and later;
+  docs/decisions.md): full collections came every 55-60 uploads (17-18 per 1,000 against Fastify's 24-25), and fw's
+  CPU per upload read 0.88x, 0.97x and 0.96x of Fastify's in three probes of the bundled server, where seven before read
+  1.07-1.45x; with the package, 1.12x and 0.93x in two (a noisier hour: Fastify's own rounds 1,109-1,163 µs against
+  847-929 µs in the first probes). Node 20 has no \`transfer\` and is unchanged.
 `

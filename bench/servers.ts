@@ -17,7 +17,7 @@ export interface Server {
 
 /** Starts `bench/servers/<script>`, compiled; it prints `listening <port>` when ready. */
 export async function start_server(name: string, script: string, env: Record<string, string> = {}): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, [...GC_TRACE_FLAGS, compiled('servers/' + script)], {
+  const child: ChildProcess = spawn(process.execPath, [...GC_TRACE_FLAGS, await compiled('servers/' + script)], {
     env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

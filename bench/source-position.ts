@@ -1,6 +1,7 @@
-// Where a profiled function sits in the sources. Bench servers run as bundles (bench/compiled.ts), fw's code inside
-// each server's one file; the source map written beside it gives back the file and line each function came from, so
-// profiles name `response.ts:185` rather than `http-fw.js:2345`, and sort functions into layers by their own file.
+// Where a profiled function sits in the sources. Bench servers run as built JavaScript (bench/compiled.ts): fw's code in
+// the package's modules and chunks, each server's own in one file; the source map written beside each gives back the
+// file and line each function came from, so profiles name `response.ts:185` rather than `chunk-XYZ.js:2345`, and sort
+// functions into layers by their own file.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { SourceMap } from 'node:module'

@@ -92,7 +92,7 @@ export async function start_pinned(
   const settling = [`--heapsnapshot-signal=${SETTLE_SIGNAL}`, `--diagnostic-dir=${snapshots}`]
   const child: ChildProcess = spawn(
     'taskset',
-    ['-c', SERVER_CORE, node, ...GC_TRACE_FLAGS, ...settling, ...node_args, compiled('servers/' + script)],
+    ['-c', SERVER_CORE, node, ...GC_TRACE_FLAGS, ...settling, ...node_args, await compiled('servers/' + script)],
     {
       env: { ...process.env, FW_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...opts.env },
       stdio: ['ignore', 'pipe', 'inherit'],
