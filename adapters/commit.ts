@@ -217,7 +217,8 @@ function plain_request(raw: IncomingMessage): IncomingMessage {
 
 /**
  * The request as `send` reads it, with the preconditions it evaluates more leniently than RFC 9110 13 adjusted; the
- * request itself when it has neither If-Match, a Range with If-Range, nor a date other than an IMF-fixdate. `send`'s
+ * request itself when it has neither If-Match, a Range with If-Range or on a HEAD (`send` answers that 206), nor a date
+ * other than an IMF-fixdate. `send`'s
  * ETag is always weak (`W/"size-mtime"`), and If-Match and If-Range compare entity tags strongly (13.1.1, 13.1.5), so
  * no tag they list matches it: If-Match other than `*` fails (412), and an If-Range tag sends the whole file. An
  * If-Range date applies the Range only when it is the Last-Modified (`send` takes any later date too). With If-Match,
@@ -231,18 +232,20 @@ function strict_request(raw: IncomingMessage, st: Stats): IncomingMessage {
   const if_match = h['if-match']
   // An If-Range is settled here: `send` sees neither it nor the Range when it does not apply, else its date as an
   // IMF-fixdate (checked again against the file `send` opens).
-  const if_range = h.range !== undefined && h['if-range'] !== undefined
+  // A Range applies to GET only (RFC 9110 14.2): a HEAD's answer is the whole file's, as its GET without one would be.
+  const head_range = h.range !== undefined && raw.method !== 'GET'
+  const if_range = !head_range && h.range !== undefined && h['if-range'] !== undefined
   const stale_range = if_range && !range_fresh(h['if-range']!, st)
   const since = h['if-modified-since']
   const since_sent = since === undefined ? undefined : imf_fixdate(since)
   const until = if_match ? undefined : h['if-unmodified-since']
   const until_sent = until === undefined ? undefined : imf_fixdate(until)
-  if (!if_match && !if_range && since_sent === since && until_sent === until) return raw
+  if (!if_match && !if_range && !head_range && since_sent === since && until_sent === until) return raw
   const headers = { ...h }
   set_date(headers, 'if-modified-since', since_sent)
   set_date(headers, 'if-unmodified-since', until_sent)
   if (if_match && if_match.trim() !== '*') headers['if-match'] = NO_TAG
-  if (stale_range) delete headers.range
+  if (stale_range || head_range) delete headers.range
   if (if_range) set_date(headers, 'if-range', stale_range ? undefined : imf_fixdate(h['if-range'] as string))
   return { method: raw.method, headers } as IncomingMessage
 }

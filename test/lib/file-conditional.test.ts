@@ -61,6 +61,22 @@ t.test('conditional and Range requests on a file', async (t) => {
     }
   })
 
+  t.test('a Range on a HEAD is ignored (RFC 9110 14.2: GET only): 200 with the whole length, as its GET', async (t) => {
+    for (const url of ['/file', '/static/a.txt']) {
+      for (const headers of [{ range: 'bytes=0-3' }, { range: 'bytes=0-3', 'if-range': LAST_MODIFIED }, {}]) {
+        const r = await app.inject({ method: 'HEAD', url, headers })
+        t.same(
+          [r.statusCode, r.body, r.headers['content-range'], r.headers['content-length'], r.headers['accept-ranges']],
+          [200, '', undefined, '9', 'bytes'],
+          `HEAD ${url} ${JSON.stringify(headers)}`,
+        )
+      }
+    }
+    // The GET with the same Range still gets its part.
+    const r = await app.inject({ url: '/static/a.txt', headers: { range: 'bytes=0-3' } })
+    t.same([r.statusCode, r.body, r.headers['content-range']], [206, 'file', 'bytes 0-3/9'])
+  })
+
   t.test('If-Match compares strongly: a tag never matches the weak ETag, 412; * matches', async (t) => {
     for (const if_match of [etag, strong, `"other", ${etag}`, `${strong}, "other"`]) {
       for (const method of ['GET', 'HEAD'] as const) {
