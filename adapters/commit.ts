@@ -218,13 +218,13 @@ function plain_request(raw: IncomingMessage): IncomingMessage {
 /**
  * The request as `send` reads it, with the preconditions it evaluates more leniently than RFC 9110 13 adjusted; the
  * request itself when it has neither If-Match, a Range with If-Range or on a HEAD (`send` answers that 206), nor a date
- * other than an IMF-fixdate. `send`'s
- * ETag is always weak (`W/"size-mtime"`), and If-Match and If-Range compare entity tags strongly (13.1.1, 13.1.5), so
- * no tag they list matches it: If-Match other than `*` fails (412), and an If-Range tag sends the whole file. An
- * If-Range date applies the Range only when it is the Last-Modified (`send` takes any later date too). With If-Match,
- * If-Unmodified-Since is not evaluated (13.2.2). An If-Modified-Since or If-Unmodified-Since that is no HTTP-date is
- * ignored (13.1.3, 13.1.4; `send` reads it with `Date.parse`, which takes `1` for 2001), one of the obsolete forms goes
- * to `send` as an IMF-fixdate (it would read asctime in the local zone), as http_cache reads them.
+ * other than an IMF-fixdate. `send`'s ETag is always weak (`W/"size-mtime"`), and If-Match and If-Range compare entity
+ * tags strongly (13.1.1, 13.1.5), so no tag they list matches it: If-Match other than `*` fails (412), and an If-Range
+ * tag sends the whole file. An If-Range date applies the Range only when it is the Last-Modified (`send` takes any
+ * later date too). With If-Match, If-Unmodified-Since is not evaluated (13.2.2). An If-Modified-Since or
+ * If-Unmodified-Since that is no HTTP-date is ignored (13.1.3, 13.1.4; `send` reads it with `Date.parse`, which takes
+ * `1` for 2001), one of the obsolete forms goes to `send` as an IMF-fixdate (it would read asctime in the local zone),
+ * as http_cache reads them.
  */
 function strict_request(raw: IncomingMessage, st: Stats): IncomingMessage {
   const h = raw.headers
