@@ -801,7 +801,8 @@ export const HISTORY = `## Measurements behind the method and the decisions
   docs/decisions.md): full collections came every 55-60 uploads (17-18 per 1,000 against Fastify's 24-25), and fw's
   CPU per upload read 0.88x, 0.97x and 0.96x of Fastify's in three probes of the bundled server, where seven before read
   1.07-1.45x; with the package, 1.12x and 0.93x in two (a noisier hour: Fastify's own rounds 1,109-1,163 µs against
-  847-929 µs in the first probes). Node 20 has no \`transfer\` and is unchanged.
+  847-929 µs in the first probes). Node 20 has no \`transfer\` and is unchanged. Every table whose run line is dated
+  before 2026-11-29T05:00 was measured with fw bundled into its server.
 - **The body scenarios at 50 rounds, after the two changes above** (servers loading the package; fw's body reader
   freeing its chunks). Node 20 | Node 24, fw / Fastify CPU: the upload 0.56x (0.52-0.59x) | 0.82x (0.76-0.86x), met on
   both by the whole interval, controls 1.04x | 1.00x; the download 1.00x (0.93-1.10x) | 1.03x (0.98-1.10x), met by
