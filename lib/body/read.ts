@@ -21,7 +21,8 @@ export type WholeBodyDone = (err: Error | null, body: Buffer | undefined) => voi
  * (see `release`), on every chunk but the one given as the body, unless another `data` listener saw them too.
  */
 export function read_whole(source: Readable, limit: number, done: WholeBodyDone, owned = false): void {
-  new WholeBody(source, limit, done, owned).start()
+  // Where nothing can be freed (Node 20), the chunks are not watched for it either.
+  new WholeBody(source, limit, done, owned && CAN_DETACH).start()
 }
 
 /** One read in progress. The listeners are assigned, not declared, so a per-request read makes no named closure. */
@@ -73,6 +74,12 @@ class WholeBody {
   }
 }
 
+/** An `ArrayBuffer` with ES2024's `transfer`, which Node 20's V8 lacks. */
+type Detachable = ArrayBuffer & { transfer(length: number): ArrayBuffer }
+
+/** Whether this runtime can detach an `ArrayBuffer` (Node 22 and later): decided once, at load. */
+const CAN_DETACH = typeof (ArrayBuffer.prototype as Partial<Detachable>).transfer === 'function'
+
 /**
  * Frees the memory of `chunk` now, when it spans a whole `ArrayBuffer` (never a slice of a shared one, such as
  * Node's pool) and the runtime can detach one (`ArrayBuffer.prototype.transfer`, Node 22 and later; elsewhere it is
@@ -81,10 +88,9 @@ class WholeBody {
  * 1 MiB uploads, about every 40 uploads, and every 55-60 once their chunks are freed here (bench/notes.ts, 2026-11-29).
  */
 export function release(chunk: Buffer): void {
-  const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
-  if (chunk.byteOffset !== 0 || buffer.byteLength !== chunk.length || buffer.transfer === undefined) return
+  if (!CAN_DETACH || chunk.byteOffset !== 0 || chunk.buffer.byteLength !== chunk.length) return
   try {
-    buffer.transfer(0)
+    ;(chunk.buffer as Detachable).transfer(0)
   } catch {
     // Not detachable (a WebAssembly memory's buffer): it stays the collector's.
   }
