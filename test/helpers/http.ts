@@ -14,7 +14,7 @@ export interface SendOptions {
   method?: string
   path: string
   headers?: Record<string, string>
-  body?: string
+  body?: string | Buffer
 }
 
 /** Sends one request with node:http on a fresh connection and reads the whole response. */
