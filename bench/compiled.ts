@@ -37,7 +37,7 @@ const FW_PACKAGE: Plugin = {
     })
   },
 }
-let built: Promise<unknown> | undefined
+let built: Promise<void> | undefined
 
 /** The built path of `bench/<file>.ts` (relative to bench/, a server), building every server first if this process has not. */
 export async function compiled(file: string): Promise<string> {
