@@ -10,7 +10,8 @@ import { any_of } from '../../lib/middleware/auth/combine.js'
 import { jwt } from '../../lib/middleware/auth/jwt.js'
 import { rate_limit } from '../../lib/middleware/app/rate-limit.js'
 import { ip_filter } from '../../lib/middleware/security/ip-filter.js'
-import { LoadMonitor, type Metrics } from '../../lib/observability/index.js'
+import { type Metrics } from '../../lib/observability/index.js'
+import { heap_monitor } from '../helpers/load.js'
 import { build, gate, listening } from '../helpers/build.js'
 import { sent_while_closing } from '../helpers/closing.js'
 
@@ -174,7 +175,7 @@ t.test('App.metrics', async (t) => {
   })
 
   t.test('labels a refusal and a shed request with the route they were sent to', async (t) => {
-    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const { monitor, overload } = heap_monitor()
     const app = build(
       t,
       (app) => {
@@ -187,7 +188,7 @@ t.test('App.metrics', async (t) => {
     )
     const refused = await app.inject({ method: 'POST', url: '/upload', payload: 'x'.repeat(9) })
     t.equal(refused.statusCode, 413)
-    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    overload()
     t.equal((await app.inject('/users/7')).statusCode, 503)
     monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 0, rss_bytes: 0 })
     const body = (await app.inject('/metrics')).body
@@ -393,14 +394,14 @@ t.test('App.health', async (t) => {
 
 t.test('App.shed_load', async (t) => {
   t.test('answers 503 overloaded with Retry-After past a threshold, health probes excepted', async (t) => {
-    const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+    const { monitor, overload } = heap_monitor({ retry_after_s: 7 })
     const app = build(t, (app) => {
       app.health()
       app.shed_load({}, monitor)
       app.get('/x', (_req, res) => void res.text('x'))
     })
     t.equal((await app.inject('/x')).statusCode, 200)
-    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    overload()
     const r = await app.inject('/x')
     t.equal(r.statusCode, 503)
     t.equal(r.headers['retry-after'], '7')
@@ -409,13 +410,13 @@ t.test('App.shed_load', async (t) => {
   })
 
   t.test('never sheds the health probes, whatever form of their path the router matched', async (t) => {
-    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const { monitor, overload } = heap_monitor()
     const app = build(t, (app) => {
       app.health()
       app.shed_load({}, monitor)
       app.get('/x', (_req, res) => void res.text('x'))
     })
-    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    overload()
     const urls = ['/health', '/health/', '//health', '/ready/', '/ready?probe=1', '/x/']
     t.same(
       await Promise.all(urls.map(async (url) => (await app.inject(url)).statusCode)),
@@ -424,13 +425,13 @@ t.test('App.shed_load', async (t) => {
   })
 
   t.test('never sheds the health probes, whichever of health() and shed_load() came first', async (t) => {
-    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const { monitor, overload } = heap_monitor()
     const app = build(t, (app) => {
       app.shed_load({}, monitor)
       app.health({ path: '/live', ready_path: '/ready' })
       app.get('/x', (_req, res) => void res.text('x'))
     })
-    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    overload()
     t.same(
       await Promise.all(['/x', '/live', '/ready'].map(async (url) => (await app.inject(url)).statusCode)),
       [503, 200, 200],
@@ -441,14 +442,14 @@ t.test('App.shed_load', async (t) => {
 t.test('App.shed_load never sheds the metrics route, so Prometheus still sees an overloaded process', async (t) => {
   t.test('at the default path, whichever of metrics() and shed_load() came first', async (t) => {
     for (const metrics_first of [true, false]) {
-      const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+      const { monitor, overload } = heap_monitor({ retry_after_s: 7 })
       const app = build(t, (app) => {
         if (metrics_first) app.metrics()
         app.shed_load({}, monitor)
         if (!metrics_first) app.metrics()
         app.get('/x', (_req, res) => void res.text('x'))
       })
-      monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+      overload()
       const shed = await app.inject('/x')
       t.same([shed.statusCode, shed.headers['retry-after'], shed.json().error], [503, '7', 'overloaded'])
       const r = await app.inject('/metrics')
@@ -466,13 +467,13 @@ t.test('App.shed_load never sheds the metrics route, so Prometheus still sees an
 
   t.test('at the path the app configured, in whatever form, and its middleware still runs', async (t) => {
     for (const path of ['/internal/prom', '/internal/prom/']) {
-      const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+      const { monitor, overload } = heap_monitor()
       const app = build(t, (app) => {
         app.shed_load({}, monitor)
         app.metrics({ path, middleware: [adapt_ctx(ip_filter({ allow: ['10.0.0.0/8'] }))] })
         app.get('/metrics', (_req, res) => void res.text('not the metrics route'))
       })
-      monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+      overload()
       const scrape = (remoteAddress: string) => app.inject({ url: '/internal/prom', remoteAddress })
       t.equal((await scrape('10.1.2.3')).statusCode, 200, `${path}: scraped while shedding`)
       t.equal((await scrape('192.0.2.1')).statusCode, 403, `${path}: its ip filter still refuses`)
@@ -481,12 +482,12 @@ t.test('App.shed_load never sheds the metrics route, so Prometheus still sees an
   })
 
   t.test('health paths configured with a trailing slash are never shed either', async (t) => {
-    const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+    const { monitor, overload } = heap_monitor()
     const app = build(t, (app) => {
       app.shed_load({}, monitor)
       app.health({ path: '/live/', ready_path: '/ready/' })
     })
-    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    overload()
     t.same(
       await Promise.all(
         ['/live', '/live/', '/ready', '/ready/'].map(async (url) => (await app.inject(url)).statusCode),

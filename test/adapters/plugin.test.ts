@@ -3,7 +3,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
-import { LoadMonitor } from '../../lib/observability/index.js'
+import { heap_monitor } from '../helpers/load.js'
 import { capture_log } from '../helpers/log.js'
 import { send } from '../helpers/http.js'
 import { multipart_body, MULTIPART_HEADERS } from '../helpers/multipart.js'
@@ -356,7 +356,7 @@ t.test("fw_plugin: app.metrics() counts fw's requests in the host, under the pre
 t.test(
   "fw_plugin: app.shed_load() sheds fw's requests in the host, never its health probes nor the host's",
   async (t) => {
-    const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+    const { monitor, overload } = heap_monitor({ retry_after_s: 7 })
     const app = new App({ access_log: false })
     app.metrics()
     app.shed_load({}, monitor)
@@ -368,7 +368,7 @@ t.test(
     t.teardown(() => host.close())
 
     t.equal((await host.inject('/fw/x/1')).statusCode, 200)
-    monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+    overload()
     const shed = await host.inject('/fw/x/1')
     t.same([shed.statusCode, shed.headers['retry-after'], shed.json().error], [503, '7', 'overloaded'])
     const urls = ['/fw/health', '/fw/health/', '/fw//ready', '/fw/ready?probe=1', '/legacy', '/fw/x/2/']
@@ -384,7 +384,7 @@ t.test(
 )
 
 t.test("fw_plugin: app.shed_load() never sheds the App's metrics route, under the mount's prefix", async (t) => {
-  const monitor = new LoadMonitor({ max_heap_bytes: 100, retry_after_s: 7 })
+  const { monitor, overload } = heap_monitor({ retry_after_s: 7 })
   const app = new App({ access_log: false })
   app.shed_load({}, monitor)
   app.metrics({ path: '/prom' })
@@ -394,7 +394,7 @@ t.test("fw_plugin: app.shed_load() never sheds the App's metrics route, under th
   await host.register(fw_plugin, { app, prefix: '/fw' })
   t.teardown(() => host.close())
 
-  monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+  overload()
   const shed = await host.inject('/fw/x/1')
   t.same([shed.statusCode, shed.headers['retry-after'], shed.json().error], [503, '7', 'overloaded'])
   const r = await host.inject('/fw/prom')

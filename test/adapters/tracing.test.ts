@@ -10,7 +10,8 @@ import t from 'tap'
 import { fw_plugin } from '../../adapters/plugin.js'
 import { App } from '../../index.js'
 import { info } from '../../lib/log/index.js'
-import { in_span, LoadMonitor, type Metrics } from '../../lib/observability/index.js'
+import { in_span, type Metrics } from '../../lib/observability/index.js'
+import { heap_monitor } from '../helpers/load.js'
 import { http_cache } from '../../lib/cache/http/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
 import { build, gate, listening } from '../helpers/build.js'
@@ -339,14 +340,14 @@ t.test('App.tracing', async (t) => {
   t.test('makes one span for a shed request, tracing() called before shed_load() or after', async (t) => {
     for (const tracing_first of [true, false]) {
       exporter.reset()
-      const monitor = new LoadMonitor({ max_heap_bytes: 100 })
+      const { monitor, overload } = heap_monitor()
       const app = build(t, (app) => {
         if (tracing_first) app.tracing()
         app.shed_load({}, monitor)
         if (!tracing_first) app.tracing()
         app.get('/users/{id}', (_req, res) => res.json('ok', true))
       })
-      monitor.sample({ event_loop_delay_ms: 0, heap_used_bytes: 101, rss_bytes: 0 })
+      overload()
       const r = await app.inject('/users/42')
       t.equal(r.statusCode, 503)
       t.equal(r.json().error, 'overloaded')
