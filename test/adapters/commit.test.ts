@@ -3,7 +3,7 @@ import { connect } from 'node:http2'
 import { connect as connect_tcp } from 'node:net'
 import t from 'tap'
 import { listening } from '../helpers/build.js'
-import { parse, raw } from '../helpers/http.js'
+import { h2_request, parse, raw } from '../helpers/http.js'
 
 /** Writes `bytes` on one connection and resolves with all it reads until the server closes it. */
 function exchange(port: number, bytes: string): Promise<string> {
@@ -62,18 +62,10 @@ t.test('connection-specific headers a handler sets are left out over HTTP/2, and
   const session = connect(`http://127.0.0.1:${port}`)
   session.on('error', () => {})
   t.teardown(() => session.close())
-  const get = (path: string) =>
-    new Promise<{ status: unknown; kept: unknown; body: string }>((resolve, reject) => {
-      const s = session.request({ ':path': path })
-      let status: unknown
-      let kept: unknown
-      let body = ''
-      s.on('response', (h) => ([status, kept] = [h[':status'], h['x-kept']]))
-      s.setEncoding('utf8').on('data', (c: string) => (body += c))
-      s.on('close', () => resolve({ status, kept, body }))
-      s.on('error', reject)
-      s.end()
-    })
+  const get = async (path: string) => {
+    const r = await h2_request(session, { ':path': path })
+    return { status: r.status, kept: r.headers['x-kept'], body: r.body }
+  }
   for (const [name] of CONNECTION_SPECIFIC)
     t.same(await get(`/h/${name}`), { status: 200, kept: '1', body: 'hello' }, name)
   const thrown = await get('/thrown')

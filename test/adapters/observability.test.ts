@@ -13,6 +13,7 @@ import { ip_filter } from '../../lib/middleware/security/ip-filter.js'
 import { type Metrics } from '../../lib/observability/index.js'
 import { heap_monitor } from '../helpers/load.js'
 import { build, gate, listening } from '../helpers/build.js'
+import { h2_request } from '../helpers/http.js'
 import { sent_while_closing } from '../helpers/closing.js'
 
 const SECRET = 'observability-test-secret-0123456789'
@@ -509,11 +510,5 @@ async function h2_metrics_app(t: Test): Promise<(method: string, path: string) =
   )
   const session = connect(`http://127.0.0.1:${port}`)
   t.teardown(() => session.close())
-  return (method, path) =>
-    new Promise<string>((resolve, reject) => {
-      const stream = session.request({ ':method': method, ':path': path })
-      let text = ''
-      stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      stream.on('end', () => resolve(text)).on('error', reject)
-    })
+  return async (method, path) => (await h2_request(session, { ':method': method, ':path': path })).body
 }

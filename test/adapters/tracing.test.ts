@@ -16,7 +16,7 @@ import { http_cache } from '../../lib/cache/http/http-cache.js'
 import { RedisCacheStore } from '../../lib/redis/index.js'
 import { build, gate, listening } from '../helpers/build.js'
 import { closing_app, sent_while_closing } from '../helpers/closing.js'
-import { raw, send } from '../helpers/http.js'
+import { h2_request, raw, send } from '../helpers/http.js'
 import { start_redis } from '../helpers/redis-server.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from '../lib/log/capture.js'
@@ -617,13 +617,11 @@ async function finished_spans(n: number, turns = 200) {
 }
 
 /** Sends one HTTP/2 request on `session` and reads its status and body. */
-function h2_send(session: ClientHttp2Session, method: string, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': method, ':path': path })
-    let status = 0
-    let body = ''
-    stream.on('response', (headers) => (status = Number(headers[':status'])))
-    stream.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-    stream.on('end', () => resolve({ status, body })).on('error', reject)
-  })
+async function h2_send(
+  session: ClientHttp2Session,
+  method: string,
+  path: string,
+): Promise<{ status: number; body: string }> {
+  const { status, body } = await h2_request(session, { ':method': method, ':path': path })
+  return { status, body }
 }

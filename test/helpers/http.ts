@@ -1,5 +1,7 @@
-// Test helpers for real sockets: an HTTP request sent with its path exactly as written, and raw bytes over TCP.
+// Test helpers for real sockets: an HTTP request sent with its path exactly as written, raw bytes over TCP, and one
+// request on an HTTP/2 session.
 import http from 'node:http'
+import type { ClientHttp2Session, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2'
 import net from 'node:net'
 
 /** A response read from a real socket. */
@@ -71,4 +73,25 @@ export function parse(text: string): SocketResponse {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
   }
   return { status: Number(status_line.split(' ')[1]), headers, body: text.slice(end + 4) }
+}
+
+/** What `h2_request` reads: the `:status`, the response headers and the body as text. */
+export interface H2Response {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/** Sends one bodiless request (`headers`: `:path`, `:method`...) on an HTTP/2 `session`; its answer once the stream closes. */
+export function h2_request(session: ClientHttp2Session, headers: OutgoingHttpHeaders): Promise<H2Response> {
+  return new Promise((resolve, reject) => {
+    const s = session.request(headers)
+    let got: IncomingHttpHeaders = {}
+    let body = ''
+    s.on('response', (h) => (got = h))
+    s.setEncoding('utf8').on('data', (c: string) => (body += c))
+    s.on('close', () => resolve({ status: Number(got[':status']), headers: got, body }))
+    s.on('error', reject)
+    s.end()
+  })
 }

@@ -1,4 +1,4 @@
-import { connect, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2'
+import { connect, type OutgoingHttpHeaders } from 'node:http2'
 import t, { type Test } from 'tap'
 import { build, listening } from '../helpers/build.js'
 import { adapt_ctx, type App, type Request } from '../../index.js'
@@ -8,6 +8,7 @@ import { Services } from '../../lib/state.js'
 import { capture_log } from '../helpers/log.js'
 import { parse_kv } from './log/capture.js'
 import { host_request } from '../helpers/host-request.js'
+import { h2_request, type H2Response } from '../helpers/http.js'
 
 class Visitor {
   constructor(readonly name: string) {}
@@ -167,25 +168,12 @@ t.test('Request.header', async (t) => {
   })
 })
 
-/** One bodiless request over HTTP/2 (`:authority` from the URL unless `headers` set it): its status, headers, body. */
-async function h2(
-  t: Test,
-  port: number,
-  headers: OutgoingHttpHeaders,
-): Promise<{ status: unknown; headers: IncomingHttpHeaders; body: string }> {
+/** One bodiless request over HTTP/2 on a session of its own (`:authority` from the URL unless `headers` set it). */
+function h2(t: Test, port: number, headers: OutgoingHttpHeaders): Promise<H2Response> {
   const session = connect(`http://127.0.0.1:${port}`)
   session.on('error', () => {})
   t.teardown(() => session.close())
-  return new Promise((resolve, reject) => {
-    const s = session.request(headers)
-    let got: IncomingHttpHeaders = {}
-    let text = ''
-    s.on('response', (h) => (got = h))
-    s.setEncoding('utf8').on('data', (c: string) => (text += c))
-    s.on('close', () => resolve({ status: got[':status'], headers: got, body: text }))
-    s.on('error', reject)
-    s.end()
-  })
+  return h2_request(session, headers)
 }
 
 t.test("Request.header('host') reads HTTP/2's :authority when the request has no host header", async (t) => {
